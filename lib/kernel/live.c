@@ -1,0 +1,590 @@
+/*
+ * The only place that calls perf_event_open. Events are opened per task and
+ * per CPU with inherit=1, so threads and children created later are
+ * followed, and all events of one CPU share that CPU's ring buffer
+ * (PERF_EVENT_IOC_SET_OUTPUT): one mmap and one poll fd per CPU.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <asm/perf_regs.h>
+
+#include <mapscope/live.h>
+
+#include "kernel/procsynth.h"
+#include "kernel/tracefs.h"
+#include "util/buf.h"
+#include "util/log.h"
+
+/* Changes with no side-band record of their own, and mmap/shmat for their call sites and failures. */
+static const char *const syscalls[] = {
+	"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "shmat", "shmdt",
+};
+
+enum phase { PHASE_FAULTS, PHASE_ENTER, PHASE_EXIT };
+
+struct evsel {
+	struct perf_event_attr attr;
+	char name[128];          /* as perf names it: "syscalls:sys_enter_munmap" */
+	char tp[128];            /* "syscalls/sys_enter_munmap", or "" */
+	enum phase phase;
+	uint64_t *ids;
+	size_t nr_ids, cap_ids;
+};
+
+struct efd {
+	int fd;
+	unsigned int evsel;
+};
+
+struct ring {
+	int fd;                  /* -1 until the CPU's first event is opened */
+	int cpu;
+	struct perf_event_mmap_page *pg;
+	unsigned char *data;
+	size_t size;             /* of the data area, a power of two */
+};
+
+struct ms_live {
+	struct ms_live_opts opts;
+	struct evsel *evsels;
+	size_t nr_evsels;
+	struct ring *rings;
+	int nr_cpus;
+	struct efd *fds;
+	size_t nr_fds, cap_fds;
+	struct ms_buf tracing_data;
+	unsigned char scratch[65536];    /* a record that wraps around the ring's end */
+};
+
+#define SAMPLE_ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+			PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+
+#if defined(__x86_64__)
+#define USER_SP_MASK (1ULL << PERF_REG_X86_SP)
+#elif defined(__aarch64__)
+#define USER_SP_MASK (1ULL << PERF_REG_ARM64_SP)
+#else
+#define USER_SP_MASK 0ULL
+#endif
+
+/* Fields every event shares; the stack pointer names thread stacks later. */
+static void common_attr(struct perf_event_attr *a, const struct ms_live_opts *o)
+{
+	a->size = sizeof(*a);
+	a->sample_type = SAMPLE_ID_BITS | PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+	if (o->flags & MS_LIVE_CALLCHAIN) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_kernel = 1;
+	}
+	if (USER_SP_MASK) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user = USER_SP_MASK;
+	}
+	a->sample_id_all = 1;
+	a->inherit = 1;
+	a->disabled = 1;
+	a->enable_on_exec = !!(o->flags & MS_LIVE_ENABLE_ON_EXEC);
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)((size_t)o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+}
+
+static void add_evsel(struct ms_live *l, const char *name, const char *tp, enum phase ph,
+		      const struct perf_event_attr *a)
+{
+	struct evsel *e = &l->evsels[l->nr_evsels++];
+
+	e->attr = *a;
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	snprintf(e->tp, sizeof(e->tp), "%s", tp);
+	e->phase = ph;
+}
+
+/* The first event carries the side-band records: maps, comm, fork, exit. */
+static void add_fault_evsel(struct ms_live *l)
+{
+	struct perf_event_attr a = { 0 };
+
+	common_attr(&a, &l->opts);
+	a.type = PERF_TYPE_SOFTWARE;
+	if (l->opts.fault_period) {
+		a.config = PERF_COUNT_SW_PAGE_FAULTS;
+		a.sample_period = l->opts.fault_period;
+		a.sample_type |= PERF_SAMPLE_ADDR;
+	} else {
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.sample_period = 1;
+		a.exclude_kernel = 1;
+	}
+	a.mmap = a.mmap2 = a.mmap_data = 1;
+	a.comm = a.comm_exec = 1;
+	a.task = 1;
+	add_evsel(l, l->opts.fault_period ? "page-faults" : "dummy:u", "", PHASE_FAULTS, &a);
+}
+
+static int add_tracepoints(struct ms_live *l, const char *dir)
+{
+	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0])];
+	struct perf_event_attr a;
+	char tp[64], full[128], path[128];
+	size_t i, k, n = 0;
+	uint64_t id;
+	int err;
+
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++) {
+			snprintf(tp, sizeof(tp), "sys_%s_%s", k ? "exit" : "enter", syscalls[i]);
+			err = ms_tracefs_event_id(dir, "syscalls", tp, &id);
+			if (err) {
+				ms_err("cannot read tracepoint 'syscalls:%s' in '%s/events': %s",
+				       tp, dir, strerror(-err));
+				return err;
+			}
+			memset(&a, 0, sizeof(a));
+			common_attr(&a, &l->opts);
+			a.type = PERF_TYPE_TRACEPOINT;
+			a.config = id;
+			a.sample_period = 1;
+			a.sample_type |= PERF_SAMPLE_RAW;
+			snprintf(full, sizeof(full), "syscalls:%s", tp);
+			snprintf(path, sizeof(path), "syscalls/%s", tp);
+			add_evsel(l, full, path, k ? PHASE_EXIT : PHASE_ENTER, &a);
+			names[n++] = l->evsels[l->nr_evsels - 1].tp;
+		}
+	}
+	return ms_tracefs_tracing_data(dir, names, n, &l->tracing_data);
+}
+
+/* Parses a CPU list such as "0-3,6"; returns the count, fills cpus up to max. */
+static int parse_cpu_list(const char *s, int *cpus, int max)
+{
+	int n = 0;
+	char *end;
+	long a, b;
+
+	while (*s && *s != '\n') {
+		a = strtol(s, &end, 10);
+		if (end == s)
+			return -EINVAL;
+		b = a;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			if (end == s + 1 || b < a)
+				return -EINVAL;
+			s = end;
+		}
+		for (; a <= b; a++)
+			if (n < max)
+				cpus[n++] = (int)a;
+		if (*s == ',')
+			s++;
+	}
+	return n;
+}
+
+static int init_rings(struct ms_live *l)
+{
+	char text[4096];
+	int cpus[4096], n, i;
+	ssize_t len;
+	int fd;
+
+	fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (len <= 0)
+		return -EIO;
+	text[len] = '\0';
+	n = parse_cpu_list(text, cpus, 4096);
+	if (n <= 0)
+		return -EINVAL;
+	l->rings = calloc((size_t)n, sizeof(*l->rings));
+	if (!l->rings)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		l->rings[i].fd = -1;
+		l->rings[i].cpu = cpus[i];
+	}
+	l->nr_cpus = n;
+	return 0;
+}
+
+MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
+{
+	size_t nsys = sizeof(syscalls) / sizeof(syscalls[0]);
+	struct ms_live *l;
+	const char *dir;
+	int err;
+
+	if (opts->mmap_pages & (opts->mmap_pages - 1)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->opts = *opts;
+	if (!l->opts.mmap_pages)
+		l->opts.mmap_pages = MS_LIVE_DEFAULT_PAGES;
+	ms_buf_init(&l->tracing_data);
+	l->evsels = calloc(1 + 2 * nsys, sizeof(*l->evsels));
+	if (!l->evsels) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = init_rings(l);
+	if (err) {
+		ms_err("cannot read the online CPUs: %s", strerror(-err));
+		goto fail;
+	}
+	dir = ms_tracefs_dir();
+	if (!dir) {
+		err = -errno;
+		ms_err("cannot find or mount tracefs: %s", strerror(errno));
+		goto fail;
+	}
+	add_fault_evsel(l);
+	err = add_tracepoints(l, dir);
+	if (err)
+		goto fail;
+	return l;
+fail:
+	ms_live_free(l);
+	errno = -err;
+	return NULL;
+}
+
+static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int map_ring(struct ms_live *l, struct ring *r, int fd)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (1 + (size_t)l->opts.mmap_pages) * page;
+	void *base;
+
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	r->fd = fd;
+	r->pg = base;
+	r->data = (unsigned char *)base + page;
+	r->size = (size_t)l->opts.mmap_pages * page;
+	return 0;
+}
+
+static int push_fd(struct ms_live *l, int fd, unsigned int evsel)
+{
+	struct evsel *e = &l->evsels[evsel];
+	uint64_t id;
+	void *p;
+
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+		return -errno;
+	if (l->nr_fds == l->cap_fds) {
+		p = realloc(l->fds, (l->cap_fds ? 2 * l->cap_fds : 64) * sizeof(*l->fds));
+		if (!p)
+			return -ENOMEM;
+		l->fds = p;
+		l->cap_fds = l->cap_fds ? 2 * l->cap_fds : 64;
+	}
+	if (e->nr_ids == e->cap_ids) {
+		p = realloc(e->ids, (e->cap_ids ? 2 * e->cap_ids : 8) * sizeof(*e->ids));
+		if (!p)
+			return -ENOMEM;
+		e->ids = p;
+		e->cap_ids = e->cap_ids ? 2 * e->cap_ids : 8;
+	}
+	e->ids[e->nr_ids++] = id;
+	l->fds[l->nr_fds++] = (struct efd){ fd, evsel };
+	return 0;
+}
+
+static int open_one(struct ms_live *l, pid_t tid, struct ring *r, unsigned int evsel)
+{
+	struct evsel *e = &l->evsels[evsel];
+	int fd, err;
+
+	fd = perf_event_open(&e->attr, tid, r->cpu);
+	if (fd < 0) {
+		err = -errno;
+		ms_err("cannot open event '%s' for task %d on CPU %d: %s",
+		       e->name, (int)tid, r->cpu, strerror(errno));
+		return err;
+	}
+	if (r->fd < 0)
+		err = map_ring(l, r, fd);
+	else
+		err = ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->fd) < 0 ? -errno : 0;
+	if (!err)
+		err = push_fd(l, fd, evsel);
+	if (err) {
+		ms_err("cannot set up the ring buffer of event '%s' on CPU %d: %s",
+		       e->name, r->cpu, strerror(-err));
+		if (r->fd != fd)
+			close(fd);
+	}
+	return err;
+}
+
+MS_EXPORT int ms_live_add_task(struct ms_live *l, pid_t tid)
+{
+	unsigned int e;
+	int c, err;
+
+	for (c = 0; c < l->nr_cpus; c++)
+		for (e = 0; e < l->nr_evsels; e++)
+			if ((err = open_one(l, tid, &l->rings[c], e)))
+				return err;
+	return 0;
+}
+
+static int set_enabled(struct ms_live *l, unsigned long req, enum phase ph)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr_fds; i++)
+		if (l->evsels[l->fds[i].evsel].phase == ph && ioctl(l->fds[i].fd, req, 0) < 0)
+			return -errno;
+	return 0;
+}
+
+MS_EXPORT int ms_live_enable(struct ms_live *l)
+{
+	int err;
+
+	/* Exits before entries: an entry is never recorded without its exit. */
+	if ((err = set_enabled(l, PERF_EVENT_IOC_ENABLE, PHASE_EXIT)) ||
+	    (err = set_enabled(l, PERF_EVENT_IOC_ENABLE, PHASE_ENTER)))
+		return err;
+	return set_enabled(l, PERF_EVENT_IOC_ENABLE, PHASE_FAULTS);
+}
+
+MS_EXPORT int ms_live_disable(struct ms_live *l)
+{
+	int err;
+
+	if ((err = set_enabled(l, PERF_EVENT_IOC_DISABLE, PHASE_FAULTS)) ||
+	    (err = set_enabled(l, PERF_EVENT_IOC_DISABLE, PHASE_ENTER)))
+		return err;
+	return set_enabled(l, PERF_EVENT_IOC_DISABLE, PHASE_EXIT);
+}
+
+MS_EXPORT int ms_live_nr_fds(const struct ms_live *l)
+{
+	int c, n = 0;
+
+	for (c = 0; c < l->nr_cpus; c++)
+		n += l->rings[c].fd >= 0;
+	return n;
+}
+
+MS_EXPORT int ms_live_fd(const struct ms_live *l, int i)
+{
+	int c;
+
+	for (c = 0; c < l->nr_cpus; c++)
+		if (l->rings[c].fd >= 0 && i-- == 0)
+			return l->rings[c].fd;
+	return -1;
+}
+
+static long drain_ring(struct ms_live *l, struct ring *r, ms_live_fn fn, void *ctx)
+{
+	uint64_t head = __atomic_load_n(&r->pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = r->pg->data_tail;
+	size_t mask = r->size - 1, off, first;
+	const struct perf_event_header *h;
+	long n = 0;
+	int ret = 0;
+
+	while (tail < head) {
+		off = tail & mask;
+		h = (const void *)(r->data + off);
+		if (off + sizeof(*h) > r->size || off + h->size > r->size) {
+			/* The record wraps: copy its two halves into one piece. */
+			first = r->size - off;
+			memcpy(l->scratch, r->data + off, first);
+			if (first < sizeof(*h))
+				memcpy(l->scratch + first, r->data, sizeof(*h) - first);
+			h = (const void *)l->scratch;
+			if (h->size > first)
+				memcpy(l->scratch + first, r->data, h->size - first);
+		}
+		if (h->size < sizeof(*h) || h->size > head - tail)
+			break;                   /* cannot happen with a sane kernel */
+		ret = fn(h, ctx);
+		tail += h->size;
+		n++;
+		if (ret)
+			break;
+	}
+	__atomic_store_n(&r->pg->data_tail, tail, __ATOMIC_RELEASE);
+	return ret ? ret : n;
+}
+
+MS_EXPORT long ms_live_drain(struct ms_live *l, ms_live_fn fn, void *ctx)
+{
+	long n = 0, got;
+	int c;
+
+	for (c = 0; c < l->nr_cpus; c++) {
+		if (l->rings[c].fd < 0)
+			continue;
+		got = drain_ring(l, &l->rings[c], fn, ctx);
+		if (got < 0)
+			return got;
+		n += got;
+	}
+	return n;
+}
+
+static int emit(struct ms_buf *b, ms_live_fn fn, void *ctx)
+{
+	int err = ms_buf_error(b);
+
+	if (!err && b->len)
+		err = fn((const struct perf_event_header *)b->data, ctx);
+	b->len = 0;
+	return err;
+}
+
+static int synth_comms(pid_t tgid, struct ms_sample_id *sid, struct ms_buf *b,
+		       ms_live_fn fn, void *ctx)
+{
+	char path[320], comm[64];
+	struct dirent *d;
+	int err = 0, fd;
+	ssize_t n;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (!err && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)tgid, d->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;                /* the thread has gone */
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		comm[n] = '\0';
+		comm[strcspn(comm, "\n")] = '\0';
+		sid->tid = (uint32_t)strtoul(d->d_name, NULL, 10);
+		ms_synth_comm(b, comm, sid);
+		err = emit(b, fn, ctx);
+	}
+	closedir(dir);
+	sid->tid = sid->pid;
+	return err;
+}
+
+MS_EXPORT int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time,
+				 ms_live_fn fn, void *ctx)
+{
+	struct ms_sample_id sid = {
+		.pid = (uint32_t)tgid, .tid = (uint32_t)tgid, .time = time,
+		.id = l->evsels[0].nr_ids ? l->evsels[0].ids[0] : 0,
+	};
+	struct ms_maps_entry *e;
+	char path[128], *line = NULL;
+	size_t cap = 0;
+	struct ms_buf b;
+	int err;
+	FILE *f;
+
+	sid.identifier = sid.id;
+	e = malloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	ms_buf_init(&b);
+	err = synth_comms(tgid, &sid, &b, fn, ctx);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)tgid, (int)tgid);
+	f = err ? NULL : fopen(path, "re");
+	if (!err && !f)
+		err = -errno;
+	while (f && !err && getline(&line, &cap, f) > 0) {
+		if (ms_maps_parse_line(line, e)) {
+			ms_warn("skipping a line of '%s' that does not parse: %s", path, line);
+			continue;
+		}
+		ms_synth_mmap2(&b, e, &sid);
+		err = emit(&b, fn, ctx);
+	}
+	if (f)
+		fclose(f);
+	free(line);
+	free(e);
+	ms_buf_release(&b);
+	return err;
+}
+
+MS_EXPORT size_t ms_live_nr_evsels(const struct ms_live *l)
+{
+	return l->nr_evsels;
+}
+
+MS_EXPORT const struct perf_event_attr *ms_live_evsel_attr(const struct ms_live *l, size_t i)
+{
+	return i < l->nr_evsels ? &l->evsels[i].attr : NULL;
+}
+
+MS_EXPORT const char *ms_live_evsel_name(const struct ms_live *l, size_t i)
+{
+	return i < l->nr_evsels ? l->evsels[i].name : NULL;
+}
+
+MS_EXPORT const uint64_t *ms_live_evsel_ids(const struct ms_live *l, size_t i, size_t *nr)
+{
+	*nr = i < l->nr_evsels ? l->evsels[i].nr_ids : 0;
+	return i < l->nr_evsels ? l->evsels[i].ids : NULL;
+}
+
+MS_EXPORT void ms_live_tracing_data(const struct ms_live *l, const void **data, size_t *len)
+{
+	*data = l->tracing_data.data;
+	*len = l->tracing_data.len;
+}
+
+MS_EXPORT void ms_live_free(struct ms_live *l)
+{
+	size_t i, page;
+	int c;
+
+	if (!l)
+		return;
+	page = (size_t)sysconf(_SC_PAGESIZE);
+	for (c = 0; c < l->nr_cpus; c++)
+		if (l->rings[c].pg)
+			munmap(l->rings[c].pg, page + l->rings[c].size);
+	for (i = 0; i < l->nr_fds; i++)
+		close(l->fds[i].fd);
+	for (i = 0; l->evsels && i < l->nr_evsels; i++)
+		free(l->evsels[i].ids);
+	free(l->evsels);
+	free(l->rings);
+	free(l->fds);
+	ms_buf_release(&l->tracing_data);
+	free(l);
+}

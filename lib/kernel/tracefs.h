@@ -1,0 +1,34 @@
+/*
+ * Internal: tracepoint ids and perf's TRACING_DATA section.
+ *
+ * Every function takes the tracefs directory, so tests can point them at a
+ * fake tree; ms_tracefs_dir() finds the real one.
+ */
+#ifndef MS_KERNEL_TRACEFS_H
+#define MS_KERNEL_TRACEFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+/*
+ * The tracefs mount point, mounting tracefs where it is missing and we may.
+ * NULL with errno set where there is none; the string is static.
+ */
+const char *ms_tracefs_dir(void);
+
+/* Reads DIR/events/SYS/NAME/id. 0 or a negative errno. */
+int ms_tracefs_event_id(const char *dir, const char *sys, const char *name,
+			uint64_t *id);
+
+/*
+ * Appends to out the TRACING_DATA blob (perf's trace-event-info layout,
+ * version 0.6) describing the events names[0..n), each "sys/name", grouped
+ * by system in the order they first appear. 0 or a negative errno; out may
+ * hold a partial blob after a failure and stays the caller's.
+ */
+int ms_tracefs_tracing_data(const char *dir, const char *const *names, size_t n,
+			    struct ms_buf *out);
+
+#endif

@@ -1,0 +1,57 @@
+/* Internal: perf.data on-disk structures (tools/perf/Documentation/perf.data-file-format.txt). */
+#ifndef MS_PERFDATA_FORMAT_H
+#define MS_PERFDATA_FORMAT_H
+
+#include <stdint.h>
+
+#define PERF_MAGIC2 0x32454c4946524550ULL    /* "PERFILE2" */
+
+struct perf_file_section {
+	uint64_t offset;
+	uint64_t size;
+};
+
+struct perf_file_header {
+	uint64_t magic;
+	uint64_t size;                   /* of this header */
+	uint64_t attr_size;              /* of one entry in the attrs section */
+	struct perf_file_section attrs;
+	struct perf_file_section data;
+	struct perf_file_section event_types;
+	uint64_t adds_features[4];
+};
+
+struct perf_pipe_file_header {
+	uint64_t magic;
+	uint64_t size;
+};
+
+/* User record types perf adds after the kernel's. */
+enum {
+	PERF_RECORD_HEADER_ATTR = 64,
+	PERF_RECORD_HEADER_TRACING_DATA = 66,
+	PERF_RECORD_FINISHED_ROUND = 68,
+	PERF_RECORD_HEADER_FEATURE = 80,
+};
+
+/* Feature bits. */
+enum {
+	HEADER_TRACING_DATA = 1,
+	HEADER_BUILD_ID = 2,
+	HEADER_HOSTNAME = 3,
+	HEADER_OSRELEASE = 4,
+	HEADER_VERSION = 5,
+	HEADER_ARCH = 6,
+	HEADER_NRCPUS = 7,
+	HEADER_CPUDESC = 8,
+	HEADER_CPUID = 9,
+	HEADER_TOTAL_MEM = 10,
+	HEADER_CMDLINE = 11,
+	HEADER_EVENT_DESC = 12,
+	HEADER_SAMPLE_TIME = 21,
+	HEADER_CLOCKID = 23,
+	HEADER_CLOCK_DATA = 29,
+	HEADER_FEAT_BITS = 256,
+};
+
+#endif

@@ -1,0 +1,300 @@
+/*
+ * perf.data writer. File mode lays out: header, attrs, ids, data, then the
+ * feature table and features; the header is written first with an empty
+ * data section and rewritten by ms_pdwriter_close(). Pipe mode sends a
+ * short header and then the attrs, features and tracing data as records.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mapscope/pdwriter.h>
+
+#include "mapscope/log.h"
+#include "ms_version.h"
+#include "perfdata/format.h"
+#include "util/buf.h"
+#include "util/log.h"
+
+#define OUTBUF_SIZE (1u << 20)
+
+struct ms_pdwriter {
+	int fd;
+	bool pipe;
+	struct perf_file_header hdr;
+	struct ms_buf features[HEADER_FEAT_BITS]; /* payload of each feature we write */
+	unsigned char *out;
+	size_t out_len;
+	struct ms_pdwriter_stats st;
+	int error;                   /* first write error, sticky */
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	ssize_t k;
+
+	while (n) {
+		k = write(fd, c, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int flush(struct ms_pdwriter *w)
+{
+	if (!w->error && w->out_len)
+		w->error = write_all(w->fd, w->out, w->out_len);
+	w->out_len = 0;
+	return w->error;
+}
+
+static int put(struct ms_pdwriter *w, const void *p, size_t n)
+{
+	if (w->error || !n)             /* n == 0 may come with p == NULL */
+		return w->error;
+	w->st.bytes += n;
+	if (n > OUTBUF_SIZE - w->out_len && flush(w))
+		return w->error;
+	if (n >= OUTBUF_SIZE)
+		return w->error = write_all(w->fd, p, n);
+	memcpy(w->out + w->out_len, p, n);
+	w->out_len += n;
+	return 0;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void build_features(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
+{
+	struct ms_buf *f = w->features;
+	struct utsname u;
+	struct sysinfo si;
+	struct timespec res;
+	size_t i, j;
+
+	uname(&u);
+	ms_buf_perf_string(&f[HEADER_HOSTNAME], u.nodename);
+	ms_buf_perf_string(&f[HEADER_OSRELEASE], u.release);
+	ms_buf_perf_string(&f[HEADER_VERSION], "mapscope " MS_VERSION_STRING);
+	ms_buf_perf_string(&f[HEADER_ARCH], u.machine);
+	ms_buf_u32(&f[HEADER_NRCPUS], (uint32_t)sysconf(_SC_NPROCESSORS_CONF));
+	ms_buf_u32(&f[HEADER_NRCPUS], (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
+	if (!sysinfo(&si))
+		ms_buf_u64(&f[HEADER_TOTAL_MEM], (uint64_t)si.totalram * si.mem_unit / 1024);
+
+	ms_buf_u32(&f[HEADER_CMDLINE], (uint32_t)o->argc);
+	for (i = 0; i < (size_t)o->argc; i++)
+		ms_buf_perf_string(&f[HEADER_CMDLINE], o->argv[i]);
+
+	ms_buf_u32(&f[HEADER_EVENT_DESC], (uint32_t)o->nr_evsels);
+	ms_buf_u32(&f[HEADER_EVENT_DESC], (uint32_t)sizeof(struct perf_event_attr));
+	for (i = 0; i < o->nr_evsels; i++) {
+		ms_buf_append(&f[HEADER_EVENT_DESC], o->evsels[i].attr, sizeof(struct perf_event_attr));
+		ms_buf_u32(&f[HEADER_EVENT_DESC], (uint32_t)o->evsels[i].nr_ids);
+		ms_buf_perf_string(&f[HEADER_EVENT_DESC], o->evsels[i].name);
+		for (j = 0; j < o->evsels[i].nr_ids; j++)
+			ms_buf_u64(&f[HEADER_EVENT_DESC], o->evsels[i].ids[j]);
+	}
+
+	clock_getres(o->clockid, &res);
+	ms_buf_u64(&f[HEADER_CLOCKID], (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec);
+	ms_buf_u32(&f[HEADER_CLOCK_DATA], 1);                /* version */
+	ms_buf_u32(&f[HEADER_CLOCK_DATA], (uint32_t)o->clockid);
+	ms_buf_u64(&f[HEADER_CLOCK_DATA], clock_ns(CLOCK_REALTIME));
+	ms_buf_u64(&f[HEADER_CLOCK_DATA], clock_ns(o->clockid));
+
+	if (o->tracing_data)
+		ms_buf_append(&f[HEADER_TRACING_DATA], o->tracing_data, o->tracing_data_len);
+}
+
+static int start_file(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
+{
+	const size_t attr_size = sizeof(struct perf_event_attr);
+	struct perf_file_section ids;
+	uint64_t ids_off;
+	size_t i;
+
+	w->hdr.magic = PERF_MAGIC2;
+	w->hdr.size = sizeof(w->hdr);
+	w->hdr.attr_size = attr_size + sizeof(struct perf_file_section);
+	w->hdr.attrs.offset = sizeof(w->hdr);
+	w->hdr.attrs.size = o->nr_evsels * w->hdr.attr_size;
+	ids_off = w->hdr.attrs.offset + w->hdr.attrs.size;
+
+	put(w, &w->hdr, sizeof(w->hdr));
+	for (i = 0; i < o->nr_evsels; i++) {
+		ids.offset = ids_off;
+		ids.size = o->evsels[i].nr_ids * sizeof(uint64_t);
+		ids_off += ids.size;
+		put(w, o->evsels[i].attr, attr_size);
+		put(w, &ids, sizeof(ids));
+	}
+	for (i = 0; i < o->nr_evsels; i++)
+		put(w, o->evsels[i].ids, o->evsels[i].nr_ids * sizeof(uint64_t));
+	w->hdr.data.offset = w->st.bytes;
+	return flush(w);
+}
+
+static int start_pipe(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
+{
+	struct perf_pipe_file_header ph = { PERF_MAGIC2, sizeof(ph) };
+	struct perf_event_header h;
+	uint32_t td[2];
+	size_t i, size;
+	uint64_t feat;
+
+	put(w, &ph, sizeof(ph));
+	for (i = 0; i < o->nr_evsels; i++) {
+		size = sizeof(h) + sizeof(struct perf_event_attr) + o->evsels[i].nr_ids * 8;
+		if (size > UINT16_MAX)
+			return w->error = -E2BIG;
+		h = (struct perf_event_header){ .type = PERF_RECORD_HEADER_ATTR, .size = (uint16_t)size };
+		put(w, &h, sizeof(h));
+		put(w, o->evsels[i].attr, sizeof(struct perf_event_attr));
+		put(w, o->evsels[i].ids, o->evsels[i].nr_ids * 8);
+	}
+	for (feat = 0; feat < HEADER_FEAT_BITS; feat++) {
+		struct ms_buf *f = &w->features[feat];
+
+		/* Event names travel in the attrs and tracing data of a pipe. */
+		if (!f->len || feat == HEADER_TRACING_DATA || feat == HEADER_EVENT_DESC)
+			continue;
+		ms_buf_align(f, 8);
+		h = (struct perf_event_header){ .type = PERF_RECORD_HEADER_FEATURE,
+						.size = (uint16_t)(sizeof(h) + 8 + f->len) };
+		put(w, &h, sizeof(h));
+		put(w, &feat, sizeof(feat));
+		put(w, f->data, f->len);
+	}
+	if (o->tracing_data) {
+		h = (struct perf_event_header){ .type = PERF_RECORD_HEADER_TRACING_DATA,
+						.size = sizeof(h) + sizeof(td) };
+		/* perf compares this size with what it read plus the padding. */
+		td[0] = (uint32_t)((o->tracing_data_len + 7) & ~(size_t)7);
+		td[1] = 0;
+		put(w, &h, sizeof(h));
+		put(w, td, sizeof(td));
+		put(w, o->tracing_data, o->tracing_data_len);
+		put(w, (uint64_t[]){ 0 }, (8 - (o->tracing_data_len & 7)) & 7);
+	}
+	return flush(w);
+}
+
+MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_opts *o)
+{
+	struct ms_pdwriter *w;
+	size_t i;
+	int err;
+
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->out = malloc(OUTBUF_SIZE);
+	if (!w->out) {
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = fd;
+	w->pipe = o->pipe;
+	for (i = 0; i < HEADER_FEAT_BITS; i++)
+		ms_buf_init(&w->features[i]);
+	build_features(w, o);
+	for (i = 0; i < HEADER_FEAT_BITS; i++)
+		if (ms_buf_error(&w->features[i]))
+			w->error = -ENOMEM;
+	err = w->error ? w->error : (o->pipe ? start_pipe(w, o) : start_file(w, o));
+	if (err) {
+		ms_pdwriter_free(w);
+		errno = -err;
+		return NULL;
+	}
+	return w;
+}
+
+MS_EXPORT int ms_pdwriter_write(struct ms_pdwriter *w, const struct perf_event_header *rec)
+{
+	w->st.records++;
+	if (rec->type == PERF_RECORD_SAMPLE)
+		w->st.samples++;
+	else if (rec->type == PERF_RECORD_LOST && rec->size >= sizeof(*rec) + 16)
+		w->st.lost += ((const uint64_t *)(rec + 1))[1];
+	return put(w, rec, rec->size);
+}
+
+MS_EXPORT int ms_pdwriter_finish_round(struct ms_pdwriter *w)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_FINISHED_ROUND, .size = sizeof(h) };
+
+	return put(w, &h, sizeof(h));
+}
+
+/* The feature table follows the data: one section per set bit, in bit order. */
+static int finish_file(struct ms_pdwriter *w)
+{
+	struct perf_file_section sec;
+	uint64_t off;
+	size_t i, nr = 0;
+
+	w->hdr.data.size = w->st.bytes - w->hdr.data.offset;
+	for (i = 0; i < HEADER_FEAT_BITS; i++)
+		if (w->features[i].len) {
+			w->hdr.adds_features[i / 64] |= 1ULL << (i % 64);
+			nr++;
+		}
+	off = w->st.bytes + nr * sizeof(sec);
+	for (i = 0; i < HEADER_FEAT_BITS; i++) {
+		if (!w->features[i].len)
+			continue;
+		sec.offset = off;
+		sec.size = w->features[i].len;
+		off += sec.size;
+		put(w, &sec, sizeof(sec));
+	}
+	for (i = 0; i < HEADER_FEAT_BITS; i++)
+		put(w, w->features[i].data, w->features[i].len);
+	if (flush(w))
+		return w->error;
+	if (pwrite(w->fd, &w->hdr, sizeof(w->hdr), 0) != (ssize_t)sizeof(w->hdr))
+		return w->error = errno ? -errno : -EIO;
+	return 0;
+}
+
+MS_EXPORT int ms_pdwriter_close(struct ms_pdwriter *w)
+{
+	return w->pipe ? flush(w) : finish_file(w);
+}
+
+MS_EXPORT void ms_pdwriter_stats(const struct ms_pdwriter *w, struct ms_pdwriter_stats *st)
+{
+	*st = w->st;
+}
+
+MS_EXPORT void ms_pdwriter_free(struct ms_pdwriter *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; i < HEADER_FEAT_BITS; i++)
+		ms_buf_release(&w->features[i]);
+	free(w->out);
+	free(w);
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package that building and testing mapscope needs.
+# Idempotent: it asks apt only for what is missing, so `make demo` and
+# `make check` can call it on every run.
+set -euo pipefail
+
+packages=(
+	gcc make cmake pkg-config
+	libelf-dev libdw-dev          # elfutils: symbols (libdwfl)
+	libtraceevent-dev libtracefs-dev
+	libpfm4-dev libzstd-dev libncurses-dev
+	libcmocka-dev                 # unit tests
+	linux-perf                    # the peer our files must satisfy
+	python3                       # end-to-end checkers
+	procps util-linux             # pgrep, setpriv in tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages: ${missing[*]}" >&2
+	echo "install-deps: run as root, or: sudo apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

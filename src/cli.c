@@ -1,0 +1,104 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mapscope/log.h>
+
+#include "cli.h"
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("mapscope: ", fmt, ap);
+	va_end(ap);
+}
+
+void cli_hint(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("hint: ", fmt, ap);
+	va_end(ap);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("mapscope: ", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try 'mapscope %s%s--help' for more information.\n",
+		cmd ? cmd : "", cmd ? " " : "");
+	return EXIT_USAGE;
+}
+
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')       /* no sign, no space: strtoull takes both */
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int verbose_level;
+
+static void log_cb(enum ms_log_level level, const char *msg, void *ctx)
+{
+	if (level == MS_LOG_ERROR)
+		fprintf(stderr, "mapscope: %s\n", msg);
+	else if (level == MS_LOG_WARN)
+		fprintf(stderr, "mapscope: warning: %s\n", msg);
+	else if (verbose_level >= (level == MS_LOG_INFO ? 1 : 2))
+		fprintf(stderr, "mapscope: %s\n", msg);
+}
+
+void cli_log_init(int verbose)
+{
+	verbose_level = verbose;
+	ms_log_set(log_cb, NULL);
+}
+
+static int read_paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+void cli_hint_privileges(int err)
+{
+	if (err != EACCES && err != EPERM)
+		return;
+	cli_hint("syscall tracepoints need root, or CAP_PERFMON (and CAP_SYS_PTRACE for -p), "
+		 "or kernel.perf_event_paranoid=-1 (now %d); either way the user must be able "
+		 "to read tracefs (/sys/kernel/tracing/events). Run as root, or: "
+		 "sudo sysctl kernel.perf_event_paranoid=-1", read_paranoid());
+}

@@ -1,0 +1,27 @@
+/* Helpers every subcommand shares: messages, strict number parsing, logging. */
+#ifndef MS_CLI_H
+#define MS_CLI_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+
+/* "mapscope: <message>" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "hint: <message>" on stderr: the fix for the error just printed. */
+void cli_hint(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the error and where to read the usage of cmd; returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parses a decimal integer in [min, max] with nothing after it. 0 or -EINVAL/-ERANGE. */
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Installs the library's log callback: errors and warnings, debug with verbose. */
+void cli_log_init(int verbose);
+
+/* Prints the common hint for a failure to open perf events (errno err > 0). */
+void cli_hint_privileges(int err);
+
+#endif

@@ -1,0 +1,83 @@
+/* The command table; each subcommand lives in src/cmd-<name>.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "ms_version.h"
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "record", cmd_record, "record address-space changes and page faults into perf.data" },
+};
+
+static const struct command *find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fputs("usage: mapscope [--version] [--help] COMMAND [ARGS...]\n"
+	      "\n"
+	      "mapscope follows every change to a process's address space (mmap, munmap,\n"
+	      "mremap, mprotect, brk, stack growth, madvise, shmat/shmdt, fork, exec, exit)\n"
+	      "together with its page faults, and writes them as perf.data, so that each\n"
+	      "sampled address can be charged to the mapping that held it at that instant.\n"
+	      "\n"
+	      "Commands:\n", out);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n"
+	      "'mapscope help COMMAND' or 'mapscope COMMAND --help' describes a command;\n"
+	      "'man mapscope-COMMAND' gives the same in full.\n"
+	      "\n"
+	      "EXAMPLES\n"
+	      "  mapscope record -- ./myprog arg    record ./myprog into mapscope.data\n"
+	      "  mapscope record -p 1234            attach to process 1234 until Ctrl-C\n"
+	      "  perf script -i mapscope.data       read the recording with perf\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+	char *help_argv[] = { NULL, "--help", NULL };
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("mapscope %s\n", MS_VERSION_STRING);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		cmd = find(argv[2]);
+		if (!cmd)
+			return cli_usage_error(NULL, "'%s' is not a mapscope command", argv[2]);
+		help_argv[0] = argv[2];
+		return cmd->fn(2, help_argv);
+	}
+	cmd = find(argv[1]);
+	if (!cmd)
+		return cli_usage_error(NULL, "'%s' is not a mapscope command", argv[1]);
+	return cmd->fn(argc - 1, argv + 1);
+}

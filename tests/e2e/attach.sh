@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Attach to a running process with -p, stop with SIGINT: the file is valid
+# and holds the process's maps as they were, PROT_NONE included, its
+# threads' names, and what it did while we watched.
+source "$(dirname "$0")/lib.sh"
+need_recording
+
+cd "$TMP"
+"$WORKLOADS/spinner" >spin.txt &
+spinner=$!
+trap 'kill $spinner 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 100); do grep -q '^ready' spin.txt && break; sleep 0.05; done
+grep -q '^ready' spin.txt || fail "the spinner did not start"
+
+"$MAPSCOPE" record -p "$spinner" -o att.data 2>summary.txt &
+rec=$!
+# Wait until the recording has started (the file has its header), then a little longer.
+for _ in $(seq 100); do [ -s att.data ] && break; sleep 0.05; done
+sleep 0.5
+kill -INT $rec
+status=0; wait $rec || status=$?
+cat summary.txt
+[ $status -eq 0 ] || fail "record exited $status after SIGINT"
+grep -q 'stopped by signal' summary.txt || fail "the summary does not say it was stopped"
+
+perf_script att.data >att.script || fail "perf script failed: $(cat "$TMP/perf-script.err")"
+python3 - spin.txt att.script <<'PY' || fail "the recording lacks the process's state"
+import sys
+sys.path.insert(0, __import__("os").environ["E2E_DIR"])
+import perfscript
+ops = perfscript.parse_workload(open(sys.argv[1]).read())
+recs = perfscript.parse(open(sys.argv[2]).read())
+pid = next(o["pid"] for o in ops if o["op"] == "ready")
+bad = 0
+for o in ops:
+    if o["op"] == "region":
+        # The kernel merges adjacent anonymous mappings alike: a VMA may be larger.
+        if not any(r.kind == "mmap2" and r.pid == pid and r.start <= o["start"] and o["end"] <= r.end
+                   and r.prot.startswith(o["prot"]) for r in recs):
+            print(f"no MMAP2 {o['start']:#x}-{o['end']:#x} {o['prot']}"); bad = 1
+    if o["op"] == "thread":
+        if not any(r.kind == "comm" and r.pid == pid and r.tid == o["tid"] for r in recs):
+            print(f"no COMM for thread {o['tid']}"); bad = 1
+if not any(r.kind == "comm" and r.pid == pid and r.tid == pid and r.comm == "spinner" for r in recs):
+    print("no COMM for the process"); bad = 1
+# The loop maps, touches and unmaps a page every millisecond: some must show.
+if not any(r.kind == "sys_enter_munmap" and r.pid == pid for r in recs):
+    print("no munmap recorded while attached"); bad = 1
+if not any(r.kind == "fault" and r.pid == pid for r in recs):
+    print("no page fault recorded while attached"); bad = 1
+sys.exit(bad)
+PY
+kill $spinner
+pass "attached, stopped by SIGINT; maps (PROT_NONE too), threads and live changes recorded"

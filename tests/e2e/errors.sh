@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Bad input gets a clear message and the documented exit status: 2 for
+# usage, 1 for runtime errors; nothing starts and no file is touched.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+
+check() {  # check WANT_STATUS PATTERN CMD...
+	local want=$1 pattern=$2 got=0
+	shift 2
+	"$@" >out.txt 2>err.txt || got=$?
+	[ $got -eq "$want" ] || fail "'$*' exited $got, expected $want: $(cat err.txt)"
+	grep -qE "$pattern" err.txt || fail "'$*' said '$(cat err.txt)', expected /$pattern/"
+	echo "ok: $* -> $got: $(head -1 err.txt)"
+}
+
+check 2 "unknown option '--bogus'" "$MAPSCOPE" record --bogus -- true
+check 2 "'frobnicate' is not a mapscope command" "$MAPSCOPE" frobnicate
+check 2 "invalid ring buffer size '3'" "$MAPSCOPE" record -m 3 -- true
+check 2 "invalid sample period '0'" "$MAPSCOPE" record -c 0 -- true
+check 2 "invalid PID list '12x'" "$MAPSCOPE" record -p 12x
+check 2 "nothing to record" "$MAPSCOPE" record
+check 2 "either a command or -p" "$MAPSCOPE" record -p 1 -- true
+check 2 "unsupported call-graph mode 'lbr'" "$MAPSCOPE" record --call-graph lbr -- true
+
+pid=4000000
+while [ -e /proc/$pid ]; do pid=$((pid + 1)); done
+check 1 "cannot attach to process $pid: No such process" "$MAPSCOPE" record -p $pid
+check 1 "cannot execute '/nonexistent/prog': No such file or directory" \
+	"$MAPSCOPE" record -o x.data -- /nonexistent/prog
+[ ! -e x.data ] || fail "a file was created for a command that cannot run"
+
+need_recording
+check 1 "cannot create '$TMP/no/such/dir/x.data': No such file or directory" \
+	"$MAPSCOPE" record -o "$TMP/no/such/dir/x.data" -- sh -c "touch $TMP/ran"
+[ ! -e "$TMP/ran" ] || fail "the command ran although the output could not be created"
+
+# An existing file becomes FILE.old; a symlink at FILE is moved, never followed.
+echo precious >target
+ln -s target link.data
+"$MAPSCOPE" record -o link.data -- true 2>/dev/null || fail "record over a symlink failed"
+[ "$(cat target)" = precious ] || fail "the symlink's target was written"
+[ -L link.data.old ] && [ -f link.data ] && [ ! -L link.data ] || fail "the symlink was not moved to link.data.old"
+"$MAPSCOPE" record -o link.data -- true 2>/dev/null
+[ -f link.data.old ] && [ ! -L link.data.old ] || fail "the older recording did not become link.data.old"
+pass "existing files become FILE.old; symlinks are not followed"
+
+# Without privileges the message names the fix.
+command -v setpriv >/dev/null || skip "setpriv is missing (util-linux)"
+chmod 777 "$TMP"
+check 1 "perf_event_paranoid" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$MAPSCOPE" record -o "$TMP/np.data" -- true
+grep -q "CAP_PERFMON" err.txt && grep -q "root" err.txt || fail "the privilege hint does not name CAP_PERFMON and root"

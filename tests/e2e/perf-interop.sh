@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# perf must accept our files, file mode and pipe mode, and count the same
+# samples we do.
+source "$(dirname "$0")/lib.sh"
+need_recording
+
+cd "$TMP"
+"$MAPSCOPE" record -o w.data -- "$WORKLOADS/aspace-ops" >/dev/null 2>summary.txt ||
+	fail "record failed: $(cat summary.txt)"
+ours=$(summary_samples summary.txt)
+[ -n "$ours" ] && [ "$ours" -gt 0 ] || fail "no sample count in the summary: $(cat summary.txt)"
+
+perf_script w.data >w.script || fail "perf script failed: $(cat "$TMP/perf-script.err")"
+! grep -qiE 'error|failed to process|unknown' "$TMP/perf-script.err" ||
+	fail "perf script complained: $(cat "$TMP/perf-script.err")"
+script_n=$(grep -vc 'PERF_RECORD' w.script || true)
+[ "$script_n" -eq "$ours" ] || fail "perf script shows $script_n samples, mapscope wrote $ours"
+for ev in page-faults syscalls:sys_enter_munmap syscalls:sys_exit_mremap syscalls:sys_enter_brk \
+	syscalls:sys_enter_madvise syscalls:sys_exit_shmdt syscalls:sys_exit_mmap; do
+	grep -q " $ev:" w.script || fail "perf script shows no $ev sample"
+done
+grep -q 'sys_enter_munmap: addr: 0x' w.script || fail "perf script does not print tracepoint fields"
+for rec in MMAP2 COMM FORK EXIT; do
+	grep -q "PERF_RECORD_$rec" w.script || fail "perf script shows no $rec record"
+done
+pass "perf script: $script_n samples, as mapscope counted; every record type printed"
+
+perf report -i w.data --stdio >report.txt 2>report.err || fail "perf report failed: $(cat report.err)"
+report_n=$(awk '/^# Samples: /{ n = $3; if (n ~ /K$/) exit 1; s += n } END { print s }' report.txt) ||
+	fail "perf report abbreviated a count: $(grep '^# Samples' report.txt)"
+[ "$report_n" -eq "$ours" ] || fail "perf report counts $report_n samples, mapscope wrote $ours"
+pass "perf report: $report_n samples over $(grep -c '^# Samples' report.txt) events"
+
+"$MAPSCOPE" record -o - -- "$WORKLOADS/aspace-ops" 2>pipe-summary.txt >pipe.data ||
+	fail "pipe-mode record failed: $(cat pipe-summary.txt)"
+grep -q '^mmap pid=' pipe-summary.txt || fail "the workload's stdout did not go to stderr in pipe mode"
+pipe_ours=$(summary_samples pipe-summary.txt)
+perf_script - <pipe.data >pipe.script || fail "perf script -i - failed: $(cat "$TMP/perf-script.err")"
+! grep -qiE 'mismatch|failed to process' "$TMP/perf-script.err" ||
+	fail "perf script complained about the pipe: $(cat "$TMP/perf-script.err")"
+pipe_n=$(grep -vc 'PERF_RECORD' pipe.script || true)
+[ "$pipe_n" -eq "$pipe_ours" ] || fail "pipe mode: perf script shows $pipe_n samples, mapscope wrote $pipe_ours"
+grep -q 'sys_enter_munmap: addr: 0x' pipe.script || fail "pipe mode: no tracepoint fields"
+pass "pipe mode: perf script reads $pipe_n samples from stdin"

@@ -1,0 +1,139 @@
+/* The TRACING_DATA blob, built from a fake tracefs tree. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "kernel/tracefs.h"
+
+static char root[] = "/tmp/ms-tracefs-XXXXXX";
+
+static void put(const char *rel, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0700);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	if (!mkdtemp(root))
+		return -1;
+	put("events/header_page", "HP");
+	put("events/header_event", "HEV");
+	put("events/syscalls/sys_enter_munmap/format", "FMT-enter-munmap");
+	put("events/syscalls/sys_enter_munmap/id", "693\n");
+	put("events/syscalls/sys_exit_munmap/format", "FMT-exit");
+	put("events/sched/sched_switch/format", "FMT-switch");
+	put("printk_formats", "PK");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) ? -1 : 0;
+}
+
+static void reads_event_id(void **state)
+{
+	uint64_t id = 0;
+
+	assert_int_equal(ms_tracefs_event_id(root, "syscalls", "sys_enter_munmap", &id), 0);
+	assert_int_equal(id, 693);
+	assert_int_equal(ms_tracefs_event_id(root, "syscalls", "sys_enter_nothing", &id), -ENOENT);
+}
+
+/* A reader over the blob, in perf's order. */
+struct cursor { const unsigned char *p, *end; };
+
+static uint32_t u32(struct cursor *c) { uint32_t v; assert_true(c->p + 4 <= c->end); memcpy(&v, c->p, 4); c->p += 4; return v; }
+static uint64_t u64(struct cursor *c) { uint64_t v; assert_true(c->p + 8 <= c->end); memcpy(&v, c->p, 8); c->p += 8; return v; }
+static const char *str(struct cursor *c) { const char *s = (const char *)c->p; c->p += strlen(s) + 1; assert_true(c->p <= c->end); return s; }
+static void sized(struct cursor *c, const char *want)
+{
+	uint64_t n = u64(c);
+
+	assert_int_equal(n, strlen(want));
+	assert_memory_equal(c->p, want, n);
+	c->p += n;
+}
+
+static void builds_blob_grouped_by_system(void **state)
+{
+	const char *names[] = { "syscalls/sys_enter_munmap", "sched/sched_switch", "syscalls/sys_exit_munmap" };
+	struct ms_buf b;
+	struct cursor c;
+
+	ms_buf_init(&b);
+	assert_int_equal(ms_tracefs_tracing_data(root, names, 3, &b), 0);
+	c = (struct cursor){ b.data, b.data + b.len };
+	assert_memory_equal(c.p, "\027\010\104tracing", 10);
+	c.p += 10;
+	assert_string_equal(str(&c), "0.6");
+	assert_int_equal(*c.p++, 0);                      /* little endian */
+	assert_int_equal(*c.p++, sizeof(long));
+	assert_int_equal(u32(&c), (uint32_t)sysconf(_SC_PAGESIZE));
+	assert_string_equal(str(&c), "header_page");
+	sized(&c, "HP");
+	assert_string_equal(str(&c), "header_event");
+	sized(&c, "HEV");
+	assert_int_equal(u32(&c), 0);                     /* ftrace formats */
+	assert_int_equal(u32(&c), 2);                     /* systems */
+	assert_string_equal(str(&c), "syscalls");
+	assert_int_equal(u32(&c), 2);
+	sized(&c, "FMT-enter-munmap");
+	sized(&c, "FMT-exit");
+	assert_string_equal(str(&c), "sched");
+	assert_int_equal(u32(&c), 1);
+	sized(&c, "FMT-switch");
+	assert_int_equal(u32(&c), 0);                     /* kallsyms */
+	assert_int_equal(u32(&c), 2);                     /* printk formats */
+	assert_memory_equal(c.p, "PK", 2);
+	c.p += 2;
+	assert_int_equal(u64(&c), 0);                     /* saved cmdlines */
+	assert_ptr_equal(c.p, c.end);
+	ms_buf_release(&b);
+}
+
+static void fails_on_missing_format_or_bad_name(void **state)
+{
+	const char *missing[] = { "syscalls/sys_enter_nothing" };
+	const char *bad[] = { "no-slash" };
+	struct ms_buf b;
+
+	ms_buf_init(&b);
+	assert_int_equal(ms_tracefs_tracing_data(root, missing, 1, &b), -ENOENT);
+	b.len = 0;
+	assert_int_equal(ms_tracefs_tracing_data(root, bad, 1, &b), -EINVAL);
+	ms_buf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reads_event_id),
+		cmocka_unit_test(builds_blob_grouped_by_system),
+		cmocka_unit_test(fails_on_missing_format_or_bad_name),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

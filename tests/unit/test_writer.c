@@ -1,0 +1,175 @@
+/* perf.data writer: the file-mode layout and the pipe-mode stream. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <errno.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <mapscope/pdwriter.h>
+
+#include "perfdata/format.h"
+
+static struct perf_event_attr attrs[2];
+static const uint64_t ids0[] = { 11, 12 }, ids1[] = { 21 };
+static struct ms_pdwriter_evsel evsels[2] = {
+	{ &attrs[0], "page-faults", ids0, 2 },
+	{ &attrs[1], "syscalls:sys_enter_munmap", ids1, 1 },
+};
+static char *argv_[] = { "mapscope", "record" };
+
+static struct ms_pdwriter_opts opts(bool pipe)
+{
+	attrs[0] = (struct perf_event_attr){ .size = sizeof(attrs[0]), .type = PERF_TYPE_SOFTWARE,
+					     .config = PERF_COUNT_SW_PAGE_FAULTS };
+	attrs[1] = (struct perf_event_attr){ .size = sizeof(attrs[1]), .type = PERF_TYPE_TRACEPOINT,
+					     .config = 693 };
+	return (struct ms_pdwriter_opts){
+		.evsels = evsels, .nr_evsels = 2, .tracing_data = "TRACE", .tracing_data_len = 5,
+		.argc = 2, .argv = argv_, .clockid = CLOCK_MONOTONIC, .pipe = pipe,
+	};
+}
+
+/* Writes a sample and a LOST record of 3, returns the file's bytes. */
+static unsigned char *write_file(bool pipe, size_t *len, struct ms_pdwriter_stats *st)
+{
+	struct ms_pdwriter_opts o = opts(pipe);
+	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
+	struct { struct perf_event_header h; uint64_t id, lost; } lost = {
+		{ PERF_RECORD_LOST, 0, sizeof(lost) }, 11, 3 };
+	struct ms_pdwriter *w;
+	unsigned char *buf;
+	int fd = memfd_create("w", 0);
+	off_t size;
+
+	assert_true(fd >= 0);
+	w = ms_pdwriter_new(fd, &o);
+	assert_non_null(w);
+	assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+	assert_int_equal(ms_pdwriter_write(w, &lost.h), 0);
+	assert_int_equal(ms_pdwriter_finish_round(w), 0);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_stats(w, st);
+	ms_pdwriter_free(w);
+	size = lseek(fd, 0, SEEK_END);
+	buf = malloc((size_t)size);
+	assert_int_equal(pread(fd, buf, (size_t)size, 0), size);
+	close(fd);
+	*len = (size_t)size;
+	return buf;
+}
+
+static void file_mode_layout(void **state)
+{
+	struct perf_file_header h;
+	struct perf_file_section ids, *feat;
+	struct ms_pdwriter_stats st;
+	size_t len, i, nr_feat = 0;
+	unsigned char *f = write_file(false, &len, &st);
+	uint32_t clockid;
+	const struct perf_event_header *rec;
+
+	memcpy(&h, f, sizeof(h));
+	assert_int_equal(h.magic, PERF_MAGIC2);
+	assert_int_equal(h.size, sizeof(h));
+	assert_int_equal(h.attr_size, sizeof(struct perf_event_attr) + 16);
+	assert_int_equal(h.attrs.size, 2 * h.attr_size);
+	/* Each attr points at its ids. */
+	memcpy(&ids, f + h.attrs.offset + h.attr_size + sizeof(struct perf_event_attr), sizeof(ids));
+	assert_int_equal(ids.size, 8);
+	assert_int_equal(*(uint64_t *)(f + ids.offset), 21);
+	assert_int_equal(((struct perf_event_attr *)(f + h.attrs.offset))->config, PERF_COUNT_SW_PAGE_FAULTS);
+	/* Data: the two records and the round marker, in order. */
+	assert_int_equal(h.data.size, 24 + 24 + 8);
+	rec = (const void *)(f + h.data.offset);
+	assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
+	rec = (const void *)((const char *)rec + rec->size);
+	assert_int_equal(rec->type, PERF_RECORD_LOST);
+	rec = (const void *)((const char *)rec + rec->size);
+	assert_int_equal(rec->type, PERF_RECORD_FINISHED_ROUND);
+	/* Features: the table follows the data, one entry per bit set. */
+	for (i = 0; i < HEADER_FEAT_BITS; i++)
+		nr_feat += (h.adds_features[i / 64] >> (i % 64)) & 1;
+	assert_true(h.adds_features[0] & (1ULL << HEADER_TRACING_DATA));
+	assert_true(h.adds_features[0] & (1ULL << HEADER_EVENT_DESC));
+	assert_true(h.adds_features[0] & (1ULL << HEADER_CLOCKID));
+	assert_true(h.adds_features[0] & (1ULL << HEADER_CLOCK_DATA));
+	feat = (struct perf_file_section *)(f + h.data.offset + h.data.size);
+	assert_int_equal(feat[0].size, 5);                /* TRACING_DATA is the lowest bit */
+	assert_memory_equal(f + feat[0].offset, "TRACE", 5);
+	assert_int_equal(feat[nr_feat - 1].offset + feat[nr_feat - 1].size, len);
+	memcpy(&clockid, f + feat[nr_feat - 1].offset + 4, sizeof(clockid)); /* CLOCK_DATA */
+	assert_int_equal(clockid, CLOCK_MONOTONIC);
+	assert_int_equal(st.samples, 1);
+	assert_int_equal(st.lost, 3);
+	assert_int_equal(st.bytes, len);
+	free(f);
+}
+
+static void pipe_mode_stream(void **state)
+{
+	struct ms_pdwriter_stats st;
+	size_t len, off;
+	unsigned char *f = write_file(true, &len, &st);
+	const struct perf_event_header *rec;
+	int attrs_seen = 0, tracing = 0, features = 0, samples = 0;
+
+	assert_int_equal(((uint64_t *)f)[0], PERF_MAGIC2);
+	assert_int_equal(((uint64_t *)f)[1], 16);
+	for (off = 16; off < len; off += rec->size) {
+		rec = (const void *)(f + off);
+		assert_true(rec->size >= 8 && off + rec->size <= len);
+		if (rec->type == PERF_RECORD_HEADER_ATTR)
+			attrs_seen++;
+		else if (rec->type == PERF_RECORD_HEADER_FEATURE)
+			features++;
+		else if (rec->type == PERF_RECORD_SAMPLE)
+			samples++;
+		else if (rec->type == PERF_RECORD_HEADER_TRACING_DATA) {
+			tracing++;
+			/* The size perf checks includes the padding to 8 bytes. */
+			assert_int_equal(*(uint32_t *)(rec + 1), 8);
+			assert_memory_equal(f + off + rec->size, "TRACE\0\0\0", 8);
+			off += 8;
+		}
+	}
+	assert_int_equal(off, len);
+	assert_int_equal(attrs_seen, 2);
+	assert_int_equal(tracing, 1);
+	assert_true(features >= 5);
+	assert_int_equal(samples, 1);
+	free(f);
+}
+
+static void reports_write_errors(void **state)
+{
+	struct ms_pdwriter_opts o = opts(false);
+	struct ms_pdwriter *w;
+	int fds[2];
+
+	assert_int_equal(pipe(fds), 0);
+	close(fds[0]);
+	signal(SIGPIPE, SIG_IGN);
+	w = ms_pdwriter_new(fds[1], &o);           /* the header write fails: EPIPE */
+	assert_null(w);
+	assert_int_equal(errno, EPIPE);
+	close(fds[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(file_mode_layout),
+		cmocka_unit_test(pipe_mode_stream),
+		cmocka_unit_test(reports_write_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
