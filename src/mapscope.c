@@ -12,6 +12,9 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "record", cmd_record, "record address-space changes and page faults into perf.data" },
+	{ "report", cmd_report, "samples per region: where the data accesses landed" },
+	{ "maps", cmd_maps, "a process's mappings at an instant, as /proc/PID/maps showed them" },
+	{ "timeline", cmd_timeline, "every address-space change in time order" },
 };
 
 static const struct command *find(const char *name)

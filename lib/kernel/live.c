@@ -121,7 +121,8 @@ static void add_fault_evsel(struct ms_live *l)
 	if (l->opts.fault_period) {
 		a.config = PERF_COUNT_SW_PAGE_FAULTS;
 		a.sample_period = l->opts.fault_period;
-		a.sample_type |= PERF_SAMPLE_ADDR;
+		/* DATA_SRC too, as perf record -d has it: perf's --mem-mode needs it. */
+		a.sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 	} else {
 		a.config = PERF_COUNT_SW_DUMMY;
 		a.sample_period = 1;

@@ -1,0 +1,98 @@
+/*
+ * ms_aspace: the time-aware address-space model. Events applied in time
+ * order keep, per process, the mappings alive at that instant. A region is
+ * one mapping's life: it keeps its identity when it grows, shrinks, moves
+ * or is split, and ends when its last page is unmapped; a later mapping at
+ * the same address is a new region. Each data sample is charged to the
+ * region that held its address when it was taken, or to "unmapped".
+ */
+#ifndef MAPSCOPE_ASPACE_H
+#define MAPSCOPE_ASPACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mapscope/event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ms_aspace;
+
+enum ms_region_kind {
+	MS_KIND_HEAP, MS_KIND_STACK, MS_KIND_THREAD_STACK, MS_KIND_ANON,
+	MS_KIND_FILE, MS_KIND_SHM, MS_KIND_VDSO, MS_KIND_OTHER,
+};
+
+struct ms_region {
+	uint32_t id;               /* dense from 0, in order of creation */
+	uint32_t pid;
+	char comm[16];             /* the process's name when the region was made */
+	uint64_t start, end;       /* its extent now, or when it ended */
+	uint32_t prot, flags;      /* of its first page */
+	uint32_t maj, min;
+	uint64_t ino;
+	enum ms_region_kind kind;
+	const char *name;          /* repaired: "[heap]", "[stack]", "[stack:TID]", a path, "" */
+	const char *proc_name;     /* as /proc/PID/maps names it */
+	uint64_t created_ns, ended_ns;
+	bool alive;
+	bool uncertain;            /* from a file with no unmap records: perf's view */
+	enum ms_map_via via;
+	uint64_t *alloc_chain;     /* call chain of the syscall that made it, or NULL */
+	uint32_t alloc_chain_len;
+};
+
+/* What applying an event did, for the timeline. */
+enum ms_aspace_op {
+	MS_OP_NONE, MS_OP_MAP, MS_OP_UNMAP, MS_OP_REMAP, MS_OP_PROTECT, MS_OP_BRK,
+	MS_OP_STACK_GROW, MS_OP_MADVISE, MS_OP_FORK, MS_OP_EXEC, MS_OP_EXIT,
+};
+
+struct ms_aspace_listener {
+	/* A sample charged to r, or to nothing (r NULL: no mapping held the address). */
+	void (*charge)(void *ctx, const struct ms_event *sample, const struct ms_region *r);
+};
+
+/* NULL with errno set. */
+struct ms_aspace *ms_aspace_new(void);
+
+/* Installs the listener (copied) that hears sample charges. */
+void ms_aspace_set_listener(struct ms_aspace *as, const struct ms_aspace_listener *l, void *ctx);
+
+/*
+ * Applies one event. A sample may be charged a little later (a stack fault
+ * waits for the growth record the kernel writes right after it). *op says
+ * what the event did (may be NULL). 0 or -ENOMEM.
+ */
+int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, enum ms_aspace_op *op);
+
+/* Charges the samples still waiting. Call once at the end of the stream. */
+void ms_aspace_finish(struct ms_aspace *as);
+
+/* The region holding addr in process pid now, or NULL. O(log n) in live mappings. */
+const struct ms_region *ms_aspace_lookup(const struct ms_aspace *as, uint32_t pid, uint64_t addr);
+
+size_t ms_aspace_nr_regions(const struct ms_aspace *as);
+const struct ms_region *ms_aspace_region(const struct ms_aspace *as, size_t id);
+
+/* One VMA as the kernel would list it, for /proc/PID/maps-style output. */
+struct ms_vma {
+	uint64_t start, end, offset, ino;
+	uint32_t prot, flags, maj, min;
+	const char *name;
+};
+
+/* Calls fn for each VMA of pid in address order. 0, or -ESRCH for an unknown pid. */
+int ms_aspace_for_each_vma(const struct ms_aspace *as, uint32_t pid,
+			   void (*fn)(const struct ms_vma *v, void *ctx), void *ctx);
+
+/* Accepts NULL. */
+void ms_aspace_free(struct ms_aspace *as);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,89 @@
+/*
+ * struct ms_event: one normalised event of the stream, the only thing the
+ * address-space model and the analyses see. Syscall entries and exits are
+ * already paired, and each change carries its exact range.
+ */
+#ifndef MAPSCOPE_EVENT_H
+#define MAPSCOPE_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ms_event_kind {
+	MS_EV_MAP,          /* a new mapping: map */
+	MS_EV_UNMAP,        /* munmap, or the tail a brk shrink gives back: unmap */
+	MS_EV_REMAP,        /* mremap: remap */
+	MS_EV_PROTECT,      /* mprotect: protect */
+	MS_EV_BRK,          /* the break moved: brk */
+	MS_EV_STACK_GROW,   /* the main stack grew down: stack-grow */
+	MS_EV_MADVISE,      /* pages released: madvise */
+	MS_EV_SHMDT,        /* a SysV segment detached: unmap */
+	MS_EV_VMA,          /* the kernel's VMA boundary, for /proc-style output only */
+	MS_EV_FORK,         /* a new process or thread: fork */
+	MS_EV_EXEC,         /* exec: the process's map is reset: exec */
+	MS_EV_COMM,         /* a thread's name */
+	MS_EV_EXIT,         /* a thread or process ended: exit */
+	MS_EV_SAMPLE,       /* a data address sample */
+	MS_EV_LOST,         /* records the kernel could not write */
+};
+
+/* Where a MAP came from. */
+enum ms_map_via {
+	MS_VIA_UNKNOWN,     /* a file with no syscall records (perf record -d) */
+	MS_VIA_KERNEL,      /* made by the kernel (exec, vdso) outside any syscall we follow */
+	MS_VIA_MMAP,
+	MS_VIA_SHMAT,
+	MS_VIA_SYNTH,       /* read from /proc when recording began */
+};
+
+struct ms_event_map {
+	uint64_t start, end;        /* the new mapping, exactly */
+	uint64_t vma_start, vma_end;/* the kernel's VMA holding it (may be merged, larger) */
+	uint64_t pgoff;             /* file offset of start, in bytes */
+	uint32_t prot, flags;       /* PROT_*, MAP_SHARED/MAP_PRIVATE */
+	uint32_t maj, min;
+	uint64_t ino;
+	const char *name;           /* as the kernel named it: "//anon", "[stack]", a path */
+	enum ms_map_via via;
+	bool fixed;                 /* MAP_FIXED: overlaps were replaced */
+	const uint64_t *alloc_chain;/* user call chain of the creating syscall, or NULL */
+	uint32_t alloc_chain_len;
+};
+
+struct ms_event {
+	enum ms_event_kind kind;
+	uint64_t time;              /* ns, the recording's clock */
+	uint32_t pid, tid, cpu;
+	union {
+		struct ms_event_map map;
+		struct { uint64_t start, end; } unmap, vma;
+		struct { uint64_t old_start, old_end, new_start, new_end; uint32_t flags; } remap;
+		struct { uint64_t start, end; uint32_t prot; } protect;
+		struct { uint64_t old_brk, new_brk, vma_start, vma_end; } brk;
+		struct { uint64_t start, end; } stack_grow;
+		struct { uint64_t start, end; uint32_t advice; } madvise;
+		struct { uint64_t addr; } shmdt;
+		struct { uint32_t child_pid, child_tid; } fork;
+		struct { const char *comm; } comm;     /* EXEC and COMM */
+		struct {
+			uint64_t addr, ip, sp;
+			bool has_addr, has_sp;
+			uint32_t evsel;                 /* index of the event that sampled */
+			const uint64_t *chain;
+			uint32_t chain_len;
+		} sample;
+		struct { uint64_t count; } lost;
+	};
+};
+
+/* The op name the CLI and JSON use for a change ("map", "unmap", ...), or NULL. */
+const char *ms_event_op_name(enum ms_event_kind kind);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,60 @@
+/*
+ * ms_report: samples per region. It listens to an ms_aspace's charges and
+ * keeps, for each region and for "unmapped", the samples, the distinct
+ * 4 KiB pages touched and the first and last sample times.
+ */
+#ifndef MAPSCOPE_REPORT_H
+#define MAPSCOPE_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mapscope/aspace.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ms_report;
+
+struct ms_report_row {
+	const struct ms_region *region;   /* NULL for the "unmapped" row */
+	uint64_t samples, pages, first_ns, last_ns;
+};
+
+/* Keys of ms_report_rows(), compared in the order given. */
+enum ms_report_key {
+	MS_SORT_SAMPLES,    /* most first */
+	MS_SORT_REGION,     /* pid, then start address */
+	MS_SORT_KIND, MS_SORT_NAME, MS_SORT_PID,
+	MS_SORT_PAGES,      /* most first */
+};
+
+/* Only samples in [from_ns, to_ns] count (0, UINT64_MAX: all). NULL with errno. */
+struct ms_report *ms_report_new(uint64_t from_ns, uint64_t to_ns);
+
+/* Narrows the time window (samples charged before this call keep counting). */
+void ms_report_set_window(struct ms_report *rep, uint64_t from_ns, uint64_t to_ns);
+
+/* Installs the report as as's listener. */
+void ms_report_attach(struct ms_report *rep, struct ms_aspace *as);
+
+/*
+ * Builds the rows, one per region of as (those with no samples too), sorted
+ * by keys. *rows is the caller's to free(); the "unmapped" row is
+ * *unmapped. 0 or -ENOMEM.
+ */
+int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
+		   const enum ms_report_key *keys, size_t nr_keys,
+		   struct ms_report_row **rows, size_t *nr_rows, struct ms_report_row *unmapped);
+
+/* Samples charged (within the time range), to regions and to "unmapped". */
+uint64_t ms_report_total(const struct ms_report *rep);
+
+/* Accepts NULL. */
+void ms_report_free(struct ms_report *rep);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,59 @@
+/*
+ * ms_stream: turns a perf.data reader's records into normalised events
+ * (struct ms_event) in time order. Records of different CPUs are merged by
+ * perf's FINISHED_ROUND rule; syscall tracepoint entries and exits are
+ * paired per thread, and a change is emitted when its syscall succeeds,
+ * with its exact range.
+ */
+#ifndef MAPSCOPE_STREAM_H
+#define MAPSCOPE_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <mapscope/event.h>
+#include <mapscope/pdreader.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ms_stream;
+
+struct ms_stream_stats {
+	uint64_t records;          /* data records read */
+	uint64_t samples;          /* data-address samples emitted */
+	uint64_t lost;             /* records the kernel reported lost */
+	uint64_t out_of_order;     /* records that came after a later one was emitted */
+	uint64_t first_time, last_time;
+};
+
+/* Called for each event; ev is valid during the call only. Non-zero stops the run. */
+typedef int (*ms_stream_fn)(const struct ms_event *ev, void *ctx);
+
+/*
+ * Prepares a stream over r (which stays the caller's and must outlive it).
+ * NULL with errno set; EBADMSG where the tracing data does not parse.
+ */
+struct ms_stream *ms_stream_new(struct ms_pdreader *r);
+
+/*
+ * Reads every record and emits its events. 0 at the end of the data;
+ * -EBADMSG if the data is corrupt (the events before the bad record have
+ * been emitted; the cause is logged with its byte offset); or what fn
+ * returned.
+ */
+int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx);
+
+/* Whether the recording has the syscall records that make unmaps exact. */
+bool ms_stream_has_syscalls(const struct ms_stream *s);
+
+void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats *st);
+
+/* Accepts NULL. */
+void ms_stream_free(struct ms_stream *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

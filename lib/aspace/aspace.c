@@ -1,0 +1,862 @@
+/*
+ * Per process, the live mappings are a sorted array of pieces: an address
+ * range with its protection, its region (identity) and whether it continues
+ * the previous piece's kernel VMA. Lookups are a binary search; changes
+ * split pieces at their edges and move the array's tail, which is cheap at
+ * the sizes real processes have (hundreds to a few thousand mappings).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <mapscope/aspace.h>
+
+#include "util/log.h"
+#include "util/u32map.h"
+
+#define PAGE_ALIGN(x) (((x) + 4095) & ~4095ULL)
+#define STACK_REACH (1ULL << 30)   /* how far below [stack] a fault may grow it */
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+struct piece {
+	uint64_t start, end;
+	uint64_t pgoff;          /* file offset of start */
+	uint32_t prot, flags;
+	uint32_t region;
+	bool join;               /* same kernel VMA as the piece before it */
+};
+
+struct proc {
+	uint32_t pid;
+	struct piece *p;
+	size_t n, cap;
+	char comm[16];
+	int64_t heap, stack;     /* region ids, or -1 */
+	struct ms_u32map named;  /* tids whose stack has been named */
+};
+
+struct pending {
+	struct ms_event ev;
+	uint64_t *chain;
+};
+
+struct ms_aspace {
+	struct ms_u32map procs;
+	struct ms_region **regions;
+	size_t nr, cap;
+	struct ms_u32map pending;    /* tid -> struct pending */
+	struct ms_aspace_listener listener;
+	void *ctx;
+	uint32_t touched[64];        /* regions a change touched, for their extents */
+	size_t nr_touched;
+	bool overflow;
+};
+
+MS_EXPORT struct ms_aspace *ms_aspace_new(void)
+{
+	struct ms_aspace *as = calloc(1, sizeof(*as));
+
+	if (!as)
+		return NULL;
+	ms_u32map_init(&as->procs);
+	ms_u32map_init(&as->pending);
+	return as;
+}
+
+MS_EXPORT void ms_aspace_set_listener(struct ms_aspace *as, const struct ms_aspace_listener *l, void *ctx)
+{
+	as->listener = *l;
+	as->ctx = ctx;
+}
+
+static struct proc *proc_get(struct ms_aspace *as, uint32_t pid)
+{
+	struct proc *p = ms_u32map_get(&as->procs, pid);
+
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->heap = p->stack = -1;
+	ms_u32map_init(&p->named);
+	if (ms_u32map_put(&as->procs, pid, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static enum ms_region_kind kind_of(const char *name, uint32_t flags, bool has_file)
+{
+	if (!strcmp(name, "[heap]"))
+		return MS_KIND_HEAP;
+	if (!strcmp(name, "[stack]"))
+		return MS_KIND_STACK;
+	if (!strcmp(name, "[vdso]") || !strncmp(name, "[vvar", 5) || !strcmp(name, "[vsyscall]"))
+		return MS_KIND_VDSO;
+	if (!strncmp(name, "/SYSV", 5) || !strncmp(name, "/dev/shm/", 9) ||
+	    ((flags & MAP_SHARED) && (!strncmp(name, "/memfd:", 7) || !strncmp(name, "/dev/zero", 9))))
+		return MS_KIND_SHM;
+	if (!has_file || !strcmp(name, "//anon") || !strncmp(name, "[anon:", 6))
+		return MS_KIND_ANON;
+	if (name[0] == '/')
+		return MS_KIND_FILE;
+	return MS_KIND_OTHER;
+}
+
+static int region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
+		      const struct ms_event_map *m, const char *name)
+{
+	struct ms_region *r, **grown;
+	bool has_file = m->maj || m->min || m->ino;
+
+	if (as->nr == as->cap) {
+		grown = realloc(as->regions, (as->cap ? 2 * as->cap : 256) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		as->regions = grown;
+		as->cap = as->cap ? 2 * as->cap : 256;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->id = (uint32_t)as->nr;
+	r->pid = p->pid;
+	memcpy(r->comm, p->comm, sizeof(r->comm));
+	r->start = m->start;
+	r->end = m->end;
+	r->prot = m->prot;
+	r->flags = m->flags;
+	r->maj = m->maj;
+	r->min = m->min;
+	r->ino = m->ino;
+	r->kind = kind_of(name, m->flags, has_file);
+	r->name = strdup(!strcmp(name, "//anon") ? "" : name);
+	r->proc_name = r->name;
+	r->created_ns = ev->time;
+	r->alive = true;
+	r->uncertain = m->via == MS_VIA_UNKNOWN;
+	r->via = m->via;
+	if (m->alloc_chain_len) {
+		r->alloc_chain = malloc(m->alloc_chain_len * sizeof(uint64_t));
+		if (r->alloc_chain) {
+			memcpy(r->alloc_chain, m->alloc_chain, m->alloc_chain_len * sizeof(uint64_t));
+			r->alloc_chain_len = m->alloc_chain_len;
+		}
+	}
+	if (!r->name) {
+		free(r->alloc_chain);
+		free(r);
+		return -ENOMEM;
+	}
+	as->regions[as->nr++] = r;
+	return (int)r->id;
+}
+
+static void region_rename(struct ms_region *r, const char *name, enum ms_region_kind kind)
+{
+	char *n = strdup(name);
+
+	if (!n)
+		return;
+	if (r->name != r->proc_name)
+		free((char *)r->name);
+	r->name = n;
+	r->kind = kind;
+}
+
+/* --- pieces ---------------------------------------------------------------- */
+
+/* The first piece whose end lies above addr. */
+static size_t lower(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (p->p[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int insert_at(struct proc *p, size_t i, const struct piece *pc)
+{
+	struct piece *grown;
+
+	if (p->n == p->cap) {
+		grown = realloc(p->p, (p->cap ? 2 * p->cap : 32) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		p->p = grown;
+		p->cap = p->cap ? 2 * p->cap : 32;
+	}
+	if (i < p->n)
+		memmove(p->p + i + 1, p->p + i, (p->n - i) * sizeof(*p->p));
+	p->p[i] = *pc;
+	p->n++;
+	return 0;
+}
+
+/* Splits the piece that holds addr strictly inside, so a boundary lies at addr. */
+static int split_at(struct proc *p, uint64_t addr)
+{
+	size_t i = lower(p, addr);
+	struct piece right;
+
+	if (i == p->n || p->p[i].start >= addr)
+		return 0;
+	right = p->p[i];
+	right.start = addr;
+	right.pgoff += addr - p->p[i].start;
+	right.join = true;
+	p->p[i].end = addr;
+	return insert_at(p, i + 1, &right);
+}
+
+/* Makes [start, end) a run of whole pieces, [*i, *j). */
+static int carve(struct proc *p, uint64_t start, uint64_t end, size_t *i, size_t *j)
+{
+	int err = split_at(p, start);
+
+	if (!err)
+		err = split_at(p, end);
+	*i = lower(p, start);
+	*j = lower(p, end);
+	return err;
+}
+
+static void touch(struct ms_aspace *as, uint32_t region)
+{
+	size_t k;
+
+	for (k = 0; k < as->nr_touched; k++)
+		if (as->touched[k] == region)
+			return;
+	if (as->nr_touched == sizeof(as->touched) / sizeof(as->touched[0]))
+		as->overflow = true;
+	else
+		as->touched[as->nr_touched++] = region;
+}
+
+static void end_region(struct ms_region *r, uint64_t time)
+{
+	if (!r->alive)
+		return;
+	r->alive = false;
+	r->ended_ns = time;
+}
+
+/* Recomputes the extents of the regions a change touched; ends those left with no pages. */
+static void settle(struct ms_aspace *as, struct proc *p, uint64_t time)
+{
+	size_t k, i;
+	struct ms_region *r;
+	uint64_t lo, hi, biggest;
+
+	if (as->overflow) {            /* too many to list: settle every region of p */
+		as->nr_touched = 0;
+		for (i = 0; i < as->nr; i++)
+			if (as->regions[i]->pid == p->pid && as->regions[i]->alive &&
+			    as->nr_touched < sizeof(as->touched) / sizeof(as->touched[0]))
+				as->touched[as->nr_touched++] = (uint32_t)i;
+	}
+	for (k = 0; k < as->nr_touched; k++) {
+		r = as->regions[as->touched[k]];
+		lo = UINT64_MAX;
+		hi = 0;
+		biggest = 0;
+		for (i = 0; i < p->n; i++)
+			if (p->p[i].region == r->id) {
+				if (p->p[i].start < lo)
+					lo = p->p[i].start;
+				if (p->p[i].end > hi)
+					hi = p->p[i].end;
+				if (p->p[i].end - p->p[i].start > biggest) {
+					/* A region's perms are those of most of it (not of a guard page). */
+					biggest = p->p[i].end - p->p[i].start;
+					r->prot = p->p[i].prot;
+				}
+			}
+		if (hi) {
+			r->start = lo;
+			r->end = hi;
+		} else
+			end_region(r, time);
+	}
+	as->nr_touched = 0;
+	as->overflow = false;
+}
+
+/* Removes pieces [i, j) (only those of region `only`, unless it is -1). */
+static void remove_pieces(struct ms_aspace *as, struct proc *p, size_t i, size_t j, int64_t only)
+{
+	size_t k, out = i;
+
+	for (k = i; k < j; k++) {
+		if (only >= 0 && p->p[k].region != (uint32_t)only) {
+			p->p[out++] = p->p[k];
+			continue;
+		}
+		touch(as, p->p[k].region);
+	}
+	if (j > out && j < p->n)
+		memmove(p->p + out, p->p + j, (p->n - j) * sizeof(*p->p));
+	p->n -= j - out;
+	if (out < p->n)
+		p->p[out].join = false;          /* a hole ends a VMA */
+}
+
+static int unmap_range(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end,
+		       int64_t only, uint64_t time)
+{
+	size_t i, j;
+	int err;
+
+	if (start >= end)
+		return 0;
+	err = carve(p, start, end, &i, &j);
+	if (err)
+		return err;
+	remove_pieces(as, p, i, j, only);
+	settle(as, p, time);
+	return 0;
+}
+
+/* Marks [start, end) as one kernel VMA, as an MMAP2 record reported it. */
+static void set_vma(struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	for (i = lower(p, start); i < p->n && p->p[i].start < end; i++)
+		p->p[i].join = p->p[i].start != start && i > 0 && p->p[i - 1].end == p->p[i].start;
+	if (i < p->n && p->p[i].start == end)
+		p->p[i].join = false;
+}
+
+/* Adds region r's pages in [start, end) where nothing is mapped (growth). */
+static int fill(struct proc *p, uint64_t start, uint64_t end, const struct ms_region *r,
+		uint32_t prot, uint32_t flags)
+{
+	size_t i = lower(p, start);
+	struct piece pc = { .prot = prot, .flags = flags, .region = r->id, .join = true };
+	uint64_t at = start;
+	int err;
+
+	while (at < end) {
+		if (i < p->n && p->p[i].start <= at) {
+			at = p->p[i].end;
+			i++;
+			continue;
+		}
+		pc.start = at;
+		pc.end = i < p->n && p->p[i].start < end ? p->p[i].start : end;
+		err = insert_at(p, i, &pc);
+		if (err)
+			return err;
+		at = pc.end;
+		i++;
+	}
+	return 0;
+}
+
+static void clear_proc(struct ms_aspace *as, struct proc *p, uint64_t time)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		end_region(as->regions[p->p[i].region], time);
+	p->n = 0;
+	p->heap = p->stack = -1;
+}
+
+/* --- changes --------------------------------------------------------------- */
+
+static bool alive_overlaps(struct ms_aspace *as, int64_t id, uint64_t start, uint64_t end)
+{
+	const struct ms_region *r = id >= 0 ? as->regions[id] : NULL;
+
+	return r && r->alive && start <= r->end && r->start <= end;
+}
+
+/* The main stack or the heap grows: the same region, more pages. */
+static int grow(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, int64_t id)
+{
+	const struct ms_event_map *m = &ev->map;
+	int err = fill(p, m->start, m->end, as->regions[id], m->prot, m->flags);
+
+	if (err)
+		return err;
+	set_vma(p, m->vma_start, m->vma_end);
+	touch(as, (uint32_t)id);
+	settle(as, p, ev->time);
+	return 0;
+}
+
+static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
+		     enum ms_aspace_op *op)
+{
+	const struct ms_event_map *m = &ev->map;
+	bool outside = m->via != MS_VIA_MMAP && m->via != MS_VIA_SHMAT;
+	struct piece pc;
+	size_t i;
+	int id, err;
+
+	if (outside && !strcmp(m->name, "[stack]") && alive_overlaps(as, p->stack, m->start, m->end)) {
+		*op = MS_OP_STACK_GROW;
+		return grow(as, p, ev, p->stack);
+	}
+	if (outside && !strcmp(m->name, "[heap]") && alive_overlaps(as, p->heap, m->start, m->end)) {
+		*op = MS_OP_BRK;
+		return grow(as, p, ev, p->heap);
+	}
+	*op = MS_OP_MAP;
+	err = unmap_range(as, p, m->start, m->end, -1, ev->time);   /* MAP_FIXED replaces silently */
+	if (err)
+		return err;
+	id = region_new(as, p, ev, m, m->name);
+	if (id < 0)
+		return id;
+	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags, (uint32_t)id, false };
+	i = lower(p, m->start);
+	if ((err = insert_at(p, i, &pc)))
+		return err;
+	set_vma(p, m->vma_start, m->vma_end);
+	if (!strcmp(m->name, "[stack]"))
+		p->stack = id;
+	if (!strcmp(m->name, "[heap]"))
+		p->heap = id;
+	return 0;
+}
+
+static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end;
+	uint64_t ns = ev->remap.new_start, ne = ev->remap.new_end;
+	struct piece *moved, last;
+	size_t i, j, k, n, at;
+	int64_t delta;
+	int err;
+
+	if (ns == os) {                          /* in place */
+		if (ne < oe)
+			return unmap_range(as, p, ne, oe, -1, ev->time);
+		i = lower(p, oe - 1);
+		if (ne == oe || i == p->n || p->p[i].end != oe || p->p[i].start >= oe)
+			return 0;
+		last = p->p[i];
+		last.pgoff += oe - last.start;
+		last.start = oe;
+		last.end = ne;
+		last.join = true;
+		if ((err = unmap_range(as, p, oe, ne, -1, ev->time)))
+			return err;
+		touch(as, last.region);
+		err = insert_at(p, lower(p, oe), &last);
+		settle(as, p, ev->time);
+		return err;
+	}
+	if ((err = carve(p, os, oe, &i, &j)))
+		return err;
+	n = j - i;
+	if (!n)
+		return 0;                        /* we never saw what moved */
+	moved = malloc(n * sizeof(*moved));
+	if (!moved)
+		return -ENOMEM;
+	memcpy(moved, p->p + i, n * sizeof(*moved));
+	if (!(ev->remap.flags & MREMAP_DONTUNMAP)) {
+		if (j < p->n)
+			memmove(p->p + i, p->p + j, (p->n - j) * sizeof(*p->p));
+		p->n -= n;
+		if (i < p->n)
+			p->p[i].join = false;
+	}
+	if ((err = unmap_range(as, p, ns, ne, -1, ev->time)))
+		goto out;
+	delta = (int64_t)(ns - os);
+	at = lower(p, ns);
+	for (k = 0; k < n; k++) {
+		moved[k].start += (uint64_t)delta;
+		moved[k].end += (uint64_t)delta;
+		if (moved[k].start >= ne)
+			break;
+		if (moved[k].end > ne || k == n - 1)
+			moved[k].end = ne;        /* shrunk, or grown at its end */
+		moved[k].join = k > 0;
+		touch(as, moved[k].region);
+		if ((err = insert_at(p, at++, &moved[k])))
+			goto out;
+	}
+	if (at < p->n)
+		p->p[at].join = false;
+	settle(as, p, ev->time);
+out:
+	free(moved);
+	return err;
+}
+
+static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	size_t i, j, k;
+	int err = carve(p, ev->protect.start, ev->protect.end, &i, &j);
+
+	if (err)
+		return err;
+	for (k = i; k < j; k++) {
+		p->p[k].prot = ev->protect.prot;
+		touch(as, p->p[k].region);
+	}
+	if (i < p->n)
+		p->p[i].join = false;
+	if (j < p->n)
+		p->p[j].join = false;
+	settle(as, p, ev->time);
+	return 0;
+}
+
+static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	const struct ms_region *heap = p->heap >= 0 ? as->regions[p->heap] : NULL;
+	struct ms_event grown;
+	enum ms_aspace_op op;
+	uint64_t from;
+
+	if (heap && !heap->alive)
+		heap = NULL;
+	if (ev->brk.new_brk > ev->brk.old_brk && ev->brk.vma_end) {
+		grown = *ev;
+		grown.kind = MS_EV_MAP;
+		memset(&grown.map, 0, sizeof(grown.map));
+		grown.map.start = grown.map.vma_start = ev->brk.vma_start;
+		grown.map.end = grown.map.vma_end = ev->brk.vma_end;
+		grown.map.prot = PROT_READ | PROT_WRITE;
+		grown.map.flags = MAP_PRIVATE;
+		grown.map.name = "[heap]";      /* the kernel's first record says //anon */
+		grown.map.via = MS_VIA_KERNEL;
+		if (heap)
+			return grow(as, p, &grown, p->heap);
+		return apply_map(as, p, &grown, &op);
+	}
+	if (ev->brk.new_brk < ev->brk.old_brk && heap) {
+		/* The kernel never moves the break below where the heap starts. */
+		from = PAGE_ALIGN(ev->brk.new_brk);
+		if (from < heap->start)
+			from = heap->start;
+		return unmap_range(as, p, from, PAGE_ALIGN(ev->brk.old_brk), p->heap, ev->time);
+	}
+	return 0;
+}
+
+static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms_event *ev)
+{
+	struct proc *child;
+	uint32_t *map;
+	size_t i;
+	int id;
+	struct ms_event_map m;
+	const struct ms_region *r;
+
+	if (ev->fork.child_pid == ev->pid)
+		return 0;                        /* a thread: same address space */
+	child = proc_get(as, ev->fork.child_pid);
+	if (!child)
+		return -ENOMEM;
+	clear_proc(as, child, ev->time);
+	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	map = calloc(as->nr ? as->nr : 1, sizeof(*map));   /* parent region -> child region + 1 */
+	if (!map)
+		return -ENOMEM;
+	for (i = 0; i < parent->n; i++) {
+		r = as->regions[parent->p[i].region];
+		if (!map[r->id]) {
+			memset(&m, 0, sizeof(m));
+			m.start = r->start;
+			m.end = r->end;
+			m.prot = r->prot;
+			m.flags = r->flags;
+			m.maj = r->maj;
+			m.min = r->min;
+			m.ino = r->ino;
+			m.via = r->via;
+			m.alloc_chain = r->alloc_chain;
+			m.alloc_chain_len = r->alloc_chain_len;
+			id = region_new(as, child, ev, &m, r->proc_name);
+			if (id < 0) {
+				free(map);
+				return id;
+			}
+			region_rename(as->regions[id], r->name, r->kind);
+			map[r->id] = (uint32_t)id + 1;
+			r = as->regions[parent->p[i].region];   /* regions may have moved */
+			if ((int64_t)r->id == parent->heap)
+				child->heap = id;
+			if ((int64_t)r->id == parent->stack)
+				child->stack = id;
+		}
+		if (insert_at(child, child->n, &parent->p[i])) {
+			free(map);
+			return -ENOMEM;
+		}
+		child->p[child->n - 1].region = map[r->id] - 1;
+	}
+	free(map);
+	return 0;
+}
+
+/* --- samples --------------------------------------------------------------- */
+
+static void charge(struct ms_aspace *as, const struct ms_event *ev, const struct ms_region *r)
+{
+	if (as->listener.charge)
+		as->listener.charge(as->ctx, ev, r);
+}
+
+MS_EXPORT const struct ms_region *ms_aspace_lookup(const struct ms_aspace *as, uint32_t pid, uint64_t addr)
+{
+	const struct proc *p = ms_u32map_get(&as->procs, pid);
+	size_t i;
+
+	if (!p)
+		return NULL;
+	i = lower(p, addr);
+	if (i == p->n || p->p[i].start > addr)
+		return NULL;
+	return as->regions[p->p[i].region];
+}
+
+/* A thread's stack is the anonymous region its stack pointer lies in. */
+static void name_thread_stack(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	const struct ms_region *r;
+	char name[32];
+
+	if (ev->tid == ev->pid || ms_u32map_get(&p->named, ev->tid))
+		return;
+	r = ms_aspace_lookup(as, ev->pid, ev->sample.sp);
+	if (!r || r->kind != MS_KIND_ANON)
+		return;
+	snprintf(name, sizeof(name), "[stack:%u]", ev->tid);
+	region_rename(as->regions[r->id], name, MS_KIND_THREAD_STACK);
+	ms_u32map_put(&p->named, ev->tid, (void *)1);
+}
+
+static void resolve_pending(struct ms_aspace *as, uint32_t tid)
+{
+	struct pending *pd = ms_u32map_del(&as->pending, tid);
+
+	if (!pd)
+		return;
+	charge(as, &pd->ev, ms_aspace_lookup(as, pd->ev.pid, pd->ev.sample.addr));
+	free(pd->chain);
+	free(pd);
+}
+
+/* A fault just below [stack] comes before the record of the growth it causes. */
+static bool defer_stack_fault(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	const struct ms_region *s = p->stack >= 0 ? as->regions[p->stack] : NULL;
+	struct pending *pd;
+
+	if (!s || !s->alive || ev->sample.addr >= s->start || s->start - ev->sample.addr > STACK_REACH)
+		return false;
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return false;
+	pd->ev = *ev;
+	if (ev->sample.chain_len && (pd->chain = malloc(ev->sample.chain_len * 8))) {
+		memcpy(pd->chain, ev->sample.chain, ev->sample.chain_len * 8);
+		pd->ev.sample.chain = pd->chain;
+	} else {
+		pd->ev.sample.chain = NULL;
+		pd->ev.sample.chain_len = 0;
+	}
+	if (ms_u32map_put(&as->pending, ev->tid, pd)) {
+		free(pd->chain);
+		free(pd);
+		return false;
+	}
+	return true;
+}
+
+static void apply_sample(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	const struct ms_region *r;
+
+	if (ev->sample.has_sp)
+		name_thread_stack(as, p, ev);
+	r = ms_aspace_lookup(as, ev->pid, ev->sample.addr);
+	if (!r && defer_stack_fault(as, p, ev))
+		return;
+	charge(as, ev, r);
+}
+
+MS_EXPORT int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, enum ms_aspace_op *opp)
+{
+	enum ms_aspace_op op = MS_OP_NONE;
+	struct proc *p;
+	int err = 0;
+
+	if (ev->kind != MS_EV_MAP && ev->kind != MS_EV_LOST)
+		resolve_pending(as, ev->tid);
+	if (ev->kind == MS_EV_LOST)
+		goto out;
+	p = proc_get(as, ev->pid);
+	if (!p)
+		return -ENOMEM;
+	switch (ev->kind) {
+	case MS_EV_MAP:
+		err = apply_map(as, p, ev, &op);
+		resolve_pending(as, ev->tid);
+		break;
+	case MS_EV_UNMAP:
+		op = MS_OP_UNMAP;
+		err = unmap_range(as, p, ev->unmap.start, ev->unmap.end, -1, ev->time);
+		break;
+	case MS_EV_SHMDT: {
+		const struct ms_region *r = ms_aspace_lookup(as, ev->pid, ev->shmdt.addr);
+
+		op = MS_OP_UNMAP;
+		if (r)
+			err = unmap_range(as, p, r->start, r->end, r->id, ev->time);
+		break;
+	}
+	case MS_EV_REMAP:
+		op = MS_OP_REMAP;
+		err = apply_remap(as, p, ev);
+		break;
+	case MS_EV_PROTECT:
+		op = MS_OP_PROTECT;
+		err = apply_protect(as, p, ev);
+		break;
+	case MS_EV_VMA:
+		set_vma(p, ev->vma.start, ev->vma.end);
+		break;
+	case MS_EV_BRK:
+		op = MS_OP_BRK;
+		err = apply_brk(as, p, ev);
+		break;
+	case MS_EV_MADVISE:
+		op = MS_OP_MADVISE;
+		break;
+	case MS_EV_FORK:
+		op = MS_OP_FORK;
+		err = apply_fork(as, p, ev);
+		break;
+	case MS_EV_EXEC:
+		op = MS_OP_EXEC;
+		clear_proc(as, p, ev->time);
+		snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
+		break;
+	case MS_EV_COMM:
+		if (ev->tid == ev->pid || !p->comm[0])
+			snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
+		break;
+	case MS_EV_EXIT:
+		op = MS_OP_EXIT;
+		if (ev->tid == ev->pid)
+			clear_proc(as, p, ev->time);
+		break;
+	case MS_EV_SAMPLE:
+		apply_sample(as, p, ev);
+		break;
+	default:
+		break;
+	}
+out:
+	if (opp)
+		*opp = op;
+	return err;
+}
+
+MS_EXPORT void ms_aspace_finish(struct ms_aspace *as)
+{
+	struct pending *pd;
+	size_t pos;
+	uint32_t tid;
+
+	for (;;) {
+		pos = 0;
+		pd = ms_u32map_next(&as->pending, &pos, &tid);
+		if (!pd)
+			break;
+		resolve_pending(as, tid);
+	}
+}
+
+MS_EXPORT size_t ms_aspace_nr_regions(const struct ms_aspace *as)
+{
+	return as->nr;
+}
+
+MS_EXPORT const struct ms_region *ms_aspace_region(const struct ms_aspace *as, size_t id)
+{
+	return id < as->nr ? as->regions[id] : NULL;
+}
+
+MS_EXPORT int ms_aspace_for_each_vma(const struct ms_aspace *as, uint32_t pid,
+				     void (*fn)(const struct ms_vma *v, void *ctx), void *ctx)
+{
+	const struct proc *p = ms_u32map_get(&as->procs, pid);
+	const struct ms_region *r;
+	struct ms_vma v;
+	size_t i = 0;
+
+	if (!p)
+		return -ESRCH;
+	while (i < p->n) {
+		r = as->regions[p->p[i].region];
+		v.start = p->p[i].start;
+		v.end = p->p[i].end;
+		v.prot = p->p[i].prot;
+		v.flags = p->p[i].flags;
+		v.maj = r->maj;
+		v.min = r->min;
+		v.ino = r->ino;
+		v.offset = (r->maj || r->min || r->ino) ? p->p[i].pgoff : 0;
+		v.name = r->proc_name;
+		for (i++; i < p->n && p->p[i].join && p->p[i].start == v.end; i++)
+			v.end = p->p[i].end;
+		fn(&v, ctx);
+	}
+	return 0;
+}
+
+MS_EXPORT void ms_aspace_free(struct ms_aspace *as)
+{
+	struct proc *p;
+	struct pending *pd;
+	size_t i, pos = 0;
+
+	if (!as)
+		return;
+	while ((p = ms_u32map_next(&as->procs, &pos, NULL))) {
+		ms_u32map_release(&p->named);
+		free(p->p);
+		free(p);
+	}
+	pos = 0;
+	while ((pd = ms_u32map_next(&as->pending, &pos, NULL))) {
+		free(pd->chain);
+		free(pd);
+	}
+	ms_u32map_release(&as->procs);
+	ms_u32map_release(&as->pending);
+	for (i = 0; i < as->nr; i++) {
+		if (as->regions[i]->name != as->regions[i]->proc_name)
+			free((char *)as->regions[i]->name);
+		free((char *)as->regions[i]->proc_name);
+		free(as->regions[i]->alloc_chain);
+		free(as->regions[i]);
+	}
+	free(as->regions);
+	free(as);
+}

@@ -1,0 +1,509 @@
+/*
+ * perf.data reader. A regular file is mapped whole, so records are handed
+ * out in place; a pipe is read record by record into one buffer. Both
+ * layouts are accepted from either: perf's pipe mode saved to a file starts
+ * with a 16-byte header instead of the 104-byte one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <mapscope/pdreader.h>
+
+#include "perfdata/format.h"
+#include "util/buf.h"
+#include "util/log.h"
+
+#define MAX_EVSELS 4096
+#define MAX_IDS (1u << 20)
+
+struct evsel {
+	struct perf_event_attr attr;
+	char *name;
+	uint64_t *ids;
+	size_t nr_ids;
+};
+
+struct ms_pdreader {
+	int fd;
+	bool own_fd;
+	/* A mapped regular file, or NULL when streaming. */
+	const unsigned char *map;
+	uint64_t map_len;
+	bool pipe_layout;
+	uint64_t pos, end;           /* data being read: [pos, end) */
+	uint64_t last_off;
+	bool peeked;                 /* a pipe's first data record, read at open */
+	/* streaming */
+	unsigned char *rbuf;
+	size_t rbuf_cap;
+	struct evsel *evsels;
+	size_t nr_evsels;
+	struct ms_buf tracing;
+	int clockid;
+};
+
+static int bad(uint64_t off, const char *what)
+{
+	ms_err("corrupt perf.data at byte offset %llu: %s", (unsigned long long)off, what);
+	return -EBADMSG;
+}
+
+static int read_full(int fd, void *p, size_t n)
+{
+	unsigned char *c = p;
+	ssize_t k;
+
+	while (n) {
+		k = read(fd, c, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ENODATA;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* [off, off+len) lies inside the mapped file. */
+static bool in_file(const struct ms_pdreader *r, uint64_t off, uint64_t len)
+{
+	return off <= r->map_len && len <= r->map_len - off;
+}
+
+/* Copies an attr of the file's size into a zeroed one of ours. */
+static int take_attr(struct ms_pdreader *r, const void *p, uint64_t avail, uint64_t off)
+{
+	struct evsel *e;
+	uint32_t size;
+	void *grown;
+
+	if (avail < PERF_ATTR_SIZE_VER0)
+		return bad(off, "an event attribute is shorter than the oldest layout (64 bytes)");
+	memcpy(&size, (const char *)p + offsetof(struct perf_event_attr, size), 4);
+	if (size == 0)
+		size = PERF_ATTR_SIZE_VER0;
+	if (size < PERF_ATTR_SIZE_VER0 || size > avail)
+		return bad(off, "an event attribute's size field does not fit its section");
+	if (r->nr_evsels == MAX_EVSELS)
+		return bad(off, "more than 4096 events");
+	grown = realloc(r->evsels, (r->nr_evsels + 1) * sizeof(*r->evsels));
+	if (!grown)
+		return -ENOMEM;
+	r->evsels = grown;
+	e = &r->evsels[r->nr_evsels++];
+	memset(e, 0, sizeof(*e));
+	memcpy(&e->attr, p, size < sizeof(e->attr) ? size : sizeof(e->attr));
+	e->attr.size = sizeof(e->attr);
+	return 0;
+}
+
+static int take_ids(struct evsel *e, const void *p, uint64_t n)
+{
+	if (n > MAX_IDS)
+		return -EBADMSG;
+	e->ids = malloc(n ? n * 8 : 1);
+	if (!e->ids)
+		return -ENOMEM;
+	memcpy(e->ids, p, n * 8);
+	e->nr_ids = n;
+	return 0;
+}
+
+/* EVENT_DESC: u32 nr, u32 attr_size, then per event: attr, u32 nr_ids, string, u64 ids[]. */
+static void take_event_desc(struct ms_pdreader *r, const unsigned char *p, uint64_t len)
+{
+	uint32_t nr, attr_size, nr_ids, slen, i;
+	uint64_t off = 8;
+
+	if (len < 8)
+		return;
+	memcpy(&nr, p, 4);
+	memcpy(&attr_size, p + 4, 4);
+	for (i = 0; i < nr && i < r->nr_evsels; i++) {
+		if (attr_size > len - off || len - off - attr_size < 8)
+			return;
+		off += attr_size;
+		memcpy(&nr_ids, p + off, 4);
+		memcpy(&slen, p + off + 4, 4);
+		off += 8;
+		if (slen > len - off || !slen)
+			return;
+		r->evsels[i].name = strndup((const char *)p + off, slen);
+		off += slen;
+		if ((uint64_t)nr_ids * 8 > len - off)
+			return;
+		off += (uint64_t)nr_ids * 8;
+	}
+}
+
+static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p, uint64_t len)
+{
+	uint32_t clockid;
+
+	if (feat == HEADER_TRACING_DATA) {
+		r->tracing.len = 0;
+		ms_buf_append(&r->tracing, p, len);
+		return ms_buf_error(&r->tracing);
+	}
+	if (feat == HEADER_EVENT_DESC)
+		take_event_desc(r, p, len);
+	if (feat == HEADER_CLOCK_DATA && len >= 8) {
+		memcpy(&clockid, p + 4, 4);
+		r->clockid = (int)clockid;
+	}
+	return 0;
+}
+
+static int open_file_layout(struct ms_pdreader *r)
+{
+	struct perf_file_header h;
+	struct perf_file_section ids, sec;
+	uint64_t i, n, off, feat_off;
+	int err, bit;
+
+	if (!in_file(r, 0, sizeof(h)))
+		return bad(0, "the file is shorter than a perf.data header");
+	memcpy(&h, r->map, sizeof(h));
+	if (h.size < sizeof(h) || h.attr_size < PERF_ATTR_SIZE_VER0 + sizeof(ids))
+		return bad(8, "the header's sizes are impossible");
+	if (!in_file(r, h.attrs.offset, h.attrs.size))
+		return bad(16, "the attrs section lies outside the file");
+	n = h.attrs.size / h.attr_size;
+	for (i = 0; i < n; i++) {
+		off = h.attrs.offset + i * h.attr_size;
+		if ((err = take_attr(r, r->map + off, h.attr_size - sizeof(ids), off)))
+			return err;
+		memcpy(&ids, r->map + off + h.attr_size - sizeof(ids), sizeof(ids));
+		if (!in_file(r, ids.offset, ids.size) || ids.size % 8)
+			return bad(off + h.attr_size - sizeof(ids), "an event's ids lie outside the file");
+		if ((err = take_ids(&r->evsels[r->nr_evsels - 1], r->map + ids.offset, ids.size / 8)))
+			return err == -EBADMSG ? bad(ids.offset, "too many ids") : err;
+	}
+	if (!r->nr_evsels)
+		return bad(16, "the file describes no events");
+	if (h.data.offset > r->map_len)
+		return bad(40, "the data section starts past the end of the file");
+	if (h.data.offset % 8)
+		return bad(40, "the data section does not start on an 8-byte boundary");
+	r->pos = h.data.offset;
+	if (h.data.size == 0 && r->map_len > h.data.offset) {
+		ms_warn("the data size in the header is 0 (the recording was not finished): "
+			"reading to the end of the file");
+		r->end = r->map_len;
+		return 0;
+	}
+	if (!in_file(r, h.data.offset, h.data.size)) {
+		ms_warn("the file is truncated: the data section should end at byte %llu, the file "
+			"ends at %llu", (unsigned long long)(h.data.offset + h.data.size),
+			(unsigned long long)r->map_len);
+		r->end = r->map_len;
+		return 0;
+	}
+	r->end = h.data.offset + h.data.size;
+	/* Features: one section per set bit, in bit order, after the data. */
+	feat_off = r->end;
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
+		if (!(h.adds_features[bit / 64] >> (bit % 64) & 1))
+			continue;
+		if (!in_file(r, feat_off, sizeof(sec))) {
+			ms_warn("the feature table at byte %llu is cut short", (unsigned long long)feat_off);
+			break;
+		}
+		memcpy(&sec, r->map + feat_off, sizeof(sec));
+		feat_off += sizeof(sec);
+		if (!in_file(r, sec.offset, sec.size)) {
+			ms_warn("feature %d lies outside the file (byte %llu)", bit,
+				(unsigned long long)sec.offset);
+			continue;
+		}
+		if ((err = take_feature(r, bit, r->map + sec.offset, sec.size)))
+			return err;
+	}
+	return 0;
+}
+
+static int open_stream(struct ms_pdreader *r, const char *path)
+{
+	struct stat st;
+
+	r->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	r->own_fd = r->fd != STDIN_FILENO;
+	if (r->fd < 0)
+		return -errno;
+	if (fstat(r->fd, &st))
+		return -errno;
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		r->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+		if (r->map == MAP_FAILED) {
+			r->map = NULL;
+			return -errno;
+		}
+		r->map_len = (uint64_t)st.st_size;
+		madvise((void *)r->map, r->map_len, MADV_SEQUENTIAL);
+	}
+	return 0;
+}
+
+static int read_pipe_headers(struct ms_pdreader *r);
+
+MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
+{
+	struct perf_pipe_file_header ph;
+	struct ms_pdreader *r;
+	int err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->fd = -1;
+	r->clockid = -1;
+	ms_buf_init(&r->tracing);
+	err = open_stream(r, path);
+	if (err) {
+		ms_err("cannot open '%s': %s", path, strerror(-err));
+		goto fail;
+	}
+	if (r->map) {
+		if (r->map_len < sizeof(ph)) {
+			err = bad(0, "the file is shorter than any perf.data header");
+			goto fail;
+		}
+		memcpy(&ph, r->map, sizeof(ph));
+	} else if ((err = read_full(r->fd, &ph, sizeof(ph)))) {
+		err = err == -ENODATA ? bad(0, "the input ended before a perf.data header") : err;
+		goto fail;
+	}
+	if (ph.magic != PERF_MAGIC2) {
+		err = bad(0, ph.magic == __builtin_bswap64(PERF_MAGIC2) ?
+			  "a big-endian recording, which this build cannot read" :
+			  "not a perf.data file (no PERFILE2 magic)");
+		goto fail;
+	}
+	r->pipe_layout = ph.size == sizeof(ph);
+	if (r->pipe_layout) {
+		r->pos = sizeof(ph);
+		r->end = r->map ? r->map_len : UINT64_MAX;
+		if ((err = read_pipe_headers(r)))
+			goto fail;
+	} else if (!r->map) {
+		err = bad(8, "a file-mode recording cannot be read from a pipe: pass it with -i FILE");
+		goto fail;
+	} else if ((err = open_file_layout(r)))
+		goto fail;
+	return r;
+fail:
+	ms_pdreader_free(r);
+	errno = -err;
+	return NULL;
+}
+
+/* Reads the next record of a pipe into rbuf. 1, 0 at a clean end, or an error. */
+static int stream_record(struct ms_pdreader *r, const struct perf_event_header **rec)
+{
+	struct perf_event_header h;
+	int err;
+
+	err = read_full(r->fd, &h, sizeof(h));
+	if (err == -ENODATA)
+		return 0;
+	if (err)
+		return err;
+	if (h.size < sizeof(h))
+		return bad(r->pos, "a record's size is smaller than its header");
+	if (h.size % 8)
+		return bad(r->pos, "a record's size is not a multiple of 8");
+	if (r->rbuf_cap < h.size) {
+		free(r->rbuf);
+		r->rbuf = malloc(65536);
+		r->rbuf_cap = r->rbuf ? 65536 : 0;
+		if (!r->rbuf)
+			return -ENOMEM;
+	}
+	memcpy(r->rbuf, &h, sizeof(h));
+	err = read_full(r->fd, r->rbuf + sizeof(h), h.size - sizeof(h));
+	if (err)
+		return err == -ENODATA ? bad(r->pos, "the input ends inside a record") : err;
+	*rec = (const void *)r->rbuf;
+	return 1;
+}
+
+static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
+{
+	struct perf_event_header h;
+
+	if (!r->map)
+		return stream_record(r, rec);
+	if (r->pos >= r->end)
+		return 0;
+	if (r->end - r->pos < sizeof(h))
+		return bad(r->pos, "the data ends inside a record header");
+	memcpy(&h, r->map + r->pos, sizeof(h));
+	if (h.size < sizeof(h))
+		return bad(r->pos, "a record's size is smaller than its header");
+	if (h.size % 8)
+		return bad(r->pos, "a record's size is not a multiple of 8");
+	if (h.size > r->end - r->pos)
+		return bad(r->pos, "a record runs past the end of the data");
+	*rec = (const void *)(r->map + r->pos);
+	return 1;
+}
+
+/* Pipe mode's header records: attrs, features, tracing data. */
+static int take_header_record(struct ms_pdreader *r, const struct perf_event_header *rec)
+{
+	const unsigned char *p = (const unsigned char *)(rec + 1);
+	uint64_t len = rec->size - sizeof(*rec), feat;
+	uint32_t attr_size, size;
+	int err;
+
+	switch (rec->type) {
+	case PERF_RECORD_HEADER_ATTR:
+		if (len < PERF_ATTR_SIZE_VER0)
+			return bad(r->pos, "an attr record is too short");
+		memcpy(&attr_size, p + offsetof(struct perf_event_attr, size), 4);
+		if (attr_size > len)
+			return bad(r->pos, "an attr record's attr is larger than the record");
+		if ((err = take_attr(r, p, attr_size, r->pos)))
+			return err;
+		return take_ids(&r->evsels[r->nr_evsels - 1], p + attr_size, (len - attr_size) / 8);
+	case PERF_RECORD_HEADER_FEATURE:
+		if (len < 8)
+			return bad(r->pos, "a feature record is too short");
+		memcpy(&feat, p, 8);
+		return feat < HEADER_FEAT_BITS ? take_feature(r, (int)feat, p + 8, len - 8) : 0;
+	case PERF_RECORD_HEADER_TRACING_DATA:
+		if (len < 4)
+			return bad(r->pos, "a tracing-data record is too short");
+		memcpy(&size, p, 4);
+		if (size % 8)
+			return bad(r->pos, "the tracing data's size is not padded to 8 bytes");
+		r->tracing.len = 0;
+		if (r->map) {
+			if (size > r->end - r->pos - rec->size)
+				return bad(r->pos, "the tracing data runs past the end of the file");
+			ms_buf_append(&r->tracing, r->map + r->pos + rec->size, size);
+		} else {
+			ms_buf_zero(&r->tracing, size);
+			if (!ms_buf_error(&r->tracing) && (err = read_full(r->fd, r->tracing.data, size)))
+				return err == -ENODATA ? bad(r->pos, "the input ends inside the tracing data") : err;
+		}
+		r->pos += size;                  /* the blob follows the record */
+		return ms_buf_error(&r->tracing);
+	}
+	return 0;
+}
+
+static bool is_header_record(const struct ms_pdreader *r, const struct perf_event_header *rec)
+{
+	return r->pipe_layout && (rec->type == PERF_RECORD_HEADER_ATTR ||
+				  rec->type == PERF_RECORD_HEADER_FEATURE ||
+				  rec->type == PERF_RECORD_HEADER_TRACING_DATA);
+}
+
+static int next_record(struct ms_pdreader *r, const struct perf_event_header **rec)
+{
+	int ret;
+
+	for (;;) {
+		ret = raw_next(r, rec);
+		if (ret <= 0)
+			return ret;
+		r->last_off = r->pos;
+		if (!is_header_record(r, *rec))
+			return 1;
+		ret = take_header_record(r, *rec);
+		r->pos += (*rec)->size;
+		if (ret)
+			return ret;
+	}
+}
+
+/* A pipe describes its events in records: read them all before the first data record. */
+static int read_pipe_headers(struct ms_pdreader *r)
+{
+	const struct perf_event_header *rec;
+	int ret = next_record(r, &rec);
+
+	if (ret < 0)
+		return ret;
+	r->peeked = ret > 0;
+	if (!r->nr_evsels)
+		return bad(r->pos, "the recording describes no events");
+	return 0;
+}
+
+MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_header **rec)
+{
+	int ret;
+
+	if (r->peeked) {
+		r->peeked = false;
+		*rec = r->map ? (const void *)(r->map + r->pos) : (const void *)r->rbuf;
+		ret = 1;
+	} else
+		ret = next_record(r, rec);
+	if (ret > 0)
+		r->pos += (*rec)->size;
+	return ret;
+}
+
+MS_EXPORT uint64_t ms_pdreader_offset(const struct ms_pdreader *r) { return r->last_off; }
+MS_EXPORT bool ms_pdreader_records_stable(const struct ms_pdreader *r) { return r->map != NULL; }
+MS_EXPORT bool ms_pdreader_is_pipe(const struct ms_pdreader *r) { return r->pipe_layout; }
+MS_EXPORT size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r) { return r->nr_evsels; }
+MS_EXPORT int ms_pdreader_clockid(const struct ms_pdreader *r) { return r->clockid; }
+
+MS_EXPORT const struct perf_event_attr *ms_pdreader_attr(const struct ms_pdreader *r, size_t i)
+{
+	return i < r->nr_evsels ? &r->evsels[i].attr : NULL;
+}
+
+MS_EXPORT const char *ms_pdreader_evsel_name(const struct ms_pdreader *r, size_t i)
+{
+	return i < r->nr_evsels ? r->evsels[i].name : NULL;
+}
+
+MS_EXPORT int ms_pdreader_evsel_by_id(const struct ms_pdreader *r, uint64_t id)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nr_evsels; i++)
+		for (j = 0; j < r->evsels[i].nr_ids; j++)
+			if (r->evsels[i].ids[j] == id)
+				return (int)i;
+	return -1;
+}
+
+MS_EXPORT void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len)
+{
+	*data = r->tracing.len ? r->tracing.data : NULL;
+	*len = r->tracing.len;
+}
+
+MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	if (r->map)
+		munmap((void *)r->map, r->map_len);
+	if (r->own_fd && r->fd >= 0)
+		close(r->fd);
+	for (i = 0; i < r->nr_evsels; i++) {
+		free(r->evsels[i].name);
+		free(r->evsels[i].ids);
+	}
+	free(r->evsels);
+	free(r->rbuf);
+	ms_buf_release(&r->tracing);
+	free(r);
+}

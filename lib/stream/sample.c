@@ -1,0 +1,210 @@
+#include <errno.h>
+#include <string.h>
+#include <asm/perf_regs.h>
+
+#include "stream/sample.h"
+
+struct cur {
+	const unsigned char *p, *end;
+};
+
+static int u64(struct cur *c, uint64_t *v)
+{
+	if (c->end - c->p < 8)
+		return -EBADMSG;
+	memcpy(v, c->p, 8);
+	c->p += 8;
+	return 0;
+}
+
+static int skip(struct cur *c, uint64_t n)
+{
+	if ((uint64_t)(c->end - c->p) < n)
+		return -EBADMSG;
+	c->p += n;
+	return 0;
+}
+
+int ms_sample_sp_index(uint64_t mask)
+{
+#if defined(__x86_64__)
+	const int sp = PERF_REG_X86_SP;
+#elif defined(__aarch64__)
+	const int sp = PERF_REG_ARM64_SP;
+#else
+	const int sp = -1;
+#endif
+	if (sp < 0 || !(mask >> sp & 1))
+		return -1;
+	return __builtin_popcountll(mask & ((1ULL << sp) - 1));
+}
+
+static int read_format_size(uint64_t fmt, struct cur *c)
+{
+	uint64_t nr = 1, per = 8, v;
+
+	if (fmt & PERF_FORMAT_GROUP) {
+		if (u64(c, &nr) || nr > 4096)
+			return -EBADMSG;
+	}
+	if (fmt & PERF_FORMAT_TOTAL_TIME_ENABLED && skip(c, 8))
+		return -EBADMSG;
+	if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING && skip(c, 8))
+		return -EBADMSG;
+	per += (fmt & PERF_FORMAT_ID) ? 8 : 0;
+#ifdef PERF_FORMAT_LOST
+	per += (fmt & PERF_FORMAT_LOST) ? 8 : 0;
+#endif
+	(void)v;
+	return skip(c, nr * per);
+}
+
+int ms_sample_parse(const struct perf_event_attr *a, const struct perf_event_header *rec,
+		    struct ms_sample *s)
+{
+	uint64_t t = a->sample_type, v, n;
+	struct cur c = { (const unsigned char *)(rec + 1), (const unsigned char *)rec + rec->size };
+	uint32_t u[2];
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	if ((t & PERF_SAMPLE_IDENTIFIER) && u64(&c, &s->id))
+		return -EBADMSG;
+	s->has_id = t & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID);
+	if ((t & PERF_SAMPLE_IP) && u64(&c, &s->ip))
+		return -EBADMSG;
+	if (t & PERF_SAMPLE_TID) {
+		if (u64(&c, &v))
+			return -EBADMSG;
+		memcpy(u, &v, 8);
+		s->pid = u[0];
+		s->tid = u[1];
+	}
+	if (t & PERF_SAMPLE_TIME) {
+		if (u64(&c, &s->time))
+			return -EBADMSG;
+		s->has_time = true;
+	}
+	if (t & PERF_SAMPLE_ADDR) {
+		if (u64(&c, &s->addr))
+			return -EBADMSG;
+		s->has_addr = true;
+	}
+	if ((t & PERF_SAMPLE_ID) && u64(&c, &s->id))
+		return -EBADMSG;
+	if ((t & PERF_SAMPLE_STREAM_ID) && skip(&c, 8))
+		return -EBADMSG;
+	if (t & PERF_SAMPLE_CPU) {
+		if (u64(&c, &v))
+			return -EBADMSG;
+		memcpy(u, &v, 8);
+		s->cpu = u[0];
+	}
+	if ((t & PERF_SAMPLE_PERIOD) && u64(&c, &s->period))
+		return -EBADMSG;
+	if ((t & PERF_SAMPLE_READ) && read_format_size(a->read_format, &c))
+		return -EBADMSG;
+	if (t & PERF_SAMPLE_CALLCHAIN) {
+		if (u64(&c, &n) || n > (uint64_t)(c.end - c.p) / 8)
+			return -EBADMSG;
+		s->chain = (const uint64_t *)c.p;
+		s->chain_len = n;
+		c.p += n * 8;
+	}
+	if (t & PERF_SAMPLE_RAW) {
+		if (c.end - c.p < 4)
+			return -EBADMSG;
+		memcpy(&u[0], c.p, 4);
+		c.p += 4;
+		if (skip(&c, u[0]))
+			return -EBADMSG;
+		s->raw = c.p - u[0];
+		s->raw_size = u[0];
+	}
+	if (t & PERF_SAMPLE_BRANCH_STACK) {
+		if (u64(&c, &n) || n > 4096)
+			return -EBADMSG;
+		if ((a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && skip(&c, 8))
+			return -EBADMSG;
+		if (skip(&c, n * 24))
+			return -EBADMSG;
+	}
+	if (t & PERF_SAMPLE_REGS_USER) {
+		if (u64(&c, &v))
+			return -EBADMSG;
+		if (v) {                 /* abi 0: no registers (a kernel thread) */
+			n = (uint64_t)__builtin_popcountll(a->sample_regs_user);
+			i = ms_sample_sp_index(a->sample_regs_user);
+			if ((uint64_t)(c.end - c.p) < n * 8)
+				return -EBADMSG;
+			if (i >= 0) {
+				memcpy(&s->sp, c.p + 8 * i, 8);
+				s->has_sp = true;
+			}
+			c.p += n * 8;
+		}
+	}
+	if (t & PERF_SAMPLE_STACK_USER) {
+		if (u64(&c, &n) || skip(&c, n))
+			return -EBADMSG;
+		if (n && skip(&c, 8))
+			return -EBADMSG;
+	}
+	if ((t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && u64(&c, &s->weight))
+		return -EBADMSG;
+	if ((t & PERF_SAMPLE_DATA_SRC) && u64(&c, &s->data_src))
+		return -EBADMSG;
+	if ((t & PERF_SAMPLE_TRANSACTION) && skip(&c, 8))
+		return -EBADMSG;
+	if (t & PERF_SAMPLE_REGS_INTR) {
+		if (u64(&c, &v))
+			return -EBADMSG;
+		if (v && skip(&c, (uint64_t)__builtin_popcountll(a->sample_regs_intr) * 8))
+			return -EBADMSG;
+	}
+	if ((t & PERF_SAMPLE_PHYS_ADDR) && u64(&c, &s->phys_addr))
+		return -EBADMSG;
+	return 0;
+}
+
+int ms_sample_parse_id(const struct perf_event_attr *a, const struct perf_event_header *rec,
+		       struct ms_sample *s)
+{
+	uint64_t t = a->sample_type, v;
+	const unsigned char *body = (const unsigned char *)(rec + 1);
+	const unsigned char *p = (const unsigned char *)rec + rec->size;
+	uint32_t u[2];
+
+	memset(s, 0, sizeof(*s));
+	if (!a->sample_id_all)
+		return 0;
+#define TAKE(dst) do { if (p - body < 8) return -EBADMSG; p -= 8; memcpy(&(dst), p, 8); } while (0)
+	/* The trailer is TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER: read it from the end. */
+	if (t & PERF_SAMPLE_IDENTIFIER) {
+		TAKE(s->id);
+		s->has_id = true;
+	}
+	if (t & PERF_SAMPLE_CPU) {
+		TAKE(v);
+		memcpy(u, &v, 8);
+		s->cpu = u[0];
+	}
+	if (t & PERF_SAMPLE_STREAM_ID)
+		TAKE(v);
+	if (t & PERF_SAMPLE_ID) {
+		TAKE(s->id);
+		s->has_id = true;
+	}
+	if (t & PERF_SAMPLE_TIME) {
+		TAKE(s->time);
+		s->has_time = true;
+	}
+	if (t & PERF_SAMPLE_TID) {
+		TAKE(v);
+		memcpy(u, &v, 8);
+		s->pid = u[0];
+		s->tid = u[1];
+	}
+#undef TAKE
+	return 0;
+}

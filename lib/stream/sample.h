@@ -1,0 +1,35 @@
+/*
+ * Internal: decoding PERF_RECORD_SAMPLE bodies and the sample_id_all
+ * trailers of other records, by the sample_type of the event that wrote
+ * them. Every field is bounds-checked against the record's size.
+ */
+#ifndef MS_STREAM_SAMPLE_H
+#define MS_STREAM_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+struct ms_sample {
+	uint64_t id, ip, time, addr, period, data_src, weight, phys_addr;
+	uint32_t pid, tid, cpu;
+	const uint64_t *chain;     /* CALLCHAIN, unaligned-safe only on x86: see copy below */
+	uint64_t chain_len;
+	const unsigned char *raw;  /* RAW tracepoint data */
+	uint32_t raw_size;
+	uint64_t sp;               /* user stack pointer, when has_sp */
+	bool has_time, has_addr, has_sp, has_id;
+};
+
+/* Decodes a sample body (after the header). 0, or -EBADMSG if it does not fit. */
+int ms_sample_parse(const struct perf_event_attr *attr, const struct perf_event_header *rec,
+		    struct ms_sample *s);
+
+/* Decodes the sample_id_all trailer of a non-sample record. 0 or -EBADMSG. */
+int ms_sample_parse_id(const struct perf_event_attr *attr, const struct perf_event_header *rec,
+		       struct ms_sample *s);
+
+/* The index of the user stack pointer among the sampled user registers, or -1. */
+int ms_sample_sp_index(uint64_t regs_mask);
+
+#endif

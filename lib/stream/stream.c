@@ -1,0 +1,979 @@
+/*
+ * Records -> ordered, normalised events.
+ *
+ * Ordering follows perf: records are queued, and at each FINISHED_ROUND
+ * everything up to the newest time seen at the round before is sorted and
+ * emitted; the rest waits. Each per-CPU buffer is in time order, so a round
+ * holds a few sorted runs, which a natural merge sort joins cheaply.
+ *
+ * Syscalls: a sys_enter_* sample opens a window for its thread; MMAP2
+ * records the kernel writes inside the window belong to that syscall; the
+ * sys_exit_* sample closes it and, on success, the change is emitted with
+ * the range the syscall returned (an MMAP2 alone covers the merged VMA).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <event-parse.h>
+
+#include <mapscope/stream.h>
+
+#include "stream/sample.h"
+#include "util/buf.h"
+#include "util/log.h"
+#include "util/u32map.h"
+
+#define PAGE_ALIGN(x) (((x) + 4095) & ~4095ULL)
+#define IS_ERR_VALUE(x) ((x) >= (uint64_t)-4095)
+
+enum { PERF_RECORD_FINISHED_ROUND_ = 68 };
+
+enum sc { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_MPROTECT, SC_BRK, SC_MADVISE, SC_SHMAT, SC_SHMDT, SC_NR };
+
+static const struct {
+	const char *name;
+	const char *args[5];
+} syscalls[SC_NR] = {
+	[SC_MMAP] = { "mmap", { "addr", "len", "prot", "flags" } },
+	[SC_MUNMAP] = { "munmap", { "addr", "len" } },
+	[SC_MREMAP] = { "mremap", { "addr", "old_len", "new_len", "flags", "new_addr" } },
+	[SC_MPROTECT] = { "mprotect", { "start", "len", "prot" } },
+	[SC_BRK] = { "brk", { "brk" } },
+	[SC_MADVISE] = { "madvise", { "start", "len_in", "behavior" } },
+	[SC_SHMAT] = { "shmat", { "shmid", "shmaddr", "shmflg" } },
+	[SC_SHMDT] = { "shmdt", { "shmaddr" } },
+};
+
+enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT };
+
+struct evinfo {
+	enum evkind kind;
+	enum sc sc;
+	int nr_fields;
+	uint16_t off[5], size[5];    /* from libtraceevent's parse of the format */
+};
+
+struct pending_map {
+	struct ms_event_map m;
+	char *name;
+	uint32_t pid;
+};
+
+struct thread {
+	int sc;                       /* the open syscall, or -1 */
+	uint64_t args[5];
+	uint64_t *chain;
+	uint32_t chain_len, chain_cap;
+	struct pending_map *maps;
+	size_t nr_maps, cap_maps;
+};
+
+struct qent {
+	uint64_t time, seq;
+	const struct perf_event_header *rec;
+};
+
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	unsigned char data[1 << 20];
+};
+
+struct ms_stream {
+	struct ms_pdreader *r;
+	struct evinfo *ev;
+	size_t nr_ev;
+	bool all_identifier;
+	bool has_syscalls;
+	struct tep_handle *tep;
+	/* ordering */
+	struct qent *q, *tmp;
+	size_t nq, capq;
+	uint64_t seq, max_time, next_flush, last_emitted, last_time;
+	struct chunk *arena_cur, *arena_prev;     /* pipe mode copies */
+	/* normalising */
+	struct ms_u32map threads;                 /* tid -> struct thread */
+	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
+	struct ms_stream_stats st;
+	ms_stream_fn fn;
+	void *ctx;
+};
+
+MS_EXPORT const char *ms_event_op_name(enum ms_event_kind k)
+{
+	static const char *const names[] = {
+		[MS_EV_MAP] = "map", [MS_EV_UNMAP] = "unmap", [MS_EV_REMAP] = "remap",
+		[MS_EV_PROTECT] = "protect", [MS_EV_BRK] = "brk", [MS_EV_STACK_GROW] = "stack-grow",
+		[MS_EV_MADVISE] = "madvise", [MS_EV_SHMDT] = "unmap", [MS_EV_FORK] = "fork",
+		[MS_EV_EXEC] = "exec", [MS_EV_EXIT] = "exit",
+	};
+
+	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : NULL;
+}
+
+/* Parses the TRACING_DATA blob into tep: header_page and the event formats. */
+static int parse_tracing_data(struct tep_handle *tep, const unsigned char *p, size_t len)
+{
+	const unsigned char *end = p + len;
+	uint32_t n, nsys, i, j;
+	uint64_t size;
+	const char *sys;
+	int long_size;
+
+#define NEED(k) do { if ((size_t)(end - p) < (size_t)(k)) return -EBADMSG; } while (0)
+#define STR(s) do { s = (const char *)p; p = memchr(p, 0, (size_t)(end - p)); if (!p) return -EBADMSG; p++; } while (0)
+	NEED(10);
+	if (memcmp(p, "\027\010\104tracing", 10))
+		return -EBADMSG;
+	p += 10;
+	STR(sys);                               /* version */
+	NEED(6);
+	tep_set_file_bigendian(tep, p[0] ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	long_size = p[1];
+	tep_set_long_size(tep, long_size);
+	memcpy(&n, p + 2, 4);
+	tep_set_page_size(tep, (int)n);
+	p += 6;
+	NEED(12 + 8);
+	if (memcmp(p, "header_page", 12))
+		return -EBADMSG;
+	p += 12;
+	memcpy(&size, p, 8);
+	p += 8;
+	NEED(size);
+	tep_parse_header_page(tep, (char *)p, size, long_size);
+	p += size;
+	NEED(13 + 8);
+	if (memcmp(p, "header_event", 13))
+		return -EBADMSG;
+	p += 13;
+	memcpy(&size, p, 8);
+	p += 8;
+	NEED(size);
+	p += size;
+	NEED(4);
+	memcpy(&n, p, 4);                       /* ftrace formats: not needed */
+	p += 4;
+	for (i = 0; i < n; i++) {
+		NEED(8);
+		memcpy(&size, p, 8);
+		p += 8;
+		NEED(size);
+		p += size;
+	}
+	NEED(4);
+	memcpy(&nsys, p, 4);
+	p += 4;
+	for (i = 0; i < nsys; i++) {
+		STR(sys);
+		NEED(4);
+		memcpy(&n, p, 4);
+		p += 4;
+		for (j = 0; j < n; j++) {
+			NEED(8);
+			memcpy(&size, p, 8);
+			p += 8;
+			NEED(size);
+			if (tep_parse_event(tep, (const char *)p, size, sys))
+				ms_warn("cannot parse the format of a '%s' tracepoint in the recording", sys);
+			p += size;
+		}
+	}
+#undef NEED
+#undef STR
+	return 0;
+}
+
+static void classify_tracepoint(struct ms_stream *s, struct evinfo *ei, uint64_t id)
+{
+	struct tep_event *e = s->tep ? tep_find_event(s->tep, (int)id) : NULL;
+	struct tep_format_field *f;
+	const char *name;
+	int i, k;
+
+	if (!e || strcmp(e->system, "syscalls"))
+		return;
+	for (i = 0; i < SC_NR; i++) {
+		name = e->name + (strncmp(e->name, "sys_enter_", 10) ? 9 : 10);
+		if (strncmp(e->name, "sys_enter_", 10) && strncmp(e->name, "sys_exit_", 9))
+			return;
+		if (strcmp(name, syscalls[i].name))
+			continue;
+		ei->sc = (enum sc)i;
+		if (!strncmp(e->name, "sys_exit_", 9)) {
+			f = tep_find_field(e, "ret");
+			if (!f)
+				return;
+			ei->kind = EK_EXIT;
+			ei->off[0] = (uint16_t)f->offset;
+			ei->size[0] = (uint16_t)f->size;
+			ei->nr_fields = 1;
+			s->has_syscalls |= i == SC_MUNMAP;
+			return;
+		}
+		for (k = 0; k < 5 && syscalls[i].args[k]; k++) {
+			f = tep_find_field(e, syscalls[i].args[k]);
+			if (!f) {
+				ms_warn("tracepoint '%s' has no field '%s': ignoring it", e->name,
+					syscalls[i].args[k]);
+				return;
+			}
+			ei->off[k] = (uint16_t)f->offset;
+			ei->size[k] = (uint16_t)f->size;
+		}
+		ei->nr_fields = k;
+		ei->kind = EK_ENTER;
+		return;
+	}
+}
+
+static int setup_evsels(struct ms_stream *s)
+{
+	const void *td;
+	size_t len, i;
+	const struct perf_event_attr *a;
+
+	ms_pdreader_tracing_data(s->r, &td, &len);
+	if (td) {
+		s->tep = tep_alloc();
+		if (!s->tep)
+			return -ENOMEM;
+		if (parse_tracing_data(s->tep, td, len))
+			ms_warn("the recording's tracing data does not parse: tracepoints are ignored");
+	}
+	s->nr_ev = ms_pdreader_nr_evsels(s->r);
+	s->ev = calloc(s->nr_ev ? s->nr_ev : 1, sizeof(*s->ev));
+	if (!s->ev)
+		return -ENOMEM;
+	s->all_identifier = true;
+	for (i = 0; i < s->nr_ev; i++) {
+		a = ms_pdreader_attr(s->r, i);
+		s->all_identifier &= !!(a->sample_type & PERF_SAMPLE_IDENTIFIER);
+		if (a->type == PERF_TYPE_TRACEPOINT)
+			classify_tracepoint(s, &s->ev[i], a->config);
+		else if (a->sample_type & PERF_SAMPLE_ADDR)
+			s->ev[i].kind = EK_DATA;
+	}
+	return 0;
+}
+
+MS_EXPORT struct ms_stream *ms_stream_new(struct ms_pdreader *r)
+{
+	struct ms_stream *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return NULL;
+	s->r = r;
+	ms_u32map_init(&s->threads);
+	ms_u32map_init(&s->brks);
+	err = setup_evsels(s);
+	if (err) {
+		ms_stream_free(s);
+		errno = -err;
+		return NULL;
+	}
+	return s;
+}
+
+/* Which event wrote rec: by its id, else the only one, else the first. */
+static int evsel_of(struct ms_stream *s, uint64_t id, bool has_id)
+{
+	int i;
+
+	if (s->nr_ev == 1 || !has_id)
+		return 0;
+	i = ms_pdreader_evsel_by_id(s->r, id);
+	return i < 0 ? 0 : i;
+}
+
+/* Finds the event of a sample: IDENTIFIER comes first when every event has it. */
+static int sample_evsel(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	uint64_t id;
+
+	if (s->nr_ev == 1)
+		return 0;
+	if (s->all_identifier && rec->size >= 16) {
+		memcpy(&id, rec + 1, 8);
+		return evsel_of(s, id, true);
+	}
+	return 0;
+}
+
+static int trailer_evsel(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	uint64_t id;
+
+	if (s->nr_ev == 1 || !s->all_identifier || rec->size < 16)
+		return 0;
+	memcpy(&id, (const char *)rec + rec->size - 8, 8);
+	return evsel_of(s, id, true);
+}
+
+static uint64_t record_time(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	struct ms_sample smp;
+	int e;
+
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		e = sample_evsel(s, rec);
+		if (ms_sample_parse(ms_pdreader_attr(s->r, (size_t)e), rec, &smp) || !smp.has_time)
+			return s->last_time;
+	} else {
+		e = trailer_evsel(s, rec);
+		if (ms_sample_parse_id(ms_pdreader_attr(s->r, (size_t)e), rec, &smp) || !smp.has_time)
+			return s->last_time;
+	}
+	return smp.time;
+}
+
+/* --- normalising --------------------------------------------------------- */
+
+static int emit(struct ms_stream *s, struct ms_event *ev)
+{
+	return s->fn(ev, s->ctx);
+}
+
+static struct thread *thread_get(struct ms_stream *s, uint32_t tid)
+{
+	struct thread *t = ms_u32map_get(&s->threads, tid);
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->sc = -1;
+	if (ms_u32map_put(&s->threads, tid, t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void thread_clear(struct thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_maps; i++)
+		free(t->maps[i].name);
+	t->nr_maps = 0;
+	t->sc = -1;
+	t->chain_len = 0;
+}
+
+static uint64_t field(const struct evinfo *ei, const struct ms_sample *smp, int k)
+{
+	uint64_t v = 0;
+	uint32_t w;
+
+	if (k >= ei->nr_fields || (uint32_t)ei->off[k] + ei->size[k] > smp->raw_size)
+		return 0;
+	if (ei->size[k] == 8)
+		memcpy(&v, smp->raw + ei->off[k], 8);
+	else if (ei->size[k] == 4) {
+		memcpy(&w, smp->raw + ei->off[k], 4);
+		v = (uint64_t)(int64_t)(int32_t)w;   /* syscall ret and int args are signed */
+	}
+	return v;
+}
+
+static int keep_chain(struct thread *t, const struct ms_sample *smp)
+{
+	uint64_t *p;
+
+	t->chain_len = 0;
+	if (!smp->chain_len)
+		return 0;
+	if (smp->chain_len > t->chain_cap) {
+		p = realloc(t->chain, smp->chain_len * 8);
+		if (!p)
+			return -ENOMEM;
+		t->chain = p;
+		t->chain_cap = (uint32_t)smp->chain_len;
+	}
+	memcpy(t->chain, smp->chain, smp->chain_len * 8);
+	t->chain_len = (uint32_t)smp->chain_len;
+	return 0;
+}
+
+static void base_event(struct ms_event *ev, enum ms_event_kind k, const struct ms_sample *smp)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = k;
+	ev->time = smp->time;
+	ev->pid = smp->pid;
+	ev->tid = smp->tid;
+	ev->cpu = smp->cpu;
+}
+
+/* A map the kernel made outside a followed syscall (exec, the stack, or a file without syscalls). */
+static int emit_map(struct ms_stream *s, const struct ms_sample *smp, const struct pending_map *pm,
+		    enum ms_map_via via)
+{
+	struct ms_event ev;
+
+	base_event(&ev, MS_EV_MAP, smp);
+	ev.pid = pm->pid;
+	ev.map = pm->m;
+	ev.map.name = pm->name;
+	ev.map.via = via;
+	return emit(s, &ev);
+}
+
+static int flush_thread_maps(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < t->nr_maps && !err; i++)
+		err = emit_map(s, smp, &t->maps[i], MS_VIA_KERNEL);
+	thread_clear(t);
+	return err;
+}
+
+static const struct pending_map *covering_map(const struct thread *t, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_maps; i++)
+		if (t->maps[i].m.vma_start <= start && end <= t->maps[i].m.vma_end)
+			return &t->maps[i];
+	return NULL;
+}
+
+static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t,
+			uint64_t ret)
+{
+	uint64_t start = ret, end = ret + PAGE_ALIGN(t->args[1]);
+	const struct pending_map *pm;
+	struct ms_event ev;
+
+	if (t->sc == SC_SHMAT && t->nr_maps) {
+		start = t->maps[0].m.vma_start;
+		end = t->maps[0].m.vma_end;
+	}
+	pm = covering_map(t, start, end);
+	if (!pm)
+		return 0;               /* no MMAP2 in the window: nothing we can name */
+	base_event(&ev, MS_EV_MAP, smp);
+	ev.pid = pm->pid;
+	ev.map = pm->m;
+	ev.map.start = start;
+	ev.map.end = end;
+	if (ev.map.ino || ev.map.maj || ev.map.min)
+		ev.map.pgoff = pm->m.pgoff + (start - pm->m.vma_start);
+	ev.map.name = pm->name;
+	ev.map.via = t->sc == SC_SHMAT ? MS_VIA_SHMAT : MS_VIA_MMAP;
+	ev.map.fixed = t->sc == SC_MMAP && (t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE));
+	ev.map.alloc_chain = t->chain_len ? t->chain : NULL;
+	ev.map.alloc_chain_len = t->chain_len;
+	return emit(s, &ev);
+}
+
+static uint64_t *brk_slot(struct ms_stream *s, uint32_t pid)
+{
+	uint64_t *b = ms_u32map_get(&s->brks, pid);
+
+	if (!b && (b = calloc(1, sizeof(*b))) && ms_u32map_put(&s->brks, pid, b)) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
+{
+	struct ms_event ev;
+	uint64_t *brk;
+	size_t i;
+	int err = 0;
+
+	switch (t->sc) {
+	case SC_MMAP:
+	case SC_SHMAT:
+		if (!IS_ERR_VALUE(ret))
+			err = on_exit_mmap(s, smp, t, ret);
+		break;
+	case SC_MUNMAP:
+		if (ret)
+			break;
+		base_event(&ev, MS_EV_UNMAP, smp);
+		ev.unmap.start = t->args[0];
+		ev.unmap.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+		err = emit(s, &ev);
+		break;
+	case SC_MREMAP:
+		if (IS_ERR_VALUE(ret))
+			break;
+		base_event(&ev, MS_EV_REMAP, smp);
+		ev.remap.old_start = t->args[0];
+		ev.remap.old_end = t->args[0] + PAGE_ALIGN(t->args[1]);
+		ev.remap.new_start = ret;
+		ev.remap.new_end = ret + PAGE_ALIGN(t->args[2]);
+		ev.remap.flags = (uint32_t)t->args[3];
+		err = emit(s, &ev);
+		break;
+	case SC_MPROTECT:
+		if (ret)
+			break;
+		base_event(&ev, MS_EV_PROTECT, smp);
+		ev.protect.start = t->args[0];
+		ev.protect.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+		ev.protect.prot = (uint32_t)t->args[2];
+		err = emit(s, &ev);
+		for (i = 0; i < t->nr_maps && !err; i++) {
+			base_event(&ev, MS_EV_VMA, smp);
+			ev.vma.start = t->maps[i].m.vma_start;
+			ev.vma.end = t->maps[i].m.vma_end;
+			err = emit(s, &ev);
+		}
+		break;
+	case SC_BRK:
+		brk = brk_slot(s, smp->pid);
+		if (!brk)
+			return -ENOMEM;
+		base_event(&ev, MS_EV_BRK, smp);
+		ev.brk.old_brk = *brk ? *brk : ret;
+		ev.brk.new_brk = ret;
+		if (t->nr_maps) {
+			ev.brk.vma_start = t->maps[0].m.vma_start;
+			ev.brk.vma_end = t->maps[0].m.vma_end;
+		}
+		*brk = ret;
+		if (ev.brk.old_brk != ev.brk.new_brk || t->nr_maps)
+			err = emit(s, &ev);
+		break;
+	case SC_MADVISE:
+		if (ret || (t->args[2] != MADV_DONTNEED && t->args[2] != MADV_FREE &&
+			    t->args[2] != MADV_REMOVE && t->args[2] != 24 /* DONTNEED_LOCKED */))
+			break;
+		base_event(&ev, MS_EV_MADVISE, smp);
+		ev.madvise.start = t->args[0];
+		ev.madvise.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+		ev.madvise.advice = (uint32_t)t->args[2];
+		err = emit(s, &ev);
+		break;
+	case SC_SHMDT:
+		if (ret)
+			break;
+		base_event(&ev, MS_EV_SHMDT, smp);
+		ev.shmdt.addr = t->args[0];
+		err = emit(s, &ev);
+		break;
+	}
+	thread_clear(t);
+	return err;
+}
+
+static int on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
+{
+	struct thread *t = thread_get(s, smp->tid);
+	int k, err;
+
+	if (!t)
+		return -ENOMEM;
+	if (ei->kind == EK_ENTER) {
+		if (t->nr_maps && (err = flush_thread_maps(s, smp, t)))   /* an exit was lost */
+			return err;
+		t->sc = (int)ei->sc;
+		for (k = 0; k < ei->nr_fields; k++)
+			t->args[k] = field(ei, smp, k);
+		return keep_chain(t, smp);
+	}
+	if (t->sc != (int)ei->sc) {          /* an exit whose entry we did not see */
+		if (ei->sc == SC_BRK) {
+			uint64_t *b = brk_slot(s, smp->pid);
+
+			if (b)
+				*b = field(ei, smp, 0);
+		}
+		return 0;
+	}
+	return on_syscall_exit(s, smp, t, field(ei, smp, 0));
+}
+
+static int on_sample(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	int e = sample_evsel(s, rec);
+	const struct evinfo *ei = &s->ev[e];
+	struct ms_sample smp;
+	struct ms_event ev;
+
+	if (ms_sample_parse(ms_pdreader_attr(s->r, (size_t)e), rec, &smp)) {
+		ms_warn("skipping a sample at byte offset %llu that does not fit its record",
+			(unsigned long long)ms_pdreader_offset(s->r));
+		return 0;
+	}
+	if (ei->kind == EK_ENTER || ei->kind == EK_EXIT)
+		return on_syscall(s, ei, &smp);
+	if (ei->kind != EK_DATA || !smp.has_addr)
+		return 0;
+	base_event(&ev, MS_EV_SAMPLE, &smp);
+	ev.sample.addr = smp.addr;
+	ev.sample.ip = smp.ip;
+	ev.sample.sp = smp.sp;
+	ev.sample.has_addr = true;
+	ev.sample.has_sp = smp.has_sp;
+	ev.sample.evsel = (uint32_t)e;
+	ev.sample.chain = smp.chain;
+	ev.sample.chain_len = (uint32_t)smp.chain_len;
+	s->st.samples++;
+	return emit(s, &ev);
+}
+
+/* MMAP and MMAP2 bodies. */
+static int take_mmap(const struct perf_event_header *rec, struct pending_map *pm)
+{
+	const unsigned char *p = (const unsigned char *)(rec + 1), *end = (const unsigned char *)rec + rec->size;
+	size_t fixed = rec->type == PERF_RECORD_MMAP2 ? 8 + 24 + 24 + 8 : 8 + 24;
+	uint32_t pidtid[2];
+	uint64_t v[3];
+	const char *name;
+
+	memset(pm, 0, sizeof(*pm));
+	if ((size_t)(end - p) <= fixed)
+		return -EBADMSG;
+	memcpy(pidtid, p, 8);
+	memcpy(v, p + 8, 24);
+	pm->pid = pidtid[0];
+	pm->m.start = pm->m.vma_start = v[0];
+	pm->m.end = pm->m.vma_end = v[0] + v[1];
+	pm->m.pgoff = v[2];
+	if (rec->type == PERF_RECORD_MMAP2) {
+		if (!(rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+			memcpy(&pm->m.maj, p + 32, 4);
+			memcpy(&pm->m.min, p + 36, 4);
+			memcpy(&pm->m.ino, p + 40, 8);
+		}
+		memcpy(&pm->m.prot, p + 56, 4);
+		memcpy(&pm->m.flags, p + 60, 4);
+	} else {
+		pm->m.prot = PROT_READ | ((rec->misc & PERF_RECORD_MISC_MMAP_DATA) ? PROT_WRITE : PROT_EXEC);
+		pm->m.flags = MAP_PRIVATE;
+	}
+	name = (const char *)p + fixed;
+	if (!memchr(name, 0, (size_t)(end - (const unsigned char *)name)))
+		return -EBADMSG;
+	pm->name = strdup(name);
+	return pm->name ? 0 : -ENOMEM;
+}
+
+static int on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp)
+{
+	struct pending_map pm;
+	struct thread *t = ms_u32map_get(&s->threads, smp->tid);
+	void *grown;
+	int err;
+
+	err = take_mmap(rec, &pm);
+	if (err) {
+		ms_warn("skipping an MMAP record at byte offset %llu that does not fit",
+			(unsigned long long)ms_pdreader_offset(s->r));
+		return 0;
+	}
+	/* Inside a followed syscall, the map belongs to it (the stack grows on its own). */
+	if (t && t->sc >= 0 && strcmp(pm.name, "[stack]")) {
+		if (t->nr_maps == t->cap_maps) {
+			grown = realloc(t->maps, (t->cap_maps * 2 + 2) * sizeof(*t->maps));
+			if (!grown) {
+				free(pm.name);
+				return -ENOMEM;
+			}
+			t->maps = grown;
+			t->cap_maps = t->cap_maps * 2 + 2;
+		}
+		t->maps[t->nr_maps++] = pm;
+		return 0;
+	}
+	err = emit_map(s, smp, &pm, s->has_syscalls ? MS_VIA_KERNEL : MS_VIA_UNKNOWN);
+	free(pm.name);
+	return err;
+}
+
+static int on_task(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp)
+{
+	uint32_t v[4];
+	struct ms_event ev;
+	struct thread *t;
+
+	if (rec->size < sizeof(*rec) + 16)
+		return 0;
+	memcpy(v, rec + 1, 16);          /* pid, ppid, tid, ptid */
+	base_event(&ev, rec->type == PERF_RECORD_FORK ? MS_EV_FORK : MS_EV_EXIT, smp);
+	if (ev.kind == MS_EV_FORK) {
+		ev.pid = v[1];
+		ev.tid = v[3];
+		ev.fork.child_pid = v[0];
+		ev.fork.child_tid = v[2];
+	} else {
+		ev.pid = v[0];
+		ev.tid = v[2];
+		t = ms_u32map_del(&s->threads, v[2]);
+		if (t) {
+			thread_clear(t);
+			free(t->chain);
+			free(t->maps);
+			free(t);
+		}
+	}
+	return emit(s, &ev);
+}
+
+static int on_comm(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp)
+{
+	const char *name = (const char *)(rec + 1) + 8;
+	const char *end = (const char *)rec + rec->size;
+	struct ms_event ev;
+	uint32_t v[2];
+
+	if (rec->size < sizeof(*rec) + 9 || !memchr(name, 0, (size_t)(end - name)))
+		return 0;
+	memcpy(v, rec + 1, 8);
+	base_event(&ev, (rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? MS_EV_EXEC : MS_EV_COMM, smp);
+	ev.pid = v[0];
+	ev.tid = v[1];
+	ev.comm.comm = name;
+	return emit(s, &ev);
+}
+
+static int dispatch(struct ms_stream *s, const struct perf_event_header *rec, uint64_t time)
+{
+	struct ms_sample smp;
+	struct ms_event ev;
+	uint64_t lost;
+
+	if (time < s->last_emitted)
+		s->st.out_of_order++;
+	else
+		s->last_emitted = time;
+	if (!s->st.first_time || time < s->st.first_time)
+		s->st.first_time = time;
+	if (time > s->st.last_time)
+		s->st.last_time = time;
+	if (rec->type == PERF_RECORD_SAMPLE)
+		return on_sample(s, rec);
+	if (ms_sample_parse_id(ms_pdreader_attr(s->r, (size_t)trailer_evsel(s, rec)), rec, &smp))
+		memset(&smp, 0, sizeof(smp));
+	smp.time = time;
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return on_mmap(s, rec, &smp);
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return on_task(s, rec, &smp);
+	case PERF_RECORD_COMM:
+		return on_comm(s, rec, &smp);
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		if (rec->size < sizeof(*rec) + (rec->type == PERF_RECORD_LOST ? 16 : 8))
+			return 0;
+		memcpy(&lost, (const char *)(rec + 1) + (rec->type == PERF_RECORD_LOST ? 8 : 0), 8);
+		s->st.lost += lost;
+		base_event(&ev, MS_EV_LOST, &smp);
+		ev.lost.count = lost;
+		return emit(s, &ev);
+	}
+	return 0;
+}
+
+/* --- ordering ------------------------------------------------------------ */
+
+static bool before(const struct qent *a, const struct qent *b)
+{
+	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+/* Natural merge sort: the queue is a few sorted runs, one per CPU drain. */
+static void sort_queue(struct ms_stream *s)
+{
+	size_t n = s->nq, width, lo, mid, hi, i, j, k;
+	bool sorted = true;
+
+	for (i = 1; i < n && sorted; i++)
+		sorted = !before(&s->q[i], &s->q[i - 1]);
+	if (sorted)
+		return;
+	for (width = 1; width < n; width *= 2) {
+		for (lo = 0; lo < n; lo = hi) {
+			mid = lo + width < n ? lo + width : n;
+			hi = mid + width < n ? mid + width : n;
+			if (mid == hi || !before(&s->q[mid], &s->q[mid - 1])) {
+				memcpy(s->tmp + lo, s->q + lo, (hi - lo) * sizeof(*s->q));
+				continue;
+			}
+			for (i = lo, j = mid, k = lo; k < hi; k++)
+				s->tmp[k] = (j >= hi || (i < mid && !before(&s->q[j], &s->q[i]))) ?
+					    s->q[i++] : s->q[j++];
+		}
+		memcpy(s->q, s->tmp, n * sizeof(*s->q));
+	}
+}
+
+/* Emits queued records with time <= limit, in order. */
+static int flush_queue(struct ms_stream *s, uint64_t limit)
+{
+	size_t i, n;
+	int err = 0;
+
+	sort_queue(s);
+	for (n = 0; n < s->nq && s->q[n].time <= limit; n++)
+		;
+	for (i = 0; i < n && !err; i++)
+		err = dispatch(s, s->q[i].rec, s->q[i].time);
+	if (n && n < s->nq)
+		memmove(s->q, s->q + n, (s->nq - n) * sizeof(*s->q));
+	s->nq -= n;
+	return err;
+}
+
+static void free_chunks(struct chunk *c)
+{
+	struct chunk *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+}
+
+static const struct perf_event_header *keep_record(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	struct chunk *c = s->arena_cur;
+
+	if (ms_pdreader_records_stable(s->r))
+		return rec;
+	if (!c || sizeof(c->data) - c->used < rec->size) {
+		c = malloc(sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = s->arena_cur;
+		c->used = 0;
+		s->arena_cur = c;
+	}
+	memcpy(c->data + c->used, rec, rec->size);
+	c->used += (rec->size + 7) & ~7u;
+	return (const void *)(c->data + c->used - ((rec->size + 7) & ~7u));
+}
+
+static int enqueue(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	struct qent *q, *t;
+	size_t cap;
+
+	if (s->nq == s->capq) {
+		cap = s->capq ? s->capq * 2 : 4096;
+		q = realloc(s->q, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		s->q = q;
+		t = realloc(s->tmp, cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		s->tmp = t;
+		s->capq = cap;
+	}
+	s->q[s->nq].time = record_time(s, rec);
+	s->q[s->nq].seq = s->seq++;
+	s->q[s->nq].rec = keep_record(s, rec);
+	if (!s->q[s->nq].rec)
+		return -ENOMEM;
+	s->last_time = s->q[s->nq].time;
+	if (s->last_time > s->max_time)
+		s->max_time = s->last_time;
+	s->nq++;
+	return 0;
+}
+
+static int finished_round(struct ms_stream *s)
+{
+	int err = flush_queue(s, s->next_flush);
+
+	s->next_flush = s->max_time;
+	/* Everything copied before the previous round has been emitted now. */
+	free_chunks(s->arena_prev);
+	s->arena_prev = s->arena_cur;
+	s->arena_cur = NULL;
+	return err;
+}
+
+static int flush_all_threads(struct ms_stream *s)
+{
+	struct ms_sample smp = { .time = s->st.last_time };
+	struct thread *t;
+	size_t pos = 0;
+	uint32_t tid;
+	int err = 0;
+
+	while (!err && (t = ms_u32map_next(&s->threads, &pos, &tid))) {
+		smp.tid = tid;
+		if (t->nr_maps)
+			err = flush_thread_maps(s, &smp, t);
+	}
+	return err;
+}
+
+MS_EXPORT int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
+{
+	const struct perf_event_header *rec;
+	int ret, err = 0;
+
+	s->fn = fn;
+	s->ctx = ctx;
+	while ((ret = ms_pdreader_next(s->r, &rec)) > 0) {
+		s->st.records++;
+		if (rec->type == PERF_RECORD_FINISHED_ROUND_)
+			err = finished_round(s);
+		else if (rec->type < 64)         /* kernel records; perf's own are headers */
+			err = enqueue(s, rec);
+		if (err)
+			return err;
+	}
+	err = flush_queue(s, UINT64_MAX);
+	if (!err)
+		err = flush_all_threads(s);
+	return err ? err : ret;
+}
+
+MS_EXPORT bool ms_stream_has_syscalls(const struct ms_stream *s)
+{
+	return s->has_syscalls;
+}
+
+MS_EXPORT void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats *st)
+{
+	*st = s->st;
+}
+
+MS_EXPORT void ms_stream_free(struct ms_stream *s)
+{
+	struct thread *t;
+	size_t pos = 0;
+	void *b;
+
+	if (!s)
+		return;
+	while ((t = ms_u32map_next(&s->threads, &pos, NULL))) {
+		thread_clear(t);
+		free(t->chain);
+		free(t->maps);
+		free(t);
+	}
+	pos = 0;
+	while ((b = ms_u32map_next(&s->brks, &pos, NULL)))
+		free(b);
+	ms_u32map_release(&s->threads);
+	ms_u32map_release(&s->brks);
+	free_chunks(s->arena_cur);
+	free_chunks(s->arena_prev);
+	if (s->tep)
+		tep_free(s->tep);
+	free(s->ev);
+	free(s->q);
+	free(s->tmp);
+	free(s);
+}

@@ -1,0 +1,112 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "replay.h"
+
+int replay_open(struct replay *rp, const char *path)
+{
+	rp->path = path;
+	rp->reader = ms_pdreader_open(path);
+	if (!rp->reader) {
+		if (errno == ENOENT && !strcmp(path, "mapscope.data"))
+			cli_hint("record one first: mapscope record -- CMD, or name a file with -i FILE");
+		return EXIT_RUNTIME;
+	}
+	rp->stream = ms_stream_new(rp->reader);
+	rp->as = rp->stream ? ms_aspace_new() : NULL;
+	if (!rp->as) {
+		cli_error("cannot read '%s': %s", path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+static int on_event(const struct ms_event *ev, void *ctx)
+{
+	struct replay *rp = ctx;
+	enum ms_aspace_op op;
+	int err;
+
+	if (!rp->first_time)
+		rp->first_time = ev->time ? ev->time : 1;
+	if (rp->pre && (err = rp->pre(rp, ev)))
+		return err;
+	if ((err = ms_aspace_apply(rp->as, ev, &op)))
+		return err;
+	return rp->post ? rp->post(rp, ev, op) : 0;
+}
+
+int replay_run(struct replay *rp)
+{
+	int err = ms_stream_run(rp->stream, on_event, rp);
+
+	if (err == 1)                  /* a hook had what it needed */
+		return 0;
+	ms_aspace_finish(rp->as);
+	if (err == -EBADMSG) {
+		rp->corrupt = true;
+		return 0;
+	}
+	if (err) {
+		cli_error("cannot read '%s': %s", rp->path, strerror(err < 0 ? -err : EIO));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+void replay_warnings(struct replay *rp)
+{
+	struct ms_stream_stats st;
+
+	ms_stream_stats(rp->stream, &st);
+	if (rp->corrupt)
+		fprintf(stderr, "mapscope: warning: '%s' is corrupt or truncated: what follows covers "
+			"the records before the bad one only\n", rp->path);
+	if (!ms_stream_has_syscalls(rp->stream))
+		fprintf(stderr, "mapscope: warning: '%s' has no unmap records (perf record?): a later "
+			"map replaces an earlier one where they overlap, so attribution is uncertain\n",
+			rp->path);
+	if (st.lost)
+		fprintf(stderr, "mapscope: warning: the recording lost %llu records\n",
+			(unsigned long long)st.lost);
+	if (st.out_of_order)
+		fprintf(stderr, "mapscope: warning: %llu records came out of time order\n",
+			(unsigned long long)st.out_of_order);
+}
+
+void replay_close(struct replay *rp)
+{
+	ms_aspace_free(rp->as);
+	ms_stream_free(rp->stream);
+	ms_pdreader_free(rp->reader);
+}
+
+int parse_time(const char *s, uint64_t *ns, bool *relative)
+{
+	char *end;
+	double sec;
+	uint64_t v;
+
+	*relative = false;
+	if (!strcmp(s, "end")) {
+		*ns = UINT64_MAX;
+		return 0;
+	}
+	if (s[0] == '+') {
+		errno = 0;
+		sec = strtod(s + 1, &end);
+		if (errno || end == s + 1 || *end || !(sec >= 0) || sec > 1e9)
+			return -EINVAL;
+		*ns = (uint64_t)llround(sec * 1e9);
+		*relative = true;
+		return 0;
+	}
+	if (cli_parse_u64(s, 0, UINT64_MAX, &v))
+		return -EINVAL;
+	*ns = v;
+	return 0;
+}

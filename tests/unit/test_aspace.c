@@ -1,0 +1,357 @@
+/* The address-space model, driven by hand-made events. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include <mapscope/aspace.h>
+
+#define P 4096ULL
+#define PID 100
+#define RW (PROT_READ | PROT_WRITE)
+
+static uint64_t now = 1000;
+
+static struct ms_event ev(enum ms_event_kind k)
+{
+	struct ms_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = k;
+	e.time = now++;
+	e.pid = e.tid = PID;
+	return e;
+}
+
+static void map(struct ms_aspace *as, uint64_t s, uint64_t e, const char *name)
+{
+	struct ms_event m = ev(MS_EV_MAP);
+
+	m.map.start = m.map.vma_start = s;
+	m.map.end = m.map.vma_end = e;
+	m.map.prot = RW;
+	m.map.flags = MAP_PRIVATE;
+	m.map.name = name;
+	m.map.via = MS_VIA_MMAP;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+}
+
+static void unmap(struct ms_aspace *as, uint64_t s, uint64_t e)
+{
+	struct ms_event u = ev(MS_EV_UNMAP);
+
+	u.unmap.start = s;
+	u.unmap.end = e;
+	assert_int_equal(ms_aspace_apply(as, &u, NULL), 0);
+}
+
+static void remap(struct ms_aspace *as, uint64_t os, uint64_t oe, uint64_t ns, uint64_t ne)
+{
+	struct ms_event r = ev(MS_EV_REMAP);
+
+	r.remap.old_start = os;
+	r.remap.old_end = oe;
+	r.remap.new_start = ns;
+	r.remap.new_end = ne;
+	assert_int_equal(ms_aspace_apply(as, &r, NULL), 0);
+}
+
+static void protect(struct ms_aspace *as, uint64_t s, uint64_t e, uint32_t prot)
+{
+	struct ms_event p = ev(MS_EV_PROTECT);
+
+	p.protect.start = s;
+	p.protect.end = e;
+	p.protect.prot = prot;
+	assert_int_equal(ms_aspace_apply(as, &p, NULL), 0);
+}
+
+static int region_at(struct ms_aspace *as, uint32_t pid, uint64_t addr)
+{
+	const struct ms_region *r = ms_aspace_lookup(as, pid, addr);
+
+	return r ? (int)r->id : -1;
+}
+
+struct vmas { uint64_t s[16], e[16]; uint32_t prot[16]; int n; };
+
+static void collect(const struct ms_vma *v, void *ctx)
+{
+	struct vmas *out = ctx;
+
+	out->s[out->n] = v->start;
+	out->e[out->n] = v->end;
+	out->prot[out->n++] = v->prot;
+}
+
+static struct vmas vmas_of(struct ms_aspace *as, uint32_t pid)
+{
+	struct vmas v = { .n = 0 };
+
+	assert_int_equal(ms_aspace_for_each_vma(as, pid, collect, &v), 0);
+	return v;
+}
+
+static void split_and_merge(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event hint;
+	struct vmas v;
+
+	map(as, 16 * P, 32 * P, "//anon");
+	protect(as, 20 * P, 24 * P, PROT_READ);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);                    /* split in three VMAs */
+	assert_int_equal(v.s[1], 20 * P);
+	assert_int_equal(v.e[1], 24 * P);
+	assert_int_equal(v.prot[1], PROT_READ);
+	/* One region still: identity survives the split. */
+	assert_int_equal(region_at(as, PID, 16 * P), region_at(as, PID, 31 * P));
+	assert_int_equal(region_at(as, PID, 16 * P), region_at(as, PID, 21 * P));
+	/* Back to rw: the kernel reports the merged VMA. */
+	protect(as, 20 * P, 24 * P, RW);
+	hint = ev(MS_EV_VMA);
+	hint.vma.start = 16 * P;
+	hint.vma.end = 32 * P;
+	ms_aspace_apply(as, &hint, NULL);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.s[0], 16 * P);
+	assert_int_equal(v.e[0], 32 * P);
+	/* Two adjacent mappings the kernel merged stay two regions. */
+	map(as, 8 * P, 16 * P, "//anon");
+	hint.vma.start = 8 * P;
+	ms_aspace_apply(as, &hint, NULL);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 1);
+	assert_int_not_equal(region_at(as, PID, 8 * P), region_at(as, PID, 16 * P));
+	ms_aspace_free(as);
+}
+
+static void partial_unmaps(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	const struct ms_region *r;
+	int id;
+
+	map(as, 100 * P, 110 * P, "//anon");
+	id = region_at(as, PID, 100 * P);
+	unmap(as, 100 * P, 102 * P);                 /* at the start */
+	unmap(as, 108 * P, 110 * P);                 /* at the end */
+	unmap(as, 104 * P, 105 * P);                 /* in the middle */
+	assert_int_equal(region_at(as, PID, 101 * P), -1);
+	assert_int_equal(region_at(as, PID, 104 * P), -1);
+	assert_int_equal(region_at(as, PID, 102 * P), id);
+	assert_int_equal(region_at(as, PID, 107 * P), id);
+	r = ms_aspace_region(as, (size_t)id);
+	assert_true(r->alive);
+	assert_int_equal(r->start, 102 * P);
+	assert_int_equal(r->end, 108 * P);
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	unmap(as, 100 * P, 110 * P);                 /* the rest: the region's life ends */
+	assert_false(r->alive);
+	assert_int_equal(r->ended_ns, now - 1);
+	/* A new mapping at the same address is a new region. */
+	map(as, 100 * P, 110 * P, "//anon");
+	assert_int_not_equal(region_at(as, PID, 100 * P), id);
+	ms_aspace_free(as);
+}
+
+static void mremap_shrink_grow_move(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	int a, b, c;
+
+	map(as, 100 * P, 110 * P, "//anon");
+	a = region_at(as, PID, 100 * P);
+	remap(as, 100 * P, 110 * P, 100 * P, 104 * P);     /* shrink in place */
+	assert_int_equal(region_at(as, PID, 105 * P), -1);
+	assert_int_equal(ms_aspace_region(as, (size_t)a)->end, 104 * P);
+	remap(as, 100 * P, 104 * P, 100 * P, 120 * P);     /* grow in place */
+	assert_int_equal(region_at(as, PID, 119 * P), a);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+
+	/* Move onto another mapping (MREMAP_FIXED): the overlap of b ends. */
+	map(as, 200 * P, 210 * P, "//anon");
+	b = region_at(as, PID, 200 * P);
+	remap(as, 100 * P, 120 * P, 195 * P, 215 * P);
+	assert_int_equal(region_at(as, PID, 100 * P), -1);
+	assert_int_equal(region_at(as, PID, 195 * P), a);
+	assert_int_equal(region_at(as, PID, 214 * P), a);
+	assert_false(ms_aspace_region(as, (size_t)b)->alive);
+	assert_int_equal(ms_aspace_region(as, (size_t)a)->start, 195 * P);
+
+	/* Move across two mappings, growing: both lose what it covers. */
+	map(as, 300 * P, 305 * P, "//anon");
+	map(as, 305 * P, 310 * P, "/lib/x.so");
+	c = region_at(as, PID, 305 * P);
+	remap(as, 195 * P, 215 * P, 302 * P, 330 * P);
+	assert_int_equal(region_at(as, PID, 301 * P), (int)ms_aspace_nr_regions(as) - 2);
+	assert_int_equal(region_at(as, PID, 306 * P), a);
+	assert_int_equal(region_at(as, PID, 329 * P), a);
+	assert_false(ms_aspace_region(as, (size_t)c)->alive);
+	assert_int_equal(ms_aspace_region(as, (size_t)a)->end, 330 * P);
+	ms_aspace_free(as);
+}
+
+static void brk(struct ms_aspace *as, uint64_t old, uint64_t new, uint64_t vs, uint64_t ve)
+{
+	struct ms_event b = ev(MS_EV_BRK);
+
+	b.brk.old_brk = old;
+	b.brk.new_brk = new;
+	b.brk.vma_start = vs;
+	b.brk.vma_end = ve;
+	assert_int_equal(ms_aspace_apply(as, &b, NULL), 0);
+}
+
+static void brk_grow_and_shrink_below_start(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	const struct ms_region *heap;
+	int h, below;
+
+	map(as, 40 * P, 50 * P, "/bin/prog");          /* the program, right below the heap */
+	below = region_at(as, PID, 49 * P);
+	brk(as, 50 * P, 60 * P, 50 * P, 60 * P);
+	h = region_at(as, PID, 50 * P);
+	heap = ms_aspace_region(as, (size_t)h);
+	assert_string_equal(heap->name, "[heap]");     /* named so from its first brk */
+	assert_int_equal(heap->kind, MS_KIND_HEAP);
+	brk(as, 60 * P, 80 * P, 50 * P, 80 * P);
+	assert_int_equal(region_at(as, PID, 79 * P), h);
+	brk(as, 80 * P, 55 * P + 100, 0, 0);            /* shrink: the page with the break stays */
+	assert_int_equal(region_at(as, PID, 55 * P), h);
+	assert_int_equal(region_at(as, PID, 56 * P), -1);
+	assert_int_equal(heap->end, 56 * P);
+	brk(as, 56 * P, 10 * P, 0, 0);                  /* below its start: the heap ends there */
+	assert_false(heap->alive);
+	assert_int_equal(region_at(as, PID, 45 * P), below); /* nothing under it is touched */
+	ms_aspace_free(as);
+}
+
+static void fork_then_diverge(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event f = ev(MS_EV_FORK), c;
+	int parent_r, child_r;
+
+	map(as, 10 * P, 20 * P, "//anon");
+	f.fork.child_pid = f.fork.child_tid = 200;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	parent_r = region_at(as, PID, 10 * P);
+	child_r = region_at(as, 200, 10 * P);
+	assert_true(child_r >= 0);
+	assert_int_not_equal(parent_r, child_r);       /* the child's copy is its own region */
+	assert_int_equal(ms_aspace_region(as, (size_t)child_r)->pid, 200);
+	unmap(as, 10 * P, 20 * P);                     /* the parent drops it */
+	c = ev(MS_EV_MAP);
+	c.pid = c.tid = 200;
+	c.map.start = c.map.vma_start = 30 * P;
+	c.map.end = c.map.vma_end = 31 * P;
+	c.map.name = "//anon";
+	c.map.via = MS_VIA_MMAP;
+	assert_int_equal(ms_aspace_apply(as, &c, NULL), 0);
+	assert_int_equal(region_at(as, PID, 10 * P), -1);
+	assert_int_equal(region_at(as, 200, 10 * P), child_r);
+	assert_int_equal(region_at(as, PID, 30 * P), -1);
+	assert_true(region_at(as, 200, 30 * P) >= 0);
+	ms_aspace_free(as);
+}
+
+static int charged[8], nr_charged;
+
+static void on_charge(void *ctx, const struct ms_event *s, const struct ms_region *r)
+{
+	charged[nr_charged++] = r ? (int)r->id : -1;
+}
+
+static void sample(struct ms_aspace *as, uint64_t addr)
+{
+	struct ms_event s = ev(MS_EV_SAMPLE);
+
+	s.sample.addr = addr;
+	s.sample.has_addr = true;
+	assert_int_equal(ms_aspace_apply(as, &s, NULL), 0);
+}
+
+static void stack_fault_before_growth(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_aspace_listener l = { on_charge };
+	struct ms_event g;
+	enum ms_aspace_op op;
+	int stack;
+
+	ms_aspace_set_listener(as, &l, NULL);
+	nr_charged = 0;
+	g = ev(MS_EV_MAP);
+	g.map.start = g.map.vma_start = 1000 * P;
+	g.map.end = g.map.vma_end = 1032 * P;
+	g.map.name = "[stack]";
+	g.map.via = MS_VIA_KERNEL;
+	ms_aspace_apply(as, &g, NULL);
+	stack = region_at(as, PID, 1000 * P);
+	sample(as, 999 * P + 8);                       /* the fault comes first ... */
+	assert_int_equal(nr_charged, 0);               /* ... and waits */
+	g = ev(MS_EV_MAP);                             /* ... then the growth record */
+	g.map.start = g.map.vma_start = 999 * P;
+	g.map.end = g.map.vma_end = 1032 * P;
+	g.map.name = "[stack]";
+	g.map.via = MS_VIA_KERNEL;
+	assert_int_equal(ms_aspace_apply(as, &g, &op), 0);
+	assert_int_equal(op, MS_OP_STACK_GROW);
+	assert_int_equal(nr_charged, 1);
+	assert_int_equal(charged[0], stack);
+	assert_int_equal(region_at(as, PID, 999 * P), stack);
+	/* A wild access below the stack that no growth follows is unmapped. */
+	sample(as, 900 * P);
+	sample(as, 1010 * P);
+	assert_int_equal(nr_charged, 3);
+	assert_int_equal(charged[1], -1);
+	assert_int_equal(charged[2], stack);
+	sample(as, 990 * P);
+	ms_aspace_finish(as);
+	assert_int_equal(charged[3], -1);
+	ms_aspace_free(as);
+}
+
+static void exec_resets_and_exit_ends(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event e = ev(MS_EV_EXEC);
+	int old;
+
+	map(as, 10 * P, 20 * P, "/bin/old");
+	old = region_at(as, PID, 10 * P);
+	e.comm.comm = "new";
+	ms_aspace_apply(as, &e, NULL);
+	assert_int_equal(region_at(as, PID, 10 * P), -1);
+	assert_false(ms_aspace_region(as, (size_t)old)->alive);
+	map(as, 10 * P, 20 * P, "/bin/new");
+	assert_string_equal(ms_aspace_region(as, (size_t)region_at(as, PID, 10 * P))->comm, "new");
+	e = ev(MS_EV_EXIT);
+	ms_aspace_apply(as, &e, NULL);
+	assert_int_equal(region_at(as, PID, 10 * P), -1);
+	assert_int_equal(vmas_of(as, PID).n, 0);
+	assert_int_equal(ms_aspace_for_each_vma(as, 4242, collect, NULL), -ESRCH);
+	ms_aspace_free(as);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(split_and_merge),
+		cmocka_unit_test(partial_unmaps),
+		cmocka_unit_test(mremap_shrink_grow_move),
+		cmocka_unit_test(brk_grow_and_shrink_below_start),
+		cmocka_unit_test(fork_then_diverge),
+		cmocka_unit_test(stack_fault_before_growth),
+		cmocka_unit_test(exec_resets_and_exit_ends),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,327 @@
+/* perf.data reader and stream: ordering, layouts, and damaged files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <mapscope/aspace.h>
+#include <mapscope/log.h>
+#include <mapscope/pdreader.h>
+#include <mapscope/pdwriter.h>
+#include <mapscope/stream.h>
+
+#include "perfdata/format.h"
+
+#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	    PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+#define ID 77
+
+static char logged[4096];
+
+static void on_log(enum ms_log_level l, const char *msg, void *ctx)
+{
+	snprintf(logged, sizeof(logged), "%s", msg);
+}
+
+struct sample_rec {
+	struct perf_event_header h;
+	uint64_t identifier, ip;
+	uint32_t pid, tid;
+	uint64_t time, addr, id;
+	uint32_t cpu, res;
+	uint64_t period;
+};
+
+struct mmap2_rec {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, gen;
+	uint32_t prot, flags;
+	char name[8];
+	/* sample_id: TID, TIME, ID, CPU, IDENTIFIER */
+	uint32_t spid, stid;
+	uint64_t time, id;
+	uint32_t cpu, res;
+	uint64_t identifier;
+};
+
+static struct sample_rec sample(uint64_t time, uint64_t addr)
+{
+	return (struct sample_rec){ { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(struct sample_rec) },
+				    ID, 0x400000, 10, 10, time, addr, ID, 0, 0, 1 };
+}
+
+static struct mmap2_rec mmap2(uint64_t time, uint64_t addr, uint64_t len)
+{
+	return (struct mmap2_rec){ { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(struct mmap2_rec) },
+				   10, 10, addr, len, 0, 0, 0, 0, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+				   "//anon", 10, 10, time, ID, 0, 0, ID };
+}
+
+/* A file: MMAP2 at 10, samples at 30 and 20 (two CPUs), a round, then 25 and 40. */
+static int make_file(bool pipe, size_t *len)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST,
+				     .sample_id_all = 1, .mmap2 = 1 };
+	uint64_t id = ID;
+	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
+	char *argv[] = { "test" };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe };
+	struct mmap2_rec m = mmap2(10, 0x10000, 0x4000);
+	struct sample_rec s30 = sample(30, 0x10008), s20 = sample(20, 0x11000), s25 = sample(25, 0x12000),
+			  s40 = sample(40, 0x99000);
+	int fd = memfd_create("pd", 0);
+	struct ms_pdwriter *w = ms_pdwriter_new(fd, &o);
+
+	assert_non_null(w);
+	ms_pdwriter_write(w, &m.h);
+	ms_pdwriter_write(w, &s30.h);
+	ms_pdwriter_write(w, &s20.h);
+	ms_pdwriter_finish_round(w);
+	ms_pdwriter_write(w, &s25.h);
+	ms_pdwriter_write(w, &s40.h);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	*len = (size_t)lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static char path_of(int fd, char *buf)
+{
+	sprintf(buf, "/proc/self/fd/%d", fd);
+	return 0;
+}
+
+struct seen { uint64_t times[16]; int kinds[16]; int n; int charged_unmapped, charged; };
+
+static int collect(const struct ms_event *ev, void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 16) {
+		s->times[s->n] = ev->time;
+		s->kinds[s->n++] = ev->kind;
+	}
+	return 0;
+}
+
+static int run_file(const char *path, struct seen *s)
+{
+	struct ms_pdreader *r = ms_pdreader_open(path);
+	struct ms_stream *st;
+	int ret;
+
+	if (!r)
+		return -errno;
+	st = ms_stream_new(r);
+	assert_non_null(st);
+	ret = ms_stream_run(st, collect, s);
+	ms_stream_free(st);
+	ms_pdreader_free(r);
+	return ret;
+}
+
+static void orders_across_cpus(void **state)
+{
+	char path[64];
+	size_t len;
+	int fd = make_file(false, &len);
+	struct seen s = { .n = 0 };
+
+	path_of(fd, path);
+	assert_int_equal(run_file(path, &s), 0);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.kinds[0], MS_EV_MAP);
+	assert_int_equal(s.times[0], 10);
+	assert_int_equal(s.times[1], 20);
+	assert_int_equal(s.times[2], 25);        /* after the round, still in its place */
+	assert_int_equal(s.times[3], 30);
+	assert_int_equal(s.times[4], 40);
+	close(fd);
+}
+
+static void reads_pipe_mode_from_file_and_pipe(void **state)
+{
+	char path[64], *buf;
+	size_t len;
+	int fd = make_file(true, &len), p[2];
+	struct seen s = { .n = 0 };
+
+	path_of(fd, path);
+	assert_int_equal(run_file(path, &s), 0);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.times[2], 25);
+	/* The same bytes through a real pipe. */
+	buf = malloc(len);
+	assert_int_equal(pread(fd, buf, len, 0), (ssize_t)len);
+	assert_int_equal(pipe(p), 0);
+	assert_true(len < 65536);
+	assert_int_equal(write(p[1], buf, len), (ssize_t)len);
+	close(p[1]);
+	path_of(p[0], path);
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(run_file(path, &s), 0);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(s.times[4], 40);
+	close(p[0]);
+	free(buf);
+	close(fd);
+}
+
+static void truncated_file_keeps_records_before(void **state)
+{
+	char path[64];
+	size_t len;
+	int fd = make_file(false, &len);
+	struct perf_file_header h;
+	struct seen s = { .n = 0 };
+
+	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	/* Cut inside the fourth record: the first three are whole. */
+	assert_int_equal(ftruncate(fd, (off_t)(h.data.offset + sizeof(struct mmap2_rec) +
+					      2 * sizeof(struct sample_rec) + 8 + 20)), 0);
+	path_of(fd, path);
+	logged[0] = '\0';
+	assert_int_equal(run_file(path, &s), -EBADMSG);
+	assert_int_equal(s.n, 3);
+	assert_non_null(strstr(logged, "byte offset"));
+	close(fd);
+}
+
+static void corrupt_record_size(void **state)
+{
+	char path[64];
+	size_t len;
+	int fd = make_file(false, &len);
+	struct perf_file_header h;
+	uint16_t bad = 4;                        /* smaller than a header */
+	struct seen s = { .n = 0 };
+
+	pread(fd, &h, sizeof(h), 0);
+	pwrite(fd, &bad, 2, (off_t)(h.data.offset + sizeof(struct mmap2_rec) + 6));
+	path_of(fd, path);
+	logged[0] = '\0';
+	assert_int_equal(run_file(path, &s), -EBADMSG);
+	assert_int_equal(s.n, 1);                /* the MMAP2 before it */
+	assert_non_null(strstr(logged, "byte offset"));
+	close(fd);
+}
+
+static void not_perf_data(void **state)
+{
+	char path[64];
+	int fd = memfd_create("x", 0);
+
+	assert_int_equal(write(fd, "hello, this is not a recording at all", 37), 37);
+	path_of(fd, path);
+	assert_null(ms_pdreader_open(path));
+	assert_int_equal(errno, EBADMSG);
+	assert_non_null(strstr(logged, "PERFILE2"));
+	ftruncate(fd, 3);
+	assert_null(ms_pdreader_open(path));
+	assert_int_equal(errno, EBADMSG);
+	close(fd);
+}
+
+/* perf wrote 64-byte attrs once (PERF_ATTR_SIZE_VER0): fields past them read as 0. */
+static void old_attr_layout(void **state)
+{
+	struct perf_file_header h = { .magic = PERF_MAGIC2, .size = sizeof(h), .attr_size = 64 + 16 };
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = 64, .sample_type = ST,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS };
+	struct perf_file_section ids = { sizeof(h) + 80, 8 };
+	uint64_t id = ID;
+	struct sample_rec s = sample(5, 0x1000);
+	const struct perf_event_attr *got;
+	struct ms_pdreader *r;
+	char path[64];
+	int fd = memfd_create("old", 0);
+
+	a.sample_id_all = 1;                     /* bit 18: inside the first 64 bytes */
+	h.attrs = (struct perf_file_section){ sizeof(h), 80 };
+	h.data = (struct perf_file_section){ sizeof(h) + 88, sizeof(s) };
+	write(fd, &h, sizeof(h));
+	write(fd, &a, 64);
+	write(fd, &ids, sizeof(ids));
+	write(fd, &id, 8);
+	write(fd, &s, sizeof(s));
+	path_of(fd, path);
+	r = ms_pdreader_open(path);
+	assert_non_null(r);
+	got = ms_pdreader_attr(r, 0);
+	assert_int_equal(got->sample_type, ST);
+	assert_int_equal(got->config1, 0);
+	assert_int_equal(ms_pdreader_evsel_by_id(r, ID), 0);
+	ms_pdreader_free(r);
+	close(fd);
+}
+
+static int drive(const struct ms_event *ev, void *ctx)
+{
+	return ms_aspace_apply(ctx, ev, NULL);
+}
+
+/* Random damage must never crash the reader, the stream or the model. */
+static void survives_mutations(void **state)
+{
+	size_t len, i, k;
+	int fd = make_file(false, &len), out;
+	unsigned char *orig = malloc(len), *buf = malloc(len);
+	char path[64];
+	struct ms_pdreader *r;
+	struct ms_stream *st;
+	struct ms_aspace *as;
+
+	pread(fd, orig, len, 0);
+	srand(1234);
+	out = memfd_create("mut", 0);
+	path_of(out, path);
+	for (i = 0; i < 2000; i++) {
+		memcpy(buf, orig, len);
+		for (k = 0; k < 1 + (size_t)rand() % 8; k++)
+			buf[(size_t)rand() % len] = (unsigned char)rand();
+		ftruncate(out, 0);
+		pwrite(out, buf, len - (i % 7 == 0 ? (size_t)rand() % len : 0), 0);
+		r = ms_pdreader_open(path);
+		if (!r)
+			continue;
+		st = ms_stream_new(r);
+		as = ms_aspace_new();
+		if (st && as)
+			ms_stream_run(st, drive, as);
+		ms_aspace_free(as);
+		ms_stream_free(st);
+		ms_pdreader_free(r);
+	}
+	free(orig);
+	free(buf);
+	close(out);
+	close(fd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(orders_across_cpus),
+		cmocka_unit_test(reads_pipe_mode_from_file_and_pipe),
+		cmocka_unit_test(truncated_file_keeps_records_before),
+		cmocka_unit_test(corrupt_record_size),
+		cmocka_unit_test(not_perf_data),
+		cmocka_unit_test(old_attr_layout),
+		cmocka_unit_test(survives_mutations),
+	};
+	ms_log_set(on_log, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

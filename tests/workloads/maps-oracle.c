@@ -1,0 +1,174 @@
+/*
+ * Makes every kind of address-space change and, after each, reads its own
+ * /proc/self/maps between two clock_gettime(CLOCK_MONOTONIC) calls, with
+ * raw syscalls into a static buffer (no allocation that could move the
+ * break). Each snapshot is printed as:
+ *
+ *   snapshot pid=P time=NS step=NAME
+ *   <the maps text>
+ *   end-snapshot
+ *
+ * NS lies after the read: the maps did not change between it and the
+ * read. With "--after-exec" it is the exec'd image and takes one snapshot.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE 4096UL
+
+static char maps[1 << 20];
+static char outbuf[1 << 16];
+
+static void snapshot(const char *step)
+{
+	struct timespec t0, t1;
+	ssize_t n, len = 0;
+	int fd;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY);
+	while (fd >= 0 && (n = read(fd, maps + len, sizeof(maps) - 1 - (size_t)len)) > 0)
+		len += n;
+	close(fd);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	maps[len] = '\0';
+	printf("snapshot pid=%d time=%llu step=%s\n%send-snapshot\n", getpid(),
+	       (unsigned long long)t1.tv_sec * 1000000000ULL + (unsigned long long)t1.tv_nsec, step, maps);
+	fflush(stdout);
+}
+
+static void *map(size_t len, int prot, int flags, int fd)
+{
+	void *p = mmap(NULL, len, prot, flags, fd, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	return p;
+}
+
+static void __attribute__((noinline)) deep(int n)
+{
+	volatile char buf[4096];
+
+	buf[0] = (char)n;
+	buf[4095] = (char)n;
+	__asm__ volatile("" : : "r"(buf) : "memory");
+	if (n > 0)
+		deep(n - 1);
+	if (n == 0)
+		snapshot("stack-deep");
+}
+
+static pthread_barrier_t barrier;
+
+static void *worker(void *arg)
+{
+	volatile char buf[16 * 4096];
+
+	buf[0] = buf[sizeof(buf) - 1] = 1;
+	(void)arg;
+	pthread_barrier_wait(&barrier);   /* main snapshots while we wait */
+	pthread_barrier_wait(&barrier);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	char path[] = "/tmp/maps-oracle-XXXXXX", *a, *b, *f, *brk0;
+	pthread_t t[2];
+	pid_t child;
+	int fd, id, i;
+
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	if (argc > 1 && !strcmp(argv[1], "--after-exec")) {
+		snapshot("after-exec");
+		return 0;
+	}
+	snapshot("start");
+
+	a = map(16 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	a[0] = 1;
+	fd = mkstemp(path);
+	if (fd < 0 || ftruncate(fd, 8 * PAGE))
+		return 1;
+	unlink(path);
+	f = map(8 * PAGE, PROT_READ, MAP_SHARED, fd);
+	close(fd);
+	snapshot("mmap");
+
+	mmap(a + 4 * PAGE, 2 * PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	snapshot("map-fixed");
+	munmap(a + 8 * PAGE, 2 * PAGE);
+	snapshot("munmap-middle");
+	mprotect(a + 12 * PAGE, PAGE, PROT_NONE);
+	snapshot("mprotect-split");
+	munmap(f + 2 * PAGE, PAGE);
+	snapshot("munmap-file-middle");
+
+	b = map(16 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	munmap(b + 4 * PAGE, 12 * PAGE);
+	b = mremap(b, 4 * PAGE, 10 * PAGE, 0);
+	snapshot("mremap-in-place");
+	b[0] = 1;
+	b = mremap(b, 10 * PAGE, 40 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, a + 64 * PAGE * 16);
+	snapshot("mremap-move");
+	b = mremap(b, 40 * PAGE, 20 * PAGE, 0);
+	snapshot("mremap-shrink");
+
+	brk0 = sbrk(0);
+	if (brk(brk0 + 40 * PAGE))
+		return 1;
+	brk0[0] = 1;
+	snapshot("brk-grow");
+	if (brk(brk0 + 8 * PAGE))
+		return 1;
+	snapshot("brk-shrink");
+
+	deep(300);
+	snapshot("stack-after");
+
+	pthread_barrier_init(&barrier, NULL, 3);
+	for (i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	pthread_barrier_wait(&barrier);
+	snapshot("threads");
+	pthread_barrier_wait(&barrier);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	snapshot("threads-joined");
+
+	madvise(a, 4 * PAGE, MADV_DONTNEED);
+	snapshot("madvise");
+
+	id = shmget(IPC_PRIVATE, 8 * PAGE, IPC_CREAT | 0600);
+	b = shmat(id, NULL, 0);
+	shmctl(id, IPC_RMID, NULL);
+	snapshot("shmat");
+	shmdt(b);
+	snapshot("shmdt");
+
+	child = fork();
+	if (child == 0) {
+		munmap(a, 4 * PAGE);
+		map(3 * PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+		snapshot("child");
+		_exit(0);
+	}
+	waitpid(child, NULL, 0);
+	snapshot("after-fork");
+
+	execl("/proc/self/exe", argv[0], "--after-exec", (char *)NULL);
+	return 1;
+}
