@@ -45,11 +45,11 @@ static int stop_after(struct replay *rp, const struct ms_event *ev)
 {
 	struct maps_run *m = rp->ctx;
 
-	if (m->rel) {
+	if (m->rel && rp->first_time) {
 		m->at += rp->first_time;
 		m->rel = false;
 	}
-	if (ev->time > m->at)
+	if (!m->rel && ev->time > m->at)
 		return 1;
 	if (ev->pid == m->pid || (ev->kind == MS_EV_FORK && ev->fork.child_pid == m->pid))
 		m->seen = true;

@@ -304,7 +304,7 @@ static int resolve_window(struct replay *rp, const struct ms_event *ev)
 	struct report_run *run = rp->ctx;
 
 	(void)ev;
-	if (run->o->from_rel || run->o->to_rel) {
+	if ((run->o->from_rel || run->o->to_rel) && rp->first_time) {
 		if (run->o->from_rel)
 			run->o->from += rp->first_time;
 		if (run->o->to_rel && run->o->to != UINT64_MAX)

@@ -31,8 +31,8 @@ static int on_event(const struct ms_event *ev, void *ctx)
 	enum ms_aspace_op op;
 	int err;
 
-	if (!rp->first_time)
-		rp->first_time = ev->time ? ev->time : 1;
+	if (!rp->first_time && ev->time)
+		rp->first_time = ev->time;      /* perf's synthesised records carry time 0 */
 	if (rp->pre && (err = rp->pre(rp, ev)))
 		return err;
 	if ((err = ms_aspace_apply(rp->as, ev, &op)))

@@ -414,6 +414,22 @@ static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event
 		*op = MS_OP_STACK_GROW;
 		return grow(as, p, ev, p->stack);
 	}
+	if (outside && !strcmp(m->name, "[heap]") && !alive_overlaps(as, p->heap, m->start, m->end)) {
+		/* Without brk records, the kernel's first heap map said //anon: it is this heap. */
+		const struct ms_region *first = ms_aspace_lookup(as, p->pid, m->start);
+
+		if (first && first->kind == MS_KIND_ANON && first->start == m->start) {
+			struct ms_region *h = as->regions[first->id];
+			char *old = (char *)h->proc_name;   /* == h->name: anonymous, never renamed */
+
+			p->heap = h->id;
+			region_rename(h, "[heap]", MS_KIND_HEAP);
+			if (h->name != old) {
+				h->proc_name = h->name;         /* /proc calls it [heap] too */
+				free(old);
+			}
+		}
+	}
 	if (outside && !strcmp(m->name, "[heap]") && alive_overlaps(as, p->heap, m->start, m->end)) {
 		*op = MS_OP_BRK;
 		return grow(as, p, ev, p->heap);

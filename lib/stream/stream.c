@@ -675,6 +675,10 @@ static int on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 			(unsigned long long)ms_pdreader_offset(s->r));
 		return 0;
 	}
+	if (pm.pid == UINT32_MAX) {                /* the kernel's own maps, as perf synthesises them */
+		free(pm.name);
+		return 0;
+	}
 	/* Inside a followed syscall, the map belongs to it (the stack grows on its own). */
 	if (t && t->sc >= 0 && strcmp(pm.name, "[stack]")) {
 		if (t->nr_maps == t->cap_maps) {
@@ -750,7 +754,8 @@ static int dispatch(struct ms_stream *s, const struct perf_event_header *rec, ui
 		s->st.out_of_order++;
 	else
 		s->last_emitted = time;
-	if (!s->st.first_time || time < s->st.first_time)
+	/* perf stamps what it synthesises with 0: the recording starts at the first real time. */
+	if (time && (!s->st.first_time || time < s->st.first_time))
 		s->st.first_time = time;
 	if (time > s->st.last_time)
 		s->st.last_time = time;

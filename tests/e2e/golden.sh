@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Golden tests: checked-in recordings (ours and perf's) and their expected
+# report, maps and timeline outputs. Needs no privileges. After a reviewed
+# change of output, regenerate with: UPDATE=1 MAPSCOPE=build/mapscope
+# WORKLOADS=build/tests/workloads bash tests/e2e/golden.sh
+source "$(dirname "$0")/lib.sh"
+golden="$SRC_DIR/tests/golden"
+cd "$golden"
+
+n=0
+while IFS='|' read -r expected args; do
+	expected=${expected// /}
+	case "$expected" in ''|'#'*) continue ;; esac
+	# shellcheck disable=SC2086
+	"$MAPSCOPE" $args >"$TMP/out" 2>"$TMP/err" || fail "mapscope$args exited $?: $(cat "$TMP/err")"
+	if [ "${UPDATE:-}" = 1 ]; then
+		cp "$TMP/out" "$expected"
+	elif ! diff -u "$expected" "$TMP/out" >"$TMP/diff"; then
+		head -40 "$TMP/diff"
+		fail "mapscope$args differs from $expected"
+	fi
+	n=$((n + 1))
+done <cases.txt
+[ "$n" -ge 10 ] || fail "only $n golden cases ran"
+
+# perf's file has no unmap records: the report must say so.
+"$MAPSCOPE" report -i perf-ops.data 2>"$TMP/err" >/dev/null
+grep -q 'attribution is uncertain' "$TMP/err" || fail "no uncertainty warning for perf's recording"
+grep -q '"uncertain": true' perf-ops.report.json || fail "perf's JSON report is not marked uncertain"
+grep -q '"uncertain": false' mapscope-ops.report.json || fail "our JSON report is marked uncertain"
+pass "$n golden outputs match"
