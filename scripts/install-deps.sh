@@ -13,6 +13,7 @@ packages=(
 	linux-perf                    # the peer our files must satisfy
 	python3                       # end-to-end checkers
 	procps util-linux             # pgrep, setpriv in tests
+	time                          # /usr/bin/time: peak memory in bench/
 )
 
 missing=()

@@ -34,6 +34,12 @@ struct ms_pdreader *ms_pdreader_open(const char *path);
  */
 int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_header **rec);
 
+/*
+ * Says that no record before rec (one this reader returned) will be looked
+ * at again, so a mapped file's pages before it can leave memory.
+ */
+void ms_pdreader_release_before(struct ms_pdreader *r, const struct perf_event_header *rec);
+
 /* Byte offset of the record last returned. */
 uint64_t ms_pdreader_offset(const struct ms_pdreader *r);
 bool ms_pdreader_records_stable(const struct ms_pdreader *r);

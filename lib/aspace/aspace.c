@@ -34,6 +34,7 @@ struct proc {
 	uint32_t pid;
 	struct piece *p;
 	size_t n, cap;
+	size_t hint;             /* the piece the last lookup found: samples cluster */
 	char comm[16];
 	int64_t heap, stack;     /* region ids, or -1 */
 	struct ms_u32map named;  /* tids whose stack has been named */
@@ -638,14 +639,18 @@ static void charge(struct ms_aspace *as, const struct ms_event *ev, const struct
 
 MS_EXPORT const struct ms_region *ms_aspace_lookup(const struct ms_aspace *as, uint32_t pid, uint64_t addr)
 {
-	const struct proc *p = ms_u32map_get(&as->procs, pid);
+	struct proc *p = ms_u32map_get(&as->procs, pid);
 	size_t i;
 
 	if (!p)
 		return NULL;
-	i = lower(p, addr);
-	if (i == p->n || p->p[i].start > addr)
-		return NULL;
+	i = p->hint;
+	if (i >= p->n || p->p[i].start > addr || p->p[i].end <= addr) {
+		i = lower(p, addr);
+		if (i == p->n || p->p[i].start > addr)
+			return NULL;
+		p->hint = i;
+	}
 	return as->regions[p->p[i].region];
 }
 

@@ -37,6 +37,8 @@ struct ms_pdreader {
 	bool pipe_layout;
 	uint64_t pos, end;           /* data being read: [pos, end) */
 	uint64_t last_off;
+	uint64_t released;           /* bytes of the mapping given back so far */
+	uint64_t populated;          /* bytes of the mapping mapped in ahead so far */
 	bool peeked;                 /* a pipe's first data record, read at open */
 	/* streaming */
 	unsigned char *rbuf;
@@ -335,6 +337,22 @@ static int stream_record(struct ms_pdreader *r, const struct perf_event_header *
 	return 1;
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#define WINDOW (4u << 20)
+
+/* Maps the next few MiB in one call: cheaper than a page fault per page. */
+static void populate_ahead(struct ms_pdreader *r)
+{
+	uint64_t from = r->pos & ~(uint64_t)4095, len = WINDOW;
+
+	if (from + len > r->map_len)
+		len = r->map_len - from;
+	madvise((void *)(r->map + from), len, MADV_POPULATE_READ);  /* a hint: failure is harmless */
+	r->populated = from + len;
+}
+
 static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 {
 	struct perf_event_header h;
@@ -343,6 +361,9 @@ static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 		return stream_record(r, rec);
 	if (r->pos >= r->end)
 		return 0;
+	if (r->pos >= r->populated)
+		populate_ahead(r);
+	__builtin_prefetch(r->map + r->pos + 512);   /* records are read in order */
 	if (r->end - r->pos < sizeof(h))
 		return bad(r->pos, "the data ends inside a record header");
 	memcpy(&h, r->map + r->pos, sizeof(h));
@@ -453,6 +474,20 @@ MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_he
 	if (ret > 0)
 		r->pos += (*rec)->size;
 	return ret;
+}
+
+MS_EXPORT void ms_pdreader_release_before(struct ms_pdreader *r, const struct perf_event_header *rec)
+{
+	const unsigned char *p = (const unsigned char *)rec;
+	uint64_t upto;
+
+	if (!r->map || p < r->map || p > r->map + r->map_len)
+		return;
+	upto = (uint64_t)(p - r->map) & ~((1ULL << 20) - 1);     /* whole MiBs: fewer calls */
+	if (upto > r->released) {
+		madvise((void *)(r->map + r->released), upto - r->released, MADV_DONTNEED);
+		r->released = upto;
+	}
 }
 
 MS_EXPORT uint64_t ms_pdreader_offset(const struct ms_pdreader *r) { return r->last_off; }

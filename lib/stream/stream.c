@@ -49,7 +49,10 @@ static const struct {
 enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT };
 
 struct evinfo {
+	const struct perf_event_attr *attr;
 	enum evkind kind;
+	int time_off;                /* TIME's offset in a sample body, or -1 */
+	int time_from_end;           /* TIME's offset back from a trailer's end, or -1 */
 	enum sc sc;
 	int nr_fields;
 	uint16_t off[5], size[5];    /* from libtraceevent's parse of the format */
@@ -229,6 +232,20 @@ static void classify_tracepoint(struct ms_stream *s, struct evinfo *ei, uint64_t
 	}
 }
 
+/* Where TIME lies, so ordering needs no full parse. */
+static void time_offsets(const struct perf_event_attr *a, struct evinfo *ei)
+{
+	uint64_t t = a->sample_type;
+
+	ei->time_off = ei->time_from_end = -1;
+	if (!(t & PERF_SAMPLE_TIME))
+		return;
+	ei->time_off = 8 * (!!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID));
+	if (a->sample_id_all)
+		ei->time_from_end = 8 * (1 + !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID) +
+					 !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_IDENTIFIER));
+}
+
 static int setup_evsels(struct ms_stream *s)
 {
 	const void *td;
@@ -250,7 +267,9 @@ static int setup_evsels(struct ms_stream *s)
 	s->all_identifier = true;
 	for (i = 0; i < s->nr_ev; i++) {
 		a = ms_pdreader_attr(s->r, i);
+		s->ev[i].attr = a;
 		s->all_identifier &= !!(a->sample_type & PERF_SAMPLE_IDENTIFIER);
+		time_offsets(a, &s->ev[i]);
 		if (a->type == PERF_TYPE_TRACEPOINT)
 			classify_tracepoint(s, &s->ev[i], a->config);
 		else if (a->sample_type & PERF_SAMPLE_ADDR)
@@ -315,19 +334,21 @@ static int trailer_evsel(struct ms_stream *s, const struct perf_event_header *re
 
 static uint64_t record_time(struct ms_stream *s, const struct perf_event_header *rec)
 {
-	struct ms_sample smp;
-	int e;
+	const struct evinfo *ei;
+	uint64_t t;
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
-		e = sample_evsel(s, rec);
-		if (ms_sample_parse(ms_pdreader_attr(s->r, (size_t)e), rec, &smp) || !smp.has_time)
+		ei = &s->ev[sample_evsel(s, rec)];
+		if (ei->time_off < 0 || sizeof(*rec) + (size_t)ei->time_off + 8 > rec->size)
 			return s->last_time;
-	} else {
-		e = trailer_evsel(s, rec);
-		if (ms_sample_parse_id(ms_pdreader_attr(s->r, (size_t)e), rec, &smp) || !smp.has_time)
-			return s->last_time;
+		memcpy(&t, (const char *)(rec + 1) + ei->time_off, 8);
+		return t;
 	}
-	return smp.time;
+	ei = &s->ev[trailer_evsel(s, rec)];
+	if (ei->time_from_end < 0 || (size_t)ei->time_from_end + sizeof(*rec) > rec->size)
+		return s->last_time;
+	memcpy(&t, (const char *)rec + rec->size - ei->time_from_end, 8);
+	return t;
 }
 
 /* --- normalising --------------------------------------------------------- */
@@ -603,7 +624,7 @@ static int on_sample(struct ms_stream *s, const struct perf_event_header *rec)
 	struct ms_sample smp;
 	struct ms_event ev;
 
-	if (ms_sample_parse(ms_pdreader_attr(s->r, (size_t)e), rec, &smp)) {
+	if (ms_sample_parse(ei->attr, rec, &smp)) {
 		ms_warn("skipping a sample at byte offset %llu that does not fit its record",
 			(unsigned long long)ms_pdreader_offset(s->r));
 		return 0;
@@ -761,7 +782,7 @@ static int dispatch(struct ms_stream *s, const struct perf_event_header *rec, ui
 		s->st.last_time = time;
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return on_sample(s, rec);
-	if (ms_sample_parse_id(ms_pdreader_attr(s->r, (size_t)trailer_evsel(s, rec)), rec, &smp))
+	if (ms_sample_parse_id(s->ev[trailer_evsel(s, rec)].attr, rec, &smp))
 		memset(&smp, 0, sizeof(smp));
 	smp.time = time;
 	switch (rec->type) {
@@ -896,7 +917,18 @@ static int enqueue(struct ms_stream *s, const struct perf_event_header *rec)
 
 static int finished_round(struct ms_stream *s)
 {
+	const struct perf_event_header *oldest = NULL;
 	int err = flush_queue(s, s->next_flush);
+	size_t i;
+
+	/* Records before the oldest one still queued are done with. */
+	if (ms_pdreader_records_stable(s->r)) {
+		for (i = 0; i < s->nq; i++)
+			if (!oldest || s->q[i].rec < oldest)
+				oldest = s->q[i].rec;
+		if (oldest)
+			ms_pdreader_release_before(s->r, oldest);
+	}
 
 	s->next_flush = s->max_time;
 	/* Everything copied before the previous round has been emitted now. */
