@@ -28,8 +28,8 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "launch.h"
 
-#define MAX_PIDS 256
 
 static const char usage_text[] =
 "usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [--no-samples]\n"
@@ -85,32 +85,6 @@ struct record_opts {
 	bool pipe;
 };
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_signal(int sig)
-{
-	stop_signal = sig;
-}
-
-static int parse_pids(const char *s, struct record_opts *o)
-{
-	char *copy = strdup(s), *tok, *save = NULL;
-	uint64_t v;
-	int err = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (o->nr_pids == MAX_PIDS || cli_parse_u64(tok, 1, 4194304, &v)) {
-			err = -EINVAL;
-			break;
-		}
-		o->pids[o->nr_pids++] = (pid_t)v;
-	}
-	free(copy);
-	return err ? err : (o->nr_pids ? 0 : -EINVAL);
-}
-
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option longopts[] = {
@@ -137,7 +111,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			o->output = optarg;
 			break;
 		case 'p':
-			if (parse_pids(optarg, o))
+			if (launch_parse_pids(optarg, o->pids, &o->nr_pids))
 				return cli_usage_error("record", "invalid PID list '%s': expected "
 						       "numbers separated by commas", optarg);
 			break;
@@ -181,67 +155,6 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		return cli_usage_error("record", "give either a command or -p, not both");
 	o->pipe = !strcmp(o->output, "-");
 	return 0;
-}
-
-/* Resolves argv[0] as execvp would, so a bad command is reported before anything starts. */
-static int check_command(const char *name)
-{
-	const char *path = getenv("PATH");
-	char full[4096];
-	const char *p, *end;
-	int saw_eacces = 0;
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) ? -errno : 0;
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = end + 1) {
-		end = strchrnul(p, ':');
-		snprintf(full, sizeof(full), "%.*s/%s", (int)(end - p), end == p ? "." : p, name);
-		if (!access(full, X_OK))
-			return 0;
-		saw_eacces |= errno == EACCES;
-		if (!*end)
-			break;
-	}
-	return saw_eacces ? -EACCES : -ENOENT;
-}
-
-static int check_pid(pid_t pid, pid_t *tgid)
-{
-	char path[64], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -ESRCH;
-	*tgid = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", tgid) == 1)
-			break;
-	fclose(f);
-	return *tgid > 0 ? 0 : -ESRCH;
-}
-
-/* The child: wait until the events are armed, then exec (which enables them). */
-static void run_child(char **cmd, int go_fd, int err_fd, bool pipe_mode)
-{
-	char c;
-	int e;
-
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	if (read(go_fd, &c, 1) != 1)
-		_exit(127);
-	if (pipe_mode)
-		dup2(STDERR_FILENO, STDOUT_FILENO);  /* stdout carries the recording */
-	execvp(cmd[0], cmd);
-	e = errno;
-	if (write(err_fd, &e, sizeof(e)) < 0)
-		_exit(127);
-	_exit(127);
 }
 
 struct task_list {
@@ -288,6 +201,7 @@ static int attach_process(struct ms_live *l, pid_t tgid, struct task_list *done)
 			}
 			if (!err && done->n == done->cap) {
 				void *p = realloc(done->tids, (done->cap * 2 + 16) * sizeof(pid_t));
+
 				if (!p)
 					err = -ENOMEM;
 				else {
@@ -310,7 +224,6 @@ static int open_output(const char *path)
 {
 	char old[4096];
 	struct stat st;
-	int fd;
 
 	if (lstat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
@@ -321,8 +234,7 @@ static int open_output(const char *path)
 		if (rename(path, old))
 			return -1;
 	}
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	return fd;
+	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
 static int write_record(const struct perf_event_header *h, void *ctx)
@@ -338,39 +250,15 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 struct session {
 	struct record_opts *o;
 	struct ms_live *live;
 	struct ms_pdwriter *writer;
 	int out_fd;
-	pid_t child;               /* the command, or 0 */
-	int child_status;
-	bool child_reaped;
-	int pidfds[MAX_PIDS];      /* one per followed process */
+	struct launch_child child;  /* the command, when there is one */
+	int pidfds[MAX_PIDS];       /* one per followed process; [0] is the child's */
 	bool exited[MAX_PIDS];
 	int nr_pidfds;
-	pid_t tgids[MAX_PIDS];
 };
 
 static int drain(struct session *s)
@@ -392,7 +280,7 @@ static int main_loop(struct session *s)
 		fds[i] = (struct pollfd){ .fd = ms_live_fd(s->live, i), .events = POLLIN };
 	for (i = 0; i < s->nr_pidfds; i++)
 		fds[nr_rings + i] = (struct pollfd){ .fd = s->pidfds[i], .events = POLLIN };
-	while (!stop_signal) {
+	while (!launch_stop) {
 		if (poll(fds, (nfds_t)(nr_rings + s->nr_pidfds), 250) < 0 && errno != EINTR)
 			return -errno;
 		if ((err = drain(s)))
@@ -411,45 +299,21 @@ static int main_loop(struct session *s)
 	return 0;
 }
 
-/* Ends the command if we stop first: SIGTERM, then SIGKILL after 2 s. */
-static void finish_child(struct session *s)
-{
-	struct pollfd p;
-
-	if (!s->child)
-		return;
-	if (!s->exited[0]) {
-		kill(s->child, SIGTERM);
-		p = (struct pollfd){ .fd = s->pidfds[0], .events = POLLIN };
-		while (poll(&p, 1, 2000) < 0 && errno == EINTR)
-			;
-		if (!(p.revents & POLLIN))
-			kill(s->child, SIGKILL);
-	}
-	while (waitpid(s->child, &s->child_status, 0) < 0 && errno == EINTR)
-		;
-	s->child_reaped = true;
-}
-
 static void print_summary(struct session *s)
 {
 	struct ms_pdwriter_stats st;
-	char status[128] = "";
+	char status[160] = "";
 
 	ms_pdwriter_stats(s->writer, &st);
-	if (s->child_reaped) {
-		if (WIFEXITED(s->child_status))
-			snprintf(status, sizeof(status), "; '%s' exited with status %d",
-				 s->o->cmd[0], WEXITSTATUS(s->child_status));
-		else if (WIFSIGNALED(s->child_status))
-			snprintf(status, sizeof(status), "; '%s' was killed by signal %d (%s)",
-				 s->o->cmd[0], WTERMSIG(s->child_status),
-				 strsignal(WTERMSIG(s->child_status)));
+	if (s->o->cmd) {
+		status[0] = ';';
+		status[1] = ' ';
+		launch_describe(&s->child, s->o->cmd[0], status + 2, sizeof(status) - 2);
 	}
 	fprintf(stderr, "mapscope: %llu samples, %llu records lost, %.1f MiB written to '%s'%s%s\n",
 		(unsigned long long)st.samples, (unsigned long long)st.lost,
 		(double)st.bytes / (1024.0 * 1024.0), s->o->pipe ? "stdout" : s->o->output,
-		status, stop_signal ? " (stopped by signal)" : "");
+		status[2] ? status : "", launch_stop ? " (stopped by signal)" : "");
 	if (st.lost)
 		cli_hint("records were lost: raise the ring buffer size with -m (now %llu pages) "
 			 "or sample fewer faults with -c", (unsigned long long)s->o->pages);
@@ -477,73 +341,36 @@ static int start_writer(struct session *s, int argc, char **argv)
 	return s->writer ? 0 : -errno;
 }
 
-static int setup_targets(struct session *s, int *go_fd, int *err_fd)
+static int setup_targets(struct session *s)
 {
 	struct record_opts *o = s->o;
 	struct task_list done = { 0 };
-	int go[2], ep[2], i, err = 0;
+	int i, err = 0;
 
 	if (o->cmd) {
-		if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
-			return -errno;
-		s->child = fork();
-		if (s->child < 0)
-			return -errno;
-		if (s->child == 0)
-			run_child(o->cmd, go[0], ep[1], o->pipe);
-		close(go[0]);
-		close(ep[1]);
-		*go_fd = go[1];
-		*err_fd = ep[0];
-		s->tgids[0] = s->child;
+		if ((err = launch_fork(&s->child, o->cmd, o->pipe)))
+			return err;
+		s->pidfds[0] = s->child.pidfd;
 		s->nr_pidfds = 1;
-		return ms_live_add_task(s->live, s->child);
+		return ms_live_add_task(s->live, s->child.pid);
 	}
 	for (i = 0; i < o->nr_pids && !err; i++) {
-		s->tgids[i] = o->pids[i];
-		err = attach_process(s->live, o->pids[i], &done);
+		s->pidfds[i] = launch_pidfd(o->pids[i]);
 		s->nr_pidfds = i + 1;
+		if (s->pidfds[i] < 0)
+			return -errno;
+		err = attach_process(s->live, o->pids[i], &done);
 	}
 	free(done.tids);
 	return err;
 }
 
-static int open_pidfds(struct session *s)
-{
-	int i;
-
-	for (i = 0; i < s->nr_pidfds; i++) {
-		s->pidfds[i] = (int)syscall(SYS_pidfd_open, s->tgids[i], 0);
-		if (s->pidfds[i] < 0)
-			return -errno;
-	}
-	return 0;
-}
-
-/* Releases the command and learns whether its exec worked. */
-static int start_child(struct session *s, int go_fd, int err_fd)
-{
-	int e = 0;
-	ssize_t n;
-
-	if (write(go_fd, "g", 1) != 1)
-		return -errno;
-	close(go_fd);
-	n = read(err_fd, &e, sizeof(e));
-	close(err_fd);
-	if (n == (ssize_t)sizeof(e)) {
-		cli_error("cannot execute '%s': %s", s->o->cmd[0], strerror(e));
-		return -e;
-	}
-	return 0;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
-	struct session s = { .o = &o, .out_fd = -1 };
+	struct session s = { .o = &o, .out_fd = -1, .child = { .go_fd = -1, .err_fd = -1, .pidfd = -1 } };
 	struct ms_live_opts lo = { 0 };
-	int go_fd = -1, err_fd = -1, ret = EXIT_RUNTIME, err, i;
+	int ret = EXIT_RUNTIME, err, i;
 	pid_t tgid;
 
 	err = parse_args(argc, argv, &o);
@@ -551,19 +378,19 @@ int cmd_record(int argc, char **argv)
 		return err < 0 ? 0 : err;
 	cli_log_init(o.verbose);
 
-	if (o.cmd && (err = check_command(o.cmd[0]))) {
+	if (o.cmd && (err = launch_check_command(o.cmd[0]))) {
 		cli_error("cannot execute '%s': %s", o.cmd[0], strerror(-err));
 		return EXIT_RUNTIME;
 	}
 	for (i = 0; i < o.nr_pids; i++) {
-		if (check_pid(o.pids[i], &tgid)) {
+		if (launch_tgid(o.pids[i], &tgid)) {
 			cli_error("cannot attach to process %d: No such process", (int)o.pids[i]);
 			return EXIT_RUNTIME;
 		}
 		o.pids[i] = tgid;
 	}
-	raise_fd_limit();
-	install_signals();
+	launch_raise_fd_limit();
+	launch_signals();
 
 	lo.fault_period = o.no_samples ? 0 : o.period;
 	lo.mmap_pages = (unsigned int)o.pages;
@@ -577,9 +404,7 @@ int cmd_record(int argc, char **argv)
 				 "(CONFIG_FTRACE_SYSCALLS): as root, mount -t tracefs nodev /sys/kernel/tracing");
 		goto cleanup;
 	}
-	err = setup_targets(&s, &go_fd, &err_fd);
-	if (!err)
-		err = open_pidfds(&s);
+	err = setup_targets(&s);
 	if (err) {
 		if (err == -ESRCH)
 			cli_error("cannot attach: the process exited");
@@ -597,9 +422,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	}
 	if (o.cmd) {
-		if ((err = start_child(&s, go_fd, err_fd)))
+		if ((err = launch_release(&s.child, o.cmd[0])))
 			goto finish;
-		go_fd = err_fd = -1;
 	} else {
 		if ((err = ms_live_enable(s.live))) {
 			cli_error("cannot enable events: %s", strerror(-err));
@@ -615,7 +439,7 @@ int cmd_record(int argc, char **argv)
 	err = main_loop(&s);
 	if (err)
 		cli_error("recording failed: %s", strerror(-err));
-	finish_child(&s);
+	launch_finish(&s.child, s.exited[0]);
 	ms_live_disable(s.live);
 	if (!err)
 		err = drain(&s);
@@ -626,20 +450,13 @@ finish:
 		cli_error("cannot write '%s': %s", o.pipe ? "stdout" : o.output, strerror(errno));
 		err = -EIO;
 	}
-	if (!o.cmd || s.child_reaped)
+	if (!o.cmd || s.child.reaped)
 		print_summary(&s);
 	ret = err ? EXIT_RUNTIME : 0;
 cleanup:
-	if (s.child && !s.child_reaped) {
-		kill(s.child, SIGKILL);       /* it never got to run the command */
-		waitpid(s.child, NULL, 0);
-	}
-	if (go_fd >= 0)
-		close(go_fd);
-	if (err_fd >= 0)
-		close(err_fd);
-	for (i = 0; i < s.nr_pidfds; i++)
-		if (s.pidfds[i] > 0)
+	launch_cleanup(&s.child);
+	for (i = o.cmd ? 1 : 0; i < s.nr_pidfds; i++)
+		if (s.pidfds[i] >= 0)
 			close(s.pidfds[i]);
 	ms_pdwriter_free(s.writer);
 	if (s.out_fd >= 0 && s.out_fd != STDOUT_FILENO)

@@ -6,7 +6,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "output/json.h"
+#include "print-change.h"
 #include "replay.h"
 
 static const char usage_text[] =
@@ -31,110 +31,14 @@ static const char usage_text[] =
 struct tl {
 	long pid;
 	bool json;
-	char name[4096];             /* the region's name before the change */
 };
 
-static const char *op_name(enum ms_aspace_op op)
-{
-	static const char *const n[] = {
-		[MS_OP_MAP] = "map", [MS_OP_UNMAP] = "unmap", [MS_OP_REMAP] = "remap",
-		[MS_OP_PROTECT] = "protect", [MS_OP_BRK] = "brk", [MS_OP_STACK_GROW] = "stack-grow",
-		[MS_OP_MADVISE] = "madvise", [MS_OP_FORK] = "fork", [MS_OP_EXEC] = "exec",
-		[MS_OP_EXIT] = "exit",
-	};
-	return n[op];
-}
-
-/* The range a change concerns, before it applies. */
-static void range_of(const struct ms_event *ev, uint64_t *s, uint64_t *e, uint64_t *ns, uint64_t *ne)
-{
-	*s = *e = *ns = *ne = 0;
-	switch (ev->kind) {
-	case MS_EV_MAP: *s = ev->map.start; *e = ev->map.end; break;
-	case MS_EV_UNMAP: *s = ev->unmap.start; *e = ev->unmap.end; break;
-	case MS_EV_SHMDT: *s = ev->shmdt.addr; break;
-	case MS_EV_REMAP:
-		*s = ev->remap.old_start; *e = ev->remap.old_end;
-		*ns = ev->remap.new_start; *ne = ev->remap.new_end;
-		break;
-	case MS_EV_PROTECT: *s = ev->protect.start; *e = ev->protect.end; break;
-	case MS_EV_BRK:
-		*s = ev->brk.old_brk; *e = ev->brk.new_brk;
-		break;
-	case MS_EV_MADVISE: *s = ev->madvise.start; *e = ev->madvise.end; break;
-	default: break;
-	}
-}
-
-static int before(struct replay *rp, const struct ms_event *ev)
+static int on_change(struct replay *rp, const struct ms_change *c)
 {
 	struct tl *t = rp->ctx;
-	const struct ms_region *r;
-	uint64_t s, e, ns, ne;
 
-	range_of(ev, &s, &e, &ns, &ne);
-	r = s ? ms_aspace_lookup(rp->as, ev->pid, s) : NULL;
-	snprintf(t->name, sizeof(t->name), "%s", r ? r->name : "");
-	return 0;
-}
-
-static int after(struct replay *rp, const struct ms_event *ev, enum ms_aspace_op op)
-{
-	struct tl *t = rp->ctx;
-	const struct ms_region *r;
-	uint64_t s, e, ns, ne;
-	char name[4096];
-
-	if (op == MS_OP_NONE || (t->pid >= 0 && ev->pid != (uint32_t)t->pid))
-		return 0;
-	range_of(ev, &s, &e, &ns, &ne);
-	if (ev->kind == MS_EV_SHMDT)
-		e = 0;
-	if (op == MS_OP_STACK_GROW || op == MS_OP_BRK) {
-		r = ms_aspace_lookup(rp->as, ev->pid, op == MS_OP_BRK ? s - 1 : e - 1);
-		if (op == MS_OP_STACK_GROW) {
-			if (r) {
-				s = r->start;
-				e = r->end;
-			}
-		}
-	}
-	if (op == MS_OP_MAP) {
-		r = ms_aspace_lookup(rp->as, ev->pid, s);
-		snprintf(name, sizeof(name), "%s", r ? r->name : ev->map.name);
-	} else if (op == MS_OP_FORK)
-		snprintf(name, sizeof(name), "child %u/%u", ev->fork.child_pid, ev->fork.child_tid);
-	else if (op == MS_OP_EXEC || op == MS_OP_EXIT)
-		snprintf(name, sizeof(name), "%s", ev->kind == MS_EV_EXEC ? ev->comm.comm : "");
-	else if (op == MS_OP_BRK || op == MS_OP_STACK_GROW)
-		snprintf(name, sizeof(name), "%s", op == MS_OP_BRK ? "[heap]" : "[stack]");
-	else
-		snprintf(name, sizeof(name), "%s", t->name);
-	if (t->json) {
-		printf("{\"time_ns\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"op\": \"%s\", \"start\": ",
-		       ev->time, ev->pid, ev->tid, op_name(op));
-		s || e ? ms_json_addr(stdout, s) : (void)fputs("null", stdout);
-		fputs(", \"end\": ", stdout);
-		e ? ms_json_addr(stdout, e) : (void)fputs("null", stdout);
-		fputs(", \"new_start\": ", stdout);
-		ns ? ms_json_addr(stdout, ns) : (void)fputs("null", stdout);
-		fputs(", \"new_end\": ", stdout);
-		ne ? ms_json_addr(stdout, ne) : (void)fputs("null", stdout);
-		fputs(", \"name\": ", stdout);
-		ms_json_str(stdout, name);
-		if (op == MS_OP_FORK)
-			printf(", \"child_pid\": %u, \"child_tid\": %u", ev->fork.child_pid, ev->fork.child_tid);
-		fputs("}\n", stdout);
-		return 0;
-	}
-	printf("%20" PRIu64 " %7u %7u %-10s ", ev->time, ev->pid, ev->tid, op_name(op));
-	if (s || e)
-		printf("%016" PRIx64 "-%016" PRIx64, s, e);
-	else
-		printf("%33s", "");
-	if (ns)
-		printf(" -> %016" PRIx64 "-%016" PRIx64, ns, ne);
-	printf(" %s\n", name);
+	if (t->pid < 0 || c->pid == (uint32_t)t->pid)
+		print_change(stdout, c, t->json);
 	return 0;
 }
 
@@ -179,10 +83,9 @@ int cmd_timeline(int argc, char **argv)
 	if ((ret = replay_open(&rp, input)))
 		goto out;
 	rp.ctx = &t;
-	rp.pre = before;
-	rp.post = after;
+	rp.change = on_change;
 	if (!t.json)
-		printf("%20s %7s %7s %-10s %-33s %s\n", "time_ns", "pid", "tid", "op", "start-end", "name");
+		print_change_header(stdout);
 	if ((ret = replay_run(&rp)))
 		goto out;
 	replay_warnings(&rp);

@@ -15,6 +15,7 @@ static const struct command {
 	{ "report", cmd_report, "samples per region: where the data accesses landed" },
 	{ "maps", cmd_maps, "a process's mappings at an instant, as /proc/PID/maps showed them" },
 	{ "timeline", cmd_timeline, "every address-space change in time order" },
+	{ "watch", cmd_watch, "print address-space changes live, as they happen" },
 };
 
 static const struct command *find(const char *name)

@@ -35,6 +35,12 @@ static int on_event(const struct ms_event *ev, void *ctx)
 		rp->first_time = ev->time;      /* perf's synthesised records carry time 0 */
 	if (rp->pre && (err = rp->pre(rp, ev)))
 		return err;
+	if (rp->change) {
+		struct ms_change c;
+
+		err = ms_aspace_apply_change(rp->as, ev, &c);
+		return err > 0 ? rp->change(rp, &c) : err;
+	}
 	if ((err = ms_aspace_apply(rp->as, ev, &op)))
 		return err;
 	return rp->post ? rp->post(rp, ev, op) : 0;

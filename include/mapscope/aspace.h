@@ -69,6 +69,30 @@ void ms_aspace_set_listener(struct ms_aspace *as, const struct ms_aspace_listene
  */
 int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, enum ms_aspace_op *op);
 
+/* A change as the timeline and the watch channel describe it. */
+struct ms_change {
+	enum ms_aspace_op op;
+	uint64_t time_ns;
+	uint32_t pid, tid;
+	uint64_t start, end;          /* the range concerned (brk: old and new break; 0, 0: none) */
+	uint64_t new_start, new_end;  /* remap: where it went */
+	uint32_t child_pid, child_tid;/* fork */
+	/*
+	 * What was in [release_start, release_end) is gone: unmapped, moved
+	 * away, replaced by a new map, released by madvise or a brk shrink.
+	 * An exec or a process exit releases everything (release_all).
+	 */
+	uint64_t release_start, release_end;
+	bool release_all;
+	char name[256];               /* the region concerned; fork: "child P/T"; exec: the new name */
+};
+
+/*
+ * Applies ev like ms_aspace_apply() and describes what it changed. 1 with
+ * *out filled when the address space changed, 0 when not, -ENOMEM.
+ */
+int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event *ev, struct ms_change *out);
+
 /* Charges the samples still waiting. Call once at the end of the stream. */
 void ms_aspace_finish(struct ms_aspace *as);
 

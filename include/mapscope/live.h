@@ -31,6 +31,7 @@ struct ms_live_opts {
 
 #define MS_LIVE_CALLCHAIN      (1u << 0) /* user callchains (frame pointers) on samples */
 #define MS_LIVE_ENABLE_ON_EXEC (1u << 1) /* events start at the task's next exec */
+#define MS_LIVE_WAKEUP_EACH    (1u << 2) /* poll wakes for every record (costs the traced thread ~10 us) */
 
 /* The ring buffer size used when opts->mmap_pages is 0. */
 #define MS_LIVE_DEFAULT_PAGES 1024u
@@ -86,6 +87,13 @@ long ms_live_drain(struct ms_live *l, ms_live_fn fn, void *ctx);
  * (CLOCK_MONOTONIC ns). 0 or a negative errno.
  */
 int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time, ms_live_fn fn, void *ctx);
+
+/*
+ * Ring i's control page (data_head advances as the kernel writes) and the
+ * size of its data area, for readers that watch data_head themselves.
+ */
+const struct perf_event_mmap_page *ms_live_ring_page(const struct ms_live *l, int i);
+size_t ms_live_ring_size(const struct ms_live *l);
 
 /* The events, for writing a file header: attr, name ("syscalls:sys_enter_munmap"), ids. */
 size_t ms_live_nr_evsels(const struct ms_live *l);

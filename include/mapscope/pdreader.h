@@ -50,6 +50,8 @@ size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r);
 const struct perf_event_attr *ms_pdreader_attr(const struct ms_pdreader *r, size_t i);
 /* The name from EVENT_DESC, or NULL. */
 const char *ms_pdreader_evsel_name(const struct ms_pdreader *r, size_t i);
+/* The ids of evsel i (NULL, *nr 0 where it has none). */
+const uint64_t *ms_pdreader_evsel_ids(const struct ms_pdreader *r, size_t i, size_t *nr);
 /* The evsel whose fds had this id, or -1. */
 int ms_pdreader_evsel_by_id(const struct ms_pdreader *r, uint64_t id);
 /* The TRACING_DATA blob (NULL, 0 where the file has none). */

@@ -45,6 +45,21 @@ struct ms_stream *ms_stream_new(struct ms_pdreader *r);
  */
 int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx);
 
+struct ms_live;
+
+/*
+ * Prepares a stream over a live source: records are pushed in as they are
+ * drained from its rings (ms_stream_push) and emitted by ms_stream_flush.
+ * l stays the caller's and must outlive the stream. NULL with errno set.
+ */
+struct ms_stream *ms_stream_new_live(struct ms_live *l);
+
+/* Queues one record (copied). 0 or -ENOMEM. */
+int ms_stream_push(struct ms_stream *s, const struct perf_event_header *rec);
+
+/* Emits the queued records with time <= limit, in time order. 0 or what fn returned. */
+int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn fn, void *ctx);
+
 /* Whether the recording has the syscall records that make unmaps exact. */
 bool ms_stream_has_syscalls(const struct ms_stream *s);
 

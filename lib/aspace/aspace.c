@@ -881,3 +881,114 @@ MS_EXPORT void ms_aspace_free(struct ms_aspace *as)
 	free(as->regions);
 	free(as);
 }
+
+/* --- describing changes ---------------------------------------------------- */
+
+static void range_of(const struct ms_event *ev, struct ms_change *c)
+{
+	switch (ev->kind) {
+	case MS_EV_MAP: c->start = ev->map.start; c->end = ev->map.end; break;
+	case MS_EV_UNMAP: c->start = ev->unmap.start; c->end = ev->unmap.end; break;
+	case MS_EV_SHMDT: c->start = ev->shmdt.addr; break;
+	case MS_EV_REMAP:
+		c->start = ev->remap.old_start;
+		c->end = ev->remap.old_end;
+		c->new_start = ev->remap.new_start;
+		c->new_end = ev->remap.new_end;
+		break;
+	case MS_EV_PROTECT: c->start = ev->protect.start; c->end = ev->protect.end; break;
+	case MS_EV_BRK: c->start = ev->brk.old_brk; c->end = ev->brk.new_brk; break;
+	case MS_EV_MADVISE: c->start = ev->madvise.start; c->end = ev->madvise.end; break;
+	default: break;
+	}
+}
+
+static void set_release(struct ms_change *c, uint64_t start, uint64_t end)
+{
+	c->release_start = start;
+	c->release_end = end;
+}
+
+MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event *ev, struct ms_change *c)
+{
+	const struct ms_region *r, *before = NULL;
+	uint64_t shm_start = 0, shm_end = 0;
+	bool occupied = false;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	range_of(ev, c);
+	if (c->start && ev->kind != MS_EV_BRK)
+		before = ms_aspace_lookup(as, ev->pid, c->start);
+	if (before)
+		snprintf(c->name, sizeof(c->name), "%s", before->name);
+	if (ev->kind == MS_EV_SHMDT && before) {
+		shm_start = before->start;
+		shm_end = before->end;
+	}
+	if (ev->kind == MS_EV_MAP) {
+		const struct proc *p = ms_u32map_get(&as->procs, ev->pid);
+		size_t i = p ? lower(p, ev->map.start) : 0;
+
+		occupied = p && i < p->n && p->p[i].start < ev->map.end;
+	}
+	err = ms_aspace_apply(as, ev, &c->op);
+	if (err)
+		return err;
+	if (c->op == MS_OP_NONE)
+		return 0;
+	c->time_ns = ev->time;
+	c->pid = ev->pid;
+	c->tid = ev->tid;
+	switch (c->op) {
+	case MS_OP_MAP:
+		r = ms_aspace_lookup(as, ev->pid, c->start);
+		snprintf(c->name, sizeof(c->name), "%s", r ? r->name : ev->map.name);
+		if (occupied)                          /* MAP_FIXED over what was there */
+			set_release(c, c->start, c->end);
+		break;
+	case MS_OP_UNMAP:
+		if (ev->kind == MS_EV_SHMDT) {
+			c->start = shm_start;
+			c->end = shm_end;
+		}
+		set_release(c, c->start, c->end);
+		break;
+	case MS_OP_REMAP:
+		set_release(c, c->start, c->end);
+		break;
+	case MS_OP_MADVISE:
+		set_release(c, c->start, c->end);
+		break;
+	case MS_OP_BRK:
+		snprintf(c->name, sizeof(c->name), "[heap]");
+		if (ev->kind == MS_EV_BRK && ev->brk.new_brk < ev->brk.old_brk)
+			set_release(c, PAGE_ALIGN(ev->brk.new_brk), PAGE_ALIGN(ev->brk.old_brk));
+		break;
+	case MS_OP_STACK_GROW:
+		r = ms_aspace_lookup(as, ev->pid, ev->map.end - 1);
+		if (r) {
+			c->start = r->start;
+			c->end = r->end;
+		}
+		snprintf(c->name, sizeof(c->name), "[stack]");
+		break;
+	case MS_OP_FORK:
+		c->child_pid = ev->fork.child_pid;
+		c->child_tid = ev->fork.child_tid;
+		c->start = c->end = 0;
+		snprintf(c->name, sizeof(c->name), "child %u/%u", c->child_pid, c->child_tid);
+		break;
+	case MS_OP_EXEC:
+		c->release_all = true;
+		snprintf(c->name, sizeof(c->name), "%s", ev->comm.comm);
+		break;
+	case MS_OP_EXIT:
+		c->release_all = ev->tid == ev->pid;
+		c->name[0] = '\0';
+		break;
+	default:
+		break;
+	}
+	return 1;
+}

@@ -96,8 +96,12 @@ static void common_attr(struct perf_event_attr *a, const struct ms_live_opts *o)
 	a->enable_on_exec = !!(o->flags & MS_LIVE_ENABLE_ON_EXEC);
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
-	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)((size_t)o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	if (o->flags & MS_LIVE_WAKEUP_EACH) {
+		a->wakeup_events = 1;
+	} else {
+		a->watermark = 1;
+		a->wakeup_watermark = (uint32_t)((size_t)o->mmap_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	}
 }
 
 static void add_evsel(struct ms_live *l, const char *name, const char *tp, enum phase ph,
@@ -404,6 +408,21 @@ MS_EXPORT int ms_live_fd(const struct ms_live *l, int i)
 		if (l->rings[c].fd >= 0 && i-- == 0)
 			return l->rings[c].fd;
 	return -1;
+}
+
+MS_EXPORT const struct perf_event_mmap_page *ms_live_ring_page(const struct ms_live *l, int i)
+{
+	int c;
+
+	for (c = 0; c < l->nr_cpus; c++)
+		if (l->rings[c].fd >= 0 && i-- == 0)
+			return l->rings[c].pg;
+	return NULL;
+}
+
+MS_EXPORT size_t ms_live_ring_size(const struct ms_live *l)
+{
+	return (size_t)l->opts.mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
 }
 
 static long drain_ring(struct ms_live *l, struct ring *r, ms_live_fn fn, void *ctx)

@@ -506,6 +506,12 @@ MS_EXPORT const char *ms_pdreader_evsel_name(const struct ms_pdreader *r, size_t
 	return i < r->nr_evsels ? r->evsels[i].name : NULL;
 }
 
+MS_EXPORT const uint64_t *ms_pdreader_evsel_ids(const struct ms_pdreader *r, size_t i, size_t *nr)
+{
+	*nr = i < r->nr_evsels ? r->evsels[i].nr_ids : 0;
+	return i < r->nr_evsels ? r->evsels[i].ids : NULL;
+}
+
 MS_EXPORT int ms_pdreader_evsel_by_id(const struct ms_pdreader *r, uint64_t id)
 {
 	size_t i, j;

@@ -18,6 +18,7 @@
 
 #include <event-parse.h>
 
+#include <mapscope/live.h>
 #include <mapscope/stream.h>
 
 #include "stream/sample.h"
@@ -84,8 +85,16 @@ struct chunk {
 	unsigned char data[1 << 20];
 };
 
+struct idmap {
+	uint64_t id;
+	uint32_t evsel;
+};
+
 struct ms_stream {
-	struct ms_pdreader *r;
+	struct ms_pdreader *r;        /* the file source, or NULL */
+	struct ms_live *live;         /* the live source, or NULL */
+	struct idmap *ids;            /* sorted by id */
+	size_t nr_ids;
 	struct evinfo *ev;
 	size_t nr_ev;
 	bool all_identifier;
@@ -96,6 +105,7 @@ struct ms_stream {
 	size_t nq, capq;
 	uint64_t seq, max_time, next_flush, last_emitted, last_time;
 	struct chunk *arena_cur, *arena_prev;     /* pipe mode copies */
+	struct chunk *spare;                      /* emptied chunks, kept for reuse */
 	/* normalising */
 	struct ms_u32map threads;                 /* tid -> struct thread */
 	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
@@ -246,13 +256,55 @@ static void time_offsets(const struct perf_event_attr *a, struct evinfo *ei)
 					 !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_IDENTIFIER));
 }
 
+static const struct perf_event_attr *src_attr(struct ms_stream *s, size_t i)
+{
+	return s->r ? ms_pdreader_attr(s->r, i) : ms_live_evsel_attr(s->live, i);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Every event's ids, sorted, so a record finds its event by binary search. */
+static int build_ids(struct ms_stream *s)
+{
+	const uint64_t *ids;
+	size_t i, j, n, total = 0;
+
+	for (i = 0; i < s->nr_ev; i++) {
+		if (s->r)
+			total += ms_pdreader_evsel_ids(s->r, i, &n) ? n : 0;
+		else
+			total += ms_live_evsel_ids(s->live, i, &n) ? n : 0;
+	}
+	s->ids = malloc((total ? total : 1) * sizeof(*s->ids));
+	if (!s->ids)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_ev; i++) {
+		ids = s->r ? ms_pdreader_evsel_ids(s->r, i, &n) : ms_live_evsel_ids(s->live, i, &n);
+		for (j = 0; ids && j < n; j++)
+			s->ids[s->nr_ids++] = (struct idmap){ ids[j], (uint32_t)i };
+	}
+	qsort(s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
+	return 0;
+}
+
 static int setup_evsels(struct ms_stream *s)
 {
 	const void *td;
 	size_t len, i;
 	const struct perf_event_attr *a;
 
-	ms_pdreader_tracing_data(s->r, &td, &len);
+	if (s->r) {
+		ms_pdreader_tracing_data(s->r, &td, &len);
+		s->nr_ev = ms_pdreader_nr_evsels(s->r);
+	} else {
+		ms_live_tracing_data(s->live, &td, &len);
+		s->nr_ev = ms_live_nr_evsels(s->live);
+	}
 	if (td) {
 		s->tep = tep_alloc();
 		if (!s->tep)
@@ -260,13 +312,16 @@ static int setup_evsels(struct ms_stream *s)
 		if (parse_tracing_data(s->tep, td, len))
 			ms_warn("the recording's tracing data does not parse: tracepoints are ignored");
 	}
-	s->nr_ev = ms_pdreader_nr_evsels(s->r);
-	s->ev = calloc(s->nr_ev ? s->nr_ev : 1, sizeof(*s->ev));
+	if (!s->nr_ev) {
+		ms_err("the recording describes no events");
+		return -EBADMSG;
+	}
+	s->ev = calloc(s->nr_ev, sizeof(*s->ev));
 	if (!s->ev)
 		return -ENOMEM;
 	s->all_identifier = true;
 	for (i = 0; i < s->nr_ev; i++) {
-		a = ms_pdreader_attr(s->r, i);
+		a = src_attr(s, i);
 		s->ev[i].attr = a;
 		s->all_identifier &= !!(a->sample_type & PERF_SAMPLE_IDENTIFIER);
 		time_offsets(a, &s->ev[i]);
@@ -275,10 +330,10 @@ static int setup_evsels(struct ms_stream *s)
 		else if (a->sample_type & PERF_SAMPLE_ADDR)
 			s->ev[i].kind = EK_DATA;
 	}
-	return 0;
+	return build_ids(s);
 }
 
-MS_EXPORT struct ms_stream *ms_stream_new(struct ms_pdreader *r)
+static struct ms_stream *stream_new(struct ms_pdreader *r, struct ms_live *l)
 {
 	struct ms_stream *s = calloc(1, sizeof(*s));
 	int err;
@@ -286,6 +341,7 @@ MS_EXPORT struct ms_stream *ms_stream_new(struct ms_pdreader *r)
 	if (!s)
 		return NULL;
 	s->r = r;
+	s->live = l;
 	ms_u32map_init(&s->threads);
 	ms_u32map_init(&s->brks);
 	err = setup_evsels(s);
@@ -297,15 +353,31 @@ MS_EXPORT struct ms_stream *ms_stream_new(struct ms_pdreader *r)
 	return s;
 }
 
+MS_EXPORT struct ms_stream *ms_stream_new_live(struct ms_live *l)
+{
+	return stream_new(NULL, l);
+}
+
+MS_EXPORT struct ms_stream *ms_stream_new(struct ms_pdreader *r)
+{
+	return stream_new(r, NULL);
+}
+
 /* Which event wrote rec: by its id, else the only one, else the first. */
 static int evsel_of(struct ms_stream *s, uint64_t id, bool has_id)
 {
-	int i;
+	size_t lo = 0, hi = s->nr_ids, mid;
 
 	if (s->nr_ev == 1 || !has_id)
 		return 0;
-	i = ms_pdreader_evsel_by_id(s->r, id);
-	return i < 0 ? 0 : i;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (s->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nr_ids && s->ids[lo].id == id ? (int)s->ids[lo].evsel : 0;
 }
 
 /* Finds the event of a sample: IDENTIFIER comes first when every event has it. */
@@ -626,7 +698,7 @@ static int on_sample(struct ms_stream *s, const struct perf_event_header *rec)
 
 	if (ms_sample_parse(ei->attr, rec, &smp)) {
 		ms_warn("skipping a sample at byte offset %llu that does not fit its record",
-			(unsigned long long)ms_pdreader_offset(s->r));
+			(unsigned long long)(s->r ? ms_pdreader_offset(s->r) : 0));
 		return 0;
 	}
 	if (ei->kind == EK_ENTER || ei->kind == EK_EXIT)
@@ -693,7 +765,7 @@ static int on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 	err = take_mmap(rec, &pm);
 	if (err) {
 		ms_warn("skipping an MMAP record at byte offset %llu that does not fit",
-			(unsigned long long)ms_pdreader_offset(s->r));
+			(unsigned long long)(s->r ? ms_pdreader_offset(s->r) : 0));
 		return 0;
 	}
 	if (pm.pid == UINT32_MAX) {                /* the kernel's own maps, as perf synthesises them */
@@ -857,6 +929,22 @@ static int flush_queue(struct ms_stream *s, uint64_t limit)
 	return err;
 }
 
+/*
+ * Emptied chunks are kept, not freed: freeing a 1 MiB block is a munmap,
+ * which a process watching itself would see as a new event to drain, and so
+ * on without end.
+ */
+static void recycle_chunks(struct ms_stream *s, struct chunk *c)
+{
+	struct chunk *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		c->next = s->spare;
+		s->spare = c;
+	}
+}
+
 static void free_chunks(struct chunk *c)
 {
 	struct chunk *next;
@@ -871,11 +959,13 @@ static const struct perf_event_header *keep_record(struct ms_stream *s, const st
 {
 	struct chunk *c = s->arena_cur;
 
-	if (ms_pdreader_records_stable(s->r))
+	if (s->r && ms_pdreader_records_stable(s->r))
 		return rec;
 	if (!c || sizeof(c->data) - c->used < rec->size) {
-		c = malloc(sizeof(*c));
-		if (!c)
+		if (s->spare) {
+			c = s->spare;
+			s->spare = c->next;
+		} else if (!(c = malloc(sizeof(*c))))
 			return NULL;
 		c->next = s->arena_cur;
 		c->used = 0;
@@ -922,7 +1012,7 @@ static int finished_round(struct ms_stream *s)
 	size_t i;
 
 	/* Records before the oldest one still queued are done with. */
-	if (ms_pdreader_records_stable(s->r)) {
+	if (s->r && ms_pdreader_records_stable(s->r)) {
 		for (i = 0; i < s->nq; i++)
 			if (!oldest || s->q[i].rec < oldest)
 				oldest = s->q[i].rec;
@@ -932,7 +1022,7 @@ static int finished_round(struct ms_stream *s)
 
 	s->next_flush = s->max_time;
 	/* Everything copied before the previous round has been emitted now. */
-	free_chunks(s->arena_prev);
+	recycle_chunks(s, s->arena_prev);
 	s->arena_prev = s->arena_cur;
 	s->arena_cur = NULL;
 	return err;
@@ -950,6 +1040,27 @@ static int flush_all_threads(struct ms_stream *s)
 		smp.tid = tid;
 		if (t->nr_maps)
 			err = flush_thread_maps(s, &smp, t);
+	}
+	return err;
+}
+
+MS_EXPORT int ms_stream_push(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	s->st.records++;
+	return rec->type < 64 ? enqueue(s, rec) : 0;
+}
+
+MS_EXPORT int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn fn, void *ctx)
+{
+	int err;
+
+	s->fn = fn;
+	s->ctx = ctx;
+	err = flush_queue(s, limit);
+	if (!s->nq) {                    /* nothing queued refers to the copies any more */
+		recycle_chunks(s, s->arena_prev);
+		recycle_chunks(s, s->arena_cur);
+		s->arena_prev = s->arena_cur = NULL;
 	}
 	return err;
 }
@@ -1007,9 +1118,11 @@ MS_EXPORT void ms_stream_free(struct ms_stream *s)
 	ms_u32map_release(&s->brks);
 	free_chunks(s->arena_cur);
 	free_chunks(s->arena_prev);
+	free_chunks(s->spare);
 	if (s->tep)
 		tep_free(s->tep);
 	free(s->ev);
+	free(s->ids);
 	free(s->q);
 	free(s->tmp);
 	free(s);

@@ -8,7 +8,7 @@ need_recording
 cd "$TMP"
 "$WORKLOADS/spinner" >spin.txt &
 spinner=$!
-trap 'kill $spinner 2>/dev/null; rm -rf "$TMP"' EXIT
+trap 'kill $spinner 2>/dev/null || true; rm -rf "$TMP"' EXIT
 for _ in $(seq 100); do grep -q '^ready' spin.txt && break; sleep 0.05; done
 grep -q '^ready' spin.txt || fail "the spinner did not start"
 

@@ -1,0 +1,233 @@
+/*
+ * The live channel: the live source, the stream and the model, drained on
+ * demand. Records are flushed as soon as they are drained (no round delay):
+ * an unmap's exit record is written before the syscall returns, so the
+ * event must be readable at once.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mapscope/live.h>
+#include <mapscope/stream.h>
+#include <mapscope/watch.h>
+
+#include "util/log.h"
+
+#define WATCH_PAGES 256u              /* 1 MiB per CPU */
+
+struct ms_watch {
+	struct ms_live *live;
+	struct ms_stream *stream;
+	struct ms_aspace *as;
+	int epfd;
+	int nr_rings;
+	const struct perf_event_mmap_page **pages;
+	size_t ring_size;
+	uint64_t bump;                /* atomic: makes the generation move when rings fill */
+	struct ms_watch_event *q;
+	size_t head, len, cap;
+	int error;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int push_event(struct ms_watch *w, const struct ms_watch_event *ev)
+{
+	struct ms_watch_event *grown;
+	size_t i;
+
+	if (w->len == w->cap) {
+		grown = malloc((w->cap ? 2 * w->cap : 64) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		for (i = 0; i < w->len; i++)
+			grown[i] = w->q[(w->head + i) % w->cap];
+		free(w->q);
+		w->q = grown;
+		w->head = 0;
+		w->cap = w->cap ? 2 * w->cap : 64;
+	}
+	w->q[(w->head + w->len++) % w->cap] = *ev;
+	return 0;
+}
+
+static int on_event(const struct ms_event *ev, void *ctx)
+{
+	struct ms_watch *w = ctx;
+	struct ms_watch_event out = { 0 };
+	int ret;
+
+	if (ev->kind == MS_EV_LOST) {
+		out.change.time_ns = ev->time;
+		out.change.release_all = true;
+		out.lost = ev->lost.count;
+		return push_event(w, &out);
+	}
+	ret = ms_aspace_apply_change(w->as, ev, &out.change);
+	return ret > 0 ? push_event(w, &out) : ret;
+}
+
+static int push_record(const struct perf_event_header *rec, void *ctx)
+{
+	return ms_stream_push(ctx, rec);
+}
+
+/* Drains every ring and turns what it held into events. */
+static int pump(struct ms_watch *w)
+{
+	long n = ms_live_drain(w->live, push_record, w->stream);
+
+	if (n < 0)
+		return (int)n;
+	return ms_stream_flush(w->stream, UINT64_MAX, on_event, w);
+}
+
+static int add_threads(struct ms_watch *w, pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int err = 0, tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -ESRCH;
+	while (!err && (d = readdir(dir))) {
+		tid = atoi(d->d_name);
+		if (tid <= 0)
+			continue;
+		err = ms_live_add_task(w->live, tid);
+		if (err == -ESRCH)
+			err = 0;              /* it just exited */
+	}
+	closedir(dir);
+	return err;
+}
+
+static int synth_record(const struct perf_event_header *rec, void *ctx)
+{
+	return ms_stream_push(ctx, rec);
+}
+
+static int setup(struct ms_watch *w, pid_t pid, unsigned int flags)
+{
+	struct ms_live_opts lo = {
+		.mmap_pages = WATCH_PAGES,
+		.flags = (flags & MS_WATCH_WAKEUP ? MS_LIVE_WAKEUP_EACH : 0) |
+			 (flags & MS_WATCH_ENABLE_ON_EXEC ? MS_LIVE_ENABLE_ON_EXEC : 0),
+	};
+	struct epoll_event ee = { .events = EPOLLIN };
+	int err, i;
+
+	w->live = ms_live_new(&lo);
+	if (!w->live)
+		return -errno;
+	err = flags & MS_WATCH_ENABLE_ON_EXEC ? ms_live_add_task(w->live, pid) : add_threads(w, pid);
+	if (err)
+		return err;
+	w->stream = ms_stream_new_live(w->live);
+	w->as = ms_aspace_new();
+	if (!w->stream || !w->as)
+		return -ENOMEM;
+	w->nr_rings = ms_live_nr_fds(w->live);
+	w->ring_size = ms_live_ring_size(w->live);
+	w->pages = calloc((size_t)w->nr_rings, sizeof(*w->pages));
+	w->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (!w->pages || w->epfd < 0)
+		return w->pages ? -errno : -ENOMEM;
+	for (i = 0; i < w->nr_rings; i++) {
+		w->pages[i] = ms_live_ring_page(w->live, i);
+		if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, ms_live_fd(w->live, i), &ee))
+			return -errno;
+	}
+	if (flags & MS_WATCH_ENABLE_ON_EXEC)
+		return 0;
+	if ((err = ms_live_enable(w->live)))
+		return err;
+	/* What is mapped already, so every later change is known by its region. */
+	err = ms_live_synthesize(w->live, pid, now_ns(), synth_record, w->stream);
+	if (!err)
+		err = ms_stream_flush(w->stream, UINT64_MAX, on_event, w);
+	w->len = 0;                   /* the synthesised maps are not changes */
+	return err;
+}
+
+MS_EXPORT int ms_watch_open(pid_t pid, unsigned int flags, struct ms_watch **out)
+{
+	struct ms_watch *w = calloc(1, sizeof(*w));
+	int err;
+
+	*out = NULL;
+	if (!w)
+		return -ENOMEM;
+	w->epfd = -1;
+	err = setup(w, pid ? pid : getpid(), flags);
+	if (err) {
+		ms_watch_close(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+}
+
+MS_EXPORT int ms_watch_fd(const struct ms_watch *w)
+{
+	return w->epfd;
+}
+
+MS_EXPORT int ms_watch_next(struct ms_watch *w, struct ms_watch_event *ev)
+{
+	int err;
+
+	if (!w->len && (err = pump(w)))
+		return err;
+	if (!w->len)
+		return 0;
+	*ev = w->q[w->head];
+	w->head = (w->head + 1) % w->cap;
+	w->len--;
+	return 1;
+}
+
+MS_EXPORT uint64_t ms_watch_generation(struct ms_watch *w)
+{
+	uint64_t sum = 0, head, tail;
+	int i;
+
+	for (i = 0; i < w->nr_rings; i++) {
+		head = __atomic_load_n(&w->pages[i]->data_head, __ATOMIC_ACQUIRE);
+		tail = __atomic_load_n(&w->pages[i]->data_tail, __ATOMIC_ACQUIRE);
+		sum += head;
+		/* Nearly full: the kernel may drop records and stop moving head. */
+		if (head - tail > w->ring_size / 4 * 3)
+			sum += __atomic_add_fetch(&w->bump, 1, __ATOMIC_RELAXED) << 40;
+	}
+	return sum + (__atomic_load_n(&w->bump, __ATOMIC_RELAXED) << 40);
+}
+
+MS_EXPORT void ms_watch_close(struct ms_watch *w)
+{
+	if (!w)
+		return;
+	if (w->epfd >= 0)
+		close(w->epfd);
+	ms_aspace_free(w->as);
+	ms_stream_free(w->stream);
+	ms_live_free(w->live);
+	free(w->pages);
+	free(w->q);
+	free(w);
+}

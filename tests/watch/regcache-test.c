@@ -1,0 +1,232 @@
+/*
+ * For every unmap path, the registration cache of examples/regcache.c must
+ * never return an entry for memory that has been unmapped, and the
+ * generation must have moved by the time the unmapping call returned. Built
+ * twice: dynamic, and static (no libc symbol to interpose on).
+ * Exit 0 all passed, 1 a failure, 77 skipped (no privileges).
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "regcache.h"
+
+#define PAGE 4096UL
+
+static struct regcache rc;
+static int failures, checks;
+
+static char *map_pages(size_t n, int flags)
+{
+	char *p = mmap(NULL, n * PAGE, PROT_READ | PROT_WRITE, flags, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	memset(p, 1, n * PAGE);
+	return p;
+}
+
+/* Registers [p, p+len) and checks that it is cached; returns the generation before the unmap. */
+static uint64_t arm(const char *path, void *p, size_t len)
+{
+	regcache_lookup(&rc, p, len);
+	if (!regcache_cached(&rc, p, len)) {
+		printf("FAIL: %s: the range was not cached after registering\n", path);
+		failures++;
+	}
+	return ms_watch_generation(rc.watch);
+}
+
+/* After the unmapping call returned: the generation moved, and nothing stale is handed out. */
+static void verify(const char *path, uint64_t before, void *p, size_t len)
+{
+	uint64_t after = ms_watch_generation(rc.watch);
+
+	checks++;
+	if (after == before) {
+		printf("FAIL: %s: the generation did not change\n", path);
+		failures++;
+		return;
+	}
+	if (regcache_cached(&rc, p, len)) {
+		printf("FAIL: %s: the cache still returns an entry for unmapped memory %p+%zu\n", path, p, len);
+		failures++;
+		return;
+	}
+}
+
+static void report(const char *path, int before_failures)
+{
+	if (failures == before_failures)
+		printf("ok: %s\n", path);
+}
+
+static void *unmapper(void *arg)
+{
+	munmap(arg, 4 * PAGE);
+	return NULL;
+}
+
+static pthread_mutex_t old_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t old_cond = PTHREAD_COND_INITIALIZER;
+static void *old_target;
+static int old_done;
+
+/* A thread that exists before the watch opens, and later unmaps on request. */
+static void *old_thread(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&old_lock);
+	while (!old_target)
+		pthread_cond_wait(&old_cond, &old_lock);
+	munmap(old_target, 4 * PAGE);
+	old_done = 1;
+	pthread_cond_broadcast(&old_cond);
+	pthread_mutex_unlock(&old_lock);
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t t, old;
+	uint64_t g;
+	char *p, *q, *brk0;
+	int f, i, id, err;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/*
+	 * Large blocks always mmap'd, as under ASan: if draining the watch freed
+	 * and mapped memory, each drain would make a new event and a drain loop
+	 * would never end. The test's timeout catches that.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	pthread_create(&old, NULL, old_thread, NULL);
+	err = regcache_init(&rc);
+	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
+		printf("SKIP: cannot open the watch (%s): needs root or CAP_PERFMON and tracefs\n", strerror(-err));
+		return 77;
+	}
+	if (err) {
+		printf("FAIL: ms_watch_open: %s\n", strerror(-err));
+		return 1;
+	}
+
+	f = failures;
+	for (i = 0; i < 200; i++) {               /* the same path, many times over */
+		p = map_pages(4, MAP_PRIVATE | MAP_ANONYMOUS);
+		g = arm("munmap", p, 4 * PAGE);
+		munmap(p, 4 * PAGE);
+		verify("munmap", g, p, 4 * PAGE);
+	}
+	report("munmap (200 times)", f);
+
+	f = failures;
+	p = map_pages(4, MAP_PRIVATE | MAP_ANONYMOUS);
+	g = arm("syscall(SYS_munmap)", p, 4 * PAGE);
+	syscall(SYS_munmap, p, 4 * PAGE);
+	verify("syscall(SYS_munmap)", g, p, 4 * PAGE);
+	report("syscall(SYS_munmap) directly", f);
+
+	f = failures;
+	p = map_pages(9, MAP_PRIVATE | MAP_ANONYMOUS);
+	mprotect(p + 8 * PAGE, PAGE, PROT_NONE);  /* no room: it must move */
+	g = arm("mremap move", p, 8 * PAGE);
+	q = mremap(p, 8 * PAGE, 64 * PAGE, MREMAP_MAYMOVE);
+	if (q == MAP_FAILED || q == p) {
+		printf("FAIL: mremap did not move\n");
+		failures++;
+	}
+	verify("mremap move", g, p, 8 * PAGE);
+	report("mremap with a move", f);
+
+	f = failures;
+	p = map_pages(8, MAP_PRIVATE | MAP_ANONYMOUS);
+	g = arm("mremap shrink", p, 8 * PAGE);
+	mremap(p, 8 * PAGE, 2 * PAGE, 0);
+	verify("mremap shrink", g, p, 8 * PAGE);
+	report("mremap shrinking", f);
+
+	f = failures;
+	p = map_pages(8, MAP_PRIVATE | MAP_ANONYMOUS);
+	g = arm("MAP_FIXED", p + 2 * PAGE, 2 * PAGE);
+	mmap(p + 2 * PAGE, 2 * PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	verify("MAP_FIXED", g, p + 2 * PAGE, 2 * PAGE);
+	report("MAP_FIXED over a cached range", f);
+
+	f = failures;
+	brk0 = sbrk(0);
+	if (brk(brk0 + 16 * PAGE) == 0) {
+		memset(brk0, 1, 16 * PAGE);
+		g = arm("brk shrink", brk0 + 8 * PAGE, 8 * PAGE);
+		brk(brk0);
+		verify("brk shrink", g, brk0 + 8 * PAGE, 8 * PAGE);
+		report("brk shrink", f);
+	} else {
+		printf("FAIL: brk growth failed\n");
+		failures++;
+	}
+
+	{
+		static const struct { int advice; const char *name; int flags; } adv[] = {
+			{ MADV_DONTNEED, "madvise(MADV_DONTNEED)", MAP_PRIVATE | MAP_ANONYMOUS },
+			{ MADV_FREE, "madvise(MADV_FREE)", MAP_PRIVATE | MAP_ANONYMOUS },
+			{ MADV_REMOVE, "madvise(MADV_REMOVE)", MAP_SHARED | MAP_ANONYMOUS },
+		};
+		for (i = 0; i < 3; i++) {
+			f = failures;
+			p = map_pages(4, adv[i].flags);
+			g = arm(adv[i].name, p, 4 * PAGE);
+			if (madvise(p, 4 * PAGE, adv[i].advice)) {
+				printf("FAIL: %s: %s\n", adv[i].name, strerror(errno));
+				failures++;
+			}
+			verify(adv[i].name, g, p, 4 * PAGE);
+			report(adv[i].name, f);
+		}
+	}
+
+	f = failures;
+	id = shmget(IPC_PRIVATE, 4 * PAGE, IPC_CREAT | 0600);
+	p = shmat(id, NULL, 0);
+	shmctl(id, IPC_RMID, NULL);
+	memset(p, 1, 4 * PAGE);
+	g = arm("shmdt", p, 4 * PAGE);
+	shmdt(p);
+	verify("shmdt", g, p, 4 * PAGE);
+	report("shmdt", f);
+
+	f = failures;
+	p = map_pages(4, MAP_PRIVATE | MAP_ANONYMOUS);
+	g = arm("munmap in a new thread", p, 4 * PAGE);
+	pthread_create(&t, NULL, unmapper, p);
+	pthread_join(t, NULL);
+	verify("munmap in a new thread", g, p, 4 * PAGE);
+	report("munmap from another thread (created after the watch)", f);
+
+	f = failures;
+	p = map_pages(4, MAP_PRIVATE | MAP_ANONYMOUS);
+	g = arm("munmap in an older thread", p, 4 * PAGE);
+	pthread_mutex_lock(&old_lock);
+	old_target = p;
+	pthread_cond_broadcast(&old_cond);
+	while (!old_done)
+		pthread_cond_wait(&old_cond, &old_lock);
+	pthread_mutex_unlock(&old_lock);
+	verify("munmap in an older thread", g, p, 4 * PAGE);
+	pthread_join(old, NULL);
+	report("munmap from another thread (older than the watch)", f);
+
+	printf("%d checks, %d failures; cache: %lu hits, %lu misses, %lu invalidated\n",
+	       checks, failures, rc.hits, rc.misses, rc.invalidated);
+	regcache_release(&rc);
+	return failures ? 1 : 0;
+}
