@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -25,6 +26,7 @@
 
 #include <mapscope/live.h>
 #include <mapscope/pdwriter.h>
+#include <mapscope/symbols.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -237,9 +239,57 @@ static int open_output(const char *path)
 	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
+/* Code binaries seen mapped, for the BUILD_ID section. */
+static char **binaries;
+static size_t nr_binaries, cap_binaries;
+
+static void note_binary(const struct perf_event_header *h)
+{
+	const char *name = (const char *)h + 8 + 64;   /* after pid, tid, addr, len, pgoff, ids, prot, flags */
+	uint32_t prot;
+	size_t i;
+	void *grown;
+
+	if (h->type != PERF_RECORD_MMAP2 || h->size <= 8 + 64)
+		return;
+	memcpy(&prot, (const char *)h + 8 + 56, 4);
+	if (!(prot & PROT_EXEC) || name[0] != '/' || !memchr(name, 0, h->size - 8 - 64))
+		return;
+	for (i = 0; i < nr_binaries; i++)
+		if (!strcmp(binaries[i], name))
+			return;
+	if (nr_binaries == cap_binaries) {
+		grown = realloc(binaries, (cap_binaries * 2 + 16) * sizeof(*binaries));
+		if (!grown)
+			return;
+		binaries = grown;
+		cap_binaries = cap_binaries * 2 + 16;
+	}
+	if ((binaries[nr_binaries] = strdup(name)))
+		nr_binaries++;
+}
+
 static int write_record(const struct perf_event_header *h, void *ctx)
 {
+	note_binary(h);
 	return ms_pdwriter_write(ctx, h);
+}
+
+static void add_build_ids(struct ms_pdwriter *w)
+{
+	unsigned char id[64];
+	size_t i;
+	int n;
+
+	for (i = 0; i < nr_binaries; i++) {
+		n = ms_elf_build_id(binaries[i], id, sizeof(id));
+		if (n > 0)
+			ms_pdwriter_add_build_id(w, binaries[i], id, (size_t)n);
+		free(binaries[i]);
+	}
+	free(binaries);
+	binaries = NULL;
+	nr_binaries = cap_binaries = 0;
 }
 
 static uint64_t monotonic_ns(void)
@@ -446,6 +496,7 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		cli_error("cannot write '%s': %s", o.pipe ? "stdout" : o.output, strerror(-err));
 finish:
+	add_build_ids(s.writer);
 	if (ms_pdwriter_close(s.writer)) {
 		cli_error("cannot write '%s': %s", o.pipe ? "stdout" : o.output, strerror(errno));
 		err = -EIO;

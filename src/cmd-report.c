@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include <mapscope/report.h>
+#include <mapscope/symbols.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -29,7 +30,11 @@ static const char usage_text[] =
 "  -i, --input FILE      the recording (default mapscope.data; '-' reads a\n"
 "                        pipe-mode recording from stdin); perf record -d files too\n"
 "  -s, --sort KEYS       comma-separated: samples (default), region, kind,\n"
-"                        name, pid, pages\n"
+"                        name, pid, pages; and, to group rows by them as\n"
+"                        well as or instead of by region: symbol (code),\n"
+"                        dso (code binary), daddr-symbol (data object),\n"
+"                        alloc (the call that made the region)\n"
+"      --children N      top N code symbols under each region (default 5; 0: none)\n"
 "      --pid PID         only regions of this process\n"
 "      --comm NAME       only regions of processes with this name\n"
 "      --time START,END  only samples in this window; each end is ns on the\n"
@@ -49,6 +54,8 @@ static const char usage_text[] =
 "EXAMPLES\n"
 "  mapscope report\n"
 "  mapscope report -i run.data --sort pages --format json\n"
+"  mapscope report --sort region,symbol\n"
+"  mapscope report --sort daddr-symbol\n"
 "  mapscope report --pid 1234 --time +1.5,+3\n"
 "  mapscope report -i perf.data          (a perf record -d recording)\n";
 
@@ -58,6 +65,8 @@ struct report_opts {
 	const char *input;
 	enum ms_report_key keys[8];
 	size_t nr_keys;
+	unsigned int group;          /* MS_GROUP_* from --sort */
+	int children;
 	long pid;
 	const char *comm;
 	uint64_t from, to;
@@ -67,9 +76,12 @@ struct report_opts {
 
 static int parse_sort(const char *s, struct report_opts *o)
 {
-	static const struct { const char *name; enum ms_report_key key; } names[] = {
-		{ "samples", MS_SORT_SAMPLES }, { "region", MS_SORT_REGION }, { "kind", MS_SORT_KIND },
-		{ "name", MS_SORT_NAME }, { "pid", MS_SORT_PID }, { "pages", MS_SORT_PAGES },
+	static const struct { const char *name; enum ms_report_key key; unsigned int group; } names[] = {
+		{ "samples", MS_SORT_SAMPLES, 0 }, { "region", MS_SORT_REGION, MS_GROUP_REGION },
+		{ "kind", MS_SORT_KIND, 0 }, { "name", MS_SORT_NAME, 0 }, { "pid", MS_SORT_PID, 0 },
+		{ "pages", MS_SORT_PAGES, 0 }, { "symbol", MS_SORT_SAMPLES, MS_GROUP_SYMBOL },
+		{ "dso", MS_SORT_SAMPLES, MS_GROUP_DSO }, { "daddr-symbol", MS_SORT_SAMPLES, MS_GROUP_DADDR },
+		{ "alloc", MS_SORT_SAMPLES, MS_GROUP_ALLOC },
 	};
 	char buf[256], *tok, *save = NULL;
 	size_t i;
@@ -82,11 +94,14 @@ static int parse_sort(const char *s, struct report_opts *o)
 				break;
 		if (i == sizeof(names) / sizeof(names[0]))
 			return cli_usage_error("report", "unknown sort key '%s': use samples, region, "
-					       "kind, name, pid or pages", tok);
-		if (o->nr_keys < 8)
+					       "kind, name, pid, pages, symbol, dso, daddr-symbol or alloc", tok);
+		o->group |= names[i].group;
+		if (o->nr_keys < 8 && !(names[i].group & ~MS_GROUP_REGION))
 			o->keys[o->nr_keys++] = names[i].key;
 	}
-	return o->nr_keys ? 0 : cli_usage_error("report", "--sort needs at least one key");
+	if (!o->nr_keys)
+		o->keys[o->nr_keys++] = MS_SORT_SAMPLES;
+	return 0;
 }
 
 static int parse_window(const char *s, struct report_opts *o)
@@ -128,11 +143,14 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "comm", required_argument, NULL, 'C' },
 		{ "time", required_argument, NULL, 'T' },
 		{ "format", required_argument, NULL, 'F' },
+		{ "children", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t v;
 	int c, fmt, err;
+
+	o->children = 5;
 
 	o->input = "mapscope.data";
 	o->keys[0] = MS_SORT_SAMPLES;
@@ -151,6 +169,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->pid = (long)v;
 			break;
 		case 'C': o->comm = optarg; break;
+		case 'N':
+			if (cli_parse_u64(optarg, 0, MS_REPORT_MAX_CHILDREN, &v))
+				return cli_usage_error("report", "invalid --children '%s': expected 0 to %d",
+						       optarg, MS_REPORT_MAX_CHILDREN);
+			o->children = (int)v;
+			break;
 		case 'T':
 			if (parse_window(optarg, o))
 				return cli_usage_error("report", "invalid time window '%s': expected START,END, "
@@ -189,6 +213,8 @@ void format_perms(uint32_t prot, uint32_t flags, char out[5])
 
 static bool wanted(const struct report_opts *o, const struct ms_region *r)
 {
+	if (!r)
+		return o->pid < 0 && !o->comm;
 	return (o->pid < 0 || r->pid == (uint32_t)o->pid) && (!o->comm || !strcmp(o->comm, r->comm));
 }
 
@@ -197,73 +223,169 @@ static double share(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
+static const char *base(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : (path ? path : "");
+}
+
+static void text_times(const struct ms_report_row *r, double t0)
+{
+	if (r->samples)
+		printf(" %11.6f %11.6f", ((double)r->first_ns - t0) / 1e9, ((double)r->last_ns - t0) / 1e9);
+	else
+		printf(" %11s %11s", "-", "-");
+}
+
+static void text_region(const struct ms_region *r)
+{
+	char perms[5];
+
+	if (!r) {
+		printf(" %7s %-15s %-33s %10s %-5s %-12s", "-", "-", "-", "-", "-", "unmapped");
+		return;
+	}
+	format_perms(r->prot, r->flags, perms);
+	printf(" %7u %-15s %016" PRIx64 "-%016" PRIx64 " %10" PRIu64 " %-5s %-12s", r->pid, r->comm,
+	       r->start, r->end, r->end - r->start, perms, kind_name(r->kind));
+}
+
 static void print_text(const struct report_opts *o, struct ms_report_row *rows, size_t n,
 		       const struct ms_report_row *un, uint64_t total, const struct ms_stream_stats *st,
 		       bool uncertain)
 {
+	bool by_region = o->group & MS_GROUP_REGION;
 	double t0 = (double)st->first_time;
-	char perms[5];
 	size_t i;
+	int k;
 
 	printf("# samples: %" PRIu64 "  lost records: %" PRIu64 "  duration: %.6f s%s\n", total, st->lost,
 	       (double)(st->last_time - st->first_time) / 1e9, uncertain ? "  (attribution uncertain)" : "");
 	printf("# times are seconds from the start of the recording\n");
-	printf("%9s %7s %7s %-15s %-33s %10s %-5s %-12s %7s %11s %11s  %s\n", "samples", "share", "pid", "comm",
-	       "start-end", "size", "perms", "kind", "pages", "first", "last", "name");
+	printf("%9s %7s", "samples", "share");
+	if (by_region)
+		printf(" %7s %-15s %-33s %10s %-5s %-12s", "pid", "comm", "start-end", "size", "perms", "kind");
+	printf(" %7s %11s %11s ", "pages", "first", "last");
+	if (by_region)
+		printf(" name");
+	if (o->group & MS_GROUP_SYMBOL)
+		printf(" symbol");
+	if (o->group & MS_GROUP_DSO)
+		printf(" dso");
+	if (o->group & MS_GROUP_DADDR)
+		printf(" daddr-symbol");
+	if (o->group & MS_GROUP_ALLOC)
+		printf(" alloc");
+	printf("\n");
 	for (i = 0; i < n; i++) {
-		const struct ms_region *r = rows[i].region;
+		const struct ms_report_row *r = &rows[i];
 
-		if (!wanted(o, r))
+		if ((by_region && !wanted(o, r->region)) || (!by_region && o->group == MS_GROUP_REGION))
 			continue;
-		format_perms(r->prot, r->flags, perms);
-		printf("%9" PRIu64 " %6.2f%% %7u %-15s %016" PRIx64 "-%016" PRIx64 " %10" PRIu64 " %-5s %-12s %7" PRIu64,
-		       rows[i].samples, share(rows[i].samples, total), r->pid, r->comm, r->start, r->end,
-		       r->end - r->start, perms, kind_name(r->kind), rows[i].pages);
-		if (rows[i].samples)
-			printf(" %11.6f %11.6f", ((double)rows[i].first_ns - t0) / 1e9, ((double)rows[i].last_ns - t0) / 1e9);
-		else
-			printf(" %11s %11s", "-", "-");
-		printf("  %s\n", r->name[0] ? r->name : "[anon]");
+		printf("%9" PRIu64 " %6.2f%%", r->samples, share(r->samples, total));
+		if (by_region)
+			text_region(r->region);
+		printf(" %7" PRIu64, r->pages);
+		text_times(r, t0);
+		if (by_region)
+			printf("  %s", !r->region ? "[unmapped]" : r->region->name[0] ? r->region->name : "[anon]");
+		if (o->group & MS_GROUP_SYMBOL)
+			printf("  %s", r->symbol);
+		if (o->group & MS_GROUP_DSO)
+			printf("  %s", base(r->dso));
+		if (o->group & MS_GROUP_DADDR)
+			printf("  %s", r->daddr_symbol);
+		if (o->group & MS_GROUP_ALLOC)
+			printf("  %s", r->alloc);
+		printf("\n");
+		if (o->group == MS_GROUP_REGION && r->alloc && r->samples)
+			printf("%17s allocated by %s\n", "", r->alloc);
+		for (k = 0; k < r->nr_children; k++)
+			printf("%17s %9" PRIu64 " %6.2f%%  %s  (%s)\n", "", r->children[k].samples,
+			       share(r->children[k].samples, r->samples), r->children[k].symbol,
+			       base(r->children[k].dso));
 	}
-	printf("%9" PRIu64 " %6.2f%% %7s %-15s %-33s %10s %-5s %-12s %7" PRIu64, un->samples,
-	       share(un->samples, total), "-", "-", "-", "-", "-", "unmapped", un->pages);
-	if (un->samples)
-		printf(" %11.6f %11.6f", ((double)un->first_ns - t0) / 1e9, ((double)un->last_ns - t0) / 1e9);
+	if (o->group == MS_GROUP_REGION) {
+		printf("%9" PRIu64 " %6.2f%%", un->samples, share(un->samples, total));
+		text_region(NULL);
+		printf(" %7" PRIu64, un->pages);
+		text_times(un, t0);
+		printf("  [unmapped]\n");
+	}
+}
+
+static void json_opt_str(const char *key, const char *v)
+{
+	printf(", \"%s\": ", key);
+	if (v)
+		ms_json_str(stdout, v);
 	else
-		printf(" %11s %11s", "-", "-");
-	printf("  [unmapped]\n");
+		fputs("null", stdout);
+}
+
+static void json_region(const struct ms_region *r)
+{
+	char perms[5];
+
+	format_perms(r->prot, r->flags, perms);
+	printf("\"id\": %u, \"pid\": %u, \"comm\": ", r->id, r->pid);
+	ms_json_str(stdout, r->comm);
+	printf(", \"start\": ");
+	ms_json_addr(stdout, r->start);
+	printf(", \"end\": ");
+	ms_json_addr(stdout, r->end);
+	printf(", \"size\": %" PRIu64 ", \"perms\": \"%s\", \"kind\": \"%s\", \"name\": ",
+	       r->end - r->start, perms, kind_name(r->kind));
+	ms_json_str(stdout, r->name);
+	printf(", \"created_ns\": %" PRIu64 ", \"ended_ns\": %" PRIu64, r->created_ns, r->ended_ns);
 }
 
 static void print_json(const struct report_opts *o, struct ms_report_row *rows, size_t n,
 		       const struct ms_report_row *un, uint64_t total, const struct ms_stream_stats *st,
-		       bool uncertain)
+		       bool uncertain, const struct ms_report *rep)
 {
-	char perms[5];
-	size_t i;
 	bool first = true;
+	size_t i;
+	int k;
 
 	printf("{\"samples\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"duration_ns\": %" PRIu64
-	       ", \"start_ns\": %" PRIu64 ", \"uncertain\": %s,\n \"regions\": [", total, st->lost,
-	       st->last_time - st->first_time, st->first_time, uncertain ? "true" : "false");
+	       ", \"start_ns\": %" PRIu64 ", \"uncertain\": %s,\n \"%s\": [", total, st->lost,
+	       st->last_time - st->first_time, st->first_time, uncertain ? "true" : "false",
+	       o->group == MS_GROUP_REGION ? "regions" : "rows");
 	for (i = 0; i < n; i++) {
-		const struct ms_region *r = rows[i].region;
+		const struct ms_report_row *r = &rows[i];
 
-		if (!wanted(o, r))
+		if ((o->group & MS_GROUP_REGION) && !wanted(o, r->region))
 			continue;
-		format_perms(r->prot, r->flags, perms);
-		printf("%s\n  {\"id\": %u, \"pid\": %u, \"comm\": ", first ? "" : ",", r->id, r->pid);
-		ms_json_str(stdout, r->comm);
-		printf(", \"start\": ");
-		ms_json_addr(stdout, r->start);
-		printf(", \"end\": ");
-		ms_json_addr(stdout, r->end);
-		printf(", \"size\": %" PRIu64 ", \"perms\": \"%s\", \"kind\": \"%s\", \"name\": ",
-		       r->end - r->start, perms, kind_name(r->kind));
-		ms_json_str(stdout, r->name);
-		printf(", \"samples\": %" PRIu64 ", \"pages\": %" PRIu64 ", \"first_ns\": %" PRIu64
-		       ", \"last_ns\": %" PRIu64 ", \"created_ns\": %" PRIu64 ", \"ended_ns\": %" PRIu64 "}",
-		       rows[i].samples, rows[i].pages, rows[i].first_ns, rows[i].last_ns, r->created_ns, r->ended_ns);
+		printf("%s\n  {", first ? "" : ",");
 		first = false;
+		if (r->region)
+			json_region(r->region);
+		else
+			printf("\"region\": null");
+		printf(", \"samples\": %" PRIu64 ", \"pages\": %" PRIu64 ", \"first_ns\": %" PRIu64
+		       ", \"last_ns\": %" PRIu64, r->samples, r->pages, r->first_ns, r->last_ns);
+		if (o->group & MS_GROUP_SYMBOL)
+			json_opt_str("symbol", r->symbol);
+		if (o->group & MS_GROUP_DSO)
+			json_opt_str("dso", r->dso);
+		if (o->group & MS_GROUP_DADDR)
+			json_opt_str("daddr_symbol", r->daddr_symbol);
+		if (o->group & MS_GROUP_ALLOC || o->group == MS_GROUP_REGION)
+			json_opt_str("alloc", r->alloc);
+		if (o->group == MS_GROUP_REGION) {
+			json_opt_str("alloc_chain", ms_report_alloc_chain(rep, r->region));
+			printf(", \"symbols\": [");
+			for (k = 0; k < r->nr_children; k++) {
+				printf("%s{\"symbol\": ", k ? ", " : "");
+				ms_json_str(stdout, r->children[k].symbol);
+				json_opt_str("dso", r->children[k].dso);
+				printf(", \"samples\": %" PRIu64 "}", r->children[k].samples);
+			}
+			printf("]");
+		}
+		printf("}");
 	}
 	printf("],\n \"unmapped\": {\"samples\": %" PRIu64 ", \"pages\": %" PRIu64 ", \"first_ns\": %" PRIu64
 	       ", \"last_ns\": %" PRIu64 "}}\n", un->samples, un->pages, un->first_ns, un->last_ns);
@@ -275,35 +397,64 @@ static void print_csv(const struct report_opts *o, struct ms_report_row *rows, s
 	char perms[5];
 	size_t i;
 
-	printf("samples,share,pid,comm,start,end,size,perms,kind,name,pages,first_ns,last_ns\n");
+	printf("samples,share,pid,comm,start,end,size,perms,kind,name,pages,first_ns,last_ns,symbol,dso,daddr_symbol,alloc\n");
 	for (i = 0; i < n; i++) {
-		const struct ms_region *r = rows[i].region;
+		const struct ms_report_row *row = &rows[i];
+		const struct ms_region *r = row->region;
 
-		if (!wanted(o, r))
+		if ((o->group & MS_GROUP_REGION) && !wanted(o, r))
 			continue;
-		format_perms(r->prot, r->flags, perms);
-		printf("%" PRIu64 ",%.4f,%u,", rows[i].samples, share(rows[i].samples, total), r->pid);
-		ms_csv_str(stdout, r->comm);
-		printf(",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%s,%s,", r->start, r->end, r->end - r->start,
-		       perms, kind_name(r->kind));
-		ms_csv_str(stdout, r->name);
-		printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", rows[i].pages, rows[i].first_ns, rows[i].last_ns);
+		printf("%" PRIu64 ",%.4f,", row->samples, share(row->samples, total));
+		if (r) {
+			format_perms(r->prot, r->flags, perms);
+			printf("%u,", r->pid);
+			ms_csv_str(stdout, r->comm);
+			printf(",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%s,%s,", r->start, r->end, r->end - r->start,
+			       perms, kind_name(r->kind));
+			ms_csv_str(stdout, r->name);
+		} else
+			printf(",,,,,,,");
+		printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", row->pages, row->first_ns, row->last_ns);
+		ms_csv_str(stdout, row->symbol ? row->symbol : "");
+		printf(",");
+		ms_csv_str(stdout, row->dso ? row->dso : "");
+		printf(",");
+		ms_csv_str(stdout, row->daddr_symbol ? row->daddr_symbol : "");
+		printf(",");
+		ms_csv_str(stdout, row->alloc ? row->alloc : "");
+		printf("\n");
 	}
-	printf("%" PRIu64 ",%.4f,,,,,,,unmapped,[unmapped],%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-	       un->samples, share(un->samples, total), un->pages, un->first_ns, un->last_ns);
+	if (o->group == MS_GROUP_REGION)
+		printf("%" PRIu64 ",%.4f,,,,,,,unmapped,[unmapped],%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,,\n",
+		       un->samples, share(un->samples, total), un->pages, un->first_ns, un->last_ns);
 }
 
 struct report_run {
 	struct ms_report *rep;
 	struct report_opts *o;
+	struct ms_symbols *syms;
 };
 
+/* Symbols follow the binaries as each process maps them, before the model charges samples. */
+static int track(struct replay *rp, const struct ms_event *ev);
+
+static int note_region(struct replay *rp, const struct ms_event *ev, enum ms_aspace_op op)
+{
+	struct report_run *run = rp->ctx;
+	const struct ms_region *r;
+
+	if (op == MS_OP_MAP && (r = ms_aspace_lookup(rp->as, ev->pid, ev->map.start)))
+		ms_report_region_made(run->rep, r);
+	return 0;
+}
+
 /* Relative window ends are known once the first event is seen. */
-static int resolve_window(struct replay *rp, const struct ms_event *ev)
+static int track(struct replay *rp, const struct ms_event *ev)
 {
 	struct report_run *run = rp->ctx;
 
-	(void)ev;
+	if (run->syms)
+		ms_symbols_track(run->syms, ev);
 	if ((run->o->from_rel || run->o->to_rel) && rp->first_time) {
 		if (run->o->from_rel)
 			run->o->from += rp->first_time;
@@ -315,6 +466,17 @@ static int resolve_window(struct replay *rp, const struct ms_event *ev)
 	return 0;
 }
 
+/* The build-ids the recording saw, so a rebuilt binary is not misnamed. */
+static void expect_build_ids(const struct ms_pdreader *r, struct ms_symbols *syms)
+{
+	const unsigned char *id;
+	const char *path;
+	size_t i, len;
+
+	for (i = 0; ms_pdreader_build_id(r, i, &path, &id, &len); i++)
+		ms_symbols_expect_build_id(syms, path, id, len);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
@@ -322,7 +484,7 @@ int cmd_report(int argc, char **argv)
 	struct ms_report *rep = NULL;
 	struct ms_report_row *rows = NULL, un;
 	struct ms_stream_stats st;
-	struct report_run run;
+	struct report_run run = { 0 };
 	size_t n;
 	int ret, err;
 
@@ -340,8 +502,21 @@ int cmd_report(int argc, char **argv)
 	}
 	run.rep = rep;
 	run.o = &o;
+	run.syms = NULL;
+	if (o.children || (o.group & ~MS_GROUP_REGION)) {
+		run.syms = ms_symbols_new();
+		if (!run.syms) {
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+		expect_build_ids(rp.reader, run.syms);
+	}
+	ms_report_configure(rep, o.group ? o.group : MS_GROUP_REGION, run.syms, o.children);
+	if (!o.group)
+		o.group = MS_GROUP_REGION;
 	rp.ctx = &run;
-	rp.pre = resolve_window;
+	rp.pre = track;
+	rp.post = note_region;
 	ms_report_attach(rep, rp.as);
 	ret = replay_run(&rp);
 	if (ret)
@@ -355,7 +530,7 @@ int cmd_report(int argc, char **argv)
 	ms_stream_stats(rp.stream, &st);
 	replay_warnings(&rp);
 	if (o.format == FMT_JSON)
-		print_json(&o, rows, n, &un, ms_report_total(rep), &st, !ms_stream_has_syscalls(rp.stream));
+		print_json(&o, rows, n, &un, ms_report_total(rep), &st, !ms_stream_has_syscalls(rp.stream), rep);
 	else if (o.format == FMT_CSV)
 		print_csv(&o, rows, n, &un, ms_report_total(rep));
 	else
@@ -364,6 +539,7 @@ int cmd_report(int argc, char **argv)
 out:
 	free(rows);
 	ms_report_free(rep);
+	ms_symbols_free(run.syms);
 	replay_close(&rp);
 	return ret;
 }

@@ -52,6 +52,8 @@ struct ms_event_map {
 	bool fixed;                 /* MAP_FIXED: overlaps were replaced */
 	const uint64_t *alloc_chain;/* user call chain of the creating syscall, or NULL */
 	uint32_t alloc_chain_len;
+	const uint64_t *alloc_stack;/* the top words of the user stack at that syscall, or NULL */
+	uint32_t alloc_stack_len;
 };
 
 struct ms_event {

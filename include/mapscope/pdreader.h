@@ -56,6 +56,10 @@ const uint64_t *ms_pdreader_evsel_ids(const struct ms_pdreader *r, size_t i, siz
 int ms_pdreader_evsel_by_id(const struct ms_pdreader *r, uint64_t id);
 /* The TRACING_DATA blob (NULL, 0 where the file has none). */
 void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len);
+/* The i-th entry of the BUILD_ID section: false past the last. Pointers live as long as r. */
+bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const char **path,
+			  const unsigned char **id, size_t *len);
+
 /* The CLOCK_DATA clockid, or -1 where the file does not say. */
 int ms_pdreader_clockid(const struct ms_pdreader *r);
 

@@ -55,6 +55,12 @@ int ms_pdwriter_write(struct ms_pdwriter *w, const struct perf_event_header *rec
 int ms_pdwriter_finish_round(struct ms_pdwriter *w);
 
 /*
+ * Adds path's build-id to the BUILD_ID section (file mode), so a later
+ * report can tell a rebuilt binary from the one recorded. 0 or -ENOMEM.
+ */
+int ms_pdwriter_add_build_id(struct ms_pdwriter *w, const char *path, const unsigned char *id, size_t len);
+
+/*
  * Flushes; in file mode also writes the feature sections and the final
  * header, so the file is complete. 0 or a negative errno.
  */

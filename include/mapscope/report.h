@@ -17,9 +17,27 @@ extern "C" {
 
 struct ms_report;
 
+#define MS_REPORT_MAX_CHILDREN 16
+
+struct ms_report_child {
+	const char *symbol, *dso;
+	uint64_t samples;
+};
+
 struct ms_report_row {
-	const struct ms_region *region;   /* NULL for the "unmapped" row */
+	const struct ms_region *region;   /* NULL for the "unmapped" row, or when not grouped by region */
+	const char *symbol;               /* code symbol of the samples' IP (grouped by symbol) */
+	const char *dso;                  /* code binary (grouped by dso) */
+	const char *daddr_symbol;         /* data symbol of the address (grouped by daddr-symbol) */
+	const char *alloc;                /* allocation site of the region (grouped by alloc) */
 	uint64_t samples, pages, first_ns, last_ns;
+	struct ms_report_child children[MS_REPORT_MAX_CHILDREN]; /* top code symbols (region rows) */
+	int nr_children;
+};
+
+/* What rows are made of: a combination of these (default: region). */
+enum ms_report_group {
+	MS_GROUP_REGION = 1, MS_GROUP_SYMBOL = 2, MS_GROUP_DSO = 4, MS_GROUP_DADDR = 8, MS_GROUP_ALLOC = 16,
 };
 
 /* Keys of ms_report_rows(), compared in the order given. */
@@ -32,6 +50,25 @@ enum ms_report_key {
 
 /* Only samples in [from_ns, to_ns] count (0, UINT64_MAX: all). NULL with errno. */
 struct ms_report *ms_report_new(uint64_t from_ns, uint64_t to_ns);
+
+struct ms_symbols;
+
+/*
+ * Groups rows by the MS_GROUP_* in mask, resolving names through syms
+ * (which the caller feeds and keeps); children: how many top code symbols
+ * to keep under each region row (needs syms). Call before any sample.
+ */
+void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms, int children);
+
+/*
+ * Notes a region just made (MS_OP_MAP) so its allocation site is named
+ * while its process's binaries are known: the first frame of its call
+ * chain outside the C library and the dynamic loader.
+ */
+void ms_report_region_made(struct ms_report *rep, const struct ms_region *r);
+
+/* The region's allocation chain, formatted, or NULL. */
+const char *ms_report_alloc_chain(const struct ms_report *rep, const struct ms_region *r);
 
 /* Narrows the time window (samples charged before this call keep counting). */
 void ms_report_set_window(struct ms_report *rep, uint64_t from_ns, uint64_t to_ns);

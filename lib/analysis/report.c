@@ -5,10 +5,12 @@
  * most samples set a bit without hashing.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <mapscope/report.h>
+#include <mapscope/symbols.h>
 
 #include "util/log.h"
 
@@ -29,8 +31,32 @@ struct chunkmap {
 	size_t nbits, capbits;
 };
 
+/* A group of samples when rows are not just regions. */
+struct tuple {
+	uint64_t region;          /* region id + 1, or 0 (unmapped, or not grouped) */
+	const char *symbol, *dso, *daddr, *alloc;
+};
+
+struct child {
+	uint64_t region;          /* id + 1; 0: empty */
+	const char *symbol, *dso;
+	uint64_t samples;
+};
+
 struct ms_report {
 	uint64_t from, to;
+	unsigned int group;
+	struct ms_symbols *syms;
+	int nr_children;
+	struct tuple *tuples;     /* slot -> its group (slot 0 unused) */
+	size_t nr_tuples, cap_tuples;
+	uint32_t *tslots;         /* hash: tuple -> slot */
+	size_t tcap;
+	struct child *children;   /* hash: (region, symbol) -> samples */
+	size_t ccap, clen;
+	char **alloc;             /* region id -> allocation site */
+	char **alloc_chain;       /* region id -> formatted chain */
+	size_t cap_alloc;
 	struct stat *st;          /* [0]: unmapped; [id + 1]: region id */
 	size_t cap;
 	struct chunkmap chunks;   /* key: (slot << 27) | (page / 512) */
@@ -46,6 +72,7 @@ MS_EXPORT struct ms_report *ms_report_new(uint64_t from_ns, uint64_t to_ns)
 		return NULL;
 	rep->from = from_ns;
 	rep->to = to_ns;
+	rep->group = MS_GROUP_REGION;
 	return rep;
 }
 
@@ -137,16 +164,148 @@ static struct stat *slot(struct ms_report *rep, size_t i)
 	return &rep->st[i];
 }
 
+static const char *sym_name(struct ms_report *rep, uint32_t pid, uint64_t addr, const char **dso)
+{
+	struct ms_sym sym;
+
+	*dso = "[unknown]";
+	if (addr >= 0xffff800000000000ULL) {
+		*dso = "[kernel]";
+		return "[kernel]";
+	}
+	if (ms_symbols_resolve(rep->syms, pid, addr, false, &sym))
+		return "[unknown]";
+	*dso = sym.dso;
+	return sym.name ? sym.name : "[unknown]";
+}
+
+static size_t tuple_hash(const struct tuple *t, size_t cap)
+{
+	uint64_t k = t->region * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)t->symbol * 31 ^
+		     (uint64_t)(uintptr_t)t->dso * 131 ^ (uint64_t)(uintptr_t)t->daddr * 1031 ^
+		     (uint64_t)(uintptr_t)t->alloc * 8191;
+
+	k ^= k >> 31;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 29;
+	return (size_t)k & (cap - 1);
+}
+
+static int tuple_grow(struct ms_report *rep)
+{
+	size_t cap = rep->tcap ? 2 * rep->tcap : 256, i, j;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 1; i < rep->nr_tuples; i++) {
+		for (j = tuple_hash(&rep->tuples[i], cap); slots[j]; j = (j + 1) & (cap - 1))
+			;
+		slots[j] = (uint32_t)i;
+	}
+	free(rep->tslots);
+	rep->tslots = slots;
+	rep->tcap = cap;
+	return 0;
+}
+
+/* The slot of a group, made if new; 0 on ENOMEM. */
+static size_t tuple_slot(struct ms_report *rep, const struct tuple *t)
+{
+	struct tuple *grown;
+	size_t j;
+
+	if (!rep->nr_tuples)
+		rep->nr_tuples = 1;           /* slot 0 is "unmapped" in region mode; unused here */
+	if ((rep->nr_tuples + 1) * 2 > rep->tcap && tuple_grow(rep))
+		return 0;
+	for (j = tuple_hash(t, rep->tcap); rep->tslots[j]; j = (j + 1) & (rep->tcap - 1))
+		if (!memcmp(&rep->tuples[rep->tslots[j]], t, sizeof(*t)))
+			return rep->tslots[j];
+	if (rep->nr_tuples >= rep->cap_tuples) {
+		grown = realloc(rep->tuples, (rep->cap_tuples ? 2 * rep->cap_tuples : 256) * sizeof(*grown));
+		if (!grown)
+			return 0;
+		rep->tuples = grown;
+		rep->cap_tuples = rep->cap_tuples ? 2 * rep->cap_tuples : 256;
+	}
+	rep->tuples[rep->nr_tuples] = *t;
+	rep->tslots[j] = (uint32_t)rep->nr_tuples;
+	return rep->nr_tuples++;
+}
+
+static void count_child(struct ms_report *rep, uint64_t region, const char *symbol, const char *dso)
+{
+	struct child *old = rep->children, *c;
+	size_t i, j, cap = rep->ccap;
+	uint64_t k;
+
+	if ((rep->clen + 1) * 2 > rep->ccap) {
+		rep->ccap = cap ? 2 * cap : 256;
+		rep->children = calloc(rep->ccap, sizeof(*rep->children));
+		if (!rep->children) {
+			rep->children = old;
+			rep->ccap = cap;
+			rep->error = -ENOMEM;
+			return;
+		}
+		for (i = 0; i < cap; i++) {
+			if (!old[i].region)
+				continue;
+			k = old[i].region * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)old[i].symbol;
+			for (j = (size_t)(k ^ k >> 29) & (rep->ccap - 1); rep->children[j].region;
+			     j = (j + 1) & (rep->ccap - 1))
+				;
+			rep->children[j] = old[i];
+		}
+		free(old);
+	}
+	k = region * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)symbol;
+	for (j = (size_t)(k ^ k >> 29) & (rep->ccap - 1); (c = &rep->children[j])->region;
+	     j = (j + 1) & (rep->ccap - 1))
+		if (c->region == region && c->symbol == symbol && c->dso == dso) {
+			c->samples++;
+			return;
+		}
+	*c = (struct child){ region, symbol, dso, 1 };
+	rep->clen++;
+}
+
+static size_t group_slot(struct ms_report *rep, const struct ms_event *ev, const struct ms_region *r)
+{
+	struct tuple t = { 0 };
+	const char *symbol = NULL, *dso = NULL, *ddso;
+
+	if (rep->syms && (rep->nr_children || (rep->group & (MS_GROUP_SYMBOL | MS_GROUP_DSO))))
+		symbol = sym_name(rep, ev->pid, ev->sample.ip, &dso);
+	if (rep->nr_children && r)
+		count_child(rep, r->id + 1, symbol, dso);
+	if (rep->group == MS_GROUP_REGION)
+		return r ? r->id + 1 : 0;
+	if (rep->group & MS_GROUP_REGION)
+		t.region = r ? r->id + 1 : 0;
+	if (rep->group & MS_GROUP_SYMBOL)
+		t.symbol = symbol ? symbol : "[unknown]";
+	if (rep->group & MS_GROUP_DSO)
+		t.dso = dso ? dso : "[unknown]";
+	if (rep->group & MS_GROUP_DADDR)
+		t.daddr = rep->syms ? sym_name(rep, ev->pid, ev->sample.addr, &ddso) : "[unknown]";
+	if (rep->group & MS_GROUP_ALLOC)
+		t.alloc = r && r->id < rep->cap_alloc && rep->alloc[r->id] ? rep->alloc[r->id] : "[unknown]";
+	return tuple_slot(rep, &t);
+}
+
 static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
 {
 	struct ms_report *rep = ctx;
-	size_t i = r ? r->id + 1 : 0;
+	size_t i;
 	uint64_t page = ev->sample.addr >> 12, key, bit, *bits;
 	struct stat *s;
 	int64_t idx;
 
 	if (ev->time < rep->from || ev->time > rep->to)
 		return;
+	i = group_slot(rep, ev, r);
 	s = slot(rep, i);
 	if (!s) {
 		rep->error = -ENOMEM;
@@ -176,6 +335,69 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 	}
 }
 
+MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms,
+				   int children)
+{
+	rep->group = mask ? mask : MS_GROUP_REGION;
+	rep->syms = syms;
+	rep->nr_children = syms ? (children > MS_REPORT_MAX_CHILDREN ? MS_REPORT_MAX_CHILDREN : children) : 0;
+}
+
+/* Frames of the C library and the loader are the mechanism, not the site. */
+static bool runtime_dso(const char *dso)
+{
+	const char *base = dso ? strrchr(dso, '/') : NULL;
+
+	base = base ? base + 1 : dso;
+	return base && (!strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8) ||
+			!strncmp(base, "libpthread", 10));
+}
+
+MS_EXPORT void ms_report_region_made(struct ms_report *rep, const struct ms_region *r)
+{
+	char buf[1024], frame[256];
+	struct ms_sym sym;
+	size_t len = 0, cap;
+	uint32_t i;
+	char **grown;
+	int err;
+
+	if (!rep->syms || !r->alloc_chain_len)
+		return;
+	if (r->id >= rep->cap_alloc) {
+		cap = rep->cap_alloc ? rep->cap_alloc : 256;
+		while (cap <= r->id)
+			cap *= 2;
+		grown = realloc(rep->alloc, cap * sizeof(*grown));
+		if (!grown)
+			return;
+		rep->alloc = grown;
+		grown = realloc(rep->alloc_chain, cap * sizeof(*grown));
+		if (!grown)
+			return;
+		rep->alloc_chain = grown;
+		memset(rep->alloc + rep->cap_alloc, 0, (cap - rep->cap_alloc) * sizeof(*grown));
+		memset(rep->alloc_chain + rep->cap_alloc, 0, (cap - rep->cap_alloc) * sizeof(*grown));
+		rep->cap_alloc = cap;
+	}
+	buf[0] = '\0';
+	for (i = 0; i < r->alloc_chain_len && i < 12; i++) {
+		err = ms_symbols_resolve(rep->syms, r->pid, r->alloc_chain[i], false, &sym);
+		ms_sym_format(&sym, err, r->alloc_chain[i], frame, sizeof(frame));
+		len += (size_t)snprintf(buf + len, len < sizeof(buf) ? sizeof(buf) - len : 0, "%s%s",
+					i ? " <- " : "", frame);
+		if (!rep->alloc[r->id] && !err && sym.name && !runtime_dso(sym.dso))
+			rep->alloc[r->id] = strdup(sym.name);
+	}
+	free(rep->alloc_chain[r->id]);
+	rep->alloc_chain[r->id] = strdup(buf);
+}
+
+MS_EXPORT const char *ms_report_alloc_chain(const struct ms_report *rep, const struct ms_region *r)
+{
+	return r && r->id < rep->cap_alloc ? rep->alloc_chain[r->id] : NULL;
+}
+
 MS_EXPORT void ms_report_attach(struct ms_report *rep, struct ms_aspace *as)
 {
 	struct ms_aspace_listener l = { .charge = on_charge };
@@ -196,9 +418,16 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
 static int cmp_rows(const void *pa, const void *pb)
 {
 	const struct ms_report_row *a = pa, *b = pb;
+	const struct ms_region none = { .id = UINT32_MAX, .name = "" };
+	const struct ms_region *ra = a->region ? a->region : &none, *rb = b->region ? b->region : &none;
 	size_t k;
 	int c = 0;
 
@@ -206,46 +435,107 @@ static int cmp_rows(const void *pa, const void *pb)
 		switch (sort_keys[k]) {
 		case MS_SORT_SAMPLES: c = cmp_u64(b->samples, a->samples); break;
 		case MS_SORT_PAGES: c = cmp_u64(b->pages, a->pages); break;
-		case MS_SORT_PID: c = cmp_u64(a->region->pid, b->region->pid); break;
-		case MS_SORT_KIND: c = (int)a->region->kind - (int)b->region->kind; break;
-		case MS_SORT_NAME: c = strcmp(a->region->name, b->region->name); break;
+		case MS_SORT_PID: c = cmp_u64(ra->pid, rb->pid); break;
+		case MS_SORT_KIND: c = (int)ra->kind - (int)rb->kind; break;
+		case MS_SORT_NAME: c = strcmp(ra->name, rb->name); break;
 		case MS_SORT_REGION:
-			c = cmp_u64(a->region->pid, b->region->pid);
+			c = cmp_u64(ra->pid, rb->pid);
 			if (!c)
-				c = cmp_u64(a->region->start, b->region->start);
+				c = cmp_u64(ra->start, rb->start);
 			break;
 		}
 	}
 	/* Ties: a fixed order, so output is the same on every run. */
 	if (!c)
-		c = cmp_u64(a->region->id, b->region->id);
+		c = cmp_u64(ra->id, rb->id);
+	if (!c)
+		c = cmp_str(a->symbol, b->symbol);
+	if (!c)
+		c = cmp_str(a->dso, b->dso);
+	if (!c)
+		c = cmp_str(a->daddr_symbol, b->daddr_symbol);
+	if (!c)
+		c = cmp_str(a->alloc, b->alloc);
 	return c;
+}
+
+/* Top code symbols under each region row. */
+static void fill_children(struct ms_report *rep, struct ms_report_row *rows, size_t n, size_t nr_regions)
+{
+	struct ms_report_row **by_region = calloc(nr_regions + 1, sizeof(*by_region));
+	struct ms_report_row *row;
+	size_t i;
+	int k, at;
+
+	if (!by_region)
+		return;
+	for (i = 0; i < n; i++)
+		if (rows[i].region)
+			by_region[rows[i].region->id + 1] = &rows[i];
+	for (i = 0; i < rep->ccap; i++) {
+		const struct child *c = &rep->children[i];
+
+		if (!c->region || c->region > nr_regions || !(row = by_region[c->region]))
+			continue;
+		for (at = row->nr_children; at > 0 && row->children[at - 1].samples < c->samples; at--)
+			;
+		if (at >= rep->nr_children)
+			continue;
+		for (k = row->nr_children < rep->nr_children ? row->nr_children : rep->nr_children - 1; k > at; k--)
+			row->children[k] = row->children[k - 1];
+		row->children[at] = (struct ms_report_child){ c->symbol, c->dso, c->samples };
+		if (row->nr_children < rep->nr_children)
+			row->nr_children++;
+	}
+	free(by_region);
 }
 
 MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 			     const enum ms_report_key *keys, size_t nr_keys,
 			     struct ms_report_row **rows, size_t *nr_rows, struct ms_report_row *unmapped)
 {
-	size_t n = ms_aspace_nr_regions(as), i;
+	size_t n = ms_aspace_nr_regions(as), i, out_n = 0;
 	struct ms_report_row *out;
 	struct stat zero = { 0 }, *s;
+	const struct tuple *t;
 
 	if (rep->error)
 		return rep->error;
-	out = calloc(n ? n : 1, sizeof(*out));
-	if (!out)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		s = i + 1 < rep->cap ? &rep->st[i + 1] : &zero;
-		out[i] = (struct ms_report_row){ ms_aspace_region(as, i), s->samples, s->pages, s->first, s->last };
+	memset(unmapped, 0, sizeof(*unmapped));
+	if (rep->group != MS_GROUP_REGION) {
+		out = calloc(rep->nr_tuples ? rep->nr_tuples : 1, sizeof(*out));
+		if (!out)
+			return -ENOMEM;
+		for (i = 1; i < rep->nr_tuples; i++) {
+			t = &rep->tuples[i];
+			s = i < rep->cap ? &rep->st[i] : &zero;
+			out[out_n++] = (struct ms_report_row){
+				.region = t->region ? ms_aspace_region(as, t->region - 1) : NULL,
+				.symbol = t->symbol, .dso = t->dso, .daddr_symbol = t->daddr, .alloc = t->alloc,
+				.samples = s->samples, .pages = s->pages, .first_ns = s->first, .last_ns = s->last,
+			};
+		}
+	} else {
+		out = calloc(n ? n : 1, sizeof(*out));
+		if (!out)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			s = i + 1 < rep->cap ? &rep->st[i + 1] : &zero;
+			out[out_n++] = (struct ms_report_row){ .region = ms_aspace_region(as, i),
+				.alloc = i < rep->cap_alloc ? rep->alloc[i] : NULL,
+				.samples = s->samples, .pages = s->pages, .first_ns = s->first, .last_ns = s->last };
+		}
+		s = rep->cap ? &rep->st[0] : &zero;
+		*unmapped = (struct ms_report_row){ .samples = s->samples, .pages = s->pages,
+						    .first_ns = s->first, .last_ns = s->last };
+		if (rep->nr_children)
+			fill_children(rep, out, out_n, n);
 	}
 	sort_keys = keys;
 	sort_nr = nr_keys;
-	qsort(out, n, sizeof(*out), cmp_rows);
-	s = rep->cap ? &rep->st[0] : &zero;
-	*unmapped = (struct ms_report_row){ NULL, s->samples, s->pages, s->first, s->last };
+	qsort(out, out_n, sizeof(*out), cmp_rows);
 	*rows = out;
-	*nr_rows = n;
+	*nr_rows = out_n;
 	return 0;
 }
 
@@ -253,6 +543,15 @@ MS_EXPORT void ms_report_free(struct ms_report *rep)
 {
 	if (!rep)
 		return;
+	for (size_t i = 0; i < rep->cap_alloc; i++) {
+		free(rep->alloc[i]);
+		free(rep->alloc_chain[i]);
+	}
+	free(rep->alloc);
+	free(rep->alloc_chain);
+	free(rep->tuples);
+	free(rep->tslots);
+	free(rep->children);
 	free(rep->chunks.keys);
 	free(rep->chunks.idx);
 	free(rep->chunks.bits);

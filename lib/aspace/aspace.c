@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <linux/perf_event.h>
+
 #include <mapscope/aspace.h>
 
 #include "util/log.h"
@@ -111,6 +113,40 @@ static enum ms_region_kind kind_of(const char *name, uint32_t flags, bool has_fi
 	return MS_KIND_OTHER;
 }
 
+static const struct ms_region *lookup_in(const struct ms_aspace *as, const struct proc *p, uint64_t addr);
+
+/*
+ * The call chain of the syscall that made the region, without perf's
+ * context markers. A frame-pointer walk skips the caller of a syscall
+ * wrapper, which builds no frame of its own; that caller's return address
+ * is the first word near the top of the stack that points into code, so it
+ * is put back in after the wrapper's frame.
+ */
+static void set_alloc_chain(struct ms_aspace *as, struct proc *p, struct ms_region *r,
+			    const struct ms_event_map *m)
+{
+	const struct ms_region *code;
+	uint64_t caller = 0;
+	uint32_t i, n = 0;
+
+	r->alloc_chain = malloc((m->alloc_chain_len + 1) * sizeof(uint64_t));
+	if (!r->alloc_chain)
+		return;
+	for (i = 0; i < m->alloc_stack_len && !caller; i++) {
+		code = lookup_in(as, p, m->alloc_stack[i]);
+		if (code && (code->prot & PROT_EXEC))
+			caller = m->alloc_stack[i];
+	}
+	for (i = 0; i < m->alloc_chain_len; i++) {
+		if (m->alloc_chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;                 /* PERF_CONTEXT_USER and the like */
+		r->alloc_chain[n++] = m->alloc_chain[i];
+		if (n == 1 && caller && (i + 1 >= m->alloc_chain_len || m->alloc_chain[i + 1] != caller))
+			r->alloc_chain[n++] = caller;
+	}
+	r->alloc_chain_len = n;
+}
+
 static int region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
 		      const struct ms_event_map *m, const char *name)
 {
@@ -144,13 +180,8 @@ static int region_new(struct ms_aspace *as, struct proc *p, const struct ms_even
 	r->alive = true;
 	r->uncertain = m->via == MS_VIA_UNKNOWN;
 	r->via = m->via;
-	if (m->alloc_chain_len) {
-		r->alloc_chain = malloc(m->alloc_chain_len * sizeof(uint64_t));
-		if (r->alloc_chain) {
-			memcpy(r->alloc_chain, m->alloc_chain, m->alloc_chain_len * sizeof(uint64_t));
-			r->alloc_chain_len = m->alloc_chain_len;
-		}
-	}
+	if (m->alloc_chain_len)
+		set_alloc_chain(as, p, r, m);
 	if (!r->name) {
 		free(r->alloc_chain);
 		free(r);
@@ -651,6 +682,15 @@ MS_EXPORT const struct ms_region *ms_aspace_lookup(const struct ms_aspace *as, u
 			return NULL;
 		p->hint = i;
 	}
+	return as->regions[p->p[i].region];
+}
+
+static const struct ms_region *lookup_in(const struct ms_aspace *as, const struct proc *p, uint64_t addr)
+{
+	size_t i = lower(p, addr);
+
+	if (i == p->n || p->p[i].start > addr)
+		return NULL;
 	return as->regions[p->p[i].region];
 }
 

@@ -69,6 +69,17 @@ struct ms_live {
 #define SAMPLE_ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
 			PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
+#define STACK_TOP_BYTES 64
+
+#if defined(__x86_64__)
+#define USER_REGS_ALL (((1ULL << PERF_REG_X86_64_MAX) - 1) & ~((1ULL << PERF_REG_X86_DS) | \
+			(1ULL << PERF_REG_X86_ES) | (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS)))
+#elif defined(__aarch64__)
+#define USER_REGS_ALL ((1ULL << PERF_REG_ARM64_MAX) - 1)
+#else
+#define USER_REGS_ALL 0ULL
+#endif
+
 #if defined(__x86_64__)
 #define USER_SP_MASK (1ULL << PERF_REG_X86_SP)
 #elif defined(__aarch64__)
@@ -162,6 +173,16 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 			a.config = id;
 			a.sample_period = 1;
 			a.sample_type |= PERF_SAMPLE_RAW;
+			/*
+			 * The frame-pointer walk skips the caller of a syscall wrapper
+			 * (it builds no frame): the top of the user stack holds it.
+			 */
+			if (l->opts.flags & MS_LIVE_CALLCHAIN) {
+				a.sample_type |= PERF_SAMPLE_STACK_USER;
+				a.sample_stack_user = STACK_TOP_BYTES;
+				/* perf unwinds any sample with a stack: give it every register. */
+				a.sample_regs_user = USER_REGS_ALL;
+			}
 			snprintf(full, sizeof(full), "syscalls:%s", tp);
 			snprintf(path, sizeof(path), "syscalls/%s", tp);
 			add_evsel(l, full, path, k ? PHASE_EXIT : PHASE_ENTER, &a);

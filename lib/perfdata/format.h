@@ -5,6 +5,9 @@
 #include <stdint.h>
 
 #define PERF_MAGIC2 0x32454c4946524550ULL    /* "PERFILE2" */
+#ifndef PERF_RECORD_MISC_BUILD_ID_SIZE
+#define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
+#endif
 
 struct perf_file_section {
 	uint64_t offset;
@@ -30,6 +33,7 @@ struct perf_pipe_file_header {
 enum {
 	PERF_RECORD_HEADER_ATTR = 64,
 	PERF_RECORD_HEADER_TRACING_DATA = 66,
+	PERF_RECORD_HEADER_BUILD_ID = 67,
 	PERF_RECORD_FINISHED_ROUND = 68,
 	PERF_RECORD_HEADER_FEATURE = 80,
 };

@@ -47,6 +47,7 @@ struct ms_pdreader {
 	size_t nr_evsels;
 	struct ms_buf tracing;
 	int clockid;
+	struct ms_buf build_ids;     /* the BUILD_ID section as the file has it */
 };
 
 static int bad(uint64_t off, const char *what)
@@ -157,6 +158,10 @@ static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p,
 	}
 	if (feat == HEADER_EVENT_DESC)
 		take_event_desc(r, p, len);
+	if (feat == HEADER_BUILD_ID) {
+		r->build_ids.len = 0;
+		ms_buf_append(&r->build_ids, p, len);
+	}
 	if (feat == HEADER_CLOCK_DATA && len >= 8) {
 		memcpy(&clockid, p + 4, 4);
 		r->clockid = (int)clockid;
@@ -268,6 +273,7 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 	r->fd = -1;
 	r->clockid = -1;
 	ms_buf_init(&r->tracing);
+	ms_buf_init(&r->build_ids);
 	err = open_stream(r, path);
 	if (err) {
 		ms_err("cannot open '%s': %s", path, strerror(-err));
@@ -523,6 +529,28 @@ MS_EXPORT int ms_pdreader_evsel_by_id(const struct ms_pdreader *r, uint64_t id)
 	return -1;
 }
 
+MS_EXPORT bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const char **path,
+				    const unsigned char **id, size_t *len)
+{
+	const unsigned char *p = r->build_ids.data, *end = p + r->build_ids.len;
+	struct perf_event_header h;
+
+	for (; p && end - p >= (ptrdiff_t)sizeof(h); p += h.size) {
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) + 4 + 24 + 1 || h.size > end - p)
+			return false;
+		if (!memchr(p + sizeof(h) + 28, 0, h.size - sizeof(h) - 28))
+			return false;
+		if (i-- == 0) {
+			*id = p + sizeof(h) + 4;
+			*len = (h.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) && (*id)[20] <= 20 ? (*id)[20] : 20;
+			*path = (const char *)p + sizeof(h) + 28;
+			return true;
+		}
+	}
+	return false;
+}
+
 MS_EXPORT void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len)
 {
 	*data = r->tracing.len ? r->tracing.data : NULL;
@@ -546,5 +574,6 @@ MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
 	free(r->evsels);
 	free(r->rbuf);
 	ms_buf_release(&r->tracing);
+	ms_buf_release(&r->build_ids);
 	free(r);
 }

@@ -239,6 +239,31 @@ MS_EXPORT int ms_pdwriter_write(struct ms_pdwriter *w, const struct perf_event_h
 	return put(w, rec, rec->size);
 }
 
+MS_EXPORT int ms_pdwriter_add_build_id(struct ms_pdwriter *w, const char *path, const unsigned char *id, size_t len)
+{
+	struct ms_buf *f = &w->features[HEADER_BUILD_ID];
+	size_t name = (strlen(path) + 1 + 63) & ~(size_t)63, start = f->len;
+	unsigned char bid[24] = { 0 };
+	struct perf_event_header h = {
+		.type = PERF_RECORD_HEADER_BUILD_ID,
+		.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_BUILD_ID_SIZE,
+		.size = (uint16_t)(sizeof(h) + 4 + sizeof(bid) + name),
+	};
+
+	if (len > 20 || sizeof(h) + 4 + sizeof(bid) + name > UINT16_MAX)
+		return -EINVAL;
+	memcpy(bid, id, len);
+	bid[20] = (unsigned char)len;
+	ms_buf_append(f, &h, sizeof(h));
+	ms_buf_u32(f, (uint32_t)-1);          /* pid: the host, as perf writes it */
+	ms_buf_append(f, bid, sizeof(bid));
+	ms_buf_append(f, path, strlen(path));
+	ms_buf_zero(f, name - strlen(path));
+	if (ms_buf_error(f))
+		f->len = start;
+	return ms_buf_error(f);
+}
+
 MS_EXPORT int ms_pdwriter_finish_round(struct ms_pdwriter *w)
 {
 	struct perf_event_header h = { .type = PERF_RECORD_FINISHED_ROUND, .size = sizeof(h) };

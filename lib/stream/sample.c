@@ -147,8 +147,12 @@ int ms_sample_parse(const struct perf_event_attr *a, const struct perf_event_hea
 	if (t & PERF_SAMPLE_STACK_USER) {
 		if (u64(&c, &n) || skip(&c, n))
 			return -EBADMSG;
-		if (n && skip(&c, 8))
+		s->stack = c.p - n;
+		s->stack_size = n;
+		if (n && u64(&c, &v))
 			return -EBADMSG;
+		if (n && v < n)
+			s->stack_size = v;     /* dyn_size: what was really copied */
 	}
 	if ((t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && u64(&c, &s->weight))
 		return -EBADMSG;

@@ -70,6 +70,8 @@ struct thread {
 	uint64_t args[5];
 	uint64_t *chain;
 	uint32_t chain_len, chain_cap;
+	uint64_t stack[8];            /* the top of the user stack at the entry */
+	uint32_t stack_len;
 	struct pending_map *maps;
 	size_t nr_maps, cap_maps;
 };
@@ -479,6 +481,9 @@ static int keep_chain(struct thread *t, const struct ms_sample *smp)
 	uint64_t *p;
 
 	t->chain_len = 0;
+	t->stack_len = (uint32_t)((smp->stack_size < sizeof(t->stack) ? smp->stack_size : sizeof(t->stack)) / 8);
+	if (t->stack_len)
+		memcpy(t->stack, smp->stack, t->stack_len * 8);
 	if (!smp->chain_len)
 		return 0;
 	if (smp->chain_len > t->chain_cap) {
@@ -564,6 +569,8 @@ static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct
 	ev.map.fixed = t->sc == SC_MMAP && (t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE));
 	ev.map.alloc_chain = t->chain_len ? t->chain : NULL;
 	ev.map.alloc_chain_len = t->chain_len;
+	ev.map.alloc_stack = t->stack_len ? t->stack : NULL;
+	ev.map.alloc_stack_len = t->stack_len;
 	return emit(s, &ev);
 }
 

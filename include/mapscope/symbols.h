@@ -1,0 +1,61 @@
+/*
+ * ms_symbols: names for addresses, through elfutils (libdwfl): a code
+ * address becomes function+offset and file:line, a data address in a
+ * binary's .data, .bss or .rodata becomes object+offset. It follows each
+ * process's binaries and their load bias from the map events it is fed,
+ * so it needs no running process. Each binary is opened once; build-ids and
+ * separate debug files are honoured (libdwfl's standard search).
+ */
+#ifndef MAPSCOPE_SYMBOLS_H
+#define MAPSCOPE_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mapscope/event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ms_symbols;
+
+struct ms_sym {
+	const char *dso;          /* the binary's path; NULL when no binary holds the address */
+	const char *name;         /* function or object, NULL when the binary has no symbol for it */
+	uint64_t offset;          /* from the symbol's start */
+	uint64_t vaddr;           /* the address inside the binary */
+	const char *file;         /* source file, or NULL */
+	int line;
+};
+
+/* NULL with errno set. */
+struct ms_symbols *ms_symbols_new(void);
+
+/* The build-id the recording saw for path: a different file is not used (one warning). */
+void ms_symbols_expect_build_id(struct ms_symbols *s, const char *path, const unsigned char *id, size_t len);
+
+/* Feeds every event, in time order: maps of files, exec, fork and exit move binaries. */
+void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev);
+
+/*
+ * Resolves addr in process pid as things are now. 0 with *out filled (name
+ * may be NULL), or -ENOENT when no binary holds it. Strings live as long
+ * as s. Source lines only when want_line (they cost more).
+ */
+int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t addr, bool want_line, struct ms_sym *out);
+
+/* "name+0x1f", else "binary+0x1234", else "0x7f..." */
+void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr, char *buf, size_t len);
+
+/* Reads the GNU build-id of the ELF file at path into id (up to cap bytes). Its length, or a negative errno. */
+int ms_elf_build_id(const char *path, unsigned char *id, size_t cap);
+
+/* Accepts NULL. */
+void ms_symbols_free(struct ms_symbols *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

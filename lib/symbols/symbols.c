@@ -1,0 +1,450 @@
+/*
+ * Per binary: its PT_LOAD segments (file offset -> address), a Dwfl with
+ * the binary reported at bias 0 (so module addresses are the file's own),
+ * and a cache of resolved addresses. Per process: the binaries it has
+ * loaded, each with its bias, found from the first map of each binary.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+
+#include <mapscope/symbols.h>
+
+#include "util/log.h"
+#include "util/u32map.h"
+
+struct seg {
+	uint64_t offset, filesz, vaddr, memsz;
+};
+
+struct cached {
+	uint64_t vaddr;               /* key; UINT64_MAX: empty */
+	const char *name;
+	uint64_t offset;
+};
+
+struct bin {
+	char *path;
+	int state;                    /* 0: not opened, 1: segments read, 2: symbols loaded,
+					 -1: unusable, -2: could not be opened */
+	int open_errno;
+	bool warned;
+	struct seg *segs;
+	size_t nr_segs;
+	uint64_t lo, hi;              /* vaddr span of the loaded image */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct cached *cache;
+	size_t cache_cap, cache_len;
+	unsigned char want_id[64];    /* the build-id the recording saw */
+	size_t want_id_len;
+};
+
+struct inst {
+	size_t bin;
+	uint64_t bias, lo, hi;        /* addresses [lo, hi) in the process */
+};
+
+struct proc_bins {
+	struct inst *v;
+	size_t n, cap;
+	size_t hint;
+};
+
+struct ms_symbols {
+	struct bin *bins;
+	size_t nr_bins, cap_bins;
+	struct ms_u32map procs;       /* pid -> struct proc_bins */
+};
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+MS_EXPORT struct ms_symbols *ms_symbols_new(void)
+{
+	struct ms_symbols *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	elf_version(EV_CURRENT);
+	ms_u32map_init(&s->procs);
+	return s;
+}
+
+/* The file behind a map's name: the kernel appends " (deleted)" to removed files. */
+static void real_path(const char *name, char *out, size_t len)
+{
+	size_t n = strlen(name);
+
+	if (n > 10 && !strcmp(name + n - 10, " (deleted)"))
+		n -= 10;
+	snprintf(out, len, "%.*s", (int)n, name);
+}
+
+static ssize_t bin_index(struct ms_symbols *s, const char *path, bool create)
+{
+	void *grown;
+	size_t i;
+
+	for (i = 0; i < s->nr_bins; i++)
+		if (!strcmp(s->bins[i].path, path))
+			return (ssize_t)i;
+	if (!create)
+		return -1;
+	if (s->nr_bins == s->cap_bins) {
+		grown = realloc(s->bins, (s->cap_bins ? 2 * s->cap_bins : 32) * sizeof(*s->bins));
+		if (!grown)
+			return -1;
+		s->bins = grown;
+		s->cap_bins = s->cap_bins ? 2 * s->cap_bins : 32;
+	}
+	memset(&s->bins[s->nr_bins], 0, sizeof(s->bins[0]));
+	s->bins[s->nr_bins].path = strdup(path);
+	if (!s->bins[s->nr_bins].path)
+		return -1;
+	return (ssize_t)s->nr_bins++;
+}
+
+MS_EXPORT void ms_symbols_expect_build_id(struct ms_symbols *s, const char *path,
+					  const unsigned char *id, size_t len)
+{
+	ssize_t i = bin_index(s, path, true);
+
+	if (i < 0 || len > sizeof(s->bins[0].want_id))
+		return;
+	memcpy(s->bins[i].want_id, id, len);
+	s->bins[i].want_id_len = len;
+}
+
+/* Reads the PT_LOAD segments; quietly unusable for files that are not ELF. */
+static void read_segments(struct bin *b)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+	Elf *elf;
+	int fd;
+
+	b->state = -1;
+	fd = open(b->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		b->state = -2;
+		b->open_errno = errno;
+		return;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n)) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return;
+	}
+	b->segs = calloc(n ? n : 1, sizeof(*b->segs));
+	b->lo = UINT64_MAX;
+	for (i = 0; b->segs && i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		b->segs[b->nr_segs++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_memsz };
+		if (ph.p_vaddr < b->lo)
+			b->lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > b->hi)
+			b->hi = ph.p_vaddr + ph.p_memsz;
+	}
+	elf_end(elf);
+	close(fd);
+	if (b->nr_segs)
+		b->state = 1;
+}
+
+static struct proc_bins *proc_of(struct ms_symbols *s, uint32_t pid, bool create)
+{
+	struct proc_bins *p = ms_u32map_get(&s->procs, pid);
+
+	if (p || !create)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (p && ms_u32map_put(&s->procs, pid, p)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
+static void add_inst(struct proc_bins *p, size_t bin, uint64_t bias, const struct bin *b)
+{
+	struct inst *grown;
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->v[i].bin == bin && p->v[i].bias == bias)
+			return;
+	if (p->n == p->cap) {
+		grown = realloc(p->v, (p->cap ? 2 * p->cap : 16) * sizeof(*grown));
+		if (!grown)
+			return;
+		p->v = grown;
+		p->cap = p->cap ? 2 * p->cap : 16;
+	}
+	p->v[p->n++] = (struct inst){ bin, bias, bias + b->lo, bias + b->hi };
+}
+
+static void track_map(struct ms_symbols *s, const struct ms_event *ev)
+{
+	const struct ms_event_map *m = &ev->map;
+	char path[4096];
+	struct proc_bins *p;
+	struct bin *b;
+	ssize_t i;
+	size_t k;
+
+	if (m->name[0] != '/' || !(m->maj || m->min || m->ino))
+		return;
+	real_path(m->name, path, sizeof(path));
+	i = bin_index(s, path, true);
+	if (i < 0)
+		return;
+	b = &s->bins[i];
+	if (b->state == 0)
+		read_segments(b);
+	/* Data files come and go; a missing binary that held code deserves one warning. */
+	if (b->state == -2 && (m->prot & PROT_EXEC) && !b->warned) {
+		b->warned = true;
+		ms_warn("cannot read '%s' (%s): its addresses are shown raw", b->path, strerror(b->open_errno));
+	}
+	if (b->state < 0)
+		return;
+	for (k = 0; k < b->nr_segs; k++) {
+		const struct seg *g = &b->segs[k];
+
+		if (m->pgoff >= g->offset && m->pgoff < g->offset + (g->filesz ? g->filesz : 1)) {
+			p = proc_of(s, ev->pid, true);
+			if (p)
+				add_inst(p, (size_t)i, m->start - (m->pgoff - g->offset + g->vaddr), b);
+			return;
+		}
+	}
+}
+
+static void clear_proc(struct ms_symbols *s, uint32_t pid)
+{
+	struct proc_bins *p = proc_of(s, pid, false);
+
+	if (p)
+		p->n = 0;
+}
+
+MS_EXPORT void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
+{
+	struct proc_bins *parent, *child;
+	size_t i;
+
+	switch (ev->kind) {
+	case MS_EV_MAP:
+		track_map(s, ev);
+		break;
+	case MS_EV_EXEC:
+		clear_proc(s, ev->pid);
+		break;
+	case MS_EV_FORK:
+		if (ev->fork.child_pid == ev->pid)
+			break;
+		clear_proc(s, ev->fork.child_pid);
+		parent = proc_of(s, ev->pid, false);
+		child = parent ? proc_of(s, ev->fork.child_pid, true) : NULL;
+		for (i = 0; child && i < parent->n; i++)
+			add_inst(child, parent->v[i].bin, parent->v[i].bias, &s->bins[parent->v[i].bin]);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Opens the binary's symbols; a different build-id than recorded makes it unusable. */
+static void load_symbols(struct bin *b)
+{
+	const unsigned char *id;
+	GElf_Addr at;
+	int n;
+
+	b->dwfl = dwfl_begin(&callbacks);
+	if (b->dwfl) {
+		dwfl_report_begin(b->dwfl);
+		b->mod = dwfl_report_elf(b->dwfl, basename(b->path), b->path, -1, 0, false);
+		dwfl_report_end(b->dwfl, NULL, NULL);
+	}
+	if (!b->mod) {
+		ms_warn("cannot read symbols of '%s': %s: its addresses are shown raw", b->path,
+			dwfl_errmsg(-1));
+		b->state = -1;
+		return;
+	}
+	if (b->want_id_len) {
+		n = dwfl_module_build_id(b->mod, &id, &at);
+		if (n != (int)b->want_id_len || memcmp(id, b->want_id, b->want_id_len)) {
+			ms_warn("'%s' is not the binary that was recorded (its build-id differs): "
+				"its addresses are shown raw", b->path);
+			b->state = -1;
+			return;
+		}
+	}
+	b->state = 2;
+}
+
+static size_t hash(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 29;
+	return (size_t)k & (cap - 1);
+}
+
+static struct cached *cache_slot(struct bin *b, uint64_t vaddr)
+{
+	struct cached *old = b->cache;
+	size_t i, j, cap = b->cache_cap;
+
+	if ((b->cache_len + 1) * 2 > b->cache_cap) {
+		b->cache_cap = cap ? 2 * cap : 1024;
+		b->cache = malloc(b->cache_cap * sizeof(*b->cache));
+		if (!b->cache) {
+			b->cache = old;
+			b->cache_cap = cap;
+			return NULL;
+		}
+		for (i = 0; i < b->cache_cap; i++)
+			b->cache[i].vaddr = UINT64_MAX;
+		for (i = 0; i < cap; i++) {
+			if (old[i].vaddr == UINT64_MAX)
+				continue;
+			for (j = hash(old[i].vaddr, b->cache_cap); b->cache[j].vaddr != UINT64_MAX;
+			     j = (j + 1) & (b->cache_cap - 1))
+				;
+			b->cache[j] = old[i];
+		}
+		free(old);
+	}
+	for (i = hash(vaddr, b->cache_cap); b->cache[i].vaddr != UINT64_MAX; i = (i + 1) & (b->cache_cap - 1))
+		if (b->cache[i].vaddr == vaddr)
+			return &b->cache[i];
+	return &b->cache[i];
+}
+
+MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t addr, bool want_line,
+				 struct ms_sym *out)
+{
+	struct proc_bins *p = proc_of(s, pid, false);
+	struct cached *c;
+	struct bin *b;
+	struct inst *in = NULL;
+	GElf_Off off;
+	GElf_Sym sym;
+	Dwfl_Line *line;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!p)
+		return -ENOENT;
+	if (p->hint < p->n && addr >= p->v[p->hint].lo && addr < p->v[p->hint].hi)
+		in = &p->v[p->hint];
+	for (i = 0; !in && i < p->n; i++)
+		if (addr >= p->v[i].lo && addr < p->v[i].hi) {
+			in = &p->v[i];
+			p->hint = i;
+		}
+	if (!in)
+		return -ENOENT;
+	b = &s->bins[in->bin];
+	out->dso = b->path;
+	out->vaddr = addr - in->bias;
+	if (b->state == 1)
+		load_symbols(b);
+	if (b->state != 2)
+		return 0;
+	c = cache_slot(b, out->vaddr);
+	if (c && c->vaddr == out->vaddr) {
+		out->name = c->name;
+		out->offset = c->offset;
+	} else {
+		out->name = dwfl_module_addrinfo(b->mod, out->vaddr, &off, &sym, NULL, NULL, NULL);
+		out->offset = out->name ? off : 0;
+		if (c) {
+			c->vaddr = out->vaddr;
+			c->name = out->name;
+			c->offset = out->offset;
+			b->cache_len++;
+		}
+	}
+	if (want_line && (line = dwfl_module_getsrc(b->mod, out->vaddr)))
+		out->file = dwfl_lineinfo(line, NULL, &out->line, NULL, NULL, NULL);
+	return 0;
+}
+
+MS_EXPORT void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr, char *buf, size_t len)
+{
+	const char *slash;
+
+	if (found == 0 && sym->name)
+		snprintf(buf, len, "%s+0x%llx", sym->name, (unsigned long long)sym->offset);
+	else if (found == 0 && sym->dso) {
+		slash = strrchr(sym->dso, '/');
+		snprintf(buf, len, "%s+0x%llx", slash ? slash + 1 : sym->dso, (unsigned long long)sym->vaddr);
+	} else
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+}
+
+MS_EXPORT int ms_elf_build_id(const char *path, unsigned char *id, size_t cap)
+{
+	const void *bits;
+	ssize_t n = -ENOENT;
+	Elf *elf;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf) {
+		n = dwelf_elf_gnu_build_id(elf, &bits);
+		if (n > 0 && (size_t)n <= cap)
+			memcpy(id, bits, (size_t)n);
+		else
+			n = -ENOENT;
+		elf_end(elf);
+	}
+	close(fd);
+	return (int)n;
+}
+
+MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
+{
+	struct proc_bins *p;
+	size_t i, pos = 0;
+
+	if (!s)
+		return;
+	while ((p = ms_u32map_next(&s->procs, &pos, NULL))) {
+		free(p->v);
+		free(p);
+	}
+	ms_u32map_release(&s->procs);
+	for (i = 0; i < s->nr_bins; i++) {
+		if (s->bins[i].dwfl)
+			dwfl_end(s->bins[i].dwfl);
+		free(s->bins[i].path);
+		free(s->bins[i].segs);
+		free(s->bins[i].cache);
+	}
+	free(s->bins);
+	free(s);
+}
