@@ -33,10 +33,11 @@ struct tl {
 	bool json;
 };
 
-static int on_change(struct replay *rp, const struct ms_change *c)
+static int on_change(struct replay *rp, const struct ms_event *ev, const struct ms_change *c)
 {
 	struct tl *t = rp->ctx;
 
+	(void)ev;
 	if (t->pid < 0 || c->pid == (uint32_t)t->pid)
 		print_change(stdout, c, t->json);
 	return 0;

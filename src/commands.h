@@ -9,6 +9,8 @@ int cmd_report(int argc, char **argv);
 int cmd_maps(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
+int cmd_hugepages(int argc, char **argv);
+int cmd_unmapped(int argc, char **argv);
 
 /* Shared by the commands that print: --format parsing (0 text, 1 json, 2 csv). */
 int parse_format(const char *cmd, const char *s, int *fmt, bool allow_csv);

@@ -16,6 +16,8 @@ static const struct command {
 	{ "maps", cmd_maps, "a process's mappings at an instant, as /proc/PID/maps showed them" },
 	{ "timeline", cmd_timeline, "every address-space change in time order" },
 	{ "watch", cmd_watch, "print address-space changes live, as they happen" },
+	{ "hugepages", cmd_hugepages, "which regions belong on hugepages, and applying it" },
+	{ "unmapped", cmd_unmapped, "accesses to memory that was not mapped, and the code that made them" },
 };
 
 static const struct command *find(const char *name)

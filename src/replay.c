@@ -39,7 +39,7 @@ static int on_event(const struct ms_event *ev, void *ctx)
 		struct ms_change c;
 
 		err = ms_aspace_apply_change(rp->as, ev, &c);
-		return err > 0 ? rp->change(rp, &c) : err;
+		return err > 0 ? rp->change(rp, ev, &c) : err;
 	}
 	if ((err = ms_aspace_apply(rp->as, ev, &op)))
 		return err;

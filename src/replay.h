@@ -23,7 +23,7 @@ struct replay {
 	/* After; op says what it did. */
 	int (*post)(struct replay *rp, const struct ms_event *ev, enum ms_aspace_op op);
 	/* Instead of post: each change, described. */
-	int (*change)(struct replay *rp, const struct ms_change *c);
+	int (*change)(struct replay *rp, const struct ms_event *ev, const struct ms_change *c);
 	void *ctx;
 	uint64_t first_time;       /* of the first event, 0 before it */
 	bool corrupt;              /* the data ended in a corrupt record */

@@ -93,11 +93,25 @@ struct ms_change {
  */
 int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event *ev, struct ms_change *out);
 
+/*
+ * The call chain of the syscall behind ev (ev->chain, without perf's
+ * context markers, with the wrapper's caller put back from ev->stack).
+ * out must hold ev->chain_len + 1 entries. Returns how many it wrote.
+ */
+uint32_t ms_aspace_call_chain(const struct ms_aspace *as, const struct ms_event *ev, uint64_t *out);
+
 /* Charges the samples still waiting. Call once at the end of the stream. */
 void ms_aspace_finish(struct ms_aspace *as);
 
 /* The region holding addr in process pid now, or NULL. O(log n) in live mappings. */
 const struct ms_region *ms_aspace_lookup(const struct ms_aspace *as, uint32_t pid, uint64_t addr);
+
+/* The protection (PROT_*) of the page holding addr now, or -1 when none does. */
+int ms_aspace_prot_at(const struct ms_aspace *as, uint32_t pid, uint64_t addr);
+
+/* The process's main stack and heap regions now, or NULL. */
+const struct ms_region *ms_aspace_stack(const struct ms_aspace *as, uint32_t pid);
+const struct ms_region *ms_aspace_heap(const struct ms_aspace *as, uint32_t pid);
 
 size_t ms_aspace_nr_regions(const struct ms_aspace *as);
 const struct ms_region *ms_aspace_region(const struct ms_aspace *as, size_t id);

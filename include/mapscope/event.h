@@ -20,7 +20,7 @@ enum ms_event_kind {
 	MS_EV_PROTECT,      /* mprotect: protect */
 	MS_EV_BRK,          /* the break moved: brk */
 	MS_EV_STACK_GROW,   /* the main stack grew down: stack-grow */
-	MS_EV_MADVISE,      /* pages released: madvise */
+	MS_EV_MADVISE,      /* madvise: pages released (DONTNEED, FREE, REMOVE) or hugepage advice */
 	MS_EV_SHMDT,        /* a SysV segment detached: unmap */
 	MS_EV_VMA,          /* the kernel's VMA boundary, for /proc-style output only */
 	MS_EV_FORK,         /* a new process or thread: fork */
@@ -60,6 +60,12 @@ struct ms_event {
 	enum ms_event_kind kind;
 	uint64_t time;              /* ns, the recording's clock */
 	uint32_t pid, tid, cpu;
+	/* A change made by a syscall: its user call chain (record --call-graph fp), or NULL,
+	 * and the top words of the user stack then (to find the wrapper's caller). */
+	const uint64_t *chain;
+	uint32_t chain_len;
+	const uint64_t *stack;
+	uint32_t stack_len;
 	union {
 		struct ms_event_map map;
 		struct { uint64_t start, end; } unmap, vma;
@@ -73,7 +79,9 @@ struct ms_event {
 		struct { const char *comm; } comm;     /* EXEC and COMM */
 		struct {
 			uint64_t addr, ip, sp;
+			uint64_t data_src;      /* PERF_SAMPLE_DATA_SRC, 0 when absent */
 			bool has_addr, has_sp;
+			bool fault;             /* from a page-fault event */
 			uint32_t evsel;                 /* index of the event that sampled */
 			const uint64_t *chain;
 			uint32_t chain_len;

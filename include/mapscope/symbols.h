@@ -46,6 +46,14 @@ void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev);
  */
 int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t addr, bool want_line, struct ms_sym *out);
 
+/*
+ * Names the call site of a call chain (innermost first, perf's context
+ * markers allowed): site gets the first function outside the C library and
+ * the loader (empty if none), text the chain as "f+0x1 <- g+0x2 <- ...".
+ */
+void ms_symbols_call_site(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
+			  char *site, size_t site_len, char *text, size_t text_len);
+
 /* "name+0x1f", else "binary+0x1234", else "0x7f..." */
 void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr, char *buf, size_t len);
 

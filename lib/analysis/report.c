@@ -343,24 +343,11 @@ MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, str
 	rep->nr_children = syms ? (children > MS_REPORT_MAX_CHILDREN ? MS_REPORT_MAX_CHILDREN : children) : 0;
 }
 
-/* Frames of the C library and the loader are the mechanism, not the site. */
-static bool runtime_dso(const char *dso)
-{
-	const char *base = dso ? strrchr(dso, '/') : NULL;
-
-	base = base ? base + 1 : dso;
-	return base && (!strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8) ||
-			!strncmp(base, "libpthread", 10));
-}
-
 MS_EXPORT void ms_report_region_made(struct ms_report *rep, const struct ms_region *r)
 {
-	char buf[1024], frame[256];
-	struct ms_sym sym;
-	size_t len = 0, cap;
-	uint32_t i;
+	char site[256], chain[1024];
+	size_t cap;
 	char **grown;
-	int err;
 
 	if (!rep->syms || !r->alloc_chain_len)
 		return;
@@ -380,17 +367,12 @@ MS_EXPORT void ms_report_region_made(struct ms_report *rep, const struct ms_regi
 		memset(rep->alloc_chain + rep->cap_alloc, 0, (cap - rep->cap_alloc) * sizeof(*grown));
 		rep->cap_alloc = cap;
 	}
-	buf[0] = '\0';
-	for (i = 0; i < r->alloc_chain_len && i < 12; i++) {
-		err = ms_symbols_resolve(rep->syms, r->pid, r->alloc_chain[i], false, &sym);
-		ms_sym_format(&sym, err, r->alloc_chain[i], frame, sizeof(frame));
-		len += (size_t)snprintf(buf + len, len < sizeof(buf) ? sizeof(buf) - len : 0, "%s%s",
-					i ? " <- " : "", frame);
-		if (!rep->alloc[r->id] && !err && sym.name && !runtime_dso(sym.dso))
-			rep->alloc[r->id] = strdup(sym.name);
-	}
+	ms_symbols_call_site(rep->syms, r->pid, r->alloc_chain, r->alloc_chain_len, site, sizeof(site),
+			     chain, sizeof(chain));
+	free(rep->alloc[r->id]);
 	free(rep->alloc_chain[r->id]);
-	rep->alloc_chain[r->id] = strdup(buf);
+	rep->alloc[r->id] = site[0] ? strdup(site) : NULL;
+	rep->alloc_chain[r->id] = strdup(chain);
 }
 
 MS_EXPORT const char *ms_report_alloc_chain(const struct ms_report *rep, const struct ms_region *r)

@@ -116,35 +116,48 @@ static enum ms_region_kind kind_of(const char *name, uint32_t flags, bool has_fi
 static const struct ms_region *lookup_in(const struct ms_aspace *as, const struct proc *p, uint64_t addr);
 
 /*
- * The call chain of the syscall that made the region, without perf's
- * context markers. A frame-pointer walk skips the caller of a syscall
- * wrapper, which builds no frame of its own; that caller's return address
- * is the first word near the top of the stack that points into code, so it
- * is put back in after the wrapper's frame.
+ * A syscall's call chain without perf's context markers. A frame-pointer
+ * walk skips the caller of a syscall wrapper, which builds no frame of its
+ * own; that caller's return address is the first word near the top of the
+ * stack that points into code, so it is put back in after the wrapper's
+ * frame. out holds len + 1 entries; returns how many were written.
  */
-static void set_alloc_chain(struct ms_aspace *as, struct proc *p, struct ms_region *r,
-			    const struct ms_event_map *m)
+static uint32_t repair_chain(const struct ms_aspace *as, const struct proc *p, const uint64_t *chain,
+			     uint32_t len, const uint64_t *stack, uint32_t stack_len, uint64_t *out)
 {
 	const struct ms_region *code;
 	uint64_t caller = 0;
 	uint32_t i, n = 0;
 
-	r->alloc_chain = malloc((m->alloc_chain_len + 1) * sizeof(uint64_t));
-	if (!r->alloc_chain)
-		return;
-	for (i = 0; i < m->alloc_stack_len && !caller; i++) {
-		code = lookup_in(as, p, m->alloc_stack[i]);
+	for (i = 0; i < stack_len && !caller; i++) {
+		code = lookup_in(as, p, stack[i]);
 		if (code && (code->prot & PROT_EXEC))
-			caller = m->alloc_stack[i];
+			caller = stack[i];
 	}
-	for (i = 0; i < m->alloc_chain_len; i++) {
-		if (m->alloc_chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
+	for (i = 0; i < len; i++) {
+		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;                 /* PERF_CONTEXT_USER and the like */
-		r->alloc_chain[n++] = m->alloc_chain[i];
-		if (n == 1 && caller && (i + 1 >= m->alloc_chain_len || m->alloc_chain[i + 1] != caller))
-			r->alloc_chain[n++] = caller;
+		out[n++] = chain[i];
+		if (n == 1 && caller && (i + 1 >= len || chain[i + 1] != caller))
+			out[n++] = caller;
 	}
-	r->alloc_chain_len = n;
+	return n;
+}
+
+MS_EXPORT uint32_t ms_aspace_call_chain(const struct ms_aspace *as, const struct ms_event *ev, uint64_t *out)
+{
+	const struct proc *p = ms_u32map_get(&as->procs, ev->pid);
+
+	return p ? repair_chain(as, p, ev->chain, ev->chain_len, ev->stack, ev->stack_len, out) : 0;
+}
+
+static void set_alloc_chain(struct ms_aspace *as, struct proc *p, struct ms_region *r,
+			    const struct ms_event_map *m)
+{
+	r->alloc_chain = malloc((m->alloc_chain_len + 1) * sizeof(uint64_t));
+	if (r->alloc_chain)
+		r->alloc_chain_len = repair_chain(as, p, m->alloc_chain, m->alloc_chain_len,
+						  m->alloc_stack, m->alloc_stack_len, r->alloc_chain);
 }
 
 static int region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
@@ -853,6 +866,36 @@ MS_EXPORT void ms_aspace_finish(struct ms_aspace *as)
 	}
 }
 
+MS_EXPORT int ms_aspace_prot_at(const struct ms_aspace *as, uint32_t pid, uint64_t addr)
+{
+	const struct proc *p = ms_u32map_get(&as->procs, pid);
+	size_t i;
+
+	if (!p)
+		return -1;
+	i = lower(p, addr);
+	return i < p->n && p->p[i].start <= addr ? (int)p->p[i].prot : -1;
+}
+
+static const struct ms_region *live_region(const struct ms_aspace *as, int64_t id)
+{
+	return id >= 0 && as->regions[id]->alive ? as->regions[id] : NULL;
+}
+
+MS_EXPORT const struct ms_region *ms_aspace_stack(const struct ms_aspace *as, uint32_t pid)
+{
+	const struct proc *p = ms_u32map_get(&as->procs, pid);
+
+	return p ? live_region(as, p->stack) : NULL;
+}
+
+MS_EXPORT const struct ms_region *ms_aspace_heap(const struct ms_aspace *as, uint32_t pid)
+{
+	const struct proc *p = ms_u32map_get(&as->procs, pid);
+
+	return p ? live_region(as, p->heap) : NULL;
+}
+
 MS_EXPORT size_t ms_aspace_nr_regions(const struct ms_aspace *as)
 {
 	return as->nr;
@@ -998,7 +1041,9 @@ MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event
 		set_release(c, c->start, c->end);
 		break;
 	case MS_OP_MADVISE:
-		set_release(c, c->start, c->end);
+		if (ev->madvise.advice == MADV_DONTNEED || ev->madvise.advice == MADV_FREE ||
+		    ev->madvise.advice == MADV_REMOVE || ev->madvise.advice == 24)
+			set_release(c, c->start, c->end);
 		break;
 	case MS_OP_BRK:
 		snprintf(c->name, sizeof(c->name), "[heap]");

@@ -571,6 +571,10 @@ static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct
 	ev.map.alloc_chain_len = t->chain_len;
 	ev.map.alloc_stack = t->stack_len ? t->stack : NULL;
 	ev.map.alloc_stack_len = t->stack_len;
+	ev.chain = ev.map.alloc_chain;
+	ev.chain_len = ev.map.alloc_chain_len;
+	ev.stack = ev.map.alloc_stack;
+	ev.stack_len = ev.map.alloc_stack_len;
 	return emit(s, &ev);
 }
 
@@ -583,6 +587,15 @@ static uint64_t *brk_slot(struct ms_stream *s, uint32_t pid)
 		b = NULL;
 	}
 	return b;
+}
+
+static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev);
+
+static bool wanted_advice(uint64_t advice)
+{
+	return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
+	       advice == 24 /* DONTNEED_LOCKED */ || advice == MADV_HUGEPAGE ||
+	       advice == MADV_NOHUGEPAGE || advice == 25 /* COLLAPSE */;
 }
 
 static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
@@ -604,7 +617,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		base_event(&ev, MS_EV_UNMAP, smp);
 		ev.unmap.start = t->args[0];
 		ev.unmap.end = t->args[0] + PAGE_ALIGN(t->args[1]);
-		err = emit(s, &ev);
+		err = emit_with_chain(s, t, &ev);
 		break;
 	case SC_MREMAP:
 		if (IS_ERR_VALUE(ret))
@@ -615,7 +628,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		ev.remap.new_start = ret;
 		ev.remap.new_end = ret + PAGE_ALIGN(t->args[2]);
 		ev.remap.flags = (uint32_t)t->args[3];
-		err = emit(s, &ev);
+		err = emit_with_chain(s, t, &ev);
 		break;
 	case SC_MPROTECT:
 		if (ret)
@@ -624,12 +637,12 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		ev.protect.start = t->args[0];
 		ev.protect.end = t->args[0] + PAGE_ALIGN(t->args[1]);
 		ev.protect.prot = (uint32_t)t->args[2];
-		err = emit(s, &ev);
+		err = emit_with_chain(s, t, &ev);
 		for (i = 0; i < t->nr_maps && !err; i++) {
 			base_event(&ev, MS_EV_VMA, smp);
 			ev.vma.start = t->maps[i].m.vma_start;
 			ev.vma.end = t->maps[i].m.vma_end;
-			err = emit(s, &ev);
+			err = emit_with_chain(s, t, &ev);
 		}
 		break;
 	case SC_BRK:
@@ -645,28 +658,37 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		}
 		*brk = ret;
 		if (ev.brk.old_brk != ev.brk.new_brk || t->nr_maps)
-			err = emit(s, &ev);
+			err = emit_with_chain(s, t, &ev);
 		break;
 	case SC_MADVISE:
-		if (ret || (t->args[2] != MADV_DONTNEED && t->args[2] != MADV_FREE &&
-			    t->args[2] != MADV_REMOVE && t->args[2] != 24 /* DONTNEED_LOCKED */))
+		if (ret || !wanted_advice(t->args[2]))
 			break;
 		base_event(&ev, MS_EV_MADVISE, smp);
 		ev.madvise.start = t->args[0];
 		ev.madvise.end = t->args[0] + PAGE_ALIGN(t->args[1]);
 		ev.madvise.advice = (uint32_t)t->args[2];
-		err = emit(s, &ev);
+		err = emit_with_chain(s, t, &ev);
 		break;
 	case SC_SHMDT:
 		if (ret)
 			break;
 		base_event(&ev, MS_EV_SHMDT, smp);
 		ev.shmdt.addr = t->args[0];
-		err = emit(s, &ev);
+		err = emit_with_chain(s, t, &ev);
 		break;
 	}
 	thread_clear(t);
 	return err;
+}
+
+/* Changes made by a syscall carry its call chain. */
+static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev)
+{
+	ev->chain = t->chain_len ? t->chain : NULL;
+	ev->chain_len = t->chain_len;
+	ev->stack = t->stack_len ? t->stack : NULL;
+	ev->stack_len = t->stack_len;
+	return emit(s, ev);
 }
 
 static int on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
@@ -718,6 +740,11 @@ static int on_sample(struct ms_stream *s, const struct perf_event_header *rec)
 	ev.sample.sp = smp.sp;
 	ev.sample.has_addr = true;
 	ev.sample.has_sp = smp.has_sp;
+	ev.sample.data_src = smp.data_src;
+	ev.sample.fault = ei->attr->type == PERF_TYPE_SOFTWARE &&
+			  (ei->attr->config == PERF_COUNT_SW_PAGE_FAULTS ||
+			   ei->attr->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+			   ei->attr->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 	ev.sample.evsel = (uint32_t)e;
 	ev.sample.chain = smp.chain;
 	ev.sample.chain_len = (uint32_t)smp.chain_len;

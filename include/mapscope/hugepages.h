@@ -1,0 +1,70 @@
+/*
+ * ms_hugepages: which regions belong on transparent hugepages. For every
+ * private anonymous or shmem region it counts, per 2 MiB-aligned span, the
+ * distinct 4 KiB pages touched, the page faults, the data samples and the
+ * TLB-miss samples (hardware memory samples only), and ranks the regions
+ * by the faults and TLB entries hugepages would save.
+ */
+#ifndef MAPSCOPE_HUGEPAGES_H
+#define MAPSCOPE_HUGEPAGES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mapscope/aspace.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MS_HUGE_SPAN (2ULL << 20)
+
+struct ms_hugepages;
+
+struct ms_hugepages_opts {
+	uint32_t min_pages;        /* pages of 512 a span needs to be dense (0: 256) */
+	uint64_t min_benefit;      /* benefit below this is not advised (0: 1) */
+	uint64_t min_life_ns;      /* regions that lived less are too short-lived (0: 10 ms) */
+};
+
+struct ms_huge_advice {
+	const struct ms_region *region;
+	uint64_t start, end;       /* the 2 MiB-aligned range to advise; 0, 0 when not advised */
+	uint32_t spans;            /* dense spans in it */
+	uint32_t aligned_spans;    /* 2 MiB-aligned spans inside the region */
+	uint64_t pages, faults, samples, tlb_misses;  /* in the dense spans, or the whole region if none */
+	uint64_t faults_saved;     /* pages touched minus one per hugepage */
+	uint64_t tlb_entries_now, tlb_entries_huge;
+	uint64_t benefit;          /* faults saved plus TLB misses */
+	bool advised;
+	char reason[160];
+};
+
+/* NULL with errno set. opts may be NULL for the defaults. */
+struct ms_hugepages *ms_hugepages_new(const struct ms_hugepages_opts *opts);
+
+/* Installs hp as as's listener: it counts the charged samples. */
+void ms_hugepages_attach(struct ms_hugepages *hp, struct ms_aspace *as);
+
+/* Feeds each event before the model applies it: hugepage madvise calls are noted. */
+void ms_hugepages_note(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_event *ev);
+
+/*
+ * The advice for every candidate region that was touched, advised ones first
+ * by benefit. end_ns: the recording's end, for the lifetimes of regions still
+ * alive. *out is the caller's to free(). 0 or -ENOMEM.
+ */
+int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns,
+			struct ms_huge_advice **out, size_t *n);
+
+/* Whether any TLB-miss samples were seen (hardware memory events). */
+bool ms_hugepages_have_tlb(const struct ms_hugepages *hp);
+
+/* Accepts NULL. */
+void ms_hugepages_free(struct ms_hugepages *hp);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,64 @@
+/*
+ * ms_unmapped: accesses to memory that was not mapped (or not accessible)
+ * at that instant: use after munmap, guard-page hits, wild pointers, bad
+ * prefetches (with hardware load samples). Each is classified and grouped
+ * by the code that made it.
+ */
+#ifndef MAPSCOPE_UNMAPPED_H
+#define MAPSCOPE_UNMAPPED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mapscope/aspace.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ms_unmapped_class {
+	MS_UNMAPPED_NEVER,        /* no mapping ever held it */
+	MS_UNMAPPED_FREED,        /* a mapping held it and was unmapped (munmap, mremap, brk, shmdt) */
+	MS_UNMAPPED_GUARD,        /* a PROT_NONE page: a guard, a thread stack's guard */
+	MS_UNMAPPED_BEYOND_HEAP,  /* just past the heap's end */
+	MS_UNMAPPED_BELOW_STACK,  /* below the main stack, where it did not grow */
+};
+
+struct ms_unmapped_access {
+	enum ms_unmapped_class cls;
+	uint32_t pid, tid;        /* of the first access */
+	uint64_t ip;              /* the code that made them */
+	uint64_t address;         /* the first address */
+	uint64_t count, first_ns, last_ns;
+	/* MS_UNMAPPED_FREED: the release that took the address away (the latest before the first access). */
+	uint64_t freed_ns;
+	enum ms_aspace_op freed_op;
+	const char *freed_call;       /* the syscall: munmap, mremap, brk, shmdt */
+	uint32_t freed_tid;
+	const uint64_t *freed_chain;  /* its call chain, or NULL */
+	uint32_t freed_chain_len;
+};
+
+struct ms_unmapped;
+
+/* NULL with errno set. */
+struct ms_unmapped *ms_unmapped_new(void);
+
+/* Installs u as as's listener (as must outlive u). */
+void ms_unmapped_attach(struct ms_unmapped *u, struct ms_aspace *as);
+
+/* Feeds every change (from ms_aspace_apply_change): unmaps are remembered. */
+void ms_unmapped_note(struct ms_unmapped *u, const struct ms_event *ev, const struct ms_change *c);
+
+/* The accesses, grouped by (class, code address), most frequent first. *out lives as long as u. */
+int ms_unmapped_results(struct ms_unmapped *u, const struct ms_unmapped_access **out, size_t *n);
+
+const char *ms_unmapped_class_name(enum ms_unmapped_class c);
+
+/* Accepts NULL. */
+void ms_unmapped_free(struct ms_unmapped *u);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

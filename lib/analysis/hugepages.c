@@ -1,0 +1,300 @@
+/*
+ * Per (region, 2 MiB span): a 512-bit page map and counters, in one hash
+ * table. Advice is computed at the end from those and the region's life.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <linux/perf_event.h>
+
+#include <mapscope/hugepages.h>
+
+#include "util/log.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+struct span {
+	uint64_t key;             /* (region id + 1) << 32 | the span's index (address / 2 MiB); 0: empty */
+	uint64_t bits[8];
+	uint32_t pages;
+	uint64_t faults, samples, tlb;
+};
+
+struct ms_hugepages {
+	struct ms_hugepages_opts o;
+	struct span *t;
+	size_t cap, len;
+	unsigned char *flags;     /* per region: 1 hugepage advised already, 2 nohugepage */
+	size_t cap_flags;
+	bool have_tlb;
+	int error;
+};
+
+enum { F_HUGE = 1, F_NOHUGE = 2 };
+
+MS_EXPORT struct ms_hugepages *ms_hugepages_new(const struct ms_hugepages_opts *opts)
+{
+	struct ms_hugepages *hp = calloc(1, sizeof(*hp));
+
+	if (!hp)
+		return NULL;
+	if (opts)
+		hp->o = *opts;
+	if (!hp->o.min_pages)
+		hp->o.min_pages = 256;
+	if (!hp->o.min_benefit)
+		hp->o.min_benefit = 1;
+	if (!hp->o.min_life_ns)
+		hp->o.min_life_ns = 10000000;
+	return hp;
+}
+
+static size_t hash(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 29;
+	return (size_t)k & (cap - 1);
+}
+
+static struct span *find(struct ms_hugepages *hp, uint64_t key, bool create)
+{
+	struct span *old = hp->t;
+	size_t cap = hp->cap, i, j;
+
+	if (create && (hp->len + 1) * 2 > hp->cap) {
+		hp->cap = cap ? 2 * cap : 256;
+		hp->t = calloc(hp->cap, sizeof(*hp->t));
+		if (!hp->t) {
+			hp->t = old;
+			hp->cap = cap;
+			return NULL;
+		}
+		for (i = 0; i < cap; i++) {
+			if (!old[i].key)
+				continue;
+			for (j = hash(old[i].key, hp->cap); hp->t[j].key; j = (j + 1) & (hp->cap - 1))
+				;
+			hp->t[j] = old[i];
+		}
+		free(old);
+	}
+	if (!hp->cap)
+		return NULL;
+	for (i = hash(key, hp->cap); hp->t[i].key; i = (i + 1) & (hp->cap - 1))
+		if (hp->t[i].key == key)
+			return &hp->t[i];
+	if (!create)
+		return NULL;
+	hp->t[i].key = key;
+	hp->len++;
+	return &hp->t[i];
+}
+
+static bool candidate(const struct ms_region *r)
+{
+	if (r->kind == MS_KIND_SHM)
+		return true;
+	return (r->flags & MAP_PRIVATE) && (r->kind == MS_KIND_ANON || r->kind == MS_KIND_HEAP ||
+					     r->kind == MS_KIND_STACK || r->kind == MS_KIND_THREAD_STACK);
+}
+
+static bool tlb_miss(const struct ms_event *ev)
+{
+	uint64_t tlb = ev->sample.data_src >> PERF_MEM_TLB_SHIFT;
+
+	return ev->sample.data_src && (tlb & PERF_MEM_TLB_MISS);
+}
+
+static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
+{
+	struct ms_hugepages *hp = ctx;
+	uint64_t page, idx;
+	struct span *s;
+
+	if (!r || !candidate(r))
+		return;
+	idx = ev->sample.addr / MS_HUGE_SPAN;
+	s = find(hp, ((uint64_t)r->id + 1) << 32 | (idx & 0xffffffffULL), true);
+	if (!s) {
+		hp->error = -ENOMEM;
+		return;
+	}
+	page = (ev->sample.addr % MS_HUGE_SPAN) >> 12;
+	if (!(s->bits[page / 64] >> (page % 64) & 1)) {
+		s->bits[page / 64] |= 1ULL << (page % 64);
+		s->pages++;
+	}
+	s->samples++;
+	s->faults += ev->sample.fault;
+	if (tlb_miss(ev)) {
+		s->tlb++;
+		hp->have_tlb = true;
+	}
+}
+
+MS_EXPORT void ms_hugepages_attach(struct ms_hugepages *hp, struct ms_aspace *as)
+{
+	struct ms_aspace_listener l = { .charge = on_charge };
+
+	ms_aspace_set_listener(as, &l, hp);
+}
+
+MS_EXPORT void ms_hugepages_note(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_event *ev)
+{
+	const struct ms_region *r;
+	unsigned char *grown;
+	size_t cap;
+
+	if (ev->kind != MS_EV_MADVISE || (ev->madvise.advice != MADV_HUGEPAGE &&
+					  ev->madvise.advice != MADV_NOHUGEPAGE &&
+					  ev->madvise.advice != MADV_COLLAPSE))
+		return;
+	r = ms_aspace_lookup(as, ev->pid, ev->madvise.start);
+	if (!r)
+		return;
+	if (r->id >= hp->cap_flags) {
+		cap = hp->cap_flags ? hp->cap_flags : 256;
+		while (cap <= r->id)
+			cap *= 2;
+		grown = realloc(hp->flags, cap);
+		if (!grown)
+			return;
+		memset(grown + hp->cap_flags, 0, cap - hp->cap_flags);
+		hp->flags = grown;
+		hp->cap_flags = cap;
+	}
+	hp->flags[r->id] = ev->madvise.advice == MADV_NOHUGEPAGE ? F_NOHUGE : F_HUGE;
+}
+
+static void advise(struct ms_hugepages *hp, const struct ms_region *r, uint64_t end_ns, struct ms_huge_advice *a)
+{
+	uint64_t first = (r->start + MS_HUGE_SPAN - 1) & ~(MS_HUGE_SPAN - 1);
+	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), at, life;
+	unsigned char flags = r->id < hp->cap_flags ? hp->flags[r->id] : 0;
+	uint32_t best = 0;
+	struct span *s;
+	size_t i;
+
+	memset(a, 0, sizeof(*a));
+	a->region = r;
+	a->aligned_spans = last > first ? (uint32_t)((last - first) / MS_HUGE_SPAN) : 0;
+	for (at = first; at < last; at += MS_HUGE_SPAN) {
+		s = find(hp, ((uint64_t)r->id + 1) << 32 | ((at / MS_HUGE_SPAN) & 0xffffffffULL), false);
+		if (!s)
+			continue;
+		if (s->pages > best)
+			best = s->pages;
+		if (s->pages < hp->o.min_pages)
+			continue;
+		if (!a->spans)
+			a->start = at;
+		a->end = at + MS_HUGE_SPAN;
+		a->spans++;
+		a->pages += s->pages;
+		a->faults += s->faults;
+		a->samples += s->samples;
+		a->tlb_misses += s->tlb;
+	}
+	if (!a->spans)                    /* evidence for the whole region instead */
+		for (i = 0; i < hp->cap; i++) {
+			s = &hp->t[i];
+			if (s->key && (s->key >> 32) == (uint64_t)r->id + 1) {
+				a->pages += s->pages;
+				a->faults += s->faults;
+				a->samples += s->samples;
+				a->tlb_misses += s->tlb;
+			}
+		}
+	a->faults_saved = a->spans ? a->pages - a->spans : 0;
+	a->tlb_entries_now = a->spans ? a->pages : 0;
+	a->tlb_entries_huge = a->spans;
+	a->benefit = a->faults_saved + (a->spans ? a->tlb_misses : 0);
+	life = (r->ended_ns ? r->ended_ns : end_ns) - r->created_ns;
+	if (!a->aligned_spans)
+		snprintf(a->reason, sizeof(a->reason), "not 2 MiB-alignable: no whole 2 MiB-aligned span lies "
+			 "inside its %llu KiB", (unsigned long long)((r->end - r->start) >> 10));
+	else if (flags == F_NOHUGE)
+		snprintf(a->reason, sizeof(a->reason), "VM_NOHUGEPAGE: the program asked for no hugepages "
+			 "(madvise MADV_NOHUGEPAGE)");
+	else if (flags == F_HUGE)
+		snprintf(a->reason, sizeof(a->reason), "already huge: madvise(MADV_HUGEPAGE) or MADV_COLLAPSE "
+			 "was applied to it");
+	else if (life < hp->o.min_life_ns)
+		snprintf(a->reason, sizeof(a->reason), "too short-lived: it lived %.3f ms", (double)life / 1e6);
+	else if (!a->spans)
+		snprintf(a->reason, sizeof(a->reason), "too sparse: at most %u of 512 pages touched in any 2 MiB "
+			 "span (%u needed)", best, hp->o.min_pages);
+	else if (a->benefit < hp->o.min_benefit)
+		snprintf(a->reason, sizeof(a->reason), "benefit too small: %llu (minimum %llu)",
+			 (unsigned long long)a->benefit, (unsigned long long)hp->o.min_benefit);
+	else {
+		a->advised = true;
+		snprintf(a->reason, sizeof(a->reason), "dense: %u of %u spans with %llu pages touched on "
+			 "average; saves %llu faults and %llu TLB entries", a->spans, a->aligned_spans,
+			 (unsigned long long)(a->pages / a->spans), (unsigned long long)a->faults_saved,
+			 (unsigned long long)(a->tlb_entries_now - a->tlb_entries_huge));
+	}
+	if (!a->advised)
+		a->start = a->end = 0;
+}
+
+static int cmp_advice(const void *pa, const void *pb)
+{
+	const struct ms_huge_advice *a = pa, *b = pb;
+
+	if (a->advised != b->advised)
+		return a->advised ? -1 : 1;
+	if (a->benefit != b->benefit)
+		return a->benefit > b->benefit ? -1 : 1;
+	if (a->pages != b->pages)
+		return a->pages > b->pages ? -1 : 1;
+	return a->region->id < b->region->id ? -1 : a->region->id > b->region->id;
+}
+
+MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns,
+				  struct ms_huge_advice **out, size_t *n)
+{
+	size_t nr = ms_aspace_nr_regions(as), i, k = 0;
+	bool *touched;
+	struct ms_huge_advice *v;
+
+	if (hp->error)
+		return hp->error;
+	touched = calloc(nr ? nr : 1, sizeof(*touched));
+	v = calloc(nr ? nr : 1, sizeof(*v));
+	if (!touched || !v) {
+		free(touched);
+		free(v);
+		return -ENOMEM;
+	}
+	for (i = 0; i < hp->cap; i++)
+		if (hp->t[i].key && (hp->t[i].key >> 32) - 1 < nr)
+			touched[(hp->t[i].key >> 32) - 1] = true;
+	for (i = 0; i < nr; i++)
+		if (touched[i])
+			advise(hp, ms_aspace_region(as, i), end_ns, &v[k++]);
+	free(touched);
+	qsort(v, k, sizeof(*v), cmp_advice);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+MS_EXPORT bool ms_hugepages_have_tlb(const struct ms_hugepages *hp)
+{
+	return hp->have_tlb;
+}
+
+MS_EXPORT void ms_hugepages_free(struct ms_hugepages *hp)
+{
+	if (!hp)
+		return;
+	free(hp->t);
+	free(hp->flags);
+	free(hp);
+}

@@ -1,0 +1,181 @@
+/*
+ * Samples the model charged to no region, or to a PROT_NONE page. Freed
+ * addresses are found in a per-process list of releases (it grows with
+ * unmaps, not with samples); lookups scan it from the newest, and only
+ * for the rare samples that need it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mapscope/unmapped.h>
+
+#include "util/log.h"
+
+#define NEAR (1ULL << 30)           /* how far past the heap or below the stack still counts as near */
+
+struct release {
+	uint32_t pid, tid;
+	uint64_t start, end, time;
+	enum ms_aspace_op op;
+	const char *call;
+	uint64_t *chain;
+	uint32_t chain_len;
+};
+
+struct ms_unmapped {
+	struct ms_aspace *as;
+	struct release *rel;
+	size_t nr_rel, cap_rel;
+	struct ms_unmapped_access *acc;
+	size_t nr_acc, cap_acc;
+	int error;
+};
+
+MS_EXPORT const char *ms_unmapped_class_name(enum ms_unmapped_class c)
+{
+	static const char *const n[] = { "never-mapped", "freed", "guard", "beyond-heap", "below-stack" };
+
+	return n[c];
+}
+
+MS_EXPORT struct ms_unmapped *ms_unmapped_new(void)
+{
+	return calloc(1, sizeof(struct ms_unmapped));
+}
+
+MS_EXPORT void ms_unmapped_note(struct ms_unmapped *u, const struct ms_event *ev, const struct ms_change *c)
+{
+	struct release *grown, *r;
+
+	if ((c->op != MS_OP_UNMAP && c->op != MS_OP_REMAP && c->op != MS_OP_BRK) ||
+	    c->release_end <= c->release_start)
+		return;
+	if (u->nr_rel == u->cap_rel) {
+		grown = realloc(u->rel, (u->cap_rel ? 2 * u->cap_rel : 64) * sizeof(*grown));
+		if (!grown) {
+			u->error = -ENOMEM;
+			return;
+		}
+		u->rel = grown;
+		u->cap_rel = u->cap_rel ? 2 * u->cap_rel : 64;
+	}
+	r = &u->rel[u->nr_rel++];
+	*r = (struct release){ c->pid, c->tid, c->release_start, c->release_end, c->time_ns, c->op,
+			       ev->kind == MS_EV_SHMDT ? "shmdt" : c->op == MS_OP_REMAP ? "mremap" :
+			       c->op == MS_OP_BRK ? "brk" : "munmap", NULL, 0 };
+	if (ev->chain_len && (r->chain = malloc((ev->chain_len + 1) * sizeof(uint64_t))))
+		r->chain_len = ms_aspace_call_chain(u->as, ev, r->chain);
+}
+
+static const struct release *freed_by(const struct ms_unmapped *u, uint32_t pid, uint64_t addr)
+{
+	size_t i;
+
+	for (i = u->nr_rel; i-- > 0;)
+		if (u->rel[i].pid == pid && u->rel[i].start <= addr && addr < u->rel[i].end)
+			return &u->rel[i];
+	return NULL;
+}
+
+static enum ms_unmapped_class classify(const struct ms_unmapped *u, const struct ms_event *ev,
+				       const struct release **freed)
+{
+	const struct ms_region *stack = ms_aspace_stack(u->as, ev->pid);
+	const struct ms_region *heap = ms_aspace_heap(u->as, ev->pid);
+	uint64_t a = ev->sample.addr;
+
+	*freed = freed_by(u, ev->pid, a);
+	if (*freed)
+		return MS_UNMAPPED_FREED;
+	if (stack && a < stack->start && stack->start - a <= NEAR)
+		return MS_UNMAPPED_BELOW_STACK;
+	if (heap && a >= heap->end && a - heap->end <= NEAR)
+		return MS_UNMAPPED_BEYOND_HEAP;
+	return MS_UNMAPPED_NEVER;
+}
+
+static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
+{
+	struct ms_unmapped *u = ctx;
+	const struct release *freed = NULL;
+	struct ms_unmapped_access *a, *grown;
+	enum ms_unmapped_class cls;
+	size_t i;
+
+	if (r) {
+		if (ms_aspace_prot_at(u->as, ev->pid, ev->sample.addr) != 0)
+			return;               /* an ordinary access */
+		cls = MS_UNMAPPED_GUARD;
+	} else
+		cls = classify(u, ev, &freed);
+	for (i = 0; i < u->nr_acc; i++) {
+		a = &u->acc[i];
+		if (a->cls == cls && a->ip == ev->sample.ip && a->pid == ev->pid) {
+			a->count++;
+			a->last_ns = ev->time;
+			return;
+		}
+	}
+	if (u->nr_acc == u->cap_acc) {
+		grown = realloc(u->acc, (u->cap_acc ? 2 * u->cap_acc : 32) * sizeof(*grown));
+		if (!grown) {
+			u->error = -ENOMEM;
+			return;
+		}
+		u->acc = grown;
+		u->cap_acc = u->cap_acc ? 2 * u->cap_acc : 32;
+	}
+	a = &u->acc[u->nr_acc++];
+	*a = (struct ms_unmapped_access){ .cls = cls, .pid = ev->pid, .tid = ev->tid, .ip = ev->sample.ip,
+					  .address = ev->sample.addr, .count = 1,
+					  .first_ns = ev->time, .last_ns = ev->time };
+	if (freed) {
+		a->freed_ns = freed->time;
+		a->freed_op = freed->op;
+		a->freed_call = freed->call;
+		a->freed_tid = freed->tid;
+		a->freed_chain = freed->chain;
+		a->freed_chain_len = freed->chain_len;
+	}
+}
+
+MS_EXPORT void ms_unmapped_attach(struct ms_unmapped *u, struct ms_aspace *as)
+{
+	struct ms_aspace_listener l = { .charge = on_charge };
+
+	u->as = as;
+	ms_aspace_set_listener(as, &l, u);
+}
+
+static int cmp_acc(const void *pa, const void *pb)
+{
+	const struct ms_unmapped_access *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return a->first_ns < b->first_ns ? -1 : a->first_ns > b->first_ns;
+}
+
+MS_EXPORT int ms_unmapped_results(struct ms_unmapped *u, const struct ms_unmapped_access **out, size_t *n)
+{
+	if (u->error)
+		return u->error;
+	qsort(u->acc, u->nr_acc, sizeof(*u->acc), cmp_acc);
+	*out = u->acc;
+	*n = u->nr_acc;
+	return 0;
+}
+
+MS_EXPORT void ms_unmapped_free(struct ms_unmapped *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->nr_rel; i++)
+		free(u->rel[i].chain);
+	free(u->rel);
+	free(u->acc);
+	free(u);
+}

@@ -1,0 +1,402 @@
+/*
+ * mapscope hugepages: which regions belong on transparent hugepages, why,
+ * and (--apply) collapsing the advised ranges of a live process now with
+ * process_madvise(MADV_COLLAPSE).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <mapscope/hugepages.h>
+#include <mapscope/symbols.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "launch.h"
+#include "output/json.h"
+#include "replay.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+static const char usage_text[] =
+"usage: mapscope hugepages [-i FILE] [--min-benefit N] [--format text|json]\n"
+"       mapscope hugepages [-i FILE] --apply -p PID [--dry-run]\n"
+"\n"
+"Says which private anonymous and shmem regions belong on 2 MiB\n"
+"transparent hugepages. For every 2 MiB-aligned span of each region it\n"
+"counts the distinct 4 KiB pages touched, the page faults, the data samples\n"
+"and the TLB-miss samples (hardware memory samples, where recorded). A span\n"
+"with at least half its pages touched is dense; a region with dense spans\n"
+"is advised, ranked by benefit: the faults hugepages would save (pages\n"
+"touched minus one per hugepage) plus the TLB misses there. Each region\n"
+"comes with the reason it is or is not advised: too sparse, too\n"
+"short-lived (under 10 ms), VM_NOHUGEPAGE, already huge, or not\n"
+"2 MiB-alignable, and with the exact action to take.\n"
+"\n"
+"  -i, --input FILE      the recording (default mapscope.data)\n"
+"      --min-benefit N   advise only regions whose benefit is at least N (default 1)\n"
+"      --format FMT      text (default) or json\n"
+"      --apply           collapse the advised ranges of process PID now, with\n"
+"                        process_madvise(MADV_COLLAPSE): Linux 6.1 or later,\n"
+"                        CAP_SYS_NICE and ptrace access to it; AnonHugePages\n"
+"                        from /proc/PID/smaps is shown before and after\n"
+"  -p, --pid PID         the live process for --apply (it must be the one recorded)\n"
+"      --dry-run         with --apply: say what would be collapsed, change nothing\n"
+"  -h, --help            show this help\n"
+"\n"
+"EXIT STATUS\n"
+"  0 done (with --apply: every range collapsed), 1 an error or a range that\n"
+"  could not be collapsed, 2 bad usage.\n"
+"\n"
+"EXAMPLES\n"
+"  mapscope record -p 1234   (Ctrl-C after the program's working phase)\n"
+"  mapscope hugepages\n"
+"  mapscope hugepages --format json --min-benefit 1000\n"
+"  mapscope hugepages --apply -p 1234 --dry-run\n";
+
+struct hp_opts {
+	const char *input;
+	uint64_t min_benefit;
+	bool json, apply, dry_run;
+	pid_t pid;
+};
+
+static const char *kind_name(enum ms_region_kind k)
+{
+	static const char *const n[] = { "heap", "stack", "thread-stack", "anon", "file", "shm", "vdso", "other" };
+
+	return n[k];
+}
+
+struct hp_run {
+	struct ms_hugepages *hp;
+	struct ms_symbols *syms;
+	char **site;              /* region id -> allocation site */
+	size_t cap;
+};
+
+static int pre(struct replay *rp, const struct ms_event *ev)
+{
+	struct hp_run *run = rp->ctx;
+
+	ms_symbols_track(run->syms, ev);
+	ms_hugepages_note(run->hp, rp->as, ev);
+	return 0;
+}
+
+static int post(struct replay *rp, const struct ms_event *ev, enum ms_aspace_op op)
+{
+	struct hp_run *run = rp->ctx;
+	const struct ms_region *r;
+	char site[256], chain[1024];
+	char **grown;
+	size_t cap;
+
+	if (op != MS_OP_MAP || !(r = ms_aspace_lookup(rp->as, ev->pid, ev->map.start)) || !r->alloc_chain_len)
+		return 0;
+	if (r->id >= run->cap) {
+		cap = run->cap ? run->cap : 256;
+		while (cap <= r->id)
+			cap *= 2;
+		grown = realloc(run->site, cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		memset(grown + run->cap, 0, (cap - run->cap) * sizeof(*grown));
+		run->site = grown;
+		run->cap = cap;
+	}
+	ms_symbols_call_site(run->syms, r->pid, r->alloc_chain, r->alloc_chain_len, site, sizeof(site),
+			     chain, sizeof(chain));
+	free(run->site[r->id]);
+	run->site[r->id] = site[0] ? strdup(site) : NULL;
+	return 0;
+}
+
+static const char *site_of(const struct hp_run *run, const struct ms_region *r)
+{
+	return r->id < run->cap ? run->site[r->id] : NULL;
+}
+
+static void action(const struct ms_huge_advice *a, const struct hp_run *run, char *buf, size_t len)
+{
+	const char *site = site_of(run, a->region);
+
+	if (!a->advised)
+		snprintf(buf, len, "none");
+	else
+		snprintf(buf, len, "madvise(0x%" PRIx64 ", 0x%" PRIx64 ", MADV_HUGEPAGE)%s%s, or: mapscope hugepages "
+			 "--apply -p %u", a->start, a->end - a->start, site ? " after the mmap in " : "",
+			 site ? site : "", a->region->pid);
+}
+
+static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp_run *run, bool tlb)
+{
+	char act[512];
+	size_t i;
+
+	printf("# 2 MiB spans: dense when at least half their pages were touched%s\n",
+	       tlb ? "" : "; no TLB-miss samples in this recording (no hardware memory events)");
+	printf("%-7s %7s %-12s %-33s %-33s %6s %8s %8s %8s %9s  %s\n", "advised", "pid", "kind", "region",
+	       "advise", "spans", "pages", "faults", "samples", "benefit", "name");
+	for (i = 0; i < n; i++) {
+		const struct ms_huge_advice *a = &v[i];
+		const struct ms_region *r = a->region;
+		char adv[40];
+
+		if (a->advised)
+			snprintf(adv, sizeof(adv), "%016" PRIx64 "-%016" PRIx64, a->start, a->end);
+		else
+			snprintf(adv, sizeof(adv), "-");
+		printf("%-7s %7u %-12s %016" PRIx64 "-%016" PRIx64 " %-33s %3u/%-3u %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+		       " %9" PRIu64 "  %s\n", a->advised ? "yes" : "no", r->pid, kind_name(r->kind), r->start, r->end,
+		       adv, a->spans, a->aligned_spans, a->pages, a->faults, a->samples, a->benefit,
+		       r->name[0] ? r->name : "[anon]");
+		printf("%9s %s\n", "why:", a->reason);
+		if (a->advised) {
+			action(a, run, act, sizeof(act));
+			printf("%9s %s\n", "do:", act);
+		}
+	}
+}
+
+static void print_json(const struct ms_huge_advice *v, size_t n, const struct hp_run *run, bool tlb)
+{
+	char act[512];
+	size_t i;
+
+	printf("{\"tlb_samples\": %s, \"advice\": [", tlb ? "true" : "false");
+	for (i = 0; i < n; i++) {
+		const struct ms_huge_advice *a = &v[i];
+		const struct ms_region *r = a->region;
+		const char *site = site_of(run, r);
+
+		printf("%s\n  {\"pid\": %u, \"start\": ", i ? "," : "", r->pid);
+		if (a->advised) {
+			ms_json_addr(stdout, a->start);
+			printf(", \"end\": ");
+			ms_json_addr(stdout, a->end);
+		} else
+			printf("null, \"end\": null");
+		printf(", \"region\": {\"id\": %u, \"name\": ", r->id);
+		ms_json_str(stdout, r->name);
+		printf(", \"kind\": \"%s\", \"start\": ", kind_name(r->kind));
+		ms_json_addr(stdout, r->start);
+		printf(", \"end\": ");
+		ms_json_addr(stdout, r->end);
+		printf("}, \"spans\": %u, \"aligned_spans\": %u, \"pages\": %" PRIu64 ", \"faults\": %" PRIu64
+		       ", \"samples\": %" PRIu64 ", \"tlb_misses\": %" PRIu64 ", \"faults_saved\": %" PRIu64
+		       ", \"tlb_entries_now\": %" PRIu64 ", \"tlb_entries_huge\": %" PRIu64 ", \"benefit\": %" PRIu64
+		       ", \"advised\": %s, \"reason\": ", a->spans, a->aligned_spans, a->pages, a->faults, a->samples,
+		       a->tlb_misses, a->faults_saved, a->tlb_entries_now, a->tlb_entries_huge, a->benefit,
+		       a->advised ? "true" : "false");
+		ms_json_str(stdout, a->reason);
+		printf(", \"alloc\": ");
+		if (site)
+			ms_json_str(stdout, site);
+		else
+			printf("null");
+		action(a, run, act, sizeof(act));
+		printf(", \"action\": ");
+		ms_json_str(stdout, act);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+/* AnonHugePages (kB) of the VMAs of pid overlapping [start, end), from smaps; -1 when unreadable. */
+static long anon_huge_kb(pid_t pid, uint64_t start, uint64_t end)
+{
+	char path[64], line[512];
+	unsigned long long s, e;
+	bool in = false;
+	long total = 0, kb;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx ", &s, &e) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = s < end && start < e;
+		else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			total += kb;
+	}
+	fclose(f);
+	return total;
+}
+
+static const char *collapse_error(int e)
+{
+	switch (e) {
+	case EINVAL: return "the kernel refuses MADV_COLLAPSE here (it needs Linux 6.1+, anonymous or shmem memory, "
+			    "and transparent hugepages not 'never')";
+	case ENOMEM: return "no hugepage could be had (memory low or fragmented: try after "
+			    "echo 1 > /proc/sys/vm/compact_memory), or the range is no longer mapped";
+	case EAGAIN: return "the pages were busy (locked or being changed): try again";
+	case EPERM: return "not allowed: process_madvise on another process needs CAP_SYS_NICE";
+	case EACCES: return "not allowed: ptrace access to the process is needed (same user, or root)";
+	case ESRCH: return "the process has exited";
+	case ENOSYS: return "this kernel has no process_madvise (Linux 5.10+ needed; MADV_COLLAPSE 6.1+)";
+	default: return strerror(e);
+	}
+}
+
+static int apply(const struct ms_huge_advice *v, size_t n, const struct hp_opts *o)
+{
+	int pidfd = launch_pidfd(o->pid), failed = 0, done = 0;
+	struct iovec iov;
+	long before, after;
+	ssize_t r;
+	size_t i;
+
+	if (pidfd < 0) {
+		cli_error("cannot open process %d: %s", (int)o->pid, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	for (i = 0; i < n; i++) {
+		const struct ms_huge_advice *a = &v[i];
+
+		if (!a->advised || a->region->pid != (uint32_t)o->pid)
+			continue;
+		before = anon_huge_kb(o->pid, a->start, a->end);
+		printf("%016" PRIx64 "-%016" PRIx64 " (%u spans, %s): ", a->start, a->end, a->spans,
+		       a->region->name[0] ? a->region->name : "[anon]");
+		if (o->dry_run) {
+			printf("would collapse; AnonHugePages now %ld kB\n", before);
+			done++;
+			continue;
+		}
+		iov = (struct iovec){ (void *)(uintptr_t)a->start, a->end - a->start };
+		r = syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_COLLAPSE, 0);
+		after = anon_huge_kb(o->pid, a->start, a->end);
+		if (r < 0) {
+			printf("failed: %s (%s); AnonHugePages %ld kB\n", strerror(errno), collapse_error(errno), after);
+			failed++;
+		} else {
+			printf("collapsed; AnonHugePages %ld kB -> %ld kB\n", before, after);
+			done++;
+		}
+	}
+	close(pidfd);
+	if (!done && !failed)
+		fprintf(stderr, "mapscope: nothing to apply: no advised range belongs to process %d in '%s'\n",
+			(int)o->pid, o->input);
+	return failed ? EXIT_RUNTIME : 0;
+}
+
+static int parse_args(int argc, char **argv, struct hp_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "min-benefit", required_argument, NULL, 'B' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "apply", no_argument, NULL, 'A' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "dry-run", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c, fmt, err;
+
+	o->input = "mapscope.data";
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "i:p:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': o->input = optarg; break;
+		case 'B':
+			if (cli_parse_u64(optarg, 0, UINT64_MAX, &o->min_benefit))
+				return cli_usage_error("hugepages", "invalid --min-benefit '%s'", optarg);
+			break;
+		case 'F':
+			if ((err = parse_format("hugepages", optarg, &fmt, false)))
+				return err;
+			o->json = fmt == 1;
+			break;
+		case 'A': o->apply = true; break;
+		case 'D': o->dry_run = true; break;
+		case 'p':
+			if (cli_parse_u64(optarg, 1, 4194304, &v))
+				return cli_usage_error("hugepages", "invalid PID '%s'", optarg);
+			o->pid = (pid_t)v;
+			break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		case ':': return cli_usage_error("hugepages", "option '%s' needs a value", argv[optind - 1]);
+		default: return cli_usage_error("hugepages", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("hugepages", "unexpected argument '%s'", argv[optind]);
+	if (o->apply != (o->pid != 0))
+		return cli_usage_error("hugepages", "--apply and -p go together");
+	if (o->dry_run && !o->apply)
+		return cli_usage_error("hugepages", "--dry-run goes with --apply");
+	return 0;
+}
+
+int cmd_hugepages(int argc, char **argv)
+{
+	struct hp_opts o = { 0 };
+	struct ms_hugepages_opts ho = { 0 };
+	struct hp_run run = { 0 };
+	struct replay rp = { 0 };
+	struct ms_huge_advice *v = NULL;
+	struct ms_stream_stats st;
+	size_t n = 0, i;
+	int ret, err;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	cli_log_init(0);
+	ho.min_benefit = o.min_benefit;
+	run.hp = ms_hugepages_new(&ho);
+	run.syms = ms_symbols_new();
+	if (!run.hp || !run.syms) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if ((ret = replay_open(&rp, o.input)))
+		goto out;
+	ms_hugepages_attach(run.hp, rp.as);
+	rp.ctx = &run;
+	rp.pre = pre;
+	rp.post = post;
+	if ((ret = replay_run(&rp)))
+		goto out;
+	ms_stream_stats(rp.stream, &st);
+	err = ms_hugepages_advice(run.hp, rp.as, st.last_time, &v, &n);
+	if (err) {
+		cli_error("cannot build the advice: %s", strerror(-err));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	replay_warnings(&rp);
+	if (o.apply)
+		ret = apply(v, n, &o);
+	else if (o.json)
+		print_json(v, n, &run, ms_hugepages_have_tlb(run.hp));
+	else
+		print_text(v, n, &run, ms_hugepages_have_tlb(run.hp));
+	if (rp.corrupt)
+		ret = EXIT_RUNTIME;
+out:
+	free(v);
+	for (i = 0; i < run.cap; i++)
+		free(run.site[i]);
+	free(run.site);
+	ms_symbols_free(run.syms);
+	ms_hugepages_free(run.hp);
+	replay_close(&rp);
+	return ret;
+}

@@ -1,0 +1,192 @@
+/*
+ * mapscope unmapped: accesses to memory no mapping held (or a PROT_NONE
+ * page), classified, grouped by the code that made them, and for freed
+ * memory: when it was unmapped, by which call, from where.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mapscope/symbols.h>
+#include <mapscope/unmapped.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "output/json.h"
+#include "print-change.h"
+#include "replay.h"
+
+static const char usage_text[] =
+"usage: mapscope unmapped [-i FILE] [--format text|json]\n"
+"\n"
+"Reports every sampled access to memory that no mapping held at that\n"
+"instant, or that was PROT_NONE, grouped by the code that made it\n"
+"(function+offset, file:line), with counts and first and last times.\n"
+"Classes:\n"
+"  freed         a mapping held it before: when it was unmapped, by which\n"
+"                call (munmap, mremap, brk, shmdt) and from where (with\n"
+"                record --call-graph fp)\n"
+"  guard         a PROT_NONE page: a guard page, a thread stack's guard\n"
+"  below-stack   below the main stack, where it did not grow\n"
+"  beyond-heap   past the end of the heap\n"
+"  never-mapped  nothing ever held it\n"
+"With hardware load samples (where a PMU exists), loads and software\n"
+"prefetches to unmapped addresses (bad prefetches) are reported the same way.\n"
+"\n"
+"  -i, --input FILE   the recording (default mapscope.data)\n"
+"      --format FMT   text (default) or json\n"
+"  -h, --help         show this help\n"
+"\n"
+"EXAMPLES\n"
+"  mapscope record --call-graph fp -- ./myprog && mapscope unmapped\n"
+"  mapscope unmapped -i run.data --format json\n";
+
+struct un_run {
+	struct ms_unmapped *u;
+	struct ms_symbols *syms;
+};
+
+static int pre(struct replay *rp, const struct ms_event *ev)
+{
+	struct un_run *run = rp->ctx;
+
+	ms_symbols_track(run->syms, ev);
+	return 0;
+}
+
+/* Unmaps are remembered, so a later access can say what freed its address. */
+static int on_change(struct replay *rp, const struct ms_event *ev, const struct ms_change *c)
+{
+	struct un_run *run = rp->ctx;
+
+	ms_unmapped_note(run->u, ev, c);
+	return 0;
+}
+
+struct code {
+	char sym[256];
+	const char *file;
+	int line;
+};
+
+static void code_of(struct un_run *run, const struct ms_unmapped_access *a, struct code *c)
+{
+	struct ms_sym sym;
+	int err = ms_symbols_resolve(run->syms, a->pid, a->ip, true, &sym);
+
+	ms_sym_format(&sym, err, a->ip, c->sym, sizeof(c->sym));
+	c->file = err ? NULL : sym.file;
+	c->line = err ? 0 : sym.line;
+}
+
+int cmd_unmapped(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct ms_unmapped_access *acc;
+	struct un_run run = { 0 };
+	struct replay rp = { 0 };
+	const char *input = "mapscope.data";
+	char site[256], chain[1024];
+	struct code code;
+	double t0;
+	size_t n = 0, i;
+	int c, fmt = 0, ret, err;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': input = optarg; break;
+		case 'F': if ((ret = parse_format("unmapped", optarg, &fmt, false))) return ret; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		case ':': return cli_usage_error("unmapped", "option '%s' needs a value", argv[optind - 1]);
+		default: return cli_usage_error("unmapped", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("unmapped", "unexpected argument '%s'", argv[optind]);
+	cli_log_init(0);
+	run.u = ms_unmapped_new();
+	run.syms = ms_symbols_new();
+	if (!run.u || !run.syms) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if ((ret = replay_open(&rp, input)))
+		goto out;
+	ms_unmapped_attach(run.u, rp.as);
+	rp.ctx = &run;
+	rp.pre = pre;
+	rp.change = on_change;
+	if ((ret = replay_run(&rp)))
+		goto out;
+	if ((err = ms_unmapped_results(run.u, &acc, &n))) {
+		cli_error("cannot build the report: %s", strerror(-err));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	replay_warnings(&rp);
+	t0 = (double)rp.first_time;
+	if (fmt == 1)
+		printf("{\"accesses\": [");
+	else
+		printf("%-12s %7s %7s %18s %11s %11s  %s\n", "class", "count", "pid", "address", "first", "last", "code");
+	for (i = 0; i < n; i++) {
+		const struct ms_unmapped_access *a = &acc[i];
+
+		code_of(&run, a, &code);
+		site[0] = chain[0] = '\0';
+		if (a->freed_chain_len)
+			ms_symbols_call_site(run.syms, a->pid, a->freed_chain, a->freed_chain_len, site, sizeof(site),
+					     chain, sizeof(chain));
+		if (fmt == 1) {
+			printf("%s\n  {\"class\": \"%s\", \"address\": ", i ? "," : "", ms_unmapped_class_name(a->cls));
+			ms_json_addr(stdout, a->address);
+			printf(", \"ip\": ");
+			ms_json_addr(stdout, a->ip);
+			printf(", \"symbol\": ");
+			ms_json_str(stdout, code.sym);
+			printf(", \"file\": ");
+			code.file ? ms_json_str(stdout, code.file) : (void)fputs("null", stdout);
+			printf(", \"line\": %d, \"count\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"first_ns\": %" PRIu64
+			       ", \"last_ns\": %" PRIu64, code.line, a->count, a->pid, a->tid, a->first_ns, a->last_ns);
+			if (a->cls == MS_UNMAPPED_FREED) {
+				printf(", \"freed\": {\"time_ns\": %" PRIu64 ", \"op\": \"%s\", \"call\": \"%s\", "
+				       "\"tid\": %u, \"site\": ", a->freed_ns, change_op_name(a->freed_op), a->freed_call,
+				       a->freed_tid);
+				site[0] ? ms_json_str(stdout, site) : (void)fputs("null", stdout);
+				printf(", \"chain\": ");
+				chain[0] ? ms_json_str(stdout, chain) : (void)fputs("null", stdout);
+				printf("}");
+			}
+			printf("}");
+			continue;
+		}
+		printf("%-12s %7" PRIu64 " %7u %18" PRIx64 " %11.6f %11.6f  %s", ms_unmapped_class_name(a->cls),
+		       a->count, a->pid, a->address, ((double)a->first_ns - t0) / 1e9, ((double)a->last_ns - t0) / 1e9,
+		       code.sym);
+		if (code.file)
+			printf(" (%s:%d)", code.file, code.line);
+		printf("\n");
+		if (a->cls == MS_UNMAPPED_FREED)
+			printf("%12s unmapped %.6f s earlier by %s in thread %u%s%s\n", "", (double)(a->first_ns - a->freed_ns) / 1e9,
+			       a->freed_call, a->freed_tid, site[0] ? ", called from " : "", site);
+	}
+	if (fmt == 1)
+		printf("]}\n");
+	ret = rp.corrupt ? EXIT_RUNTIME : 0;
+out:
+	ms_unmapped_free(run.u);
+	ms_symbols_free(run.syms);
+	replay_close(&rp);
+	return ret;
+}
+

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Hugepage advice on a live workload: the dense 64 MiB region is advised
+# with its exact span count, the sparse one is not, each with its reason;
+# --apply then collapses the dense region and its AnonHugePages, read here
+# from /proc/PID/smaps, must rise.
+source "$(dirname "$0")/lib.sh"
+need_recording
+thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo missing)
+case "$thp" in *"[never]"*|missing) skip "transparent hugepages are off here ($thp)" ;; esac
+cd "$TMP"
+
+"$WORKLOADS/huge" >huge.txt &
+wl=$!
+trap 'kill -USR2 $wl 2>/dev/null || true; rm -rf "$TMP"' EXIT
+for _ in $(seq 100); do grep -q '^ready' huge.txt && break; sleep 0.05; done
+"$MAPSCOPE" record -p $wl -o h.data 2>rec.txt &
+rec=$!
+for _ in $(seq 100); do [ -s h.data ] && break; sleep 0.05; done
+sleep 0.2
+kill -USR1 $wl
+for _ in $(seq 200); do grep -q '^touched' huge.txt && break; sleep 0.05; done
+grep -q '^touched' huge.txt || fail "the workload did not touch its memory"
+kill -INT $rec
+wait $rec || fail "record exited $?: $(cat rec.txt)"
+
+"$MAPSCOPE" hugepages -i h.data --format json >advice.json || fail "hugepages failed"
+"$MAPSCOPE" hugepages -i h.data >advice.txt || fail "hugepages (text) failed"
+python3 - huge.txt advice.json <<'PY' || fail "wrong advice"
+import json, sys
+sys.path.insert(0, __import__("os").environ["E2E_DIR"])
+import perfscript
+ops = {o["name"]: o for o in perfscript.parse_workload(open(sys.argv[1]).read()) if o["op"] == "region"}
+adv = json.load(open(sys.argv[2]))["advice"]
+bad = 0
+for name, o in ops.items():
+    a = next((a for a in adv if int(a["region"]["start"], 16) <= o["start"] and o["end"] <= int(a["region"]["end"], 16)), None)
+    if a is None:
+        print(f"FAIL: no advice entry for the {name} region"); bad = 1; continue
+    print(f"{name}: advised={a['advised']} spans={a['spans']} pages={a['pages']} faults={a['faults']} reason: {a['reason']}")
+    if name == "dense":
+        ok = a["advised"] and a["spans"] == o["spans"] and int(a["start"], 16) == o["start"] and int(a["end"], 16) == o["end"] \
+             and a["pages"] == 512 * o["spans"] and "dense" in a["reason"] and "MADV_HUGEPAGE" in a["action"]
+    else:
+        ok = not a["advised"] and "too sparse" in a["reason"] and a["pages"] == o["spans"]
+    if not ok:
+        print(f"FAIL: the {name} region's advice is wrong"); bad = 1
+sys.exit(bad)
+PY
+
+dense_start=$(sed -n 's/^region name=dense start=0x\([0-9a-f]*\).*/\1/p' huge.txt)
+smaps_huge() {  # AnonHugePages (kB) of the VMA holding the dense region
+	python3 -c '
+import sys
+want, hit = int(sys.argv[1], 16), False
+for line in open(sys.argv[2]):
+    head = line.split()[0]
+    if "-" in head and ":" not in head:
+        s, e = (int(x, 16) for x in head.split("-"))
+        hit = s <= want < e
+    elif hit and line.startswith("AnonHugePages:"):
+        print(line.split()[1]); break
+' "$dense_start" "/proc/$wl/smaps"
+}
+before=$(smaps_huge)
+"$MAPSCOPE" hugepages -i h.data --apply -p $wl --dry-run >dry.txt || fail "--dry-run failed: $(cat dry.txt)"
+grep -q 'would collapse' dry.txt || fail "--dry-run did not list the range: $(cat dry.txt)"
+[ "$(smaps_huge)" = "$before" ] || fail "--dry-run changed AnonHugePages"
+"$MAPSCOPE" hugepages -i h.data --apply -p $wl >apply.txt 2>&1 || fail "--apply failed: $(cat apply.txt)"
+cat apply.txt
+after=$(smaps_huge)
+echo "AnonHugePages of the dense region, from smaps: $before kB -> $after kB"
+[ "$after" -gt "$before" ] || fail "AnonHugePages did not rise"
+pass "dense advised with its span count, sparse not; --apply raised AnonHugePages to $after kB"
