@@ -35,7 +35,7 @@
 
 static const char usage_text[] =
 "usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [--no-samples]\n"
-"                       [--call-graph fp] (-p PID[,PID...] | -- CMD [ARGS...])\n"
+"                       [--call-graph fp|dwarf] (-p PID[,PID...] | -- CMD [ARGS...])\n"
 "\n"
 "Records every change to the address space of CMD (with its threads and\n"
 "children) or of running processes, and their page faults, into perf.data.\n"
@@ -50,6 +50,9 @@ static const char usage_text[] =
 "      --no-samples      record address-space changes only, no page faults\n"
 "      --call-graph fp   add user call chains (frame pointers) to page-fault\n"
 "                        and syscall samples: who faulted, who mapped\n"
+"      --call-graph dwarf  copy the user registers and 8 KiB of user stack\n"
+"                        instead, unwound at report time with the binaries'\n"
+"                        CFI: for code built without frame pointers\n"
 "  -v, --verbose         say more\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -80,6 +83,7 @@ struct record_opts {
 	uint64_t pages;
 	bool no_samples;
 	bool callchain;
+	bool dwarf;
 	int verbose;
 	pid_t pids[MAX_PIDS];
 	int nr_pids;
@@ -131,10 +135,13 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			o->no_samples = true;
 			break;
 		case 'g':
-			if (strcmp(optarg, "fp"))
+			if (!strcmp(optarg, "fp"))
+				o->callchain = true;
+			else if (!strcmp(optarg, "dwarf"))
+				o->dwarf = true;
+			else
 				return cli_usage_error("record", "unsupported call-graph mode '%s': "
-						       "only 'fp' (frame pointers) is available", optarg);
-			o->callchain = true;
+						       "use fp (frame pointers) or dwarf (copied stacks)", optarg);
 			break;
 		case 'v':
 			o->verbose++;
@@ -444,7 +451,8 @@ int cmd_record(int argc, char **argv)
 
 	lo.fault_period = o.no_samples ? 0 : o.period;
 	lo.mmap_pages = (unsigned int)o.pages;
-	lo.flags = (o.callchain ? MS_LIVE_CALLCHAIN : 0) | (o.cmd ? MS_LIVE_ENABLE_ON_EXEC : 0);
+	lo.flags = (o.callchain ? MS_LIVE_CALLCHAIN : 0) | (o.dwarf ? MS_LIVE_DWARF : 0) |
+		   (o.cmd ? MS_LIVE_ENABLE_ON_EXEC : 0);
 	s.live = ms_live_new(&lo);
 	if (!s.live) {
 		if (errno == EACCES || errno == EPERM)

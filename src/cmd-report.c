@@ -444,7 +444,7 @@ static int note_region(struct replay *rp, const struct ms_event *ev, enum ms_asp
 	const struct ms_region *r;
 
 	if (op == MS_OP_MAP && (r = ms_aspace_lookup(rp->as, ev->pid, ev->map.start)))
-		ms_report_region_made(run->rep, r);
+		ms_report_region_made(run->rep, r, ev);
 	return 0;
 }
 

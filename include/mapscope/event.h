@@ -66,6 +66,12 @@ struct ms_event {
 	uint32_t chain_len;
 	const uint64_t *stack;
 	uint32_t stack_len;
+	/* record --call-graph dwarf: the user registers (perf's order, uregs_mask says which) and
+	 * the user stack from SP up, at that syscall or sample, for unwinding. */
+	const uint64_t *uregs;
+	uint64_t uregs_mask;
+	const unsigned char *ustack;
+	uint32_t ustack_len;
 	union {
 		struct ms_event_map map;
 		struct { uint64_t start, end; } unmap, vma;

@@ -32,6 +32,7 @@ struct ms_live_opts {
 #define MS_LIVE_CALLCHAIN      (1u << 0) /* user callchains (frame pointers) on samples */
 #define MS_LIVE_ENABLE_ON_EXEC (1u << 1) /* events start at the task's next exec */
 #define MS_LIVE_WAKEUP_EACH    (1u << 2) /* poll wakes for every record (costs the traced thread ~10 us) */
+#define MS_LIVE_DWARF          (1u << 3) /* user registers and 8 KiB of user stack on samples, for unwinding */
 
 /* The ring buffer size used when opts->mmap_pages is 0. */
 #define MS_LIVE_DEFAULT_PAGES 1024u

@@ -61,11 +61,12 @@ struct ms_symbols;
 void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms, int children);
 
 /*
- * Notes a region just made (MS_OP_MAP) so its allocation site is named
- * while its process's binaries are known: the first frame of its call
- * chain outside the C library and the dynamic loader.
+ * Notes a region just made (MS_OP_MAP, by event ev) so its allocation site
+ * is named while its process's binaries are known: the first frame of its
+ * call chain outside the C library and the dynamic loader. The chain is the
+ * frame-pointer one, or unwound from ev's copied stack (--call-graph dwarf).
  */
-void ms_report_region_made(struct ms_report *rep, const struct ms_region *r);
+void ms_report_region_made(struct ms_report *rep, const struct ms_region *r, const struct ms_event *ev);
 
 /* The region's allocation chain, formatted, or NULL. */
 const char *ms_report_alloc_chain(const struct ms_report *rep, const struct ms_region *r);

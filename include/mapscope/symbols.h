@@ -54,6 +54,16 @@ int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t addr, bool w
 void ms_symbols_call_site(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
 			  char *site, size_t site_len, char *text, size_t text_len);
 
+/*
+ * Unwinds a user stack copied by record --call-graph dwarf: regs are the
+ * user registers in perf's order (mask says which), stack the bytes from
+ * SP up. Uses the CFI (.eh_frame, .debug_frame) of the process's binaries
+ * as things are now. Fills out with up to max return addresses, innermost
+ * first; returns how many, or a negative errno.
+ */
+int ms_symbols_unwind(struct ms_symbols *s, uint32_t pid, const uint64_t *regs, uint64_t mask,
+		      const unsigned char *stack, size_t stack_len, uint64_t *out, int max);
+
 /* "name+0x1f", else "binary+0x1234", else "0x7f..." */
 void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr, char *buf, size_t len);
 

@@ -343,13 +343,25 @@ MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, str
 	rep->nr_children = syms ? (children > MS_REPORT_MAX_CHILDREN ? MS_REPORT_MAX_CHILDREN : children) : 0;
 }
 
-MS_EXPORT void ms_report_region_made(struct ms_report *rep, const struct ms_region *r)
+MS_EXPORT void ms_report_region_made(struct ms_report *rep, const struct ms_region *r, const struct ms_event *ev)
 {
 	char site[256], chain[1024];
+	uint64_t unwound[64];
+	const uint64_t *frames = r->alloc_chain;
+	uint32_t nr = r->alloc_chain_len;
 	size_t cap;
 	char **grown;
+	int n;
 
-	if (!rep->syms || !r->alloc_chain_len)
+	if (!rep->syms)
+		return;
+	if (!nr && ev->uregs && ev->ustack) {
+		n = ms_symbols_unwind(rep->syms, r->pid, ev->uregs, ev->uregs_mask, ev->ustack, ev->ustack_len,
+				      unwound, 64);
+		frames = unwound;
+		nr = n > 0 ? (uint32_t)n : 0;
+	}
+	if (!nr)
 		return;
 	if (r->id >= rep->cap_alloc) {
 		cap = rep->cap_alloc ? rep->cap_alloc : 256;
@@ -367,8 +379,7 @@ MS_EXPORT void ms_report_region_made(struct ms_report *rep, const struct ms_regi
 		memset(rep->alloc_chain + rep->cap_alloc, 0, (cap - rep->cap_alloc) * sizeof(*grown));
 		rep->cap_alloc = cap;
 	}
-	ms_symbols_call_site(rep->syms, r->pid, r->alloc_chain, r->alloc_chain_len, site, sizeof(site),
-			     chain, sizeof(chain));
+	ms_symbols_call_site(rep->syms, r->pid, frames, nr, site, sizeof(site), chain, sizeof(chain));
 	free(rep->alloc[r->id]);
 	free(rep->alloc_chain[r->id]);
 	rep->alloc[r->id] = site[0] ? strdup(site) : NULL;

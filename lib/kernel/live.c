@@ -70,6 +70,7 @@ struct ms_live {
 			PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 #define STACK_TOP_BYTES 64
+#define DWARF_STACK_BYTES 8192
 
 #if defined(__x86_64__)
 #define USER_REGS_ALL (((1ULL << PERF_REG_X86_64_MAX) - 1) & ~((1ULL << PERF_REG_X86_DS) | \
@@ -100,6 +101,12 @@ static void common_attr(struct perf_event_attr *a, const struct ms_live_opts *o)
 	if (USER_SP_MASK) {
 		a->sample_type |= PERF_SAMPLE_REGS_USER;
 		a->sample_regs_user = USER_SP_MASK;
+	}
+	if (o->flags & MS_LIVE_DWARF) {
+		/* What a DWARF unwinder needs: every register and the stack above SP. */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = USER_REGS_ALL;
+		a->sample_stack_user = DWARF_STACK_BYTES;
 	}
 	a->sample_id_all = 1;
 	a->inherit = 1;

@@ -39,6 +39,23 @@ int ms_sample_sp_index(uint64_t mask)
 	return __builtin_popcountll(mask & ((1ULL << sp) - 1));
 }
 
+/* Field by field: a memset of the struct compiles to a slow rep stos here. */
+static void clear(struct ms_sample *s)
+{
+	s->id = s->ip = s->time = s->addr = s->period = s->data_src = s->weight = s->phys_addr = 0;
+	s->pid = s->tid = s->cpu = 0;
+	s->chain = NULL;
+	s->chain_len = 0;
+	s->raw = NULL;
+	s->raw_size = 0;
+	s->sp = 0;
+	s->regs = NULL;
+	s->regs_mask = 0;
+	s->stack = NULL;
+	s->stack_size = 0;
+	s->has_time = s->has_addr = s->has_sp = s->has_id = false;
+}
+
 static int read_format_size(uint64_t fmt, struct cur *c)
 {
 	uint64_t nr = 1, per = 8, v;
@@ -67,7 +84,7 @@ int ms_sample_parse(const struct perf_event_attr *a, const struct perf_event_hea
 	uint32_t u[2];
 	int i;
 
-	memset(s, 0, sizeof(*s));
+	clear(s);
 	if ((t & PERF_SAMPLE_IDENTIFIER) && u64(&c, &s->id))
 		return -EBADMSG;
 	s->has_id = t & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_ID);
@@ -141,6 +158,8 @@ int ms_sample_parse(const struct perf_event_attr *a, const struct perf_event_hea
 				memcpy(&s->sp, c.p + 8 * i, 8);
 				s->has_sp = true;
 			}
+			s->regs = c.p;
+			s->regs_mask = a->sample_regs_user;
 			c.p += n * 8;
 		}
 	}
@@ -179,7 +198,7 @@ int ms_sample_parse_id(const struct perf_event_attr *a, const struct perf_event_
 	const unsigned char *p = (const unsigned char *)rec + rec->size;
 	uint32_t u[2];
 
-	memset(s, 0, sizeof(*s));
+	clear(s);
 	if (!a->sample_id_all)
 		return 0;
 #define TAKE(dst) do { if (p - body < 8) return -EBADMSG; p -= 8; memcpy(&(dst), p, 8); } while (0)

@@ -18,6 +18,8 @@ struct ms_sample {
 	const unsigned char *raw;  /* RAW tracepoint data */
 	uint32_t raw_size;
 	uint64_t sp;               /* user stack pointer, when has_sp */
+	const unsigned char *regs; /* REGS_USER values (unaligned), regs_mask says which */
+	uint64_t regs_mask;
 	const unsigned char *stack;/* STACK_USER: the top of the user stack */
 	uint64_t stack_size;
 	bool has_time, has_addr, has_sp, has_id;

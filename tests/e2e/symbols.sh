@@ -6,12 +6,13 @@ source "$(dirname "$0")/lib.sh"
 need_recording
 cd "$TMP"
 
-"$MAPSCOPE" record --call-graph fp -o n.data -- "$WORKLOADS/named" >n.txt 2>/dev/null || fail "record failed"
+check_symbols() {  # check_symbols WORKLOAD CALL-GRAPH-MODE
+"$MAPSCOPE" record --call-graph "$2" -o n.data -- "$WORKLOADS/$1" >n.txt 2>/dev/null || fail "record failed"
 "$MAPSCOPE" report -i n.data --format json >regions.json || fail "report failed"
 "$MAPSCOPE" report -i n.data --format json --sort daddr-symbol >daddr.json || fail "report --sort daddr-symbol failed"
 "$MAPSCOPE" report -i n.data --format json --sort symbol >symbol.json || fail "report --sort symbol failed"
 "$MAPSCOPE" report -i n.data --sort region,symbol >/dev/null || fail "report --sort region,symbol failed"
-perf report -i n.data --stdio >/dev/null 2>perf.err || fail "perf report rejects a --call-graph fp recording: $(cat perf.err)"
+perf report -i n.data --stdio >/dev/null 2>perf.err || fail "perf report rejects a --call-graph $2 recording: $(cat perf.err)"
 
 python3 - n.txt regions.json daddr.json symbol.json <<'PY' || fail "symbols are wrong"
 import json, sys
@@ -43,6 +44,12 @@ buf = region_of(where["buffer"]["start"])
 check(buf["alloc"] == "make_buffer", f"the buffer's allocation site: {buf['alloc']} (chain {buf['alloc_chain']})")
 sys.exit(bad)
 PY
+
+pass "$1 with --call-graph $2: functions, data objects and the allocation site named exactly"
+}
+
+check_symbols named fp
+check_symbols named-nofp dwarf         # no frame pointers: the copied stacks are unwound
 
 # A binary deleted after recording: one warning, raw addresses, no crash.
 cp "$WORKLOADS/named" ./gone
