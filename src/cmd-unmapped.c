@@ -138,7 +138,8 @@ int cmd_unmapped(int argc, char **argv)
 	if (fmt == 1)
 		printf("{\"accesses\": [");
 	else
-		printf("%-12s %7s %7s %18s %11s %11s  %s\n", "class", "count", "pid", "address", "first", "last", "code");
+		printf("%-12s %-8s %7s %7s %18s %11s %11s  %s\n", "class", "access", "count", "pid", "address", "first",
+		       "last", "code");
 	for (i = 0; i < n; i++) {
 		const struct ms_unmapped_access *a = &acc[i];
 
@@ -148,7 +149,8 @@ int cmd_unmapped(int argc, char **argv)
 			ms_symbols_call_site(run.syms, a->pid, a->freed_chain, a->freed_chain_len, site, sizeof(site),
 					     chain, sizeof(chain));
 		if (fmt == 1) {
-			printf("%s\n  {\"class\": \"%s\", \"address\": ", i ? "," : "", ms_unmapped_class_name(a->cls));
+			printf("%s\n  {\"class\": \"%s\", \"access\": \"%s\", \"address\": ", i ? "," : "",
+			       ms_unmapped_class_name(a->cls), ms_access_kind_name(a->kind));
 			ms_json_addr(stdout, a->address);
 			printf(", \"ip\": ");
 			ms_json_addr(stdout, a->ip);
@@ -170,9 +172,9 @@ int cmd_unmapped(int argc, char **argv)
 			printf("}");
 			continue;
 		}
-		printf("%-12s %7" PRIu64 " %7u %18" PRIx64 " %11.6f %11.6f  %s", ms_unmapped_class_name(a->cls),
-		       a->count, a->pid, a->address, ((double)a->first_ns - t0) / 1e9, ((double)a->last_ns - t0) / 1e9,
-		       code.sym);
+		printf("%-12s %-8s %7" PRIu64 " %7u %18" PRIx64 " %11.6f %11.6f  %s", ms_unmapped_class_name(a->cls),
+		       ms_access_kind_name(a->kind), a->count, a->pid, a->address, ((double)a->first_ns - t0) / 1e9,
+		       ((double)a->last_ns - t0) / 1e9, code.sym);
 		if (code.file)
 			printf(" (%s:%d)", code.file, code.line);
 		printf("\n");

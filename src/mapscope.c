@@ -51,6 +51,9 @@ static void usage(FILE *out)
 	      "EXAMPLES\n"
 	      "  mapscope record -- ./myprog arg    record ./myprog into mapscope.data\n"
 	      "  mapscope record -p 1234            attach to process 1234 until Ctrl-C\n"
+	      "  mapscope report                    samples per region, with the code\n"
+	      "  mapscope maps --pid 1234 --at +1.5 its maps 1.5 s into the recording\n"
+	      "  mapscope watch -- ./myprog         changes live\n"
 	      "  perf script -i mapscope.data       read the recording with perf\n", out);
 }
 

@@ -24,8 +24,15 @@ enum ms_unmapped_class {
 	MS_UNMAPPED_BELOW_STACK,  /* below the main stack, where it did not grow */
 };
 
+/* What the access was, from the sample's data source (hardware memory samples). */
+enum ms_access_kind {
+	MS_ACCESS_FAULT,          /* a page fault: no more is known */
+	MS_ACCESS_LOAD, MS_ACCESS_STORE, MS_ACCESS_PREFETCH, MS_ACCESS_EXEC,
+};
+
 struct ms_unmapped_access {
 	enum ms_unmapped_class cls;
+	enum ms_access_kind kind; /* a prefetch to unmapped memory is a bad prefetch */
 	uint32_t pid, tid;        /* of the first access */
 	uint64_t ip;              /* the code that made them */
 	uint64_t address;         /* the first address */
@@ -54,6 +61,7 @@ void ms_unmapped_note(struct ms_unmapped *u, const struct ms_event *ev, const st
 int ms_unmapped_results(struct ms_unmapped *u, const struct ms_unmapped_access **out, size_t *n);
 
 const char *ms_unmapped_class_name(enum ms_unmapped_class c);
+const char *ms_access_kind_name(enum ms_access_kind k);
 
 /* Accepts NULL. */
 void ms_unmapped_free(struct ms_unmapped *u);

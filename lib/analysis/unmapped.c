@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/perf_event.h>
+
 #include <mapscope/unmapped.h>
 
 #include "util/log.h"
@@ -37,6 +39,30 @@ MS_EXPORT const char *ms_unmapped_class_name(enum ms_unmapped_class c)
 	static const char *const n[] = { "never-mapped", "freed", "guard", "beyond-heap", "below-stack" };
 
 	return n[c];
+}
+
+MS_EXPORT const char *ms_access_kind_name(enum ms_access_kind k)
+{
+	static const char *const n[] = { "fault", "load", "store", "prefetch", "exec" };
+
+	return n[k];
+}
+
+static enum ms_access_kind kind_of(const struct ms_event *ev)
+{
+	uint64_t op = ev->sample.data_src >> PERF_MEM_OP_SHIFT;
+
+	if (!ev->sample.data_src || ev->sample.fault)
+		return MS_ACCESS_FAULT;
+	if (op & PERF_MEM_OP_PFETCH)
+		return MS_ACCESS_PREFETCH;
+	if (op & PERF_MEM_OP_STORE)
+		return MS_ACCESS_STORE;
+	if (op & PERF_MEM_OP_LOAD)
+		return MS_ACCESS_LOAD;
+	if (op & PERF_MEM_OP_EXEC)
+		return MS_ACCESS_EXEC;
+	return MS_ACCESS_FAULT;
 }
 
 MS_EXPORT struct ms_unmapped *ms_unmapped_new(void)
@@ -100,6 +126,7 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 	struct ms_unmapped *u = ctx;
 	const struct release *freed = NULL;
 	struct ms_unmapped_access *a, *grown;
+	enum ms_access_kind kind = kind_of(ev);
 	enum ms_unmapped_class cls;
 	size_t i;
 
@@ -111,7 +138,7 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 		cls = classify(u, ev, &freed);
 	for (i = 0; i < u->nr_acc; i++) {
 		a = &u->acc[i];
-		if (a->cls == cls && a->ip == ev->sample.ip && a->pid == ev->pid) {
+		if (a->cls == cls && a->kind == kind && a->ip == ev->sample.ip && a->pid == ev->pid) {
 			a->count++;
 			a->last_ns = ev->time;
 			return;
@@ -127,7 +154,7 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 		u->cap_acc = u->cap_acc ? 2 * u->cap_acc : 32;
 	}
 	a = &u->acc[u->nr_acc++];
-	*a = (struct ms_unmapped_access){ .cls = cls, .pid = ev->pid, .tid = ev->tid, .ip = ev->sample.ip,
+	*a = (struct ms_unmapped_access){ .cls = cls, .kind = kind, .pid = ev->pid, .tid = ev->tid, .ip = ev->sample.ip,
 					  .address = ev->sample.addr, .count = 1,
 					  .first_ns = ev->time, .last_ns = ev->time };
 	if (freed) {
