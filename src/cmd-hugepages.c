@@ -18,6 +18,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "analysis/sites.h"
 #include "launch.h"
 #include "output/json.h"
 #include "replay.h"
@@ -79,8 +80,7 @@ static const char *kind_name(enum ms_region_kind k)
 struct hp_run {
 	struct ms_hugepages *hp;
 	struct ms_symbols *syms;
-	char **site;              /* region id -> allocation site */
-	size_t cap;
+	struct ms_sites sites;
 };
 
 static int pre(struct replay *rp, const struct ms_event *ev)
@@ -96,33 +96,15 @@ static int post(struct replay *rp, const struct ms_event *ev, enum ms_aspace_op 
 {
 	struct hp_run *run = rp->ctx;
 	const struct ms_region *r;
-	char site[256], chain[1024];
-	char **grown;
-	size_t cap;
 
-	if (op != MS_OP_MAP || !(r = ms_aspace_lookup(rp->as, ev->pid, ev->map.start)) || !r->alloc_chain_len)
+	if (op != MS_OP_MAP || !(r = ms_aspace_lookup(rp->as, ev->pid, ev->map.start)))
 		return 0;
-	if (r->id >= run->cap) {
-		cap = run->cap ? run->cap : 256;
-		while (cap <= r->id)
-			cap *= 2;
-		grown = realloc(run->site, cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		memset(grown + run->cap, 0, (cap - run->cap) * sizeof(*grown));
-		run->site = grown;
-		run->cap = cap;
-	}
-	ms_symbols_call_site(run->syms, r->pid, r->alloc_chain, r->alloc_chain_len, site, sizeof(site),
-			     chain, sizeof(chain));
-	free(run->site[r->id]);
-	run->site[r->id] = site[0] ? strdup(site) : NULL;
-	return 0;
+	return ms_sites_note(&run->sites, run->syms, r, ev);
 }
 
 static const char *site_of(const struct hp_run *run, const struct ms_region *r)
 {
-	return r->id < run->cap ? run->site[r->id] : NULL;
+	return ms_sites_site(&run->sites, r);
 }
 
 static void action(const struct ms_huge_advice *a, const struct hp_run *run, char *buf, size_t len)
@@ -352,7 +334,7 @@ int cmd_hugepages(int argc, char **argv)
 	struct replay rp = { 0 };
 	struct ms_huge_advice *v = NULL;
 	struct ms_stream_stats st;
-	size_t n = 0, i;
+	size_t n = 0;
 	int ret, err;
 
 	ret = parse_args(argc, argv, &o);
@@ -392,9 +374,7 @@ int cmd_hugepages(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 out:
 	free(v);
-	for (i = 0; i < run.cap; i++)
-		free(run.site[i]);
-	free(run.site);
+	ms_sites_release(&run.sites);
 	ms_symbols_free(run.syms);
 	ms_hugepages_free(run.hp);
 	replay_close(&rp);

@@ -492,6 +492,8 @@ int cmd_record(int argc, char **argv)
 						      write_record, s.writer)))
 				cli_error("cannot read the maps of process %d: %s",
 					  (int)o.pids[i], strerror(-err));
+		fprintf(stderr, "mapscope: recording %d process%s into '%s'; Ctrl-C to stop\n", o.nr_pids,
+			o.nr_pids > 1 ? "es" : "", o.pipe ? "stdout" : o.output);
 	}
 
 	err = main_loop(&s);

@@ -12,6 +12,7 @@
 #include <mapscope/report.h>
 #include <mapscope/symbols.h>
 
+#include "analysis/sites.h"
 #include "util/log.h"
 
 #define CHUNK_PAGES 512
@@ -54,9 +55,7 @@ struct ms_report {
 	size_t tcap;
 	struct child *children;   /* hash: (region, symbol) -> samples */
 	size_t ccap, clen;
-	char **alloc;             /* region id -> allocation site */
-	char **alloc_chain;       /* region id -> formatted chain */
-	size_t cap_alloc;
+	struct ms_sites sites;    /* region id -> allocation site and chain */
 	struct stat *st;          /* [0]: unmapped; [id + 1]: region id */
 	size_t cap;
 	struct chunkmap chunks;   /* key: (slot << 27) | (page / 512) */
@@ -291,7 +290,7 @@ static size_t group_slot(struct ms_report *rep, const struct ms_event *ev, const
 	if (rep->group & MS_GROUP_DADDR)
 		t.daddr = rep->syms ? sym_name(rep, ev->pid, ev->sample.addr, &ddso) : "[unknown]";
 	if (rep->group & MS_GROUP_ALLOC)
-		t.alloc = r && r->id < rep->cap_alloc && rep->alloc[r->id] ? rep->alloc[r->id] : "[unknown]";
+		t.alloc = ms_sites_site(&rep->sites, r) ? ms_sites_site(&rep->sites, r) : "[unknown]";
 	return tuple_slot(rep, &t);
 }
 
@@ -345,50 +344,13 @@ MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, str
 
 MS_EXPORT void ms_report_region_made(struct ms_report *rep, const struct ms_region *r, const struct ms_event *ev)
 {
-	char site[256], chain[1024];
-	uint64_t unwound[64];
-	const uint64_t *frames = r->alloc_chain;
-	uint32_t nr = r->alloc_chain_len;
-	size_t cap;
-	char **grown;
-	int n;
-
-	if (!rep->syms)
-		return;
-	if (!nr && ev->uregs && ev->ustack) {
-		n = ms_symbols_unwind(rep->syms, r->pid, ev->uregs, ev->uregs_mask, ev->ustack, ev->ustack_len,
-				      unwound, 64);
-		frames = unwound;
-		nr = n > 0 ? (uint32_t)n : 0;
-	}
-	if (!nr)
-		return;
-	if (r->id >= rep->cap_alloc) {
-		cap = rep->cap_alloc ? rep->cap_alloc : 256;
-		while (cap <= r->id)
-			cap *= 2;
-		grown = realloc(rep->alloc, cap * sizeof(*grown));
-		if (!grown)
-			return;
-		rep->alloc = grown;
-		grown = realloc(rep->alloc_chain, cap * sizeof(*grown));
-		if (!grown)
-			return;
-		rep->alloc_chain = grown;
-		memset(rep->alloc + rep->cap_alloc, 0, (cap - rep->cap_alloc) * sizeof(*grown));
-		memset(rep->alloc_chain + rep->cap_alloc, 0, (cap - rep->cap_alloc) * sizeof(*grown));
-		rep->cap_alloc = cap;
-	}
-	ms_symbols_call_site(rep->syms, r->pid, frames, nr, site, sizeof(site), chain, sizeof(chain));
-	free(rep->alloc[r->id]);
-	free(rep->alloc_chain[r->id]);
-	rep->alloc[r->id] = site[0] ? strdup(site) : NULL;
-	rep->alloc_chain[r->id] = strdup(chain);
+	if (ms_sites_note(&rep->sites, rep->syms, r, ev))
+		rep->error = -ENOMEM;
 }
 
 MS_EXPORT const char *ms_report_alloc_chain(const struct ms_report *rep, const struct ms_region *r)
 {
-	return r && r->id < rep->cap_alloc ? rep->alloc_chain[r->id] : NULL;
+	return ms_sites_chain(&rep->sites, r);
 }
 
 MS_EXPORT void ms_report_attach(struct ms_report *rep, struct ms_aspace *as)
@@ -515,7 +477,7 @@ MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 		for (i = 0; i < n; i++) {
 			s = i + 1 < rep->cap ? &rep->st[i + 1] : &zero;
 			out[out_n++] = (struct ms_report_row){ .region = ms_aspace_region(as, i),
-				.alloc = i < rep->cap_alloc ? rep->alloc[i] : NULL,
+				.alloc = ms_sites_site(&rep->sites, ms_aspace_region(as, i)),
 				.samples = s->samples, .pages = s->pages, .first_ns = s->first, .last_ns = s->last };
 		}
 		s = rep->cap ? &rep->st[0] : &zero;
@@ -536,12 +498,7 @@ MS_EXPORT void ms_report_free(struct ms_report *rep)
 {
 	if (!rep)
 		return;
-	for (size_t i = 0; i < rep->cap_alloc; i++) {
-		free(rep->alloc[i]);
-		free(rep->alloc_chain[i]);
-	}
-	free(rep->alloc);
-	free(rep->alloc_chain);
+	ms_sites_release(&rep->sites);
 	free(rep->tuples);
 	free(rep->tslots);
 	free(rep->children);

@@ -170,8 +170,10 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 			snprintf(tp, sizeof(tp), "sys_%s_%s", k ? "exit" : "enter", syscalls[i]);
 			err = ms_tracefs_event_id(dir, "syscalls", tp, &id);
 			if (err) {
-				ms_err("cannot read tracepoint 'syscalls:%s' in '%s/events': %s",
-				       tp, dir, strerror(-err));
+				ms_err("cannot read tracepoint 'syscalls:%s' in '%s/events': %s%s",
+				       tp, dir, strerror(-err), err == -EACCES || err == -EPERM ?
+				       ": reading tracefs needs root (or a tracefs mounted readable for this user)" :
+				       err == -ENOENT ? ": the kernel needs CONFIG_FTRACE_SYSCALLS" : "");
 				return err;
 			}
 			memset(&a, 0, sizeof(a));
@@ -287,7 +289,8 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	dir = ms_tracefs_dir();
 	if (!dir) {
 		err = -errno;
-		ms_err("cannot find or mount tracefs: %s", strerror(errno));
+		ms_err("cannot find or mount tracefs: %s: mount it as root with "
+		       "'mount -t tracefs nodev /sys/kernel/tracing'", strerror(errno));
 		goto fail;
 	}
 	add_fault_evsel(l);
@@ -357,8 +360,13 @@ static int open_one(struct ms_live *l, pid_t tid, struct ring *r, unsigned int e
 	fd = perf_event_open(&e->attr, tid, r->cpu);
 	if (fd < 0) {
 		err = -errno;
-		ms_err("cannot open event '%s' for task %d on CPU %d: %s",
-		       e->name, (int)tid, r->cpu, strerror(errno));
+		if (err == -EACCES || err == -EPERM)
+			ms_err("cannot open event '%s' for task %d: %s: syscall tracepoints need root, "
+			       "CAP_PERFMON (and CAP_SYS_PTRACE for another user's process), or "
+			       "kernel.perf_event_paranoid=-1", e->name, (int)tid, strerror(errno));
+		else
+			ms_err("cannot open event '%s' for task %d on CPU %d: %s",
+			       e->name, (int)tid, r->cpu, strerror(errno));
 		return err;
 	}
 	if (r->fd < 0)

@@ -14,9 +14,10 @@ grep -q '^ready' spin.txt || fail "the spinner did not start"
 
 "$MAPSCOPE" record -p "$spinner" -o att.data 2>summary.txt &
 rec=$!
-# Wait until the recording has started (the file has its header), then a little longer.
-for _ in $(seq 100); do [ -s att.data ] && break; sleep 0.05; done
-sleep 0.5
+# Wait until record says it is recording (events enabled, maps read).
+for _ in $(seq 200); do grep -q 'recording 1 process' summary.txt && break; sleep 0.05; done
+grep -q 'recording 1 process' summary.txt || fail "record never said it was recording: $(cat summary.txt)"
+sleep 0.3
 kill -INT $rec
 status=0; wait $rec || status=$?
 cat summary.txt

@@ -15,8 +15,8 @@ trap 'kill -USR2 $wl 2>/dev/null || true; rm -rf "$TMP"' EXIT
 for _ in $(seq 100); do grep -q '^ready' huge.txt && break; sleep 0.05; done
 "$MAPSCOPE" record -p $wl -o h.data 2>rec.txt &
 rec=$!
-for _ in $(seq 100); do [ -s h.data ] && break; sleep 0.05; done
-sleep 0.2
+for _ in $(seq 200); do grep -q 'recording 1 process' rec.txt && break; sleep 0.05; done
+grep -q 'recording 1 process' rec.txt || fail "record never said it was recording: $(cat rec.txt)"
 kill -USR1 $wl
 for _ in $(seq 200); do grep -q '^touched' huge.txt && break; sleep 0.05; done
 grep -q '^touched' huge.txt || fail "the workload did not touch its memory"

@@ -1,0 +1,29 @@
+/*
+ * Internal: where each region was allocated, named when the region is made
+ * (while its process's binaries are known), for report and hugepages.
+ */
+#ifndef MS_ANALYSIS_SITES_H
+#define MS_ANALYSIS_SITES_H
+
+#include <stddef.h>
+
+#include <mapscope/aspace.h>
+#include <mapscope/symbols.h>
+
+struct ms_sites {
+	char **site;              /* region id -> allocating function, or NULL */
+	char **chain;             /* region id -> the call chain as text, or NULL */
+	size_t cap;
+};
+
+/*
+ * Names r's allocation site from its frame-pointer chain, or by unwinding
+ * ev's copied stack (--call-graph dwarf). 0 or -ENOMEM.
+ */
+int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_region *r,
+		  const struct ms_event *ev);
+const char *ms_sites_site(const struct ms_sites *t, const struct ms_region *r);
+const char *ms_sites_chain(const struct ms_sites *t, const struct ms_region *r);
+void ms_sites_release(struct ms_sites *t);
+
+#endif
