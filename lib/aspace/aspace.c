@@ -49,6 +49,7 @@ struct pending {
 
 struct ms_aspace {
 	struct ms_u32map procs;
+	struct proc *last_proc;      /* samples come in runs from one process */
 	struct ms_region **regions;
 	size_t nr, cap;
 	struct ms_u32map pending;    /* tid -> struct pending */
@@ -78,10 +79,11 @@ MS_EXPORT void ms_aspace_set_listener(struct ms_aspace *as, const struct ms_aspa
 
 static struct proc *proc_get(struct ms_aspace *as, uint32_t pid)
 {
-	struct proc *p = ms_u32map_get(&as->procs, pid);
+	struct proc *p = as->last_proc && as->last_proc->pid == pid ? as->last_proc :
+			 ms_u32map_get(&as->procs, pid);
 
 	if (p)
-		return p;
+		return as->last_proc = p;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
@@ -92,7 +94,7 @@ static struct proc *proc_get(struct ms_aspace *as, uint32_t pid)
 		free(p);
 		return NULL;
 	}
-	return p;
+	return as->last_proc = p;
 }
 
 static enum ms_region_kind kind_of(const char *name, uint32_t flags, bool has_file)
@@ -725,7 +727,11 @@ static void name_thread_stack(struct ms_aspace *as, struct proc *p, const struct
 
 static void resolve_pending(struct ms_aspace *as, uint32_t tid)
 {
-	struct pending *pd = ms_u32map_del(&as->pending, tid);
+	struct pending *pd;
+
+	if (!as->pending.len)
+		return;                       /* the usual case: nothing waits */
+	pd = ms_u32map_del(&as->pending, tid);
 
 	if (!pd)
 		return;

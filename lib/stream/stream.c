@@ -108,7 +108,7 @@ struct ms_stream {
 	struct tep_handle *tep;
 	/* ordering */
 	struct qent *q, *tmp;
-	size_t nq, capq;
+	size_t qh, nq, capq;          /* the queue is q[qh, qh + nq): no moving on each flush */
 	uint64_t seq, max_time, next_flush, last_emitted, last_time;
 	struct chunk *arena_cur, *arena_prev;     /* pipe mode copies */
 	struct chunk *spare;                      /* emptied chunks, kept for reuse */
@@ -769,8 +769,14 @@ static int on_sample(struct ms_stream *s, const struct perf_event_header *rec)
 	ev.uregs_mask = 0;
 	ev.ustack = NULL;
 	ev.ustack_len = 0;
+	/*
+	 * The parser just stored these 8 bytes at a time: copying them 16 at a
+	 * time (as the compiler would) stalls on store forwarding.
+	 */
 	ev.sample.addr = smp.addr;
+	__asm__ volatile("" : : : "memory");
 	ev.sample.ip = smp.ip;
+	__asm__ volatile("" : : : "memory");
 	ev.sample.sp = smp.sp;
 	ev.sample.has_addr = true;
 	ev.sample.has_sp = smp.has_sp;
@@ -956,45 +962,46 @@ static bool before(const struct qent *a, const struct qent *b)
 }
 
 /* Natural merge sort: the queue is a few sorted runs, one per CPU drain. */
-static void sort_queue(struct ms_stream *s)
+static void sort_queue(struct qent *q, size_t n, struct qent *tmp)
 {
-	size_t n = s->nq, width, lo, mid, hi, i, j, k;
+	size_t width, lo, mid, hi, i, j, k;
 	bool sorted = true;
 
 	for (i = 1; i < n && sorted; i++)
-		sorted = !before(&s->q[i], &s->q[i - 1]);
+		sorted = !before(&q[i], &q[i - 1]);
 	if (sorted)
 		return;
 	for (width = 1; width < n; width *= 2) {
 		for (lo = 0; lo < n; lo = hi) {
 			mid = lo + width < n ? lo + width : n;
 			hi = mid + width < n ? mid + width : n;
-			if (mid == hi || !before(&s->q[mid], &s->q[mid - 1])) {
-				memcpy(s->tmp + lo, s->q + lo, (hi - lo) * sizeof(*s->q));
+			if (mid == hi || !before(&q[mid], &q[mid - 1])) {
+				memcpy(tmp + lo, q + lo, (hi - lo) * sizeof(*q));
 				continue;
 			}
 			for (i = lo, j = mid, k = lo; k < hi; k++)
-				s->tmp[k] = (j >= hi || (i < mid && !before(&s->q[j], &s->q[i]))) ?
-					    s->q[i++] : s->q[j++];
+				tmp[k] = (j >= hi || (i < mid && !before(&q[j], &q[i]))) ? q[i++] : q[j++];
 		}
-		memcpy(s->q, s->tmp, n * sizeof(*s->q));
+		memcpy(q, tmp, n * sizeof(*q));
 	}
 }
 
 /* Emits queued records with time <= limit, in order. */
 static int flush_queue(struct ms_stream *s, uint64_t limit)
 {
+	struct qent *q = s->q + s->qh;
 	size_t i, n;
 	int err = 0;
 
-	sort_queue(s);
-	for (n = 0; n < s->nq && s->q[n].time <= limit; n++)
+	sort_queue(q, s->nq, s->tmp);
+	for (n = 0; n < s->nq && q[n].time <= limit; n++)
 		;
 	for (i = 0; i < n && !err; i++)
-		err = dispatch(s, s->q[i].rec, s->q[i].time);
-	if (n && n < s->nq)
-		memmove(s->q, s->q + n, (s->nq - n) * sizeof(*s->q));
+		err = dispatch(s, q[i].rec, q[i].time);
+	s->qh += n;
 	s->nq -= n;
+	if (!s->nq)
+		s->qh = 0;
 	return err;
 }
 
@@ -1050,7 +1057,11 @@ static int enqueue(struct ms_stream *s, const struct perf_event_header *rec)
 	struct qent *q, *t;
 	size_t cap;
 
-	if (s->nq == s->capq) {
+	if (s->qh + s->nq == s->capq && s->qh) {      /* room at the front: slide down once */
+		memmove(s->q, s->q + s->qh, s->nq * sizeof(*s->q));
+		s->qh = 0;
+	}
+	if (s->qh + s->nq == s->capq) {
 		cap = s->capq ? s->capq * 2 : 4096;
 		q = realloc(s->q, cap * sizeof(*q));
 		if (!q)
@@ -1062,12 +1073,13 @@ static int enqueue(struct ms_stream *s, const struct perf_event_header *rec)
 		s->tmp = t;
 		s->capq = cap;
 	}
-	s->q[s->nq].time = record_time(s, rec);
-	s->q[s->nq].seq = s->seq++;
-	s->q[s->nq].rec = keep_record(s, rec);
-	if (!s->q[s->nq].rec)
+	q = &s->q[s->qh + s->nq];
+	q->time = record_time(s, rec);
+	q->seq = s->seq++;
+	q->rec = keep_record(s, rec);
+	if (!q->rec)
 		return -ENOMEM;
-	s->last_time = s->q[s->nq].time;
+	s->last_time = q->time;
 	if (s->last_time > s->max_time)
 		s->max_time = s->last_time;
 	s->nq++;
@@ -1082,7 +1094,7 @@ static int finished_round(struct ms_stream *s)
 
 	/* Records before the oldest one still queued are done with. */
 	if (s->r && ms_pdreader_records_stable(s->r)) {
-		for (i = 0; i < s->nq; i++)
+		for (i = s->qh; i < s->qh + s->nq; i++)
 			if (!oldest || s->q[i].rec < oldest)
 				oldest = s->q[i].rec;
 		if (oldest)
