@@ -72,7 +72,11 @@ void replay_warnings(struct replay *rp)
 	if (rp->corrupt)
 		fprintf(stderr, "mapscope: warning: '%s' is corrupt or truncated: what follows covers "
 			"the records before the bad one only\n", rp->path);
-	if (!ms_stream_has_syscalls(rp->stream))
+	if (!ms_stream_has_syscalls(rp->stream) && rp->corrupt)
+		fprintf(stderr, "mapscope: warning: the tracepoint descriptions stored at the end of '%s' "
+			"are lost, so its unmaps cannot be read: a later map replaces an earlier one where "
+			"they overlap, and attribution is uncertain\n", rp->path);
+	else if (!ms_stream_has_syscalls(rp->stream))
 		fprintf(stderr, "mapscope: warning: '%s' has no unmap records (perf record?): a later "
 			"map replaces an earlier one where they overlap, so attribution is uncertain\n",
 			rp->path);
