@@ -11,6 +11,7 @@
 
 #include <mapscope/hugepages.h>
 
+#include "util/hash.h"
 #include "util/log.h"
 
 #ifndef MADV_COLLAPSE
@@ -53,14 +54,6 @@ MS_EXPORT struct ms_hugepages *ms_hugepages_new(const struct ms_hugepages_opts *
 	return hp;
 }
 
-static size_t hash(uint64_t k, size_t cap)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 29;
-	return (size_t)k & (cap - 1);
-}
-
 static struct span *find(struct ms_hugepages *hp, uint64_t key, bool create)
 {
 	struct span *old = hp->t;
@@ -77,7 +70,7 @@ static struct span *find(struct ms_hugepages *hp, uint64_t key, bool create)
 		for (i = 0; i < cap; i++) {
 			if (!old[i].key)
 				continue;
-			for (j = hash(old[i].key, hp->cap); hp->t[j].key; j = (j + 1) & (hp->cap - 1))
+			for (j = ms_hash64(old[i].key, hp->cap); hp->t[j].key; j = (j + 1) & (hp->cap - 1))
 				;
 			hp->t[j] = old[i];
 		}
@@ -85,7 +78,7 @@ static struct span *find(struct ms_hugepages *hp, uint64_t key, bool create)
 	}
 	if (!hp->cap)
 		return NULL;
-	for (i = hash(key, hp->cap); hp->t[i].key; i = (i + 1) & (hp->cap - 1))
+	for (i = ms_hash64(key, hp->cap); hp->t[i].key; i = (i + 1) & (hp->cap - 1))
 		if (hp->t[i].key == key)
 			return &hp->t[i];
 	if (!create)

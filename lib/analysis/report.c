@@ -13,6 +13,7 @@
 #include <mapscope/symbols.h>
 
 #include "analysis/sites.h"
+#include "util/hash.h"
 #include "util/log.h"
 
 #define CHUNK_PAGES 512
@@ -81,14 +82,6 @@ MS_EXPORT void ms_report_set_window(struct ms_report *rep, uint64_t from_ns, uin
 	rep->to = to_ns;
 }
 
-static size_t hash(uint64_t k, size_t cap)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k & (cap - 1);
-}
-
 static int chunk_grow(struct chunkmap *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 1024, i, j;
@@ -104,7 +97,7 @@ static int chunk_grow(struct chunkmap *m)
 	for (i = 0; i < m->cap; i++) {
 		if (m->keys[i] == UINT64_MAX)
 			continue;
-		for (j = hash(m->keys[i], cap); keys[j] != UINT64_MAX; j = (j + 1) & (cap - 1))
+		for (j = ms_hash64(m->keys[i], cap); keys[j] != UINT64_MAX; j = (j + 1) & (cap - 1))
 			;
 		keys[j] = m->keys[i];
 		idx[j] = m->idx[i];
@@ -125,7 +118,7 @@ static int64_t chunk_bits(struct chunkmap *m, uint64_t key)
 
 	if ((m->len + 1) * 2 > m->cap && chunk_grow(m))
 		return -ENOMEM;
-	for (i = hash(key, m->cap); m->keys[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1))
+	for (i = ms_hash64(key, m->cap); m->keys[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1))
 		if (m->keys[i] == key)
 			return m->idx[i];
 	if (m->nbits == m->capbits) {

@@ -21,6 +21,7 @@
 
 #include <mapscope/symbols.h>
 
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/u32map.h"
 
@@ -318,14 +319,6 @@ static void load_symbols(struct bin *b)
 	b->state = 2;
 }
 
-static size_t hash(uint64_t k, size_t cap)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 29;
-	return (size_t)k & (cap - 1);
-}
-
 static struct cached *cache_slot(struct bin *b, uint64_t vaddr)
 {
 	struct cached *old = b->cache;
@@ -344,14 +337,14 @@ static struct cached *cache_slot(struct bin *b, uint64_t vaddr)
 		for (i = 0; i < cap; i++) {
 			if (old[i].vaddr == UINT64_MAX)
 				continue;
-			for (j = hash(old[i].vaddr, b->cache_cap); b->cache[j].vaddr != UINT64_MAX;
+			for (j = ms_hash64(old[i].vaddr, b->cache_cap); b->cache[j].vaddr != UINT64_MAX;
 			     j = (j + 1) & (b->cache_cap - 1))
 				;
 			b->cache[j] = old[i];
 		}
 		free(old);
 	}
-	for (i = hash(vaddr, b->cache_cap); b->cache[i].vaddr != UINT64_MAX; i = (i + 1) & (b->cache_cap - 1))
+	for (i = ms_hash64(vaddr, b->cache_cap); b->cache[i].vaddr != UINT64_MAX; i = (i + 1) & (b->cache_cap - 1))
 		if (b->cache[i].vaddr == vaddr)
 			return &b->cache[i];
 	return &b->cache[i];
