@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <mapscope/log.h>
 
@@ -101,4 +102,27 @@ void cli_hint_privileges(int err)
 		 "or kernel.perf_event_paranoid=-1 (now %d); either way the user must be able "
 		 "to read tracefs (/sys/kernel/tracing/events). Run as root, or: "
 		 "sudo sysctl kernel.perf_event_paranoid=-1", read_paranoid());
+}
+
+int parse_format(const char *cmd, const char *s, int *fmt, bool allow_csv)
+{
+	if (!strcmp(s, "text"))
+		*fmt = CLI_FORMAT_TEXT;
+	else if (!strcmp(s, "json"))
+		*fmt = CLI_FORMAT_JSON;
+	else if (allow_csv && !strcmp(s, "csv"))
+		*fmt = CLI_FORMAT_CSV;
+	else
+		return cli_usage_error(cmd, "unknown format '%s': use text, json%s", s,
+				       allow_csv ? " or csv" : "");
+	return 0;
+}
+
+void format_perms(uint32_t prot, uint32_t flags, char out[5])
+{
+	out[0] = prot & PROT_READ ? 'r' : '-';
+	out[1] = prot & PROT_WRITE ? 'w' : '-';
+	out[2] = prot & PROT_EXEC ? 'x' : '-';
+	out[3] = flags & MAP_SHARED ? 's' : 'p';
+	out[4] = '\0';
 }

@@ -70,13 +70,6 @@ struct hp_opts {
 	pid_t pid;
 };
 
-static const char *kind_name(enum ms_region_kind k)
-{
-	static const char *const n[] = { "heap", "stack", "thread-stack", "anon", "file", "shm", "vdso", "other" };
-
-	return n[k];
-}
-
 struct hp_run {
 	struct ms_hugepages *hp;
 	struct ms_symbols *syms;
@@ -138,7 +131,7 @@ static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp
 		else
 			snprintf(adv, sizeof(adv), "-");
 		printf("%-7s %7u %-12s %016" PRIx64 "-%016" PRIx64 " %-33s %3u/%-3u %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-		       " %9" PRIu64 "  %s\n", a->advised ? "yes" : "no", r->pid, kind_name(r->kind), r->start, r->end,
+		       " %9" PRIu64 "  %s\n", a->advised ? "yes" : "no", r->pid, ms_region_kind_name(r->kind), r->start, r->end,
 		       adv, a->spans, a->aligned_spans, a->pages, a->faults, a->samples, a->benefit,
 		       r->name[0] ? r->name : "[anon]");
 		printf("%9s %s\n", "why:", a->reason);
@@ -169,7 +162,7 @@ static void print_json(const struct ms_huge_advice *v, size_t n, const struct hp
 			printf("null, \"end\": null");
 		printf(", \"region\": {\"id\": %u, \"name\": ", r->id);
 		ms_json_str(stdout, r->name);
-		printf(", \"kind\": \"%s\", \"start\": ", kind_name(r->kind));
+		printf(", \"kind\": \"%s\", \"start\": ", ms_region_kind_name(r->kind));
 		ms_json_addr(stdout, r->start);
 		printf(", \"end\": ");
 		ms_json_addr(stdout, r->end);
@@ -303,7 +296,7 @@ static int parse_args(int argc, char **argv, struct hp_opts *o)
 		case 'F':
 			if ((err = parse_format("hugepages", optarg, &fmt, false)))
 				return err;
-			o->json = fmt == 1;
+			o->json = fmt == CLI_FORMAT_JSON;
 			break;
 		case 'A': o->apply = true; break;
 		case 'D': o->dry_run = true; break;

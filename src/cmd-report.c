@@ -59,8 +59,6 @@ static const char usage_text[] =
 "  mapscope report --pid 1234 --time +1.5,+3\n"
 "  mapscope report -i perf.data          (a perf record -d recording)\n";
 
-enum format { FMT_TEXT, FMT_JSON, FMT_CSV };
-
 struct report_opts {
 	const char *input;
 	enum ms_report_key keys[8];
@@ -71,7 +69,7 @@ struct report_opts {
 	const char *comm;
 	uint64_t from, to;
 	bool from_rel, to_rel;
-	enum format format;
+	enum cli_format format;
 };
 
 static int parse_sort(const char *s, struct report_opts *o)
@@ -117,20 +115,6 @@ static int parse_window(const char *s, struct report_opts *o)
 		return -EINVAL;
 	if (b[0] && parse_time(b, &o->to, &o->to_rel))
 		return -EINVAL;
-	return 0;
-}
-
-int parse_format(const char *cmd, const char *s, int *fmt, bool allow_csv)
-{
-	if (!strcmp(s, "text"))
-		*fmt = FMT_TEXT;
-	else if (!strcmp(s, "json"))
-		*fmt = FMT_JSON;
-	else if (allow_csv && !strcmp(s, "csv"))
-		*fmt = FMT_CSV;
-	else
-		return cli_usage_error(cmd, "unknown format '%s': use text, json%s", s,
-				       allow_csv ? " or csv" : "");
 	return 0;
 }
 
@@ -183,7 +167,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		case 'F':
 			if ((err = parse_format("report", optarg, &fmt, true)))
 				return err;
-			o->format = (enum format)fmt;
+			o->format = (enum cli_format)fmt;
 			break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		case ':': return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
@@ -193,22 +177,6 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	if (optind < argc)
 		return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
 	return 0;
-}
-
-static const char *kind_name(enum ms_region_kind k)
-{
-	static const char *const n[] = { "heap", "stack", "thread-stack", "anon", "file", "shm", "vdso", "other" };
-
-	return (size_t)k < sizeof(n) / sizeof(n[0]) ? n[k] : "other";
-}
-
-void format_perms(uint32_t prot, uint32_t flags, char out[5])
-{
-	out[0] = prot & PROT_READ ? 'r' : '-';
-	out[1] = prot & PROT_WRITE ? 'w' : '-';
-	out[2] = prot & PROT_EXEC ? 'x' : '-';
-	out[3] = flags & MAP_SHARED ? 's' : 'p';
-	out[4] = '\0';
 }
 
 static bool wanted(const struct report_opts *o, const struct ms_region *r)
@@ -248,7 +216,7 @@ static void text_region(const struct ms_region *r)
 	}
 	format_perms(r->prot, r->flags, perms);
 	printf(" %7u %-15s %016" PRIx64 "-%016" PRIx64 " %10" PRIu64 " %-5s %-12s", r->pid, r->comm,
-	       r->start, r->end, r->end - r->start, perms, kind_name(r->kind));
+	       r->start, r->end, r->end - r->start, perms, ms_region_kind_name(r->kind));
 }
 
 static void print_text(const struct report_opts *o, struct ms_report_row *rows, size_t n,
@@ -336,7 +304,7 @@ static void json_region(const struct ms_region *r)
 	printf(", \"end\": ");
 	ms_json_addr(stdout, r->end);
 	printf(", \"size\": %" PRIu64 ", \"perms\": \"%s\", \"kind\": \"%s\", \"name\": ",
-	       r->end - r->start, perms, kind_name(r->kind));
+	       r->end - r->start, perms, ms_region_kind_name(r->kind));
 	ms_json_str(stdout, r->name);
 	printf(", \"created_ns\": %" PRIu64 ", \"ended_ns\": %" PRIu64, r->created_ns, r->ended_ns);
 }
@@ -410,7 +378,7 @@ static void print_csv(const struct report_opts *o, struct ms_report_row *rows, s
 			printf("%u,", r->pid);
 			ms_csv_str(stdout, r->comm);
 			printf(",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%s,%s,", r->start, r->end, r->end - r->start,
-			       perms, kind_name(r->kind));
+			       perms, ms_region_kind_name(r->kind));
 			ms_csv_str(stdout, r->name);
 		} else
 			printf(",,,,,,,");
@@ -529,9 +497,9 @@ int cmd_report(int argc, char **argv)
 	}
 	ms_stream_stats(rp.stream, &st);
 	replay_warnings(&rp);
-	if (o.format == FMT_JSON)
+	if (o.format == CLI_FORMAT_JSON)
 		print_json(&o, rows, n, &un, ms_report_total(rep), &st, !ms_stream_has_syscalls(rp.stream), rep);
-	else if (o.format == FMT_CSV)
+	else if (o.format == CLI_FORMAT_CSV)
 		print_csv(&o, rows, n, &un, ms_report_total(rep));
 	else
 		print_text(&o, rows, n, &un, ms_report_total(rep), &st, !ms_stream_has_syscalls(rp.stream));

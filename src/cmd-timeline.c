@@ -71,7 +71,7 @@ int cmd_timeline(int argc, char **argv)
 		case 'F':
 			if ((ret = parse_format("timeline", optarg, &fmt, false)))
 				return ret;
-			t.json = fmt == 1;
+			t.json = fmt == CLI_FORMAT_JSON;
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case ':': return cli_usage_error("timeline", "option '%s' needs a value", argv[optind - 1]);

@@ -135,7 +135,7 @@ int cmd_unmapped(int argc, char **argv)
 	}
 	replay_warnings(&rp);
 	t0 = (double)rp.first_time;
-	if (fmt == 1)
+	if (fmt == CLI_FORMAT_JSON)
 		printf("{\"accesses\": [");
 	else
 		printf("%-12s %-8s %7s %7s %18s %11s %11s  %s\n", "class", "access", "count", "pid", "address", "first",
@@ -148,7 +148,7 @@ int cmd_unmapped(int argc, char **argv)
 		if (a->freed_chain_len)
 			ms_symbols_call_site(run.syms, a->pid, a->freed_chain, a->freed_chain_len, site, sizeof(site),
 					     chain, sizeof(chain));
-		if (fmt == 1) {
+		if (fmt == CLI_FORMAT_JSON) {
 			printf("%s\n  {\"class\": \"%s\", \"access\": \"%s\", \"address\": ", i ? "," : "",
 			       ms_unmapped_class_name(a->cls), ms_access_kind_name(a->kind));
 			ms_json_addr(stdout, a->address);
@@ -182,7 +182,7 @@ int cmd_unmapped(int argc, char **argv)
 			printf("%12s unmapped %.6f s earlier by %s in thread %u%s%s\n", "", (double)(a->first_ns - a->freed_ns) / 1e9,
 			       a->freed_call, a->freed_tid, site[0] ? ", called from " : "", site);
 	}
-	if (fmt == 1)
+	if (fmt == CLI_FORMAT_JSON)
 		printf("]}\n");
 	ret = rp.corrupt ? EXIT_RUNTIME : 0;
 out:

@@ -26,6 +26,9 @@ enum ms_region_kind {
 	MS_KIND_FILE, MS_KIND_SHM, MS_KIND_VDSO, MS_KIND_OTHER,
 };
 
+/* "heap", "stack", "thread-stack", "anon", "file", "shm", "vdso", "other". */
+const char *ms_region_kind_name(enum ms_region_kind k);
+
 struct ms_region {
 	uint32_t id;               /* dense from 0, in order of creation */
 	uint32_t pid;

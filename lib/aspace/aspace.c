@@ -97,6 +97,13 @@ static struct proc *proc_get(struct ms_aspace *as, uint32_t pid)
 	return as->last_proc = p;
 }
 
+MS_EXPORT const char *ms_region_kind_name(enum ms_region_kind k)
+{
+	static const char *const n[] = { "heap", "stack", "thread-stack", "anon", "file", "shm", "vdso", "other" };
+
+	return (size_t)k < sizeof(n) / sizeof(n[0]) ? n[k] : "other";
+}
+
 static enum ms_region_kind kind_of(const char *name, uint32_t flags, bool has_file)
 {
 	if (!strcmp(name, "[heap]"))
