@@ -113,8 +113,8 @@ int parse_format(const char *cmd, const char *s, int *fmt, bool allow_csv)
 	else if (allow_csv && !strcmp(s, "csv"))
 		*fmt = CLI_FORMAT_CSV;
 	else
-		return cli_usage_error(cmd, "unknown format '%s': use text, json%s", s,
-				       allow_csv ? " or csv" : "");
+		return cli_usage_error(cmd, "unknown format '%s': use %s", s,
+				       allow_csv ? "text, json or csv" : "text or json");
 	return 0;
 }
 
