@@ -483,7 +483,7 @@ int cmd_report(int argc, char **argv)
 	if (!o.group)
 		o.group = MS_GROUP_REGION;
 	rp.ctx = &run;
-	rp.pre = track;
+	rp.pre = run.syms || o.from_rel || o.to_rel ? track : NULL;   /* not a call per sample for nothing */
 	rp.post = note_region;
 	ms_report_attach(rep, rp.as);
 	ret = replay_run(&rp);

@@ -25,6 +25,14 @@ int replay_open(struct replay *rp, const char *path)
 	return 0;
 }
 
+static int __attribute__((noinline)) apply_change(struct replay *rp, const struct ms_event *ev)
+{
+	struct ms_change c;
+	int err = ms_aspace_apply_change(rp->as, ev, &c);
+
+	return err > 0 ? rp->change(rp, ev, &c) : err;
+}
+
 static int on_event(const struct ms_event *ev, void *ctx)
 {
 	struct replay *rp = ctx;
@@ -35,15 +43,11 @@ static int on_event(const struct ms_event *ev, void *ctx)
 		rp->first_time = ev->time;      /* perf's synthesised records carry time 0 */
 	if (rp->pre && (err = rp->pre(rp, ev)))
 		return err;
-	if (rp->change) {
-		struct ms_change c;
-
-		err = ms_aspace_apply_change(rp->as, ev, &c);
-		return err > 0 ? rp->change(rp, ev, &c) : err;
-	}
+	if (rp->change)
+		return apply_change(rp, ev);
 	if ((err = ms_aspace_apply(rp->as, ev, &op)))
 		return err;
-	return rp->post ? rp->post(rp, ev, op) : 0;
+	return rp->post && op != MS_OP_NONE ? rp->post(rp, ev, op) : 0;
 }
 
 int replay_run(struct replay *rp)

@@ -20,7 +20,7 @@ struct replay {
 	const char *path;
 	/* Before the model sees ev; non-zero stops the replay (1: stop quietly). */
 	int (*pre)(struct replay *rp, const struct ms_event *ev);
-	/* After; op says what it did. */
+	/* After the model changed (op says how; not called for MS_OP_NONE). */
 	int (*post)(struct replay *rp, const struct ms_event *ev, enum ms_aspace_op op);
 	/* Instead of post: each change, described. */
 	int (*change)(struct replay *rp, const struct ms_event *ev, const struct ms_change *c);

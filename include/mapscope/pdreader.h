@@ -29,20 +29,32 @@ struct ms_pdreader *ms_pdreader_open(const char *path);
  * The next data record: 1 with *rec set, 0 at the end, or -EBADMSG when
  * the data is corrupt or truncated (logged with the byte offset; the
  * records before it were good). Header records of pipe mode are consumed
- * here. *rec stays valid until the reader is freed when
- * ms_pdreader_records_stable() is true, else until the next call.
+ * here. *rec stays valid until the next call (records are read in blocks
+ * into a buffer that is used again), or with ms_pdreader_keep() until it is
+ * released.
  */
 int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_header **rec);
 
 /*
- * Says that no record before rec (one this reader returned) will be looked
- * at again, so a mapped file's pages before it can leave memory.
+ * Up to max next data records at once, in file order: the count (0 at the
+ * end) or an error as ms_pdreader_next() gives. They lie one after another
+ * in the file, the first at byte offset *off, and stay valid as records
+ * from ms_pdreader_next() do.
  */
-void ms_pdreader_release_before(struct ms_pdreader *r, const struct perf_event_header *rec);
+int ms_pdreader_next_n(struct ms_pdreader *r, const struct perf_event_header **recs, int max,
+		       uint64_t *off);
+
+/*
+ * keep: records stay valid until ms_pdreader_release() covers them, so a
+ * caller that holds records for a while (to put them in time order) need
+ * not copy them. Memory then grows with the records held.
+ */
+void ms_pdreader_keep(struct ms_pdreader *r, bool keep);
+/* With keep: the records that start before byte offset upto are no longer needed. */
+void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto);
 
 /* Byte offset of the record last returned. */
 uint64_t ms_pdreader_offset(const struct ms_pdreader *r);
-bool ms_pdreader_records_stable(const struct ms_pdreader *r);
 bool ms_pdreader_is_pipe(const struct ms_pdreader *r);
 
 size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r);

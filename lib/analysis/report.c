@@ -111,7 +111,7 @@ static int chunk_grow(struct chunkmap *m)
 }
 
 /* The index of chunk key's bitmap, created empty if new; -ENOMEM. */
-static int64_t chunk_bits(struct chunkmap *m, uint64_t key)
+static int64_t __attribute__((noinline)) chunk_bits(struct chunkmap *m, uint64_t key)
 {
 	size_t i;
 	void *grown;
@@ -135,12 +135,12 @@ static int64_t chunk_bits(struct chunkmap *m, uint64_t key)
 	return (int64_t)m->nbits++;
 }
 
-static struct stat *slot(struct ms_report *rep, size_t i)
+static struct stat * __attribute__((noinline)) slot_grow(struct ms_report *rep, size_t i)
 {
 	size_t cap;
 	struct stat *grown;
 
-	if (i >= rep->cap) {
+	{
 		cap = rep->cap ? rep->cap : 256;
 		while (cap <= i)
 			cap *= 2;
@@ -154,6 +154,11 @@ static struct stat *slot(struct ms_report *rep, size_t i)
 		rep->cap = cap;
 	}
 	return &rep->st[i];
+}
+
+static inline struct stat *slot(struct ms_report *rep, size_t i)
+{
+	return i < rep->cap ? &rep->st[i] : slot_grow(rep, i);
 }
 
 static const char *sym_name(struct ms_report *rep, uint32_t pid, uint64_t addr, const char **dso)
@@ -263,7 +268,8 @@ static void count_child(struct ms_report *rep, uint64_t region, const char *symb
 	rep->clen++;
 }
 
-static size_t group_slot(struct ms_report *rep, const struct ms_event *ev, const struct ms_region *r)
+static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const struct ms_event *ev,
+						 const struct ms_region *r)
 {
 	struct tuple t = { 0 };
 	const char *symbol = NULL, *dso = NULL, *ddso;
@@ -297,7 +303,8 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 
 	if (ev->time < rep->from || ev->time > rep->to)
 		return;
-	i = group_slot(rep, ev, r);
+	/* Rows by region alone, the default, need no grouping. */
+	i = rep->group == MS_GROUP_REGION && !rep->nr_children ? (r ? r->id + 1 : 0) : group_slot(rep, ev, r);
 	s = slot(rep, i);
 	if (!s) {
 		rep->error = -ENOMEM;

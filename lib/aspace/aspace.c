@@ -40,6 +40,7 @@ struct proc {
 	char comm[16];
 	int64_t heap, stack;     /* region ids, or -1 */
 	struct ms_u32map named;  /* tids whose stack has been named */
+	uint32_t last_named;     /* the tid named (or found named) last: samples come in runs */
 };
 
 struct pending {
@@ -77,10 +78,9 @@ MS_EXPORT void ms_aspace_set_listener(struct ms_aspace *as, const struct ms_aspa
 	as->ctx = ctx;
 }
 
-static struct proc *proc_get(struct ms_aspace *as, uint32_t pid)
+static struct proc *proc_find_or_make(struct ms_aspace *as, uint32_t pid)
 {
-	struct proc *p = as->last_proc && as->last_proc->pid == pid ? as->last_proc :
-			 ms_u32map_get(&as->procs, pid);
+	struct proc *p = ms_u32map_get(&as->procs, pid);
 
 	if (p)
 		return as->last_proc = p;
@@ -95,6 +95,11 @@ static struct proc *proc_get(struct ms_aspace *as, uint32_t pid)
 		return NULL;
 	}
 	return as->last_proc = p;
+}
+
+static inline struct proc *proc_get(struct ms_aspace *as, uint32_t pid)
+{
+	return as->last_proc && as->last_proc->pid == pid ? as->last_proc : proc_find_or_make(as, pid);
 }
 
 MS_EXPORT const char *ms_region_kind_name(enum ms_region_kind k)
@@ -690,14 +695,11 @@ static void charge(struct ms_aspace *as, const struct ms_event *ev, const struct
 		as->listener.charge(as->ctx, ev, r);
 }
 
-MS_EXPORT const struct ms_region *ms_aspace_lookup(const struct ms_aspace *as, uint32_t pid, uint64_t addr)
+/* The region at addr in p: the piece found last first, as samples cluster. */
+static inline const struct ms_region *find(const struct ms_aspace *as, struct proc *p, uint64_t addr)
 {
-	struct proc *p = ms_u32map_get(&as->procs, pid);
-	size_t i;
+	size_t i = p->hint;
 
-	if (!p)
-		return NULL;
-	i = p->hint;
 	if (i >= p->n || p->p[i].start > addr || p->p[i].end <= addr) {
 		i = lower(p, addr);
 		if (i == p->n || p->p[i].start > addr)
@@ -705,6 +707,14 @@ MS_EXPORT const struct ms_region *ms_aspace_lookup(const struct ms_aspace *as, u
 		p->hint = i;
 	}
 	return as->regions[p->p[i].region];
+}
+
+MS_EXPORT const struct ms_region *ms_aspace_lookup(const struct ms_aspace *as, uint32_t pid, uint64_t addr)
+{
+	struct proc *p = as->last_proc && as->last_proc->pid == pid ? as->last_proc :
+			 ms_u32map_get(&as->procs, pid);
+
+	return p ? find(as, p, addr) : NULL;
 }
 
 static const struct ms_region *lookup_in(const struct ms_aspace *as, const struct proc *p, uint64_t addr)
@@ -717,28 +727,29 @@ static const struct ms_region *lookup_in(const struct ms_aspace *as, const struc
 }
 
 /* A thread's stack is the anonymous region its stack pointer lies in. */
-static void name_thread_stack(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+static void __attribute__((noinline)) name_thread_stack(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	const struct ms_region *r;
 	char name[32];
 
-	if (ev->tid == ev->pid || ms_u32map_get(&p->named, ev->tid))
+	if (ev->tid == ev->pid || ev->tid == p->last_named)
 		return;
-	r = ms_aspace_lookup(as, ev->pid, ev->sample.sp);
+	if (ms_u32map_get(&p->named, ev->tid)) {
+		p->last_named = ev->tid;
+		return;
+	}
+	r = find(as, p, ev->sample.sp);
 	if (!r || r->kind != MS_KIND_ANON)
 		return;
 	snprintf(name, sizeof(name), "[stack:%u]", ev->tid);
 	region_rename(as->regions[r->id], name, MS_KIND_THREAD_STACK);
-	ms_u32map_put(&p->named, ev->tid, (void *)1);
+	if (!ms_u32map_put(&p->named, ev->tid, (void *)1))
+		p->last_named = ev->tid;
 }
 
-static void resolve_pending(struct ms_aspace *as, uint32_t tid)
+static void resolve_pending_slow(struct ms_aspace *as, uint32_t tid)
 {
-	struct pending *pd;
-
-	if (!as->pending.len)
-		return;                       /* the usual case: nothing waits */
-	pd = ms_u32map_del(&as->pending, tid);
+	struct pending *pd = ms_u32map_del(&as->pending, tid);
 
 	if (!pd)
 		return;
@@ -747,8 +758,14 @@ static void resolve_pending(struct ms_aspace *as, uint32_t tid)
 	free(pd);
 }
 
+static inline void resolve_pending(struct ms_aspace *as, uint32_t tid)
+{
+	if (as->pending.len)              /* rare: the usual case is that nothing waits */
+		resolve_pending_slow(as, tid);
+}
+
 /* A fault just below [stack] comes before the record of the growth it causes. */
-static bool defer_stack_fault(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+static bool __attribute__((noinline)) defer_stack_fault(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	const struct ms_region *s = p->stack >= 0 ? as->regions[p->stack] : NULL;
 	struct pending *pd;
@@ -774,19 +791,20 @@ static bool defer_stack_fault(struct ms_aspace *as, struct proc *p, const struct
 	return true;
 }
 
-static void apply_sample(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+static inline void apply_sample(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	const struct ms_region *r;
 
-	if (ev->sample.has_sp)
+	if (ev->sample.has_sp && ev->tid != ev->pid && ev->tid != p->last_named)
 		name_thread_stack(as, p, ev);
-	r = ms_aspace_lookup(as, ev->pid, ev->sample.addr);
+	r = find(as, p, ev->sample.addr);
 	if (!r && defer_stack_fault(as, p, ev))
 		return;
 	charge(as, ev, r);
 }
 
-MS_EXPORT int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, enum ms_aspace_op *opp)
+static int __attribute__((noinline)) apply_event(struct ms_aspace *as, const struct ms_event *ev,
+						       enum ms_aspace_op *opp)
 {
 	enum ms_aspace_op op = MS_OP_NONE;
 	struct proc *p;
@@ -862,6 +880,22 @@ out:
 	if (opp)
 		*opp = op;
 	return err;
+}
+
+MS_EXPORT int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, enum ms_aspace_op *opp)
+{
+	struct proc *p;
+
+	if (ev->kind != MS_EV_SAMPLE)
+		return apply_event(as, ev, opp);
+	/* The usual event, on a short path. */
+	resolve_pending(as, ev->tid);
+	if (opp)
+		*opp = MS_OP_NONE;
+	if (!(p = proc_get(as, ev->pid)))
+		return -ENOMEM;
+	apply_sample(as, p, ev);
+	return 0;
 }
 
 MS_EXPORT void ms_aspace_finish(struct ms_aspace *as)

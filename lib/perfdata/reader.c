@@ -1,6 +1,11 @@
 /*
- * perf.data reader. A regular file is mapped whole, so records are handed
- * out in place; a pipe is read record by record into one buffer. Both
+ * perf.data reader. A regular file's headers and feature sections are read
+ * from a mapping of the file; the data, from a file or a pipe alike, is read
+ * in large blocks into one small buffer that is used again and again, and
+ * records are handed out in place there. Reading is what cat does: the
+ * kernel copies the page cache into a buffer that stays in the CPU's cache.
+ * Mapping the data instead costs the kernel's work of mapping and unmapping
+ * every page, which was three times the whole time of reading it. Both
  * layouts are accepted from either: perf's pipe mode saved to a file starts
  * with a 16-byte header instead of the 104-byte one.
  */
@@ -28,21 +33,30 @@ struct evsel {
 	size_t nr_ids;
 };
 
+struct block {
+	struct block *next;
+	uint64_t end;                /* the file offset just past its last whole record */
+	unsigned char data[];        /* BUF_CAP bytes, 8-aligned */
+};
+
 struct ms_pdreader {
 	int fd;
 	bool own_fd;
-	/* A mapped regular file, or NULL when streaming. */
+	/* A mapped regular file (headers and features only), or NULL for a pipe. */
 	const unsigned char *map;
 	uint64_t map_len;
 	bool pipe_layout;
-	uint64_t pos, end;           /* data being read: [pos, end) */
+	uint64_t pos, end;           /* data being read: [pos, end), as file offsets */
 	uint64_t last_off;
-	uint64_t released;           /* bytes of the mapping given back so far */
-	uint64_t populated;          /* bytes of the mapping mapped in ahead so far */
 	bool peeked;                 /* a pipe's first data record, read at open */
-	/* streaming */
-	unsigned char *rbuf;
-	size_t rbuf_cap;
+	/* Input bytes [pos, pos + blen - bpos) are buf[bpos, blen); buf is cur's. */
+	struct block *cur;
+	unsigned char *buf;
+	size_t bpos, blen;
+	bool eof;                    /* nothing more to read from fd */
+	bool keep;                   /* records live until released, not until the next call */
+	struct block *held, *held_tail;  /* blocks read before cur, oldest first, while keep */
+	struct block *spare;         /* blocks to use again: a new one costs a page fault a page */
 	struct evsel *evsels;
 	size_t nr_evsels;
 	struct ms_buf tracing;
@@ -254,7 +268,7 @@ static int open_stream(struct ms_pdreader *r, const char *path)
 			return -errno;
 		}
 		r->map_len = (uint64_t)st.st_size;
-		madvise((void *)r->map, r->map_len, MADV_SEQUENTIAL);
+		posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);   /* a hint: failure is harmless */
 	}
 	return 0;
 }
@@ -299,6 +313,8 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 	if (r->pipe_layout) {
 		r->pos = sizeof(ph);
 		r->end = r->map ? r->map_len : UINT64_MAX;
+		if (r->map && lseek(r->fd, (off_t)r->pos, SEEK_SET) < 0)
+			goto fail_errno;
 		if ((err = read_pipe_headers(r)))
 			goto fail;
 	} else if (!r->map) {
@@ -306,124 +322,212 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 		goto fail;
 	} else if ((err = open_file_layout(r)))
 		goto fail;
+	else if (lseek(r->fd, (off_t)r->pos, SEEK_SET) < 0)
+		goto fail_errno;
 	return r;
+fail_errno:
+	err = -errno;
+	ms_err("cannot read '%s': %s", path, strerror(errno));
 fail:
 	ms_pdreader_free(r);
 	errno = -err;
 	return NULL;
 }
 
-/* Reads the next record of a pipe into rbuf. 1, 0 at a clean end, or an error. */
-static int stream_record(struct ms_pdreader *r, const struct perf_event_header **rec)
+/*
+ * Each read fills up to BLOCK bytes of a block, after the piece of a record
+ * that the block before ended with (64 KiB at most, a record's largest
+ * size). A block is small enough to stay in the CPU's cache while its
+ * records are decoded. Without keep, one block is used again and again;
+ * with keep, a block whose records are still wanted is kept until
+ * ms_pdreader_release() says they are not, and blocks are used again from
+ * then on, so the records are never copied.
+ */
+#define BLOCK (128u << 10)
+#define BUF_CAP (BLOCK + (64u << 10))
+
+static struct block *block_get(struct ms_pdreader *r)
 {
-	struct perf_event_header h;
+	struct block *b = r->spare;
+
+	if (b) {
+		r->spare = b->next;
+		return b;
+	}
+	return malloc(sizeof(*b) + BUF_CAP);
+}
+
+/* Starts a new block with the bytes not yet consumed (a record's first part). */
+static int next_block(struct ms_pdreader *r)
+{
+	struct block *b = block_get(r);
+
+	if (!b)
+		return -ENOMEM;
+	memcpy(b->data, r->buf + r->bpos, r->blen - r->bpos);
+	r->cur->end = r->pos;
+	r->cur->next = NULL;
+	if (r->held_tail)
+		r->held_tail->next = r->cur;
+	else
+		r->held = r->cur;
+	r->held_tail = r->cur;
+	r->cur = b;
+	r->buf = b->data;
+	r->blen -= r->bpos;
+	r->bpos = 0;
+	return 0;
+}
+
+/*
+ * Makes at least need bytes from pos available in buf, reading more where
+ * needed. 1 when they are there, 0 when the input ends first, or -errno.
+ */
+static int fill(struct ms_pdreader *r, size_t need)
+{
+	uint64_t at;
+	size_t room;
+	ssize_t k;
 	int err;
 
-	err = read_full(r->fd, &h, sizeof(h));
-	if (err == -ENODATA)
-		return 0;
-	if (err)
-		return err;
-	if (h.size < sizeof(h))
-		return bad(r->pos, "a record's size is smaller than its header");
-	if (h.size % 8)
-		return bad(r->pos, "a record's size is not a multiple of 8");
-	if (r->rbuf_cap < h.size) {
-		free(r->rbuf);
-		r->rbuf = malloc(65536);
-		r->rbuf_cap = r->rbuf ? 65536 : 0;
-		if (!r->rbuf)
-			return -ENOMEM;
+	while (r->blen - r->bpos < need) {
+		if (r->eof)
+			return 0;
+		if (!r->cur) {
+			if (!(r->cur = block_get(r)))
+				return -ENOMEM;
+			r->buf = r->cur->data;
+		}
+		if (BUF_CAP - r->blen < BLOCK && r->bpos) {   /* no room for a whole read */
+			if (r->keep) {
+				if ((err = next_block(r)))
+					return err;
+			} else {
+				memmove(r->buf, r->buf + r->bpos, r->blen - r->bpos);
+				r->blen -= r->bpos;
+				r->bpos = 0;
+			}
+		}
+		room = BUF_CAP - r->blen;
+		if (room > BLOCK)
+			room = BLOCK;
+		/* Stop at the end of the data: a file's feature sections follow it. */
+		at = r->pos + (r->blen - r->bpos);
+		if (r->end - at < room)
+			room = (size_t)(r->end - at);
+		if (!room) {
+			r->eof = true;
+			return 0;
+		}
+		k = read(r->fd, r->buf + r->blen, room);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			r->eof = true;
+		r->blen += (size_t)k;
 	}
-	memcpy(r->rbuf, &h, sizeof(h));
-	err = read_full(r->fd, r->rbuf + sizeof(h), h.size - sizeof(h));
-	if (err)
-		return err == -ENODATA ? bad(r->pos, "the input ends inside a record") : err;
-	*rec = (const void *)r->rbuf;
 	return 1;
 }
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-#define WINDOW (4u << 20)
-
-/* Maps the next few MiB in one call: cheaper than a page fault per page. */
-static void populate_ahead(struct ms_pdreader *r)
+MS_EXPORT void ms_pdreader_keep(struct ms_pdreader *r, bool keep)
 {
-	uint64_t from = r->pos & ~(uint64_t)4095, len = WINDOW;
+	r->keep = keep;
+	if (!keep)
+		ms_pdreader_release(r, UINT64_MAX);
+}
 
-	if (from + len > r->map_len)
-		len = r->map_len - from;
-	madvise((void *)(r->map + from), len, MADV_POPULATE_READ);  /* a hint: failure is harmless */
-	r->populated = from + len;
+MS_EXPORT void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto)
+{
+	struct block *b;
+
+	while ((b = r->held) && b->end <= upto) {
+		r->held = b->next;
+		if (!r->held)
+			r->held_tail = NULL;
+		b->next = r->spare;
+		r->spare = b;
+	}
 }
 
 static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 {
-	struct perf_event_header h;
+	const struct perf_event_header *h;
+	int ret;
 
-	if (!r->map)
-		return stream_record(r, rec);
-	if (r->pos >= r->end)
-		return 0;
-	if (r->pos >= r->populated)
-		populate_ahead(r);
-	__builtin_prefetch(r->map + r->pos + 512);   /* records are read in order */
-	if (r->end - r->pos < sizeof(h))
-		return bad(r->pos, "the data ends inside a record header");
-	memcpy(&h, r->map + r->pos, sizeof(h));
-	if (h.size < sizeof(h))
+	if (r->blen - r->bpos < sizeof(*h) && (ret = fill(r, sizeof(*h))) <= 0) {
+		if (ret < 0)
+			return ret;
+		return r->bpos == r->blen ? 0 : bad(r->pos, "the data ends inside a record header");
+	}
+	h = (const void *)(r->buf + r->bpos);
+	if (h->size < sizeof(*h))
 		return bad(r->pos, "a record's size is smaller than its header");
-	if (h.size % 8)
+	if (h->size % 8)
 		return bad(r->pos, "a record's size is not a multiple of 8");
-	if (h.size > r->end - r->pos)
-		return bad(r->pos, "a record runs past the end of the data");
-	*rec = (const void *)(r->map + r->pos);
+	if (r->blen - r->bpos < h->size && (ret = fill(r, h->size)) <= 0)
+		return ret < 0 ? ret : bad(r->pos, r->map ? "a record runs past the end of the data" :
+					   "the input ends inside a record");
+	*rec = (const void *)(r->buf + r->bpos);
 	return 1;
 }
 
-/* Pipe mode's header records: attrs, features, tracing data. */
+/* Moves past the record raw_next returned. */
+static void advance(struct ms_pdreader *r, const struct perf_event_header *rec)
+{
+	r->bpos += rec->size;
+	r->pos += rec->size;
+}
+
+/*
+ * Pipe mode's header records: attrs, features, tracing data. rec has been
+ * moved past already (a tracing-data blob follows it); its bytes are read
+ * before anything else is.
+ */
 static int take_header_record(struct ms_pdreader *r, const struct perf_event_header *rec)
 {
 	const unsigned char *p = (const unsigned char *)(rec + 1);
 	uint64_t len = rec->size - sizeof(*rec), feat;
-	uint32_t attr_size, size;
+	uint32_t attr_size, size, k;
 	int err;
 
 	switch (rec->type) {
 	case PERF_RECORD_HEADER_ATTR:
 		if (len < PERF_ATTR_SIZE_VER0)
-			return bad(r->pos, "an attr record is too short");
+			return bad(r->last_off, "an attr record is too short");
 		memcpy(&attr_size, p + offsetof(struct perf_event_attr, size), 4);
 		if (attr_size > len)
-			return bad(r->pos, "an attr record's attr is larger than the record");
-		if ((err = take_attr(r, p, attr_size, r->pos)))
+			return bad(r->last_off, "an attr record's attr is larger than the record");
+		if ((err = take_attr(r, p, attr_size, r->last_off)))
 			return err;
 		return take_ids(&r->evsels[r->nr_evsels - 1], p + attr_size, (len - attr_size) / 8);
 	case PERF_RECORD_HEADER_FEATURE:
 		if (len < 8)
-			return bad(r->pos, "a feature record is too short");
+			return bad(r->last_off, "a feature record is too short");
 		memcpy(&feat, p, 8);
 		return feat < HEADER_FEAT_BITS ? take_feature(r, (int)feat, p + 8, len - 8) : 0;
 	case PERF_RECORD_HEADER_TRACING_DATA:
 		if (len < 4)
-			return bad(r->pos, "a tracing-data record is too short");
+			return bad(r->last_off, "a tracing-data record is too short");
 		memcpy(&size, p, 4);
 		if (size % 8)
-			return bad(r->pos, "the tracing data's size is not padded to 8 bytes");
+			return bad(r->last_off, "the tracing data's size is not padded to 8 bytes");
+		if (size > r->end - r->pos)
+			return bad(r->last_off, "the tracing data runs past the end of the file");
 		r->tracing.len = 0;
-		if (r->map) {
-			if (size > r->end - r->pos - rec->size)
-				return bad(r->pos, "the tracing data runs past the end of the file");
-			ms_buf_append(&r->tracing, r->map + r->pos + rec->size, size);
-		} else {
-			ms_buf_zero(&r->tracing, size);
-			if (!ms_buf_error(&r->tracing) && (err = read_full(r->fd, r->tracing.data, size)))
-				return err == -ENODATA ? bad(r->pos, "the input ends inside the tracing data") : err;
+		while (size) {                   /* the blob follows the record */
+			if ((err = fill(r, 1)) <= 0)
+				return err ? err : bad(r->last_off, "the input ends inside the tracing data");
+			k = r->blen - r->bpos < size ? (uint32_t)(r->blen - r->bpos) : size;
+			ms_buf_append(&r->tracing, r->buf + r->bpos, k);
+			if ((err = ms_buf_error(&r->tracing)))
+				return err;
+			r->bpos += k;
+			r->pos += k;
+			size -= k;
 		}
-		r->pos += size;                  /* the blob follows the record */
-		return ms_buf_error(&r->tracing);
+		return 0;
 	}
 	return 0;
 }
@@ -446,9 +550,8 @@ static int next_record(struct ms_pdreader *r, const struct perf_event_header **r
 		r->last_off = r->pos;
 		if (!is_header_record(r, *rec))
 			return 1;
-		ret = take_header_record(r, *rec);
-		r->pos += (*rec)->size;
-		if (ret)
+		advance(r, *rec);
+		if ((ret = take_header_record(r, *rec)))
 			return ret;
 	}
 }
@@ -469,35 +572,63 @@ static int read_pipe_headers(struct ms_pdreader *r)
 
 MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 {
+	const struct perf_event_header *h;
+	size_t avail = r->blen - r->bpos;
 	int ret;
 
+	/* The usual case, a whole well-formed data record already in the buffer. */
+	if (!r->peeked && avail >= sizeof(*h)) {
+		h = (const void *)(r->buf + r->bpos);
+		if (h->size >= sizeof(*h) && !(h->size % 8) && h->size <= avail && !is_header_record(r, h)) {
+			r->last_off = r->pos;
+			*rec = h;
+			advance(r, h);
+			return 1;
+		}
+	}
 	if (r->peeked) {
 		r->peeked = false;
-		*rec = r->map ? (const void *)(r->map + r->pos) : (const void *)r->rbuf;
+		*rec = (const void *)(r->buf + r->bpos);
 		ret = 1;
 	} else
 		ret = next_record(r, rec);
 	if (ret > 0)
-		r->pos += (*rec)->size;
+		advance(r, *rec);
 	return ret;
 }
 
-MS_EXPORT void ms_pdreader_release_before(struct ms_pdreader *r, const struct perf_event_header *rec)
+MS_EXPORT int ms_pdreader_next_n(struct ms_pdreader *r, const struct perf_event_header **recs, int max,
+				 uint64_t *off)
 {
-	const unsigned char *p = (const unsigned char *)rec;
-	uint64_t upto;
+	const unsigned char *start, *p, *end;
+	const struct perf_event_header *h = NULL;
+	int n = 0, ret;
 
-	if (!r->map || p < r->map || p > r->map + r->map_len)
-		return;
-	upto = (uint64_t)(p - r->map) & ~((1ULL << 20) - 1);     /* whole MiBs: fewer calls */
-	if (upto > r->released) {
-		madvise((void *)(r->map + r->released), upto - r->released, MADV_DONTNEED);
-		r->released = upto;
+	*off = r->pos;
+	if (!r->peeked && r->buf) {
+		start = p = r->buf + r->bpos;
+		end = r->buf + r->blen;
+		/* Whole, well-formed data records already in the buffer, in one tight loop. */
+		while (n < max && end - p >= (ptrdiff_t)sizeof(*h)) {
+			h = (const void *)p;
+			if (h->size < sizeof(*h) || h->size % 8 || h->size > end - p || is_header_record(r, h))
+				break;
+			recs[n++] = h;
+			p += h->size;
+		}
+		if (n) {
+			r->last_off = r->pos + (uint64_t)((const unsigned char *)recs[n - 1] - start);
+			r->pos += (uint64_t)(p - start);
+			r->bpos += (size_t)(p - start);
+			return n;
+		}
 	}
+	ret = ms_pdreader_next(r, &recs[0]);      /* the rest, one record at a time */
+	*off = r->last_off;
+	return ret;
 }
 
 MS_EXPORT uint64_t ms_pdreader_offset(const struct ms_pdreader *r) { return r->last_off; }
-MS_EXPORT bool ms_pdreader_records_stable(const struct ms_pdreader *r) { return r->map != NULL; }
 MS_EXPORT bool ms_pdreader_is_pipe(const struct ms_pdreader *r) { return r->pipe_layout; }
 MS_EXPORT size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r) { return r->nr_evsels; }
 MS_EXPORT int ms_pdreader_clockid(const struct ms_pdreader *r) { return r->clockid; }
@@ -557,6 +688,16 @@ MS_EXPORT void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void 
 	*len = r->tracing.len;
 }
 
+static void free_blocks(struct block *b)
+{
+	struct block *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+}
+
 MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
 {
 	size_t i;
@@ -572,7 +713,9 @@ MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
 		free(r->evsels[i].ids);
 	}
 	free(r->evsels);
-	free(r->rbuf);
+	free(r->cur);
+	free_blocks(r->held);
+	free_blocks(r->spare);
 	ms_buf_release(&r->tracing);
 	ms_buf_release(&r->build_ids);
 	free(r);

@@ -190,6 +190,51 @@ int ms_sample_parse(const struct perf_event_attr *a, const struct perf_event_hea
 	return 0;
 }
 
+void ms_sample_layout_of(const struct perf_event_attr *a, struct ms_sample_layout *l)
+{
+	const uint64_t variable = PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_RAW |
+				  PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_INTR;
+	uint64_t t = a->sample_type;
+	int off = 8, i;
+
+	*l = (struct ms_sample_layout){ .ip = -1, .tid = -1, .time = -1, .addr = -1, .cpu = -1,
+					.data_src = -1, .sp = -1, .abi = -1 };
+	if (t & variable)
+		return;
+#define AT(flag, field) do { if (t & (flag)) { l->field = (int16_t)off; off += 8; } } while (0)
+	off += t & PERF_SAMPLE_IDENTIFIER ? 8 : 0;
+	AT(PERF_SAMPLE_IP, ip);
+	AT(PERF_SAMPLE_TID, tid);
+	AT(PERF_SAMPLE_TIME, time);
+	AT(PERF_SAMPLE_ADDR, addr);
+	off += t & PERF_SAMPLE_ID ? 8 : 0;
+	off += t & PERF_SAMPLE_STREAM_ID ? 8 : 0;
+	AT(PERF_SAMPLE_CPU, cpu);
+	off += t & PERF_SAMPLE_PERIOD ? 8 : 0;
+	if (t & PERF_SAMPLE_REGS_USER) {
+		l->abi = (int16_t)off;
+		i = ms_sample_sp_index(a->sample_regs_user);
+		if (i >= 0)
+			l->sp = (int16_t)(off + 8 + 8 * i);
+		off += 8 + 8 * __builtin_popcountll(a->sample_regs_user);
+	}
+	off += t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT) ? 8 : 0;
+	AT(PERF_SAMPLE_DATA_SRC, data_src);
+	off += t & PERF_SAMPLE_TRANSACTION ? 8 : 0;
+	off += t & PERF_SAMPLE_PHYS_ADDR ? 8 : 0;
+#undef AT
+	if (t & ~(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		  PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+		  PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_WEIGHT |
+		  PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |
+		  PERF_SAMPLE_PHYS_ADDR))
+		return;                  /* a field this build does not know the size of */
+	if (off > UINT16_MAX)
+		return;
+	l->size = (uint16_t)off;
+	l->fixed = true;
+}
+
 int ms_sample_parse_id(const struct perf_event_attr *a, const struct perf_event_header *rec,
 		       struct ms_sample *s)
 {

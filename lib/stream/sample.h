@@ -33,6 +33,21 @@ int ms_sample_parse(const struct perf_event_attr *attr, const struct perf_event_
 int ms_sample_parse_id(const struct perf_event_attr *attr, const struct perf_event_header *rec,
 		       struct ms_sample *s);
 
+/*
+ * Where each field of a sample body lies when every field before it has a
+ * fixed size: then a sample is decoded by loads at known offsets, with no
+ * walk over sample_type. Offsets are from the record's start; -1: absent.
+ */
+struct ms_sample_layout {
+	bool fixed;                /* false: decode with ms_sample_parse */
+	uint16_t size;             /* the record size every sample of the event has */
+	int16_t ip, tid, time, addr, cpu, data_src, sp;
+	int16_t abi;               /* REGS_USER's abi word: 0 there means no registers follow */
+};
+
+/* Fills l from the event's attr. */
+void ms_sample_layout_of(const struct perf_event_attr *attr, struct ms_sample_layout *l);
+
 /* The index of the user stack pointer among the sampled user registers, or -1. */
 int ms_sample_sp_index(uint64_t regs_mask);
 

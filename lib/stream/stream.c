@@ -57,6 +57,9 @@ struct evinfo {
 	enum sc sc;
 	int nr_fields;
 	uint16_t off[5], size[5];    /* from libtraceevent's parse of the format */
+	struct ms_sample_layout lay; /* fixed offsets, where its samples have them */
+	uint16_t fixed_size;         /* a data sample of this size decodes by lay; 0: never */
+	bool fault;                  /* a page-fault software event */
 };
 
 struct pending_map {
@@ -80,15 +83,16 @@ struct thread {
 	size_t nr_maps, cap_maps;
 };
 
+/* Records of equal time keep their file order: the merge below is stable. */
 struct qent {
-	uint64_t time, seq;
+	uint64_t time;
 	const struct perf_event_header *rec;
 };
 
 struct chunk {
 	struct chunk *next;
 	size_t used;
-	unsigned char data[1 << 20];
+	unsigned char data[1 << 20] __attribute__((aligned(8)));
 };
 
 struct idmap {
@@ -109,15 +113,17 @@ struct ms_stream {
 	/* ordering */
 	struct qent *q, *tmp;
 	size_t qh, nq, capq;          /* the queue is q[qh, qh + nq): no moving on each flush */
-	uint64_t seq, max_time, next_flush, last_emitted, last_time;
-	struct chunk *arena_cur, *arena_prev;     /* pipe mode copies */
+	uint64_t max_time, next_flush, last_emitted, last_time;
+	struct chunk *arena_cur, *arena_prev;     /* copies of live records */
 	struct chunk *spare;                      /* emptied chunks, kept for reuse */
+	uint64_t round_off;           /* byte offset of the FINISHED_ROUND before the last one */
 	/* normalising */
 	struct ms_u32map threads;                 /* tid -> struct thread */
 	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
 	struct ms_stream_stats st;
 	ms_stream_fn fn;
 	void *ctx;
+	struct ms_event sev;          /* a data sample's event: what never changes is set once */
 };
 
 MS_EXPORT const char *ms_event_op_name(enum ms_event_kind k)
@@ -331,10 +337,17 @@ static int setup_evsels(struct ms_stream *s)
 		s->ev[i].attr = a;
 		s->all_identifier &= !!(a->sample_type & PERF_SAMPLE_IDENTIFIER);
 		time_offsets(a, &s->ev[i]);
+		ms_sample_layout_of(a, &s->ev[i].lay);
+		s->ev[i].fault = a->type == PERF_TYPE_SOFTWARE &&
+				 (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
+				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 		if (a->type == PERF_TYPE_TRACEPOINT)
 			classify_tracepoint(s, &s->ev[i], a->config);
 		else if (a->sample_type & PERF_SAMPLE_ADDR)
 			s->ev[i].kind = EK_DATA;
+		if (s->ev[i].kind == EK_DATA && s->ev[i].lay.fixed && s->ev[i].lay.addr >= 0)
+			s->ev[i].fixed_size = s->ev[i].lay.size;
 	}
 	return build_ids(s);
 }
@@ -348,6 +361,10 @@ static struct ms_stream *stream_new(struct ms_pdreader *r, struct ms_live *l)
 		return NULL;
 	s->r = r;
 	s->live = l;
+	s->sev.kind = MS_EV_SAMPLE;
+	s->sev.sample.has_addr = true;
+	if (r)
+		ms_pdreader_keep(r, true);
 	ms_u32map_init(&s->threads);
 	ms_u32map_init(&s->brks);
 	err = setup_evsels(s);
@@ -410,7 +427,7 @@ static int trailer_evsel(struct ms_stream *s, const struct perf_event_header *re
 	return evsel_of(s, id, true);
 }
 
-static uint64_t record_time(struct ms_stream *s, const struct perf_event_header *rec)
+static uint64_t __attribute__((noinline)) record_time_slow(struct ms_stream *s, const struct perf_event_header *rec)
 {
 	const struct evinfo *ei;
 	uint64_t t;
@@ -427,6 +444,19 @@ static uint64_t record_time(struct ms_stream *s, const struct perf_event_header 
 		return s->last_time;
 	memcpy(&t, (const char *)rec + rec->size - ei->time_from_end, 8);
 	return t;
+}
+
+/* The time a record is ordered by; the usual case, a sample of the only event, inline. */
+static inline uint64_t record_time(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	uint64_t t;
+
+	if (rec->type == PERF_RECORD_SAMPLE && rec->size == s->ev[0].fixed_size && s->nr_ev == 1 &&
+	    s->ev[0].lay.time >= 0) {
+		memcpy(&t, (const char *)rec + s->ev[0].lay.time, 8);
+		return t;
+	}
+	return record_time_slow(s, rec);
 }
 
 /* --- normalising --------------------------------------------------------- */
@@ -741,10 +771,42 @@ static int on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 	return on_syscall_exit(s, smp, t, field(ei, smp, 0));
 }
 
-static int on_sample(struct ms_stream *s, const struct perf_event_header *rec)
+static inline uint64_t load64(const struct perf_event_header *rec, int off)
 {
-	int e = sample_evsel(s, rec);
-	const struct evinfo *ei = &s->ev[e];
+	uint64_t v;
+
+	memcpy(&v, (const char *)rec + off, 8);
+	return v;
+}
+
+/* A data sample whose fields all lie at fixed offsets: loads, no walk over sample_type. */
+static int on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e,
+			   const struct perf_event_header *rec)
+{
+	const struct ms_sample_layout *l = &ei->lay;
+	struct ms_event *ev = &s->sev;      /* kind, NULL chains and has_addr are set already */
+	uint64_t v;
+
+	ev->time = l->time >= 0 ? load64(rec, l->time) : 0;
+	v = l->tid >= 0 ? load64(rec, l->tid) : 0;
+	ev->pid = (uint32_t)v;
+	ev->tid = (uint32_t)(v >> 32);
+	ev->cpu = l->cpu >= 0 ? (uint32_t)load64(rec, l->cpu) : 0;
+	ev->sample.addr = load64(rec, l->addr);
+	ev->sample.ip = l->ip >= 0 ? load64(rec, l->ip) : 0;
+	ev->sample.sp = l->sp >= 0 ? load64(rec, l->sp) : 0;
+	ev->sample.has_sp = l->sp >= 0;
+	ev->sample.data_src = l->data_src >= 0 ? load64(rec, l->data_src) : 0;
+	ev->sample.fault = ei->fault;
+	ev->sample.evsel = (uint32_t)e;
+	s->st.samples++;
+	return emit(s, ev);
+}
+
+/* Any other sample: a full parse. */
+static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const struct evinfo *ei, int e,
+							const struct perf_event_header *rec)
+{
 	struct ms_sample smp;
 	struct ms_event ev;
 
@@ -757,7 +819,6 @@ static int on_sample(struct ms_stream *s, const struct perf_event_header *rec)
 		return on_syscall(s, ei, &smp);
 	if (ei->kind != EK_DATA || !smp.has_addr)
 		return 0;
-	/* Field by field: zeroing the whole event costs more than the rest of a sample's trip. */
 	ev.kind = MS_EV_SAMPLE;
 	ev.time = smp.time;
 	ev.pid = smp.pid;
@@ -781,15 +842,23 @@ static int on_sample(struct ms_stream *s, const struct perf_event_header *rec)
 	ev.sample.has_addr = true;
 	ev.sample.has_sp = smp.has_sp;
 	ev.sample.data_src = smp.data_src;
-	ev.sample.fault = ei->attr->type == PERF_TYPE_SOFTWARE &&
-			  (ei->attr->config == PERF_COUNT_SW_PAGE_FAULTS ||
-			   ei->attr->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-			   ei->attr->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+	ev.sample.fault = ei->fault;
 	ev.sample.evsel = (uint32_t)e;
 	ev.sample.chain = smp.chain;
 	ev.sample.chain_len = (uint32_t)smp.chain_len;
 	s->st.samples++;
 	return emit(s, &ev);
+}
+
+static inline int on_sample(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	int e = sample_evsel(s, rec);
+	const struct evinfo *ei = &s->ev[e];
+
+	/* The size says the layout holds: with REGS_USER, abi 0 (no registers) makes it shorter. */
+	if (rec->size == ei->fixed_size)
+		return on_fixed_sample(s, ei, e, rec);
+	return on_parsed_sample(s, ei, e, rec);
 }
 
 /* MMAP and MMAP2 bodies. */
@@ -912,23 +981,13 @@ static int on_comm(struct ms_stream *s, const struct perf_event_header *rec, con
 	return emit(s, &ev);
 }
 
-static int dispatch(struct ms_stream *s, const struct perf_event_header *rec, uint64_t time)
+static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const struct perf_event_header *rec,
+						   uint64_t time)
 {
 	struct ms_sample smp;
 	struct ms_event ev;
 	uint64_t lost;
 
-	if (time < s->last_emitted)
-		s->st.out_of_order++;
-	else
-		s->last_emitted = time;
-	/* perf stamps what it synthesises with 0: the recording starts at the first real time. */
-	if (time && (!s->st.first_time || time < s->st.first_time))
-		s->st.first_time = time;
-	if (time > s->st.last_time)
-		s->st.last_time = time;
-	if (rec->type == PERF_RECORD_SAMPLE)
-		return on_sample(s, rec);
 	if (ms_sample_parse_id(s->ev[trailer_evsel(s, rec)].attr, rec, &smp))
 		memset(&smp, 0, sizeof(smp));
 	smp.time = time;
@@ -954,48 +1013,83 @@ static int dispatch(struct ms_stream *s, const struct perf_event_header *rec, ui
 	return 0;
 }
 
-/* --- ordering ------------------------------------------------------------ */
-
-static bool before(const struct qent *a, const struct qent *b)
+static inline int dispatch(struct ms_stream *s, const struct perf_event_header *rec, uint64_t time)
 {
-	return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+	return rec->type == PERF_RECORD_SAMPLE ? on_sample(s, rec) : dispatch_other(s, rec, time);
 }
 
-/* Natural merge sort: the queue is a few sorted runs, one per CPU drain. */
-static void sort_queue(struct qent *q, size_t n, struct qent *tmp)
-{
-	size_t width, lo, mid, hi, i, j, k;
-	bool sorted = true;
+/* --- ordering ------------------------------------------------------------ */
 
-	for (i = 1; i < n && sorted; i++)
-		sorted = !before(&q[i], &q[i - 1]);
-	if (sorted)
-		return;
-	for (width = 1; width < n; width *= 2) {
+/*
+ * Natural merge sort of q[qh, qh + nq): the queue is a few sorted runs, one
+ * per CPU buffer drained in the round (and what was left from the round
+ * before), so each pass merges neighbouring runs and halves their number.
+ * Passes go back and forth between q and tmp, which swap places if the
+ * last pass left the result in tmp. Stable: records of equal time keep
+ * their file order.
+ */
+static void sort_queue(struct ms_stream *s)
+{
+	struct qent *src = s->q + s->qh, *dst = s->tmp + s->qh, *t;
+	size_t n = s->nq, lo, mid, hi, i, j, k, runs;
+
+	for (;;) {
+		runs = 0;
 		for (lo = 0; lo < n; lo = hi) {
-			mid = lo + width < n ? lo + width : n;
-			hi = mid + width < n ? mid + width : n;
-			if (mid == hi || !before(&q[mid], &q[mid - 1])) {
-				memcpy(tmp + lo, q + lo, (hi - lo) * sizeof(*q));
+			for (mid = lo + 1; mid < n && src[mid].time >= src[mid - 1].time; mid++)
+				;
+			runs++;
+			if (mid == n) {
+				if (runs == 1)
+					break;   /* sorted: no pass needed */
+				memcpy(dst + lo, src + lo, (n - lo) * sizeof(*src));
+				hi = n;
 				continue;
 			}
-			for (i = lo, j = mid, k = lo; k < hi; k++)
-				tmp[k] = (j >= hi || (i < mid && !before(&q[j], &q[i]))) ? q[i++] : q[j++];
+			for (hi = mid + 1; hi < n && src[hi].time >= src[hi - 1].time; hi++)
+				;
+			runs++;
+			for (i = lo, j = mid, k = lo; i < mid && j < hi; k++)
+				dst[k] = src[j].time < src[i].time ? src[j++] : src[i++];
+			memcpy(dst + k, src + i, (mid - i) * sizeof(*src));
+			memcpy(dst + k + (mid - i), src + j, (hi - j) * sizeof(*src));
 		}
-		memcpy(q, tmp, n * sizeof(*q));
+		if (runs <= 1)
+			break;
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != s->q + s->qh) {       /* the result is in tmp: swap the arrays */
+		t = s->q;
+		s->q = s->tmp;
+		s->tmp = t;
 	}
 }
 
 /* Emits queued records with time <= limit, in order. */
 static int flush_queue(struct ms_stream *s, uint64_t limit)
 {
-	struct qent *q = s->q + s->qh;
+	struct qent *q;
 	size_t i, n;
 	int err = 0;
 
-	sort_queue(q, s->nq, s->tmp);
+	sort_queue(s);
+	q = s->q + s->qh;
 	for (n = 0; n < s->nq && q[n].time <= limit; n++)
 		;
+	if (!n)
+		return 0;
+	/* The batch is sorted: only a prefix can lie before what was emitted already. */
+	for (i = 0; i < n && q[i].time < s->last_emitted; i++)
+		s->st.out_of_order++;
+	/* perf stamps what it synthesises with 0: the recording starts at the first real time. */
+	for (i = 0; i < n && !q[i].time; i++)
+		;
+	if (i < n && (!s->st.first_time || q[i].time < s->st.first_time))
+		s->st.first_time = q[i].time;
+	if (q[n - 1].time > s->last_emitted)
+		s->last_emitted = s->st.last_time = q[n - 1].time;
 	for (i = 0; i < n && !err; i++)
 		err = dispatch(s, q[i].rec, q[i].time);
 	s->qh += n;
@@ -1031,13 +1125,14 @@ static void free_chunks(struct chunk *c)
 	}
 }
 
-static const struct perf_event_header *keep_record(struct ms_stream *s, const struct perf_event_header *rec)
+static const struct perf_event_header * __attribute__((noinline)) keep_record(struct ms_stream *s, const struct perf_event_header *rec)
 {
 	struct chunk *c = s->arena_cur;
+	uint64_t *dst;
+	const uint64_t *src = (const void *)rec;
+	size_t i, words = rec->size / 8, need = (rec->size + 7) & ~7u;
 
-	if (s->r && ms_pdreader_records_stable(s->r))
-		return rec;
-	if (!c || sizeof(c->data) - c->used < rec->size) {
+	if (!c || sizeof(c->data) - c->used < need) {
 		if (s->spare) {
 			c = s->spare;
 			s->spare = c->next;
@@ -1047,60 +1142,86 @@ static const struct perf_event_header *keep_record(struct ms_stream *s, const st
 		c->used = 0;
 		s->arena_cur = c;
 	}
-	memcpy(c->data + c->used, rec, rec->size);
-	c->used += (rec->size + 7) & ~7u;
-	return (const void *)(c->data + c->used - ((rec->size + 7) & ~7u));
+	dst = (uint64_t *)(void *)(c->data + c->used);
+	/* A word loop: most records are a few words, where a call to memcpy costs more. */
+	if (words <= 8) {
+		/* unrolled */
+		switch (words) {
+		case 8: dst[7] = src[7]; /* fall through */
+		case 7: dst[6] = src[6]; /* fall through */
+		case 6: dst[5] = src[5]; /* fall through */
+		case 5: dst[4] = src[4]; /* fall through */
+		case 4: dst[3] = src[3]; /* fall through */
+		case 3: dst[2] = src[2]; /* fall through */
+		case 2: dst[1] = src[1]; /* fall through */
+		case 1: dst[0] = src[0]; /* fall through */
+		default: break;
+		}
+	} else
+		for (i = 0; i < words; i++)
+			dst[i] = src[i];
+	if (rec->size % 8)               /* the kernel and the reader keep sizes to 8s; a live one might not */
+		memcpy(dst + words, src + words, rec->size % 8);
+	c->used += need;
+	return (const void *)dst;
 }
 
-static int enqueue(struct ms_stream *s, const struct perf_event_header *rec)
+/* Room for one more record at the queue's end. 0 or -ENOMEM. */
+static int __attribute__((noinline)) queue_room(struct ms_stream *s)
 {
 	struct qent *q, *t;
 	size_t cap;
 
-	if (s->qh + s->nq == s->capq && s->qh) {      /* room at the front: slide down once */
+	if (s->qh) {                  /* room at the front: slide down once */
 		memmove(s->q, s->q + s->qh, s->nq * sizeof(*s->q));
 		s->qh = 0;
+		return 0;
 	}
-	if (s->qh + s->nq == s->capq) {
-		cap = s->capq ? s->capq * 2 : 4096;
-		q = realloc(s->q, cap * sizeof(*q));
-		if (!q)
-			return -ENOMEM;
-		s->q = q;
-		t = realloc(s->tmp, cap * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		s->tmp = t;
-		s->capq = cap;
-	}
+	cap = s->capq ? s->capq * 2 : 4096;
+	q = realloc(s->q, cap * sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	s->q = q;
+	t = realloc(s->tmp, cap * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	s->tmp = t;
+	s->capq = cap;
+	return 0;
+}
+
+static inline int enqueue(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	struct qent *q;
+	int err;
+
+	if (s->qh + s->nq == s->capq && (err = queue_room(s)))
+		return err;
 	q = &s->q[s->qh + s->nq];
 	q->time = record_time(s, rec);
-	q->seq = s->seq++;
-	q->rec = keep_record(s, rec);
+	q->rec = s->r ? rec : keep_record(s, rec);    /* the reader keeps what it read */
 	if (!q->rec)
 		return -ENOMEM;
 	s->last_time = q->time;
-	if (s->last_time > s->max_time)
-		s->max_time = s->last_time;
+	if (q->time > s->max_time)
+		s->max_time = q->time;
 	s->nq++;
 	return 0;
 }
 
-static int finished_round(struct ms_stream *s)
+/* off: where this FINISHED_ROUND lies in the file. */
+static int finished_round(struct ms_stream *s, uint64_t off)
 {
-	const struct perf_event_header *oldest = NULL;
 	int err = flush_queue(s, s->next_flush);
-	size_t i;
 
-	/* Records before the oldest one still queued are done with. */
-	if (s->r && ms_pdreader_records_stable(s->r)) {
-		for (i = s->qh; i < s->qh + s->nq; i++)
-			if (!oldest || s->q[i].rec < oldest)
-				oldest = s->q[i].rec;
-		if (oldest)
-			ms_pdreader_release_before(s->r, oldest);
+	/*
+	 * Everything read before the previous round has been emitted now: its
+	 * times are at most the newest time seen then, which was the limit.
+	 */
+	if (s->r) {
+		ms_pdreader_release(s->r, s->round_off);
+		s->round_off = off;
 	}
-
 	s->next_flush = s->max_time;
 	/* Everything copied before the previous round has been emitted now. */
 	recycle_chunks(s, s->arena_prev);
@@ -1148,24 +1269,29 @@ MS_EXPORT int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn 
 
 MS_EXPORT int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
 {
-	const struct perf_event_header *rec;
-	int ret, err = 0;
+	const struct perf_event_header *recs[64], *rec;
+	uint64_t off;
+	int i, n, err = 0;
 
 	s->fn = fn;
 	s->ctx = ctx;
-	while ((ret = ms_pdreader_next(s->r, &rec)) > 0) {
-		s->st.records++;
-		if (rec->type == PERF_RECORD_FINISHED_ROUND_)
-			err = finished_round(s);
-		else if (rec->type < 64)         /* kernel records; perf's own are headers */
-			err = enqueue(s, rec);
-		if (err)
-			return err;
+	while ((n = ms_pdreader_next_n(s->r, recs, 64, &off)) > 0) {
+		s->st.records += (uint64_t)n;
+		for (i = 0; i < n; i++) {
+			rec = recs[i];
+			if (rec->type == PERF_RECORD_FINISHED_ROUND_)
+				err = finished_round(s, off);
+			else if (rec->type < 64)         /* kernel records; perf's own are headers */
+				err = enqueue(s, rec);
+			if (err)
+				return err;
+			off += rec->size;
+		}
 	}
 	err = flush_queue(s, UINT64_MAX);
 	if (!err)
 		err = flush_all_threads(s);
-	return err ? err : ret;
+	return err ? err : n;
 }
 
 MS_EXPORT bool ms_stream_has_syscalls(const struct ms_stream *s)

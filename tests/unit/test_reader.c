@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -311,9 +312,198 @@ static void survives_mutations(void **state)
 	close(fd);
 }
 
+/*
+ * Many rounds, some far larger than the reader's blocks, with records that
+ * straddle block edges and long COMM records: every record comes out once,
+ * in time order, whether the file is read in place or through a pipe.
+ */
+#define BIG_ROUNDS 60
+#define COMM_LEN 40000
+
+struct bigseen { uint64_t samples, comms, addr_sum, addr_xor, last_time; bool in_order; };
+
+static int collect_big(const struct ms_event *ev, void *ctx)
+{
+	struct bigseen *b = ctx;
+
+	if (ev->time < b->last_time)
+		b->in_order = false;
+	b->last_time = ev->time;
+	if (ev->kind == MS_EV_SAMPLE) {
+		b->samples++;
+		b->addr_sum += ev->sample.addr;
+		b->addr_xor ^= ev->sample.addr;
+	} else if (ev->kind == MS_EV_COMM) {
+		b->comms++;
+		if (strlen(ev->comm.comm) != COMM_LEN - 1)
+			b->in_order = false;     /* the name must come through whole */
+	}
+	return 0;
+}
+
+/* A COMM record with a name of COMM_LEN - 1 bytes, then the sample_id trailer. */
+static void write_comm(struct ms_pdwriter *w, uint64_t time)
+{
+	size_t size = sizeof(struct perf_event_header) + 8 + COMM_LEN + 40;
+	unsigned char *rec = calloc(1, size);
+	struct perf_event_header h = { PERF_RECORD_COMM, 0, (uint16_t)size };
+	uint32_t ids[2] = { 10, 10 };
+	uint64_t trailer[4] = { time, ID, 0, ID };   /* after TID: TIME, ID, CPU, IDENTIFIER */
+
+	memcpy(rec, &h, sizeof(h));
+	memcpy(rec + sizeof(h), ids, 8);
+	memset(rec + sizeof(h) + 8, 'c', COMM_LEN - 1);
+	memcpy(rec + size - 40, ids, 8);
+	memcpy(rec + size - 32, trailer, 32);
+	assert_int_equal(ms_pdwriter_write(w, (const void *)rec), 0);
+	free(rec);
+}
+
+static int make_big_file(bool pipe, struct bigseen *want)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST,
+				     .sample_id_all = 1, .mmap2 = 1, .comm = 1 };
+	uint64_t id = ID, t, addr = 1;
+	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
+	char *argv[] = { "test" };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe };
+	int fd = memfd_create("big", 0), k, cpu, i, n;
+	struct ms_pdwriter *w = ms_pdwriter_new(fd, &o);
+	struct sample_rec smp;
+
+	assert_non_null(w);
+	memset(want, 0, sizeof(*want));
+	srand(99);
+	for (k = 0; k < BIG_ROUNDS; k++) {
+		/* Round k's times lie in [1000 k, 1000 k + 1500): later than all of round k - 2. */
+		n = k % 7 == 3 ? 6000 : 200 + 13 * k;
+		for (cpu = 0; cpu < 2; cpu++) {          /* two CPUs' buffers, each in time order */
+			for (i = 0, t = 1000 * (uint64_t)k + 1 + (uint64_t)cpu; i < n; i++) {
+				t += (uint64_t)(rand() % 2);
+				if (t >= 1000 * (uint64_t)k + 1500)
+					t = 1000 * (uint64_t)k + 1499;
+				smp = sample(t, addr);
+				want->samples++;
+				want->addr_sum += addr;
+				want->addr_xor ^= addr;
+				addr = addr * 3 + 7;
+				ms_pdwriter_write(w, &smp.h);
+				if (i == n / 2 && k % 5 == 1) {
+					write_comm(w, t);
+					want->comms++;
+				}
+			}
+		}
+		ms_pdwriter_finish_round(w);
+	}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	return fd;
+}
+
+static void run_big(const char *path, const struct bigseen *want)
+{
+	struct bigseen got = { .in_order = true };
+	struct ms_pdreader *r = ms_pdreader_open(path);
+	struct ms_stream *st;
+
+	assert_non_null(r);
+	st = ms_stream_new(r);
+	assert_non_null(st);
+	assert_int_equal(ms_stream_run(st, collect_big, &got), 0);
+	assert_true(got.in_order);
+	assert_int_equal(got.samples, want->samples);
+	assert_int_equal(got.comms, want->comms);
+	assert_int_equal(got.addr_sum, want->addr_sum);
+	assert_int_equal(got.addr_xor, want->addr_xor);
+	ms_stream_free(st);
+	ms_pdreader_free(r);
+}
+
+static void many_rounds_across_blocks(void **state)
+{
+	struct bigseen want;
+	char path[64];
+	int mode, fd, p[2], status;
+	pid_t child;
+	off_t len;
+	ssize_t k;
+	char buf[65536];
+
+	for (mode = 0; mode < 2; mode++) {      /* file mode, then pipe mode */
+		fd = make_big_file(mode == 1, &want);
+		assert_true(want.samples > 100000 && want.comms > 0);
+		path_of(fd, path);
+		run_big(path, &want);
+		/* The same bytes through a real pipe, written by a child as a pipe fills. */
+		len = lseek(fd, 0, SEEK_END);
+		assert_true(len > 4 * 65536);
+		assert_int_equal(pipe(p), 0);
+		child = fork();
+		assert_true(child >= 0);
+		if (!child) {
+			close(p[0]);
+			lseek(fd, 0, SEEK_SET);
+			while ((k = read(fd, buf, sizeof(buf))) > 0)
+				if (write(p[1], buf, (size_t)k) != k)
+					_exit(1);
+			_exit(0);
+		}
+		close(p[1]);
+		if (mode == 1) {                /* a file-mode recording cannot come through a pipe */
+			path_of(p[0], path);
+			run_big(path, &want);
+		}
+		close(p[0]);
+		waitpid(child, &status, 0);
+		close(fd);
+	}
+}
+
+/* Without a stream, records stay whole across block edges and are not reused early. */
+static void plain_reading_across_blocks(void **state)
+{
+	struct bigseen want;
+	const struct perf_event_header *rec, *recs[16];
+	struct sample_rec smp;
+	struct ms_pdreader *r;
+	uint64_t samples = 0, sum = 0, off;
+	char path[64];
+	int fd = make_big_file(false, &want), n, i;
+
+	path_of(fd, path);
+	r = ms_pdreader_open(path);
+	assert_non_null(r);
+	while ((n = ms_pdreader_next_n(r, recs, 16, &off)) > 0) {
+		for (i = 0; i < n; i++) {
+			rec = recs[i];
+			if (rec->type != PERF_RECORD_SAMPLE)
+				continue;
+			assert_int_equal(rec->size, sizeof(smp));
+			memcpy(&smp, rec, sizeof(smp));
+			samples++;
+			sum += smp.addr;
+		}
+		if (!(samples % 3))              /* mix in the one-at-a-time call */
+			if (ms_pdreader_next(r, &rec) > 0 && rec->type == PERF_RECORD_SAMPLE) {
+				memcpy(&smp, rec, sizeof(smp));
+				samples++;
+				sum += smp.addr;
+			}
+	}
+	assert_int_equal(n, 0);
+	assert_int_equal(samples, want.samples);
+	assert_int_equal(sum, want.addr_sum);
+	ms_pdreader_free(r);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(many_rounds_across_blocks),
+		cmocka_unit_test(plain_reading_across_blocks),
 		cmocka_unit_test(orders_across_cpus),
 		cmocka_unit_test(reads_pipe_mode_from_file_and_pipe),
 		cmocka_unit_test(truncated_file_keeps_records_before),
