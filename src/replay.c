@@ -50,9 +50,19 @@ static int on_event(const struct ms_event *ev, void *ctx)
 	return rp->post && op != MS_OP_NONE ? rp->post(rp, ev, op) : 0;
 }
 
+/* With no hook to see samples, a sample goes straight to the model once the start is known. */
+static int on_event_plain(const struct ms_event *ev, void *ctx)
+{
+	struct replay *rp = ctx;
+
+	if (ev->kind == MS_EV_SAMPLE && rp->first_time)
+		return ms_aspace_apply(rp->as, ev, NULL);
+	return on_event(ev, ctx);
+}
+
 int replay_run(struct replay *rp)
 {
-	int err = ms_stream_run(rp->stream, on_event, rp);
+	int err = ms_stream_run(rp->stream, rp->pre || rp->change ? on_event : on_event_plain, rp);
 
 	if (err == 1)                  /* a hook had what it needed */
 		return 0;

@@ -20,7 +20,7 @@
 
 struct stat {
 	uint64_t samples, pages, first, last;
-	uint64_t last_chunk;      /* key of the chunk used last, or UINT64_MAX */
+	uint64_t last_chunk;      /* page / CHUNK_PAGES of the chunk used last, or UINT64_MAX */
 	uint32_t last_idx;        /* its bitmap (an index: the bitmaps move as they grow) */
 };
 
@@ -122,11 +122,12 @@ static int64_t __attribute__((noinline)) chunk_bits(struct chunkmap *m, uint64_t
 		if (m->keys[i] == key)
 			return m->idx[i];
 	if (m->nbits == m->capbits) {
-		grown = realloc(m->bits, (m->capbits ? 2 * m->capbits : 256) * sizeof(*m->bits));
+		/* 2048 to start (128 KiB): mapped on its own, so unused pages cost nothing and growth copies nothing. */
+		grown = realloc(m->bits, (m->capbits ? 2 * m->capbits : 2048) * sizeof(*m->bits));
 		if (!grown)
 			return -ENOMEM;
 		m->bits = grown;
-		m->capbits = m->capbits ? 2 * m->capbits : 256;
+		m->capbits = m->capbits ? 2 * m->capbits : 2048;
 	}
 	memset(m->bits[m->nbits], 0, sizeof(m->bits[0]));
 	m->keys[i] = key;
@@ -293,45 +294,76 @@ static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const 
 	return tuple_slot(rep, &t);
 }
 
-static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
+/* Marks page in s's current chunk, counting it if it is new. */
+static inline void mark_page(struct ms_report *rep, struct stat *s, uint64_t page)
 {
-	struct ms_report *rep = ctx;
-	size_t i;
-	uint64_t page = ev->sample.addr >> 12, key, bit, *bits;
-	struct stat *s;
-	int64_t idx;
+	uint64_t *w = &rep->chunks.bits[s->last_idx][page % CHUNK_PAGES / 64], bit = 1ULL << (page % 64);
 
-	if (ev->time < rep->from || ev->time > rep->to)
+	if (!(*w & bit)) {
+		*w |= bit;
+		s->pages++;
+	}
+}
+
+/* Makes page's chunk slot s's current one (finding or making its bitmap), then marks page. */
+static void __attribute__((noinline)) mark_page_new_chunk(struct ms_report *rep, struct stat *s, size_t i,
+							   uint64_t page)
+{
+	/* Pages: 2^52 of them at most (64-bit addresses), so a key holds slot and chunk. */
+	int64_t idx = chunk_bits(&rep->chunks, ((uint64_t)i << 43) ^ (page / CHUNK_PAGES));
+
+	if (idx < 0) {
+		rep->error = (int)idx;
 		return;
-	/* Rows by region alone, the default, need no grouping. */
-	i = rep->group == MS_GROUP_REGION && !rep->nr_children ? (r ? r->id + 1 : 0) : group_slot(rep, ev, r);
-	s = slot(rep, i);
+	}
+	s->last_chunk = page / CHUNK_PAGES;
+	s->last_idx = (uint32_t)idx;
+	mark_page(rep, s, page);
+}
+
+/* Counts a sample in slot i: samples, times, and its page among the distinct pages. */
+static inline void count(struct ms_report *rep, struct stat *s, size_t i, uint64_t time, uint64_t addr)
+{
+	uint64_t page = addr >> 12;
+
+	if (!s->samples++)
+		s->first = time;
+	s->last = time;
+	rep->total++;
+	if (page / CHUNK_PAGES != s->last_chunk)
+		mark_page_new_chunk(rep, s, i, page);
+	else
+		mark_page(rep, s, page);
+}
+
+/* Rows grouped by more than the region, or a slot not made yet. */
+static void __attribute__((noinline)) charge_slow(struct ms_report *rep, const struct ms_event *ev,
+						  const struct ms_region *r)
+{
+	size_t i = group_slot(rep, ev, r);
+	struct stat *s = slot(rep, i);
+
 	if (!s) {
 		rep->error = -ENOMEM;
 		return;
 	}
-	if (!s->samples++)
-		s->first = ev->time;
-	s->last = ev->time;
-	rep->total++;
-	/* Pages: 2^52 of them at most (64-bit addresses), so a key holds slot and chunk. */
-	key = ((uint64_t)i << 43) ^ (page / CHUNK_PAGES);
-	if (key != s->last_chunk) {
-		idx = chunk_bits(&rep->chunks, key);
-		if (idx < 0) {
-			rep->error = (int)idx;
-			s->last_chunk = UINT64_MAX;
-			return;
-		}
-		s->last_chunk = key;
-		s->last_idx = (uint32_t)idx;
+	count(rep, s, i, ev->time, ev->sample.addr);
+}
+
+static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
+{
+	struct ms_report *rep = ctx;
+	size_t i;
+
+	if (ev->time < rep->from || ev->time > rep->to)
+		return;
+	/* Rows by region alone, the default: the slot is the region's. */
+	i = r ? r->id + 1 : 0;
+	if (rep->group != MS_GROUP_REGION || rep->nr_children || i >= rep->cap) {
+		charge_slow(rep, ev, r);
+		return;
 	}
-	bits = rep->chunks.bits[s->last_idx];
-	bit = page % CHUNK_PAGES;
-	if (!(bits[bit / 64] >> (bit % 64) & 1)) {
-		bits[bit / 64] |= 1ULL << (bit % 64);
-		s->pages++;
-	}
+	count(rep, &rep->st[i], i, ev->time, ev->sample.addr);
 }
 
 MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms,

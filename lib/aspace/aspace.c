@@ -882,19 +882,41 @@ out:
 	return err;
 }
 
-MS_EXPORT int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, enum ms_aspace_op *opp)
+/* A sample, the whole way: waiting faults, a new process, a thread's first sample, no region. */
+static int __attribute__((noinline)) apply_sample_slow(struct ms_aspace *as, const struct ms_event *ev)
 {
 	struct proc *p;
 
-	if (ev->kind != MS_EV_SAMPLE)
-		return apply_event(as, ev, opp);
-	/* The usual event, on a short path. */
 	resolve_pending(as, ev->tid);
-	if (opp)
-		*opp = MS_OP_NONE;
 	if (!(p = proc_get(as, ev->pid)))
 		return -ENOMEM;
 	apply_sample(as, p, ev);
+	return 0;
+}
+
+MS_EXPORT int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, enum ms_aspace_op *opp)
+{
+	struct proc *p = as->last_proc;
+	const struct ms_region *r;
+	size_t i;
+
+	if (ev->kind != MS_EV_SAMPLE)
+		return apply_event(as, ev, opp);
+	if (opp)
+		*opp = MS_OP_NONE;
+	/*
+	 * The usual sample, on a path with no calls but the charge: the process
+	 * of the sample before, nothing waiting, and the piece of the sample
+	 * before (samples cluster).
+	 */
+	if (as->pending.len || !p || p->pid != ev->pid ||
+	    (ev->sample.has_sp && ev->tid != ev->pid && ev->tid != p->last_named))
+		return apply_sample_slow(as, ev);
+	i = p->hint;
+	if (i >= p->n || p->p[i].start > ev->sample.addr || p->p[i].end <= ev->sample.addr)
+		return apply_sample_slow(as, ev);
+	r = as->regions[p->p[i].region];
+	charge(as, ev, r);
 	return 0;
 }
 

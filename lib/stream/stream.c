@@ -113,6 +113,7 @@ struct ms_stream {
 	/* ordering */
 	struct qent *q, *tmp;
 	size_t qh, nq, capq;          /* the queue is q[qh, qh + nq): no moving on each flush */
+	size_t nsorted;               /* q[qh, qh + nsorted) is known to be in time order */
 	uint64_t max_time, next_flush, last_emitted, last_time;
 	struct chunk *arena_cur, *arena_prev;     /* copies of live records */
 	struct chunk *spare;                      /* emptied chunks, kept for reuse */
@@ -1024,19 +1025,25 @@ static inline int dispatch(struct ms_stream *s, const struct perf_event_header *
  * Natural merge sort of q[qh, qh + nq): the queue is a few sorted runs, one
  * per CPU buffer drained in the round (and what was left from the round
  * before), so each pass merges neighbouring runs and halves their number.
- * Passes go back and forth between q and tmp, which swap places if the
- * last pass left the result in tmp. Stable: records of equal time keep
- * their file order.
+ * The first nsorted entries are known to be in order already (enqueue
+ * keeps count while records come in order), so most rounds need no pass.
+ * A pass writes from index 0 of the other array, which compacts the queue;
+ * the arrays swap places if the result ends in tmp. Stable: records of
+ * equal time keep their file order.
  */
 static void sort_queue(struct ms_stream *s)
 {
-	struct qent *src = s->q + s->qh, *dst = s->tmp + s->qh, *t;
+	struct qent *src = s->q + s->qh, *dst = s->tmp, *t;
 	size_t n = s->nq, lo, mid, hi, i, j, k, runs;
+	bool first = true;
 
+	if (s->nsorted >= n)
+		return;
 	for (;;) {
 		runs = 0;
 		for (lo = 0; lo < n; lo = hi) {
-			for (mid = lo + 1; mid < n && src[mid].time >= src[mid - 1].time; mid++)
+			mid = first && lo == 0 && s->nsorted > 1 ? s->nsorted : lo + 1;
+			for (; mid < n && src[mid].time >= src[mid - 1].time; mid++)
 				;
 			runs++;
 			if (mid == n) {
@@ -1056,28 +1063,40 @@ static void sort_queue(struct ms_stream *s)
 		}
 		if (runs <= 1)
 			break;
-		t = src;
+		t = src == s->q + s->qh ? s->q : src;   /* what was read is free from index 0 on */
 		src = dst;
 		dst = t;
+		first = false;
+		if (runs == 2)
+			break;               /* the one merge made it sorted: no pass to find that */
 	}
-	if (src != s->q + s->qh) {       /* the result is in tmp: swap the arrays */
-		t = s->q;
-		s->q = s->tmp;
-		s->tmp = t;
+	if (src != s->q + s->qh) {
+		if (src == s->tmp) {     /* the result is in tmp: swap the arrays */
+			s->tmp = s->q;
+			s->q = src;
+		}
+		s->qh = 0;
 	}
+	s->nsorted = n;
 }
 
 /* Emits queued records with time <= limit, in order. */
 static int flush_queue(struct ms_stream *s, uint64_t limit)
 {
 	struct qent *q;
-	size_t i, n;
+	size_t i, n, lo, hi;
 	int err = 0;
 
 	sort_queue(s);
 	q = s->q + s->qh;
-	for (n = 0; n < s->nq && q[n].time <= limit; n++)
-		;
+	for (lo = 0, hi = s->nq; lo < hi;) {    /* n: the first entry later than limit */
+		i = lo + (hi - lo) / 2;
+		if (q[i].time <= limit)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	n = lo;
 	if (!n)
 		return 0;
 	/* The batch is sorted: only a prefix can lie before what was emitted already. */
@@ -1094,6 +1113,7 @@ static int flush_queue(struct ms_stream *s, uint64_t limit)
 		err = dispatch(s, q[i].rec, q[i].time);
 	s->qh += n;
 	s->nq -= n;
+	s->nsorted = s->nq;
 	if (!s->nq)
 		s->qh = 0;
 	return err;
@@ -1177,14 +1197,20 @@ static int __attribute__((noinline)) queue_room(struct ms_stream *s)
 		s->qh = 0;
 		return 0;
 	}
-	cap = s->capq ? s->capq * 2 : 4096;
+	/*
+	 * 8192 entries (128 KiB) to start: a block that size is mapped on its
+	 * own, so only the pages used cost a fault, and growing it moves no
+	 * bytes. tmp's contents do not matter, so it is not copied.
+	 */
+	cap = s->capq ? s->capq * 2 : 8192;
 	q = realloc(s->q, cap * sizeof(*q));
 	if (!q)
 		return -ENOMEM;
 	s->q = q;
-	t = realloc(s->tmp, cap * sizeof(*t));
+	t = malloc(cap * sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	free(s->tmp);
 	s->tmp = t;
 	s->capq = cap;
 	return 0;
@@ -1199,6 +1225,8 @@ static inline int enqueue(struct ms_stream *s, const struct perf_event_header *r
 		return err;
 	q = &s->q[s->qh + s->nq];
 	q->time = record_time(s, rec);
+	if (s->nsorted == s->nq && (!s->nq || q->time >= q[-1].time))
+		s->nsorted++;                 /* still in order: no sorting to do */
 	q->rec = s->r ? rec : keep_record(s, rec);    /* the reader keeps what it read */
 	if (!q->rec)
 		return -ENOMEM;
