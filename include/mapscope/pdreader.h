@@ -36,13 +36,13 @@ struct ms_pdreader *ms_pdreader_open(const char *path);
 int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_header **rec);
 
 /*
- * Up to max next data records at once, in file order: the count (0 at the
- * end) or an error as ms_pdreader_next() gives. They lie one after another
- * in the file, the first at byte offset *off, and stay valid as records
- * from ms_pdreader_next() do.
+ * The next data records at once: 1 with [*start, *start + *len) holding one
+ * or more whole records one after another (walk them by their sizes; the
+ * first lies at byte offset *off in the input), 0 at the end, or an error
+ * as ms_pdreader_next() gives. They stay valid as records from
+ * ms_pdreader_next() do. Header records of pipe mode are consumed here too.
  */
-int ms_pdreader_next_n(struct ms_pdreader *r, const struct perf_event_header **recs, int max,
-		       uint64_t *off);
+int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off);
 
 /*
  * keep: records stay valid until ms_pdreader_release() covers them, so a

@@ -354,7 +354,19 @@ static struct block *block_get(struct ms_pdreader *r)
 		r->spare = b->next;
 		return b;
 	}
-	return malloc(sizeof(*b) + BUF_CAP);
+	/*
+	 * Mapped with its pages in place: every page of a block is written by
+	 * the reads, and one call maps them for much less than a fault each.
+	 */
+	b = mmap(NULL, sizeof(*b) + BUF_CAP, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	return b == MAP_FAILED ? NULL : b;
+}
+
+static void block_free(struct block *b)
+{
+	if (b)
+		munmap(b, sizeof(*b) + BUF_CAP);
 }
 
 /* Starts a new block with the bytes not yet consumed (a record's first part). */
@@ -597,33 +609,36 @@ MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_he
 	return ret;
 }
 
-MS_EXPORT int ms_pdreader_next_n(struct ms_pdreader *r, const struct perf_event_header **recs, int max,
-				 uint64_t *off)
+MS_EXPORT int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off)
 {
-	const unsigned char *start, *p, *end;
-	const struct perf_event_header *h = NULL;
-	int n = 0, ret;
+	const unsigned char *p, *end, *last = NULL;
+	const struct perf_event_header *h;
+	int ret;
 
 	*off = r->pos;
 	if (!r->peeked && r->buf) {
-		start = p = r->buf + r->bpos;
+		p = r->buf + r->bpos;
 		end = r->buf + r->blen;
 		/* Whole, well-formed data records already in the buffer, in one tight loop. */
-		while (n < max && end - p >= (ptrdiff_t)sizeof(*h)) {
+		while (end - p >= (ptrdiff_t)sizeof(*h)) {
 			h = (const void *)p;
-			if (h->size < sizeof(*h) || h->size % 8 || h->size > end - p || is_header_record(r, h))
-				break;
-			recs[n++] = h;
+			if (!h->size || h->size % 8 || h->size > end - p || is_header_record(r, h))
+				break;           /* sizes are multiples of 8: 0 is the only one below 8 */
+			last = p;
 			p += h->size;
 		}
-		if (n) {
-			r->last_off = r->pos + (uint64_t)((const unsigned char *)recs[n - 1] - start);
-			r->pos += (uint64_t)(p - start);
-			r->bpos += (size_t)(p - start);
-			return n;
+		if (last) {
+			*start = r->buf + r->bpos;
+			*len = (size_t)(p - r->buf) - r->bpos;
+			r->last_off = r->pos + (uint64_t)(last - (const unsigned char *)*start);
+			r->pos += *len;
+			r->bpos += *len;
+			return 1;
 		}
 	}
-	ret = ms_pdreader_next(r, &recs[0]);      /* the rest, one record at a time */
+	ret = ms_pdreader_next(r, (const struct perf_event_header **)start);   /* one at a time */
+	if (ret > 0)
+		*len = ((const struct perf_event_header *)*start)->size;
 	*off = r->last_off;
 	return ret;
 }
@@ -694,7 +709,7 @@ static void free_blocks(struct block *b)
 
 	for (; b; b = next) {
 		next = b->next;
-		free(b);
+		block_free(b);
 	}
 }
 
@@ -713,7 +728,7 @@ MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
 		free(r->evsels[i].ids);
 	}
 	free(r->evsels);
-	free(r->cur);
+	block_free(r->cur);
 	free_blocks(r->held);
 	free_blocks(r->spare);
 	ms_buf_release(&r->tracing);

@@ -112,8 +112,13 @@ struct ms_stream {
 	struct tep_handle *tep;
 	/* ordering */
 	struct qent *q, *tmp;
-	size_t qh, nq, capq;          /* the queue is q[qh, qh + nq): no moving on each flush */
-	size_t nsorted;               /* q[qh, qh + nsorted) is known to be in time order */
+	/* A ring: entry i of nq is q[(qh + i) & (capq - 1)], so nothing moves as it turns. */
+	size_t qh, nq, capq;          /* capq: a power of two, or 0 */
+	size_t nsorted;               /* entries [0, nsorted) are known to be in time order */
+	uint64_t tail_time;           /* the time of the last entry, when nq > 0 */
+	/* With one event whose data samples have a fixed layout: their size and TIME's offset. */
+	uint16_t fast_size;
+	int16_t fast_time;
 	uint64_t max_time, next_flush, last_emitted, last_time;
 	struct chunk *arena_cur, *arena_prev;     /* copies of live records */
 	struct chunk *spare;                      /* emptied chunks, kept for reuse */
@@ -350,6 +355,10 @@ static int setup_evsels(struct ms_stream *s)
 		if (s->ev[i].kind == EK_DATA && s->ev[i].lay.fixed && s->ev[i].lay.addr >= 0)
 			s->ev[i].fixed_size = s->ev[i].lay.size;
 	}
+	if (s->nr_ev == 1 && s->ev[0].fixed_size && s->ev[0].lay.time >= 0) {
+		s->fast_size = s->ev[0].fixed_size;
+		s->fast_time = s->ev[0].lay.time;
+	}
 	return build_ids(s);
 }
 
@@ -452,9 +461,8 @@ static inline uint64_t record_time(struct ms_stream *s, const struct perf_event_
 {
 	uint64_t t;
 
-	if (rec->type == PERF_RECORD_SAMPLE && rec->size == s->ev[0].fixed_size && s->nr_ev == 1 &&
-	    s->ev[0].lay.time >= 0) {
-		memcpy(&t, (const char *)rec + s->ev[0].lay.time, 8);
+	if (rec->size == s->fast_size && rec->type == PERF_RECORD_SAMPLE) {
+		memcpy(&t, (const char *)rec + s->fast_time, 8);
 		return t;
 	}
 	return record_time_slow(s, rec);
@@ -781,8 +789,8 @@ static inline uint64_t load64(const struct perf_event_header *rec, int off)
 }
 
 /* A data sample whose fields all lie at fixed offsets: loads, no walk over sample_type. */
-static int on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e,
-			   const struct perf_event_header *rec)
+static inline __attribute__((always_inline)) int
+on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struct perf_event_header *rec)
 {
 	const struct ms_sample_layout *l = &ei->lay;
 	struct ms_event *ev = &s->sev;      /* kind, NULL chains and has_addr are set already */
@@ -851,7 +859,7 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	return emit(s, &ev);
 }
 
-static inline int on_sample(struct ms_stream *s, const struct perf_event_header *rec)
+static int __attribute__((noinline)) on_sample(struct ms_stream *s, const struct perf_event_header *rec)
 {
 	int e = sample_evsel(s, rec);
 	const struct evinfo *ei = &s->ev[e];
@@ -1016,7 +1024,11 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 
 static inline int dispatch(struct ms_stream *s, const struct perf_event_header *rec, uint64_t time)
 {
-	return rec->type == PERF_RECORD_SAMPLE ? on_sample(s, rec) : dispatch_other(s, rec, time);
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return dispatch_other(s, rec, time);
+	if (rec->size == s->fast_size)          /* the only event's usual sample */
+		return on_fixed_sample(s, &s->ev[0], 0, rec);
+	return on_sample(s, rec);
 }
 
 /* --- ordering ------------------------------------------------------------ */
@@ -1039,6 +1051,12 @@ static void sort_queue(struct ms_stream *s)
 
 	if (s->nsorted >= n)
 		return;
+	if (s->qh + n > s->capq) {       /* the ring wraps: lay it out straight in tmp first */
+		memcpy(s->tmp, s->q + s->qh, (s->capq - s->qh) * sizeof(*src));
+		memcpy(s->tmp + (s->capq - s->qh), s->q, (n - (s->capq - s->qh)) * sizeof(*src));
+		src = s->tmp;
+		dst = s->q;
+	}
 	for (;;) {
 		runs = 0;
 		for (lo = 0; lo < n; lo = hi) {
@@ -1063,7 +1081,7 @@ static void sort_queue(struct ms_stream *s)
 		}
 		if (runs <= 1)
 			break;
-		t = src == s->q + s->qh ? s->q : src;   /* what was read is free from index 0 on */
+		t = src == s->q + s->qh ? s->q : src == s->tmp ? s->tmp : s->q;   /* free from index 0 on */
 		src = dst;
 		dst = t;
 		first = false;
@@ -1078,20 +1096,23 @@ static void sort_queue(struct ms_stream *s)
 		s->qh = 0;
 	}
 	s->nsorted = n;
+	s->tail_time = src[n - 1].time;
 }
 
 /* Emits queued records with time <= limit, in order. */
 static int flush_queue(struct ms_stream *s, uint64_t limit)
 {
-	struct qent *q;
-	size_t i, n, lo, hi;
+	const struct qent *q, *e;
+	size_t i, n, lo, hi, mask;
 	int err = 0;
 
 	sort_queue(s);
-	q = s->q + s->qh;
+	q = s->q;
+	mask = s->capq - 1;
+#define AT(i) (&q[(s->qh + (i)) & mask])
 	for (lo = 0, hi = s->nq; lo < hi;) {    /* n: the first entry later than limit */
 		i = lo + (hi - lo) / 2;
-		if (q[i].time <= limit)
+		if (AT(i)->time <= limit)
 			lo = i + 1;
 		else
 			hi = i;
@@ -1100,22 +1121,23 @@ static int flush_queue(struct ms_stream *s, uint64_t limit)
 	if (!n)
 		return 0;
 	/* The batch is sorted: only a prefix can lie before what was emitted already. */
-	for (i = 0; i < n && q[i].time < s->last_emitted; i++)
+	for (i = 0; i < n && AT(i)->time < s->last_emitted; i++)
 		s->st.out_of_order++;
 	/* perf stamps what it synthesises with 0: the recording starts at the first real time. */
-	for (i = 0; i < n && !q[i].time; i++)
+	for (i = 0; i < n && !AT(i)->time; i++)
 		;
-	if (i < n && (!s->st.first_time || q[i].time < s->st.first_time))
-		s->st.first_time = q[i].time;
-	if (q[n - 1].time > s->last_emitted)
-		s->last_emitted = s->st.last_time = q[n - 1].time;
-	for (i = 0; i < n && !err; i++)
-		err = dispatch(s, q[i].rec, q[i].time);
-	s->qh += n;
+	if (i < n && (!s->st.first_time || AT(i)->time < s->st.first_time))
+		s->st.first_time = AT(i)->time;
+	if (AT(n - 1)->time > s->last_emitted)
+		s->last_emitted = s->st.last_time = AT(n - 1)->time;
+	for (i = 0; i < n && !err; i++) {
+		e = AT(i);
+		err = dispatch(s, e->rec, e->time);
+	}
+#undef AT
+	s->qh = (s->qh + n) & mask;
 	s->nq -= n;
 	s->nsorted = s->nq;
-	if (!s->nq)
-		s->qh = 0;
 	return err;
 }
 
@@ -1186,54 +1208,57 @@ static const struct perf_event_header * __attribute__((noinline)) keep_record(st
 	return (const void *)dst;
 }
 
-/* Room for one more record at the queue's end. 0 or -ENOMEM. */
-static int __attribute__((noinline)) queue_room(struct ms_stream *s)
+/* A ring twice the size, its entries laid out from index 0. 0 or -ENOMEM. */
+static int __attribute__((noinline)) queue_grow(struct ms_stream *s)
 {
-	struct qent *q, *t;
-	size_t cap;
-
-	if (s->qh) {                  /* room at the front: slide down once */
-		memmove(s->q, s->q + s->qh, s->nq * sizeof(*s->q));
-		s->qh = 0;
-		return 0;
-	}
 	/*
 	 * 8192 entries (128 KiB) to start: a block that size is mapped on its
-	 * own, so only the pages used cost a fault, and growing it moves no
-	 * bytes. tmp's contents do not matter, so it is not copied.
+	 * own, so only the pages used cost a fault. tmp's contents do not
+	 * matter, so it is not copied.
 	 */
-	cap = s->capq ? s->capq * 2 : 8192;
-	q = realloc(s->q, cap * sizeof(*q));
-	if (!q)
+	size_t cap = s->capq ? s->capq * 2 : 8192, first = s->capq - s->qh < s->nq ? s->capq - s->qh : s->nq;
+	struct qent *q = malloc(cap * sizeof(*q)), *t = malloc(cap * sizeof(*t));
+
+	if (!q || !t) {
+		free(q);
+		free(t);
 		return -ENOMEM;
-	s->q = q;
-	t = malloc(cap * sizeof(*t));
-	if (!t)
-		return -ENOMEM;
+	}
+	if (s->nq) {
+		memcpy(q, s->q + s->qh, first * sizeof(*q));
+		memcpy(q + first, s->q, (s->nq - first) * sizeof(*q));
+	}
+	free(s->q);
 	free(s->tmp);
+	s->q = q;
 	s->tmp = t;
+	s->qh = 0;
 	s->capq = cap;
 	return 0;
 }
 
 static inline int enqueue(struct ms_stream *s, const struct perf_event_header *rec)
 {
+	uint64_t t = record_time(s, rec);
+	size_t nq = s->nq, nsorted = s->nsorted;
 	struct qent *q;
 	int err;
 
-	if (s->qh + s->nq == s->capq && (err = queue_room(s)))
+	if (nq == s->capq && (err = queue_grow(s)))
 		return err;
-	q = &s->q[s->qh + s->nq];
-	q->time = record_time(s, rec);
-	if (s->nsorted == s->nq && (!s->nq || q->time >= q[-1].time))
-		s->nsorted++;                 /* still in order: no sorting to do */
-	q->rec = s->r ? rec : keep_record(s, rec);    /* the reader keeps what it read */
-	if (!q->rec)
+	if (!s->r && !(rec = keep_record(s, rec)))   /* a file's reader keeps what it read */
 		return -ENOMEM;
-	s->last_time = q->time;
-	if (q->time > s->max_time)
-		s->max_time = q->time;
-	s->nq++;
+	/* Everything read before the stores: they could alias s's fields. */
+	if (nsorted == nq && (!nq || t >= s->tail_time))
+		nsorted++;                    /* still in order: no sorting to do */
+	if (t > s->max_time)
+		s->max_time = t;
+	q = &s->q[(s->qh + nq) & (s->capq - 1)];
+	s->nq = nq + 1;
+	s->nsorted = nsorted;
+	s->tail_time = s->last_time = t;
+	q->time = t;
+	q->rec = rec;
 	return 0;
 }
 
@@ -1297,29 +1322,31 @@ MS_EXPORT int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn 
 
 MS_EXPORT int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
 {
-	const struct perf_event_header *recs[64], *rec;
+	const struct perf_event_header *rec;
+	const unsigned char *p, *end;
+	const void *start;
 	uint64_t off;
-	int i, n, err = 0;
+	size_t len;
+	int ret, err = 0;
 
 	s->fn = fn;
 	s->ctx = ctx;
-	while ((n = ms_pdreader_next_n(s->r, recs, 64, &off)) > 0) {
-		s->st.records += (uint64_t)n;
-		for (i = 0; i < n; i++) {
-			rec = recs[i];
+	while ((ret = ms_pdreader_next_span(s->r, &start, &len, &off)) > 0) {
+		for (p = start, end = p + len; p < end; p += rec->size) {
+			rec = (const void *)p;
+			s->st.records++;
 			if (rec->type == PERF_RECORD_FINISHED_ROUND_)
-				err = finished_round(s, off);
+				err = finished_round(s, off + (uint64_t)(p - (const unsigned char *)start));
 			else if (rec->type < 64)         /* kernel records; perf's own are headers */
 				err = enqueue(s, rec);
 			if (err)
 				return err;
-			off += rec->size;
 		}
 	}
 	err = flush_queue(s, UINT64_MAX);
 	if (!err)
 		err = flush_all_threads(s);
-	return err ? err : n;
+	return err ? err : ret;
 }
 
 MS_EXPORT bool ms_stream_has_syscalls(const struct ms_stream *s)

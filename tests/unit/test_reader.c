@@ -465,19 +465,25 @@ static void many_rounds_across_blocks(void **state)
 static void plain_reading_across_blocks(void **state)
 {
 	struct bigseen want;
-	const struct perf_event_header *rec, *recs[16];
+	const struct perf_event_header *rec;
+	const unsigned char *p;
+	const void *start;
 	struct sample_rec smp;
 	struct ms_pdreader *r;
-	uint64_t samples = 0, sum = 0, off;
+	uint64_t samples = 0, sum = 0, off, expect_off = 0;
 	char path[64];
-	int fd = make_big_file(false, &want), n, i;
+	int fd = make_big_file(false, &want), n;
+	size_t len;
 
 	path_of(fd, path);
 	r = ms_pdreader_open(path);
 	assert_non_null(r);
-	while ((n = ms_pdreader_next_n(r, recs, 16, &off)) > 0) {
-		for (i = 0; i < n; i++) {
-			rec = recs[i];
+	while ((n = ms_pdreader_next_span(r, &start, &len, &off)) > 0) {
+		if (expect_off)
+			assert_int_equal(off, expect_off);   /* spans follow one another */
+		for (p = start; p < (const unsigned char *)start + len; p += rec->size) {
+			rec = (const void *)p;
+			assert_true(rec->size >= 8 && p + rec->size <= (const unsigned char *)start + len);
 			if (rec->type != PERF_RECORD_SAMPLE)
 				continue;
 			assert_int_equal(rec->size, sizeof(smp));
@@ -485,12 +491,15 @@ static void plain_reading_across_blocks(void **state)
 			samples++;
 			sum += smp.addr;
 		}
-		if (!(samples % 3))              /* mix in the one-at-a-time call */
-			if (ms_pdreader_next(r, &rec) > 0 && rec->type == PERF_RECORD_SAMPLE) {
+		expect_off = off + len;
+		if (!(samples % 3) && ms_pdreader_next(r, &rec) > 0) {   /* mix in the one-at-a-time call */
+			expect_off += rec->size;
+			if (rec->type == PERF_RECORD_SAMPLE) {
 				memcpy(&smp, rec, sizeof(smp));
 				samples++;
 				sum += smp.addr;
 			}
+		}
 	}
 	assert_int_equal(n, 0);
 	assert_int_equal(samples, want.samples);
