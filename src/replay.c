@@ -60,9 +60,26 @@ static int on_event_plain(const struct ms_event *ev, void *ctx)
 	return on_event(ev, ctx);
 }
 
+/* Runs of samples, where no hook wants to see them one by one. */
+static int on_samples(const struct ms_event *evs, size_t n, void *ctx)
+{
+	struct replay *rp = ctx;
+	size_t i;
+
+	for (i = 0; !rp->first_time && i < n; i++)
+		rp->first_time = evs[i].time;
+	return ms_aspace_apply_run(rp->as, evs, n);
+}
+
 int replay_run(struct replay *rp)
 {
-	int err = ms_stream_run(rp->stream, rp->pre || rp->change ? on_event : on_event_plain, rp);
+	int err;
+
+	if (!rp->pre && !rp->change && ms_stream_set_samples_fn(rp->stream, on_samples)) {
+		cli_error("cannot read '%s': %s", rp->path, strerror(ENOMEM));
+		return EXIT_RUNTIME;
+	}
+	err = ms_stream_run(rp->stream, rp->pre || rp->change ? on_event : on_event_plain, rp);
 
 	if (err == 1)                  /* a hook had what it needed */
 		return 0;

@@ -57,6 +57,12 @@ enum ms_aspace_op {
 struct ms_aspace_listener {
 	/* A sample charged to r, or to nothing (r NULL: no mapping held the address). */
 	void (*charge)(void *ctx, const struct ms_event *sample, const struct ms_region *r);
+	/*
+	 * Optional: a run of samples charged at once, samples[i] to r[i] (never
+	 * NULL), in order; where set, used in place of charge for such runs.
+	 */
+	void (*charge_run)(void *ctx, const struct ms_event *samples, const struct ms_region *const *r,
+			   size_t n);
 };
 
 /* NULL with errno set. */
@@ -71,6 +77,9 @@ void ms_aspace_set_listener(struct ms_aspace *as, const struct ms_aspace_listene
  * what the event did (may be NULL). 0 or -ENOMEM.
  */
 int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, enum ms_aspace_op *op);
+
+/* Applies evs[0, n) in order, as n calls of ms_aspace_apply would, runs of samples at once. 0 or -ENOMEM. */
+int ms_aspace_apply_run(struct ms_aspace *as, const struct ms_event *evs, size_t n);
 
 /* A change as the timeline and the watch channel describe it. */
 struct ms_change {

@@ -9,6 +9,7 @@
 #define MAPSCOPE_STREAM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <mapscope/event.h>
@@ -32,6 +33,14 @@ struct ms_stream_stats {
 typedef int (*ms_stream_fn)(const struct ms_event *ev, void *ctx);
 
 /*
+ * Called, where set, with runs of data samples in place of fn for each:
+ * evs[0, n) in time order, valid during the call only. It must do what fn
+ * would do for each in turn and return what fn would have returned at the
+ * first non-zero (the samples after it are dropped, as the run stops).
+ */
+typedef int (*ms_stream_samples_fn)(const struct ms_event *evs, size_t n, void *ctx);
+
+/*
  * Prepares a stream over r (which stays the caller's and must outlive it).
  * NULL with errno set; EBADMSG where the tracing data does not parse.
  */
@@ -44,6 +53,13 @@ struct ms_stream *ms_stream_new(struct ms_pdreader *r);
  * returned.
  */
 int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx);
+
+/*
+ * Has data samples of a fixed layout (the usual kind) handed over in runs
+ * to fn, with the ctx of ms_stream_run, rather than one by one: a call per
+ * run instead of per sample. NULL goes back to one by one. 0 or -ENOMEM.
+ */
+int ms_stream_set_samples_fn(struct ms_stream *s, ms_stream_samples_fn fn);
 
 struct ms_live;
 

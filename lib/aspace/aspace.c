@@ -894,29 +894,96 @@ static int __attribute__((noinline)) apply_sample_slow(struct ms_aspace *as, con
 	return 0;
 }
 
+/*
+ * The region of a sample on the usual path, with no calls: the process of
+ * the sample before, nothing waiting, a thread already looked at, and the
+ * piece of the sample before (samples cluster). NULL: take the whole way.
+ */
+static inline const struct ms_region *quick_region(const struct ms_aspace *as, const struct ms_event *ev)
+{
+	const struct proc *p = as->last_proc;
+	size_t i;
+
+	if (as->pending.len || !p || p->pid != ev->pid ||
+	    (ev->sample.has_sp && ev->tid != ev->pid && ev->tid != p->last_named))
+		return NULL;
+	i = p->hint;
+	if (i >= p->n || p->p[i].start > ev->sample.addr || p->p[i].end <= ev->sample.addr)
+		return NULL;
+	return as->regions[p->p[i].region];
+}
+
 MS_EXPORT int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, enum ms_aspace_op *opp)
 {
-	struct proc *p = as->last_proc;
 	const struct ms_region *r;
-	size_t i;
 
 	if (ev->kind != MS_EV_SAMPLE)
 		return apply_event(as, ev, opp);
 	if (opp)
 		*opp = MS_OP_NONE;
-	/*
-	 * The usual sample, on a path with no calls but the charge: the process
-	 * of the sample before, nothing waiting, and the piece of the sample
-	 * before (samples cluster).
-	 */
-	if (as->pending.len || !p || p->pid != ev->pid ||
-	    (ev->sample.has_sp && ev->tid != ev->pid && ev->tid != p->last_named))
+	if (!(r = quick_region(as, ev)))
 		return apply_sample_slow(as, ev);
-	i = p->hint;
-	if (i >= p->n || p->p[i].start > ev->sample.addr || p->p[i].end <= ev->sample.addr)
-		return apply_sample_slow(as, ev);
-	r = as->regions[p->p[i].region];
 	charge(as, ev, r);
+	return 0;
+}
+
+/* Charges samples[0, n) to r[0, n): in one call where the listener takes runs. */
+static void charge_run(struct ms_aspace *as, const struct ms_event *samples, const struct ms_region **r, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	if (as->listener.charge_run)
+		as->listener.charge_run(as->ctx, samples, r, n);
+	else
+		for (i = 0; i < n; i++)
+			charge(as, &samples[i], r[i]);
+}
+
+MS_EXPORT int ms_aspace_apply_run(struct ms_aspace *as, const struct ms_event *evs, size_t n)
+{
+	const struct ms_region *rs[64], *r = NULL;
+	const struct ms_event *ev;
+	const struct proc *p = NULL;
+	uint64_t lo = 1, hi = 0;             /* the piece the quick path matches: none yet */
+	size_t i, start = 0, k = 0;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		ev = &evs[i];
+		/*
+		 * The quick path of quick_region() with what it reads held in locals:
+		 * nothing it reads changes until a sample takes the whole way.
+		 */
+		if (ev->kind == MS_EV_SAMPLE && k < 64 && p && ev->pid == p->pid && ev->sample.addr >= lo &&
+		    ev->sample.addr < hi && !(ev->sample.has_sp && ev->tid != ev->pid && ev->tid != p->last_named)) {
+			rs[k++] = r;
+			continue;
+		}
+		if (ev->kind == MS_EV_SAMPLE && k < 64 && (rs[k] = quick_region(as, ev))) {
+			p = as->last_proc;       /* quick_region() found the piece of the hint */
+			lo = p->p[p->hint].start;
+			hi = p->p[p->hint].end;
+			r = rs[k++];
+			continue;
+		}
+		/* Samples that took the usual path are charged before this one is looked at. */
+		charge_run(as, evs + start, rs, k);
+		start = i;
+		k = 0;
+		if (ev->kind == MS_EV_SAMPLE && (rs[0] = quick_region(as, ev))) {
+			k = 1;               /* only the run was full */
+			continue;
+		}
+		if ((err = ms_aspace_apply(as, ev, NULL)))
+			return err;
+		start = i + 1;
+		p = NULL;                    /* the model may have changed */
+		lo = 1;
+		hi = 0;
+	}
+	charge_run(as, evs + start, rs, k);
 	return 0;
 }
 

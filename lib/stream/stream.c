@@ -130,7 +130,13 @@ struct ms_stream {
 	ms_stream_fn fn;
 	void *ctx;
 	struct ms_event sev;          /* a data sample's event: what never changes is set once */
+	/* Runs of data samples for sfn, where it is set: at most BATCH, their fixed parts set once. */
+	ms_stream_samples_fn sfn;
+	struct ms_event *batch;
+	size_t nbatch;
 };
+
+#define BATCH 64
 
 MS_EXPORT const char *ms_event_op_name(enum ms_event_kind k)
 {
@@ -789,11 +795,38 @@ static inline uint64_t load64(const struct perf_event_header *rec, int off)
 }
 
 /* A data sample whose fields all lie at fixed offsets: loads, no walk over sample_type. */
+MS_EXPORT int ms_stream_set_samples_fn(struct ms_stream *s, ms_stream_samples_fn fn)
+{
+	size_t i;
+
+	if (fn && !s->batch) {
+		s->batch = malloc(BATCH * sizeof(*s->batch));
+		if (!s->batch)
+			return -ENOMEM;
+		for (i = 0; i < BATCH; i++)
+			s->batch[i] = s->sev;         /* kind, NULL chains, has_addr */
+	}
+	s->sfn = fn;
+	return 0;
+}
+
+/* Hands the samples gathered so far to sfn. 0 or what it returned. */
+static int flush_batch(struct ms_stream *s)
+{
+	size_t n = s->nbatch;
+
+	if (!n)
+		return 0;
+	s->nbatch = 0;
+	return s->sfn(s->batch, n, s->ctx);
+}
+
 static inline __attribute__((always_inline)) int
 on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struct perf_event_header *rec)
 {
 	const struct ms_sample_layout *l = &ei->lay;
-	struct ms_event *ev = &s->sev;      /* kind, NULL chains and has_addr are set already */
+	/* kind, NULL chains and has_addr are set already */
+	struct ms_event *ev = s->sfn ? &s->batch[s->nbatch] : &s->sev;
 	uint64_t v;
 
 	ev->time = l->time >= 0 ? load64(rec, l->time) : 0;
@@ -809,7 +842,9 @@ on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struc
 	ev->sample.fault = ei->fault;
 	ev->sample.evsel = (uint32_t)e;
 	s->st.samples++;
-	return emit(s, ev);
+	if (!s->sfn)
+		return emit(s, ev);
+	return ++s->nbatch == BATCH ? flush_batch(s) : 0;
 }
 
 /* Any other sample: a full parse. */
@@ -1022,12 +1057,17 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 	return 0;
 }
 
+/* Anything but a fixed-layout sample goes out after the samples gathered before it. */
 static inline int dispatch(struct ms_stream *s, const struct perf_event_header *rec, uint64_t time)
 {
+	int err;
+
+	if (rec->type == PERF_RECORD_SAMPLE && rec->size == s->fast_size)   /* the only event's usual sample */
+		return on_fixed_sample(s, &s->ev[0], 0, rec);
+	if (s->nbatch && (err = flush_batch(s)))
+		return err;
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return dispatch_other(s, rec, time);
-	if (rec->size == s->fast_size)          /* the only event's usual sample */
-		return on_fixed_sample(s, &s->ev[0], 0, rec);
 	return on_sample(s, rec);
 }
 
@@ -1100,6 +1140,56 @@ static void sort_queue(struct ms_stream *s)
 }
 
 /* Emits queued records with time <= limit, in order. */
+/*
+ * Emits the first n queued records where samples go out in runs and the
+ * only event's samples have a fixed layout: they are decoded straight into
+ * the run, with the layout held in locals (the callback could change s as
+ * far as the compiler knows).
+ */
+static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t n)
+{
+	const struct ms_sample_layout l = s->ev[0].lay;
+	const struct perf_event_header *rec;
+	const uint16_t size = s->fast_size;
+	const bool fault = s->ev[0].fault;
+	size_t i, qh = s->qh, k = s->nbatch;
+	uint64_t v, gathered = 0;
+	struct ms_event *ev;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		rec = q[(qh + i) & mask].rec;
+		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE) {
+			s->nbatch = k;
+			err = dispatch(s, rec, q[(qh + i) & mask].time);   /* sends the run first */
+			k = s->nbatch;
+			continue;
+		}
+		ev = &s->batch[k];           /* kind, NULL chains and has_addr are set already */
+		ev->time = l.time >= 0 ? load64(rec, l.time) : 0;
+		v = l.tid >= 0 ? load64(rec, l.tid) : 0;
+		ev->pid = (uint32_t)v;
+		ev->tid = (uint32_t)(v >> 32);
+		ev->cpu = l.cpu >= 0 ? (uint32_t)load64(rec, l.cpu) : 0;
+		ev->sample.addr = load64(rec, l.addr);
+		ev->sample.ip = l.ip >= 0 ? load64(rec, l.ip) : 0;
+		ev->sample.sp = l.sp >= 0 ? load64(rec, l.sp) : 0;
+		ev->sample.has_sp = l.sp >= 0;
+		ev->sample.data_src = l.data_src >= 0 ? load64(rec, l.data_src) : 0;
+		ev->sample.fault = fault;
+		ev->sample.evsel = 0;
+		gathered++;
+		if (++k == BATCH) {
+			s->nbatch = k;
+			err = flush_batch(s);
+			k = 0;
+		}
+	}
+	s->st.samples += gathered;
+	s->nbatch = k;
+	return err;
+}
+
 static int flush_queue(struct ms_stream *s, uint64_t limit)
 {
 	const struct qent *q, *e;
@@ -1130,10 +1220,16 @@ static int flush_queue(struct ms_stream *s, uint64_t limit)
 		s->st.first_time = AT(i)->time;
 	if (AT(n - 1)->time > s->last_emitted)
 		s->last_emitted = s->st.last_time = AT(n - 1)->time;
-	for (i = 0; i < n && !err; i++) {
-		e = AT(i);
-		err = dispatch(s, e->rec, e->time);
-	}
+	if (s->sfn && s->fast_size)
+		err = gather(s, q, mask, n);
+	else
+		for (i = 0; i < n && !err; i++) {
+			e = AT(i);
+			err = dispatch(s, e->rec, e->time);
+		}
+	if (!err)
+		err = flush_batch(s);
+	s->nbatch = 0;                   /* after a stop, what was gathered is dropped */
 #undef AT
 	s->qh = (s->qh + n) & mask;
 	s->nq -= n;
@@ -1388,5 +1484,6 @@ MS_EXPORT void ms_stream_free(struct ms_stream *s)
 	free(s->ids);
 	free(s->q);
 	free(s->tmp);
+	free(s->batch);
 	free(s);
 }

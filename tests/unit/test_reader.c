@@ -320,7 +320,7 @@ static void survives_mutations(void **state)
 #define BIG_ROUNDS 60
 #define COMM_LEN 40000
 
-struct bigseen { uint64_t samples, comms, addr_sum, addr_xor, last_time; bool in_order; };
+struct bigseen { uint64_t samples, comms, addr_sum, addr_xor, last_time, order_hash, runs; bool in_order; };
 
 static int collect_big(const struct ms_event *ev, void *ctx)
 {
@@ -329,6 +329,8 @@ static int collect_big(const struct ms_event *ev, void *ctx)
 	if (ev->time < b->last_time)
 		b->in_order = false;
 	b->last_time = ev->time;
+	b->order_hash = b->order_hash * 1000003 +
+			(ev->time ^ (ev->kind == MS_EV_SAMPLE ? ev->sample.addr * 31 : 0) ^ (uint64_t)ev->kind);
 	if (ev->kind == MS_EV_SAMPLE) {
 		b->samples++;
 		b->addr_sum += ev->sample.addr;
@@ -400,6 +402,50 @@ static int make_big_file(bool pipe, struct bigseen *want)
 	assert_int_equal(ms_pdwriter_close(w), 0);
 	ms_pdwriter_free(w);
 	return fd;
+}
+
+static int collect_big_run(const struct ms_event *evs, size_t n, void *ctx)
+{
+	struct bigseen *b = ctx;
+	size_t i;
+
+	b->runs++;
+	for (i = 0; i < n; i++) {
+		if (evs[i].kind != MS_EV_SAMPLE)
+			b->in_order = false;     /* runs hold samples only */
+		collect_big(&evs[i], ctx);
+	}
+	return 0;
+}
+
+/* The same events in the same order whether samples come one by one or in runs. */
+static void samples_in_runs_as_one_by_one(void **state)
+{
+	struct bigseen want, one = { .in_order = true }, runs = { .in_order = true };
+	struct ms_pdreader *r;
+	struct ms_stream *st;
+	char path[64];
+	int fd = make_big_file(false, &want), pass;
+
+	path_of(fd, path);
+	for (pass = 0; pass < 2; pass++) {
+		r = ms_pdreader_open(path);
+		assert_non_null(r);
+		st = ms_stream_new(r);
+		assert_non_null(st);
+		if (pass)
+			assert_int_equal(ms_stream_set_samples_fn(st, collect_big_run), 0);
+		assert_int_equal(ms_stream_run(st, collect_big, pass ? &runs : &one), 0);
+		ms_stream_free(st);
+		ms_pdreader_free(r);
+	}
+	assert_true(one.in_order && runs.in_order);
+	assert_int_equal(one.samples, want.samples);
+	assert_int_equal(runs.samples, want.samples);
+	assert_int_equal(runs.comms, want.comms);
+	assert_int_equal(runs.order_hash, one.order_hash);
+	assert_true(runs.runs > 0 && runs.runs < want.samples / 10);
+	close(fd);
 }
 
 static void run_big(const char *path, const struct bigseen *want)
@@ -513,6 +559,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(many_rounds_across_blocks),
 		cmocka_unit_test(plain_reading_across_blocks),
+		cmocka_unit_test(samples_in_runs_as_one_by_one),
 		cmocka_unit_test(orders_across_cpus),
 		cmocka_unit_test(reads_pipe_mode_from_file_and_pipe),
 		cmocka_unit_test(truncated_file_keeps_records_before),
