@@ -1149,14 +1149,34 @@ static void sort_queue(struct ms_stream *s)
 static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t n)
 {
 	const struct ms_sample_layout l = s->ev[0].lay;
+	/* IP, TID, TIME and ADDR side by side, as they usually are: four loads from one place. */
+	const bool dense = l.ip >= 0 && l.tid == l.ip + 8 && l.time == l.ip + 16 && l.addr == l.ip + 24;
 	const struct perf_event_header *rec;
 	const uint16_t size = s->fast_size;
-	const bool fault = s->ev[0].fault;
-	size_t i, qh = s->qh, k = s->nbatch;
+	struct ms_event *batch = s->batch, *ev;
+	size_t i, j, qh = s->qh, k = s->nbatch;
 	uint64_t v, gathered = 0;
-	struct ms_event *ev;
 	int err = 0;
 
+	/* What every sample of the only event has alike is set once here, not per sample. */
+	for (j = 0; j < BATCH; j++) {
+		ev = &batch[j];
+		ev->sample.has_sp = l.sp >= 0;
+		ev->sample.fault = s->ev[0].fault;
+		ev->sample.evsel = 0;
+		if (l.time < 0)
+			ev->time = 0;
+		if (l.tid < 0)
+			ev->pid = ev->tid = 0;
+		if (l.ip < 0)
+			ev->sample.ip = 0;
+		if (l.cpu < 0)
+			ev->cpu = 0;
+		if (l.sp < 0)
+			ev->sample.sp = 0;
+		if (l.data_src < 0)
+			ev->sample.data_src = 0;
+	}
 	for (i = 0; i < n && !err; i++) {
 		rec = q[(qh + i) & mask].rec;
 		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE) {
@@ -1165,19 +1185,30 @@ static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t
 			k = s->nbatch;
 			continue;
 		}
-		ev = &s->batch[k];           /* kind, NULL chains and has_addr are set already */
-		ev->time = l.time >= 0 ? load64(rec, l.time) : 0;
-		v = l.tid >= 0 ? load64(rec, l.tid) : 0;
-		ev->pid = (uint32_t)v;
-		ev->tid = (uint32_t)(v >> 32);
-		ev->cpu = l.cpu >= 0 ? (uint32_t)load64(rec, l.cpu) : 0;
-		ev->sample.addr = load64(rec, l.addr);
-		ev->sample.ip = l.ip >= 0 ? load64(rec, l.ip) : 0;
-		ev->sample.sp = l.sp >= 0 ? load64(rec, l.sp) : 0;
-		ev->sample.has_sp = l.sp >= 0;
-		ev->sample.data_src = l.data_src >= 0 ? load64(rec, l.data_src) : 0;
-		ev->sample.fault = fault;
-		ev->sample.evsel = 0;
+		ev = &batch[k];              /* kind, NULL chains and has_addr are set already */
+		if (dense) {
+			ev->sample.ip = load64(rec, l.ip);
+			v = load64(rec, l.ip + 8);
+			ev->time = load64(rec, l.ip + 16);
+			ev->sample.addr = load64(rec, l.ip + 24);
+		} else {
+			v = l.tid >= 0 ? load64(rec, l.tid) : 0;
+			if (l.time >= 0)
+				ev->time = load64(rec, l.time);
+			if (l.ip >= 0)
+				ev->sample.ip = load64(rec, l.ip);
+			ev->sample.addr = load64(rec, l.addr);
+		}
+		if (l.tid >= 0) {
+			ev->pid = (uint32_t)v;
+			ev->tid = (uint32_t)(v >> 32);
+		}
+		if (l.cpu >= 0)
+			ev->cpu = (uint32_t)load64(rec, l.cpu);
+		if (l.sp >= 0)
+			ev->sample.sp = load64(rec, l.sp);
+		if (l.data_src >= 0)
+			ev->sample.data_src = load64(rec, l.data_src);
 		gathered++;
 		if (++k == BATCH) {
 			s->nbatch = k;
@@ -1416,6 +1447,45 @@ MS_EXPORT int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn 
 	return err;
 }
 
+/*
+ * Queues the usual records of a span, the only event's fixed-layout samples,
+ * with the queue's state in locals (the stores of queue entries could alias
+ * s's fields as far as the compiler knows); stops at any other record, or
+ * when the ring is full. Returns where it stopped.
+ */
+static const unsigned char *enqueue_samples(struct ms_stream *s, const unsigned char *p, const unsigned char *end)
+{
+	const struct perf_event_header *rec;
+	struct qent *q = s->q, *e;
+	size_t mask = s->capq - 1, qh = s->qh, nq = s->nq, nsorted = s->nsorted, cap = s->capq;
+	uint64_t t, tail = s->tail_time, max = s->max_time, records = 0;
+	const uint16_t size = s->fast_size;
+	const int16_t at = s->fast_time;
+
+	for (; p < end && nq < cap; p += size, records++) {
+		rec = (const void *)p;
+		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE)
+			break;
+		memcpy(&t, p + at, 8);
+		if (nsorted == nq && (!nq || t >= tail))
+			nsorted++;               /* still in order: no sorting to do */
+		if (t > max)
+			max = t;
+		e = &q[(qh + nq++) & mask];
+		e->time = t;
+		e->rec = rec;
+		tail = t;
+	}
+	if (records) {
+		s->nq = nq;
+		s->nsorted = nsorted;
+		s->tail_time = s->last_time = tail;
+		s->max_time = max;
+		s->st.records += records;
+	}
+	return p;
+}
+
 MS_EXPORT int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
 {
 	const struct perf_event_header *rec;
@@ -1429,6 +1499,8 @@ MS_EXPORT int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
 	s->ctx = ctx;
 	while ((ret = ms_pdreader_next_span(s->r, &start, &len, &off)) > 0) {
 		for (p = start, end = p + len; p < end; p += rec->size) {
+			if (s->fast_size && (p = enqueue_samples(s, p, end)) == end)
+				break;
 			rec = (const void *)p;
 			s->st.records++;
 			if (rec->type == PERF_RECORD_FINISHED_ROUND_)

@@ -418,6 +418,100 @@ static int collect_big_run(const struct ms_event *evs, size_t n, void *ctx)
 	return 0;
 }
 
+/* Every field of fixed-layout samples, whether IP..ADDR lie side by side or not, one by one or in runs. */
+#define NFIELD_SAMPLES 300
+
+struct fields_seen { int n; bool ok; };
+
+static void check_fields(struct fields_seen *f, const struct ms_event *ev, bool with_ip)
+{
+	uint64_t i = (uint64_t)f->n++;
+
+	f->ok &= ev->kind == MS_EV_SAMPLE && ev->time == 1000 + i && ev->pid == 10 + (uint32_t)i % 3 &&
+		 ev->tid == 20 + (uint32_t)i % 5 && ev->sample.addr == 0x10000 + 64 * i &&
+		 ev->sample.data_src == 0x42 + i && ev->sample.ip == (with_ip ? 0x400000 + i : 0) &&
+		 ev->cpu == (with_ip ? (uint32_t)i % 2 : 0) && ev->sample.has_addr && !ev->sample.has_sp &&
+		 ev->sample.fault && ev->sample.evsel == 0;
+}
+
+static bool fields_with_ip;
+
+static int fields_one(const struct ms_event *ev, void *ctx)
+{
+	if (ev->kind == MS_EV_SAMPLE)
+		check_fields(ctx, ev, fields_with_ip);
+	return 0;
+}
+
+static int fields_run(const struct ms_event *evs, size_t n, void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		check_fields(ctx, &evs[i], fields_with_ip);
+	return 0;
+}
+
+static void fixed_layouts_decode_each_field(void **state)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_id_all = 1 };
+	uint64_t id = ID, rec[8], i;
+	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
+	char *argv[] = { "test" }, path[64];
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
+	struct fields_seen seen;
+	struct ms_pdwriter *w;
+	struct ms_pdreader *r;
+	struct ms_stream *st;
+	int layout, runs, fd, k;
+
+	for (layout = 0; layout < 2; layout++) {
+		fields_with_ip = layout == 1;
+		a.sample_type = layout ? PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+					 PERF_SAMPLE_CPU | PERF_SAMPLE_DATA_SRC :
+					 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
+		fd = memfd_create("fields", 0);
+		w = ms_pdwriter_new(fd, &o);
+		assert_non_null(w);
+		for (i = 0; i < NFIELD_SAMPLES; i++) {
+			k = 1;                                                 /* the header goes last */
+			if (layout)
+				rec[k++] = 0x400000 + i;                      /* IP */
+			rec[k++] = (10 + i % 3) | (20 + i % 5) << 32;          /* TID */
+			rec[k++] = 1000 + i;                                   /* TIME */
+			rec[k++] = 0x10000 + 64 * i;                           /* ADDR */
+			if (layout)
+				rec[k++] = i % 2;                              /* CPU */
+			rec[k++] = 0x42 + i;                                   /* DATA_SRC */
+			h.size = (uint16_t)(8 * k);
+			memcpy(&rec[0], &h, 8);
+			assert_int_equal(ms_pdwriter_write(w, (const void *)rec), 0);
+			if (i % 50 == 49)
+				ms_pdwriter_finish_round(w);
+		}
+		assert_int_equal(ms_pdwriter_close(w), 0);
+		ms_pdwriter_free(w);
+		path_of(fd, path);
+		for (runs = 0; runs < 2; runs++) {
+			seen = (struct fields_seen){ 0, true };
+			r = ms_pdreader_open(path);
+			assert_non_null(r);
+			st = ms_stream_new(r);
+			assert_non_null(st);
+			if (runs)
+				assert_int_equal(ms_stream_set_samples_fn(st, fields_run), 0);
+			assert_int_equal(ms_stream_run(st, fields_one, &seen), 0);
+			assert_int_equal(seen.n, NFIELD_SAMPLES);
+			assert_true(seen.ok);
+			ms_stream_free(st);
+			ms_pdreader_free(r);
+		}
+		close(fd);
+	}
+}
+
 /* The same events in the same order whether samples come one by one or in runs. */
 static void samples_in_runs_as_one_by_one(void **state)
 {
@@ -560,6 +654,7 @@ int main(void)
 		cmocka_unit_test(many_rounds_across_blocks),
 		cmocka_unit_test(plain_reading_across_blocks),
 		cmocka_unit_test(samples_in_runs_as_one_by_one),
+		cmocka_unit_test(fixed_layouts_decode_each_field),
 		cmocka_unit_test(orders_across_cpus),
 		cmocka_unit_test(reads_pipe_mode_from_file_and_pipe),
 		cmocka_unit_test(truncated_file_keeps_records_before),
