@@ -343,7 +343,7 @@ fail:
  * ms_pdreader_release() says they are not, and blocks are used again from
  * then on, so the records are never copied.
  */
-#define BLOCK (128u << 10)
+#define BLOCK (256u << 10)
 #define BUF_CAP (BLOCK + (64u << 10))
 
 static struct block *block_get(struct ms_pdreader *r)
