@@ -45,6 +45,20 @@ int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_header **rec
 int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off);
 
 /*
+ * The bytes read ahead and not yet handed out, unchecked, so that a caller
+ * that knows the records it wants can check and take them in one pass:
+ * their number (0 where none are buffered; ms_pdreader_next() reads more),
+ * with *start set. They may end inside a record. A caller takes only
+ * records whose size it checked against the bytes that remain and whose
+ * type is below 64 (pipe mode's header records are the reader's), then
+ * moves past them with ms_pdreader_skip(): len bytes of whole records, the
+ * last of them last bytes long. They stay valid as records from
+ * ms_pdreader_next() do.
+ */
+size_t ms_pdreader_peek(const struct ms_pdreader *r, const void **start);
+void ms_pdreader_skip(struct ms_pdreader *r, size_t len, size_t last);
+
+/*
  * keep: records stay valid until ms_pdreader_release() covers them, so a
  * caller that holds records for a while (to put them in time order) need
  * not copy them. Memory then grows with the records held.

@@ -59,7 +59,7 @@ struct ms_report {
 	struct ms_sites sites;    /* region id -> allocation site and chain */
 	struct stat *st;          /* [0]: unmapped; [id + 1]: region id */
 	size_t cap;
-	struct chunkmap chunks;   /* key: (slot << 27) | (page / 512) */
+	struct chunkmap chunks;   /* key: (slot << 43) ^ (page / 512) */
 	uint64_t total;
 	int error;
 };
@@ -367,26 +367,25 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 }
 
 /*
- * A run of samples, each with its region: the default rows take them in one
+ * A run of samples, each with its region, for the default rows: in one
  * loop, with what it reads of rep held in locals (its stores to the counts
- * could alias rep's fields as far as the compiler knows).
+ * could alias rep's fields as far as the compiler knows). window: whether
+ * --time limits the samples; inlined both ways, so that a whole recording
+ * tests no times.
  */
-static void on_charge_run(void *ctx, const struct ms_event *evs, const struct ms_region *const *rs, size_t n)
+static inline __attribute__((always_inline)) void charge_region_run(struct ms_report *rep,
+								    const struct ms_event *evs,
+								    const struct ms_region *const *rs, size_t n,
+								    bool window)
 {
-	struct ms_report *rep = ctx;
 	const uint64_t from = rep->from, to = rep->to;
 	uint64_t (*bits)[CHUNK_PAGES / 64] = rep->chunks.bits, total = 0, page, bit, *w, t;
 	struct stat *st = rep->st, *s;
 	size_t k, i, cap = rep->cap;
 
-	if (rep->group != MS_GROUP_REGION || rep->nr_children) {
-		for (k = 0; k < n; k++)
-			on_charge(rep, &evs[k], rs[k]);
-		return;
-	}
 	for (k = 0; k < n; k++) {
 		t = evs[k].time;
-		if (t < from || t > to)
+		if (window && (t < from || t > to))
 			continue;
 		i = rs[k]->id + 1;
 		page = evs[k].sample.addr >> 12;
@@ -412,6 +411,20 @@ static void on_charge_run(void *ctx, const struct ms_event *evs, const struct ms
 		}
 	}
 	rep->total += total;
+}
+
+static void on_charge_run(void *ctx, const struct ms_event *evs, const struct ms_region *const *rs, size_t n)
+{
+	struct ms_report *rep = ctx;
+	size_t k;
+
+	if (rep->group != MS_GROUP_REGION || rep->nr_children) {
+		for (k = 0; k < n; k++)
+			on_charge(rep, &evs[k], rs[k]);
+	} else if (rep->from || rep->to != UINT64_MAX)
+		charge_region_run(rep, evs, rs, n, true);
+	else
+		charge_region_run(rep, evs, rs, n, false);
 }
 
 MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms,

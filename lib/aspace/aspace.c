@@ -945,43 +945,53 @@ MS_EXPORT int ms_aspace_apply_run(struct ms_aspace *as, const struct ms_event *e
 {
 	const struct ms_region *rs[64], *r = NULL;
 	const struct ms_event *ev;
-	const struct proc *p = NULL;
-	uint64_t lo = 1, hi = 0;             /* the piece the quick path matches: none yet */
-	size_t i, start = 0, k = 0;
+	const struct proc *p;
+	/* The process and piece the quick path matches: none yet (no pid is above 32 bits). */
+	uint64_t lo = 0, hi = 0, pid = UINT64_MAX;
+	uint32_t named = 0;
+	size_t i = 0, start = 0, k = 0, stop;
 	int err;
 
-	for (i = 0; i < n; i++) {
-		ev = &evs[i];
+	while (i < n) {
 		/*
-		 * The quick path of quick_region() with what it reads held in locals:
-		 * nothing it reads changes until a sample takes the whole way.
+		 * The quick path of quick_region() with what it reads held in
+		 * locals, for as long as samples fall in the piece of the one
+		 * before: nothing it reads changes until a sample takes the whole way.
 		 */
-		if (ev->kind == MS_EV_SAMPLE && k < 64 && p && ev->pid == p->pid && ev->sample.addr >= lo &&
-		    ev->sample.addr < hi && !(ev->sample.has_sp && ev->tid != ev->pid && ev->tid != p->last_named)) {
+		stop = n - i > 64 - k ? i + (64 - k) : n;
+		for (; i < stop; i++) {
+			ev = &evs[i];
+			if (ev->sample.addr - lo >= hi - lo || ev->pid != pid || ev->kind != MS_EV_SAMPLE ||
+			    (ev->sample.has_sp && ev->tid != ev->pid && ev->tid != named))
+				break;
 			rs[k++] = r;
-			continue;
 		}
-		if (ev->kind == MS_EV_SAMPLE && k < 64 && (rs[k] = quick_region(as, ev))) {
+		if (i == n)
+			break;
+		ev = &evs[i];
+		if (k == 64) {               /* the run is full: charge it */
+			charge_run(as, evs + start, rs, k);
+			start = i;
+			k = 0;
+		}
+		if (ev->kind == MS_EV_SAMPLE && (r = quick_region(as, ev))) {
 			p = as->last_proc;       /* quick_region() found the piece of the hint */
 			lo = p->p[p->hint].start;
 			hi = p->p[p->hint].end;
-			r = rs[k++];
+			pid = p->pid;
+			named = p->last_named;
+			rs[k++] = r;
+			i++;
 			continue;
 		}
 		/* Samples that took the usual path are charged before this one is looked at. */
 		charge_run(as, evs + start, rs, k);
-		start = i;
 		k = 0;
-		if (ev->kind == MS_EV_SAMPLE && (rs[0] = quick_region(as, ev))) {
-			k = 1;               /* only the run was full */
-			continue;
-		}
 		if ((err = ms_aspace_apply(as, ev, NULL)))
 			return err;
-		start = i + 1;
-		p = NULL;                    /* the model may have changed */
-		lo = 1;
-		hi = 0;
+		start = ++i;
+		pid = UINT64_MAX;            /* the model may have changed */
+		lo = hi = 0;
 	}
 	charge_run(as, evs + start, rs, k);
 	return 0;

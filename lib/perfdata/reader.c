@@ -609,6 +609,21 @@ MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_he
 	return ret;
 }
 
+MS_EXPORT size_t ms_pdreader_peek(const struct ms_pdreader *r, const void **start)
+{
+	if (r->peeked || !r->buf)
+		return 0;
+	*start = r->buf + r->bpos;
+	return r->blen - r->bpos;
+}
+
+MS_EXPORT void ms_pdreader_skip(struct ms_pdreader *r, size_t len, size_t last)
+{
+	r->last_off = r->pos + len - last;
+	r->pos += len;
+	r->bpos += len;
+}
+
 MS_EXPORT int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off)
 {
 	const unsigned char *p, *end, *last = NULL;

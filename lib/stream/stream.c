@@ -1139,18 +1139,20 @@ static void sort_queue(struct ms_stream *s)
 	s->tail_time = src[n - 1].time;
 }
 
-/* Emits queued records with time <= limit, in order. */
 /*
  * Emits the first n queued records where samples go out in runs and the
  * only event's samples have a fixed layout: they are decoded straight into
  * the run, with the layout held in locals (the callback could change s as
- * far as the compiler knows).
+ * far as the compiler knows). dense: IP, TID, TIME and ADDR side by side,
+ * as they usually are (four loads from one place); cpu, sp, dsrc: whether
+ * the layout has them. Inlined with constants for the usual layouts, so
+ * that their loop tests nothing of the layout per sample.
  */
-static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t n)
+static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s, const struct qent *q,
+							     size_t mask, size_t n, bool dense, bool cpu,
+							     bool sp, bool dsrc)
 {
 	const struct ms_sample_layout l = s->ev[0].lay;
-	/* IP, TID, TIME and ADDR side by side, as they usually are: four loads from one place. */
-	const bool dense = l.ip >= 0 && l.tid == l.ip + 8 && l.time == l.ip + 16 && l.addr == l.ip + 24;
 	const struct perf_event_header *rec;
 	const uint16_t size = s->fast_size;
 	struct ms_event *batch = s->batch, *ev;
@@ -1161,7 +1163,7 @@ static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t
 	/* What every sample of the only event has alike is set once here, not per sample. */
 	for (j = 0; j < BATCH; j++) {
 		ev = &batch[j];
-		ev->sample.has_sp = l.sp >= 0;
+		ev->sample.has_sp = sp;
 		ev->sample.fault = s->ev[0].fault;
 		ev->sample.evsel = 0;
 		if (l.time < 0)
@@ -1170,11 +1172,11 @@ static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t
 			ev->pid = ev->tid = 0;
 		if (l.ip < 0)
 			ev->sample.ip = 0;
-		if (l.cpu < 0)
+		if (!cpu)
 			ev->cpu = 0;
-		if (l.sp < 0)
+		if (!sp)
 			ev->sample.sp = 0;
-		if (l.data_src < 0)
+		if (!dsrc)
 			ev->sample.data_src = 0;
 	}
 	for (i = 0; i < n && !err; i++) {
@@ -1199,15 +1201,15 @@ static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t
 				ev->sample.ip = load64(rec, l.ip);
 			ev->sample.addr = load64(rec, l.addr);
 		}
-		if (l.tid >= 0) {
+		if (dense || l.tid >= 0) {
 			ev->pid = (uint32_t)v;
 			ev->tid = (uint32_t)(v >> 32);
 		}
-		if (l.cpu >= 0)
+		if (cpu)
 			ev->cpu = (uint32_t)load64(rec, l.cpu);
-		if (l.sp >= 0)
+		if (sp)
 			ev->sample.sp = load64(rec, l.sp);
-		if (l.data_src >= 0)
+		if (dsrc)
 			ev->sample.data_src = load64(rec, l.data_src);
 		gathered++;
 		if (++k == BATCH) {
@@ -1221,6 +1223,21 @@ static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t
 	return err;
 }
 
+static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t n)
+{
+	const struct ms_sample_layout *l = &s->ev[0].lay;
+	const bool dense = l->ip >= 0 && l->tid == l->ip + 8 && l->time == l->ip + 16 && l->addr == l->ip + 24;
+
+	/* perf record -d, with and without DATA_SRC, and with a CPU. */
+	if (dense && l->sp < 0 && l->cpu < 0)
+		return l->data_src >= 0 ? gather_with(s, q, mask, n, true, false, false, true) :
+					  gather_with(s, q, mask, n, true, false, false, false);
+	if (dense && l->sp < 0)
+		return gather_with(s, q, mask, n, true, true, false, l->data_src >= 0);
+	return gather_with(s, q, mask, n, dense, l->cpu >= 0, l->sp >= 0, l->data_src >= 0);
+}
+
+/* Emits queued records with time <= limit, in order. */
 static int flush_queue(struct ms_stream *s, uint64_t limit)
 {
 	const struct qent *q, *e;
@@ -1461,8 +1478,10 @@ static const unsigned char *enqueue_samples(struct ms_stream *s, const unsigned 
 	uint64_t t, tail = s->tail_time, max = s->max_time, records = 0;
 	const uint16_t size = s->fast_size;
 	const int16_t at = s->fast_time;
+	/* As many records as the bytes can hold whole and the ring can take. */
+	size_t fit = (size_t)(end - p) / size, left = fit < cap - nq ? fit : cap - nq;
 
-	for (; p < end && nq < cap; p += size, records++) {
+	for (; left; left--, p += size, records++) {
 		rec = (const void *)p;
 		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE)
 			break;
@@ -1486,6 +1505,43 @@ static const unsigned char *enqueue_samples(struct ms_stream *s, const unsigned 
 	return p;
 }
 
+/* One record of a file, at byte offset off. 0 or -errno. */
+static int take_record(struct ms_stream *s, const struct perf_event_header *rec, uint64_t off)
+{
+	s->st.records++;
+	if (rec->type == PERF_RECORD_FINISHED_ROUND_)
+		return finished_round(s, off);
+	if (rec->type < 64)                  /* kernel records; perf's own are headers */
+		return enqueue(s, rec);
+	return 0;
+}
+
+/*
+ * Records of a file where the only event's samples have a fixed layout:
+ * those are checked and queued straight from the reader's buffer, in one
+ * pass; the reader checks and hands out every other record on its own.
+ */
+static int run_fast(struct ms_stream *s)
+{
+	const struct perf_event_header *rec;
+	const unsigned char *p;
+	const void *start;
+	size_t len;
+	int ret, err;
+
+	for (;;) {
+		if ((len = ms_pdreader_peek(s->r, &start)) &&
+		    (p = enqueue_samples(s, start, (const unsigned char *)start + len)) != start) {
+			ms_pdreader_skip(s->r, (size_t)(p - (const unsigned char *)start), s->fast_size);
+			continue;
+		}
+		if ((ret = ms_pdreader_next(s->r, &rec)) <= 0)
+			return ret;
+		if ((err = take_record(s, rec, ms_pdreader_offset(s->r))))
+			return err;
+	}
+}
+
 MS_EXPORT int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
 {
 	const struct perf_event_header *rec;
@@ -1497,20 +1553,15 @@ MS_EXPORT int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
 
 	s->fn = fn;
 	s->ctx = ctx;
-	while ((ret = ms_pdreader_next_span(s->r, &start, &len, &off)) > 0) {
-		for (p = start, end = p + len; p < end; p += rec->size) {
-			if (s->fast_size && (p = enqueue_samples(s, p, end)) == end)
-				break;
-			rec = (const void *)p;
-			s->st.records++;
-			if (rec->type == PERF_RECORD_FINISHED_ROUND_)
-				err = finished_round(s, off + (uint64_t)(p - (const unsigned char *)start));
-			else if (rec->type < 64)         /* kernel records; perf's own are headers */
-				err = enqueue(s, rec);
-			if (err)
-				return err;
-		}
-	}
+	if (s->fast_size)
+		ret = run_fast(s);
+	else
+		while ((ret = ms_pdreader_next_span(s->r, &start, &len, &off)) > 0)
+			for (p = start, end = p + len; p < end; p += rec->size) {
+				rec = (const void *)p;
+				if ((err = take_record(s, rec, off + (uint64_t)(p - (const unsigned char *)start))))
+					return err;
+			}
 	err = flush_queue(s, UINT64_MAX);
 	if (!err)
 		err = flush_all_threads(s);

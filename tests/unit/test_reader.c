@@ -648,11 +648,77 @@ static void plain_reading_across_blocks(void **state)
 	close(fd);
 }
 
+/*
+ * A caller that takes the samples it knows from the bytes read ahead, and
+ * everything else one at a time, sees every record once, in order, whole.
+ */
+static void peek_and_skip_take_whole_records(void **state)
+{
+	struct bigseen want;
+	const struct perf_event_header *rec;
+	const unsigned char *p, *end;
+	const void *start;
+	struct sample_rec smp;
+	struct ms_pdreader *r;
+	uint64_t samples = 0, sum = 0, others = 0, next_off = 0;
+	char path[64];
+	int fd = make_big_file(false, &want), n;
+	size_t len, took, peeks = 0;
+
+	path_of(fd, path);
+	r = ms_pdreader_open(path);
+	assert_non_null(r);
+	assert_int_equal(ms_pdreader_peek(r, &start), 0);    /* nothing read ahead yet */
+	for (;;) {
+		if ((len = ms_pdreader_peek(r, &start))) {
+			peeks++;
+			p = start;
+			end = p + len;
+			/* Whole samples only: a record may be cut at the end of what is buffered. */
+			for (took = 0; (size_t)(end - p) >= sizeof(smp); p += sizeof(smp), took++) {
+				rec = (const void *)p;
+				if (rec->type != PERF_RECORD_SAMPLE || rec->size != sizeof(smp))
+					break;
+				memcpy(&smp, p, sizeof(smp));
+				samples++;
+				sum += smp.addr;
+			}
+			if (took) {
+				len = (size_t)(p - (const unsigned char *)start);
+				ms_pdreader_skip(r, len, sizeof(smp));
+				/* The offset is that of the last record taken. */
+				assert_int_equal(ms_pdreader_offset(r), next_off + len - sizeof(smp));
+				next_off += len;
+				continue;
+			}
+		}
+		if ((n = ms_pdreader_next(r, &rec)) <= 0)
+			break;
+		if (next_off)
+			assert_int_equal(ms_pdreader_offset(r), next_off);   /* records follow one another */
+		next_off = ms_pdreader_offset(r) + rec->size;
+		if (rec->type == PERF_RECORD_SAMPLE) {
+			memcpy(&smp, rec, sizeof(smp));
+			samples++;
+			sum += smp.addr;
+		} else
+			others++;
+	}
+	assert_int_equal(n, 0);
+	assert_true(peeks > 10);
+	assert_int_equal(samples, want.samples);
+	assert_int_equal(sum, want.addr_sum);
+	assert_int_equal(others, want.comms + BIG_ROUNDS);   /* COMMs and FINISHED_ROUNDs */
+	ms_pdreader_free(r);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(many_rounds_across_blocks),
 		cmocka_unit_test(plain_reading_across_blocks),
+		cmocka_unit_test(peek_and_skip_take_whole_records),
 		cmocka_unit_test(samples_in_runs_as_one_by_one),
 		cmocka_unit_test(fixed_layouts_decode_each_field),
 		cmocka_unit_test(orders_across_cpus),
