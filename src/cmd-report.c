@@ -484,6 +484,8 @@ int cmd_report(int argc, char **argv)
 		o.group = MS_GROUP_REGION;
 	rp.ctx = &run;
 	rp.pre = run.syms || o.from_rel || o.to_rel ? track : NULL;   /* not a call per sample for nothing */
+	/* Symbols need only maps, exec and fork; a relative window needs the first time as it comes. */
+	rp.pre_skips_samples = !o.from_rel && !o.to_rel;
 	rp.post = note_region;
 	ms_report_attach(rep, rp.as);
 	ret = replay_run(&rp);

@@ -73,13 +73,15 @@ static int on_samples(const struct ms_event *evs, size_t n, void *ctx)
 
 int replay_run(struct replay *rp)
 {
+	/* Samples the hooks need not see one by one go to the model in runs. */
+	bool plain = (!rp->pre || rp->pre_skips_samples) && !rp->change;
 	int err;
 
-	if (!rp->pre && !rp->change && ms_stream_set_samples_fn(rp->stream, on_samples)) {
+	if (plain && ms_stream_set_samples_fn(rp->stream, on_samples)) {
 		cli_error("cannot read '%s': %s", rp->path, strerror(ENOMEM));
 		return EXIT_RUNTIME;
 	}
-	err = ms_stream_run(rp->stream, rp->pre || rp->change ? on_event : on_event_plain, rp);
+	err = ms_stream_run(rp->stream, plain ? on_event_plain : on_event, rp);
 
 	if (err == 1)                  /* a hook had what it needed */
 		return 0;

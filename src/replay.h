@@ -20,6 +20,8 @@ struct replay {
 	const char *path;
 	/* Before the model sees ev; non-zero stops the replay (1: stop quietly). */
 	int (*pre)(struct replay *rp, const struct ms_event *ev);
+	/* pre has nothing to do for samples once first_time is known: they may go to the model in runs. */
+	bool pre_skips_samples;
 	/* After the model changed (op says how; not called for MS_OP_NONE). */
 	int (*post)(struct replay *rp, const struct ms_event *ev, enum ms_aspace_op op);
 	/* Instead of post: each change, described. */

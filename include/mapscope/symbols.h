@@ -36,8 +36,18 @@ struct ms_symbols *ms_symbols_new(void);
 /* The build-id the recording saw for path: a different file is not used (one warning). */
 void ms_symbols_expect_build_id(struct ms_symbols *s, const char *path, const unsigned char *id, size_t len);
 
-/* Feeds every event, in time order: maps of files, exec, fork and exit move binaries. */
+/*
+ * Feeds every event, in time order: maps of files, exec, fork and exit move
+ * binaries. Samples change nothing, so a caller may leave them out.
+ */
 void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev);
+
+/*
+ * A count that moves whenever ms_symbols_track() may have changed what an
+ * address resolves to: a caller that remembers resolutions keeps them
+ * while it stays the same.
+ */
+uint64_t ms_symbols_generation(const struct ms_symbols *s);
 
 /*
  * Resolves addr in process pid as things are now. 0 with *out filled (name

@@ -45,6 +45,16 @@ struct child {
 	uint64_t samples;
 };
 
+/* A code address's symbol, remembered while the symbols' generation stays. */
+struct memo {
+	uint64_t ip, gen;
+	uint32_t pid;
+	bool used;
+	const char *symbol, *dso;
+};
+
+#define MEMO_SIZE 256
+
 struct ms_report {
 	uint64_t from, to;
 	unsigned int group;
@@ -56,6 +66,8 @@ struct ms_report {
 	size_t tcap;
 	struct child *children;   /* hash: (region, symbol) -> samples */
 	size_t ccap, clen;
+	size_t clast;             /* the child counted last (samples come in runs) */
+	struct memo memo[MEMO_SIZE];   /* direct-mapped by code address */
 	struct ms_sites sites;    /* region id -> allocation site and chain */
 	struct stat *st;          /* [0]: unmapped; [id + 1]: region id */
 	size_t cap;
@@ -177,6 +189,23 @@ static const char *sym_name(struct ms_report *rep, uint32_t pid, uint64_t addr, 
 	return sym.name ? sym.name : "[unknown]";
 }
 
+/* sym_name() of a code address, from the memo where it is there. */
+static inline const char *code_name(struct ms_report *rep, uint32_t pid, uint64_t ip, const char **dso)
+{
+	struct memo *m = &rep->memo[(ip ^ ip >> 8 ^ pid) & (MEMO_SIZE - 1)];
+	uint64_t gen = ms_symbols_generation(rep->syms);
+
+	if (!m->used || m->ip != ip || m->pid != pid || m->gen != gen) {
+		m->symbol = sym_name(rep, pid, ip, &m->dso);
+		m->ip = ip;
+		m->pid = pid;
+		m->gen = gen;
+		m->used = true;
+	}
+	*dso = m->dso;
+	return m->symbol;
+}
+
 static size_t tuple_hash(const struct tuple *t, size_t cap)
 {
 	uint64_t k = t->region * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)t->symbol * 31 ^
@@ -238,6 +267,10 @@ static void count_child(struct ms_report *rep, uint64_t region, const char *symb
 	size_t i, j, cap = rep->ccap;
 	uint64_t k;
 
+	if (cap && (c = &rep->children[rep->clast])->region == region && c->symbol == symbol && c->dso == dso) {
+		c->samples++;             /* the child of the sample before */
+		return;
+	}
 	if ((rep->clen + 1) * 2 > rep->ccap) {
 		rep->ccap = cap ? 2 * cap : 256;
 		rep->children = calloc(rep->ccap, sizeof(*rep->children));
@@ -263,10 +296,12 @@ static void count_child(struct ms_report *rep, uint64_t region, const char *symb
 	     j = (j + 1) & (rep->ccap - 1))
 		if (c->region == region && c->symbol == symbol && c->dso == dso) {
 			c->samples++;
+			rep->clast = j;
 			return;
 		}
 	*c = (struct child){ region, symbol, dso, 1 };
 	rep->clen++;
+	rep->clast = j;
 }
 
 static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const struct ms_event *ev,
@@ -276,7 +311,7 @@ static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const 
 	const char *symbol = NULL, *dso = NULL, *ddso;
 
 	if (rep->syms && (rep->nr_children || (rep->group & (MS_GROUP_SYMBOL | MS_GROUP_DSO))))
-		symbol = sym_name(rep, ev->pid, ev->sample.ip, &dso);
+		symbol = code_name(rep, ev->pid, ev->sample.ip, &dso);
 	if (rep->nr_children && r)
 		count_child(rep, r->id + 1, symbol, dso);
 	if (rep->group == MS_GROUP_REGION)
@@ -368,47 +403,71 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 
 /*
  * A run of samples, each with its region, for the default rows: in one
- * loop, with what it reads of rep held in locals (its stores to the counts
- * could alias rep's fields as far as the compiler knows). window: whether
- * --time limits the samples; inlined both ways, so that a whole recording
- * tests no times.
+ * loop, where samples in the region and 2 MiB chunk of the one before
+ * (the usual case) touch only locals and the chunk's bitmap; the counts go
+ * back to the region's slot when the region or chunk changes (the stores
+ * to the bitmap could alias the counts as far as the compiler knows).
+ * window: whether --time limits the samples; inlined both ways, so that a
+ * whole recording tests no times.
  */
 static inline __attribute__((always_inline)) void charge_region_run(struct ms_report *rep,
 								    const struct ms_event *evs,
 								    const struct ms_region *const *rs, size_t n,
-								    bool window)
+								    bool window, bool children)
 {
+	const char *symbol, *dso;
 	const uint64_t from = rep->from, to = rep->to;
-	uint64_t (*bits)[CHUNK_PAGES / 64] = rep->chunks.bits, total = 0, page, bit, *w, t;
-	struct stat *st = rep->st, *s;
-	size_t k, i, cap = rep->cap;
+	const struct ms_region *cur = NULL;
+	struct stat *s = NULL;
+	uint64_t *row = NULL, *w, chunk = 0, page, bit, t, samples = 0, pages = 0, last = 0, total = 0;
+	size_t k, i;
 
 	for (k = 0; k < n; k++) {
 		t = evs[k].time;
 		if (window && (t < from || t > to))
 			continue;
-		i = rs[k]->id + 1;
 		page = evs[k].sample.addr >> 12;
-		if (i >= cap || page / CHUNK_PAGES != st[i].last_chunk) {
-			rep->total += total;    /* the slow way, with rep as it is */
-			total = 0;
-			on_charge(rep, &evs[k], rs[k]);
-			bits = rep->chunks.bits;
-			st = rep->st;
-			cap = rep->cap;
-			continue;
+		if (rs[k] != cur || page / CHUNK_PAGES != chunk) {
+			if (s) {                 /* the counts back where they live */
+				s->samples = samples;
+				s->pages = pages;
+				s->last = last;
+			}
+			s = NULL;
+			cur = NULL;
+			i = rs[k]->id + 1;
+			if (i >= rep->cap || page / CHUNK_PAGES != rep->st[i].last_chunk) {
+				rep->total += total;   /* the slow way, with rep as it is */
+				total = 0;
+				on_charge(rep, &evs[k], rs[k]);
+				continue;
+			}
+			s = &rep->st[i];
+			cur = rs[k];
+			chunk = page / CHUNK_PAGES;
+			row = rep->chunks.bits[s->last_idx];
+			samples = s->samples;
+			pages = s->pages;
 		}
-		s = &st[i];
-		if (!s->samples++)
+		if (!samples++)
 			s->first = t;
-		s->last = t;
+		last = t;
 		total++;
-		w = &bits[s->last_idx][page % CHUNK_PAGES / 64];
+		if (children) {          /* the code that touched it: a child of the region's row */
+			symbol = code_name(rep, evs[k].pid, evs[k].sample.ip, &dso);
+			count_child(rep, cur->id + 1, symbol, dso);
+		}
+		w = &row[page % CHUNK_PAGES / 64];
 		bit = 1ULL << (page % 64);
 		if (!(*w & bit)) {
 			*w |= bit;
-			s->pages++;
+			pages++;
 		}
+	}
+	if (s) {
+		s->samples = samples;
+		s->pages = pages;
+		s->last = last;
 	}
 	rep->total += total;
 }
@@ -418,13 +477,15 @@ static void on_charge_run(void *ctx, const struct ms_event *evs, const struct ms
 	struct ms_report *rep = ctx;
 	size_t k;
 
-	if (rep->group != MS_GROUP_REGION || rep->nr_children) {
+	if (rep->group != MS_GROUP_REGION) {
 		for (k = 0; k < n; k++)
 			on_charge(rep, &evs[k], rs[k]);
-	} else if (rep->from || rep->to != UINT64_MAX)
-		charge_region_run(rep, evs, rs, n, true);
+	} else if (rep->nr_children)
+		charge_region_run(rep, evs, rs, n, rep->from || rep->to != UINT64_MAX, true);
+	else if (rep->from || rep->to != UINT64_MAX)
+		charge_region_run(rep, evs, rs, n, true, false);
 	else
-		charge_region_run(rep, evs, rs, n, false);
+		charge_region_run(rep, evs, rs, n, false, false);
 }
 
 MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms,
@@ -508,6 +569,26 @@ static int cmp_rows(const void *pa, const void *pb)
 }
 
 /* Top code symbols under each region row. */
+static int name_cmp(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+/*
+ * Whether child c goes before row child d: more samples first, then by
+ * symbol and binary name, so that ties come out the same every run (the
+ * table's order follows string addresses, which move from run to run).
+ */
+static bool child_before(const struct child *c, const struct ms_report_child *d)
+{
+	int k;
+
+	if (c->samples != d->samples)
+		return c->samples > d->samples;
+	k = name_cmp(c->symbol, d->symbol);
+	return k ? k < 0 : name_cmp(c->dso, d->dso) < 0;
+}
+
 static void fill_children(struct ms_report *rep, struct ms_report_row *rows, size_t n, size_t nr_regions)
 {
 	struct ms_report_row **by_region = calloc(nr_regions + 1, sizeof(*by_region));
@@ -525,7 +606,7 @@ static void fill_children(struct ms_report *rep, struct ms_report_row *rows, siz
 
 		if (!c->region || c->region > nr_regions || !(row = by_region[c->region]))
 			continue;
-		for (at = row->nr_children; at > 0 && row->children[at - 1].samples < c->samples; at--)
+		for (at = row->nr_children; at > 0 && child_before(c, &row->children[at - 1]); at--)
 			;
 		if (at >= rep->nr_children)
 			continue;

@@ -89,6 +89,19 @@ struct qent {
 	const struct perf_event_header *rec;
 };
 
+/*
+ * While a file's records come in time order, as they do from one CPU, they
+ * are queued as segments, with nothing to sort and nothing per record: a
+ * run of the only event's samples lying one after another in the reader's
+ * buffer, or one other record.
+ */
+struct seg {
+	const unsigned char *p;       /* the first record */
+	uint64_t first, last;         /* the times of the first and the last */
+	size_t n;                     /* records: more than 1 only in a run */
+	bool run;                     /* samples of the only event, fast_size bytes apart */
+};
+
 struct chunk {
 	struct chunk *next;
 	size_t used;
@@ -115,7 +128,11 @@ struct ms_stream {
 	/* A ring: entry i of nq is q[(qh + i) & (capq - 1)], so nothing moves as it turns. */
 	size_t qh, nq, capq;          /* capq: a power of two, or 0 */
 	size_t nsorted;               /* entries [0, nsorted) are known to be in time order */
-	uint64_t tail_time;           /* the time of the last entry, when nq > 0 */
+	uint64_t tail_time;           /* the time of the last entry, when nq > 0, or of the last segment */
+	struct seg *segs;             /* a ring as q is; in use while seg_mode holds */
+	size_t sh, nseg, capseg;
+	bool seg_mode;                /* the queue is segs (q is empty) while records come in order */
+	bool seg_ok;                  /* segments may be used: a file with one fixed-layout event */
 	/* With one event whose data samples have a fixed layout: their size and TIME's offset. */
 	uint16_t fast_size;
 	int16_t fast_time;
@@ -1149,8 +1166,8 @@ static void sort_queue(struct ms_stream *s)
  * that their loop tests nothing of the layout per sample.
  */
 static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s, const struct qent *q,
-							     size_t mask, size_t n, bool dense, bool cpu,
-							     bool sp, bool dsrc)
+							     size_t mask, const unsigned char *run, size_t n,
+							     bool dense, bool cpu, bool sp, bool dsrc)
 {
 	const struct ms_sample_layout l = s->ev[0].lay;
 	const struct perf_event_header *rec;
@@ -1180,8 +1197,9 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			ev->sample.data_src = 0;
 	}
 	for (i = 0; i < n && !err; i++) {
-		rec = q[(qh + i) & mask].rec;
-		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE) {
+		if (run)                     /* samples of the only event, one after another */
+			rec = (const void *)(run + i * size);
+		else if ((rec = q[(qh + i) & mask].rec)->size != size || rec->type != PERF_RECORD_SAMPLE) {
 			s->nbatch = k;
 			err = dispatch(s, rec, q[(qh + i) & mask].time);   /* sends the run first */
 			k = s->nbatch;
@@ -1223,18 +1241,105 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 	return err;
 }
 
-static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t n)
+/* The usual layouts, each in its own copy of the loop; run as gather_with() takes it. */
+static inline __attribute__((always_inline)) int gather_any(struct ms_stream *s, const struct qent *q,
+							    size_t mask, const unsigned char *run, size_t n)
 {
 	const struct ms_sample_layout *l = &s->ev[0].lay;
 	const bool dense = l->ip >= 0 && l->tid == l->ip + 8 && l->time == l->ip + 16 && l->addr == l->ip + 24;
 
 	/* perf record -d, with and without DATA_SRC, and with a CPU. */
 	if (dense && l->sp < 0 && l->cpu < 0)
-		return l->data_src >= 0 ? gather_with(s, q, mask, n, true, false, false, true) :
-					  gather_with(s, q, mask, n, true, false, false, false);
+		return l->data_src >= 0 ? gather_with(s, q, mask, run, n, true, false, false, true) :
+					  gather_with(s, q, mask, run, n, true, false, false, false);
 	if (dense && l->sp < 0)
-		return gather_with(s, q, mask, n, true, true, false, l->data_src >= 0);
-	return gather_with(s, q, mask, n, dense, l->cpu >= 0, l->sp >= 0, l->data_src >= 0);
+		return gather_with(s, q, mask, run, n, true, true, false, l->data_src >= 0);
+	return gather_with(s, q, mask, run, n, dense, l->cpu >= 0, l->sp >= 0, l->data_src >= 0);
+}
+
+/* Queue entries [0, n), of any kind. */
+static int gather(struct ms_stream *s, const struct qent *q, size_t mask, size_t n)
+{
+	return gather_any(s, q, mask, NULL, n);
+}
+
+/* n samples of the only event, fast_size bytes apart from run on. */
+static int gather_run(struct ms_stream *s, const unsigned char *run, size_t n)
+{
+	return gather_any(s, NULL, 0, run, n);
+}
+
+static inline struct seg *seg_at(const struct ms_stream *s, size_t i)
+{
+	return &s->segs[(s->sh + i) & (s->capseg - 1)];
+}
+
+static inline uint64_t run_time(const struct ms_stream *s, const unsigned char *rec)
+{
+	uint64_t t;
+
+	memcpy(&t, rec + s->fast_time, 8);
+	return t;
+}
+
+/*
+ * Emits the segments' records with time <= limit, in order, as
+ * flush_queue() does entries: the segments are in order already, and a
+ * run that straddles the limit is cut where a binary search finds it.
+ */
+static int flush_segs(struct ms_stream *s, uint64_t limit)
+{
+	const uint16_t size = s->fast_size;
+	struct seg *g;
+	size_t k, i, lo, hi, mid;
+	uint64_t end;
+	int err = 0;
+
+	while (s->nseg && !err) {
+		g = seg_at(s, 0);
+		if (g->first > limit)
+			break;
+		k = g->n;
+		end = g->last;
+		if (g->last > limit) {   /* a run, with first <= limit < last: n >= 2 */
+			for (lo = 1, hi = g->n - 1; lo < hi;) {
+				mid = lo + (hi - lo) / 2;
+				if (run_time(s, g->p + mid * size) <= limit)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			k = lo;
+			end = run_time(s, g->p + (k - 1) * size);
+		}
+		/* perf stamps what it synthesises with 0: the recording starts at the first real time. */
+		if (!s->st.first_time && end) {
+			for (i = 0; g->run && run_time(s, g->p + i * size) == 0; i++)
+				;
+			s->st.first_time = g->run ? run_time(s, g->p + i * size) : g->first;
+		}
+		if (end > s->last_emitted)
+			s->last_emitted = s->st.last_time = end;
+		if (!g->run)
+			err = dispatch(s, (const void *)g->p, g->first);
+		else if (s->sfn)
+			err = gather_run(s, g->p, k);
+		else
+			for (i = 0; i < k && !err; i++)
+				err = dispatch(s, (const void *)(g->p + i * size), run_time(s, g->p + i * size));
+		if (k == g->n) {
+			s->sh = (s->sh + 1) & (s->capseg - 1);
+			s->nseg--;
+		} else {
+			g->p += k * size;
+			g->n -= k;
+			g->first = run_time(s, g->p);
+		}
+	}
+	if (!err)
+		err = flush_batch(s);
+	s->nbatch = 0;                   /* after a stop, what was gathered is dropped */
+	return err;
 }
 
 /* Emits queued records with time <= limit, in order. */
@@ -1244,6 +1349,8 @@ static int flush_queue(struct ms_stream *s, uint64_t limit)
 	size_t i, n, lo, hi, mask;
 	int err = 0;
 
+	if (s->seg_mode)
+		return flush_segs(s, limit);
 	sort_queue(s);
 	q = s->q;
 	mask = s->capq - 1;
@@ -1282,6 +1389,12 @@ static int flush_queue(struct ms_stream *s, uint64_t limit)
 	s->qh = (s->qh + n) & mask;
 	s->nq -= n;
 	s->nsorted = s->nq;
+	if (!s->nq && s->seg_ok) {
+		/* Segments again, from no earlier than what went out: a later record is out of order. */
+		s->seg_mode = true;
+		if (s->tail_time < s->last_emitted)
+			s->tail_time = s->last_emitted;
+	}
 	return err;
 }
 
@@ -1381,13 +1494,86 @@ static int __attribute__((noinline)) queue_grow(struct ms_stream *s)
 	return 0;
 }
 
+/* A segment ring twice the size, laid out from index 0. 0 or -ENOMEM. */
+static int __attribute__((noinline)) seg_grow(struct ms_stream *s)
+{
+	size_t cap = s->capseg ? s->capseg * 2 : 256, i;
+	struct seg *g = malloc(cap * sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	for (i = 0; i < s->nseg; i++)
+		g[i] = *seg_at(s, i);
+	free(s->segs);
+	s->segs = g;
+	s->sh = 0;
+	s->capseg = cap;
+	return 0;
+}
+
+/* Appends a segment of n records, times first to last. 0 or -ENOMEM. */
+static int seg_push(struct ms_stream *s, const unsigned char *p, size_t n, uint64_t first, uint64_t last, bool run)
+{
+	struct seg *g;
+	int err;
+
+	if (s->nseg == s->capseg && (err = seg_grow(s)))
+		return err;
+	g = seg_at(s, s->nseg++);
+	g->p = p;
+	g->n = n;
+	g->first = first;
+	g->last = last;
+	g->run = run;
+	s->tail_time = s->last_time = last;
+	if (last > s->max_time)
+		s->max_time = last;
+	return 0;
+}
+
+/*
+ * A record came out of order: the segments become queue entries (in
+ * order, as they were), to be sorted with what follows. 0 or -ENOMEM.
+ */
+static int __attribute__((noinline)) segs_to_queue(struct ms_stream *s)
+{
+	const struct seg *g;
+	struct qent *e;
+	size_t total = 0, i, j;
+	int err;
+
+	for (i = 0; i < s->nseg; i++)
+		total += seg_at(s, i)->n;
+	while (s->capq - s->nq < total)
+		if ((err = queue_grow(s)))
+			return err;
+	for (i = 0; i < s->nseg; i++)
+		for (g = seg_at(s, i), j = 0; j < g->n; j++) {
+			e = &s->q[(s->qh + s->nq++) & (s->capq - 1)];
+			e->rec = (const void *)(g->run ? g->p + j * s->fast_size : g->p);
+			e->time = g->run ? run_time(s, (const unsigned char *)e->rec) : g->first;
+		}
+	s->nsorted = s->nq;
+	s->sh = s->nseg = 0;
+	s->seg_mode = false;
+	return 0;
+}
+
 static inline int enqueue(struct ms_stream *s, const struct perf_event_header *rec)
 {
 	uint64_t t = record_time(s, rec);
-	size_t nq = s->nq, nsorted = s->nsorted;
+	size_t nq, nsorted;
 	struct qent *q;
 	int err;
 
+	if (s->seg_mode) {
+		if (t >= s->tail_time)
+			return seg_push(s, (const void *)rec, 1, t, t, false);
+		if ((err = segs_to_queue(s)))
+			return err;
+	}
+	nq = s->nq;
+	nsorted = s->nsorted;
 	if (nq == s->capq && (err = queue_grow(s)))
 		return err;
 	if (!s->r && !(rec = keep_record(s, rec)))   /* a file's reader keeps what it read */
@@ -1517,6 +1703,46 @@ static int take_record(struct ms_stream *s, const struct perf_event_header *rec,
 }
 
 /*
+ * enqueue_samples() while the queue is segments: the samples that follow in
+ * time order join the last run, or start one; it stops at any other record,
+ * and at one out of order, which enqueue() takes.
+ */
+static const unsigned char *seg_enqueue_samples(struct ms_stream *s, const unsigned char *p,
+						const unsigned char *end)
+{
+	const unsigned char *first = p;
+	const struct perf_event_header *rec;
+	const uint16_t size = s->fast_size;
+	const int16_t at = s->fast_time;
+	size_t left = (size_t)(end - p) / size, n;
+	uint64_t t, tail = s->tail_time;
+	struct seg *g;
+
+	for (; left; left--, p += size) {
+		rec = (const void *)p;
+		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE)
+			break;
+		memcpy(&t, p + at, 8);
+		if (t < tail)
+			break;
+		tail = t;
+	}
+	if (p == first)
+		return p;
+	n = (size_t)(p - first) / size;
+	if (s->nseg && (g = seg_at(s, s->nseg - 1))->run && g->p + g->n * size == first) {
+		g->n += n;
+		g->last = tail;
+		s->tail_time = s->last_time = tail;
+		if (tail > s->max_time)
+			s->max_time = tail;
+	} else if (seg_push(s, first, n, run_time(s, first), tail, true))
+		return first;            /* no memory: enqueue() meets it again and says so */
+	s->st.records += n;
+	return p;
+}
+
+/*
  * Records of a file where the only event's samples have a fixed layout:
  * those are checked and queued straight from the reader's buffer, in one
  * pass; the reader checks and hands out every other record on its own.
@@ -1529,9 +1755,11 @@ static int run_fast(struct ms_stream *s)
 	size_t len;
 	int ret, err;
 
+	s->seg_ok = true;
+	s->seg_mode = !s->nq;
 	for (;;) {
 		if ((len = ms_pdreader_peek(s->r, &start)) &&
-		    (p = enqueue_samples(s, start, (const unsigned char *)start + len)) != start) {
+		    (p = (s->seg_mode ? seg_enqueue_samples : enqueue_samples)(s, start, (const unsigned char *)start + len)) != start) {
 			ms_pdreader_skip(s->r, (size_t)(p - (const unsigned char *)start), s->fast_size);
 			continue;
 		}
@@ -1607,6 +1835,7 @@ MS_EXPORT void ms_stream_free(struct ms_stream *s)
 	free(s->ids);
 	free(s->q);
 	free(s->tmp);
+	free(s->segs);
 	free(s->batch);
 	free(s);
 }

@@ -79,6 +79,7 @@ struct ms_symbols {
 	struct bin *bins;
 	size_t nr_bins, cap_bins;
 	struct ms_u32map procs;       /* pid -> struct proc_bins */
+	uint64_t gen;                 /* moves with every change ms_symbols_track() makes */
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -269,14 +270,17 @@ MS_EXPORT void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
 
 	switch (ev->kind) {
 	case MS_EV_MAP:
+		s->gen++;
 		track_map(s, ev);
 		break;
 	case MS_EV_EXEC:
+		s->gen++;
 		clear_proc(s, ev->pid);
 		break;
 	case MS_EV_FORK:
 		if (ev->fork.child_pid == ev->pid)
 			break;
+		s->gen++;
 		clear_proc(s, ev->fork.child_pid);
 		parent = proc_of(s, ev->pid, false);
 		child = parent ? proc_of(s, ev->fork.child_pid, true) : NULL;
@@ -286,6 +290,11 @@ MS_EXPORT void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
 	default:
 		break;
 	}
+}
+
+MS_EXPORT uint64_t ms_symbols_generation(const struct ms_symbols *s)
+{
+	return s->gen;
 }
 
 /* Opens the binary's symbols; a different build-id than recorded makes it unusable. */

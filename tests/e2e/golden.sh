@@ -28,4 +28,21 @@ done <cases.txt
 grep -q 'attribution is uncertain' "$TMP/err" || fail "no uncertainty warning for perf's recording"
 grep -q '"uncertain": true' perf-ops.report.json || fail "perf's JSON report is not marked uncertain"
 grep -q '"uncertain": false' mapscope-ops.report.json || fail "our JSON report is marked uncertain"
+# The code under each region: most samples first, ties by name, the same every run.
+for f in perf-ops.data mapscope-ops.data; do
+	"$MAPSCOPE" report -i "$f" --format json --children 5 >"$TMP/c1.json" 2>/dev/null || fail "report -i $f failed"
+	"$MAPSCOPE" report -i "$f" --format json --children 5 >"$TMP/c2.json" 2>/dev/null || fail "report -i $f failed"
+	cmp -s "$TMP/c1.json" "$TMP/c2.json" || fail "two reports of $f differ"
+	python3 - "$TMP/c1.json" <<'PY' || fail "the code symbols of $f are not in order"
+import json, sys
+ties = 0
+for r in json.load(open(sys.argv[1]))["regions"]:
+    keys = [(-s["samples"], s["symbol"], s["dso"]) for s in r["symbols"]]
+    if keys != sorted(keys):
+        sys.exit(f"{r['start']}: {keys}")
+    ties += sum(a[0] == b[0] for a, b in zip(keys, keys[1:]))
+if not ties:
+    sys.exit("no tied symbols to check")
+PY
+done
 pass "$n golden outputs match"

@@ -134,6 +134,20 @@ static int run_file(const char *path, struct seen *s)
 	return ret;
 }
 
+/* A stream over path, with runs of samples going to runs where it is not NULL. */
+static struct ms_stream *stream_of(const char *path, struct ms_pdreader **r, ms_stream_samples_fn runs)
+{
+	struct ms_stream *st;
+
+	*r = ms_pdreader_open(path);
+	assert_non_null(*r);
+	st = ms_stream_new(*r);
+	assert_non_null(st);
+	if (runs)
+		assert_int_equal(ms_stream_set_samples_fn(st, runs), 0);
+	return st;
+}
+
 static void orders_across_cpus(void **state)
 {
 	char path[64];
@@ -496,12 +510,7 @@ static void fixed_layouts_decode_each_field(void **state)
 		path_of(fd, path);
 		for (runs = 0; runs < 2; runs++) {
 			seen = (struct fields_seen){ 0, true };
-			r = ms_pdreader_open(path);
-			assert_non_null(r);
-			st = ms_stream_new(r);
-			assert_non_null(st);
-			if (runs)
-				assert_int_equal(ms_stream_set_samples_fn(st, fields_run), 0);
+			st = stream_of(path, &r, runs ? fields_run : NULL);
 			assert_int_equal(ms_stream_run(st, fields_one, &seen), 0);
 			assert_int_equal(seen.n, NFIELD_SAMPLES);
 			assert_true(seen.ok);
@@ -523,12 +532,7 @@ static void samples_in_runs_as_one_by_one(void **state)
 
 	path_of(fd, path);
 	for (pass = 0; pass < 2; pass++) {
-		r = ms_pdreader_open(path);
-		assert_non_null(r);
-		st = ms_stream_new(r);
-		assert_non_null(st);
-		if (pass)
-			assert_int_equal(ms_stream_set_samples_fn(st, collect_big_run), 0);
+		st = stream_of(path, &r, pass ? collect_big_run : NULL);
 		assert_int_equal(ms_stream_run(st, collect_big, pass ? &runs : &one), 0);
 		ms_stream_free(st);
 		ms_pdreader_free(r);
@@ -649,6 +653,126 @@ static void plain_reading_across_blocks(void **state)
 }
 
 /*
+ * Rounds from one CPU (in order: queued as segments), then from two that
+ * overlap (out of order: queue entries, sorted), then empty rounds that
+ * drain the queue, then one CPU again. Each one-CPU round starts with
+ * samples at the time the round before ended, so a run straddles the
+ * flush limit. Every record must come out once, in stable time order.
+ */
+#define ORD_MAX 20000
+
+struct ordrec { uint64_t time, addr, seq; int kind; };
+struct ordseen { struct ordrec *got; size_t n; bool ok; };
+
+static int ord_one(const struct ms_event *ev, void *ctx)
+{
+	struct ordseen *o = ctx;
+
+	if (o->n >= ORD_MAX || (ev->kind == MS_EV_COMM && strlen(ev->comm.comm) != COMM_LEN - 1)) {
+		o->ok = false;
+		return 0;
+	}
+	o->got[o->n++] = (struct ordrec){ ev->time, ev->kind == MS_EV_SAMPLE ? ev->sample.addr : 0, 0, ev->kind };
+	return 0;
+}
+
+static int ord_run(const struct ms_event *evs, size_t n, void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		ord_one(&evs[i], ctx);
+	return 0;
+}
+
+static int ord_cmp(const void *a, const void *b)
+{
+	const struct ordrec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;   /* equal times: file order */
+}
+
+static void ordered_rounds_as_segments(void **state)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST,
+				     .sample_id_all = 1, .mmap2 = 1, .comm = 1 };
+	uint64_t id = ID, t = 100, addr = 0, ct[2];
+	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
+	char *argv[] = { "test" }, path[64];
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ordrec *want = calloc(ORD_MAX, sizeof(*want));
+	struct ordseen seen = { calloc(ORD_MAX, sizeof(struct ordrec)), 0, true };
+	struct ms_stream_stats stats;
+	struct ms_pdreader *r;
+	struct ms_stream *st;
+	struct sample_rec smp;
+	size_t nwant = 0, i;
+	int fd = memfd_create("ord", 0), k, j, cpu, pass;
+	struct ms_pdwriter *w = ms_pdwriter_new(fd, &o);
+
+	assert_non_null(w);
+	assert_non_null(want);
+	assert_non_null(seen.got);
+#define PUT(time_) do { smp = sample((time_), ++addr); ms_pdwriter_write(w, &smp.h); \
+			want[nwant] = (struct ordrec){ (time_), addr, nwant, MS_EV_SAMPLE }; nwant++; } while (0)
+	for (k = 0; k < 45; k++) {
+		if (k < 20 || k >= 30) {          /* one CPU: in order */
+			for (j = 0; j < 400; j++) {
+				if (j >= 3)               /* the first three share the last round's end */
+					t += (uint64_t)(j % 3 != 0);
+				PUT(t);
+				if (j == 200 && k % 5 == 2) {
+					write_comm(w, t);
+					want[nwant] = (struct ordrec){ t, 0, nwant, MS_EV_COMM };
+					nwant++;
+				}
+			}
+		} else if (k < 27) {              /* two CPUs whose times overlap */
+			ct[0] = t + 1;
+			ct[1] = t + 2;
+			for (cpu = 0; cpu < 2; cpu++)
+				for (j = 0; j < 300; j++) {
+					ct[cpu] += 2;
+					PUT(ct[cpu]);
+				}
+			t = ct[0] > ct[1] ? ct[0] : ct[1];
+		}                                 /* rounds 27-29: empty, the queue drains */
+		ms_pdwriter_finish_round(w);
+	}
+#undef PUT
+	assert_true(nwant < ORD_MAX);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	qsort(want, nwant, sizeof(*want), ord_cmp);
+	path_of(fd, path);
+	for (pass = 0; pass < 2; pass++) {   /* one by one, then in runs */
+		seen.n = 0;
+		st = stream_of(path, &r, pass ? ord_run : NULL);
+		assert_int_equal(ms_stream_run(st, ord_one, &seen), 0);
+		ms_stream_stats(st, &stats);
+		assert_true(seen.ok);
+		assert_int_equal(seen.n, nwant);
+		for (i = 0; i < nwant; i++) {
+			assert_int_equal(seen.got[i].time, want[i].time);
+			assert_int_equal(seen.got[i].kind, want[i].kind);
+			if (want[i].kind == MS_EV_SAMPLE)
+				assert_int_equal(seen.got[i].addr, want[i].addr);
+		}
+		assert_int_equal(stats.out_of_order, 0);
+		assert_int_equal(stats.first_time, 100);
+		assert_int_equal(stats.last_time, want[nwant - 1].time);
+		ms_stream_free(st);
+		ms_pdreader_free(r);
+	}
+	free(want);
+	free(seen.got);
+	close(fd);
+}
+
+/*
  * A caller that takes the samples it knows from the bytes read ahead, and
  * everything else one at a time, sees every record once, in order, whole.
  */
@@ -719,6 +843,7 @@ int main(void)
 		cmocka_unit_test(many_rounds_across_blocks),
 		cmocka_unit_test(plain_reading_across_blocks),
 		cmocka_unit_test(peek_and_skip_take_whole_records),
+		cmocka_unit_test(ordered_rounds_as_segments),
 		cmocka_unit_test(samples_in_runs_as_one_by_one),
 		cmocka_unit_test(fixed_layouts_decode_each_field),
 		cmocka_unit_test(orders_across_cpus),
