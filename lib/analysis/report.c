@@ -261,14 +261,15 @@ static size_t tuple_slot(struct ms_report *rep, const struct tuple *t)
 	return rep->nr_tuples++;
 }
 
-static void count_child(struct ms_report *rep, uint64_t region, const char *symbol, const char *dso)
+/* Counts n samples of code symbol in region (id + 1). */
+static void count_child(struct ms_report *rep, uint64_t region, const char *symbol, const char *dso, uint64_t n)
 {
 	struct child *old = rep->children, *c;
 	size_t i, j, cap = rep->ccap;
 	uint64_t k;
 
 	if (cap && (c = &rep->children[rep->clast])->region == region && c->symbol == symbol && c->dso == dso) {
-		c->samples++;             /* the child of the sample before */
+		c->samples += n;          /* the child of the sample before */
 		return;
 	}
 	if ((rep->clen + 1) * 2 > rep->ccap) {
@@ -295,11 +296,11 @@ static void count_child(struct ms_report *rep, uint64_t region, const char *symb
 	for (j = (size_t)(k ^ k >> 29) & (rep->ccap - 1); (c = &rep->children[j])->region;
 	     j = (j + 1) & (rep->ccap - 1))
 		if (c->region == region && c->symbol == symbol && c->dso == dso) {
-			c->samples++;
+			c->samples += n;
 			rep->clast = j;
 			return;
 		}
-	*c = (struct child){ region, symbol, dso, 1 };
+	*c = (struct child){ region, symbol, dso, n };
 	rep->clen++;
 	rep->clast = j;
 }
@@ -313,7 +314,7 @@ static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const 
 	if (rep->syms && (rep->nr_children || (rep->group & (MS_GROUP_SYMBOL | MS_GROUP_DSO))))
 		symbol = code_name(rep, ev->pid, ev->sample.ip, &dso);
 	if (rep->nr_children && r)
-		count_child(rep, r->id + 1, symbol, dso);
+		count_child(rep, r->id + 1, symbol, dso, 1);
 	if (rep->group == MS_GROUP_REGION)
 		return r ? r->id + 1 : 0;
 	if (rep->group & MS_GROUP_REGION)
@@ -415,7 +416,11 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 								    const struct ms_region *const *rs, size_t n,
 								    bool window, bool children)
 {
-	const char *symbol, *dso;
+	/* The code of the samples before, counted at once: nothing moves symbols within a run. */
+	const char *symbol = NULL, *dso = NULL;
+	const struct ms_region *cregion = NULL;
+	uint64_t cip = 0, cn = 0;
+	uint32_t cpid = 0;
 	const uint64_t from = rep->from, to = rep->to;
 	const struct ms_region *cur = NULL;
 	struct stat *s = NULL;
@@ -454,8 +459,17 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 		last = t;
 		total++;
 		if (children) {          /* the code that touched it: a child of the region's row */
-			symbol = code_name(rep, evs[k].pid, evs[k].sample.ip, &dso);
-			count_child(rep, cur->id + 1, symbol, dso);
+			if (cn && (cregion != cur || cip != evs[k].sample.ip || cpid != evs[k].pid)) {
+				count_child(rep, cregion->id + 1, symbol, dso, cn);
+				cn = 0;
+			}
+			if (!cn) {
+				cregion = cur;
+				cip = evs[k].sample.ip;
+				cpid = evs[k].pid;
+				symbol = code_name(rep, cpid, cip, &dso);
+			}
+			cn++;
 		}
 		w = &row[page % CHUNK_PAGES / 64];
 		bit = 1ULL << (page % 64);
@@ -469,6 +483,8 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 		s->pages = pages;
 		s->last = last;
 	}
+	if (cn)
+		count_child(rep, cregion->id + 1, symbol, dso, cn);
 	rep->total += total;
 }
 

@@ -82,9 +82,31 @@ struct ms_symbols {
 	uint64_t gen;                 /* moves with every change ms_symbols_track() makes */
 };
 
+/*
+ * Separate debug files: by build-id under /usr/lib/debug, and by
+ * .gnu_debuglink, as dwfl_standard_find_debuginfo() finds them; but that
+ * ends with a debuginfod query for a binary it finds none for, and loading
+ * the debuginfod client (libcurl, a TLS stack: some 30 libraries) costs
+ * ~12 ms here even with no server named. So only where DEBUGINFOD_URLS
+ * names a server; otherwise by build-id alone, and the binary's own
+ * symbols serve where there is none.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			  char **debuginfo_file_name)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (urls && *urls)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+						    debuglink_crc, debuginfo_file_name);
+	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 };
 
 MS_EXPORT struct ms_symbols *ms_symbols_new(void)
