@@ -438,6 +438,10 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 				s->pages = pages;
 				s->last = last;
 			}
+			if (children && cn) {
+				count_child(rep, cregion->id + 1, symbol, dso, cn);
+				cn = 0;
+			}
 			s = NULL;
 			cur = NULL;
 			i = rs[k]->id + 1;
@@ -459,11 +463,10 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 		last = t;
 		total++;
 		if (children) {          /* the code that touched it: a child of the region's row */
-			if (cn && (cregion != cur || cip != evs[k].sample.ip || cpid != evs[k].pid)) {
-				count_child(rep, cregion->id + 1, symbol, dso, cn);
+			if (!cn || cip != evs[k].sample.ip || cpid != evs[k].pid) {
+				if (cn)          /* within one region: the region changing flushed it */
+					count_child(rep, cregion->id + 1, symbol, dso, cn);
 				cn = 0;
-			}
-			if (!cn) {
 				cregion = cur;
 				cip = evs[k].sample.ip;
 				cpid = evs[k].pid;

@@ -35,6 +35,15 @@ struct cached {
 	uint64_t offset;
 };
 
+/* A symbol with a size that libdwfl's search may name, as it sees it. */
+struct sized {
+	uint64_t value, end;          /* [value, end): adjusted, as addresses are */
+	uint64_t maxend;              /* the largest end of this entry and all before it */
+	const char *name;
+	uint32_t idx;                 /* its index: the search's order */
+	int bind;                     /* binding_value() */
+};
+
 struct bin {
 	char *path;
 	int state;                    /* 0: not opened, 1: segments read, 2: symbols loaded,
@@ -48,6 +57,13 @@ struct bin {
 	Dwfl_Module *mod;
 	struct cached *cache;
 	size_t cache_cap, cache_len;
+	/* The symbols with a size, by value; sizeless globals' values, sorted. */
+	struct sized *sized;
+	size_t nr_sized;
+	uint64_t *sizeless;
+	size_t nr_sizeless;
+	int first_global;
+	bool table;                   /* sized and sizeless are built */
 	unsigned char want_id[64];    /* the build-id the recording saw */
 	size_t want_id_len;
 };
@@ -80,6 +96,7 @@ struct ms_symbols {
 	size_t nr_bins, cap_bins;
 	struct ms_u32map procs;       /* pid -> struct proc_bins */
 	uint64_t gen;                 /* moves with every change ms_symbols_track() makes */
+	bool exact_only;              /* no ranges: every address through libdwfl's own search */
 };
 
 /*
@@ -381,6 +398,161 @@ static struct cached *cache_slot(struct bin *b, uint64_t vaddr)
 	return &b->cache[i];
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int sized_cmp(const void *a, const void *b)
+{
+	const struct sized *x = a, *y = b;
+
+	return x->value != y->value ? (x->value < y->value ? -1 : 1) : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* libdwfl's ranking of bindings: global over weak over local. */
+static int binding_value(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL: return 3;
+	case STB_WEAK: return 2;
+	case STB_LOCAL: return 1;
+	default: return 0;
+	}
+}
+
+/* b->sized and b->sizeless from every symbol the search would consider. */
+static void build_table(struct bin *b)
+{
+	int i, n = dwfl_module_getsymtab(b->mod);
+	GElf_Addr value;
+	GElf_Word shndx;
+	const char *name;
+	GElf_Sym sym;
+	size_t k;
+
+	b->table = true;
+	b->first_global = dwfl_module_getsymtab_first_global(b->mod);
+	if (n <= 1 || !(b->sized = malloc((size_t)n * sizeof(*b->sized))) ||
+	    !(b->sizeless = malloc((size_t)n * sizeof(*b->sizeless))))
+		return;
+	for (i = 1; i < n; i++) {
+		name = dwfl_module_getsym_info(b->mod, i, &sym, &value, &shndx, NULL, NULL);
+		if (!name || !name[0] || shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
+		    GELF_ST_TYPE(sym.st_info) == STT_FILE || GELF_ST_TYPE(sym.st_info) == STT_TLS)
+			continue;
+		if (sym.st_size)
+			b->sized[b->nr_sized++] = (struct sized){ value, value + sym.st_size, 0, name,
+								  (uint32_t)i, binding_value(&sym) };
+		else if (i >= b->first_global)
+			b->sizeless[b->nr_sizeless++] = value;
+	}
+	qsort(b->sized, b->nr_sized, sizeof(*b->sized), sized_cmp);
+	qsort(b->sizeless, b->nr_sizeless, sizeof(*b->sizeless), u64_cmp);
+	for (k = 0; k < b->nr_sized; k++)
+		b->sized[k].maxend = k && b->sized[k - 1].maxend > b->sized[k].end ? b->sized[k - 1].maxend :
+										 b->sized[k].end;
+}
+
+static bool has_sizeless_at(const struct bin *b, uint64_t addr)
+{
+	size_t lo = 0, hi = b->nr_sizeless, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (b->sizeless[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->nr_sizeless && b->sizeless[lo] == addr;
+}
+
+/*
+ * What dwfl_module_addrinfo() names addr when that is a symbol with a
+ * size, from the sorted table instead of a walk over every symbol; NULL
+ * where its answer would be a sizeless symbol or none (the caller asks it
+ * then). Its search, done the same way: the global symbols first, the
+ * local ones only where no global holds addr (and no sizeless global
+ * starts exactly there); of the sized symbols holding addr, in table
+ * order, one replaces the one before when it starts later or binds more
+ * strongly.
+ */
+static const struct sized *find_sized(const struct bin *b, uint64_t addr)
+{
+	const struct sized *cand[64], *best, *t;
+	size_t lo = 0, hi = b->nr_sized, mid, nc = 0, j, a, c;
+	int pass, from;
+
+	while (lo < hi) {                    /* lo: entries with value <= addr */
+		mid = lo + (hi - lo) / 2;
+		if (b->sized[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (j = lo; j-- > 0 && b->sized[j].maxend > addr;)
+		if (b->sized[j].end > addr) {
+			if (nc == sizeof(cand) / sizeof(cand[0]))
+				return NULL;     /* unusually many: the search answers */
+			cand[nc++] = &b->sized[j];
+		}
+	for (a = 1; a < nc; a++)             /* into table order */
+		for (c = a; c > 0 && cand[c - 1]->idx > cand[c]->idx; c--) {
+			t = cand[c];
+			cand[c] = cand[c - 1];
+			cand[c - 1] = t;
+		}
+	from = b->first_global > 1 ? b->first_global : 1;
+	for (pass = 0; pass < 2; pass++) {
+		if (pass && (b->first_global <= 1 || has_sizeless_at(b, addr)))
+			return NULL;
+		best = NULL;
+		for (a = 0; a < nc; a++) {
+			if (pass ? (int)cand[a]->idx >= from : (int)cand[a]->idx < from)
+				continue;
+			if (!best || best->value < cand[a]->value || best->bind < cand[a]->bind)
+				best = cand[a];
+		}
+		if (best)
+			return best;
+	}
+	return NULL;
+}
+
+/*
+ * The name libdwfl gives vaddr, and the offset into it: from the sorted
+ * table where the answer is a sized symbol, else by
+ * dwfl_module_addrinfo(), which walks the whole symbol table (~830,000
+ * instructions on libc) on each call.
+ */
+static const char *resolve_name(const struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset)
+{
+	const struct sized *z;
+	const char *name;
+	GElf_Off off;
+	GElf_Sym sym;
+
+	if (!s->exact_only) {
+		if (!b->table)
+			build_table(b);
+		if ((z = find_sized(b, vaddr))) {
+			*offset = vaddr - z->value;
+			return z->name;
+		}
+	}
+	name = dwfl_module_addrinfo(b->mod, vaddr, &off, &sym, NULL, NULL, NULL);
+	*offset = name ? off : 0;
+	return name;
+}
+
+MS_EXPORT void ms_symbols_exact_only(struct ms_symbols *s, bool on)
+{
+	s->exact_only = on;
+}
+
 MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t addr, bool want_line,
 				 struct ms_sym *out)
 {
@@ -388,8 +560,6 @@ MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t ad
 	struct cached *c;
 	struct bin *b;
 	struct inst *in = NULL;
-	GElf_Off off;
-	GElf_Sym sym;
 	Dwfl_Line *line;
 	size_t i;
 
@@ -417,8 +587,7 @@ MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t ad
 		out->name = c->name;
 		out->offset = c->offset;
 	} else {
-		out->name = dwfl_module_addrinfo(b->mod, out->vaddr, &off, &sym, NULL, NULL, NULL);
-		out->offset = out->name ? off : 0;
+		out->name = resolve_name(s, b, out->vaddr, &out->offset);
 		if (c) {
 			c->vaddr = out->vaddr;
 			c->name = out->name;
@@ -642,6 +811,8 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 		free(s->bins[i].path);
 		free(s->bins[i].segs);
 		free(s->bins[i].cache);
+		free(s->bins[i].sized);
+		free(s->bins[i].sizeless);
 	}
 	free(s->bins);
 	free(s);
