@@ -36,12 +36,13 @@ struct cached {
 };
 
 /* A symbol with a size that libdwfl's search may name, as it sees it. */
-struct sized {
-	uint64_t value, end;          /* [value, end): adjusted, as addresses are */
+struct sized {                   /* 32 bytes: a table is written once, page by new page */
+	uint64_t value;               /* adjusted, as addresses are */
 	uint64_t maxend;              /* the largest end of this entry and all before it */
 	const char *name;
-	uint32_t idx;                 /* its index: the search's order */
-	int bind;                     /* binding_value() */
+	uint32_t size;                /* it holds [value, value + size) */
+	uint32_t idx : 30;            /* its index: the search's order */
+	uint32_t bind : 2;            /* binding_value() */
 };
 
 struct bin {
@@ -405,11 +406,42 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int sized_cmp(const void *a, const void *b)
+/*
+ * Sorts v[0, n) by value, equal values in the order they came (by index):
+ * a least-significant-digit radix sort, 11 bits a pass over only the bits
+ * the values use, so libc's table takes two passes instead of a qsort's
+ * million calls of a comparison callback. false on ENOMEM (v unsorted).
+ */
+static bool sort_sized(struct sized *v, size_t n)
 {
-	const struct sized *x = a, *y = b;
+	struct sized *tmp = malloc(n * sizeof(*tmp)), *src = v, *dst = tmp, *t;
+	uint64_t top = 0;
+	size_t count[2048], i, sum, c;
+	unsigned int shift;
 
-	return x->value != y->value ? (x->value < y->value ? -1 : 1) : (x->idx > y->idx) - (x->idx < y->idx);
+	if (!tmp)
+		return false;
+	for (i = 0; i < n; i++)
+		top |= v[i].value;
+	for (shift = 0; shift < 64 && (top >> shift); shift += 11) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i].value >> shift) & 2047]++;
+		for (i = 0, sum = 0; i < 2048; i++) {
+			c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i].value >> shift) & 2047]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	return true;
 }
 
 /* libdwfl's ranking of bindings: global over weak over local. */
@@ -443,17 +475,22 @@ static void build_table(struct bin *b)
 		if (!name || !name[0] || shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
 		    GELF_ST_TYPE(sym.st_info) == STT_FILE || GELF_ST_TYPE(sym.st_info) == STT_TLS)
 			continue;
+		if (sym.st_size > UINT32_MAX || i >= 1 << 30) {
+			b->nr_sized = b->nr_sizeless = 0;   /* beyond the table's fields: libdwfl answers */
+			return;
+		}
 		if (sym.st_size)
-			b->sized[b->nr_sized++] = (struct sized){ value, value + sym.st_size, 0, name,
-								  (uint32_t)i, binding_value(&sym) };
+			b->sized[b->nr_sized++] = (struct sized){ value, 0, name, (uint32_t)sym.st_size,
+								  (uint32_t)i, (uint32_t)binding_value(&sym) };
 		else if (i >= b->first_global)
 			b->sizeless[b->nr_sizeless++] = value;
 	}
-	qsort(b->sized, b->nr_sized, sizeof(*b->sized), sized_cmp);
+	if (!sort_sized(b->sized, b->nr_sized))
+		b->nr_sized = 0;                 /* no table: libdwfl answers */
 	qsort(b->sizeless, b->nr_sizeless, sizeof(*b->sizeless), u64_cmp);
 	for (k = 0; k < b->nr_sized; k++)
-		b->sized[k].maxend = k && b->sized[k - 1].maxend > b->sized[k].end ? b->sized[k - 1].maxend :
-										 b->sized[k].end;
+		b->sized[k].maxend = k && b->sized[k - 1].maxend > b->sized[k].value + b->sized[k].size ?
+					     b->sized[k - 1].maxend : b->sized[k].value + b->sized[k].size;
 }
 
 static bool has_sizeless_at(const struct bin *b, uint64_t addr)
@@ -494,7 +531,7 @@ static const struct sized *find_sized(const struct bin *b, uint64_t addr)
 			hi = mid;
 	}
 	for (j = lo; j-- > 0 && b->sized[j].maxend > addr;)
-		if (b->sized[j].end > addr) {
+		if (b->sized[j].value + b->sized[j].size > addr) {
 			if (nc == sizeof(cand) / sizeof(cand[0]))
 				return NULL;     /* unusually many: the search answers */
 			cand[nc++] = &b->sized[j];
