@@ -494,14 +494,15 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 static void on_charge_run(void *ctx, const struct ms_event *evs, const struct ms_region *const *rs, size_t n)
 {
 	struct ms_report *rep = ctx;
+	const bool window = rep->from || rep->to != UINT64_MAX;
 	size_t k;
 
 	if (rep->group != MS_GROUP_REGION) {
 		for (k = 0; k < n; k++)
 			on_charge(rep, &evs[k], rs[k]);
 	} else if (rep->nr_children)
-		charge_region_run(rep, evs, rs, n, rep->from || rep->to != UINT64_MAX, true);
-	else if (rep->from || rep->to != UINT64_MAX)
+		charge_region_run(rep, evs, rs, n, window, true);
+	else if (window)
 		charge_region_run(rep, evs, rs, n, true, false);
 	else
 		charge_region_run(rep, evs, rs, n, false, false);
@@ -587,7 +588,6 @@ static int cmp_rows(const void *pa, const void *pb)
 	return c;
 }
 
-/* Top code symbols under each region row. */
 static int name_cmp(const char *a, const char *b)
 {
 	return strcmp(a ? a : "", b ? b : "");
@@ -608,6 +608,7 @@ static bool child_before(const struct child *c, const struct ms_report_child *d)
 	return k ? k < 0 : name_cmp(c->dso, d->dso) < 0;
 }
 
+/* Top code symbols under each region row. */
 static void fill_children(struct ms_report *rep, struct ms_report_row *rows, size_t n, size_t nr_regions)
 {
 	struct ms_report_row **by_region = calloc(nr_regions + 1, sizeof(*by_region));

@@ -1511,6 +1511,14 @@ static int __attribute__((noinline)) seg_grow(struct ms_stream *s)
 	return 0;
 }
 
+/* The queue now ends at time last. */
+static inline void seg_ends_at(struct ms_stream *s, uint64_t last)
+{
+	s->tail_time = s->last_time = last;
+	if (last > s->max_time)
+		s->max_time = last;
+}
+
 /* Appends a segment of n records, times first to last. 0 or -ENOMEM. */
 static int seg_push(struct ms_stream *s, const unsigned char *p, size_t n, uint64_t first, uint64_t last, bool run)
 {
@@ -1525,9 +1533,7 @@ static int seg_push(struct ms_stream *s, const unsigned char *p, size_t n, uint6
 	g->first = first;
 	g->last = last;
 	g->run = run;
-	s->tail_time = s->last_time = last;
-	if (last > s->max_time)
-		s->max_time = last;
+	seg_ends_at(s, last);
 	return 0;
 }
 
@@ -1733,9 +1739,7 @@ static const unsigned char *seg_enqueue_samples(struct ms_stream *s, const unsig
 	if (s->nseg && (g = seg_at(s, s->nseg - 1))->run && g->p + g->n * size == first) {
 		g->n += n;
 		g->last = tail;
-		s->tail_time = s->last_time = tail;
-		if (tail > s->max_time)
-			s->max_time = tail;
+		seg_ends_at(s, tail);
 	} else if (seg_push(s, first, n, run_time(s, first), tail, true))
 		return first;            /* no memory: enqueue() meets it again and says so */
 	s->st.records += n;
@@ -1750,18 +1754,21 @@ static const unsigned char *seg_enqueue_samples(struct ms_stream *s, const unsig
 static int run_fast(struct ms_stream *s)
 {
 	const struct perf_event_header *rec;
-	const unsigned char *p;
-	const void *start;
+	const unsigned char *start, *p;
+	const void *buf;
 	size_t len;
 	int ret, err;
 
 	s->seg_ok = true;
 	s->seg_mode = !s->nq;
 	for (;;) {
-		if ((len = ms_pdreader_peek(s->r, &start)) &&
-		    (p = (s->seg_mode ? seg_enqueue_samples : enqueue_samples)(s, start, (const unsigned char *)start + len)) != start) {
-			ms_pdreader_skip(s->r, (size_t)(p - (const unsigned char *)start), s->fast_size);
-			continue;
+		if ((len = ms_pdreader_peek(s->r, &buf))) {
+			start = buf;
+			p = s->seg_mode ? seg_enqueue_samples(s, start, start + len) : enqueue_samples(s, start, start + len);
+			if (p != start) {
+				ms_pdreader_skip(s->r, (size_t)(p - start), s->fast_size);
+				continue;
+			}
 		}
 		if ((ret = ms_pdreader_next(s->r, &rec)) <= 0)
 			return ret;

@@ -97,7 +97,7 @@ struct ms_symbols {
 	size_t nr_bins, cap_bins;
 	struct ms_u32map procs;       /* pid -> struct proc_bins */
 	uint64_t gen;                 /* moves with every change ms_symbols_track() makes */
-	bool exact_only;              /* no ranges: every address through libdwfl's own search */
+	bool exact_only;              /* no sorted tables: every address through libdwfl's own search */
 };
 
 /*
