@@ -463,6 +463,31 @@ MS_EXPORT void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto)
 	}
 }
 
+/*
+ * After a header record whose size is not a multiple of 8 (perf 6.1 writes
+ * feature records padded to 4), the bytes not yet consumed move back onto
+ * an 8-byte boundary of the buffer, so that every record handed out is
+ * aligned as the kernel's are. The bytes they cover are the header
+ * record's own tail, already taken; file offsets do not change.
+ */
+static void realign(struct ms_pdreader *r)
+{
+	size_t shift = r->bpos % 8;
+
+	if (!shift)
+		return;
+	memmove(r->buf + r->bpos - shift, r->buf + r->bpos, r->blen - r->bpos);
+	r->bpos -= shift;
+	r->blen -= shift;
+}
+
+static bool is_header_record(const struct ms_pdreader *r, const struct perf_event_header *rec)
+{
+	return r->pipe_layout && (rec->type == PERF_RECORD_HEADER_ATTR ||
+				  rec->type == PERF_RECORD_HEADER_FEATURE ||
+				  rec->type == PERF_RECORD_HEADER_TRACING_DATA);
+}
+
 static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 {
 	const struct perf_event_header *h;
@@ -476,7 +501,8 @@ static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 	h = (const void *)(r->buf + r->bpos);
 	if (h->size < sizeof(*h))
 		return bad(r->pos, "a record's size is smaller than its header");
-	if (h->size % 8)
+	/* perf pads pipe mode's feature records to 4 bytes only: the reader's own, realigned after. */
+	if (h->size % 8 && !is_header_record(r, h))
 		return bad(r->pos, "a record's size is not a multiple of 8");
 	if (r->blen - r->bpos < h->size && (ret = fill(r, h->size)) <= 0)
 		return ret < 0 ? ret : bad(r->pos, r->map ? "a record runs past the end of the data" :
@@ -544,12 +570,6 @@ static int take_header_record(struct ms_pdreader *r, const struct perf_event_hea
 	return 0;
 }
 
-static bool is_header_record(const struct ms_pdreader *r, const struct perf_event_header *rec)
-{
-	return r->pipe_layout && (rec->type == PERF_RECORD_HEADER_ATTR ||
-				  rec->type == PERF_RECORD_HEADER_FEATURE ||
-				  rec->type == PERF_RECORD_HEADER_TRACING_DATA);
-}
 
 static int next_record(struct ms_pdreader *r, const struct perf_event_header **rec)
 {
@@ -565,6 +585,7 @@ static int next_record(struct ms_pdreader *r, const struct perf_event_header **r
 		advance(r, *rec);
 		if ((ret = take_header_record(r, *rec)))
 			return ret;
+		realign(r);
 	}
 }
 

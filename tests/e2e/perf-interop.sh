@@ -42,3 +42,20 @@ pipe_n=$(grep -vc 'PERF_RECORD' pipe.script || true)
 [ "$pipe_n" -eq "$pipe_ours" ] || fail "pipe mode: perf script shows $pipe_n samples, mapscope wrote $pipe_ours"
 grep -q 'sys_enter_munmap: addr: 0x' pipe.script || fail "pipe mode: no tracepoint fields"
 pass "pipe mode: perf script reads $pipe_n samples from stdin"
+
+# And the other way: perf's own pipe output (perf 6.1 pads its feature
+# records to 4 bytes), read from stdin and from a saved file.
+perf record -q -d -e page-faults -c 1 -o - -- "$WORKLOADS/fault-loop" 4 1 2>/dev/null >perf-pipe.data ||
+	fail "perf record -o - failed"
+perf_n=$(perf script -i perf-pipe.data -F ip 2>/dev/null | wc -l)
+[ "$perf_n" -gt 1000 ] || fail "perf script shows only $perf_n samples in perf's pipe output"
+for how in stdin file; do
+	if [ "$how" = stdin ]; then
+		"$MAPSCOPE" report -i - --children 0 --format json <perf-pipe.data >pp.json 2>pp.err
+	else
+		"$MAPSCOPE" report -i perf-pipe.data --children 0 --format json >pp.json 2>pp.err
+	fi || fail "mapscope report of perf's pipe output ($how) exited $?: $(cat pp.err)"
+	got=$(sed -n 's/^{"samples": \([0-9]*\),.*/\1/p' pp.json)
+	[ "$got" = "$perf_n" ] || fail "perf's pipe output ($how): mapscope reads $got samples, perf script $perf_n"
+done
+pass "perf's pipe output: $perf_n samples, from stdin and from a file"
