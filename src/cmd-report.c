@@ -228,8 +228,13 @@ static void print_text(const struct report_opts *o, struct ms_report_row *rows, 
 	size_t i;
 	int k;
 
+	char aside[512];
+
 	printf("# samples: %" PRIu64 "  lost records: %" PRIu64 "  duration: %.6f s%s\n", total, st->lost,
 	       (double)(st->last_time - st->first_time) / 1e9, uncertain ? "  (attribution uncertain)" : "");
+	replay_set_aside(st, aside, sizeof(aside));
+	printf("# samples in the file: %" PRIu64 " (%" PRIu64 " with a data address)%s%s\n",
+	       replay_file_samples(st), st->samples, aside[0] ? "; set aside: " : "", aside);
 	printf("# times are seconds from the start of the recording\n");
 	printf("%9s %7s", "samples", "share");
 	if (by_region)
@@ -318,8 +323,11 @@ static void print_json(const struct report_opts *o, struct ms_report_row *rows, 
 	int k;
 
 	printf("{\"samples\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"duration_ns\": %" PRIu64
-	       ", \"start_ns\": %" PRIu64 ", \"uncertain\": %s,\n \"%s\": [", total, st->lost,
-	       st->last_time - st->first_time, st->first_time, uncertain ? "true" : "false",
+	       ", \"start_ns\": %" PRIu64 ", \"uncertain\": %s,\n \"file_samples\": %" PRIu64
+	       ", \"set_aside\": {\"zero_address\": %" PRIu64 ", \"kernel_address\": %" PRIu64
+	       ", \"unknown_event\": %" PRIu64 ", \"malformed\": %" PRIu64 "},\n \"%s\": [",
+	       total, st->lost, st->last_time - st->first_time, st->first_time, uncertain ? "true" : "false",
+	       replay_file_samples(st), st->zero_addr, st->kernel_addr, st->unknown_id, st->bad_samples,
 	       o->group == MS_GROUP_REGION ? "regions" : "rows");
 	for (i = 0; i < n; i++) {
 		const struct ms_report_row *r = &rows[i];

@@ -97,11 +97,74 @@ int replay_run(struct replay *rp)
 	return 0;
 }
 
+/* An event's name as perf prints it, where the file does not name it. */
+static void event_name(const struct ms_pdreader *r, size_t i, char *out, size_t len)
+{
+	static const char *const hw[] = { "cycles", "instructions", "cache-references", "cache-misses",
+					  "branches", "branch-misses", "bus-cycles" };
+	static const char *const sw[] = { "cpu-clock", "task-clock", "page-faults", "context-switches",
+					  "cpu-migrations", "minor-faults", "major-faults" };
+	const struct perf_event_attr *a = ms_pdreader_attr(r, i);
+	const char *name = ms_pdreader_evsel_name(r, i);
+
+	if (name)
+		snprintf(out, len, "%s", name);
+	else if (a->type == PERF_TYPE_HARDWARE && a->config < sizeof(hw) / sizeof(hw[0]))
+		snprintf(out, len, "%s", hw[a->config]);
+	else if (a->type == PERF_TYPE_SOFTWARE && a->config < sizeof(sw) / sizeof(sw[0]))
+		snprintf(out, len, "%s", sw[a->config]);
+	else if (a->type == PERF_TYPE_TRACEPOINT)
+		snprintf(out, len, "tracepoint %llu", (unsigned long long)a->config);
+	else
+		snprintf(out, len, "type %u config %#llx", a->type, (unsigned long long)a->config);
+}
+
+/* Says that the file has no data addresses at all, and which events it has instead. */
+static void warn_no_addresses(const struct replay *rp)
+{
+	char names[256] = "", one[64];
+	size_t i, n = ms_pdreader_nr_evsels(rp->reader), used = 0;
+
+	for (i = 0; i < n; i++)
+		if (ms_pdreader_attr(rp->reader, i)->sample_type & PERF_SAMPLE_ADDR)
+			return;
+	for (i = 0; i < n && used < sizeof(names) - 1; i++) {
+		event_name(rp->reader, i, one, sizeof(one));
+		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", one);
+	}
+	if (used >= sizeof(names) - 1)
+		snprintf(names + sizeof(names) - 5, 5, "...");
+	fprintf(stderr, "mapscope: warning: '%s' has no data addresses: its events (%s) were recorded "
+		"without them; record with 'mapscope record', or 'perf record -d'\n", rp->path, names);
+}
+
+void replay_set_aside(const struct ms_stream_stats *st, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+#define PART(n, what) \
+	if ((n) && used < len) \
+		used += (size_t)snprintf(out + used, len - used, "%s%llu %s", used ? ", " : "", \
+					 (unsigned long long)(n), what)
+	PART(st->zero_addr, "at address 0 (no data address: perf -d writes 0 for events without one)");
+	PART(st->kernel_addr, "at kernel addresses");
+	PART(st->unknown_id, "of no event the file describes");
+	PART(st->bad_samples, "that do not fit their records");
+#undef PART
+}
+
 void replay_warnings(struct replay *rp)
 {
 	struct ms_stream_stats st;
+	char aside[512];
 
 	ms_stream_stats(rp->stream, &st);
+	if (!st.samples && !st.zero_addr && !st.kernel_addr)
+		warn_no_addresses(rp);
+	replay_set_aside(&st, aside, sizeof(aside));
+	if (aside[0])
+		fprintf(stderr, "mapscope: note: samples set aside, not charged: %s\n", aside);
 	if (rp->corrupt)
 		fprintf(stderr, "mapscope: warning: '%s' is corrupt or truncated: what follows covers "
 			"the records before the bad one only\n", rp->path);

@@ -42,6 +42,16 @@ void replay_warnings(struct replay *rp);
 
 void replay_close(struct replay *rp);
 
+/* "N at address 0 (...), M at kernel addresses": the samples not charged, and why; "" where none. */
+void replay_set_aside(const struct ms_stream_stats *st, char *out, size_t len);
+
+/* Every sample record of the file, of any event. */
+static inline uint64_t replay_file_samples(const struct ms_stream_stats *st)
+{
+	return st->samples + st->other_samples + st->zero_addr + st->kernel_addr + st->unknown_id +
+	       st->bad_samples;
+}
+
 /*
  * Parses a time: integer nanoseconds on the recording's clock, "+SECONDS"
  * from the start (*relative set, the offset in ns returned), or "end".

@@ -69,6 +69,11 @@ void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto);
 
 /* Byte offset of the record last returned. */
 uint64_t ms_pdreader_offset(const struct ms_pdreader *r);
+/*
+ * Byte offset of a record handed out and still valid (kept, or the last
+ * one). Past the first compressed record, offsets count decompressed bytes.
+ */
+uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec);
 bool ms_pdreader_is_pipe(const struct ms_pdreader *r);
 
 size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r);

@@ -24,6 +24,11 @@ struct ms_stream;
 struct ms_stream_stats {
 	uint64_t records;          /* data records read */
 	uint64_t samples;          /* data-address samples emitted */
+	uint64_t other_samples;    /* samples of events without a data address, tracepoints included */
+	uint64_t zero_addr;        /* data samples at address 0, not accesses: set aside */
+	uint64_t kernel_addr;      /* data samples at kernel addresses: set aside */
+	uint64_t unknown_id;       /* samples whose id matches no event: dropped */
+	uint64_t bad_samples;      /* samples that do not fit their record: dropped */
 	uint64_t lost;             /* records the kernel reported lost */
 	uint64_t out_of_order;     /* records that came after a later one was emitted */
 	uint64_t first_time, last_time;

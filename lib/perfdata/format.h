@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #define PERF_MAGIC2 0x32454c4946524550ULL    /* "PERFILE2" */
+#define PERF_MAGIC1 0x454c494646524550ULL    /* "PERFFILE": perf's first layout, before 2.6.37 */
 #ifndef PERF_RECORD_MISC_BUILD_ID_SIZE
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
 #endif
@@ -35,7 +36,10 @@ enum {
 	PERF_RECORD_HEADER_TRACING_DATA = 66,
 	PERF_RECORD_HEADER_BUILD_ID = 67,
 	PERF_RECORD_FINISHED_ROUND = 68,
+	PERF_RECORD_AUXTRACE = 71,       /* followed by its AUX data, outside header.size */
 	PERF_RECORD_HEADER_FEATURE = 80,
+	PERF_RECORD_COMPRESSED = 81,     /* zstd; header.size need not be a multiple of 8 */
+	PERF_RECORD_COMPRESSED2 = 83,    /* zstd, u64 data_size first, padded to 8 */
 };
 
 /* Feature bits. */
@@ -54,6 +58,7 @@ enum {
 	HEADER_EVENT_DESC = 12,
 	HEADER_SAMPLE_TIME = 21,
 	HEADER_CLOCKID = 23,
+	HEADER_COMPRESSED = 27,
 	HEADER_CLOCK_DATA = 29,
 	HEADER_FEAT_BITS = 256,
 };

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include <mapscope/pdreader.h>
 
@@ -35,8 +36,32 @@ struct evsel {
 
 struct block {
 	struct block *next;
+	uint64_t base;               /* the offset of data[0], set when it stops being cur */
 	uint64_t end;                /* the file offset just past its last whole record */
 	unsigned char data[];        /* BUF_CAP bytes, 8-aligned */
+};
+
+/*
+ * perf record -z: once a compressed record is met, the bytes read from the
+ * input are taken here as records, and what fill() hands on is the same
+ * stream with each compressed record replaced by what it holds, so that
+ * everything above reads one stream of plain records. A record may begin
+ * in one compressed record and end in the next (perf compresses its ring
+ * buffers in pieces), which a byte stream takes as it comes. Memory stays
+ * bounded: one input buffer and zstd's window. Offsets past the first
+ * compressed record count the decompressed bytes.
+ */
+struct raw {
+	unsigned char *buf;          /* RAW_CAP bytes; input [lo, hi) not yet taken */
+	size_t lo, hi;
+	uint64_t at;                 /* the file offset of buf[hi] */
+	uint64_t rec_off;            /* the file offset of the record at lo */
+	bool eof;
+	size_t copy;                 /* bytes of a plain record at lo still to hand on */
+	ZSTD_DCtx *dctx;
+	ZSTD_inBuffer zin;           /* the compressed record at lo, while zin.pos < zin.size */
+	size_t zrec;                 /* its size, 0 when none is being decompressed */
+	bool zflush;                 /* the last call filled its output: more may be buffered */
 };
 
 struct ms_pdreader {
@@ -61,7 +86,8 @@ struct ms_pdreader {
 	size_t nr_evsels;
 	struct ms_buf tracing;
 	int clockid;
-	struct ms_buf build_ids;     /* the BUILD_ID section as the file has it */
+	struct ms_buf build_ids;     /* the BUILD_ID section, and pipe mode's build-id records */
+	struct raw *raw;             /* decompressing, from the first compressed record on */
 };
 
 static int bad(uint64_t off, const char *what)
@@ -306,6 +332,9 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 	if (ph.magic != PERF_MAGIC2) {
 		err = bad(0, ph.magic == __builtin_bswap64(PERF_MAGIC2) ?
 			  "a big-endian recording, which this build cannot read" :
+			  ph.magic == PERF_MAGIC1 ?
+			  "a PERFFILE (version 1) recording, written by perf before Linux 2.6.37, which "
+			  "this build does not read: record it again with a newer perf" :
 			  "not a perf.data file (no PERFILE2 magic)");
 		goto fail;
 	}
@@ -377,6 +406,7 @@ static int next_block(struct ms_pdreader *r)
 	if (!b)
 		return -ENOMEM;
 	memcpy(b->data, r->buf + r->bpos, r->blen - r->bpos);
+	r->cur->base = r->pos - r->bpos;
 	r->cur->end = r->pos;
 	r->cur->next = NULL;
 	if (r->held_tail)
@@ -389,6 +419,164 @@ static int next_block(struct ms_pdreader *r)
 	r->blen -= r->bpos;
 	r->bpos = 0;
 	return 0;
+}
+
+#define RAW_CAP (BLOCK + (64u << 10))
+
+/* Makes need bytes of input available at raw->lo. 1, 0 when the input ends first, or -errno. */
+static int raw_fill(struct ms_pdreader *r, size_t need)
+{
+	struct raw *w = r->raw;
+	size_t room;
+	ssize_t k;
+
+	while (w->hi - w->lo < need) {
+		if (w->eof)
+			return 0;
+		if (w->lo) {
+			memmove(w->buf, w->buf + w->lo, w->hi - w->lo);
+			w->hi -= w->lo;
+			w->lo = 0;
+		}
+		room = RAW_CAP - w->hi;
+		if (r->end - w->at < room)
+			room = (size_t)(r->end - w->at);
+		if (!room) {
+			w->eof = true;
+			return 0;
+		}
+		k = read(r->fd, w->buf + w->hi, room);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			w->eof = true;
+		w->hi += (size_t)k;
+		w->at += (uint64_t)k;
+	}
+	return 1;
+}
+
+/* Starts decompressing the compressed record at raw->lo, whole in the buffer. */
+static int raw_start_compressed(struct ms_pdreader *r, const struct perf_event_header *h)
+{
+	struct raw *w = r->raw;
+	const unsigned char *p = (const unsigned char *)(h + 1);
+	uint64_t len = h->size - sizeof(*h);
+
+	if (h->type == PERF_RECORD_COMPRESSED2) {
+		if (len < 8)
+			return bad(w->rec_off, "a compressed record is too short");
+		memcpy(&len, p, 8);
+		p += 8;
+		if (len > h->size - sizeof(*h) - 8u)
+			return bad(w->rec_off, "a compressed record's data size is larger than the record");
+	}
+	w->zin = (ZSTD_inBuffer){ p, (size_t)len, 0 };
+	w->zrec = h->size;
+	w->zflush = false;
+	return 0;
+}
+
+/*
+ * Hands on up to room bytes of the decompressed stream at out: the number,
+ * 0 at the end of the input, or -errno (-EBADMSG logged).
+ */
+static ssize_t raw_produce(struct ms_pdreader *r, unsigned char *out, size_t room)
+{
+	struct raw *w = r->raw;
+	const struct perf_event_header *h;
+	ZSTD_outBuffer o;
+	size_t n = 0, k, zr;
+	int ret;
+
+	while (n < room) {
+		if (w->zrec) {
+			o = (ZSTD_outBuffer){ out + n, room - n, 0 };
+			zr = ZSTD_decompressStream(w->dctx, &o, &w->zin);
+			if (ZSTD_isError(zr)) {
+				ms_err("corrupt perf.data at byte offset %llu: the compressed data does not "
+				       "decompress: %s", (unsigned long long)w->rec_off, ZSTD_getErrorName(zr));
+				return -EBADMSG;
+			}
+			n += o.pos;
+			w->zflush = o.pos == o.size;
+			if (w->zin.pos == w->zin.size && !w->zflush) {
+				w->lo += w->zrec;        /* all of it handed on */
+				w->rec_off += w->zrec;
+				w->zrec = 0;
+			}
+			continue;
+		}
+		if (w->copy) {
+			if (w->hi == w->lo && (ret = raw_fill(r, 1)) <= 0)
+				return ret < 0 ? ret : bad(w->rec_off, "the data ends inside a record");
+			k = w->hi - w->lo;
+			k = k < w->copy ? k : w->copy;
+			k = k < room - n ? k : room - n;
+			memcpy(out + n, w->buf + w->lo, k);
+			n += k;
+			w->lo += k;
+			w->copy -= k;
+			w->rec_off += k;
+			continue;
+		}
+		if ((ret = raw_fill(r, sizeof(*h))) <= 0) {
+			if (ret < 0)
+				return ret;
+			if (w->hi != w->lo)
+				return bad(w->rec_off, "the data ends inside a record header");
+			break;
+		}
+		h = (const void *)(w->buf + w->lo);
+		if (h->size < sizeof(*h))
+			return bad(w->rec_off, "a record's size is smaller than its header");
+		if (h->type != PERF_RECORD_COMPRESSED && h->type != PERF_RECORD_COMPRESSED2) {
+			w->copy = h->size;       /* handed on as it is, checked above like any other */
+			continue;
+		}
+		if ((ret = raw_fill(r, h->size)) <= 0)
+			return ret < 0 ? ret : bad(w->rec_off, "a compressed record runs past the end of the data");
+		if ((ret = raw_start_compressed(r, (const void *)(w->buf + w->lo))))
+			return ret;
+	}
+	return (ssize_t)n;
+}
+
+/*
+ * At the first compressed record (just moved past): the bytes from it on,
+ * read already, become raw input, and fill() decompresses from then on.
+ */
+static int start_raw(struct ms_pdreader *r, const struct perf_event_header *rec)
+{
+	struct raw *w = calloc(1, sizeof(*w));
+	size_t have = r->blen - r->bpos + rec->size;
+
+	if (!w || !(w->buf = malloc(RAW_CAP)) || !(w->dctx = ZSTD_createDCtx())) {
+		if (w)
+			free(w->buf);
+		free(w);
+		return -ENOMEM;
+	}
+	memcpy(w->buf, rec, have);       /* rec lies just before bpos */
+	w->hi = have;
+	w->rec_off = r->last_off;
+	w->at = r->pos + (r->blen - r->bpos);
+	w->eof = r->eof;
+	r->eof = false;
+	r->blen = r->bpos;
+	r->raw = w;
+	return 0;
+}
+
+static void raw_free(struct raw *w)
+{
+	if (!w)
+		return;
+	ZSTD_freeDCtx(w->dctx);
+	free(w->buf);
+	free(w);
 }
 
 /*
@@ -423,19 +611,24 @@ static int fill(struct ms_pdreader *r, size_t need)
 		room = BUF_CAP - r->blen;
 		if (room > BLOCK)
 			room = BLOCK;
-		/* Stop at the end of the data: a file's feature sections follow it. */
-		at = r->pos + (r->blen - r->bpos);
-		if (r->end - at < room)
-			room = (size_t)(r->end - at);
-		if (!room) {
-			r->eof = true;
-			return 0;
+		if (r->raw) {
+			if ((k = raw_produce(r, r->buf + r->blen, room)) < 0)
+				return (int)k;
+		} else {
+			/* Stop at the end of the data: a file's feature sections follow it. */
+			at = r->pos + (r->blen - r->bpos);
+			if (r->end - at < room)
+				room = (size_t)(r->end - at);
+			if (!room) {
+				r->eof = true;
+				return 0;
+			}
+			k = read(r->fd, r->buf + r->blen, room);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0)
+				return -errno;
 		}
-		k = read(r->fd, r->buf + r->blen, room);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
 		if (k == 0)
 			r->eof = true;
 		r->blen += (size_t)k;
@@ -481,11 +674,29 @@ static void realign(struct ms_pdreader *r)
 	r->blen -= shift;
 }
 
-static bool is_header_record(const struct ms_pdreader *r, const struct perf_event_header *rec)
+/*
+ * Records the reader takes itself and never hands out: pipe mode's
+ * headers, build-ids, AUX trace data, compressed records, and any of
+ * perf's own records whose size is not a multiple of 8 (perf writes
+ * build-id and CPU map records so), after which the bytes that follow are
+ * realigned. The kernel's records (types below 64) are handed out.
+ */
+static inline bool reader_owns(const struct ms_pdreader *r, const struct perf_event_header *rec)
 {
-	return r->pipe_layout && (rec->type == PERF_RECORD_HEADER_ATTR ||
-				  rec->type == PERF_RECORD_HEADER_FEATURE ||
-				  rec->type == PERF_RECORD_HEADER_TRACING_DATA);
+	if (rec->type < 64)
+		return false;
+	switch (rec->type) {
+	case PERF_RECORD_HEADER_ATTR:
+	case PERF_RECORD_HEADER_FEATURE:
+	case PERF_RECORD_HEADER_TRACING_DATA:
+		return r->pipe_layout || rec->size % 8;
+	case PERF_RECORD_HEADER_BUILD_ID:
+	case PERF_RECORD_AUXTRACE:
+	case PERF_RECORD_COMPRESSED:
+	case PERF_RECORD_COMPRESSED2:
+		return true;
+	}
+	return rec->size % 8;
 }
 
 static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
@@ -501,8 +712,8 @@ static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 	h = (const void *)(r->buf + r->bpos);
 	if (h->size < sizeof(*h))
 		return bad(r->pos, "a record's size is smaller than its header");
-	/* perf pads pipe mode's feature records to 4 bytes only: the reader's own, realigned after. */
-	if (h->size % 8 && !is_header_record(r, h))
+	/* The kernel pads its records to 8 bytes; perf's own, the reader takes and realigns after. */
+	if (h->size % 8 && h->type < 64)
 		return bad(r->pos, "a record's size is not a multiple of 8");
 	if (r->blen - r->bpos < h->size && (ret = fill(r, h->size)) <= 0)
 		return ret < 0 ? ret : bad(r->pos, r->map ? "a record runs past the end of the data" :
@@ -519,15 +730,42 @@ static void advance(struct ms_pdreader *r, const struct perf_event_header *rec)
 }
 
 /*
- * Pipe mode's header records: attrs, features, tracing data. rec has been
- * moved past already (a tracing-data blob follows it); its bytes are read
- * before anything else is.
+ * Takes the n bytes that follow a record outside its size (tracing data,
+ * AUX data) into b, or past them where b is NULL. 0 or -errno.
+ */
+static int take_bytes(struct ms_pdreader *r, uint64_t n, struct ms_buf *b, const char *what)
+{
+	uint64_t k;
+	int err;
+
+	if (n > r->end - r->pos)
+		return bad(r->last_off, what);
+	while (n) {
+		if ((err = fill(r, 1)) <= 0)
+			return err ? err : bad(r->last_off, what);
+		k = r->blen - r->bpos < n ? r->blen - r->bpos : n;
+		if (b) {
+			ms_buf_append(b, r->buf + r->bpos, (size_t)k);
+			if ((err = ms_buf_error(b)))
+				return err;
+		}
+		r->bpos += (size_t)k;
+		r->pos += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/*
+ * The records the reader takes itself (reader_owns). rec has been moved
+ * past already (tracing data or AUX data may follow it, outside its size);
+ * its bytes are read before anything else is.
  */
 static int take_header_record(struct ms_pdreader *r, const struct perf_event_header *rec)
 {
 	const unsigned char *p = (const unsigned char *)(rec + 1);
-	uint64_t len = rec->size - sizeof(*rec), feat;
-	uint32_t attr_size, size, k;
+	uint64_t len = rec->size - sizeof(*rec), feat, aux;
+	uint32_t attr_size, size;
 	int err;
 
 	switch (rec->type) {
@@ -551,21 +789,21 @@ static int take_header_record(struct ms_pdreader *r, const struct perf_event_hea
 		memcpy(&size, p, 4);
 		if (size % 8)
 			return bad(r->last_off, "the tracing data's size is not padded to 8 bytes");
-		if (size > r->end - r->pos)
-			return bad(r->last_off, "the tracing data runs past the end of the file");
 		r->tracing.len = 0;
-		while (size) {                   /* the blob follows the record */
-			if ((err = fill(r, 1)) <= 0)
-				return err ? err : bad(r->last_off, "the input ends inside the tracing data");
-			k = r->blen - r->bpos < size ? (uint32_t)(r->blen - r->bpos) : size;
-			ms_buf_append(&r->tracing, r->buf + r->bpos, k);
-			if ((err = ms_buf_error(&r->tracing)))
-				return err;
-			r->bpos += k;
-			r->pos += k;
-			size -= k;
-		}
-		return 0;
+		return take_bytes(r, size, &r->tracing, "the input ends inside the tracing data");
+	case PERF_RECORD_HEADER_BUILD_ID:
+		/* The same layout as the BUILD_ID section's entries. */
+		ms_buf_append(&r->build_ids, rec, rec->size);
+		return ms_buf_error(&r->build_ids);
+	case PERF_RECORD_AUXTRACE:
+		if (len < 8)
+			return bad(r->last_off, "an AUX trace record is too short");
+		memcpy(&aux, p, 8);
+		return take_bytes(r, aux, NULL, "the input ends inside AUX trace data");
+	case PERF_RECORD_COMPRESSED:
+	case PERF_RECORD_COMPRESSED2:
+		return r->raw ? bad(r->last_off, "a compressed record inside compressed data") :
+				start_raw(r, rec);
 	}
 	return 0;
 }
@@ -580,7 +818,7 @@ static int next_record(struct ms_pdreader *r, const struct perf_event_header **r
 		if (ret <= 0)
 			return ret;
 		r->last_off = r->pos;
-		if (!is_header_record(r, *rec))
+		if (!reader_owns(r, *rec))
 			return 1;
 		advance(r, *rec);
 		if ((ret = take_header_record(r, *rec)))
@@ -612,7 +850,7 @@ MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_he
 	/* The usual case, a whole well-formed data record already in the buffer. */
 	if (!r->peeked && avail >= sizeof(*h)) {
 		h = (const void *)(r->buf + r->bpos);
-		if (h->size >= sizeof(*h) && !(h->size % 8) && h->size <= avail && !is_header_record(r, h)) {
+		if (h->size >= sizeof(*h) && !(h->size % 8) && h->size <= avail && !reader_owns(r, h)) {
 			r->last_off = r->pos;
 			*rec = h;
 			advance(r, h);
@@ -658,7 +896,7 @@ MS_EXPORT int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, s
 		/* Whole, well-formed data records already in the buffer, in one tight loop. */
 		while (end - p >= (ptrdiff_t)sizeof(*h)) {
 			h = (const void *)p;
-			if (!h->size || h->size % 8 || h->size > end - p || is_header_record(r, h))
+			if (!h->size || h->size % 8 || h->size > end - p || reader_owns(r, h))
 				break;           /* sizes are multiples of 8: 0 is the only one below 8 */
 			last = p;
 			p += h->size;
@@ -680,6 +918,19 @@ MS_EXPORT int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, s
 }
 
 MS_EXPORT uint64_t ms_pdreader_offset(const struct ms_pdreader *r) { return r->last_off; }
+
+MS_EXPORT uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec)
+{
+	const unsigned char *p = rec;
+	const struct block *b;
+
+	if (r->buf && p >= r->buf && p < r->buf + r->blen)
+		return r->pos - (uint64_t)(r->buf + r->bpos - p);
+	for (b = r->held; b; b = b->next)
+		if (p >= b->data && p < b->data + BUF_CAP)
+			return b->base + (uint64_t)(p - b->data);
+	return r->last_off;
+}
 MS_EXPORT bool ms_pdreader_is_pipe(const struct ms_pdreader *r) { return r->pipe_layout; }
 MS_EXPORT size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r) { return r->nr_evsels; }
 MS_EXPORT int ms_pdreader_clockid(const struct ms_pdreader *r) { return r->clockid; }
@@ -769,5 +1020,6 @@ MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
 	free_blocks(r->spare);
 	ms_buf_release(&r->tracing);
 	ms_buf_release(&r->build_ids);
+	raw_free(r->raw);
 	free(r);
 }

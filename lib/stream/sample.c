@@ -4,6 +4,13 @@
 
 #include "stream/sample.h"
 
+/*
+ * PERF_FORMAT_LOST (Linux 6.0) by its value: the kernel headers declare it
+ * in an enum, which #ifdef cannot see, and older headers lack it, while
+ * files written where it exists carry it all the same.
+ */
+#define MS_PERF_FORMAT_LOST (1ULL << 4)
+
 struct cur {
 	const unsigned char *p, *end;
 };
@@ -69,9 +76,7 @@ static int read_format_size(uint64_t fmt, struct cur *c)
 	if (fmt & PERF_FORMAT_TOTAL_TIME_RUNNING && skip(c, 8))
 		return -EBADMSG;
 	per += (fmt & PERF_FORMAT_ID) ? 8 : 0;
-#ifdef PERF_FORMAT_LOST
-	per += (fmt & PERF_FORMAT_LOST) ? 8 : 0;
-#endif
+	per += (fmt & MS_PERF_FORMAT_LOST) ? 8 : 0;
 	(void)v;
 	return skip(c, nr * per);
 }

@@ -120,8 +120,10 @@ struct ms_stream {
 	size_t nr_ids;
 	struct evinfo *ev;
 	size_t nr_ev;
-	bool all_identifier;
+	int id_pos;                   /* the id's offset in every sample body, or -1 */
+	int id_from_end;              /* the id's offset back from every trailer's end, or -1 */
 	bool has_syscalls;
+	bool has_enter[SC_NR], has_exit[SC_NR];   /* which halves of each syscall the file has */
 	struct tep_handle *tep;
 	/* ordering */
 	struct qent *q, *tmp;
@@ -283,6 +285,36 @@ static void classify_tracepoint(struct ms_stream *s, struct evinfo *ei, uint64_t
 	}
 }
 
+/*
+ * Where a record's id lies, as perf finds it: IDENTIFIER at a fixed place,
+ * or ID where every event puts it at the same offset. first: the first
+ * event, which sets the offsets the others must match.
+ */
+static void id_offsets(struct ms_stream *s, const struct perf_event_attr *a, bool first)
+{
+	uint64_t t = a->sample_type;
+	int pos = -1, from_end = -1;
+
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		pos = 0, from_end = 8;
+	else if (t & PERF_SAMPLE_ID) {
+		pos = 8 * (!!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID) + !!(t & PERF_SAMPLE_TIME) +
+			   !!(t & PERF_SAMPLE_ADDR));
+		from_end = 8 * (1 + !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU));
+	}
+	if (!a->sample_id_all)
+		from_end = -1;
+	if (first) {
+		s->id_pos = pos;
+		s->id_from_end = from_end;
+		return;
+	}
+	if (pos != s->id_pos)
+		s->id_pos = -1;
+	if (from_end != s->id_from_end)
+		s->id_from_end = -1;
+}
+
 /* Where TIME lies, so ordering needs no full parse. */
 static void time_offsets(const struct perf_event_attr *a, struct evinfo *ei)
 {
@@ -360,11 +392,10 @@ static int setup_evsels(struct ms_stream *s)
 	s->ev = calloc(s->nr_ev, sizeof(*s->ev));
 	if (!s->ev)
 		return -ENOMEM;
-	s->all_identifier = true;
 	for (i = 0; i < s->nr_ev; i++) {
 		a = src_attr(s, i);
 		s->ev[i].attr = a;
-		s->all_identifier &= !!(a->sample_type & PERF_SAMPLE_IDENTIFIER);
+		id_offsets(s, a, i == 0);
 		time_offsets(a, &s->ev[i]);
 		ms_sample_layout_of(a, &s->ev[i].lay);
 		s->ev[i].fault = a->type == PERF_TYPE_SOFTWARE &&
@@ -373,11 +404,17 @@ static int setup_evsels(struct ms_stream *s)
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 		if (a->type == PERF_TYPE_TRACEPOINT)
 			classify_tracepoint(s, &s->ev[i], a->config);
+		if (s->ev[i].kind == EK_ENTER)
+			s->has_enter[s->ev[i].sc] = true;
+		if (s->ev[i].kind == EK_EXIT)
+			s->has_exit[s->ev[i].sc] = true;
 		else if (a->sample_type & PERF_SAMPLE_ADDR)
 			s->ev[i].kind = EK_DATA;
 		if (s->ev[i].kind == EK_DATA && s->ev[i].lay.fixed && s->ev[i].lay.addr >= 0)
 			s->ev[i].fixed_size = s->ev[i].lay.size;
 	}
+	/* A lone munmap entry is applied as it comes (lone_enter), which makes unmaps exact too. */
+	s->has_syscalls |= s->has_enter[SC_MUNMAP];
 	if (s->nr_ev == 1 && s->ev[0].fixed_size && s->ev[0].lay.time >= 0) {
 		s->fast_size = s->ev[0].fixed_size;
 		s->fast_time = s->ev[0].lay.time;
@@ -419,13 +456,11 @@ MS_EXPORT struct ms_stream *ms_stream_new(struct ms_pdreader *r)
 	return stream_new(r, NULL);
 }
 
-/* Which event wrote rec: by its id, else the only one, else the first. */
-static int evsel_of(struct ms_stream *s, uint64_t id, bool has_id)
+/* Which event has this id, or -1 where none has. */
+static int evsel_of(struct ms_stream *s, uint64_t id)
 {
 	size_t lo = 0, hi = s->nr_ids, mid;
 
-	if (s->nr_ev == 1 || !has_id)
-		return 0;
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
 		if (s->ids[mid].id < id)
@@ -433,40 +468,51 @@ static int evsel_of(struct ms_stream *s, uint64_t id, bool has_id)
 		else
 			hi = mid;
 	}
-	return lo < s->nr_ids && s->ids[lo].id == id ? (int)s->ids[lo].evsel : 0;
+	return lo < s->nr_ids && s->ids[lo].id == id ? (int)s->ids[lo].evsel : -1;
 }
 
-/* Finds the event of a sample: IDENTIFIER comes first when every event has it. */
+/*
+ * Finds the event of a sample: the only one, or by its id. -1 where the id
+ * matches no event or cannot be found; with several events and no common
+ * place for the id (perf refuses such files), the first.
+ */
 static int sample_evsel(struct ms_stream *s, const struct perf_event_header *rec)
 {
 	uint64_t id;
 
 	if (s->nr_ev == 1)
 		return 0;
-	if (s->all_identifier && rec->size >= 16) {
-		memcpy(&id, rec + 1, 8);
-		return evsel_of(s, id, true);
-	}
-	return 0;
+	if (s->id_pos < 0)
+		return 0;
+	if (sizeof(*rec) + (size_t)s->id_pos + 8 > rec->size)
+		return -1;
+	memcpy(&id, (const char *)(rec + 1) + s->id_pos, 8);
+	return evsel_of(s, id);
 }
 
+/* The event of another record's trailer; where it is not known, the first (trailers are alike). */
 static int trailer_evsel(struct ms_stream *s, const struct perf_event_header *rec)
 {
 	uint64_t id;
+	int e;
 
-	if (s->nr_ev == 1 || !s->all_identifier || rec->size < 16)
+	if (s->nr_ev == 1 || s->id_from_end < 0 || rec->size < sizeof(*rec) + (size_t)s->id_from_end)
 		return 0;
-	memcpy(&id, (const char *)rec + rec->size - 8, 8);
-	return evsel_of(s, id, true);
+	memcpy(&id, (const char *)rec + rec->size - s->id_from_end, 8);
+	e = evsel_of(s, id);
+	return e < 0 ? 0 : e;
 }
 
 static uint64_t __attribute__((noinline)) record_time_slow(struct ms_stream *s, const struct perf_event_header *rec)
 {
 	const struct evinfo *ei;
 	uint64_t t;
+	int k;
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
-		ei = &s->ev[sample_evsel(s, rec)];
+		if ((k = sample_evsel(s, rec)) < 0)
+			return s->last_time;
+		ei = &s->ev[k];
 		if (ei->time_off < 0 || sizeof(*rec) + (size_t)ei->time_off + 8 > rec->size)
 			return s->last_time;
 		memcpy(&t, (const char *)(rec + 1) + ei->time_off, 8);
@@ -776,6 +822,27 @@ static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_even
 	return emit(s, ev);
 }
 
+/*
+ * An entry whose exit the file does not record (perf record -e
+ * syscalls:sys_enter_munmap alone): nothing would ever close it, so it is
+ * never left open to hold the maps that follow. What the entry says alone
+ * is applied, as if it succeeded, where its arguments give the whole
+ * change: munmap, mprotect, madvise and shmdt. mmap, brk, mremap and shmat
+ * need the result, and the kernel's MMAP2 records show what they mapped.
+ */
+static int lone_enter(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	switch (t->sc) {
+	case SC_MUNMAP:
+	case SC_MPROTECT:
+	case SC_MADVISE:
+	case SC_SHMDT:
+		return on_syscall_exit(s, smp, t, 0);
+	}
+	thread_clear(t);
+	return 0;
+}
+
 static int on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
 {
 	struct thread *t = thread_get(s, smp->tid);
@@ -789,7 +856,9 @@ static int on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 		t->sc = (int)ei->sc;
 		for (k = 0; k < ei->nr_fields; k++)
 			t->args[k] = field(ei, smp, k);
-		return keep_chain(t, smp);
+		if ((err = keep_chain(t, smp)))
+			return err;
+		return s->has_exit[ei->sc] ? 0 : lone_enter(s, smp, t);
 	}
 	if (t->sc != (int)ei->sc) {          /* an exit whose entry we did not see */
 		if (ei->sc == SC_BRK) {
@@ -809,6 +878,27 @@ static inline uint64_t load64(const struct perf_event_header *rec, int off)
 
 	memcpy(&v, (const char *)rec + off, 8);
 	return v;
+}
+
+/*
+ * Data addresses that are not user accesses: 0, which perf -d writes for
+ * every event that has no address (and --call-graph dwarf recordings for
+ * every sample), and kernel addresses (the top half of the address space),
+ * from perf mem or PEBS. One compare finds both.
+ */
+static inline bool not_user(uint64_t addr)
+{
+	return __builtin_expect(addr - 1 >= (1ULL << 63) - 1, 0);
+}
+
+/* Counts a sample that not_user() sets aside. 0. */
+static int __attribute__((noinline, cold)) set_aside(struct ms_stream *s, uint64_t addr)
+{
+	if (addr)
+		s->st.kernel_addr++;
+	else
+		s->st.zero_addr++;
+	return 0;
 }
 
 /* A data sample whose fields all lie at fixed offsets: loads, no walk over sample_type. */
@@ -852,6 +942,8 @@ on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struc
 	ev->tid = (uint32_t)(v >> 32);
 	ev->cpu = l->cpu >= 0 ? (uint32_t)load64(rec, l->cpu) : 0;
 	ev->sample.addr = load64(rec, l->addr);
+	if (not_user(ev->sample.addr))
+		return set_aside(s, ev->sample.addr);
 	ev->sample.ip = l->ip >= 0 ? load64(rec, l->ip) : 0;
 	ev->sample.sp = l->sp >= 0 ? load64(rec, l->sp) : 0;
 	ev->sample.has_sp = l->sp >= 0;
@@ -872,14 +964,22 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	struct ms_event ev;
 
 	if (ms_sample_parse(ei->attr, rec, &smp)) {
-		ms_warn("skipping a sample at byte offset %llu that does not fit its record",
-			(unsigned long long)(s->r ? ms_pdreader_offset(s->r) : 0));
+		if (s->r)
+			ms_warn("skipping a sample at byte offset %llu that does not fit its record",
+				(unsigned long long)ms_pdreader_offset_of(s->r, rec));
+		s->st.bad_samples++;
 		return 0;
 	}
-	if (ei->kind == EK_ENTER || ei->kind == EK_EXIT)
+	if (ei->kind == EK_ENTER || ei->kind == EK_EXIT) {
+		s->st.other_samples++;
 		return on_syscall(s, ei, &smp);
-	if (ei->kind != EK_DATA || !smp.has_addr)
+	}
+	if (ei->kind != EK_DATA || !smp.has_addr) {
+		s->st.other_samples++;
 		return 0;
+	}
+	if (not_user(smp.addr))
+		return set_aside(s, smp.addr);
 	ev.kind = MS_EV_SAMPLE;
 	ev.time = smp.time;
 	ev.pid = smp.pid;
@@ -914,8 +1014,13 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 static int __attribute__((noinline)) on_sample(struct ms_stream *s, const struct perf_event_header *rec)
 {
 	int e = sample_evsel(s, rec);
-	const struct evinfo *ei = &s->ev[e];
+	const struct evinfo *ei;
 
+	if (e < 0) {                     /* never charged to an event it does not belong to */
+		s->st.unknown_id++;
+		return 0;
+	}
+	ei = &s->ev[e];
 	/* The size says the layout holds: with REGS_USER, abi 0 (no registers) makes it shorter. */
 	if (rec->size == ei->fixed_size)
 		return on_fixed_sample(s, ei, e, rec);
@@ -1229,6 +1334,10 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			ev->sample.sp = load64(rec, l.sp);
 		if (dsrc)
 			ev->sample.data_src = load64(rec, l.data_src);
+		if (not_user(ev->sample.addr)) {
+			set_aside(s, ev->sample.addr);
+			continue;
+		}
 		gathered++;
 		if (++k == BATCH) {
 			s->nbatch = k;

@@ -444,7 +444,7 @@ static int make_big_file(bool pipe, struct bigseen *want)
 				want->samples++;
 				want->addr_sum += addr;
 				want->addr_xor ^= addr;
-				addr = addr * 3 + 7;
+				addr = ((addr * 3 + 7) & 0x7fffffffffffULL) | 1;   /* user addresses */
 				ms_pdwriter_write(w, &smp.h);
 				if (i == n / 2 && k % 5 == 1) {
 					write_comm(w, t);
