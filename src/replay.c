@@ -173,7 +173,7 @@ void replay_warnings(struct replay *rp)
 			"are lost, so its unmaps cannot be read: a later map replaces an earlier one where "
 			"they overlap, and attribution is uncertain\n", rp->path);
 	else if (!ms_stream_has_syscalls(rp->stream))
-		fprintf(stderr, "mapscope: warning: '%s' has no unmap records (perf record?): a later "
+		fprintf(stderr, "mapscope: warning: '%s' does not record munmap and mremap (perf record?): a later "
 			"map replaces an earlier one where they overlap, so attribution is uncertain\n",
 			rp->path);
 	if (st.lost)

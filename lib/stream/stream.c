@@ -266,7 +266,6 @@ static void classify_tracepoint(struct ms_stream *s, struct evinfo *ei, uint64_t
 			ei->off[0] = (uint16_t)f->offset;
 			ei->size[0] = (uint16_t)f->size;
 			ei->nr_fields = 1;
-			s->has_syscalls |= i == SC_MUNMAP;
 			return;
 		}
 		for (k = 0; k < 5 && syscalls[i].args[k]; k++) {
@@ -413,8 +412,13 @@ static int setup_evsels(struct ms_stream *s)
 		if (s->ev[i].kind == EK_DATA && s->ev[i].lay.fixed && s->ev[i].lay.addr >= 0)
 			s->ev[i].fixed_size = s->ev[i].lay.size;
 	}
-	/* A lone munmap entry is applied as it comes (lone_enter), which makes unmaps exact too. */
-	s->has_syscalls |= s->has_enter[SC_MUNMAP];
+	/*
+	 * Unmaps are followed when munmap is recorded (a lone entry is applied
+	 * as it comes: lone_enter) and mremap is, whole: its result says where
+	 * the memory went.
+	 */
+	s->has_syscalls = (s->has_exit[SC_MUNMAP] || s->has_enter[SC_MUNMAP]) &&
+			  s->has_enter[SC_MREMAP] && s->has_exit[SC_MREMAP];
 	if (s->nr_ev == 1 && s->ev[0].fixed_size && s->ev[0].lay.time >= 0) {
 		s->fast_size = s->ev[0].fixed_size;
 		s->fast_time = s->ev[0].lay.time;
