@@ -109,6 +109,8 @@ static void common_attr(struct perf_event_attr *a, const struct ms_live_opts *o)
 		a->sample_stack_user = DWARF_STACK_BYTES;
 	}
 	a->sample_id_all = 1;
+	/* As perf record sets it: perf then names the event "page-faults", not "page-faults:HG". */
+	a->exclude_guest = 1;
 	a->inherit = 1;
 	a->disabled = 1;
 	a->enable_on_exec = !!(o->flags & MS_LIVE_ENABLE_ON_EXEC);
@@ -181,7 +183,11 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 			a.type = PERF_TYPE_TRACEPOINT;
 			a.config = id;
 			a.sample_period = 1;
-			a.sample_type |= PERF_SAMPLE_RAW;
+			/*
+			 * ADDR (0 here) as perf record -d sets it on every event:
+			 * perf script -F addr refuses a file where one event lacks it.
+			 */
+			a.sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_ADDR;
 			/*
 			 * The frame-pointer walk skips the caller of a syscall wrapper
 			 * (it builds no frame): the top of the user stack holds it.

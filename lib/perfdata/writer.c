@@ -17,6 +17,7 @@
 #include "mapscope/log.h"
 #include "ms_version.h"
 #include "perfdata/format.h"
+#include "perfdata/hostinfo.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -31,6 +32,8 @@ struct ms_pdwriter {
 	size_t out_len;
 	struct ms_pdwriter_stats st;
 	int error;                   /* first write error, sticky */
+	int time_off;                /* TIME's offset in every sample, or -1 */
+	uint64_t first_time, last_time;   /* of the samples, for SAMPLE_TIME */
 };
 
 static int write_all(int fd, const void *p, size_t n)
@@ -96,6 +99,7 @@ static void build_features(struct ms_pdwriter *w, const struct ms_pdwriter_opts 
 	ms_buf_perf_string(&f[HEADER_ARCH], u.machine);
 	ms_buf_u32(&f[HEADER_NRCPUS], (uint32_t)sysconf(_SC_NPROCESSORS_CONF));
 	ms_buf_u32(&f[HEADER_NRCPUS], (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
+	ms_hostinfo_features(f, (int)sysconf(_SC_NPROCESSORS_CONF));
 	if (!sysinfo(&si))
 		ms_buf_u64(&f[HEADER_TOTAL_MEM], (uint64_t)si.totalram * si.mem_unit / 1024);
 
@@ -122,6 +126,25 @@ static void build_features(struct ms_pdwriter *w, const struct ms_pdwriter_opts 
 
 	if (o->tracing_data)
 		ms_buf_append(&f[HEADER_TRACING_DATA], o->tracing_data, o->tracing_data_len);
+}
+
+/* Where TIME lies in a sample when every event puts it at the same place, or -1. */
+static int sample_time_offset(const struct ms_pdwriter_opts *o)
+{
+	uint64_t t;
+	int off = -1, k;
+	size_t i;
+
+	for (i = 0; i < o->nr_evsels; i++) {
+		t = o->evsels[i].attr->sample_type;
+		if (!(t & PERF_SAMPLE_TIME))
+			return -1;
+		k = 8 * (1 + !!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID));
+		if (i && k != off)
+			return -1;
+		off = k;
+	}
+	return off;
 }
 
 static int start_file(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
@@ -214,6 +237,7 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	}
 	w->fd = fd;
 	w->pipe = o->pipe;
+	w->time_off = sample_time_offset(o);
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
 		ms_buf_init(&w->features[i]);
 	build_features(w, o);
@@ -231,9 +255,19 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 
 MS_EXPORT int ms_pdwriter_write(struct ms_pdwriter *w, const struct perf_event_header *rec)
 {
+	uint64_t t;
+
 	w->st.records++;
-	if (rec->type == PERF_RECORD_SAMPLE)
+	if (rec->type == PERF_RECORD_SAMPLE) {
 		w->st.samples++;
+		if (w->time_off >= 0 && rec->size >= w->time_off + 8) {
+			memcpy(&t, (const char *)rec + w->time_off, 8);
+			if (!w->first_time || t < w->first_time)
+				w->first_time = t;
+			if (t > w->last_time)
+				w->last_time = t;
+		}
+	}
 	else if (rec->type == PERF_RECORD_LOST && rec->size >= sizeof(*rec) + 16)
 		w->st.lost += ((const uint64_t *)(rec + 1))[1];
 	return put(w, rec, rec->size);
@@ -279,6 +313,10 @@ static int finish_file(struct ms_pdwriter *w)
 	size_t i, nr = 0;
 
 	w->hdr.data.size = w->st.bytes - w->hdr.data.offset;
+	if (w->first_time) {
+		ms_buf_u64(&w->features[HEADER_SAMPLE_TIME], w->first_time);
+		ms_buf_u64(&w->features[HEADER_SAMPLE_TIME], w->last_time);
+	}
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
 		if (w->features[i].len) {
 			w->hdr.adds_features[i / 64] |= 1ULL << (i % 64);

@@ -403,12 +403,12 @@ static int setup_evsels(struct ms_stream *s)
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 		if (a->type == PERF_TYPE_TRACEPOINT)
 			classify_tracepoint(s, &s->ev[i], a->config);
+		else if (a->sample_type & PERF_SAMPLE_ADDR)
+			s->ev[i].kind = EK_DATA;
 		if (s->ev[i].kind == EK_ENTER)
 			s->has_enter[s->ev[i].sc] = true;
 		if (s->ev[i].kind == EK_EXIT)
 			s->has_exit[s->ev[i].sc] = true;
-		else if (a->sample_type & PERF_SAMPLE_ADDR)
-			s->ev[i].kind = EK_DATA;
 		if (s->ev[i].kind == EK_DATA && s->ev[i].lay.fixed && s->ev[i].lay.addr >= 0)
 			s->ev[i].fixed_size = s->ev[i].lay.size;
 	}
