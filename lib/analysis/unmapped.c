@@ -188,7 +188,8 @@ MS_EXPORT int ms_unmapped_results(struct ms_unmapped *u, const struct ms_unmappe
 {
 	if (u->error)
 		return u->error;
-	qsort(u->acc, u->nr_acc, sizeof(*u->acc), cmp_acc);
+	if (u->nr_acc)                   /* qsort(NULL, 0) is undefined */
+		qsort(u->acc, u->nr_acc, sizeof(*u->acc), cmp_acc);
 	*out = u->acc;
 	*n = u->nr_acc;
 	return 0;

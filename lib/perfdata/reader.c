@@ -82,8 +82,10 @@ struct ms_pdreader {
 	bool keep;                   /* records live until released, not until the next call */
 	struct block *held, *held_tail;  /* blocks read before cur, oldest first, while keep */
 	struct block *spare;         /* blocks to use again: a new one costs a page fault a page */
-	struct evsel *evsels;
+	/* Each evsel on its own: a stream keeps pointers to their attrs while more come in. */
+	struct evsel **evsels;
 	size_t nr_evsels;
+	uint64_t nr_ids;             /* of every evsel together */
 	struct ms_buf tracing;
 	int clockid;
 	struct ms_buf build_ids;     /* the BUILD_ID section, and pipe mode's build-id records */
@@ -141,17 +143,30 @@ static int take_attr(struct ms_pdreader *r, const void *p, uint64_t avail, uint6
 	if (!grown)
 		return -ENOMEM;
 	r->evsels = grown;
-	e = &r->evsels[r->nr_evsels++];
-	memset(e, 0, sizeof(*e));
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	r->evsels[r->nr_evsels++] = e;
 	memcpy(&e->attr, p, size < sizeof(e->attr) ? size : sizeof(e->attr));
 	e->attr.size = sizeof(e->attr);
 	return 0;
 }
 
-static int take_ids(struct evsel *e, const void *p, uint64_t n)
+/*
+ * The ids of the evsel taken last. Bounded in total, not per evsel: many
+ * attrs pointing at one ids section would otherwise make a small file ask
+ * for gigabytes.
+ */
+static int take_ids(struct ms_pdreader *r, const void *p, uint64_t n, uint64_t off)
 {
-	if (n > MAX_IDS)
+	struct evsel *e = r->evsels[r->nr_evsels - 1];
+
+	if (n > MAX_IDS - r->nr_ids) {
+		ms_err("corrupt perf.data at byte offset %llu: more than %u event ids in all; "
+		       "refusing to read more", (unsigned long long)off, MAX_IDS);
 		return -EBADMSG;
+	}
+	r->nr_ids += n;
 	e->ids = malloc(n ? n * 8 : 1);
 	if (!e->ids)
 		return -ENOMEM;
@@ -179,7 +194,8 @@ static void take_event_desc(struct ms_pdreader *r, const unsigned char *p, uint6
 		off += 8;
 		if (slen > len - off || !slen)
 			return;
-		r->evsels[i].name = strndup((const char *)p + off, slen);
+		free(r->evsels[i]->name);     /* a second EVENT_DESC replaces the first */
+		r->evsels[i]->name = strndup((const char *)p + off, slen);
 		off += slen;
 		if ((uint64_t)nr_ids * 8 > len - off)
 			return;
@@ -231,8 +247,8 @@ static int open_file_layout(struct ms_pdreader *r)
 		memcpy(&ids, r->map + off + h.attr_size - sizeof(ids), sizeof(ids));
 		if (!in_file(r, ids.offset, ids.size) || ids.size % 8)
 			return bad(off + h.attr_size - sizeof(ids), "an event's ids lie outside the file");
-		if ((err = take_ids(&r->evsels[r->nr_evsels - 1], r->map + ids.offset, ids.size / 8)))
-			return err == -EBADMSG ? bad(ids.offset, "too many ids") : err;
+		if ((err = take_ids(r, r->map + ids.offset, ids.size / 8, ids.offset)))
+			return err;
 	}
 	if (!r->nr_evsels)
 		return bad(16, "the file describes no events");
@@ -458,11 +474,15 @@ static int raw_fill(struct ms_pdreader *r, size_t need)
 	return 1;
 }
 
-/* Starts decompressing the compressed record at raw->lo, whole in the buffer. */
+/*
+ * Starts decompressing the compressed record h describes, whole in the
+ * buffer at raw->lo (where it may lie unaligned: COMPRESSED records have
+ * any size).
+ */
 static int raw_start_compressed(struct ms_pdreader *r, const struct perf_event_header *h)
 {
 	struct raw *w = r->raw;
-	const unsigned char *p = (const unsigned char *)(h + 1);
+	const unsigned char *p = w->buf + w->lo + sizeof(*h);
 	uint64_t len = h->size - sizeof(*h);
 
 	if (h->type == PERF_RECORD_COMPRESSED2) {
@@ -486,7 +506,7 @@ static int raw_start_compressed(struct ms_pdreader *r, const struct perf_event_h
 static ssize_t raw_produce(struct ms_pdreader *r, unsigned char *out, size_t room)
 {
 	struct raw *w = r->raw;
-	const struct perf_event_header *h;
+	struct perf_event_header h;
 	ZSTD_outBuffer o;
 	size_t n = 0, k, zr;
 	int ret;
@@ -522,23 +542,23 @@ static ssize_t raw_produce(struct ms_pdreader *r, unsigned char *out, size_t roo
 			w->rec_off += k;
 			continue;
 		}
-		if ((ret = raw_fill(r, sizeof(*h))) <= 0) {
+		if ((ret = raw_fill(r, sizeof(h))) <= 0) {
 			if (ret < 0)
 				return ret;
 			if (w->hi != w->lo)
 				return bad(w->rec_off, "the data ends inside a record header");
 			break;
 		}
-		h = (const void *)(w->buf + w->lo);
-		if (h->size < sizeof(*h))
+		memcpy(&h, w->buf + w->lo, sizeof(h));   /* after a COMPRESSED record: unaligned */
+		if (h.size < sizeof(h))
 			return bad(w->rec_off, "a record's size is smaller than its header");
-		if (h->type != PERF_RECORD_COMPRESSED && h->type != PERF_RECORD_COMPRESSED2) {
-			w->copy = h->size;       /* handed on as it is, checked above like any other */
+		if (h.type != PERF_RECORD_COMPRESSED && h.type != PERF_RECORD_COMPRESSED2) {
+			w->copy = h.size;        /* handed on as it is, checked above like any other */
 			continue;
 		}
-		if ((ret = raw_fill(r, h->size)) <= 0)
+		if ((ret = raw_fill(r, h.size)) <= 0)
 			return ret < 0 ? ret : bad(w->rec_off, "a compressed record runs past the end of the data");
-		if ((ret = raw_start_compressed(r, (const void *)(w->buf + w->lo))))
+		if ((ret = raw_start_compressed(r, &h)))
 			return ret;
 	}
 	return (ssize_t)n;
@@ -777,7 +797,7 @@ static int take_header_record(struct ms_pdreader *r, const struct perf_event_hea
 			return bad(r->last_off, "an attr record's attr is larger than the record");
 		if ((err = take_attr(r, p, attr_size, r->last_off)))
 			return err;
-		return take_ids(&r->evsels[r->nr_evsels - 1], p + attr_size, (len - attr_size) / 8);
+		return take_ids(r, p + attr_size, (len - attr_size) / 8, r->last_off);
 	case PERF_RECORD_HEADER_FEATURE:
 		if (len < 8)
 			return bad(r->last_off, "a feature record is too short");
@@ -937,18 +957,18 @@ MS_EXPORT int ms_pdreader_clockid(const struct ms_pdreader *r) { return r->clock
 
 MS_EXPORT const struct perf_event_attr *ms_pdreader_attr(const struct ms_pdreader *r, size_t i)
 {
-	return i < r->nr_evsels ? &r->evsels[i].attr : NULL;
+	return i < r->nr_evsels ? &r->evsels[i]->attr : NULL;
 }
 
 MS_EXPORT const char *ms_pdreader_evsel_name(const struct ms_pdreader *r, size_t i)
 {
-	return i < r->nr_evsels ? r->evsels[i].name : NULL;
+	return i < r->nr_evsels ? r->evsels[i]->name : NULL;
 }
 
 MS_EXPORT const uint64_t *ms_pdreader_evsel_ids(const struct ms_pdreader *r, size_t i, size_t *nr)
 {
-	*nr = i < r->nr_evsels ? r->evsels[i].nr_ids : 0;
-	return i < r->nr_evsels ? r->evsels[i].ids : NULL;
+	*nr = i < r->nr_evsels ? r->evsels[i]->nr_ids : 0;
+	return i < r->nr_evsels ? r->evsels[i]->ids : NULL;
 }
 
 MS_EXPORT int ms_pdreader_evsel_by_id(const struct ms_pdreader *r, uint64_t id)
@@ -956,8 +976,8 @@ MS_EXPORT int ms_pdreader_evsel_by_id(const struct ms_pdreader *r, uint64_t id)
 	size_t i, j;
 
 	for (i = 0; i < r->nr_evsels; i++)
-		for (j = 0; j < r->evsels[i].nr_ids; j++)
-			if (r->evsels[i].ids[j] == id)
+		for (j = 0; j < r->evsels[i]->nr_ids; j++)
+			if (r->evsels[i]->ids[j] == id)
 				return (int)i;
 	return -1;
 }
@@ -1011,8 +1031,9 @@ MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
 	for (i = 0; i < r->nr_evsels; i++) {
-		free(r->evsels[i].name);
-		free(r->evsels[i].ids);
+		free(r->evsels[i]->name);
+		free(r->evsels[i]->ids);
+		free(r->evsels[i]);
 	}
 	free(r->evsels);
 	block_free(r->cur);

@@ -1211,12 +1211,13 @@ static inline int dispatch(struct ms_stream *s, const struct perf_event_header *
  */
 static void sort_queue(struct ms_stream *s)
 {
-	struct qent *src = s->q + s->qh, *dst = s->tmp, *t;
+	struct qent *src, *dst = s->tmp, *t;
 	size_t n = s->nq, lo, mid, hi, i, j, k, runs;
 	bool first = true;
 
 	if (s->nsorted >= n)
-		return;
+		return;                  /* an empty queue too, whose q may be NULL: no NULL + 0 */
+	src = s->q + s->qh;
 	if (s->qh + n > s->capq) {       /* the ring wraps: lay it out straight in tmp first */
 		memcpy(s->tmp, s->q + s->qh, (s->capq - s->qh) * sizeof(*src));
 		memcpy(s->tmp + (s->capq - s->qh), s->q, (n - (s->capq - s->qh)) * sizeof(*src));

@@ -538,6 +538,96 @@ static void perffile_v1_is_named(void **state)
 	close(fd);
 }
 
+/*
+ * Ids are bounded in total: thousands of attrs all pointing at one large
+ * ids section would make a small file ask for gigabytes. It is refused,
+ * saying why, before anything large is allocated.
+ */
+static void ids_bounded_in_total(void **state)
+{
+	const size_t nattr = 4096, ids_len = 1u << 20;
+	struct perf_file_header h = { .magic = PERF_MAGIC2, .size = sizeof(h),
+				      .attr_size = sizeof(struct perf_event_attr) + 16 };
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE, .sample_type = ST };
+	struct perf_file_section ids;
+	char path[64];
+	size_t i;
+	int fd = memfd_create("ids", 0);
+
+	h.attrs = (struct perf_file_section){ sizeof(h), nattr * h.attr_size };
+	ids = (struct perf_file_section){ sizeof(h) + h.attrs.size, ids_len };
+	h.data = (struct perf_file_section){ ids.offset + ids_len, 0 };
+	assert_int_equal(write(fd, &h, sizeof(h)), (ssize_t)sizeof(h));
+	for (i = 0; i < nattr; i++) {
+		assert_int_equal(write(fd, &a, sizeof(a)), (ssize_t)sizeof(a));
+		assert_int_equal(write(fd, &ids, sizeof(ids)), (ssize_t)sizeof(ids));
+	}
+	assert_int_equal(ftruncate(fd, (off_t)(ids.offset + ids_len)), 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	logged[0] = 0;
+	assert_null(ms_pdreader_open(path));
+	assert_int_equal(errno, EBADMSG);
+	assert_non_null(strstr(logged, "event ids in all"));
+	close(fd);
+}
+
+/*
+ * Pipe mode: an attr that arrives after the data has started. The stream
+ * set up before it keeps what it had (its attrs stay where they were), and
+ * the new event's samples count as of no known event. EVENT_DESC sent
+ * twice replaces the names, leaking nothing.
+ */
+static void pipe_attr_after_data(void **state)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST,
+				     .sample_id_all = 1 };
+	struct perf_event_attr b = a;
+	uint64_t ida = ID, idb = ID + 1;
+	struct ms_pdwriter_evsel e[2] = { { &a, "page-faults", &ida, 1 }, { &b, "minor-faults", &idb, 1 } };
+	struct sample_rec s1 = sample(ID, 10, 0x1000), s2 = sample(500, 20, 0x2000), s3 = sample(ID + 1, 30, 0x3000);
+	unsigned char rec[8 + sizeof(a) + 8], desc[8 + 8 + 8 + sizeof(a) + 8 + 16];
+	struct perf_event_header h = { PERF_RECORD_HEADER_ATTR, 0, sizeof(rec) };
+	uint64_t id = 500, feat = HEADER_EVENT_DESC;
+	uint32_t u[4];
+	struct ms_stream_stats st;
+	struct seen seen;
+	struct ms_pdwriter *w;
+	int fd, k;
+
+	b.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
+	w = writer(&fd, true, e, 2);
+	/* EVENT_DESC as a feature record, twice: u32 nr, u32 attr size, attr, u32 ids, u32 len, name. */
+	for (k = 0; k < 2; k++) {
+		h = (struct perf_event_header){ PERF_RECORD_HEADER_FEATURE, 0, sizeof(desc) };
+		memset(desc, 0, sizeof(desc));
+		memcpy(desc, &h, 8);
+		memcpy(desc + 8, &feat, 8);
+		u[0] = 1, u[1] = sizeof(a);
+		memcpy(desc + 16, u, 8);
+		memcpy(desc + 24, &a, sizeof(a));
+		u[2] = 0, u[3] = 16;
+		memcpy(desc + 24 + sizeof(a), u + 2, 8);
+		strcpy((char *)desc + 32 + sizeof(a), k ? "faults" : "page-faults");
+		assert_int_equal(ms_pdwriter_write(w, (const void *)desc), 0);
+	}
+	assert_int_equal(ms_pdwriter_write(w, &s1.h), 0);
+	h = (struct perf_event_header){ PERF_RECORD_HEADER_ATTR, 0, sizeof(rec) };
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, &a, sizeof(a));
+	memcpy(rec + 8 + sizeof(a), &id, 8);
+	for (k = 0; k < 8; k++)                  /* enough attrs to move a grown array */
+		assert_int_equal(ms_pdwriter_write(w, (const void *)rec), 0);
+	assert_int_equal(ms_pdwriter_write(w, &s2.h), 0);
+	assert_int_equal(ms_pdwriter_write(w, &s3.h), 0);
+	finish(w);
+	assert_int_equal(run_fd(fd, &seen, &st), 0);
+	assert_int_equal(st.samples, 2);
+	assert_int_equal(st.unknown_id, 1);
+	assert_int_equal(seen.addrs[1], 0x3000);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -551,6 +641,8 @@ int main(void)
 		cmocka_unit_test(unknown_ids_are_counted),
 		cmocka_unit_test(bad_sample_named_by_its_offset),
 		cmocka_unit_test(perffile_v1_is_named),
+		cmocka_unit_test(ids_bounded_in_total),
+		cmocka_unit_test(pipe_attr_after_data),
 	};
 
 	ms_log_set(on_log, NULL);
