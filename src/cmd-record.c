@@ -318,13 +318,21 @@ struct session {
 	int nr_pidfds;
 };
 
+/*
+ * Moves what the rings hold into the file, and flushes it there with the
+ * header's data size, so the file reads whole up to here should we be
+ * killed or the disk fill up later.
+ */
 static int drain(struct session *s)
 {
 	long n = ms_live_drain(s->live, write_record, s->writer);
+	int err;
 
-	if (n > 0)
-		return ms_pdwriter_finish_round(s->writer);
-	return n < 0 ? (int)n : 0;
+	if (n < 0)
+		return (int)n;
+	if (n > 0 && (err = ms_pdwriter_finish_round(s->writer)))
+		return err;
+	return ms_pdwriter_flush(s->writer);
 }
 
 /* Polls the rings and the followed processes until all have exited or a signal stops us. */
@@ -497,20 +505,23 @@ int cmd_record(int argc, char **argv)
 	}
 
 	err = main_loop(&s);
-	if (err)
-		cli_error("recording failed: %s", strerror(-err));
 	launch_finish(&s.child, s.exited[0]);
 	ms_live_disable(s.live);
 	if (!err)
 		err = drain(&s);
 	if (err)
-		cli_error("cannot write '%s': %s", o.pipe ? "stdout" : o.output, strerror(-err));
+		cli_error("recording stopped: cannot write '%s': %s", o.pipe ? "stdout" : o.output,
+			  strerror(-err));
 finish:
 	add_build_ids(s.writer);
-	if (ms_pdwriter_close(s.writer)) {
-		cli_error("cannot write '%s': %s", o.pipe ? "stdout" : o.output, strerror(errno));
-		err = -EIO;
+	if ((i = ms_pdwriter_close(s.writer)) && !err) {
+		cli_error("cannot write '%s': %s", o.pipe ? "stdout" : o.output, strerror(-i));
+		err = i;
 	}
+	if (err == -ENOSPC && !o.pipe)
+		cli_hint("'%s' holds what was written before the disk filled up, and reads as it is "
+			 "(mapscope report, perf script); free some space, or record elsewhere with -o",
+			 o.output);
 	if (!o.cmd || s.child.reaped)
 		print_summary(&s);
 	ret = err ? EXIT_RUNTIME : 0;

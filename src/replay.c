@@ -165,6 +165,11 @@ void replay_warnings(struct replay *rp)
 	replay_set_aside(&st, aside, sizeof(aside));
 	if (aside[0])
 		fprintf(stderr, "mapscope: note: samples set aside, not charged: %s\n", aside);
+	if (ms_pdreader_unfinished(rp->reader))
+		fprintf(stderr, "mapscope: warning: '%s' was not finished (its recorder was killed, or "
+			"its disk filled up): recovered %llu records, %llu of them samples%s\n", rp->path,
+			(unsigned long long)st.records, (unsigned long long)replay_file_samples(&st),
+			ms_stream_has_syscalls(rp->stream) ? ", with the unmaps" : "");
 	if (rp->corrupt)
 		fprintf(stderr, "mapscope: warning: '%s' is corrupt or truncated: what follows covers "
 			"the records before the bad one only\n", rp->path);

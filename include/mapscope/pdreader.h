@@ -75,6 +75,12 @@ uint64_t ms_pdreader_offset(const struct ms_pdreader *r);
  */
 uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec);
 bool ms_pdreader_is_pipe(const struct ms_pdreader *r);
+/*
+ * A file its recorder never closed (killed, or stopped by a full disk): it
+ * has no feature sections, and is read to its end; a record cut short at
+ * the end is left out, with a warning, and is not an error.
+ */
+bool ms_pdreader_unfinished(const struct ms_pdreader *r);
 
 size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r);
 /* attr as the file gave it, zero-extended to this build's struct size. */

@@ -39,7 +39,7 @@ struct ms_pdwriter_stats {
 	uint64_t records;
 	uint64_t samples;            /* PERF_RECORD_SAMPLE records */
 	uint64_t lost;               /* records the kernel reported lost */
-	uint64_t bytes;              /* written so far, headers included */
+	uint64_t bytes;              /* written to the file so far, headers included */
 };
 
 /*
@@ -59,6 +59,14 @@ int ms_pdwriter_finish_round(struct ms_pdwriter *w);
  * report can tell a rebuilt binary from the one recorded. 0 or -ENOMEM.
  */
 int ms_pdwriter_add_build_id(struct ms_pdwriter *w, const char *path, const unsigned char *id, size_t len);
+
+/*
+ * Writes what is buffered and, in file mode, the data size into the header
+ * on disk, so that the file reads whole up to here if the recorder dies or
+ * the disk fills later. 0 or a negative errno (ENOSPC where the disk is full:
+ * the file then reads up to the last flush that succeeded).
+ */
+int ms_pdwriter_flush(struct ms_pdwriter *w);
 
 /*
  * Flushes; in file mode also writes the feature sections and the final

@@ -37,10 +37,14 @@ enum {
 	PERF_RECORD_HEADER_BUILD_ID = 67,
 	PERF_RECORD_FINISHED_ROUND = 68,
 	PERF_RECORD_AUXTRACE = 71,       /* followed by its AUX data, outside header.size */
+	PERF_RECORD_EVENT_UPDATE = 78,   /* u64 type, u64 id, then what type says */
 	PERF_RECORD_HEADER_FEATURE = 80,
 	PERF_RECORD_COMPRESSED = 81,     /* zstd; header.size need not be a multiple of 8 */
 	PERF_RECORD_COMPRESSED2 = 83,    /* zstd, u64 data_size first, padded to 8 */
 };
+
+/* EVENT_UPDATE types. */
+enum { PERF_EVENT_UPDATE_NAME = 2 };
 
 /* Feature bits. */
 enum {

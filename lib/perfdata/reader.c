@@ -90,6 +90,8 @@ struct ms_pdreader {
 	int clockid;
 	struct ms_buf build_ids;     /* the BUILD_ID section, and pipe mode's build-id records */
 	struct raw *raw;             /* decompressing, from the first compressed record on */
+	bool unfinished;             /* a file its recorder never closed */
+	bool by_mapscope, has_sample_time;   /* from the features: mapscope closes with SAMPLE_TIME */
 };
 
 static int bad(uint64_t off, const char *what)
@@ -218,6 +220,10 @@ static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p,
 		r->build_ids.len = 0;
 		ms_buf_append(&r->build_ids, p, len);
 	}
+	if (feat == HEADER_VERSION && len > 4 + 8)
+		r->by_mapscope = !memcmp(p + 4, "mapscope", 8);
+	if (feat == HEADER_SAMPLE_TIME)
+		r->has_sample_time = true;
 	if (feat == HEADER_CLOCK_DATA && len >= 8) {
 		memcpy(&clockid, p + 4, 4);
 		r->clockid = (int)clockid;
@@ -257,9 +263,14 @@ static int open_file_layout(struct ms_pdreader *r)
 	if (h.data.offset % 8)
 		return bad(40, "the data section does not start on an 8-byte boundary");
 	r->pos = h.data.offset;
-	if (h.data.size == 0 && r->map_len > h.data.offset) {
-		ms_warn("the data size in the header is 0 (the recording was not finished): "
-			"reading to the end of the file");
+	/*
+	 * No features: the recorder never closed the file (killed, or its
+	 * disk filled). The header's data size is where it last flushed, or
+	 * 0; what lies past it was written too and is read as well.
+	 */
+	if (!h.adds_features[0] && !h.adds_features[1] && !h.adds_features[2] && !h.adds_features[3] &&
+	    (h.data.size == 0 || h.data.offset + h.data.size < r->map_len)) {
+		r->unfinished = true;
 		r->end = r->map_len;
 		return 0;
 	}
@@ -290,6 +301,8 @@ static int open_file_layout(struct ms_pdreader *r)
 		if ((err = take_feature(r, bit, r->map + sec.offset, sec.size)))
 			return err;
 	}
+	/* mapscope writes SAMPLE_TIME when it closes a file, and the rest as it goes. */
+	r->unfinished = r->by_mapscope && !r->has_sample_time;
 	return 0;
 }
 
@@ -315,7 +328,7 @@ static int open_stream(struct ms_pdreader *r, const char *path)
 	return 0;
 }
 
-static int read_pipe_headers(struct ms_pdreader *r);
+static int read_leading_records(struct ms_pdreader *r);
 
 MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 {
@@ -360,7 +373,7 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 		r->end = r->map ? r->map_len : UINT64_MAX;
 		if (r->map && lseek(r->fd, (off_t)r->pos, SEEK_SET) < 0)
 			goto fail_errno;
-		if ((err = read_pipe_headers(r)))
+		if ((err = read_leading_records(r)))
 			goto fail;
 	} else if (!r->map) {
 		err = bad(8, "a file-mode recording cannot be read from a pipe: pass it with -i FILE");
@@ -369,6 +382,8 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 		goto fail;
 	else if (lseek(r->fd, (off_t)r->pos, SEEK_SET) < 0)
 		goto fail_errno;
+	else if ((err = read_leading_records(r)))
+		goto fail;
 	return r;
 fail_errno:
 	err = -errno;
@@ -711,12 +726,27 @@ static inline bool reader_owns(const struct ms_pdreader *r, const struct perf_ev
 	case PERF_RECORD_HEADER_TRACING_DATA:
 		return r->pipe_layout || rec->size % 8;
 	case PERF_RECORD_HEADER_BUILD_ID:
+	case PERF_RECORD_EVENT_UPDATE:
 	case PERF_RECORD_AUXTRACE:
 	case PERF_RECORD_COMPRESSED:
 	case PERF_RECORD_COMPRESSED2:
 		return true;
 	}
 	return rec->size % 8;
+}
+
+/*
+ * The input ends inside a record. In a file its recorder never closed,
+ * that is where writing stopped: the end. Anywhere else it is damage.
+ */
+static int cut_short(struct ms_pdreader *r)
+{
+	if (!r->unfinished)
+		return bad(r->pos, "the data ends inside a record header");
+	ms_warn("the last record, at byte offset %llu, is cut short where writing stopped: "
+		"it is left out", (unsigned long long)r->pos);
+	r->bpos = r->blen;
+	return 0;
 }
 
 static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
@@ -727,7 +757,7 @@ static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 	if (r->blen - r->bpos < sizeof(*h) && (ret = fill(r, sizeof(*h))) <= 0) {
 		if (ret < 0)
 			return ret;
-		return r->bpos == r->blen ? 0 : bad(r->pos, "the data ends inside a record header");
+		return r->bpos == r->blen ? 0 : cut_short(r);
 	}
 	h = (const void *)(r->buf + r->bpos);
 	if (h->size < sizeof(*h))
@@ -736,8 +766,9 @@ static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 	if (h->size % 8 && h->type < 64)
 		return bad(r->pos, "a record's size is not a multiple of 8");
 	if (r->blen - r->bpos < h->size && (ret = fill(r, h->size)) <= 0)
-		return ret < 0 ? ret : bad(r->pos, r->map ? "a record runs past the end of the data" :
-					   "the input ends inside a record");
+		return ret < 0 ? ret : r->unfinished ? cut_short(r) :
+		       bad(r->pos, r->map ? "a record runs past the end of the data" :
+			   "the input ends inside a record");
 	*rec = (const void *)(r->buf + r->bpos);
 	return 1;
 }
@@ -776,6 +807,25 @@ static int take_bytes(struct ms_pdreader *r, uint64_t n, struct ms_buf *b, const
 	return 0;
 }
 
+/* EVENT_UPDATE: a name for the event that has this id, where it has none yet. 0 or -ENOMEM. */
+static int take_event_update(struct ms_pdreader *r, const unsigned char *p, uint64_t len)
+{
+	uint64_t type, id;
+	size_t i, j;
+
+	if (len < 17)
+		return 0;
+	memcpy(&type, p, 8);
+	memcpy(&id, p + 8, 8);
+	if (type != PERF_EVENT_UPDATE_NAME || !memchr(p + 16, 0, len - 16))
+		return 0;
+	for (i = 0; i < r->nr_evsels; i++)
+		for (j = 0; j < r->evsels[i]->nr_ids; j++)
+			if (r->evsels[i]->ids[j] == id && !r->evsels[i]->name)
+				return (r->evsels[i]->name = strdup((const char *)p + 16)) ? 0 : -ENOMEM;
+	return 0;
+}
+
 /*
  * The records the reader takes itself (reader_owns). rec has been moved
  * past already (tracing data or AUX data may follow it, outside its size);
@@ -811,6 +861,8 @@ static int take_header_record(struct ms_pdreader *r, const struct perf_event_hea
 			return bad(r->last_off, "the tracing data's size is not padded to 8 bytes");
 		r->tracing.len = 0;
 		return take_bytes(r, size, &r->tracing, "the input ends inside the tracing data");
+	case PERF_RECORD_EVENT_UPDATE:
+		return take_event_update(r, p, len);
 	case PERF_RECORD_HEADER_BUILD_ID:
 		/* The same layout as the BUILD_ID section's entries. */
 		ms_buf_append(&r->build_ids, rec, rec->size);
@@ -847,8 +899,12 @@ static int next_record(struct ms_pdreader *r, const struct perf_event_header **r
 	}
 }
 
-/* A pipe describes its events in records: read them all before the first data record. */
-static int read_pipe_headers(struct ms_pdreader *r)
+/*
+ * The records before the first data record, which the reader takes itself:
+ * a pipe's attrs, features and tracing data; a file's event names
+ * (EVENT_UPDATE). They describe the events, so they are read at open.
+ */
+static int read_leading_records(struct ms_pdreader *r)
 {
 	const struct perf_event_header *rec;
 	int ret = next_record(r, &rec);
@@ -952,6 +1008,7 @@ MS_EXPORT uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void
 	return r->last_off;
 }
 MS_EXPORT bool ms_pdreader_is_pipe(const struct ms_pdreader *r) { return r->pipe_layout; }
+MS_EXPORT bool ms_pdreader_unfinished(const struct ms_pdreader *r) { return r->unfinished; }
 MS_EXPORT size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r) { return r->nr_evsels; }
 MS_EXPORT int ms_pdreader_clockid(const struct ms_pdreader *r) { return r->clockid; }
 

@@ -1,10 +1,20 @@
 /*
- * perf.data writer. File mode lays out: header, attrs, ids, data, then the
- * feature table and features; the header is written first with an empty
- * data section and rewritten by ms_pdwriter_close(). Pipe mode sends a
- * short header and then the attrs, features and tracing data as records.
+ * perf.data writer. File mode lays out: header, attrs, ids, the features
+ * known at the start (tracing data, event names, the machine), the data,
+ * then the feature table. perf finds the table at the data's end, and each
+ * section by its offset, which may lie anywhere: so the sections go before
+ * the data, and every flush (ms_pdwriter_flush) writes the table after the
+ * data so far and then the header that points at it. A recorder killed
+ * with SIGKILL, or stopped by a full disk, leaves a complete perf.data of
+ * what it had flushed, which perf and mapscope read as it is. Only
+ * ms_pdwriter_close() adds SAMPLE_TIME (always) and BUILD_ID, after the
+ * table: a mapscope file without SAMPLE_TIME was never closed.
+ *
+ * Pipe mode sends a short header and then the attrs, features, event names
+ * (EVENT_UPDATE, as perf sends them) and tracing data as records.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
@@ -31,23 +41,34 @@ struct ms_pdwriter {
 	unsigned char *out;
 	size_t out_len;
 	struct ms_pdwriter_stats st;
+	uint64_t pos;                /* bytes put so far, headers included: where the next goes */
+	uint64_t synced;             /* data bytes the header on disk covers */
+	struct perf_file_section early[HEADER_FEAT_BITS];   /* sections written before the data */
+	struct perf_file_section table[HEADER_FEAT_BITS];   /* the table the header on disk points at */
+	size_t table_len;
+	uint64_t table_off;
+	struct ms_pdwriter_stats at_table;   /* the counts when that table was written */
 	int error;                   /* first write error, sticky */
 	int time_off;                /* TIME's offset in every sample, or -1 */
 	uint64_t first_time, last_time;   /* of the samples, for SAMPLE_TIME */
 };
 
-static int write_all(int fd, const void *p, size_t n)
+/* Writes n bytes; st.bytes counts what reached the file, a short write's part included. */
+static int write_all(struct ms_pdwriter *w, const void *p, size_t n)
 {
 	const unsigned char *c = p;
 	ssize_t k;
 
 	while (n) {
-		k = write(fd, c, n);
+		k = write(w->fd, c, n);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
+		if (k == 0)
+			return -EIO;
+		w->st.bytes += (uint64_t)k;
 		c += k;
 		n -= (size_t)k;
 	}
@@ -57,7 +78,7 @@ static int write_all(int fd, const void *p, size_t n)
 static int flush(struct ms_pdwriter *w)
 {
 	if (!w->error && w->out_len)
-		w->error = write_all(w->fd, w->out, w->out_len);
+		w->error = write_all(w, w->out, w->out_len);
 	w->out_len = 0;
 	return w->error;
 }
@@ -66,11 +87,11 @@ static int put(struct ms_pdwriter *w, const void *p, size_t n)
 {
 	if (w->error || !n)             /* n == 0 may come with p == NULL */
 		return w->error;
-	w->st.bytes += n;
+	w->pos += n;
 	if (n > OUTBUF_SIZE - w->out_len && flush(w))
 		return w->error;
 	if (n >= OUTBUF_SIZE)
-		return w->error = write_all(w->fd, p, n);
+		return w->error = write_all(w, p, n);
 	memcpy(w->out + w->out_len, p, n);
 	w->out_len += n;
 	return 0;
@@ -147,11 +168,38 @@ static int sample_time_offset(const struct ms_pdwriter_opts *o)
 	return off;
 }
 
+/*
+ * EVENT_UPDATE records naming each event (by one of its ids), as perf
+ * writes them in pipe mode: u64 type (NAME), u64 id, the name padded to 8.
+ */
+static void put_names(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
+{
+	struct perf_event_header h;
+	uint64_t v[2];
+	size_t i, len;
+
+	for (i = 0; i < o->nr_evsels; i++) {
+		if (!o->evsels[i].nr_ids || !o->evsels[i].name)
+			continue;
+		len = (strlen(o->evsels[i].name) + 1 + 7) & ~(size_t)7;
+		if (sizeof(h) + 16 + len > UINT16_MAX)
+			continue;
+		h = (struct perf_event_header){ .type = PERF_RECORD_EVENT_UPDATE,
+						.size = (uint16_t)(sizeof(h) + 16 + len) };
+		v[0] = PERF_EVENT_UPDATE_NAME;
+		v[1] = o->evsels[i].ids[0];
+		put(w, &h, sizeof(h));
+		put(w, v, sizeof(v));
+		put(w, o->evsels[i].name, strlen(o->evsels[i].name));
+		put(w, (const char[8]){ 0 }, len - strlen(o->evsels[i].name));
+	}
+}
+
 static int start_file(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 {
 	const size_t attr_size = sizeof(struct perf_event_attr);
 	struct perf_file_section ids;
-	uint64_t ids_off;
+	uint64_t ids_off, off;
 	size_t i;
 
 	w->hdr.magic = PERF_MAGIC2;
@@ -160,6 +208,18 @@ static int start_file(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 	w->hdr.attrs.offset = sizeof(w->hdr);
 	w->hdr.attrs.size = o->nr_evsels * w->hdr.attr_size;
 	ids_off = w->hdr.attrs.offset + w->hdr.attrs.size;
+	/* Every offset is known now: a file cut at any point still says where its parts are. */
+	off = ids_off;
+	for (i = 0; i < o->nr_evsels; i++)
+		off += o->evsels[i].nr_ids * sizeof(uint64_t);
+	for (i = 0; i < HEADER_FEAT_BITS; i++) {
+		if (!w->features[i].len)
+			continue;
+		w->early[i] = (struct perf_file_section){ off, w->features[i].len };
+		off += w->features[i].len;
+		w->hdr.adds_features[i / 64] |= 1ULL << (i % 64);
+	}
+	w->hdr.data.offset = (off + 7) & ~7ULL;
 
 	put(w, &w->hdr, sizeof(w->hdr));
 	for (i = 0; i < o->nr_evsels; i++) {
@@ -171,8 +231,10 @@ static int start_file(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 	}
 	for (i = 0; i < o->nr_evsels; i++)
 		put(w, o->evsels[i].ids, o->evsels[i].nr_ids * sizeof(uint64_t));
-	w->hdr.data.offset = w->st.bytes;
-	return flush(w);
+	for (i = 0; i < HEADER_FEAT_BITS; i++)
+		put(w, w->features[i].data, w->features[i].len);
+	put(w, (const char[8]){ 0 }, w->hdr.data.offset - w->pos);
+	return ms_pdwriter_flush(w);
 }
 
 static int start_pipe(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
@@ -206,6 +268,7 @@ static int start_pipe(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 		put(w, &feat, sizeof(feat));
 		put(w, f->data, f->len);
 	}
+	put_names(w, o);
 	if (o->tracing_data) {
 		h = (struct perf_event_header){ .type = PERF_RECORD_HEADER_TRACING_DATA,
 						.size = sizeof(h) + sizeof(td) };
@@ -295,7 +358,11 @@ MS_EXPORT int ms_pdwriter_add_build_id(struct ms_pdwriter *w, const char *path, 
 	ms_buf_zero(f, name - strlen(path));
 	if (ms_buf_error(f))
 		f->len = start;
-	return ms_buf_error(f);
+	else if (w->pipe) {              /* a pipe's features went out at the start: a record now */
+		put(w, f->data + start, f->len - start);
+		f->len = start;
+	}
+	return ms_buf_error(f) ? ms_buf_error(f) : w->error;
 }
 
 MS_EXPORT int ms_pdwriter_finish_round(struct ms_pdwriter *w)
@@ -306,37 +373,110 @@ MS_EXPORT int ms_pdwriter_finish_round(struct ms_pdwriter *w)
 }
 
 /* The feature table follows the data: one section per set bit, in bit order. */
-static int finish_file(struct ms_pdwriter *w)
+/*
+ * The feature table for the data so far: one section per set bit, in bit
+ * order; those written before the data where they are, the late ones (at
+ * close) laid after the table. Its size in bytes.
+ */
+static size_t feature_table(struct ms_pdwriter *w, struct perf_file_section *tab)
 {
-	struct perf_file_section sec;
-	uint64_t off;
+	uint64_t late = w->pos;
 	size_t i, nr = 0;
 
-	w->hdr.data.size = w->st.bytes - w->hdr.data.offset;
-	if (w->first_time) {
-		ms_buf_u64(&w->features[HEADER_SAMPLE_TIME], w->first_time);
-		ms_buf_u64(&w->features[HEADER_SAMPLE_TIME], w->last_time);
-	}
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
-		if (w->features[i].len) {
-			w->hdr.adds_features[i / 64] |= 1ULL << (i % 64);
-			nr++;
-		}
-	off = w->st.bytes + nr * sizeof(sec);
-	for (i = 0; i < HEADER_FEAT_BITS; i++) {
-		if (!w->features[i].len)
+		nr += !!(w->hdr.adds_features[i / 64] >> (i % 64) & 1);
+	late += nr * sizeof(*tab);
+	for (i = 0, nr = 0; i < HEADER_FEAT_BITS; i++) {
+		if (!(w->hdr.adds_features[i / 64] >> (i % 64) & 1))
 			continue;
-		sec.offset = off;
-		sec.size = w->features[i].len;
-		off += sec.size;
-		put(w, &sec, sizeof(sec));
+		if (w->early[i].size)
+			tab[nr++] = w->early[i];
+		else {
+			tab[nr++] = (struct perf_file_section){ late, w->features[i].len };
+			late += w->features[i].len;
+		}
 	}
-	for (i = 0; i < HEADER_FEAT_BITS; i++)
-		put(w, w->features[i].data, w->features[i].len);
-	if (flush(w))
-		return w->error;
+	return nr * sizeof(*tab);
+}
+
+static int write_header(struct ms_pdwriter *w)
+{
 	if (pwrite(w->fd, &w->hdr, sizeof(w->hdr), 0) != (ssize_t)sizeof(w->hdr))
 		return w->error = errno ? -errno : -EIO;
+	return 0;
+}
+
+/*
+ * After a failed write (a full disk), data written in part may lie over
+ * the table the header points at: cut the file back to that table's
+ * offset, which frees the room, and write the table again. The file is
+ * then whole as of the last flush.
+ */
+static void restore_table(struct ms_pdwriter *w)
+{
+	if (!w->table_off || ftruncate(w->fd, (off_t)w->table_off))
+		return;
+	if (pwrite(w->fd, w->table, w->table_len, (off_t)w->table_off) == (ssize_t)w->table_len)
+		w->st = w->at_table;     /* what the file holds */
+}
+
+static int finish_file(struct ms_pdwriter *w)
+{
+	struct perf_file_section tab[HEADER_FEAT_BITS];
+	size_t i, n;
+
+	w->hdr.data.size = w->pos - w->hdr.data.offset;
+	ms_buf_u64(&w->features[HEADER_SAMPLE_TIME], w->first_time);   /* also the mark of a closed file */
+	ms_buf_u64(&w->features[HEADER_SAMPLE_TIME], w->last_time);
+	for (i = 0; i < HEADER_FEAT_BITS; i++)
+		if (w->features[i].len && !w->early[i].size)
+			w->hdr.adds_features[i / 64] |= 1ULL << (i % 64);
+	n = feature_table(w, tab);
+	put(w, tab, n);
+	for (i = 0; i < HEADER_FEAT_BITS; i++)
+		if (!w->early[i].size)
+			put(w, w->features[i].data, w->features[i].len);
+	if (flush(w)) {
+		restore_table(w);
+		return w->error;
+	}
+	return write_header(w);
+}
+
+MS_EXPORT int ms_pdwriter_flush(struct ms_pdwriter *w)
+{
+	struct perf_file_section tab[HEADER_FEAT_BITS];
+	size_t n;
+
+	if (w->pipe)
+		return flush(w);
+	if (w->error)
+		return w->error;
+	if (flush(w)) {
+		restore_table(w);
+		return w->error;
+	}
+	if (w->synced && w->pos - w->hdr.data.offset == w->synced)
+		return 0;
+	/*
+	 * The table after the data, not moving the file's offset (the next
+	 * data overwrites it), then the header that says where it is.
+	 */
+	n = feature_table(w, tab);
+	if (pwrite(w->fd, tab, n, (off_t)w->pos) != (ssize_t)n) {
+		w->error = errno ? -errno : -EIO;
+		restore_table(w);
+		return w->error;
+	}
+	w->hdr.data.size = w->pos - w->hdr.data.offset;
+	if (write_header(w))
+		return w->error;
+	memcpy(w->table, tab, n);
+	w->table_len = n;
+	w->table_off = w->pos;
+	w->at_table = w->st;
+	w->at_table.bytes = w->pos + n;
+	w->synced = w->hdr.data.size ? w->hdr.data.size : 1;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <mapscope/pdreader.h>
 #include <mapscope/pdwriter.h>
 
 #include "perfdata/format.h"
@@ -102,12 +103,18 @@ static void file_mode_layout(void **state)
 	assert_true(h.adds_features[0] & (1ULL << HEADER_EVENT_DESC));
 	assert_true(h.adds_features[0] & (1ULL << HEADER_CLOCKID));
 	assert_true(h.adds_features[0] & (1ULL << HEADER_CLOCK_DATA));
+	assert_true(h.adds_features[0] & (1ULL << HEADER_SAMPLE_TIME));
 	feat = (struct perf_file_section *)(f + h.data.offset + h.data.size);
 	assert_int_equal(feat[0].size, 5);                /* TRACING_DATA is the lowest bit */
 	assert_memory_equal(f + feat[0].offset, "TRACE", 5);
-	assert_int_equal(feat[nr_feat - 1].offset + feat[nr_feat - 1].size, len);
-	memcpy(&clockid, f + feat[nr_feat - 1].offset + 4, sizeof(clockid)); /* CLOCK_DATA */
+	/* The sections known at the start lie before the data; SAMPLE_TIME, written at close, ends the file. */
+	assert_true(feat[0].offset + feat[0].size <= h.data.offset);
+	memcpy(&clockid, f + feat[nr_feat - 1].offset + 4, sizeof(clockid)); /* CLOCK_DATA, the highest */
 	assert_int_equal(clockid, CLOCK_MONOTONIC);
+	assert_true(feat[nr_feat - 1].offset + feat[nr_feat - 1].size <= h.data.offset);
+	for (i = 0; i < nr_feat && !(feat[i].size == 16 && feat[i].offset + 16 == len); i++)
+		;
+	assert_true(i < nr_feat);                         /* SAMPLE_TIME: first and last sample, 0 here */
 	assert_int_equal(st.samples, 1);
 	assert_int_equal(st.lost, 3);
 	assert_int_equal(st.bytes, len);
@@ -149,6 +156,50 @@ static void pipe_mode_stream(void **state)
 	free(f);
 }
 
+/*
+ * Every flush leaves a complete file: a recorder killed after it leaves
+ * one that reads whole, which the reader knows was never closed.
+ */
+static void flushed_file_reads_whole(void **state)
+{
+	struct ms_pdwriter_opts o = opts(false);
+	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
+	const struct perf_event_header *rec;
+	struct perf_file_header h;
+	struct ms_pdwriter *w;
+	struct ms_pdreader *r;
+	char path[64];
+	int fd = memfd_create("k", 0), n, flushes;
+
+	w = ms_pdwriter_new(fd, &o);
+	assert_non_null(w);
+	for (flushes = 1; flushes <= 3; flushes++) {
+		assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+		assert_int_equal(ms_pdwriter_flush(w), 0);
+		/* As if killed now: the file as it is on disk. */
+		assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+		assert_int_equal(h.data.size, flushes * sizeof(sample));
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		r = ms_pdreader_open(path);
+		assert_non_null(r);
+		assert_true(ms_pdreader_unfinished(r));
+		assert_int_equal(ms_pdreader_nr_evsels(r), 2);
+		assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");
+		for (n = 0; ms_pdreader_next(r, &rec) > 0; n++)
+			assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
+		assert_int_equal(n, flushes);
+		ms_pdreader_free(r);
+	}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	r = ms_pdreader_open(path);
+	assert_non_null(r);
+	assert_false(ms_pdreader_unfinished(r));
+	ms_pdreader_free(r);
+	ms_pdwriter_free(w);
+	close(fd);
+}
+
 static void reports_write_errors(void **state)
 {
 	struct ms_pdwriter_opts o = opts(false);
@@ -169,6 +220,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(file_mode_layout),
 		cmocka_unit_test(pipe_mode_stream),
+		cmocka_unit_test(flushed_file_reads_whole),
 		cmocka_unit_test(reports_write_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

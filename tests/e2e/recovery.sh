@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# No recording is lost: a recorder killed with SIGKILL, and one whose disk
+# fills up (a 4 MiB tmpfs), leave files that mapscope report and perf both
+# read, with the samples and the unmaps written before the end, and that
+# report calls unfinished. The workload maps, touches and unmaps a page in
+# a loop, so the file holds both kinds whenever it stops.
+source "$(dirname "$0")/lib.sh"
+need_recording
+cd "$TMP"
+
+# check NAME FILE MIN-UNMAPS: report and perf read FILE alike; it has samples and unmaps; it is called unfinished.
+check() {
+	local name=$1 f=$2 min=$3 ours perfs unmaps
+	"$MAPSCOPE" report --children 0 --format json -i "$f" >r.json 2>r.err ||
+		fail "$name: report exited $?: $(cat r.err)"
+	grep -q 'was not finished' r.err || fail "$name: report does not say the recording was not finished: $(cat r.err)"
+	grep -q 'recovered [0-9]* records' r.err || fail "$name: report does not say how much it recovered"
+	ours=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["file_samples"])' r.json)
+	perfs=$(perf script -i "$f" 2>p.err | grep -vc PERF_RECORD || true)
+	[ "$perfs" -gt 0 ] || fail "$name: perf cannot read the file: $(head -3 p.err)"
+	[ "$ours" -eq "$perfs" ] || fail "$name: mapscope reads $ours samples, perf script $perfs"
+	unmaps=$("$MAPSCOPE" timeline -i "$f" --format json 2>/dev/null |
+		python3 -c 'import json,sys; print(sum(json.loads(l)["op"] == "unmap" for l in sys.stdin if l.strip()))')
+	[ "$unmaps" -ge "$min" ] || fail "$name: only $unmaps unmaps recovered"
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["samples"] == 0)' r.json ||
+		fail "$name: no data samples recovered"
+	pass "$name: $ours samples and $unmaps unmaps, read alike by mapscope and perf"
+}
+
+# SIGKILL of the recorder, after it has flushed a few times.
+"$MAPSCOPE" record -o killed.data -- "$WORKLOADS/spinner" >spinner.txt 2>rec.err &
+rec=$!
+for _ in $(seq 100); do grep -q '^ready' spinner.txt 2>/dev/null && break; sleep 0.05; done
+sleep 1
+kill -KILL $rec
+wait $rec 2>/dev/null || true
+pkill -f "$WORKLOADS/spinner" || true
+check "SIGKILL" killed.data 10
+
+# A full disk: a 4 MiB tmpfs, and a workload that writes more.
+mkdir small
+mount -t tmpfs -o size=4m tmpfs small 2>mount.err || skip "cannot mount a small tmpfs here: $(cat mount.err)"
+trap 'umount "$TMP/small" 2>/dev/null; rm -rf "$TMP"' EXIT
+status=0
+"$MAPSCOPE" record -o small/full.data -- "$WORKLOADS/fault-loop" 64 4 >/dev/null 2>full.err || status=$?
+cat full.err
+[ "$status" -eq 1 ] || fail "disk full: record exited $status, not 1"
+grep -q 'No space left on device' full.err || fail "disk full: the error does not say so"
+written=$(sed -n "s/.* \([0-9.]*\) MiB written to 'small\/full.data'.*/\1/p" full.err)
+size=$(stat -c %s small/full.data)
+python3 -c 'import sys; w, s = float(sys.argv[1]), int(sys.argv[2]) / 2**20; sys.exit(abs(w - s) > 0.06)' "$written" "$size" ||
+	fail "disk full: the summary says $written MiB, the file holds $size bytes"
+cp small/full.data full.data
+check "disk full" full.data 1
+samples=$(sed -n "s/^mapscope: \([0-9]*\) samples,.*/\1/p" full.err)
+[ "$samples" -eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["file_samples"])' r.json)" ] ||
+	fail "disk full: the summary counts $samples samples, the file holds fewer"
