@@ -246,12 +246,19 @@ static int open_output(const char *path)
 	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
-/* Code binaries seen mapped, for the BUILD_ID section. */
+/*
+ * Code binaries seen mapped. Each one's build-id is read when it is first
+ * mapped (a binary rebuilt later is still told apart) and goes to the
+ * writer: the BUILD_ID section of a file, or a record in a pipe, ahead of
+ * the map, so that a report of the pipe knows it in time.
+ */
 static char **binaries;
 static size_t nr_binaries, cap_binaries;
 
-static void note_binary(const struct perf_event_header *h)
+static void note_binary(struct ms_pdwriter *w, const struct perf_event_header *h)
 {
+	unsigned char id[64];
+	int n;
 	const char *name = (const char *)h + 8 + 64;   /* after pid, tid, addr, len, pgoff, ids, prot, flags */
 	uint32_t prot;
 	size_t i;
@@ -274,26 +281,23 @@ static void note_binary(const struct perf_event_header *h)
 	}
 	if ((binaries[nr_binaries] = strdup(name)))
 		nr_binaries++;
+	n = ms_elf_build_id(name, id, sizeof(id));
+	if (n > 0)
+		ms_pdwriter_add_build_id(w, name, id, (size_t)n);
 }
 
 static int write_record(const struct perf_event_header *h, void *ctx)
 {
-	note_binary(h);
+	note_binary(ctx, h);
 	return ms_pdwriter_write(ctx, h);
 }
 
-static void add_build_ids(struct ms_pdwriter *w)
+static void forget_binaries(void)
 {
-	unsigned char id[64];
 	size_t i;
-	int n;
 
-	for (i = 0; i < nr_binaries; i++) {
-		n = ms_elf_build_id(binaries[i], id, sizeof(id));
-		if (n > 0)
-			ms_pdwriter_add_build_id(w, binaries[i], id, (size_t)n);
+	for (i = 0; i < nr_binaries; i++)
 		free(binaries[i]);
-	}
 	free(binaries);
 	binaries = NULL;
 	nr_binaries = cap_binaries = 0;
@@ -513,7 +517,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("recording stopped: cannot write '%s': %s", o.pipe ? "stdout" : o.output,
 			  strerror(-err));
 finish:
-	add_build_ids(s.writer);
+	forget_binaries();
 	if ((i = ms_pdwriter_close(s.writer)) && !err) {
 		cli_error("cannot write '%s': %s", o.pipe ? "stdout" : o.output, strerror(-i));
 		err = i;

@@ -409,7 +409,10 @@ struct report_run {
 	struct ms_report *rep;
 	struct report_opts *o;
 	struct ms_symbols *syms;
+	size_t build_ids;           /* the reader's build-ids handed to syms so far */
 };
+
+static void expect_build_ids(const struct ms_pdreader *r, struct report_run *run);
 
 /* Symbols follow the binaries as each process maps them, before the model charges samples. */
 static int track(struct replay *rp, const struct ms_event *ev);
@@ -429,8 +432,11 @@ static int track(struct replay *rp, const struct ms_event *ev)
 {
 	struct report_run *run = rp->ctx;
 
-	if (run->syms)
+	if (run->syms) {
+		if (ev->kind == MS_EV_MAP)  /* a pipe's build-ids come as records, ahead of their maps */
+			expect_build_ids(rp->reader, run);
 		ms_symbols_track(run->syms, ev);
+	}
 	if ((run->o->from_rel || run->o->to_rel) && rp->first_time) {
 		if (run->o->from_rel)
 			run->o->from += rp->first_time;
@@ -442,15 +448,15 @@ static int track(struct replay *rp, const struct ms_event *ev)
 	return 0;
 }
 
-/* The build-ids the recording saw, so a rebuilt binary is not misnamed. */
-static void expect_build_ids(const struct ms_pdreader *r, struct ms_symbols *syms)
+/* The build-ids the recording has shown so far, so a rebuilt binary is not misnamed. */
+static void expect_build_ids(const struct ms_pdreader *r, struct report_run *run)
 {
 	const unsigned char *id;
 	const char *path;
-	size_t i, len;
+	size_t len;
 
-	for (i = 0; ms_pdreader_build_id(r, i, &path, &id, &len); i++)
-		ms_symbols_expect_build_id(syms, path, id, len);
+	for (; ms_pdreader_build_id(r, run->build_ids, &path, &id, &len); run->build_ids++)
+		ms_symbols_expect_build_id(run->syms, path, id, len);
 }
 
 int cmd_report(int argc, char **argv)
@@ -485,7 +491,7 @@ int cmd_report(int argc, char **argv)
 			ret = EXIT_RUNTIME;
 			goto out;
 		}
-		expect_build_ids(rp.reader, run.syms);
+		expect_build_ids(rp.reader, &run);
 	}
 	ms_report_configure(rep, o.group ? o.group : MS_GROUP_REGION, run.syms, o.children);
 	if (!o.group)

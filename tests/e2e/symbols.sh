@@ -67,11 +67,21 @@ rm ./gone
 pass "deleted binary: one warning ($(head -1 gone.err)), raw addresses"
 
 # A binary rebuilt after recording: its build-id differs; no wrong names.
+# File mode, and pipe mode, where the build-ids travel as records.
 cp "$WORKLOADS/named" ./prog
 "$MAPSCOPE" record -o prog.data -- ./prog >/dev/null 2>&1 || fail "record of ./prog failed"
+"$MAPSCOPE" record -o - -- ./prog >prog-pipe.data 2>/dev/null || fail "pipe-mode record of ./prog failed"
+"$MAPSCOPE" report -i - <prog-pipe.data >prog.txt 2>prog.err || fail "report of the pipe exited $?"
+grep -q fill_table_a prog.txt || fail "pipe mode: no names before the rebuild: $(head -3 prog.err)"
 cp "$WORKLOADS/named-nofp" ./prog
-"$MAPSCOPE" report -i prog.data >prog.txt 2>prog.err || fail "report after rebuilding exited $?"
-[ "$(grep -c 'is not the binary that was recorded' prog.err)" -eq 1 ] ||
-	fail "expected one build-id warning: $(cat prog.err)"
-! grep -q fill_table_a prog.txt || fail "names shown from a different build"
-pass "rebuilt binary: build-id mismatch warned once, raw addresses"
+for how in file pipe; do
+	if [ $how = file ]; then
+		"$MAPSCOPE" report -i prog.data >prog.txt 2>prog.err
+	else
+		"$MAPSCOPE" report -i - <prog-pipe.data >prog.txt 2>prog.err
+	fi || fail "$how mode: report after rebuilding exited $?"
+	[ "$(grep -c 'is not the binary that was recorded' prog.err)" -eq 1 ] ||
+		fail "$how mode: expected one build-id warning: $(cat prog.err)"
+	! grep -q fill_table_a prog.txt || fail "$how mode: names shown from a different build"
+done
+pass "rebuilt binary: build-id mismatch warned once, raw addresses, file and pipe mode"
