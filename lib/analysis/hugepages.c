@@ -164,10 +164,16 @@ MS_EXPORT void ms_hugepages_note(struct ms_hugepages *hp, const struct ms_aspace
 	hp->flags[r->id] = ev->madvise.advice == MADV_NOHUGEPAGE ? F_NOHUGE : F_HUGE;
 }
 
-static void advise(struct ms_hugepages *hp, const struct ms_region *r, uint64_t end_ns, struct ms_huge_advice *a)
+/*
+ * The advice for region r from its spans sp[0, n), in address order: only
+ * the spans that were touched are visited, so the work is linear in them
+ * whatever the region's size.
+ */
+static void advise(struct ms_hugepages *hp, const struct ms_region *r, struct span *const *sp, size_t n,
+		   uint64_t end_ns, struct ms_huge_advice *a)
 {
 	uint64_t first = (r->start + MS_HUGE_SPAN - 1) & ~(MS_HUGE_SPAN - 1);
-	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), at, life;
+	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), at, life, spans;
 	unsigned char flags = r->id < hp->cap_flags ? hp->flags[r->id] : 0;
 	uint32_t best = 0;
 	struct span *s;
@@ -175,10 +181,12 @@ static void advise(struct ms_hugepages *hp, const struct ms_region *r, uint64_t 
 
 	memset(a, 0, sizeof(*a));
 	a->region = r;
-	a->aligned_spans = last > first ? (uint32_t)((last - first) / MS_HUGE_SPAN) : 0;
-	for (at = first; at < last; at += MS_HUGE_SPAN) {
-		s = find(hp, ((uint64_t)r->id + 1) << 32 | ((at / MS_HUGE_SPAN) & 0xffffffffULL), false);
-		if (!s)
+	spans = last > first ? (last - first) / MS_HUGE_SPAN : 0;
+	a->aligned_spans = spans > UINT32_MAX ? UINT32_MAX : (uint32_t)spans;
+	for (i = 0; i < n; i++) {
+		s = sp[i];
+		at = (s->key & 0xffffffffULL) * MS_HUGE_SPAN;
+		if (at < first || at >= last)
 			continue;
 		if (s->pages > best)
 			best = s->pages;
@@ -194,14 +202,11 @@ static void advise(struct ms_hugepages *hp, const struct ms_region *r, uint64_t 
 		a->tlb_misses += s->tlb;
 	}
 	if (!a->spans)                    /* evidence for the whole region instead */
-		for (i = 0; i < hp->cap; i++) {
-			s = &hp->t[i];
-			if (s->key && (s->key >> 32) == (uint64_t)r->id + 1) {
-				a->pages += s->pages;
-				a->faults += s->faults;
-				a->samples += s->samples;
-				a->tlb_misses += s->tlb;
-			}
+		for (i = 0; i < n; i++) {
+			a->pages += sp[i]->pages;
+			a->faults += sp[i]->faults;
+			a->samples += sp[i]->samples;
+			a->tlb_misses += sp[i]->tlb;
 		}
 	a->faults_saved = a->spans ? a->pages - a->spans : 0;
 	a->tlb_entries_now = a->spans ? a->pages : 0;
@@ -236,6 +241,13 @@ static void advise(struct ms_hugepages *hp, const struct ms_region *r, uint64_t 
 		a->start = a->end = 0;
 }
 
+static int cmp_span(const void *pa, const void *pb)
+{
+	const struct span *a = *(struct span *const *)pa, *b = *(struct span *const *)pb;
+
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
 static int cmp_advice(const void *pa, const void *pb)
 {
 	const struct ms_huge_advice *a = pa, *b = pb;
@@ -252,27 +264,35 @@ static int cmp_advice(const void *pa, const void *pb)
 MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns,
 				  struct ms_huge_advice **out, size_t *n)
 {
-	size_t nr = ms_aspace_nr_regions(as), i, k = 0;
-	bool *touched;
+	size_t nr = ms_aspace_nr_regions(as), i, j, ns = 0, k = 0;
+	struct span **sp;
 	struct ms_huge_advice *v;
+	uint64_t id;
 
 	if (hp->error)
 		return hp->error;
-	touched = calloc(nr ? nr : 1, sizeof(*touched));
+	/* The spans by region, then address: each region's lie together. */
+	sp = malloc((hp->len ? hp->len : 1) * sizeof(*sp));
 	v = calloc(nr ? nr : 1, sizeof(*v));
-	if (!touched || !v) {
-		free(touched);
+	if (!sp || !v) {
+		free(sp);
 		free(v);
 		return -ENOMEM;
 	}
 	for (i = 0; i < hp->cap; i++)
 		if (hp->t[i].key && (hp->t[i].key >> 32) - 1 < nr)
-			touched[(hp->t[i].key >> 32) - 1] = true;
-	for (i = 0; i < nr; i++)
-		if (touched[i])
-			advise(hp, ms_aspace_region(as, i), end_ns, &v[k++]);
-	free(touched);
-	qsort(v, k, sizeof(*v), cmp_advice);
+			sp[ns++] = &hp->t[i];
+	if (ns)
+		qsort(sp, ns, sizeof(*sp), cmp_span);
+	for (i = 0; i < ns; i = j) {
+		id = sp[i]->key >> 32;
+		for (j = i + 1; j < ns && sp[j]->key >> 32 == id; j++)
+			;
+		advise(hp, ms_aspace_region(as, (size_t)id - 1), sp + i, j - i, end_ns, &v[k++]);
+	}
+	free(sp);
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_advice);
 	*out = v;
 	*n = k;
 	return 0;

@@ -27,6 +27,9 @@
 #include "util/u32map.h"
 
 #define PAGE_ALIGN(x) (((x) + 4095) & ~4095ULL)
+/* Past the largest user address space of any 64-bit Linux (x86 LA57: 2^56; arm64: 2^52). */
+#define USER_END (1ULL << 57)
+#define VSYSCALL_START 0xffffffffff600000ULL
 #define IS_ERR_VALUE(x) ((x) >= (uint64_t)-4095)
 
 enum { PERF_RECORD_FINISHED_ROUND_ = 68 };
@@ -872,6 +875,11 @@ static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_even
  */
 static int lone_enter(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
 {
+	/* Nothing checked these arguments: a range outside user space would have failed. */
+	uint64_t len = t->sc == SC_SHMDT ? 0 : t->args[1];
+
+	if (t->args[0] >= USER_END || len >= USER_END || PAGE_ALIGN(len) > USER_END - t->args[0])
+		t->sc = -1;
 	switch (t->sc) {
 	case SC_MUNMAP:
 	case SC_MPROTECT:
@@ -1081,6 +1089,14 @@ static int take_mmap(const struct perf_event_header *rec, struct pending_map *pm
 		return -EBADMSG;
 	memcpy(pidtid, p, 8);
 	memcpy(v, p + 8, 24);
+	/*
+	 * A damaged address or length: nothing may iterate over a range outside
+	 * user space. The kernel's own maps (pid -1) and [vsyscall], which
+	 * /proc shows at a fixed kernel address, are what they say.
+	 */
+	if (pidtid[0] != UINT32_MAX && !(v[0] == VSYSCALL_START && v[1] == 4096) &&
+	    (v[0] >= USER_END || v[1] > USER_END - v[0]))
+		return -ERANGE;
 	pm->pid = pidtid[0];
 	pm->m.start = pm->m.vma_start = v[0];
 	pm->m.end = pm->m.vma_end = v[0] + v[1];
@@ -1113,9 +1129,12 @@ static int on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 
 	err = take_mmap(rec, &pm);
 	if (err) {
-		ms_warn("skipping an MMAP record at byte offset %llu that does not fit",
-			(unsigned long long)(s->r ? ms_pdreader_offset(s->r) : 0));
-		return 0;
+		if (s->r)
+			ms_warn("skipping an MMAP record at byte offset %llu %s",
+				(unsigned long long)ms_pdreader_offset_of(s->r, rec),
+				err == -ERANGE ? "whose range lies outside the user address space" :
+				"that does not fit");
+		return err == -ENOMEM ? err : 0;
 	}
 	if (pm.pid == UINT32_MAX) {                /* the kernel's own maps, as perf synthesises them */
 		free(pm.name);

@@ -628,6 +628,55 @@ static void pipe_attr_after_data(void **state)
 	close(fd);
 }
 
+/*
+ * A flipped bit in a map's length (a 2^60-byte region) or address is
+ * refused with its offset before anything iterates over the range; the
+ * records after it are read as usual.
+ */
+static void maps_outside_user_space_refused(void **state)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, gen;
+		uint32_t prot, flags;
+		char name[8];
+		uint32_t spid, stid;
+		uint64_t time, id;
+		uint32_t cpu, res;
+		uint64_t identifier;
+	} m = { { PERF_RECORD_MMAP2, 0, sizeof(m) }, 10, 10, 0x10000, 1ULL << 60, 0, 0, 0, 0, 0,
+		PROT_READ | PROT_WRITE, MAP_PRIVATE, "//anon", 10, 10, 5, ID, 0, 0, ID };
+	struct sample_rec s1 = sample(ID, 10, 0x10000);
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST,
+				     .sample_id_all = 1, .mmap2 = 1 };
+	uint64_t id = ID;
+	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
+	struct seen seen;
+	struct ms_pdwriter *w;
+	int fd, k;
+
+	for (k = 0; k < 2; k++) {
+		if (k) {                             /* an address past user space */
+			m.addr = 0x4000000000000000ULL;
+			m.len = 0x1000;
+		}
+		w = writer(&fd, false, &e, 1);
+		assert_int_equal(ms_pdwriter_write(w, &m.h), 0);
+		assert_int_equal(ms_pdwriter_write(w, &s1.h), 0);
+		finish(w);
+		logged[0] = 0;
+		assert_int_equal(run_fd(fd, &seen, NULL), 0);
+		assert_non_null(strstr(logged, "outside the user address space"));
+		assert_int_equal(seen.n, 1);
+		assert_int_equal(seen.kinds[0], MS_EV_SAMPLE);
+		close(fd);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,6 +692,7 @@ int main(void)
 		cmocka_unit_test(perffile_v1_is_named),
 		cmocka_unit_test(ids_bounded_in_total),
 		cmocka_unit_test(pipe_attr_after_data),
+		cmocka_unit_test(maps_outside_user_space_refused),
 	};
 
 	ms_log_set(on_log, NULL);

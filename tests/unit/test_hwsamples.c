@@ -168,6 +168,72 @@ static void tlb_misses_reach_hugepage_advice(void **state)
 	close(path_fd);
 }
 
+/*
+ * Advice visits only the spans that were touched: 20,000 small regions
+ * (each once), one dense 4 MiB region and one of 64 TiB with one page
+ * touched. Each gets its own numbers; the large one is not walked span by
+ * span (2^25 of them), nor the table once per region.
+ */
+static void hugepage_advice_over_many_regions(void **state)
+{
+	struct ms_hugepages *hp = ms_hugepages_new(NULL);
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_huge_advice *v;
+	struct ms_event ev = { 0 };
+	const uint64_t dense = 0x40000000, vast = 0x100000000000ULL, small = 0x200000000000ULL;
+	size_t n, i, found = 0;
+	uint64_t p;
+
+	assert_non_null(hp);
+	assert_non_null(as);
+	ms_hugepages_attach(hp, as);
+	ev.pid = ev.tid = 7;
+	ev.kind = MS_EV_MAP;
+	ev.map = (struct ms_event_map){ .prot = PROT_READ | PROT_WRITE, .flags = MAP_PRIVATE, .name = "//anon",
+					.via = MS_VIA_MMAP };
+#define MAP(a, len) do { ev.kind = MS_EV_MAP; ev.map.start = ev.map.vma_start = (a); \
+			 ev.map.end = ev.map.vma_end = (a) + (len); assert_int_equal(ms_aspace_apply(as, &ev, NULL), 0); } while (0)
+#define TOUCH(a) do { ev.kind = MS_EV_SAMPLE; ev.sample.addr = (a); ev.sample.has_addr = true; \
+		      ev.sample.fault = true; assert_int_equal(ms_aspace_apply(as, &ev, NULL), 0); } while (0)
+	ev.time = 1;
+	MAP(dense, 4 << 20);
+	MAP(vast, 1ULL << 46);
+	for (i = 0; i < 20000; i++)
+		MAP(small + i * 0x10000, 0x4000);
+	ev.time = 100000000;                      /* 0.1 s later: old enough to advise */
+	for (p = dense; p < dense + (4 << 20); p += 4096)
+		TOUCH(p);
+	TOUCH(vast + (1ULL << 45));
+	for (i = 0; i < 20000; i++)
+		TOUCH(small + i * 0x10000);
+#undef MAP
+#undef TOUCH
+	assert_int_equal(ms_hugepages_advice(hp, as, 200000000, &v, &n), 0);
+	assert_int_equal(n, 20002);
+	assert_true(v[0].advised);
+	assert_int_equal(v[0].start, dense);
+	assert_int_equal(v[0].end, dense + (4 << 20));
+	assert_int_equal(v[0].spans, 2);
+	assert_int_equal(v[0].pages, 1024);
+	assert_int_equal(v[0].faults, 1024);
+	for (i = 1; i < n; i++) {
+		assert_false(v[i].advised);
+		if (v[i].region->start == vast) {
+			assert_int_equal(v[i].aligned_spans, 1u << 25);
+			assert_int_equal(v[i].pages, 1);
+			assert_non_null(strstr(v[i].reason, "too sparse"));
+			found++;
+		} else {
+			assert_int_equal(v[i].pages, 1);
+			assert_int_equal(v[i].aligned_spans, 0);
+		}
+	}
+	assert_int_equal(found, 1);
+	free(v);
+	ms_aspace_free(as);
+	ms_hugepages_free(hp);
+}
+
 static void bad_prefetch_and_wild_load(void **state)
 {
 	struct ms_unmapped *u = ms_unmapped_new();
@@ -204,6 +270,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tlb_misses_reach_hugepage_advice),
+		cmocka_unit_test(hugepage_advice_over_many_regions),
 		cmocka_unit_test(bad_prefetch_and_wild_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
