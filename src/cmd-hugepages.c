@@ -286,7 +286,7 @@ static int parse_args(int argc, char **argv, struct hp_opts *o)
 	o->input = "mapscope.data";
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 'B':

@@ -91,7 +91,7 @@ int cmd_maps(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:p:t:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:p:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': input = optarg; break;
 		case 'p':

@@ -80,6 +80,7 @@ static const char usage_text[] =
 struct record_opts {
 	const char *output;
 	uint64_t period;
+	bool period_set;             /* -c given */
 	uint64_t pages;
 	bool no_samples;
 	bool callchain;
@@ -111,7 +112,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	o->pages = MS_LIVE_DEFAULT_PAGES;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:p:c:m:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:p:c:m:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -122,6 +123,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 						       "numbers separated by commas", optarg);
 			break;
 		case 'c':
+			o->period_set = true;
 			if (cli_parse_u64(optarg, 1, UINT32_MAX, &o->period))
 				return cli_usage_error("record", "invalid sample period '%s': expected "
 						       "a whole number from 1 to %u", optarg, UINT32_MAX);
@@ -162,6 +164,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				       "or processes with -p");
 	if (o->cmd && o->nr_pids)
 		return cli_usage_error("record", "give either a command or -p, not both");
+	if (o->no_samples && o->period_set)
+		return cli_usage_error("record", "-c sets the fault sampling period, and --no-samples "
+				       "records no faults: give one of them");
 	o->pipe = !strcmp(o->output, "-");
 	return 0;
 }

@@ -115,6 +115,9 @@ static int parse_window(const char *s, struct report_opts *o)
 		return -EINVAL;
 	if (b[0] && parse_time(b, &o->to, &o->to_rel))
 		return -EINVAL;
+	/* An empty window is a mistake; ends of different kinds are compared once the start is known. */
+	if (a[0] && b[0] && o->from_rel == o->to_rel && o->from > o->to)
+		return -ERANGE;
 	return 0;
 }
 
@@ -143,7 +146,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->to = UINT64_MAX;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
 		case 's': if ((err = parse_sort(optarg, o))) return err; break;
@@ -160,8 +163,10 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->children = (int)v;
 			break;
 		case 'T':
-			if (parse_window(optarg, o))
-				return cli_usage_error("report", "invalid time window '%s': expected START,END, "
+			if ((err = parse_window(optarg, o)))
+				return cli_usage_error("report", err == -ERANGE ?
+						       "invalid time window '%s': it ends before it starts" :
+						       "invalid time window '%s': expected START,END, "
 						       "each ns, +SECONDS or empty", optarg);
 			break;
 		case 'F':

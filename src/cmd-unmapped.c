@@ -102,7 +102,7 @@ int cmd_unmapped(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': input = optarg; break;
 		case 'F': if ((ret = parse_format("unmapped", optarg, &fmt, false))) return ret; break;

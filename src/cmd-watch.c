@@ -85,7 +85,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (launch_parse_pids(optarg, o->pids, &o->nr_pids))

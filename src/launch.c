@@ -48,7 +48,8 @@ int launch_parse_pids(const char *s, pid_t *pids, int *n)
 
 	if (!copy)
 		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	/* strsep, not strtok: "1,,2" and "1," have an empty item, which is an error. */
+	for (save = copy; (tok = strsep(&save, ",")); ) {
 		if (*n == MAX_PIDS || cli_parse_u64(tok, 1, 4194304, &v)) {
 			err = -EINVAL;
 			break;

@@ -355,7 +355,10 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 		}
 		memcpy(&ph, r->map, sizeof(ph));
 	} else if ((err = read_full(r->fd, &ph, sizeof(ph)))) {
-		err = err == -ENODATA ? bad(0, "the input ended before a perf.data header") : err;
+		if (err == -ENODATA)
+			err = bad(0, "the input ended before a perf.data header");
+		else
+			ms_err("cannot read '%s': %s", path, strerror(-err));
 		goto fail;
 	}
 	if (ph.magic != PERF_MAGIC2) {

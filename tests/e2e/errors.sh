@@ -9,7 +9,7 @@ check() {  # check WANT_STATUS PATTERN CMD...
 	shift 2
 	"$@" >out.txt 2>err.txt || got=$?
 	[ $got -eq "$want" ] || fail "'$*' exited $got, expected $want: $(cat err.txt)"
-	grep -qE "$pattern" err.txt || fail "'$*' said '$(cat err.txt)', expected /$pattern/"
+	grep -qE -- "$pattern" err.txt || fail "'$*' said '$(cat err.txt)', expected /$pattern/"
 	echo "ok: $* -> $got: $(head -1 err.txt)"
 }
 
@@ -21,6 +21,19 @@ check 2 "invalid PID list '12x'" "$MAPSCOPE" record -p 12x
 check 2 "nothing to record" "$MAPSCOPE" record
 check 2 "either a command or -p" "$MAPSCOPE" record -p 1 -- true
 check 2 "unsupported call-graph mode 'lbr'" "$MAPSCOPE" record --call-graph lbr -- true
+check 2 "invalid PID list '1,,2'" "$MAPSCOPE" record -p 1,,2
+check 2 "invalid PID list '1,'" "$MAPSCOPE" record -p 1,
+check 2 "-c sets the fault sampling period, and --no-samples" "$MAPSCOPE" record --no-samples -c 5 -- true
+check 2 "invalid time window '10,5': it ends before it starts" "$MAPSCOPE" report --time 10,5
+check 2 "invalid time window '\+3,\+1': it ends before it starts" "$MAPSCOPE" report --time +3,+1
+# A missing value is named as such, in every command that takes one.
+for c in "report -i" "timeline -i" "maps -i" "unmapped -i" "hugepages -i" "record -o" "watch -p"; do
+	# shellcheck disable=SC2086
+	check 2 "option '${c#* }' needs a value" "$MAPSCOPE" $c
+done
+# Inputs that are not files say why.
+check 1 "cannot read '$TMP': Is a directory" "$MAPSCOPE" report -i "$TMP"
+check 1 "cannot read '/proc/self/mem'" "$MAPSCOPE" report -i /proc/self/mem
 
 pid=4000000
 while [ -e /proc/$pid ]; do pid=$((pid + 1)); done
