@@ -474,6 +474,7 @@ int cmd_report(int argc, char **argv)
 	struct report_run run = { 0 };
 	size_t n;
 	int ret, err;
+	bool uncertain;
 
 	ret = parse_args(argc, argv, &o);
 	if (ret)
@@ -517,13 +518,15 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	ms_stream_stats(rp.stream, &st);
+	/* No unmap records, or records lost: maps and unmaps may be missing. */
+	uncertain = !ms_stream_has_syscalls(rp.stream) || st.lost;
 	replay_warnings(&rp);
 	if (o.format == CLI_FORMAT_JSON)
-		print_json(&o, rows, n, &un, ms_report_total(rep), &st, !ms_stream_has_syscalls(rp.stream), rep);
+		print_json(&o, rows, n, &un, ms_report_total(rep), &st, uncertain, rep);
 	else if (o.format == CLI_FORMAT_CSV)
 		print_csv(&o, rows, n, &un, ms_report_total(rep));
 	else
-		print_text(&o, rows, n, &un, ms_report_total(rep), &st, !ms_stream_has_syscalls(rp.stream));
+		print_text(&o, rows, n, &un, ms_report_total(rep), &st, uncertain);
 	ret = rp.corrupt ? EXIT_RUNTIME : 0;
 out:
 	free(rows);

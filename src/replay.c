@@ -182,8 +182,11 @@ void replay_warnings(struct replay *rp)
 			"map replaces an earlier one where they overlap, so attribution is uncertain\n",
 			rp->path);
 	if (st.lost)
-		fprintf(stderr, "mapscope: warning: the recording lost %llu records\n",
-			(unsigned long long)st.lost);
+		fprintf(stderr, "mapscope: warning: the recording lost %llu records, from %.6f s to %.6f s: "
+			"maps, unmaps and samples there may be missing, so attribution is uncertain "
+			"(record with a larger ring buffer, -m)\n", (unsigned long long)st.lost,
+			(double)(st.lost_first > st.first_time ? st.lost_first - st.first_time : 0) / 1e9,
+			(double)(st.lost_last > st.first_time ? st.lost_last - st.first_time : 0) / 1e9);
 	if (st.out_of_order)
 		fprintf(stderr, "mapscope: warning: %llu records came out of time order\n",
 			(unsigned long long)st.out_of_order);

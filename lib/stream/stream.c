@@ -1231,6 +1231,9 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 			return 0;
 		memcpy(&lost, (const char *)(rec + 1) + (rec->type == PERF_RECORD_LOST ? 8 : 0), 8);
 		s->st.lost += lost;
+		if (!s->st.lost_first)
+			s->st.lost_first = smp.time;
+		s->st.lost_last = smp.time;
 		base_event(&ev, MS_EV_LOST, &smp);
 		ev.lost.count = lost;
 		return emit(s, &ev);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # With a ring buffer too small for the fault rate, records are lost: the
-# kernel's LOST records reach the file and the summary counts them exactly.
+# kernel's LOST records reach the file and the summary counts them exactly,
+# and every command that reads the file says its attribution is uncertain.
 source "$(dirname "$0")/lib.sh"
 need_recording
 cd "$TMP"
@@ -15,3 +16,16 @@ perfs=$(perf script -i lost.data --show-lost-events 2>/dev/null |
 	awk '/PERF_RECORD_LOST/ { for (i = 1; i < NF; i++) if ($i == "lost") s += $(i + 1) } END { print s + 0 }')
 [ "$perfs" -eq "$ours" ] || fail "perf sees $perfs lost records, the summary says $ours"
 pass "$ours lost records, written as LOST records and counted"
+
+pid=$("$MAPSCOPE" report -i lost.data --format json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["regions"][0]["pid"])')
+for cmd in report timeline unmapped hugepages "maps --pid $pid --at end"; do
+	# shellcheck disable=SC2086
+	"$MAPSCOPE" $cmd -i lost.data >out.txt 2>err.txt || true
+	grep -q "lost $ours records, from .* attribution is uncertain" err.txt ||
+		fail "$cmd does not say the attribution is uncertain: $(cat err.txt)"
+done
+"$MAPSCOPE" report -i lost.data --format json >r.json 2>/dev/null || true
+grep -q '"uncertain": true' r.json || fail "the JSON report of a file with lost records is not marked uncertain"
+"$MAPSCOPE" report -i lost.data >r.txt 2>/dev/null || true
+grep -q '(attribution uncertain)' r.txt || fail "the text report of a file with lost records is not marked uncertain"
+pass "report, timeline, unmapped, hugepages and maps each say the attribution is uncertain"
