@@ -347,18 +347,23 @@ static int drain(struct session *s)
 /* Polls the rings and the followed processes until all have exited or a signal stops us. */
 static int main_loop(struct session *s)
 {
-	struct pollfd fds[64 + MAX_PIDS];
-	int nr_rings = ms_live_nr_fds(s->live), i, live_procs, err;
+	int nr_rings = ms_live_nr_fds(s->live), i, live_procs, err = 0;
+	/* One slot per ring (a ring per CPU) and per followed process, however many there are. */
+	struct pollfd *fds = calloc((size_t)nr_rings + (size_t)s->nr_pidfds + 1, sizeof(*fds));
 
-	for (i = 0; i < nr_rings && i < 64; i++)
+	if (!fds)
+		return -ENOMEM;
+	for (i = 0; i < nr_rings; i++)
 		fds[i] = (struct pollfd){ .fd = ms_live_fd(s->live, i), .events = POLLIN };
 	for (i = 0; i < s->nr_pidfds; i++)
 		fds[nr_rings + i] = (struct pollfd){ .fd = s->pidfds[i], .events = POLLIN };
 	while (!launch_stop) {
-		if (poll(fds, (nfds_t)(nr_rings + s->nr_pidfds), 250) < 0 && errno != EINTR)
-			return -errno;
+		if (poll(fds, (nfds_t)(nr_rings + s->nr_pidfds), 250) < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
 		if ((err = drain(s)))
-			return err;
+			break;
 		live_procs = 0;
 		for (i = 0; i < s->nr_pidfds; i++) {
 			if (fds[nr_rings + i].revents & POLLIN) {
@@ -370,7 +375,8 @@ static int main_loop(struct session *s)
 		if (!live_procs)
 			break;
 	}
-	return 0;
+	free(fds);
+	return err;
 }
 
 static void print_summary(struct session *s)
@@ -384,8 +390,10 @@ static void print_summary(struct session *s)
 		status[1] = ' ';
 		launch_describe(&s->child, s->o->cmd[0], status + 2, sizeof(status) - 2);
 	}
-	fprintf(stderr, "mapscope: %llu samples, %llu records lost, %.1f MiB written to '%s'%s%s\n",
-		(unsigned long long)st.samples, (unsigned long long)st.lost,
+	fprintf(stderr, "mapscope: %llu samples (%llu data addresses, %llu syscall records), %llu records lost, "
+		"%.1f MiB written to '%s'%s%s\n", (unsigned long long)st.samples,
+		(unsigned long long)st.data_samples, (unsigned long long)(st.samples - st.data_samples),
+		(unsigned long long)st.lost,
 		(double)st.bytes / (1024.0 * 1024.0), s->o->pipe ? "stdout" : s->o->output,
 		status[2] ? status : "", launch_stop ? " (stopped by signal)" : "");
 	if (st.lost)

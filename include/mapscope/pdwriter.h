@@ -38,6 +38,7 @@ struct ms_pdwriter_opts {
 struct ms_pdwriter_stats {
 	uint64_t records;
 	uint64_t samples;            /* PERF_RECORD_SAMPLE records */
+	uint64_t data_samples;       /* of them, of events with a data address (not tracepoints) */
 	uint64_t lost;               /* records the kernel reported lost */
 	uint64_t bytes;              /* written to the file so far, headers included */
 };

@@ -236,6 +236,7 @@ static int open_file_layout(struct ms_pdreader *r)
 	struct perf_file_header h;
 	struct perf_file_section ids, sec;
 	uint64_t i, n, off, feat_off;
+	bool early = false;
 	int err, bit;
 
 	if (!in_file(r, 0, sizeof(h)))
@@ -298,11 +299,16 @@ static int open_file_layout(struct ms_pdreader *r)
 				(unsigned long long)sec.offset);
 			continue;
 		}
+		early |= sec.offset < h.data.offset;
 		if ((err = take_feature(r, bit, r->map + sec.offset, sec.size)))
 			return err;
 	}
-	/* mapscope writes SAMPLE_TIME when it closes a file, and the rest as it goes. */
-	r->unfinished = r->by_mapscope && !r->has_sample_time;
+	/*
+	 * mapscope lays its features before the data as it goes, and adds
+	 * SAMPLE_TIME when it closes the file. (Its files from before that
+	 * kept every feature after the data: they were always closed.)
+	 */
+	r->unfinished = r->by_mapscope && early && !r->has_sample_time;
 	return 0;
 }
 

@@ -50,6 +50,9 @@ struct ms_pdwriter {
 	struct ms_pdwriter_stats at_table;   /* the counts when that table was written */
 	int error;                   /* first write error, sticky */
 	int time_off;                /* TIME's offset in every sample, or -1 */
+	uint64_t *data_ids;          /* sorted: the ids of events with a data address */
+	size_t nr_data_ids;
+	bool by_identifier;          /* every event has IDENTIFIER: a sample's id is its first word */
 	uint64_t first_time, last_time;   /* of the samples, for SAMPLE_TIME */
 };
 
@@ -195,6 +198,50 @@ static void put_names(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 	}
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The ids of the events whose samples carry a data address, for data_samples. 0 or -ENOMEM. */
+static int data_ids(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
+{
+	const struct perf_event_attr *a;
+	size_t i, n = 0;
+
+	w->by_identifier = o->nr_evsels > 0;
+	for (i = 0; i < o->nr_evsels; i++) {
+		a = o->evsels[i].attr;
+		w->by_identifier &= !!(a->sample_type & PERF_SAMPLE_IDENTIFIER);
+		if (a->type != PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_ADDR))
+			n += o->evsels[i].nr_ids;
+	}
+	w->data_ids = malloc((n ? n : 1) * sizeof(*w->data_ids));
+	if (!w->data_ids)
+		return -ENOMEM;
+	for (i = 0; i < o->nr_evsels; i++) {
+		a = o->evsels[i].attr;
+		if (a->type != PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_ADDR)) {
+			memcpy(w->data_ids + w->nr_data_ids, o->evsels[i].ids, o->evsels[i].nr_ids * 8);
+			w->nr_data_ids += o->evsels[i].nr_ids;
+		}
+	}
+	qsort(w->data_ids, w->nr_data_ids, sizeof(*w->data_ids), cmp_u64);
+	return 0;
+}
+
+static bool is_data_sample(const struct ms_pdwriter *w, const struct perf_event_header *rec)
+{
+	uint64_t id;
+
+	if (!w->by_identifier || rec->size < 16)
+		return false;
+	memcpy(&id, rec + 1, 8);
+	return bsearch(&id, w->data_ids, w->nr_data_ids, sizeof(id), cmp_u64) != NULL;
+}
+
 static int start_file(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 {
 	const size_t attr_size = sizeof(struct perf_event_attr);
@@ -301,6 +348,8 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	w->fd = fd;
 	w->pipe = o->pipe;
 	w->time_off = sample_time_offset(o);
+	if (data_ids(w, o))
+		w->error = -ENOMEM;
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
 		ms_buf_init(&w->features[i]);
 	build_features(w, o);
@@ -323,6 +372,7 @@ MS_EXPORT int ms_pdwriter_write(struct ms_pdwriter *w, const struct perf_event_h
 	w->st.records++;
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		w->st.samples++;
+		w->st.data_samples += is_data_sample(w, rec);
 		if (w->time_off >= 0 && rec->size >= w->time_off + 8) {
 			memcpy(&t, (const char *)rec + w->time_off, 8);
 			if (!w->first_time || t < w->first_time)
@@ -498,6 +548,7 @@ MS_EXPORT void ms_pdwriter_free(struct ms_pdwriter *w)
 		return;
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
 		ms_buf_release(&w->features[i]);
+	free(w->data_ids);
 	free(w->out);
 	free(w);
 }

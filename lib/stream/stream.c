@@ -1194,12 +1194,15 @@ static int on_comm(struct ms_stream *s, const struct perf_event_header *rec, con
 	const char *name = (const char *)(rec + 1) + 8;
 	const char *end = (const char *)rec + rec->size;
 	struct ms_event ev;
+	uint64_t *brk;
 	uint32_t v[2];
 
 	if (rec->size < sizeof(*rec) + 9 || !memchr(name, 0, (size_t)(end - name)))
 		return 0;
 	memcpy(v, rec + 1, 8);
 	base_event(&ev, (rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? MS_EV_EXEC : MS_EV_COMM, smp);
+	if (ev.kind == MS_EV_EXEC && (brk = ms_u32map_get(&s->brks, v[0])))
+		*brk = 0;                /* a new image: its first brk starts from its own break */
 	ev.pid = v[0];
 	ev.tid = v[1];
 	ev.comm.comm = name;

@@ -24,9 +24,14 @@ perf_script() {
 		-F sw:pid,tid,time,event,addr,ip -F trace:pid,tid,time,event,trace 2>"$TMP/perf-script.err"
 }
 
-# The sample count from mapscope's summary line in file $1.
+# The sample count from mapscope's summary line in file $1: every sample record, syscalls included.
 summary_samples() {
-	sed -n 's/^mapscope: \([0-9]*\) samples, .*/\1/p' "$1"
+	sed -n 's/^mapscope: \([0-9]*\) samples (.*/\1/p' "$1"
+}
+
+# Of them, the samples with a data address (page faults).
+summary_data_samples() {
+	sed -n 's/^mapscope: [0-9]* samples (\([0-9]*\) data addresses.*/\1/p' "$1"
 }
 
 # expect_status WANT CMD...: runs CMD, fails unless it exits WANT.

@@ -15,6 +15,9 @@ perf_script w.data >w.script || fail "perf script failed: $(cat "$TMP/perf-scrip
 	fail "perf script complained: $(cat "$TMP/perf-script.err")"
 script_n=$(grep -vc 'PERF_RECORD' w.script || true)
 [ "$script_n" -eq "$ours" ] || fail "perf script shows $script_n samples, mapscope wrote $ours"
+faults=$(grep -c ' page-faults:' w.script || true)
+[ "$faults" -eq "$(summary_data_samples summary.txt)" ] ||
+	fail "the summary counts $(summary_data_samples summary.txt) data-address samples, perf script $faults page faults"
 for ev in page-faults syscalls:sys_enter_munmap syscalls:sys_exit_mremap syscalls:sys_enter_brk \
 	syscalls:sys_enter_madvise syscalls:sys_exit_shmdt syscalls:sys_exit_mmap; do
 	grep -q " $ev:" w.script || fail "perf script shows no $ev sample"

@@ -52,6 +52,6 @@ python3 -c 'import sys; w, s = float(sys.argv[1]), int(sys.argv[2]) / 2**20; sys
 	fail "disk full: the summary says $written MiB, the file holds $size bytes"
 cp small/full.data full.data
 check "disk full" full.data 1
-samples=$(sed -n "s/^mapscope: \([0-9]*\) samples,.*/\1/p" full.err)
+samples=$(summary_samples full.err)
 [ "$samples" -eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["file_samples"])' r.json)" ] ||
 	fail "disk full: the summary counts $samples samples, the file holds fewer"
