@@ -20,9 +20,11 @@ static const char usage_text[] =
 "kernel VMA, as the kernel would have merged them.\n"
 "\n"
 "  -i, --input FILE   the recording (default mapscope.data; '-': stdin)\n"
-"  -p, --pid PID      the process\n"
+"  -p, --pid PID      the process; a thread's id gives its process, as\n"
+"                     /proc/TID/maps does\n"
 "  -t, --at TIME      nanoseconds on the recording's clock (CLOCK_MONOTONIC\n"
-"                     for mapscope record), +SECONDS from the start, or end\n"
+"                     for mapscope record), +SECONDS from the start, end, or\n"
+"                     last: just before the process exited\n"
 "  -h, --help         show this help\n"
 "\n"
 "Not shown: [vsyscall], which is no mapping of the process and has no\n"
@@ -31,14 +33,18 @@ static const char usage_text[] =
 "\n"
 "EXAMPLES\n"
 "  mapscope maps --pid 1234 --at end\n"
+"  mapscope maps --pid 1234 --at last     # a process that has exited\n"
 "  mapscope maps -i run.data --pid 1234 --at +2.5\n"
 "  mapscope maps --pid 1234 --at 81234567890 | diff - saved-maps.txt\n";
 
 struct maps_run {
 	uint64_t at;
 	bool rel;
-	uint32_t pid;
+	bool last;                  /* --at last: just before the process exited */
+	uint32_t pid;               /* the process; a thread id given is taken to its process */
+	uint32_t asked;             /* the id given */
 	bool seen;
+	uint64_t exited;            /* when the process exited, 0 while it lives */
 };
 
 static int stop_after(struct replay *rp, const struct ms_event *ev)
@@ -49,10 +55,20 @@ static int stop_after(struct replay *rp, const struct ms_event *ev)
 		m->at += rp->first_time;
 		m->rel = false;
 	}
-	if (!m->rel && ev->time > m->at)
+	if (!m->last && !m->rel && ev->time > m->at)
 		return 1;
+	/* A thread's id names its process, as /proc/TID/maps does. */
+	if (ev->kind == MS_EV_FORK && ev->fork.child_tid == m->asked)
+		m->pid = ev->fork.child_pid;
+	else if (ev->tid == m->asked && ev->pid && ev->kind != MS_EV_FORK)
+		m->pid = ev->pid;
 	if (ev->pid == m->pid || (ev->kind == MS_EV_FORK && ev->fork.child_pid == m->pid))
 		m->seen = true;
+	if (ev->kind == MS_EV_EXIT && ev->pid == m->pid && ev->tid == m->pid) {
+		if (m->last)
+			return 1;        /* the model has not applied the exit yet */
+		m->exited = ev->time;
+	}
 	return 0;
 }
 
@@ -97,12 +113,13 @@ int cmd_maps(int argc, char **argv)
 		case 'p':
 			if (cli_parse_u64(optarg, 1, 4194304, &v))
 				return cli_usage_error("maps", "invalid PID '%s'", optarg);
-			m.pid = (uint32_t)v;
+			m.pid = m.asked = (uint32_t)v;
 			break;
 		case 't':
-			if (parse_time(optarg, &m.at, &m.rel))
+			m.last = !strcmp(optarg, "last");
+			if (!m.last && parse_time(optarg, &m.at, &m.rel))
 				return cli_usage_error("maps", "invalid time '%s': expected nanoseconds, "
-						       "+SECONDS or end", optarg);
+						       "+SECONDS, end or last", optarg);
 			have_at = true;
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -127,6 +144,13 @@ int cmd_maps(int argc, char **argv)
 		goto out;
 	}
 	replay_warnings(&rp);
+	if (m.exited) {
+		cli_error("process %u had exited by then, at %" PRIu64 " (+%.6f s): it had no maps left",
+			  m.pid, m.exited, (double)(m.exited - rp.first_time) / 1e9);
+		cli_hint("its maps as they were when it exited: mapscope maps --pid %u --at last", m.pid);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	ms_aspace_for_each_vma(rp.as, m.pid, print_vma, NULL);
 	ret = rp.corrupt ? EXIT_RUNTIME : 0;
 out:

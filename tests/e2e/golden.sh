@@ -45,4 +45,15 @@ if not ties:
     sys.exit("no tied symbols to check")
 PY
 done
-pass "$n golden outputs match"
+# maps: a thread's id gives its process's maps, as /proc/TID/maps does; a
+# process that has exited has none left at the end, which is said, and
+# --at last shows them as they were when it exited.
+"$MAPSCOPE" maps -i mapscope-ops.data --pid 15328 --at +0.012 >"$TMP/tid.txt" 2>/dev/null || fail "maps --pid TID failed"
+diff -u mapscope-ops.maps.txt "$TMP/tid.txt" || fail "maps --pid 15328 (a thread of 15327) differs from its process's maps"
+status=0
+"$MAPSCOPE" maps -i mapscope-ops.data --pid 15327 --at end >"$TMP/end.txt" 2>"$TMP/end.err" || status=$?
+[ "$status" -eq 1 ] && grep -q 'had exited by then' "$TMP/end.err" && grep -q -- '--at last' "$TMP/end.err" ||
+	fail "maps --at end of an exited process: exit $status, $(cat "$TMP/end.err")"
+"$MAPSCOPE" maps -i mapscope-ops.data --pid 15327 --at last >"$TMP/last.txt" 2>/dev/null || fail "maps --at last failed"
+grep -q 'exec-target$' "$TMP/last.txt" || fail "maps --at last does not show the last image's maps: $(head -3 "$TMP/last.txt")"
+pass "$n golden outputs match; maps by thread id, and of an exited process"
