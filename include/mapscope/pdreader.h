@@ -76,9 +76,11 @@ uint64_t ms_pdreader_offset(const struct ms_pdreader *r);
 uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec);
 bool ms_pdreader_is_pipe(const struct ms_pdreader *r);
 /*
- * A file its recorder never closed (killed, or stopped by a full disk): it
- * has no feature sections, and is read to its end; a record cut short at
- * the end is left out, with a warning, and is not an error.
+ * A recording its recorder never closed (killed, or stopped by a full
+ * disk), where the file can tell: a mapscope file without the SAMPLE_TIME
+ * it adds at close, a mapscope pipe that ends without it (known at the
+ * end of the data), or a file with no feature sections, which is read to
+ * its end (a record cut short there is left out, with a warning).
  */
 bool ms_pdreader_unfinished(const struct ms_pdreader *r);
 

@@ -896,6 +896,9 @@ static int next_record(struct ms_pdreader *r, const struct perf_event_header **r
 
 	for (;;) {
 		ret = raw_next(r, rec);
+		/* mapscope ends a pipe with SAMPLE_TIME: without it, the stream was cut. */
+		if (ret == 0 && r->pipe_layout && r->by_mapscope && !r->has_sample_time)
+			r->unfinished = true;
 		if (ret <= 0)
 			return ret;
 		r->last_off = r->pos;

@@ -530,9 +530,20 @@ MS_EXPORT int ms_pdwriter_flush(struct ms_pdwriter *w)
 	return 0;
 }
 
+/* A pipe ends with SAMPLE_TIME as a feature record: the mark of a stream that was not cut. */
+static int finish_pipe(struct ms_pdwriter *w)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_HEADER_FEATURE, .size = sizeof(h) + 8 + 16 };
+	uint64_t v[3] = { HEADER_SAMPLE_TIME, w->first_time, w->last_time };
+
+	put(w, &h, sizeof(h));
+	put(w, v, sizeof(v));
+	return flush(w);
+}
+
 MS_EXPORT int ms_pdwriter_close(struct ms_pdwriter *w)
 {
-	return w->pipe ? flush(w) : finish_file(w);
+	return w->pipe ? finish_pipe(w) : finish_file(w);
 }
 
 MS_EXPORT void ms_pdwriter_stats(const struct ms_pdwriter *w, struct ms_pdwriter_stats *st)

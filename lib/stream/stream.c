@@ -1018,6 +1018,15 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 		s->st.bad_samples++;
 		return 0;
 	}
+	/* Every field has a fixed size: a larger record is damage, which swallowed what followed it. */
+	if (ei->lay.fixed && rec->size > ei->lay.size) {
+		if (s->r)
+			ms_warn("skipping a sample at byte offset %llu of %u bytes, where its event's are %u: "
+				"the file is damaged there, and the records it covers are lost",
+				(unsigned long long)ms_pdreader_offset_of(s->r, rec), rec->size, ei->lay.size);
+		s->st.bad_samples++;
+		return 0;
+	}
 	if (ei->kind == EK_ENTER || ei->kind == EK_EXIT) {
 		s->st.other_samples++;
 		return on_syscall(s, ei, &smp);

@@ -523,6 +523,45 @@ static void bad_sample_named_by_its_offset(void **state)
 	close(fd);
 }
 
+/*
+ * A sample larger than its event's fixed layout can make is damage (a
+ * flipped bit in its size), which swallowed the records after it: said,
+ * with its offset, and counted, never taken silently.
+ */
+static void oversized_sample_is_damage(void **state)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST, .sample_id_all = 1 };
+	uint64_t id = ID;
+	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
+	struct sample_rec s[4] = { sample(ID, 10, 0x1000), sample(ID, 11, 0x2000), sample(ID, 12, 0x3000),
+				   sample(ID, 13, 0x4000) };
+	struct perf_file_header fh;
+	struct ms_stream_stats st;
+	struct seen seen;
+	struct ms_pdwriter *w;
+	char want[64];
+	int fd, i;
+
+	w = writer(&fd, false, &e, 1);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(ms_pdwriter_write(w, &s[i].h), 0);
+	finish(w);
+	/* The second sample's size now covers the third too. */
+	assert_int_equal(pread(fd, &fh, sizeof(fh), 0), (ssize_t)sizeof(fh));
+	s[1].h.size = 2 * sizeof(s[1]);
+	assert_int_equal(pwrite(fd, &s[1].h, 8, (off_t)(fh.data.offset + sizeof(s[0]))), 8);
+	snprintf(want, sizeof(want), "byte offset %llu of %zu bytes", (unsigned long long)(fh.data.offset + sizeof(s[0])),
+		 2 * sizeof(s[1]));
+	logged[0] = 0;
+	assert_int_equal(run_fd(fd, &seen, &st), 0);
+	assert_non_null(strstr(logged, want));
+	assert_int_equal(st.bad_samples, 1);
+	assert_int_equal(st.samples, 2);
+	assert_int_equal(seen.addrs[1], 0x4000);
+	close(fd);
+}
+
 /* perf's first layout (PERFFILE) is named, and declined. */
 static void perffile_v1_is_named(void **state)
 {
@@ -690,6 +729,7 @@ int main(void)
 		cmocka_unit_test(unknown_ids_are_counted),
 		cmocka_unit_test(bad_sample_named_by_its_offset),
 		cmocka_unit_test(perffile_v1_is_named),
+		cmocka_unit_test(oversized_sample_is_damage),
 		cmocka_unit_test(ids_bounded_in_total),
 		cmocka_unit_test(pipe_attr_after_data),
 		cmocka_unit_test(maps_outside_user_space_refused),

@@ -200,6 +200,39 @@ static void flushed_file_reads_whole(void **state)
 	close(fd);
 }
 
+/* A pipe ends with SAMPLE_TIME: one cut at a record boundary is known as cut. */
+static void cut_pipe_is_unfinished(void **state)
+{
+	size_t len, off, cut = 0;
+	unsigned char *f = write_file(true, &len, &(struct ms_pdwriter_stats){ 0 });
+	const struct perf_event_header *rec;
+	struct ms_pdreader *r;
+	char path[64];
+	int fd, whole;
+
+	for (off = 16; off < len; off += rec->size) {   /* the boundary after the first sample */
+		rec = (const void *)(f + off);
+		if (rec->type == PERF_RECORD_HEADER_TRACING_DATA)
+			off += 8;
+		if (rec->type == PERF_RECORD_SAMPLE)
+			cut = off + rec->size;
+	}
+	assert_true(cut > 0 && cut < len);
+	for (whole = 1; whole >= 0; whole--) {
+		fd = memfd_create("cut", 0);
+		assert_int_equal(write(fd, f, whole ? len : cut), (ssize_t)(whole ? len : cut));
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		r = ms_pdreader_open(path);
+		assert_non_null(r);
+		while (ms_pdreader_next(r, &rec) > 0)
+			;
+		assert_int_equal(ms_pdreader_unfinished(r), !whole);
+		ms_pdreader_free(r);
+		close(fd);
+	}
+	free(f);
+}
+
 static void reports_write_errors(void **state)
 {
 	struct ms_pdwriter_opts o = opts(false);
@@ -221,6 +254,7 @@ int main(void)
 		cmocka_unit_test(file_mode_layout),
 		cmocka_unit_test(pipe_mode_stream),
 		cmocka_unit_test(flushed_file_reads_whole),
+		cmocka_unit_test(cut_pipe_is_unfinished),
 		cmocka_unit_test(reports_write_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
