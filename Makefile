@@ -2,11 +2,13 @@
 # missing first, so both work on a fresh Debian machine as root.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 PREFIX     ?= /usr/local
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all build deps demo check check-plain check-asan install clean
+.PHONY: all build deps demo check check-plain check-fuzz check-asan install clean
 
 all: build
 
@@ -24,12 +26,18 @@ build: $(DEPS_STAMP)
 demo: build
 	bash scripts/demo.sh $(BUILD)
 
-# The whole suite, twice: plain, then under ASan+UBSan. The last line is
-# ctest's summary of the sanitized run; the plain run's summary comes first.
-check: check-plain check-asan
+# The whole suite, twice: plain, then under ASan+UBSan; between them each
+# libFuzzer harness runs for FUZZ_SECONDS. The last line is ctest's summary
+# of the sanitized run; the plain run's summary comes first.
+check: check-plain check-fuzz check-asan
 
 check-plain: build
 	cd $(BUILD) && ctest --output-on-failure
+
+check-fuzz: $(DEPS_STAMP)
+	cmake -S . -B $(FUZZ_BUILD) -DMS_FUZZ=ON -DCMAKE_C_COMPILER=clang -DMS_STATIC_DEPS=OFF >/dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_reader fuzz_tracing fuzz_cli
+	bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 check-asan: $(DEPS_STAMP)
 	cmake -S . -B $(ASAN_BUILD) -DMS_SANITIZE=ON >/dev/null
@@ -41,4 +49,4 @@ install: build
 	cmake --install $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -9,7 +9,7 @@
 
 #include "cli.h"
 
-static void vmsg(const char *prefix, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0))) vmsg(const char *prefix, const char *fmt, va_list ap)
 {
 	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
