@@ -225,14 +225,62 @@ static const char *collapse_error(int e)
 	}
 }
 
+/* Whether this process has CAP_SYS_NICE in its effective set (bit 23 of CapEff). */
+static bool have_cap_sys_nice(void)
+{
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return eff >> 23 & 1;
+}
+
+/*
+ * What --apply needs, checked before anything is done or promised: the
+ * process's smaps readable (ptrace access: the same user, or root) and
+ * CAP_SYS_NICE (process_madvise on another process). 0, or EXIT_RUNTIME
+ * after saying what is missing.
+ */
+static int check_access(pid_t pid)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	f = fopen(path, "re");
+	if (!f) {
+		cli_error("cannot read '%s': %s", path, strerror(errno));
+		if (errno == EACCES || errno == EPERM)
+			cli_hint("--apply needs ptrace access to process %d: run as its user, or as root",
+				 (int)pid);
+		return EXIT_RUNTIME;
+	}
+	fclose(f);
+	if (pid != getpid() && !have_cap_sys_nice()) {
+		cli_error("cannot apply advice to process %d: process_madvise needs CAP_SYS_NICE", (int)pid);
+		cli_hint("run as root, or give mapscope CAP_SYS_NICE (setcap cap_sys_nice+ep)");
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
 static int apply(const struct ms_huge_advice *v, size_t n, const struct hp_opts *o)
 {
-	int pidfd = launch_pidfd(o->pid), failed = 0, done = 0;
+	int pidfd, failed = 0, done = 0;
 	struct iovec iov;
 	long before, after;
 	ssize_t r;
 	size_t i;
 
+	if (check_access(o->pid))
+		return EXIT_RUNTIME;
+	pidfd = launch_pidfd(o->pid);
 	if (pidfd < 0) {
 		cli_error("cannot open process %d: %s", (int)o->pid, strerror(errno));
 		return EXIT_RUNTIME;

@@ -132,12 +132,16 @@ static int print_pending(struct target *t, const struct watch_opts *o)
 	return ret;
 }
 
-static int open_watch(struct target *t, pid_t pid, unsigned int flags)
+/* cmd: the command mapscope started, named in errors rather than its pid, which the user never saw. */
+static int open_watch(struct target *t, pid_t pid, unsigned int flags, const char *cmd)
 {
 	int err = ms_watch_open(pid, flags, &t->w);
 
 	if (err) {
-		cli_error("cannot watch process %d: %s", (int)pid, strerror(-err));
+		if (cmd)
+			cli_error("cannot watch '%s': %s", cmd, strerror(-err));
+		else
+			cli_error("cannot watch process %d: %s", (int)pid, strerror(-err));
 		cli_hint_privileges(-err);
 	}
 	return err;
@@ -198,7 +202,7 @@ int cmd_watch(int argc, char **argv)
 		t[0].pid = child.pid;
 		t[0].pidfd = child.pidfd;
 		n = 1;
-		if (open_watch(&t[0], child.pid, MS_WATCH_ENABLE_ON_EXEC))
+		if (open_watch(&t[0], child.pid, MS_WATCH_ENABLE_ON_EXEC, o.cmd[0]))
 			goto out;
 		if (!o.json)
 			print_change_header(stdout);
@@ -213,7 +217,7 @@ int cmd_watch(int argc, char **argv)
 			t[n].pid = tgid;
 			t[n].pidfd = launch_pidfd(tgid);
 			n++;
-			if (t[n - 1].pidfd < 0 || open_watch(&t[n - 1], tgid, 0))
+			if (t[n - 1].pidfd < 0 || open_watch(&t[n - 1], tgid, 0, NULL))
 				goto out;
 		}
 		if (!o.json)

@@ -63,3 +63,7 @@ chmod 777 "$TMP"
 check 1 "perf_event_paranoid" setpriv --reuid=65534 --regid=65534 --clear-groups \
 	"$MAPSCOPE" record -o "$TMP/np.data" -- true
 grep -q "CAP_PERFMON" err.txt && grep -q "root" err.txt || fail "the privilege hint does not name CAP_PERFMON and root"
+# watch names the command it was asked to watch, not a pid the user never saw.
+check 1 "cannot watch 'true': Permission denied" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$MAPSCOPE" watch -- true
+grep -q "perf_event_paranoid" err.txt || fail "watch without privileges does not name the fix"

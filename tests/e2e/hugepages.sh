@@ -62,6 +62,20 @@ for line in open(sys.argv[2]):
 ' "$dense_start" "/proc/$wl/smaps"
 }
 before=$(smaps_huge)
+# Without ptrace access to the process, --apply and --dry-run say so and promise nothing.
+if command -v setpriv >/dev/null; then
+	chmod 755 "$TMP" && chmod 644 h.data
+	for dry in --dry-run ""; do
+		status=0
+		# shellcheck disable=SC2086
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$MAPSCOPE" hugepages -i h.data --apply -p $wl $dry \
+			>np.txt 2>&1 || status=$?
+		[ $status -eq 1 ] || fail "--apply $dry without access exited $status: $(cat np.txt)"
+		grep -q 'needs ptrace access' np.txt || fail "--apply $dry without access does not say why: $(cat np.txt)"
+		! grep -qE 'would collapse|AnonHugePages -1' np.txt || fail "--apply $dry without access promised: $(cat np.txt)"
+	done
+	pass "without ptrace access, --apply and --dry-run say what is needed"
+fi
 "$MAPSCOPE" hugepages -i h.data --apply -p $wl --dry-run >dry.txt || fail "--dry-run failed: $(cat dry.txt)"
 grep -q 'would collapse' dry.txt || fail "--dry-run did not list the range: $(cat dry.txt)"
 [ "$(smaps_huge)" = "$before" ] || fail "--dry-run changed AnonHugePages"
