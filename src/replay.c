@@ -151,6 +151,7 @@ void replay_set_aside(const struct ms_stream_stats *st, char *out, size_t len)
 	PART(st->kernel_addr, "at kernel addresses");
 	PART(st->unknown_id, "of no event the file describes");
 	PART(st->bad_samples, "that do not fit their records");
+	PART(st->bad_records, "damaged records of other kinds (not samples; see the warnings)");
 #undef PART
 }
 

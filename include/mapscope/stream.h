@@ -29,6 +29,7 @@ struct ms_stream_stats {
 	uint64_t kernel_addr;      /* data samples at kernel addresses: set aside */
 	uint64_t unknown_id;       /* samples whose id matches no event: dropped */
 	uint64_t bad_samples;      /* samples that do not fit their record: dropped */
+	uint64_t bad_records;      /* other records larger than their type can be: dropped */
 	uint64_t lost;             /* records the kernel reported lost */
 	uint64_t lost_first, lost_last;   /* the times of the first and last LOST records */
 	uint64_t out_of_order;     /* records that came after a later one was emitted */

@@ -1218,6 +1218,30 @@ static int on_comm(struct ms_stream *s, const struct perf_event_header *rec, con
 	return emit(s, &ev);
 }
 
+/*
+ * A record larger than its type can be: the most a name (PATH_MAX, a
+ * 16-byte comm) and the longest sample_id trailer (48 bytes) allow. Such a
+ * size is damage, and the record swallowed those after it.
+ */
+static bool implausible(const struct perf_event_header *rec)
+{
+	const size_t trailer = 48;
+
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return rec->size > sizeof(*rec) + 64 + 4096 + trailer;
+	case PERF_RECORD_COMM:
+		return rec->size > sizeof(*rec) + 8 + 16 + trailer;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return rec->size > sizeof(*rec) + 24 + trailer;
+	case PERF_RECORD_LOST:
+		return rec->size > sizeof(*rec) + 16 + trailer;
+	}
+	return false;
+}
+
 static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const struct perf_event_header *rec,
 						   uint64_t time)
 {
@@ -1225,6 +1249,15 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 	struct ms_event ev;
 	uint64_t lost;
 
+	if (implausible(rec)) {
+		if (s->r)
+			ms_warn("skipping a record of type %u at byte offset %llu: its size, %u bytes, is more "
+				"than that type ever has; the file is damaged there, and the records it covers "
+				"are lost", rec->type, (unsigned long long)ms_pdreader_offset_of(s->r, rec),
+				rec->size);
+		s->st.bad_records++;
+		return 0;
+	}
 	if (ms_sample_parse_id(s->ev[trailer_evsel(s, rec)].attr, rec, &smp))
 		memset(&smp, 0, sizeof(smp));
 	smp.time = time;

@@ -562,6 +562,32 @@ static void oversized_sample_is_damage(void **state)
 	close(fd);
 }
 
+/* So is any other record larger than its type can be: a COMM of 1 KiB. */
+static void oversized_record_is_damage(void **state)
+{
+	unsigned char comm[1024] = { 0 };
+	struct perf_event_header h = { PERF_RECORD_COMM, 0, sizeof(comm) };
+	struct sample_rec s1 = sample(ID, 10, 0x1000);
+	struct ms_stream_stats st;
+	struct seen seen;
+	struct ms_pdwriter *w;
+	int fd;
+
+	memcpy(comm, &h, sizeof(h));
+	strcpy((char *)comm + 16, "x");
+	w = writer(&fd, false, NULL, 0);
+	assert_int_equal(ms_pdwriter_write(w, (const void *)comm), 0);
+	assert_int_equal(ms_pdwriter_write(w, &s1.h), 0);
+	finish(w);
+	logged[0] = 0;
+	assert_int_equal(run_fd(fd, &seen, &st), 0);
+	assert_non_null(strstr(logged, "its size, 1024 bytes, is more than that type ever has"));
+	assert_int_equal(st.bad_records, 1);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.kinds[0], MS_EV_SAMPLE);
+	close(fd);
+}
+
 /* perf's first layout (PERFFILE) is named, and declined. */
 static void perffile_v1_is_named(void **state)
 {
@@ -730,6 +756,7 @@ int main(void)
 		cmocka_unit_test(bad_sample_named_by_its_offset),
 		cmocka_unit_test(perffile_v1_is_named),
 		cmocka_unit_test(oversized_sample_is_damage),
+		cmocka_unit_test(oversized_record_is_damage),
 		cmocka_unit_test(ids_bounded_in_total),
 		cmocka_unit_test(pipe_attr_after_data),
 		cmocka_unit_test(maps_outside_user_space_refused),

@@ -373,7 +373,7 @@ static void survives_mutations(void **state)
  * in time order, whether the file is read in place or through a pipe.
  */
 #define BIG_ROUNDS 60
-#define COMM_LEN 40000
+#define NAME_LEN 4000
 
 struct bigseen { uint64_t samples, comms, addr_sum, addr_xor, last_time, order_hash, runs; bool in_order; };
 
@@ -390,26 +390,33 @@ static int collect_big(const struct ms_event *ev, void *ctx)
 		b->samples++;
 		b->addr_sum += ev->sample.addr;
 		b->addr_xor ^= ev->sample.addr;
-	} else if (ev->kind == MS_EV_COMM) {
+	} else if (ev->kind == MS_EV_MAP) {
 		b->comms++;
-		if (strlen(ev->comm.comm) != COMM_LEN - 1)
+		if (strlen(ev->map.name) != NAME_LEN - 1)
 			b->in_order = false;     /* the name must come through whole */
 	}
 	return 0;
 }
 
-/* A COMM record with a name of COMM_LEN - 1 bytes, then the sample_id trailer. */
+/*
+ * An MMAP2 record with a name of NAME_LEN - 1 bytes (a long path, as large
+ * as a record of its type can be), then the sample_id trailer.
+ */
 static void write_comm(struct ms_pdwriter *w, uint64_t time)
 {
-	size_t size = sizeof(struct perf_event_header) + 8 + COMM_LEN + 40;
+	size_t size = sizeof(struct perf_event_header) + 64 + NAME_LEN + 40;
 	unsigned char *rec = calloc(1, size);
-	struct perf_event_header h = { PERF_RECORD_COMM, 0, (uint16_t)size };
-	uint32_t ids[2] = { 10, 10 };
+	struct perf_event_header h = { PERF_RECORD_MMAP2, 0, (uint16_t)size };
+	uint32_t ids[2] = { 10, 10 }, prot[2] = { PROT_READ, MAP_PRIVATE };
+	uint64_t range[3] = { 0x10000, 0x1000, 0 };
 	uint64_t trailer[4] = { time, ID, 0, ID };   /* after TID: TIME, ID, CPU, IDENTIFIER */
 
 	memcpy(rec, &h, sizeof(h));
 	memcpy(rec + sizeof(h), ids, 8);
-	memset(rec + sizeof(h) + 8, 'c', COMM_LEN - 1);
+	memcpy(rec + sizeof(h) + 8, range, 24);
+	memcpy(rec + sizeof(h) + 56, prot, 8);
+	rec[sizeof(h) + 64] = '/';
+	memset(rec + sizeof(h) + 65, 'c', NAME_LEN - 2);
 	memcpy(rec + size - 40, ids, 8);
 	memcpy(rec + size - 32, trailer, 32);
 	assert_int_equal(ms_pdwriter_write(w, (const void *)rec), 0);
@@ -709,7 +716,7 @@ static int ord_one(const struct ms_event *ev, void *ctx)
 {
 	struct ordseen *o = ctx;
 
-	if (o->n >= ORD_MAX || (ev->kind == MS_EV_COMM && strlen(ev->comm.comm) != COMM_LEN - 1)) {
+	if (o->n >= ORD_MAX || (ev->kind == MS_EV_MAP && strlen(ev->map.name) != NAME_LEN - 1)) {
 		o->ok = false;
 		return 0;
 	}
@@ -767,7 +774,7 @@ static void ordered_rounds_as_segments(void **state)
 				PUT(t);
 				if (j == 200 && k % 5 == 2) {
 					write_comm(w, t);
-					want[nwant] = (struct ordrec){ t, 0, nwant, MS_EV_COMM };
+					want[nwant] = (struct ordrec){ t, 0, nwant, MS_EV_MAP };
 					nwant++;
 				}
 			}
