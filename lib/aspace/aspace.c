@@ -579,21 +579,51 @@ out:
 	return err;
 }
 
+/* The kernel VMA that piece i belongs to: its first and last pieces. */
+static void vma_of(const struct proc *p, size_t i, size_t *first, size_t *last)
+{
+	size_t a = i, z = i;
+
+	while (a > 0 && p->p[a].join && p->p[a - 1].end == p->p[a].start)
+		a--;
+	while (z + 1 < p->n && p->p[z + 1].join && p->p[z].end == p->p[z + 1].start)
+		z++;
+	*first = a;
+	*last = z;
+}
+
+/*
+ * mprotect, VMA by VMA as mprotect_fixup goes: a VMA that has the new
+ * protection already is left whole (newflags == oldflags returns early,
+ * and no record is written); the others are split at the range's ends
+ * and take it.
+ */
 static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
-	size_t i, j, k;
-	int err = carve(p, ev->protect.start, ev->protect.end, &i, &j);
+	uint64_t start = ev->protect.start, end = ev->protect.end, a, b;
+	size_t i = lower(p, start), first, last, j, k;
+	int err;
 
-	if (err)
-		return err;
-	for (k = i; k < j; k++) {
-		p->p[k].prot = ev->protect.prot;
-		touch(as, p->p[k].region);
+	while (i < p->n && p->p[i].start < end) {
+		vma_of(p, i, &first, &last);
+		b = p->p[last].end < end ? p->p[last].end : end;
+		if (p->p[i].prot == ev->protect.prot) {
+			i = last + 1;
+			continue;
+		}
+		a = p->p[first].start > start ? p->p[first].start : start;
+		if ((err = carve(p, a, b, &i, &j)))
+			return err;
+		for (k = i; k < j; k++) {
+			p->p[k].prot = ev->protect.prot;
+			touch(as, p->p[k].region);
+		}
+		if (i < p->n)
+			p->p[i].join = false;
+		if (j < p->n)
+			p->p[j].join = false;
+		i = j;
 	}
-	if (i < p->n)
-		p->p[i].join = false;
-	if (j < p->n)
-		p->p[j].join = false;
 	settle(as, p, ev->time);
 	return 0;
 }

@@ -133,6 +133,38 @@ static void split_and_merge(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * mprotect to the protection a VMA already has splits nothing (the kernel
+ * returns early, writing no record); over a range spanning VMAs, only the
+ * ones whose protection differs are split.
+ */
+static void mprotect_to_same_protection(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct vmas v;
+
+	map(as, 16 * P, 32 * P, "//anon");
+	protect(as, 20 * P, 21 * P, RW);             /* as it is: one VMA still */
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 1);
+	protect(as, 24 * P, 28 * P, PROT_READ);      /* 16-24 rw, 24-28 r, 28-32 rw */
+	/* 22-30 to r: the r VMA as it is; 22-24 and 28-30 split off and become r. */
+	protect(as, 22 * P, 30 * P, PROT_READ);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 5);
+	assert_int_equal(v.e[0], 22 * P);
+	assert_int_equal(v.s[1], 22 * P);
+	assert_int_equal(v.e[1], 24 * P);
+	assert_int_equal(v.prot[1], PROT_READ);
+	assert_int_equal(v.s[2], 24 * P);            /* untouched, not re-split */
+	assert_int_equal(v.e[2], 28 * P);
+	assert_int_equal(v.s[3], 28 * P);
+	assert_int_equal(v.e[3], 30 * P);
+	assert_int_equal(v.prot[3], PROT_READ);
+	assert_int_equal(v.prot[4], RW);
+	ms_aspace_free(as);
+}
+
 static void partial_unmaps(void **state)
 {
 	struct ms_aspace *as = ms_aspace_new();
@@ -523,6 +555,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(split_and_merge),
+		cmocka_unit_test(mprotect_to_same_protection),
 		cmocka_unit_test(partial_unmaps),
 		cmocka_unit_test(mremap_shrink_grow_move),
 		cmocka_unit_test(brk_grow_and_shrink_below_start),

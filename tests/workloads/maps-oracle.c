@@ -86,7 +86,7 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	char path[] = "/tmp/maps-oracle-XXXXXX", *a, *b, *f, *brk0;
+	char path[] = "/tmp/maps-oracle-XXXXXX", *a, *b, *f, *g, *brk0;
 	pthread_t t[2];
 	pid_t child;
 	int fd, id, i;
@@ -114,6 +114,12 @@ int main(int argc, char **argv)
 	snapshot("munmap-middle");
 	mprotect(a + 12 * PAGE, PAGE, PROT_NONE);
 	snapshot("mprotect-split");
+	/* To the protection it has: the kernel splits nothing (V8 does this on its code range). */
+	g = map(16 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
+	mprotect(g + 4 * PAGE, PAGE, PROT_NONE);
+	mprotect(a + 13 * PAGE, PAGE, PROT_READ | PROT_WRITE);
+	snapshot("mprotect-same");
+	munmap(g, 16 * PAGE);
 	munmap(f + 2 * PAGE, PAGE);
 	snapshot("munmap-file-middle");
 
