@@ -291,10 +291,63 @@ static void note_binary(struct ms_pdwriter *w, const struct perf_event_header *h
 		ms_pdwriter_add_build_id(w, name, id, (size_t)n);
 }
 
+/*
+ * [vsyscall]: every x86-64 process has it at a fixed address where the
+ * kernel offers it, but the kernel writes no record of it. /proc shows it,
+ * and so does an attach (read from /proc); after each exec it is written
+ * here as an MMAP2 of the exec's time, with the COMM's own trailer, so that
+ * maps shows it in both modes. vsyscall_trailer: the trailer's size, or 0
+ * where this machine has no [vsyscall].
+ */
+static size_t vsyscall_trailer;
+
+static void vsyscall_setup(const struct perf_event_attr *a)
+{
+	char line[256];
+	FILE *f = fopen("/proc/self/maps", "re");
+	bool have = false;
+
+	while (f && fgets(line, sizeof(line), f))
+		have |= strstr(line, "[vsyscall]") != NULL;
+	if (f)
+		fclose(f);
+	if (!have || !a->sample_id_all)
+		return;
+	vsyscall_trailer = 8 * (size_t)__builtin_popcountll(a->sample_type &
+		(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+		 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
+}
+
+static int write_vsyscall(struct ms_pdwriter *w, const struct perf_event_header *comm)
+{
+	unsigned char rec[8 + 64 + 16 + 64];
+	struct perf_event_header h = { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
+				       (uint16_t)(8 + 64 + 16 + vsyscall_trailer) };
+	uint64_t range[3] = { 0xffffffffff600000ULL, 4096, 0 };
+	uint32_t prot[2] = { PROT_EXEC, MAP_PRIVATE };
+
+	if (comm->size < 16 + vsyscall_trailer || vsyscall_trailer > 64)
+		return 0;
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, comm + 1, 8);                        /* pid, tid */
+	memcpy(rec + 16, range, 24);
+	memcpy(rec + 8 + 56, prot, 8);
+	memcpy(rec + 8 + 64, "[vsyscall]", 11);
+	memcpy(rec + 8 + 64 + 16, (const char *)comm + comm->size - vsyscall_trailer, vsyscall_trailer);
+	return ms_pdwriter_write(w, (const void *)rec);
+}
+
 static int write_record(const struct perf_event_header *h, void *ctx)
 {
+	int err;
+
 	note_binary(ctx, h);
-	return ms_pdwriter_write(ctx, h);
+	if ((err = ms_pdwriter_write(ctx, h)))
+		return err;
+	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && vsyscall_trailer)
+		return write_vsyscall(ctx, h);
+	return 0;
 }
 
 static void forget_binaries(void)
@@ -418,6 +471,7 @@ static int start_writer(struct session *s, int argc, char **argv)
 		ev[i].ids = ms_live_evsel_ids(s->live, i, &ev[i].nr_ids);
 	}
 	ms_live_tracing_data(s->live, &wo.tracing_data, &wo.tracing_data_len);
+	vsyscall_setup(ms_live_evsel_attr(s->live, 0));
 	s->writer = ms_pdwriter_new(s->out_fd, &wo);
 	free(ev);
 	return s->writer ? 0 : -errno;
