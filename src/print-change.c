@@ -1,4 +1,6 @@
 #include <inttypes.h>
+#include <stdio.h>
+#include <sys/mman.h>
 
 #include "output/json.h"
 #include "print-change.h"
@@ -16,7 +18,30 @@ const char *change_op_name(enum ms_aspace_op op)
 
 void print_change_header(FILE *f)
 {
-	fprintf(f, "%20s %7s %7s %-10s %-33s %s\n", "time_ns", "pid", "tid", "op", "start-end", "name");
+	fprintf(f, "%20s %7s %7s %-10s %-33s %-8s %s\n", "time_ns", "pid", "tid", "op", "start-end",
+		"prot", "name");
+}
+
+/* "rw-" for a protection; for madvise, the advice; "" where neither applies. */
+static const char *what(const struct ms_change *c, char buf[16])
+{
+	const char *a;
+
+	if (c->prot >= 0) {
+		buf[0] = c->prot & PROT_READ ? 'r' : '-';
+		buf[1] = c->prot & PROT_WRITE ? 'w' : '-';
+		buf[2] = c->prot & PROT_EXEC ? 'x' : '-';
+		buf[3] = '\0';
+		return buf;
+	}
+	if (c->advice < 0)
+		return "";
+	a = ms_event_advice_name((uint32_t)c->advice);
+	if (!a) {
+		snprintf(buf, 16, "advice-%d", c->advice);
+		return buf;
+	}
+	return a;
 }
 
 static void addr_or_null(FILE *f, uint64_t a, bool present)
@@ -30,6 +55,7 @@ static void addr_or_null(FILE *f, uint64_t a, bool present)
 void print_change(FILE *f, const struct ms_change *c, bool json)
 {
 	bool range = c->start || c->end;
+	char buf[16];
 
 	if (json) {
 		fprintf(f, "{\"time_ns\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"op\": \"%s\", \"start\": ",
@@ -41,6 +67,16 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 		addr_or_null(f, c->new_start, c->new_start || c->new_end);
 		fputs(", \"new_end\": ", f);
 		addr_or_null(f, c->new_end, c->new_end != 0);
+		fputs(", \"prot\": ", f);
+		if (c->prot >= 0)
+			ms_json_str(f, what(c, buf));
+		else
+			fputs("null", f);
+		fputs(", \"advice\": ", f);
+		if (c->advice >= 0)
+			ms_json_str(f, what(c, buf));
+		else
+			fputs("null", f);
 		fputs(", \"name\": ", f);
 		ms_json_str(f, c->name);
 		if (c->op == MS_OP_FORK)
@@ -55,5 +91,5 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 		fprintf(f, "%33s", "");
 	if (c->new_start)
 		fprintf(f, " -> %016" PRIx64 "-%016" PRIx64, c->new_start, c->new_end);
-	fprintf(f, " %s\n", c->name);
+	fprintf(f, " %-8s %s\n", what(c, buf), c->name);
 }

@@ -97,6 +97,8 @@ struct ms_change {
 	uint64_t release_start, release_end;
 	bool release_all;
 	char name[256];               /* the region concerned; fork: "child P/T"; exec: the new name */
+	int prot;                     /* map, protect, remap: the protection now (PROT_*); else -1 */
+	int advice;                   /* madvise: the advice (MADV_*); else -1 */
 };
 
 /*

@@ -1176,6 +1176,7 @@ MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event
 	int err;
 
 	memset(c, 0, sizeof(*c));
+	c->prot = c->advice = -1;
 	range_of(ev, c);
 	if (c->start && ev->kind != MS_EV_BRK)
 		before = ms_aspace_lookup(as, ev->pid, c->start);
@@ -1199,6 +1200,14 @@ MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event
 	c->time_ns = ev->time;
 	c->pid = ev->pid;
 	c->tid = ev->tid;
+	if (ev->kind == MS_EV_MAP && c->op == MS_OP_MAP)
+		c->prot = (int)ev->map.prot;
+	else if (ev->kind == MS_EV_PROTECT)
+		c->prot = (int)ev->protect.prot;
+	else if (ev->kind == MS_EV_REMAP)
+		c->prot = ms_aspace_prot_at(as, ev->pid, ev->remap.new_start);
+	else if (ev->kind == MS_EV_MADVISE)
+		c->advice = (int)ev->madvise.advice;
 	switch (c->op) {
 	case MS_OP_MAP:
 		r = ms_aspace_lookup(as, ev->pid, c->start);

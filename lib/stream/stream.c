@@ -172,6 +172,22 @@ MS_EXPORT const char *ms_event_op_name(enum ms_event_kind k)
 	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : NULL;
 }
 
+MS_EXPORT const char *ms_event_advice_name(uint32_t advice)
+{
+	static const char *const names[] = {
+		[MADV_NORMAL] = "normal", [MADV_RANDOM] = "random", [MADV_SEQUENTIAL] = "sequential",
+		[MADV_WILLNEED] = "willneed", [MADV_DONTNEED] = "dontneed", [MADV_FREE] = "free",
+		[MADV_REMOVE] = "remove", [MADV_DONTFORK] = "dontfork", [MADV_DOFORK] = "dofork",
+		[MADV_MERGEABLE] = "mergeable", [MADV_UNMERGEABLE] = "unmergeable",
+		[MADV_HUGEPAGE] = "hugepage", [MADV_NOHUGEPAGE] = "nohugepage",
+		[MADV_DONTDUMP] = "dontdump", [MADV_DODUMP] = "dodump", [MADV_WIPEONFORK] = "wipeonfork",
+		[MADV_KEEPONFORK] = "keeponfork", [20] = "cold", [21] = "pageout",
+		[22] = "populate_read", [23] = "populate_write", [24] = "dontneed_locked", [25] = "collapse",
+	};
+
+	return advice < sizeof(names) / sizeof(names[0]) ? names[advice] : NULL;
+}
+
 /* Parses the TRACING_DATA blob into tep: header_page and the event formats. */
 static int parse_tracing_data(struct tep_handle *tep, const unsigned char *p, size_t len)
 {

@@ -45,6 +45,10 @@ if not ties:
     sys.exit("no tied symbols to check")
 PY
 done
+# The timeline says the protection of maps, protects and remaps, and the advice of madvise.
+grep -q ' protect .* r-- ' mapscope-ops.timeline.txt || fail "the timeline shows no protection for protect"
+grep -q '"op": "madvise".*"advice": "dontneed"' mapscope-ops.timeline.json || fail "the JSON timeline shows no advice"
+grep -q '"op": "map".*"prot": "r-x"' mapscope-ops.timeline.json || fail "the JSON timeline shows no protection for map"
 # maps: a thread's id gives its process's maps, as /proc/TID/maps does; a
 # process that has exited has none left at the end, which is said, and
 # --at last shows them as they were when it exited.
