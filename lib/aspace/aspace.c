@@ -30,7 +30,12 @@ struct piece {
 	uint32_t prot, flags;
 	uint32_t region;
 	bool join;               /* same kernel VMA as the piece before it */
+	uint8_t vmflags;         /* VF_*: the VMA flags madvise sets, which split and merge VMAs */
 };
+
+/* The VMA flags that madvise advice sets and clears (mm/madvise.c, madvise_update_vma). */
+enum { VF_DONTFORK = 1, VF_MERGEABLE = 2, VF_HUGEPAGE = 4, VF_NOHUGEPAGE = 8, VF_DONTDUMP = 16,
+       VF_WIPEONFORK = 32 };
 
 struct proc {
 	uint32_t pid;
@@ -500,7 +505,7 @@ static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event
 	id = region_new(as, p, ev, m, m->name);
 	if (id < 0)
 		return id;
-	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags, (uint32_t)id, false };
+	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags, (uint32_t)id, false, 0 };
 	i = lower(p, m->start);
 	if ((err = insert_at(p, i, &pc)))
 		return err;
@@ -628,6 +633,86 @@ static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_e
 	return 0;
 }
 
+/* What an advice does to a VMA's flags: the flags it sets and those it clears; false for other advice. */
+static bool advice_flags(uint32_t advice, uint8_t *set, uint8_t *clear)
+{
+	*set = *clear = 0;
+	switch (advice) {
+	case MADV_DONTFORK: *set = VF_DONTFORK; break;
+	case MADV_DOFORK: *clear = VF_DONTFORK; break;
+	case MADV_MERGEABLE: *set = VF_MERGEABLE; break;
+	case MADV_UNMERGEABLE: *clear = VF_MERGEABLE; break;
+	case MADV_HUGEPAGE: *set = VF_HUGEPAGE; *clear = VF_NOHUGEPAGE; break;
+	case MADV_NOHUGEPAGE: *set = VF_NOHUGEPAGE; *clear = VF_HUGEPAGE; break;
+	case MADV_DONTDUMP: *set = VF_DONTDUMP; break;
+	case MADV_DODUMP: *clear = VF_DONTDUMP; break;
+	case MADV_WIPEONFORK: *set = VF_WIPEONFORK; break;
+	case MADV_KEEPONFORK: *clear = VF_WIPEONFORK; break;
+	default: return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the VMA ending with piece a and the one starting with piece b
+ * (next to it) are one VMA to the kernel's merge rules (mm/vma.c,
+ * is_mergeable_vma): the same protection, sharing and flags, and for a
+ * file the same file at contiguous offsets. Not modelled: anon_vma
+ * compatibility (two pieces each with pages faulted under a different
+ * anon_vma do not merge), which samples cannot tell.
+ */
+static bool mergeable(const struct ms_aspace *as, const struct piece *a, const struct piece *b)
+{
+	const struct ms_region *ra = as->regions[a->region], *rb = as->regions[b->region];
+	bool fa = ra->ino || ra->maj || ra->min, fb = rb->ino || rb->maj || rb->min;
+
+	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags || a->vmflags != b->vmflags)
+		return false;
+	if (fa != fb)
+		return false;
+	if (!fa)
+		return ra->kind != MS_KIND_STACK && rb->kind != MS_KIND_STACK;   /* VM_GROWSDOWN */
+	return ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min &&
+	       a->pgoff + (a->end - a->start) == b->pgoff;
+}
+
+/*
+ * madvise advice that changes VMA flags: VMA by VMA, one whose flags would
+ * not change is left whole; the others are split at the range's ends, take
+ * the flags, and merge with their neighbours where those now match. The
+ * kernel writes no record of any of it.
+ */
+static int apply_vmflags(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	uint64_t start = ev->madvise.start, end = ev->madvise.end, a, b;
+	size_t i = lower(p, start), first, last, j, k;
+	uint8_t set, clear, now;
+	int err;
+
+	if (!advice_flags(ev->madvise.advice, &set, &clear))
+		return 0;
+	while (i < p->n && p->p[i].start < end) {
+		vma_of(p, i, &first, &last);
+		b = p->p[last].end < end ? p->p[last].end : end;
+		now = (uint8_t)((p->p[i].vmflags | set) & ~clear);
+		if (now == p->p[i].vmflags) {
+			i = last + 1;
+			continue;
+		}
+		a = p->p[first].start > start ? p->p[first].start : start;
+		if ((err = carve(p, a, b, &i, &j)))
+			return err;
+		for (k = i; k < j; k++)
+			p->p[k].vmflags = now;
+		if (i < p->n)
+			p->p[i].join = i > 0 && mergeable(as, &p->p[i - 1], &p->p[i]);
+		if (j < p->n)
+			p->p[j].join = j > 0 && mergeable(as, &p->p[j - 1], &p->p[j]);
+		i = j;
+	}
+	return 0;
+}
+
 static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	const struct ms_region *heap = p->heap >= 0 ? as->regions[p->heap] : NULL;
@@ -681,6 +766,8 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 	if (!map)
 		return -ENOMEM;
 	for (i = 0; i < parent->n; i++) {
+		if (parent->p[i].vmflags & VF_DONTFORK)
+			continue;            /* MADV_DONTFORK: the child has no such VMA */
 		r = as->regions[parent->p[i].region];
 		if (!map[r->id]) {
 			memset(&m, 0, sizeof(m));
@@ -881,6 +968,7 @@ static int __attribute__((noinline)) apply_event(struct ms_aspace *as, const str
 		break;
 	case MS_EV_MADVISE:
 		op = MS_OP_MADVISE;
+		err = apply_vmflags(as, p, ev);
 		break;
 	case MS_EV_FORK:
 		op = MS_OP_FORK;

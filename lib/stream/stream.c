@@ -780,11 +780,12 @@ static uint64_t *brk_slot(struct ms_stream *s, uint32_t pid)
 
 static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev);
 
+/* Advice that releases pages, or that changes VMA flags (which splits and merges VMAs). */
 static bool wanted_advice(uint64_t advice)
 {
 	return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
-	       advice == 24 /* DONTNEED_LOCKED */ || advice == MADV_HUGEPAGE ||
-	       advice == MADV_NOHUGEPAGE || advice == 25 /* COLLAPSE */;
+	       advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
+	       (advice >= MADV_DONTFORK && advice <= MADV_KEEPONFORK);
 }
 
 static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)

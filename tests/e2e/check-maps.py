@@ -38,7 +38,7 @@ def main():
             print(f"ok: step {kv['step']}: {len(want)} lines identical")
         i = j + 1
     print(f"{checked} snapshots, {bad} different")
-    steps_expected = 20
+    steps_expected = 24
     if checked < steps_expected:
         print(f"FAIL: only {checked} snapshots; the workload takes at least {steps_expected}")
         return 1

@@ -165,6 +165,77 @@ static void mprotect_to_same_protection(void **state)
 	ms_aspace_free(as);
 }
 
+static void advise(struct ms_aspace *as, uint64_t s, uint64_t e, uint32_t advice)
+{
+	struct ms_event m = ev(MS_EV_MADVISE);
+
+	m.madvise.start = s;
+	m.madvise.end = e;
+	m.madvise.advice = advice;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+}
+
+/*
+ * Advice that changes VMA flags splits a VMA where the flags change and
+ * merges neighbours whose flags come to match (mm/vma.c); advice that
+ * changes nothing splits nothing; a file piece merges only with the same
+ * file at contiguous offsets; MADV_DONTFORK parts are not in a child.
+ */
+static void vm_flags_split_and_merge(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event f, m;
+	struct vmas v;
+
+	map(as, 16 * P, 32 * P, "//anon");
+	advise(as, 20 * P, 24 * P, MADV_HUGEPAGE);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.s[1], 20 * P);
+	assert_int_equal(v.e[1], 24 * P);
+	advise(as, 20 * P, 22 * P, MADV_HUGEPAGE);   /* as it is: nothing splits */
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	advise(as, 16 * P, 32 * P, MADV_NOHUGEPAGE); /* all alike again: one VMA */
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.s[0], 16 * P);
+	assert_int_equal(v.e[0], 32 * P);
+	/* DONTDUMP everywhere, DODUMP a part, DONTDUMP it back: split, then one VMA. */
+	advise(as, 16 * P, 32 * P, MADV_DONTDUMP);
+	advise(as, 24 * P, 26 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	advise(as, 24 * P, 26 * P, MADV_DONTDUMP);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	/* A different protection keeps neighbours apart whatever their flags. */
+	protect(as, 28 * P, 32 * P, PROT_READ);
+	advise(as, 16 * P, 32 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	/* Two maps of one file: they merge only at contiguous offsets. */
+	m = ev(MS_EV_MAP);
+	m.map = (struct ms_event_map){ .start = 64 * P, .end = 68 * P, .vma_start = 64 * P, .vma_end = 68 * P,
+				       .pgoff = 0, .prot = PROT_READ, .flags = MAP_PRIVATE, .maj = 8, .ino = 77,
+				       .name = "/f", .via = MS_VIA_MMAP };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	m = ev(MS_EV_MAP);
+	m.map = (struct ms_event_map){ .start = 68 * P, .end = 72 * P, .vma_start = 68 * P, .vma_end = 72 * P,
+				       .pgoff = 8 * P, .prot = PROT_READ, .flags = MAP_PRIVATE, .maj = 8, .ino = 77,
+				       .name = "/f", .via = MS_VIA_MMAP };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	advise(as, 64 * P, 72 * P, MADV_DONTDUMP);
+	advise(as, 64 * P, 72 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 4);     /* the file's two stay two */
+	/* DONTFORK: the child has everything but that part. */
+	advise(as, 16 * P, 20 * P, MADV_DONTFORK);
+	f = ev(MS_EV_FORK);
+	f.fork.child_pid = f.fork.child_tid = PID + 1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	v = vmas_of(as, PID + 1);
+	assert_int_equal(v.s[0], 20 * P);
+	assert_int_equal(region_at(as, PID + 1, 17 * P), -1);
+	assert_true(region_at(as, PID, 17 * P) >= 0);
+	ms_aspace_free(as);
+}
+
 static void partial_unmaps(void **state)
 {
 	struct ms_aspace *as = ms_aspace_new();
@@ -556,6 +627,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(split_and_merge),
 		cmocka_unit_test(mprotect_to_same_protection),
+		cmocka_unit_test(vm_flags_split_and_merge),
 		cmocka_unit_test(partial_unmaps),
 		cmocka_unit_test(mremap_shrink_grow_move),
 		cmocka_unit_test(brk_grow_and_shrink_below_start),

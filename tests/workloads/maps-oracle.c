@@ -158,6 +158,27 @@ int main(int argc, char **argv)
 	madvise(a, 4 * PAGE, MADV_DONTNEED);
 	snapshot("madvise");
 
+	/*
+	 * Advice that changes VMA flags splits VMAs and merges them again, with
+	 * no record: HUGEPAGE on a middle part, then NOHUGEPAGE over all of it
+	 * (merging progressively); DONTDUMP over all, DODUMP on a part and
+	 * DONTDUMP back (chromium's pattern). Nothing here was faulted in, so
+	 * anon_vma never keeps pieces apart.
+	 */
+	g = map(8 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	madvise(g + 2 * PAGE, 2 * PAGE, MADV_HUGEPAGE);
+	snapshot("madvise-hugepage-split");
+	madvise(g, 8 * PAGE, MADV_NOHUGEPAGE);
+	snapshot("madvise-nohugepage-merge");
+	munmap(g, 8 * PAGE);
+	g = map(8 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	madvise(g, 8 * PAGE, MADV_DONTDUMP);
+	madvise(g + 4 * PAGE, 2 * PAGE, MADV_DODUMP);
+	snapshot("madvise-dodump-split");
+	madvise(g + 4 * PAGE, 2 * PAGE, MADV_DONTDUMP);
+	snapshot("madvise-dontdump-merge");
+	madvise(g + 6 * PAGE, 2 * PAGE, MADV_DONTFORK);   /* the child below has no such part */
+
 	id = shmget(IPC_PRIVATE, 8 * PAGE, IPC_CREAT | 0600);
 	b = shmat(id, NULL, 0);
 	shmctl(id, IPC_RMID, NULL);
