@@ -338,10 +338,144 @@ static int write_vsyscall(struct ms_pdwriter *w, const struct perf_event_header 
 	return ms_pdwriter_write(w, (const void *)rec);
 }
 
+/*
+ * The kernel's ELF loader (binfmt_elf, elf_map) maps an image's first
+ * PT_LOAD with the size of the whole image, then unmaps what lies past
+ * that segment itself: no syscall, no record. The MMAP2 shows the whole
+ * image, so in a binary with holes between its segments (linked with
+ * -z max-page-size=0x10000, say; chromium) the holes would stay mapped.
+ * The maps an exec makes, of a file from its start, are written cut to
+ * the first PT_LOAD as the loader cuts it: its file size plus its page
+ * offset, page-aligned, read from the program headers of the file, which
+ * is there while we record (and must be the one mapped: same inode). The
+ * file then says what the kernel ended with, for perf too, and a report
+ * needs no binary to be exact.
+ */
+struct trim_map {
+	const char *name;
+	uint64_t ino, pgoff, start, end;
+};
+
+static void trim_first_load(struct trim_map *pm)
+{
+	unsigned char buf[4096];
+	uint64_t phoff, off, filesz, vaddr, size;
+	uint16_t phnum, phentsize;
+	uint32_t type;
+	struct stat st;
+	ssize_t n;
+	bool is64;
+	int fd, i;
+
+	if (pm->pgoff || pm->name[0] != '/' || !pm->ino)
+		return;
+	fd = open(pm->name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = fstat(fd, &st) ? -1 : pread(fd, buf, sizeof(buf), 0);
+	close(fd);
+	if (n < 64 || (uint64_t)st.st_ino != pm->ino || memcmp(buf, "\177ELF", 4))
+		return;
+	is64 = buf[4] == 2;
+	if (is64) {
+		memcpy(&phoff, buf + 32, 8);
+		memcpy(&phentsize, buf + 54, 2);
+		memcpy(&phnum, buf + 56, 2);
+	} else {
+		uint32_t o;
+
+		memcpy(&o, buf + 28, 4);
+		phoff = o;
+		memcpy(&phentsize, buf + 42, 2);
+		memcpy(&phnum, buf + 44, 2);
+	}
+	for (i = 0; i < phnum; i++) {
+		off = phoff + (uint64_t)i * phentsize;
+		if (phentsize < (is64 ? 56 : 32) || off + phentsize > (uint64_t)n)
+			return;              /* program headers past the first page: leave it */
+		memcpy(&type, buf + off, 4);
+		if (type != 1)           /* PT_LOAD */
+			continue;
+		if (is64) {
+			memcpy(&vaddr, buf + off + 16, 8);
+			memcpy(&filesz, buf + off + 32, 8);
+		} else {
+			uint32_t v, f;
+
+			memcpy(&v, buf + off + 8, 4);
+			memcpy(&f, buf + off + 16, 4);
+			vaddr = v;
+			filesz = f;
+		}
+		size = ((filesz + (vaddr & 4095) + 4095) & ~4095ULL);
+		if (size && size < pm->end - pm->start)
+			pm->end = pm->start + size;
+		return;
+	}
+}
+
+/*
+ * The processes between an exec (its COMM) and their first sample: the
+ * maps of that window are the exec's own, made by the kernel.
+ */
+static uint32_t in_exec[64];
+static size_t nr_in_exec;
+
+static void exec_window(const struct perf_event_header *h)
+{
+	uint32_t pid;
+	size_t i;
+
+	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && h->size >= 16) {
+		memcpy(&pid, h + 1, 4);
+		for (i = 0; i < nr_in_exec && in_exec[i] != pid; i++)
+			;
+		if (i == nr_in_exec && nr_in_exec < sizeof(in_exec) / sizeof(in_exec[0]))
+			in_exec[nr_in_exec++] = pid;
+	} else if (h->type == PERF_RECORD_SAMPLE && h->size >= 32 && nr_in_exec) {
+		memcpy(&pid, (const char *)h + 24, 4);   /* IDENTIFIER, IP, then TID: every event has them */
+		for (i = 0; i < nr_in_exec; i++)
+			if (in_exec[i] == pid)
+				in_exec[i] = in_exec[--nr_in_exec];
+	}
+}
+
+/* An exec's map of a file from its start, cut as the loader cut it (trim_first_load); h itself is the caller's. */
+static void trim_exec_map(struct perf_event_header *h)
+{
+	struct trim_map m;
+	uint64_t v[3], ino;
+	uint32_t pid;
+	size_t i;
+
+	if (h->type != PERF_RECORD_MMAP2 || h->size <= 8 + 64 || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+		return;
+	memcpy(&pid, h + 1, 4);
+	for (i = 0; i < nr_in_exec && in_exec[i] != pid; i++)
+		;
+	if (i == nr_in_exec)
+		return;
+	memcpy(v, (const char *)h + 16, 24);
+	memcpy(&ino, (const char *)h + 8 + 40, 8);
+	m = (struct trim_map){ (const char *)h + 8 + 64, ino, v[2], v[0], v[0] + v[1] };
+	if (!memchr(m.name, 0, h->size - 8 - 64))
+		return;
+	trim_first_load(&m);
+	v[1] = m.end - m.start;
+	memcpy((char *)h + 24, &v[1], 8);
+}
+
 static int write_record(const struct perf_event_header *h, void *ctx)
 {
+	unsigned char copy[8 + 64 + 4096 + 64];
 	int err;
 
+	exec_window(h);
+	if (h->type == PERF_RECORD_MMAP2 && nr_in_exec && h->size <= sizeof(copy)) {
+		memcpy(copy, h, h->size);        /* the ring's record is not ours to change */
+		trim_exec_map((struct perf_event_header *)copy);
+		h = (const void *)copy;
+	}
 	note_binary(ctx, h);
 	if ((err = ms_pdwriter_write(ctx, h)))
 		return err;

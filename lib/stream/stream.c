@@ -12,9 +12,6 @@
  * the range the syscall returned (an MMAP2 alone covers the merged VMA).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -1149,75 +1146,6 @@ static int take_mmap(const struct perf_event_header *rec, struct pending_map *pm
 	return pm->name ? 0 : -ENOMEM;
 }
 
-/*
- * The kernel's ELF loader (binfmt_elf, elf_map) maps an image's first
- * PT_LOAD with the size of the whole image, then unmaps what lies past
- * that segment itself: no syscall, no record. The MMAP2 shows the whole
- * image, and in a binary with holes between its segments (linked with
- * -z max-page-size=0x10000, say) the holes would stay mapped in the model.
- * So a map the kernel made outside any followed syscall, of a file from
- * its start, is cut to the first PT_LOAD as the loader cuts it: its file
- * size plus its page offset, page-aligned. Only where the file on disk is
- * the one mapped (same inode) and reads as ELF; else it is left as it is.
- */
-static void trim_first_load(struct pending_map *pm)
-{
-	unsigned char buf[4096];
-	uint64_t phoff, off, filesz, vaddr, size;
-	uint16_t phnum, phentsize;
-	uint32_t type;
-	struct stat st;
-	ssize_t n;
-	bool is64;
-	int fd, i;
-
-	if (pm->m.pgoff || pm->name[0] != '/' || !pm->m.ino)
-		return;
-	fd = open(pm->name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = fstat(fd, &st) ? -1 : pread(fd, buf, sizeof(buf), 0);
-	close(fd);
-	if (n < 64 || (uint64_t)st.st_ino != pm->m.ino || memcmp(buf, "\177ELF", 4))
-		return;
-	is64 = buf[4] == 2;
-	if (is64) {
-		memcpy(&phoff, buf + 32, 8);
-		memcpy(&phentsize, buf + 54, 2);
-		memcpy(&phnum, buf + 56, 2);
-	} else {
-		uint32_t o;
-
-		memcpy(&o, buf + 28, 4);
-		phoff = o;
-		memcpy(&phentsize, buf + 42, 2);
-		memcpy(&phnum, buf + 44, 2);
-	}
-	for (i = 0; i < phnum; i++) {
-		off = phoff + (uint64_t)i * phentsize;
-		if (phentsize < (is64 ? 56 : 32) || off + phentsize > (uint64_t)n)
-			return;              /* program headers past the first page: leave it */
-		memcpy(&type, buf + off, 4);
-		if (type != 1)           /* PT_LOAD */
-			continue;
-		if (is64) {
-			memcpy(&vaddr, buf + off + 16, 8);
-			memcpy(&filesz, buf + off + 32, 8);
-		} else {
-			uint32_t v, f;
-
-			memcpy(&v, buf + off + 8, 4);
-			memcpy(&f, buf + off + 16, 4);
-			vaddr = v;
-			filesz = f;
-		}
-		size = PAGE_ALIGN(filesz + (vaddr & 4095));
-		if (size && size < pm->m.end - pm->m.start)
-			pm->m.end = pm->m.vma_end = pm->m.start + size;
-		return;
-	}
-}
-
 static int on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp)
 {
 	struct pending_map pm;
@@ -1252,8 +1180,6 @@ static int on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 		t->maps[t->nr_maps++] = pm;
 		return 0;
 	}
-	if (s->has_syscalls)
-		trim_first_load(&pm);
 	err = emit_map(s, smp, &pm, s->has_syscalls ? MS_VIA_KERNEL : MS_VIA_UNKNOWN);
 	free(pm.name);
 	return err;
