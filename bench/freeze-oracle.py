@@ -55,10 +55,15 @@ def main():
         root = prog.pid
     else:
         rec = subprocess.Popen([a.mapscope, "record", "-o", data, "--"] + a.cmd,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        root = None
+        for _ in range(200):              # the command, once record has started it (10 s at most)
+            kids = [p for p in tree(rec.pid) if p != rec.pid]
+            if kids:
+                root = min(kids)
+                break
+            time.sleep(0.05)
         time.sleep(0.3)
-        kids = [p for p in tree(rec.pid) if p != rec.pid]
-        root = min(kids) if kids else None
     snaps = []
     for _ in range(a.snapshots):
         time.sleep(a.every)
@@ -107,7 +112,11 @@ def main():
             for d in list(difflib.unified_diff(want, got, "/proc", "mapscope", lineterm="", n=0))[:12]:
                 print("   ", d)
     print(f"{' '.join(a.cmd[:2])}{' (attach)' if a.attach else ''}: {ok}/{len(snaps)} process snapshots equal")
-    return 0 if snaps and ok == len(snaps) else 1
+    if snaps and ok == len(snaps):
+        subprocess.run(["rm", "-rf", tmp])
+        return 0
+    print(f"the recording is kept: {data}")
+    return 1
 
 
 if __name__ == "__main__":

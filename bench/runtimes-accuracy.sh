@@ -41,8 +41,8 @@ J
 	oracle --every 1 -- java -Xmx256m -XX:+UseTransparentHugePages Alloc.java
 fi
 if have redis-server; then
-	oracle --every 1 -- redis-server --port 0 --save ''
-	oracle --every 1 --attach -- redis-server --port 0 --save ''
+	oracle --every 1 -- redis-server --port 6399 --save ""
+	oracle --every 1 --attach -- redis-server --port 6398 --save ""
 fi
 if have chromium; then
 	page='data:text/html,<script>setInterval(()=>{let a=[];for(let i=0;i<2e5;i++)a.push({i:i});},20)</script>'

@@ -722,7 +722,15 @@ static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event
 
 	if (heap && !heap->alive)
 		heap = NULL;
-	if (ev->brk.new_brk > ev->brk.old_brk && ev->brk.vma_end) {
+	/*
+	 * old == new: the first brk seen of this process (attached to), whose
+	 * break before is not known: the heap's end says where it was.
+	 */
+	if (ev->brk.new_brk == ev->brk.old_brk && heap && ev->brk.new_brk >= heap->start &&
+	    PAGE_ALIGN(ev->brk.new_brk) < heap->end && !ev->brk.vma_end)
+		return unmap_range(as, p, PAGE_ALIGN(ev->brk.new_brk), heap->end, p->heap, ev->time);
+	if (ev->brk.vma_end && (ev->brk.new_brk > ev->brk.old_brk ||
+				(ev->brk.new_brk == ev->brk.old_brk && (!heap || ev->brk.vma_end > heap->end)))) {
 		grown = *ev;
 		grown.kind = MS_EV_MAP;
 		memset(&grown.map, 0, sizeof(grown.map));
@@ -924,6 +932,7 @@ static int __attribute__((noinline)) apply_event(struct ms_aspace *as, const str
 						       enum ms_aspace_op *opp)
 {
 	enum ms_aspace_op op = MS_OP_NONE;
+	uint64_t heap_end;
 	struct proc *p;
 	int err = 0;
 
@@ -964,7 +973,12 @@ static int __attribute__((noinline)) apply_event(struct ms_aspace *as, const str
 		break;
 	case MS_EV_BRK:
 		op = MS_OP_BRK;
+		heap_end = p->heap >= 0 && as->regions[p->heap]->alive ? as->regions[p->heap]->end : 0;
 		err = apply_brk(as, p, ev);
+		/* A first brk that only told the break (old == new) and changed nothing is no change. */
+		if (!err && ev->brk.old_brk == ev->brk.new_brk && !ev->brk.vma_end &&
+		    heap_end == (p->heap >= 0 && as->regions[p->heap]->alive ? as->regions[p->heap]->end : 0))
+			op = MS_OP_NONE;
 		break;
 	case MS_EV_MADVISE:
 		op = MS_OP_MADVISE;

@@ -837,15 +837,16 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		if (!brk)
 			return -ENOMEM;
 		base_event(&ev, MS_EV_BRK, smp);
+		/* The first brk of a process attached to: the break before is unknown, old == new. */
 		ev.brk.old_brk = *brk ? *brk : ret;
 		ev.brk.new_brk = ret;
 		if (t->nr_maps) {
 			ev.brk.vma_start = t->maps[0].m.vma_start;
 			ev.brk.vma_end = t->maps[0].m.vma_end;
 		}
-		*brk = ret;
-		if (ev.brk.old_brk != ev.brk.new_brk || t->nr_maps)
+		if (ev.brk.old_brk != ev.brk.new_brk || t->nr_maps || !*brk)
 			err = emit_with_chain(s, t, &ev);
+		*brk = ret;
 		break;
 	case SC_MADVISE:
 		if (ret || !wanted_advice(t->args[2]))

@@ -338,6 +338,35 @@ static void brk_grow_and_shrink_below_start(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * Attached to a process: its heap came from /proc, and the break before
+ * its first brk is not known (old == new). A shrink is measured from the
+ * heap's end; a query (the break where the heap ends) changes nothing.
+ */
+static void first_brk_after_attach(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event m = ev(MS_EV_MAP);
+	enum ms_aspace_op op;
+	struct vmas v;
+
+	m.map = (struct ms_event_map){ .start = 16 * P, .end = 40 * P, .vma_start = 16 * P, .vma_end = 40 * P,
+				       .prot = RW, .flags = MAP_PRIVATE, .name = "[heap]", .via = MS_VIA_SYNTH };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	m = ev(MS_EV_BRK);
+	m.brk.old_brk = m.brk.new_brk = 40 * P;     /* brk(0): where it is */
+	assert_int_equal(ms_aspace_apply(as, &m, &op), 0);
+	assert_int_equal(op, MS_OP_NONE);
+	m = ev(MS_EV_BRK);
+	m.brk.old_brk = m.brk.new_brk = 30 * P + 100; /* shrunk: the old break is the heap's end */
+	assert_int_equal(ms_aspace_apply(as, &m, &op), 0);
+	assert_int_equal(op, MS_OP_BRK);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.e[0], 31 * P);
+	ms_aspace_free(as);
+}
+
 static void fork_then_diverge(void **state)
 {
 	struct ms_aspace *as = ms_aspace_new();
@@ -631,6 +660,7 @@ int main(void)
 		cmocka_unit_test(partial_unmaps),
 		cmocka_unit_test(mremap_shrink_grow_move),
 		cmocka_unit_test(brk_grow_and_shrink_below_start),
+		cmocka_unit_test(first_brk_after_attach),
 		cmocka_unit_test(fork_then_diverge),
 		cmocka_unit_test(stack_fault_before_growth),
 		cmocka_unit_test(exec_resets_and_exit_ends),
