@@ -37,6 +37,7 @@ def main():
     ap.add_argument("--snapshots", type=int, default=5)
     ap.add_argument("--every", type=float, default=0.5)
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--label", help="what to call the program in the result line")
     ap.add_argument("cmd", nargs="+")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="freeze-")
@@ -111,7 +112,8 @@ def main():
             print(f"differs: pid {p} at {t}: {run.stderr.strip()}")
             for d in list(difflib.unified_diff(want, got, "/proc", "mapscope", lineterm="", n=0))[:12]:
                 print("   ", d)
-    print(f"{' '.join(a.cmd[:2])}{' (attach)' if a.attach else ''}: {ok}/{len(snaps)} process snapshots equal")
+    label = a.label or " ".join(a.cmd[:2])
+    print(f"{label}{' (attach)' if a.attach else ''}: {ok}/{len(snaps)} process snapshots equal")
     if snaps and ok == len(snaps):
         subprocess.run(["rm", "-rf", tmp])
         return 0

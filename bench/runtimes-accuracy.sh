@@ -17,10 +17,10 @@ have() { command -v "$1" >/dev/null || { echo "$1: not installed, skipped"; retu
 
 if have node; then
 	loop='let a=[];setInterval(()=>{for(let i=0;i<1e5;i++)a.push({i:i,s:"x"+i});if(a.length>1e6)a=[];},10)'
-	oracle -- node -e "$loop"
-	oracle --attach -- node -e "$loop"
+	oracle --label "node (allocation loop)" -- node -e "$loop"
+	oracle --label "node (allocation loop)" --attach -- node -e "$loop"
 	workers='const {Worker}=require("worker_threads");for(let k=0;k<3;k++)new Worker(`let a=[];setInterval(()=>{for(let i=0;i<5e4;i++)a.push({i});if(a.length>5e5)a=[]},10)`,{eval:true});setInterval(()=>{},1000)'
-	oracle -- node -e "$workers"
+	oracle --label "node (3 worker threads)" -- node -e "$workers"
 fi
 if have python3; then
 	py='import time
@@ -29,24 +29,24 @@ while True:
     a.append(bytearray(100000))
     if len(a) > 300: a = []
     time.sleep(0.001)'
-	oracle -- python3 -c "$py"
-	oracle --attach -- python3 -c "$py"
+	oracle --label "python3 (allocation loop)" -- python3 -c "$py"
+	oracle --label "python3 (allocation loop)" --attach -- python3 -c "$py"
 fi
 if have java; then
 	cat >Alloc.java <<'J'
 public class Alloc { public static void main(String[] a) throws Exception { java.util.List<byte[]> l = new java.util.ArrayList<>(); while (true) { l.add(new byte[100000]); if (l.size() > 2000) l.clear(); Thread.sleep(1); } } }
 J
-	oracle --every 1 -- java -Xmx256m Alloc.java
-	oracle --every 1 -- java -Xmx256m -XX:+UseZGC Alloc.java
-	oracle --every 1 -- java -Xmx256m -XX:+UseTransparentHugePages Alloc.java
+	oracle --label "JVM, G1" --every 1 -- java -Xmx256m Alloc.java
+	oracle --label "JVM, ZGC" --every 1 -- java -Xmx256m -XX:+UseZGC Alloc.java
+	oracle --label "JVM, G1 with -XX:+UseTransparentHugePages" --every 1 -- java -Xmx256m -XX:+UseTransparentHugePages Alloc.java
 fi
 if have redis-server; then
-	oracle --every 1 -- redis-server --port 6399 --save ""
-	oracle --every 1 --attach -- redis-server --port 6398 --save ""
+	oracle --label "redis-server" --every 1 -- redis-server --port 6399 --save ""
+	oracle --label "redis-server" --every 1 --attach -- redis-server --port 6398 --save ""
 fi
 if have chromium; then
 	page='data:text/html,<script>setInterval(()=>{let a=[];for(let i=0;i<2e5;i++)a.push({i:i});},20)</script>'
-	oracle --snapshots 3 --every 1.5 -- chromium --headless --no-sandbox --disable-gpu --disable-quic \
+	oracle --label "headless chromium (9 processes)" --snapshots 3 --every 1.5 -- chromium --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$work/chromium" "$page"
 fi
