@@ -106,6 +106,9 @@ static void action(const struct ms_huge_advice *a, const struct hp_run *run, cha
 
 	if (!a->advised)
 		snprintf(buf, len, "none");
+	else if (!a->end)                /* dense while it lived, not where it is now */
+		snprintf(buf, len, "madvise(MADV_HUGEPAGE) on it where it is made%s%s",
+			 site ? ", after the mmap in " : "", site ? site : "");
 	else
 		snprintf(buf, len, "madvise(0x%" PRIx64 ", 0x%" PRIx64 ", MADV_HUGEPAGE)%s%s, or: mapscope hugepages "
 			 "--apply -p %u", a->start, a->end - a->start, site ? " after the mmap in " : "",
@@ -126,7 +129,7 @@ static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp
 		const struct ms_region *r = a->region;
 		char adv[40];
 
-		if (a->advised)
+		if (a->advised && a->end)
 			snprintf(adv, sizeof(adv), "%016" PRIx64 "-%016" PRIx64, a->start, a->end);
 		else
 			snprintf(adv, sizeof(adv), "-");
@@ -154,7 +157,7 @@ static void print_json(const struct ms_huge_advice *v, size_t n, const struct hp
 		const char *site = site_of(run, r);
 
 		printf("%s\n  {\"pid\": %u, \"start\": ", i ? "," : "", r->pid);
-		if (a->advised) {
+		if (a->advised && a->end) {
 			ms_json_addr(stdout, a->start);
 			printf(", \"end\": ");
 			ms_json_addr(stdout, a->end);
@@ -288,8 +291,8 @@ static int apply(const struct ms_huge_advice *v, size_t n, const struct hp_opts 
 	for (i = 0; i < n; i++) {
 		const struct ms_huge_advice *a = &v[i];
 
-		if (!a->advised || a->region->pid != (uint32_t)o->pid)
-			continue;
+		if (!a->advised || !a->end || a->region->pid != (uint32_t)o->pid)
+			continue;            /* only ranges the process holds now */
 		before = anon_huge_kb(o->pid, a->start, a->end);
 		printf("%016" PRIx64 "-%016" PRIx64 " (%u spans, %s): ", a->start, a->end, a->spans,
 		       a->region->name[0] ? a->region->name : "[anon]");

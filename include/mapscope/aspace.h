@@ -123,6 +123,9 @@ const struct ms_region *ms_aspace_lookup(const struct ms_aspace *as, uint32_t pi
 /* The protection (PROT_*) of the page holding addr now, or -1 when none does. */
 int ms_aspace_prot_at(const struct ms_aspace *as, uint32_t pid, uint64_t addr);
 
+/* Whether process pid's region (by id) holds all of [start, end) now. */
+bool ms_aspace_holds(const struct ms_aspace *as, uint32_t pid, uint32_t region, uint64_t start, uint64_t end);
+
 /* The process's main stack and heap regions now, or NULL. */
 const struct ms_region *ms_aspace_stack(const struct ms_aspace *as, uint32_t pid);
 const struct ms_region *ms_aspace_heap(const struct ms_aspace *as, uint32_t pid);

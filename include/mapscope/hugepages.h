@@ -38,7 +38,7 @@ struct ms_huge_advice {
 	uint64_t tlb_entries_now, tlb_entries_huge;
 	uint64_t benefit;          /* faults saved plus TLB misses */
 	bool advised;
-	char reason[160];
+	char reason[256];
 };
 
 /* NULL with errno set. opts may be NULL for the defaults. */

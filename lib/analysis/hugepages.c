@@ -137,12 +137,85 @@ MS_EXPORT void ms_hugepages_attach(struct ms_hugepages *hp, struct ms_aspace *as
 	ms_aspace_set_listener(as, &l, hp);
 }
 
+/*
+ * mremap moved [old_start, old_end) of region r to new_start: the pages
+ * touched there go with the memory, into the spans of its new home, and
+ * their counts in proportion. The advice then follows the memory, not the
+ * address. Spans made while moving may move the table: the moves are
+ * gathered first.
+ */
+static void follow_remap(struct ms_hugepages *hp, const struct ms_region *r, const struct ms_event *ev)
+{
+	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end, delta = ev->remap.new_start - os;
+	uint64_t idx, first = os / MS_HUGE_SPAN, last = (oe - 1) / MS_HUGE_SPAN, addr, b, key;
+	uint64_t *moved = NULL, nmoved = 0, cap = 0, f, sm, tl, share[3] = { 0, 0, 0 };
+	struct span *s, *t;
+	uint32_t page, before;
+	void *grown;
+
+	if (oe <= os || delta == 0 || last - first > hp->len + 1)
+		return;              /* no move, or a range larger than every span there is */
+	for (idx = first; idx <= last; idx++) {
+		s = find(hp, ((uint64_t)r->id + 1) << 32 | (idx & 0xffffffffULL), false);
+		if (!s || !s->pages)
+			continue;
+		before = s->pages;
+		for (page = 0; page < 512; page++) {
+			addr = idx * MS_HUGE_SPAN + (uint64_t)page * 4096;
+			if (addr < os || addr >= oe || !(s->bits[page / 64] >> (page % 64) & 1))
+				continue;
+			if (nmoved == cap) {
+				cap = cap ? 2 * cap : 512;
+				if (!(grown = realloc(moved, cap * sizeof(*moved)))) {
+					hp->error = -ENOMEM;
+					free(moved);
+					return;
+				}
+				moved = grown;
+			}
+			moved[nmoved++] = addr + delta;
+			s->bits[page / 64] &= ~(1ULL << (page % 64));
+			s->pages--;
+		}
+		/* The counts go with the pages, in proportion. */
+		f = s->faults * (before - s->pages) / before;
+		sm = s->samples * (before - s->pages) / before;
+		tl = s->tlb * (before - s->pages) / before;
+		s->faults -= f, s->samples -= sm, s->tlb -= tl;
+		share[0] += f, share[1] += sm, share[2] += tl;
+	}
+	for (b = 0; b < nmoved; b++) {
+		key = ((uint64_t)r->id + 1) << 32 | ((moved[b] / MS_HUGE_SPAN) & 0xffffffffULL);
+		if (!(t = find(hp, key, true))) {
+			hp->error = -ENOMEM;
+			break;
+		}
+		page = (uint32_t)((moved[b] % MS_HUGE_SPAN) >> 12);
+		if (!(t->bits[page / 64] >> (page % 64) & 1)) {
+			t->bits[page / 64] |= 1ULL << (page % 64);
+			t->pages++;
+		}
+		if (b == 0) {            /* the counts, with the first page moved */
+			t->faults += share[0];
+			t->samples += share[1];
+			t->tlb += share[2];
+		}
+	}
+	free(moved);
+}
+
 MS_EXPORT void ms_hugepages_note(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_event *ev)
 {
 	const struct ms_region *r;
 	unsigned char *grown;
 	size_t cap;
 
+	if (ev->kind == MS_EV_REMAP) {
+		r = ms_aspace_lookup(as, ev->pid, ev->remap.old_start);
+		if (r && candidate(r))
+			follow_remap(hp, r, ev);
+		return;
+	}
 	if (ev->kind != MS_EV_MADVISE || (ev->madvise.advice != MADV_HUGEPAGE &&
 					  ev->madvise.advice != MADV_NOHUGEPAGE &&
 					  ev->madvise.advice != MADV_COLLAPSE))
@@ -167,16 +240,23 @@ MS_EXPORT void ms_hugepages_note(struct ms_hugepages *hp, const struct ms_aspace
 /*
  * The advice for region r from its spans sp[0, n), in address order: only
  * the spans that were touched are visited, so the work is linear in them
- * whatever the region's size.
+ * whatever the region's size. Pages, faults, samples and TLB misses are
+ * the region's whole life (pages that mremap moved went with the memory:
+ * follow_remap). Whether it is advised comes from its dense spans; where
+ * to advise, from the longest run of dense spans the region holds at the
+ * end, so that an action never covers memory it no longer has, nor a
+ * hole another region took. A region dense while it lived and gone by the
+ * end is advised with no range: for where it is made.
  */
-static void advise(struct ms_hugepages *hp, const struct ms_region *r, struct span *const *sp, size_t n,
-		   uint64_t end_ns, struct ms_huge_advice *a)
+static void advise(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_region *r,
+		   struct span *const *sp, size_t n, uint64_t end_ns, struct ms_huge_advice *a)
 {
 	uint64_t first = (r->start + MS_HUGE_SPAN - 1) & ~(MS_HUGE_SPAN - 1);
-	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), at, life, spans;
+	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), at, life, spans, idx, prev = 0;
+	uint64_t dense_pages = 0, dense_tlb = 0, run_at = 0, run_len = 0, best_at = 0, best_len = 0;
 	unsigned char flags = r->id < hp->cap_flags ? hp->flags[r->id] : 0;
-	uint32_t best = 0;
-	struct span *s;
+	uint32_t best = 0, dense = 0;
+	const struct span *s;
 	size_t i;
 
 	memset(a, 0, sizeof(*a));
@@ -185,35 +265,44 @@ static void advise(struct ms_hugepages *hp, const struct ms_region *r, struct sp
 	a->aligned_spans = spans > UINT32_MAX ? UINT32_MAX : (uint32_t)spans;
 	for (i = 0; i < n; i++) {
 		s = sp[i];
-		at = (s->key & 0xffffffffULL) * MS_HUGE_SPAN;
-		if (at < first || at >= last)
-			continue;
-		if (s->pages > best)
-			best = s->pages;
-		if (s->pages < hp->o.min_pages)
-			continue;
-		if (!a->spans)
-			a->start = at;
-		a->end = at + MS_HUGE_SPAN;
-		a->spans++;
 		a->pages += s->pages;
 		a->faults += s->faults;
 		a->samples += s->samples;
 		a->tlb_misses += s->tlb;
-	}
-	if (!a->spans)                    /* evidence for the whole region instead */
-		for (i = 0; i < n; i++) {
-			a->pages += sp[i]->pages;
-			a->faults += sp[i]->faults;
-			a->samples += sp[i]->samples;
-			a->tlb_misses += sp[i]->tlb;
+		if (s->pages > best)
+			best = s->pages;
+		if (s->pages < hp->o.min_pages) {
+			run_len = 0;
+			continue;
 		}
-	a->faults_saved = a->spans ? a->pages - a->spans : 0;
-	a->tlb_entries_now = a->spans ? a->pages : 0;
-	a->tlb_entries_huge = a->spans;
-	a->benefit = a->faults_saved + (a->spans ? a->tlb_misses : 0);
+		dense++;
+		dense_pages += s->pages;
+		dense_tlb += s->tlb;
+		idx = s->key & 0xffffffffULL;
+		at = idx * MS_HUGE_SPAN;
+		if (!r->alive || !ms_aspace_holds(as, r->pid, r->id, at, at + MS_HUGE_SPAN)) {
+			run_len = 0;
+			continue;
+		}
+		if (run_len && idx == prev + 1)
+			run_len++;
+		else {
+			run_at = at;
+			run_len = 1;
+		}
+		prev = idx;
+		if (run_len > best_len) {
+			best_at = run_at;
+			best_len = run_len;
+		}
+	}
+	a->spans = dense;
+	a->faults_saved = dense ? dense_pages - dense : 0;
+	a->tlb_entries_now = dense ? dense_pages : 0;
+	a->tlb_entries_huge = dense;
+	a->benefit = a->faults_saved + (dense ? dense_tlb : 0);
 	life = (r->ended_ns ? r->ended_ns : end_ns) - r->created_ns;
-	if (!a->aligned_spans)
+	if (!a->aligned_spans && !dense)
 		snprintf(a->reason, sizeof(a->reason), "not 2 MiB-alignable: no whole 2 MiB-aligned span lies "
 			 "inside its %llu KiB", (unsigned long long)((r->end - r->start) >> 10));
 	else if (flags == F_NOHUGE)
@@ -224,7 +313,7 @@ static void advise(struct ms_hugepages *hp, const struct ms_region *r, struct sp
 			 "was applied to it");
 	else if (life < hp->o.min_life_ns)
 		snprintf(a->reason, sizeof(a->reason), "too short-lived: it lived %.3f ms", (double)life / 1e6);
-	else if (!a->spans)
+	else if (!dense)
 		snprintf(a->reason, sizeof(a->reason), "too sparse: at most %u of 512 pages touched in any 2 MiB "
 			 "span (%u needed)", best, hp->o.min_pages);
 	else if (a->benefit < hp->o.min_benefit)
@@ -232,10 +321,16 @@ static void advise(struct ms_hugepages *hp, const struct ms_region *r, struct sp
 			 (unsigned long long)a->benefit, (unsigned long long)hp->o.min_benefit);
 	else {
 		a->advised = true;
+		if (best_len) {
+			a->start = best_at;
+			a->end = best_at + best_len * MS_HUGE_SPAN;
+		}
 		snprintf(a->reason, sizeof(a->reason), "dense: %u of %u spans with %llu pages touched on "
-			 "average; saves %llu faults and %llu TLB entries", a->spans, a->aligned_spans,
-			 (unsigned long long)(a->pages / a->spans), (unsigned long long)a->faults_saved,
-			 (unsigned long long)(a->tlb_entries_now - a->tlb_entries_huge));
+			 "average; saves %llu faults and %llu TLB entries%s", dense, a->aligned_spans,
+			 (unsigned long long)(dense_pages / dense), (unsigned long long)a->faults_saved,
+			 (unsigned long long)(a->tlb_entries_now - a->tlb_entries_huge),
+			 best_len ? "" : !r->alive ? "; gone by the end: advise it where it is made" :
+			 "; none of it is where it was dense any more: advise it where it is made");
 	}
 	if (!a->advised)
 		a->start = a->end = 0;
@@ -288,7 +383,7 @@ MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspac
 		id = sp[i]->key >> 32;
 		for (j = i + 1; j < ns && sp[j]->key >> 32 == id; j++)
 			;
-		advise(hp, ms_aspace_region(as, (size_t)id - 1), sp + i, j - i, end_ns, &v[k++]);
+		advise(hp, as, ms_aspace_region(as, (size_t)id - 1), sp + i, j - i, end_ns, &v[k++]);
 	}
 	free(sp);
 	if (k)

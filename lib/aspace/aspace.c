@@ -1144,6 +1144,23 @@ MS_EXPORT void ms_aspace_finish(struct ms_aspace *as)
 	}
 }
 
+MS_EXPORT bool ms_aspace_holds(const struct ms_aspace *as, uint32_t pid, uint32_t region,
+				uint64_t start, uint64_t end)
+{
+	const struct proc *p = ms_u32map_get(&as->procs, pid);
+	uint64_t at = start;
+	size_t i;
+
+	if (!p)
+		return false;
+	for (i = lower(p, start); at < end; i++) {
+		if (i == p->n || p->p[i].start > at || p->p[i].region != region)
+			return false;
+		at = p->p[i].end;
+	}
+	return true;
+}
+
 MS_EXPORT int ms_aspace_prot_at(const struct ms_aspace *as, uint32_t pid, uint64_t addr)
 {
 	const struct proc *p = ms_u32map_get(&as->procs, pid);
