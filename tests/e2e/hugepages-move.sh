@@ -9,19 +9,7 @@ source "$(dirname "$0")/lib.sh"
 need_recording
 cd "$TMP"
 
-"$WORKLOADS/huge-move" >hm.txt &
-wl=$!
-trap 'kill -USR2 $wl 2>/dev/null || true; rm -rf "$TMP"' EXIT
-for _ in $(seq 100); do grep -q '^ready' hm.txt && break; sleep 0.05; done
-"$MAPSCOPE" record -p $wl -o hm.data 2>rec.txt &
-rec=$!
-for _ in $(seq 200); do grep -q 'recording 1 process' rec.txt && break; sleep 0.05; done
-grep -q 'recording 1 process' rec.txt || fail "record never said it was recording: $(cat rec.txt)"
-kill -USR1 $wl
-for _ in $(seq 200); do grep -q '^touched' hm.txt && break; sleep 0.05; done
-grep -q '^touched' hm.txt || fail "the workload did not finish its moves: $(cat hm.txt)"
-kill -INT $rec
-wait $rec || fail "record exited $?: $(cat rec.txt)"
+record_triggered "$WORKLOADS/huge-move" hm.txt hm.data
 
 "$MAPSCOPE" hugepages -i hm.data --format json >advice.json || fail "hugepages failed"
 python3 - hm.txt advice.json <<'PY' || fail "the advice does not follow the memory"

@@ -9,19 +9,7 @@ thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo missin
 case "$thp" in *"[never]"*|missing) skip "transparent hugepages are off here ($thp)" ;; esac
 cd "$TMP"
 
-"$WORKLOADS/huge" >huge.txt &
-wl=$!
-trap 'kill -USR2 $wl 2>/dev/null || true; rm -rf "$TMP"' EXIT
-for _ in $(seq 100); do grep -q '^ready' huge.txt && break; sleep 0.05; done
-"$MAPSCOPE" record -p $wl -o h.data 2>rec.txt &
-rec=$!
-for _ in $(seq 200); do grep -q 'recording 1 process' rec.txt && break; sleep 0.05; done
-grep -q 'recording 1 process' rec.txt || fail "record never said it was recording: $(cat rec.txt)"
-kill -USR1 $wl
-for _ in $(seq 200); do grep -q '^touched' huge.txt && break; sleep 0.05; done
-grep -q '^touched' huge.txt || fail "the workload did not touch its memory"
-kill -INT $rec
-wait $rec || fail "record exited $?: $(cat rec.txt)"
+record_triggered "$WORKLOADS/huge" huge.txt h.data
 
 "$MAPSCOPE" hugepages -i h.data --format json >advice.json || fail "hugepages failed"
 "$MAPSCOPE" hugepages -i h.data >advice.txt || fail "hugepages (text) failed"

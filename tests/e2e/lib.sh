@@ -41,3 +41,24 @@ expect_status() {
 	"$@" || got=$?
 	[ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want"
 }
+
+# record_triggered WORKLOAD OUT DATA: starts WORKLOAD (it prints "ready", does
+# its work on SIGUSR1, prints "touched", and exits on SIGUSR2) with its
+# output in OUT, records it with -p into DATA around that work, and leaves
+# it running (sent SIGUSR2 at exit). Sets wl to its pid.
+record_triggered() {
+	local out=$2 data=$3 rec
+	"$1" >"$out" &
+	wl=$!
+	trap 'kill -USR2 $wl 2>/dev/null || true; rm -rf "$TMP"' EXIT
+	for _ in $(seq 100); do grep -q '^ready' "$out" && break; sleep 0.05; done
+	"$MAPSCOPE" record -p $wl -o "$data" 2>rec.txt &
+	rec=$!
+	for _ in $(seq 200); do grep -q 'recording 1 process' rec.txt && break; sleep 0.05; done
+	grep -q 'recording 1 process' rec.txt || fail "record never said it was recording: $(cat rec.txt)"
+	kill -USR1 $wl
+	for _ in $(seq 200); do grep -q '^touched' "$out" && break; sleep 0.05; done
+	grep -q '^touched' "$out" || fail "the workload did not do its work: $(cat "$out")"
+	kill -INT $rec
+	wait $rec || fail "record exited $?: $(cat rec.txt)"
+}
