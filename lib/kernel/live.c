@@ -151,6 +151,7 @@ static void add_fault_evsel(struct ms_live *l)
 		a.config = PERF_COUNT_SW_DUMMY;
 		a.sample_period = 1;
 		a.exclude_kernel = 1;
+		a.sample_type |= PERF_SAMPLE_ADDR;   /* as on every event: perf script -F addr wants it */
 	}
 	a.mmap = a.mmap2 = a.mmap_data = 1;
 	a.comm = a.comm_exec = 1;

@@ -1,7 +1,8 @@
 /*
  * The header features that describe the machine, laid out as perf 6.1
  * writes them (tools/perf/util/header.c): CPUDESC, CPUID, CPU_TOPOLOGY,
- * NUMA_TOPOLOGY, PMU_MAPPINGS, CACHE and MEM_TOPOLOGY. perf's tools expect
+ * NUMA_TOPOLOGY, PMU_MAPPINGS, CACHE and MEM_TOPOLOGY, and empty
+ * BPF_PROG_INFO, BPF_BTF and PMU_CAPS. perf's tools expect
  * them: perf data convert --to-json dereferences the CPU description and
  * id without checking. Everything comes from /proc and /sys; what cannot be
  * read is left out, feature by feature, as perf does.
@@ -405,4 +406,11 @@ void ms_hostinfo_features(struct ms_buf *f, int nr_cpus)
 	pmu_mappings(&f[HEADER_PMU_MAPPINGS]);
 	caches(&f[HEADER_CACHE], nr_cpus);
 	mem_topology(&f[HEADER_MEM_TOPOLOGY]);
+	/*
+	 * perf 6.1 writes these on every recording: BPF programs and BTF loaded
+	 * during it, and PMU capabilities. mapscope records none: a count of 0.
+	 */
+	ms_buf_u32(&f[HEADER_BPF_PROG_INFO], 0);
+	ms_buf_u32(&f[HEADER_BPF_BTF], 0);
+	ms_buf_u32(&f[HEADER_PMU_CAPS], 0);
 }
