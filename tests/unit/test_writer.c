@@ -73,7 +73,7 @@ static void file_mode_layout(void **state)
 	struct perf_file_header h;
 	struct perf_file_section ids, *feat;
 	struct ms_pdwriter_stats st;
-	size_t len, i, nr_feat = 0;
+	size_t len, i, k, nr_feat = 0;
 	unsigned char *f = write_file(false, &len, &st);
 	uint32_t clockid;
 	const struct perf_event_header *rec;
@@ -109,9 +109,12 @@ static void file_mode_layout(void **state)
 	assert_memory_equal(f + feat[0].offset, "TRACE", 5);
 	/* The sections known at the start lie before the data; SAMPLE_TIME, written at close, ends the file. */
 	assert_true(feat[0].offset + feat[0].size <= h.data.offset);
-	memcpy(&clockid, f + feat[nr_feat - 1].offset + 4, sizeof(clockid)); /* CLOCK_DATA, the highest */
+	/* CLOCK_DATA: its entry is the one after every set bit below it. */
+	for (i = 0, k = 0; i < HEADER_CLOCK_DATA; i++)
+		k += (h.adds_features[0] >> i) & 1;
+	memcpy(&clockid, f + feat[k].offset + 4, sizeof(clockid));
 	assert_int_equal(clockid, CLOCK_MONOTONIC);
-	assert_true(feat[nr_feat - 1].offset + feat[nr_feat - 1].size <= h.data.offset);
+	assert_true(feat[k].offset + feat[k].size <= h.data.offset);
 	for (i = 0; i < nr_feat && !(feat[i].size == 16 && feat[i].offset + 16 == len); i++)
 		;
 	assert_true(i < nr_feat);                         /* SAMPLE_TIME: first and last sample, 0 here */
