@@ -89,6 +89,20 @@ static void print_vma(const struct ms_vma *v, void *ctx)
 	(void)n;
 }
 
+/* Says so when the process's own records were lost before the instant asked for. */
+static void lost_before(const struct replay *rp, const struct maps_run *m)
+{
+	struct ms_stream_stats st;
+	uint32_t i;
+
+	ms_stream_stats(rp->stream, &st);
+	for (i = 0; i < st.nr_lost_pids && i < 8; i++)
+		if (st.lost_by_pid[i].pid == m->pid && (m->last || st.lost_by_pid[i].first <= m->at))
+			fprintf(stderr, "mapscope: warning: %llu records of process %u were lost before "
+				"then: these maps may be missing changes\n",
+				(unsigned long long)st.lost_by_pid[i].count, m->pid);
+}
+
 int cmd_maps(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -144,6 +158,7 @@ int cmd_maps(int argc, char **argv)
 		goto out;
 	}
 	replay_warnings(&rp);
+	lost_before(&rp, &m);
 	if (m.exited) {
 		cli_error("process %u had exited by then, at %" PRIu64 " (+%.6f s): it had no maps left",
 			  m.pid, m.exited, (double)(m.exited - rp.first_time) / 1e9);

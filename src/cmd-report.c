@@ -274,7 +274,8 @@ static void print_text(const struct report_opts *o, struct ms_report_row *rows, 
 		printf(" %7" PRIu64, r->pages);
 		text_times(r, t0);
 		if (by_region)
-			printf("  %s", !r->region ? "[unmapped]" : r->region->name[0] ? r->region->name : "[anon]");
+			printf("  %s%s", !r->region ? "[unmapped]" : r->region->name[0] ? r->region->name : "[anon]",
+			       r->region && r->region->records_lost ? " (records of its process were lost)" : "");
 		if (o->group & MS_GROUP_SYMBOL)
 			printf("  %s", r->symbol);
 		if (o->group & MS_GROUP_DSO)
@@ -323,7 +324,8 @@ static void json_region(const struct ms_region *r)
 	printf(", \"size\": %" PRIu64 ", \"perms\": \"%s\", \"kind\": \"%s\", \"name\": ",
 	       r->end - r->start, perms, ms_region_kind_name(r->kind));
 	ms_json_str(stdout, r->name);
-	printf(", \"created_ns\": %" PRIu64 ", \"ended_ns\": %" PRIu64, r->created_ns, r->ended_ns);
+	printf(", \"created_ns\": %" PRIu64 ", \"ended_ns\": %" PRIu64 ", \"records_lost\": %s", r->created_ns,
+	       r->ended_ns, r->records_lost ? "true" : "false");
 }
 
 static void print_json(const struct report_opts *o, struct ms_report_row *rows, size_t n,

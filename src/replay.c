@@ -155,10 +155,17 @@ void replay_set_aside(const struct ms_stream_stats *st, char *out, size_t len)
 #undef PART
 }
 
+/* A time as seconds from the start of the recording. */
+static double rel_s(const struct ms_stream_stats *st, uint64_t t)
+{
+	return (double)(t > st->first_time ? t - st->first_time : 0) / 1e9;
+}
+
 void replay_warnings(struct replay *rp)
 {
 	struct ms_stream_stats st;
 	char aside[512];
+	uint32_t i;
 
 	ms_stream_stats(rp->stream, &st);
 	if (!st.samples && !st.zero_addr && !st.kernel_addr)
@@ -182,12 +189,18 @@ void replay_warnings(struct replay *rp)
 		fprintf(stderr, "mapscope: warning: '%s' does not record munmap and mremap (perf record?): a later "
 			"map replaces an earlier one where they overlap, so attribution is uncertain\n",
 			rp->path);
-	if (st.lost)
+	if (st.lost) {
 		fprintf(stderr, "mapscope: warning: the recording lost %llu records, from %.6f s to %.6f s: "
 			"maps, unmaps and samples there may be missing, so attribution is uncertain "
 			"(record with a larger ring buffer, -m)\n", (unsigned long long)st.lost,
-			(double)(st.lost_first > st.first_time ? st.lost_first - st.first_time : 0) / 1e9,
-			(double)(st.lost_last > st.first_time ? st.lost_last - st.first_time : 0) / 1e9);
+			rel_s(&st, st.lost_first), rel_s(&st, st.lost_last));
+		for (i = 0; i < st.nr_lost_pids && i < 8; i++)
+			fprintf(stderr, "mapscope: warning:   of process %u: %llu records, from %.6f s to %.6f s\n",
+				st.lost_by_pid[i].pid, (unsigned long long)st.lost_by_pid[i].count,
+				rel_s(&st, st.lost_by_pid[i].first), rel_s(&st, st.lost_by_pid[i].last));
+		if (st.nr_lost_pids > 8)
+			fprintf(stderr, "mapscope: warning:   and of other processes\n");
+	}
 	if (st.out_of_order)
 		fprintf(stderr, "mapscope: warning: %llu records came out of time order\n",
 			(unsigned long long)st.out_of_order);

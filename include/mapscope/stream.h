@@ -32,6 +32,11 @@ struct ms_stream_stats {
 	uint64_t bad_records;      /* other records larger than their type can be: dropped */
 	uint64_t lost;             /* records the kernel reported lost */
 	uint64_t lost_first, lost_last;   /* the times of the first and last LOST records */
+	struct ms_stream_lost {            /* the processes whose records were lost, the first 8 */
+		uint32_t pid;
+		uint64_t count, first, last;
+	} lost_by_pid[8];
+	uint32_t nr_lost_pids;             /* entries of lost_by_pid used; past 8, one per LOST record of another */
 	uint64_t out_of_order;     /* records that came after a later one was emitted */
 	uint64_t first_time, last_time;
 };

@@ -928,6 +928,14 @@ static inline void apply_sample(struct ms_aspace *as, struct proc *p, const stru
 	charge(as, ev, r);
 }
 
+static void mark_lost(struct ms_aspace *as, struct proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		as->regions[p->p[i].region]->records_lost = true;
+}
+
 static int __attribute__((noinline)) apply_event(struct ms_aspace *as, const struct ms_event *ev,
 						       enum ms_aspace_op *opp)
 {
@@ -938,8 +946,12 @@ static int __attribute__((noinline)) apply_event(struct ms_aspace *as, const str
 
 	if (ev->kind != MS_EV_MAP && ev->kind != MS_EV_LOST)
 		resolve_pending(as, ev->tid);
-	if (ev->kind == MS_EV_LOST)
+	if (ev->kind == MS_EV_LOST) {
+		/* What its process had then may have changed unseen. */
+		if ((p = ms_u32map_get(&as->procs, ev->pid)))
+			mark_lost(as, p);
 		goto out;
+	}
 	p = proc_get(as, ev->pid);
 	if (!p)
 		return -ENOMEM;

@@ -1260,6 +1260,23 @@ static bool implausible(const struct perf_event_header *rec)
 	return false;
 }
 
+/* Counts a LOST record against the process it names (the task writing when the ring overflowed). */
+static void note_lost(struct ms_stream_stats *st, uint32_t pid, uint64_t count, uint64_t time)
+{
+	uint32_t i, n = st->nr_lost_pids < 8 ? st->nr_lost_pids : 8;
+
+	for (i = 0; i < n && st->lost_by_pid[i].pid != pid; i++)
+		;
+	if (i == n) {
+		st->nr_lost_pids++;
+		if (i == 8)
+			return;
+		st->lost_by_pid[i] = (struct ms_stream_lost){ pid, 0, time, time };
+	}
+	st->lost_by_pid[i].count += count;
+	st->lost_by_pid[i].last = time;
+}
+
 static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const struct perf_event_header *rec,
 						   uint64_t time)
 {
@@ -1297,6 +1314,7 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 		if (!s->st.lost_first)
 			s->st.lost_first = smp.time;
 		s->st.lost_last = smp.time;
+		note_lost(&s->st, smp.pid, lost, smp.time);
 		base_event(&ev, MS_EV_LOST, &smp);
 		ev.lost.count = lost;
 		return emit(s, &ev);
