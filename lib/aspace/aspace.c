@@ -517,6 +517,8 @@ static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event
 	return 0;
 }
 
+static bool mergeable(const struct ms_aspace *as, const struct piece *a, const struct piece *b);
+
 static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end;
@@ -541,6 +543,10 @@ static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_eve
 			return err;
 		touch(as, last.region);
 		err = insert_at(p, lower(p, oe), &last);
+		/* Grown up to the next VMA: the kernel merges the two where they match (vma_merge_extend). */
+		k = lower(p, ne);
+		if (!err && k > 0 && k < p->n && p->p[k].start == ne)
+			p->p[k].join = mergeable(as, &p->p[k - 1], &p->p[k]);
 		settle(as, p, ev->time);
 		return err;
 	}

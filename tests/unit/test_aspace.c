@@ -236,6 +236,30 @@ static void vm_flags_split_and_merge(void **state)
 	ms_aspace_free(as);
 }
 
+/* mremap growing in place up to the next VMA merges the two where they match (vma_merge_extend). */
+static void mremap_grow_merges_next(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct vmas v;
+
+	map(as, 16 * P, 20 * P, "//anon");
+	map(as, 24 * P, 28 * P, "//anon");
+	map(as, 40 * P, 44 * P, "//anon");
+	protect(as, 48 * P, 52 * P, RW);             /* nothing there: no change */
+	map(as, 48 * P, 52 * P, "//anon");
+	protect(as, 48 * P, 52 * P, PROT_READ);
+	remap(as, 16 * P, 20 * P, 16 * P, 24 * P);   /* up to the next: one VMA */
+	remap(as, 40 * P, 44 * P, 40 * P, 48 * P);   /* up to one of another protection: two */
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.s[0], 16 * P);
+	assert_int_equal(v.e[0], 28 * P);
+	assert_int_equal(v.e[1], 48 * P);
+	assert_int_equal(v.s[2], 48 * P);
+	assert_int_not_equal(region_at(as, PID, 17 * P), region_at(as, PID, 25 * P));   /* two regions still */
+	ms_aspace_free(as);
+}
+
 static void partial_unmaps(void **state)
 {
 	struct ms_aspace *as = ms_aspace_new();
@@ -657,6 +681,7 @@ int main(void)
 		cmocka_unit_test(split_and_merge),
 		cmocka_unit_test(mprotect_to_same_protection),
 		cmocka_unit_test(vm_flags_split_and_merge),
+		cmocka_unit_test(mremap_grow_merges_next),
 		cmocka_unit_test(partial_unmaps),
 		cmocka_unit_test(mremap_shrink_grow_move),
 		cmocka_unit_test(brk_grow_and_shrink_below_start),

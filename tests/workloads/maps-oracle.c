@@ -58,6 +58,14 @@ static void *map(size_t len, int prot, int flags, int fd)
 	return p;
 }
 
+static void map_at(void *at, size_t len)
+{
+	if (mmap(at, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != at) {
+		perror("mmap");
+		exit(1);
+	}
+}
+
 static void __attribute__((noinline)) deep(int n)
 {
 	volatile char buf[4096];
@@ -132,6 +140,15 @@ int main(int argc, char **argv)
 	snapshot("mremap-move");
 	b = mremap(b, 40 * PAGE, 20 * PAGE, 0);
 	snapshot("mremap-shrink");
+	/* Grown in place up to the next VMA: the kernel merges the two, with no record. */
+	g = map(16 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+	munmap(g, 16 * PAGE);
+	map_at(g, 4 * PAGE);
+	map_at(g + 8 * PAGE, 4 * PAGE);
+	if (mremap(g, 4 * PAGE, 8 * PAGE, 0) != g)
+		return 1;
+	snapshot("mremap-grow-merge");
+	munmap(g, 12 * PAGE);
 
 	brk0 = sbrk(0);
 	if (brk(brk0 + 40 * PAGE))
