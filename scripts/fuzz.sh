@@ -28,8 +28,8 @@ printf '+1.5' >"$work/cli/time"
 
 status=0
 for h in reader tracing cli; do
-	seeds=("$work/$h")
-	[ $h = reader ] && seeds+=("$src/tests/golden" "$src/tests/golden/bad")
+	seeds=("$work/$h" "$src/tests/golden/bad")
+	[ $h = reader ] && seeds+=("$src/tests/golden")
 	echo "fuzz: $h for $secs s"
 	# libtraceevent leaks on some malformed formats: its leaks are suppressed, ours are not.
 	if ! (cd "$build/fuzz" && LSAN_OPTIONS=suppressions=$src/fuzz/lsan.supp \

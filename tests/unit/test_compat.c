@@ -588,6 +588,103 @@ static void oversized_record_is_damage(void **state)
 	close(fd);
 }
 
+static void blob_str(unsigned char **p, const char *s)
+{
+	memcpy(*p, s, strlen(s) + 1);
+	*p += strlen(s) + 1;
+}
+
+static void blob_sized(unsigned char **p, const char *s)
+{
+	uint64_t n = strlen(s);
+
+	memcpy(*p, &n, 8);
+	memcpy(*p + 8, s, n);
+	*p += 8 + n;
+}
+
+/*
+ * A syscall tracepoint whose print fmt arguments divide by zero: "0x%08lx"
+ * there reads as 0 % 08, which libtraceevent folds as it parses the format
+ * and died of SIGFPE (found by fuzz_tracing: tests/golden/bad/). Only the
+ * fields are wanted: the lone sys_enter_munmap still decodes, and is applied.
+ */
+static void print_fmt_dividing_by_zero(void **state)
+{
+	static const char format[] =
+		"name: sys_enter_munmap\nID: 1\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:unsigned long addr;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:size_t len;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+		"print fmt: \"addr: 0x%08lx\", 0x%08lx, ((unsigned long)(REC->addr))\n";
+	static const char header_page[] =
+		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+		"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+	unsigned char blob[4096], *p = blob;
+	uint32_t u;
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_TRACEPOINT, .config = 1,
+				     .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						    PERF_SAMPLE_RAW, .sample_id_all = 1 };
+	uint64_t id = ID, rec[1 + 3 + 5];
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, sizeof(rec) };
+	struct ms_pdwriter_evsel e = { &a, "syscalls:sys_enter_munmap", &id, 1 };
+	char *argv[] = { "test" };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, true };
+	struct ms_pdwriter *w;
+	struct seen seen;
+	int fd = memfd_create("fmt", 0), i, unmaps = 0;
+
+	memcpy(p, "\027\010\104tracing", 10);
+	p += 10;
+	blob_str(&p, "0.6");
+	*p++ = 0;                                /* little-endian */
+	*p++ = 8;                                /* sizeof(long) */
+	u = 4096;
+	memcpy(p, &u, 4);
+	p += 4;
+	blob_str(&p, "header_page");
+	blob_sized(&p, header_page);
+	blob_str(&p, "header_event");
+	blob_sized(&p, "");
+	u = 0;                                   /* no ftrace formats */
+	memcpy(p, &u, 4);
+	p += 4;
+	u = 1;                                   /* one system, one event */
+	memcpy(p, &u, 4);
+	p += 4;
+	blob_str(&p, "syscalls");
+	memcpy(p, &u, 4);
+	p += 4;
+	blob_sized(&p, format);
+	o.tracing_data = blob;
+	o.tracing_data_len = (size_t)(p - blob);
+	w = ms_pdwriter_new(fd, &o);
+	assert_non_null(w);
+	/* header, IDENTIFIER, TID, TIME, RAW: u32 size 36, then the fields (addr at 16, len at 24) */
+	memcpy(&rec[0], &h, 8);
+	rec[1] = ID;
+	rec[2] = 10 | (10ULL << 32);
+	rec[3] = 50;
+	memset(&rec[4], 0, 40);
+	u = 36;
+	memcpy(&rec[4], &u, 4);
+	memcpy((char *)&rec[4] + 4 + 16, &(uint64_t){ 0x10000 }, 8);
+	memcpy((char *)&rec[4] + 4 + 24, &(uint64_t){ 0x2000 }, 8);
+	assert_int_equal(ms_pdwriter_write(w, (const void *)rec), 0);
+	finish(w);
+	assert_int_equal(run_fd(fd, &seen, NULL), 0);
+	for (i = 0; i < seen.n; i++)
+		unmaps += seen.kinds[i] == MS_EV_UNMAP;
+	assert_int_equal(unmaps, 1);
+	close(fd);
+}
+
 /* perf's first layout (PERFFILE) is named, and declined. */
 static void perffile_v1_is_named(void **state)
 {
@@ -757,6 +854,7 @@ int main(void)
 		cmocka_unit_test(perffile_v1_is_named),
 		cmocka_unit_test(oversized_sample_is_damage),
 		cmocka_unit_test(oversized_record_is_damage),
+		cmocka_unit_test(print_fmt_dividing_by_zero),
 		cmocka_unit_test(ids_bounded_in_total),
 		cmocka_unit_test(pipe_attr_after_data),
 		cmocka_unit_test(maps_outside_user_space_refused),
