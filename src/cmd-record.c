@@ -347,76 +347,11 @@ static int write_vsyscall(struct ms_pdwriter *w, const struct perf_event_header 
  * that segment itself: no syscall, no record. The MMAP2 shows the whole
  * image, so in a binary with holes between its segments (linked with
  * -z max-page-size=0x10000, say; chromium) the holes would stay mapped.
- * The maps an exec makes, of a file from its start, are written cut to
- * the first PT_LOAD as the loader cuts it: its file size plus its page
- * offset, page-aligned, read from the program headers of the file, which
- * is there while we record (and must be the one mapped: same inode). The
- * file then says what the kernel ended with, for perf too, and a report
- * needs no binary to be exact.
+ * The maps an exec makes, of a file from its start, are written cut as the
+ * loader cut them (ms_elf_first_load), read from the file while it is there
+ * and is the one mapped (same inode). The file then says what the kernel
+ * ended with, for perf too, and a report needs no binary to be exact.
  */
-struct trim_map {
-	const char *name;
-	uint64_t ino, pgoff, start, end;
-};
-
-static void trim_first_load(struct trim_map *pm)
-{
-	unsigned char buf[4096];
-	uint64_t phoff, off, filesz, vaddr, size;
-	uint16_t phnum, phentsize;
-	uint32_t type;
-	struct stat st;
-	ssize_t n;
-	bool is64;
-	int fd, i;
-
-	if (pm->pgoff || pm->name[0] != '/' || !pm->ino)
-		return;
-	fd = open(pm->name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = fstat(fd, &st) ? -1 : pread(fd, buf, sizeof(buf), 0);
-	close(fd);
-	if (n < 64 || (uint64_t)st.st_ino != pm->ino || memcmp(buf, "\177ELF", 4))
-		return;
-	is64 = buf[4] == 2;
-	if (is64) {
-		memcpy(&phoff, buf + 32, 8);
-		memcpy(&phentsize, buf + 54, 2);
-		memcpy(&phnum, buf + 56, 2);
-	} else {
-		uint32_t o;
-
-		memcpy(&o, buf + 28, 4);
-		phoff = o;
-		memcpy(&phentsize, buf + 42, 2);
-		memcpy(&phnum, buf + 44, 2);
-	}
-	for (i = 0; i < phnum; i++) {
-		off = phoff + (uint64_t)i * phentsize;
-		if (phentsize < (is64 ? 56 : 32) || off + phentsize > (uint64_t)n)
-			return;              /* program headers past the first page: leave it */
-		memcpy(&type, buf + off, 4);
-		if (type != 1)           /* PT_LOAD */
-			continue;
-		if (is64) {
-			memcpy(&vaddr, buf + off + 16, 8);
-			memcpy(&filesz, buf + off + 32, 8);
-		} else {
-			uint32_t v, f;
-
-			memcpy(&v, buf + off + 8, 4);
-			memcpy(&f, buf + off + 16, 4);
-			vaddr = v;
-			filesz = f;
-		}
-		size = ((filesz + (vaddr & 4095) + 4095) & ~4095ULL);
-		if (size && size < pm->end - pm->start)
-			pm->end = pm->start + size;
-		return;
-	}
-}
-
 /*
  * The processes between an exec (its COMM) and their first sample: the
  * maps of that window are the exec's own, made by the kernel.
@@ -443,11 +378,11 @@ static void exec_window(const struct perf_event_header *h)
 	}
 }
 
-/* An exec's map of a file from its start, cut as the loader cut it (trim_first_load); h itself is the caller's. */
+/* An exec's map of a file from its start, cut as the loader cut it; h itself is the caller's. */
 static void trim_exec_map(struct perf_event_header *h)
 {
-	struct trim_map m;
-	uint64_t v[3], ino;
+	const char *name = (const char *)h + 8 + 64;
+	uint64_t v[3], ino, size;
 	uint32_t pid;
 	size_t i;
 
@@ -458,14 +393,12 @@ static void trim_exec_map(struct perf_event_header *h)
 		;
 	if (i == nr_in_exec)
 		return;
-	memcpy(v, (const char *)h + 16, 24);
+	memcpy(v, (const char *)h + 16, 24);          /* addr, len, pgoff */
 	memcpy(&ino, (const char *)h + 8 + 40, 8);
-	m = (struct trim_map){ (const char *)h + 8 + 64, ino, v[2], v[0], v[0] + v[1] };
-	if (!memchr(m.name, 0, h->size - 8 - 64))
+	if (v[2] || name[0] != '/' || !ino || !memchr(name, 0, h->size - 8 - 64))
 		return;
-	trim_first_load(&m);
-	v[1] = m.end - m.start;
-	memcpy((char *)h + 24, &v[1], 8);
+	if (!ms_elf_first_load(name, ino, &size) && size < v[1])
+		memcpy((char *)h + 24, &size, 8);
 }
 
 static int write_record(const struct perf_event_header *h, void *ctx)

@@ -87,6 +87,14 @@ void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr, char *buf
 /* Reads the GNU build-id of the ELF file at path into id (up to cap bytes). Its length, or a negative errno. */
 int ms_elf_build_id(const char *path, unsigned char *id, size_t cap);
 
+/*
+ * How much of an image's first PT_LOAD the kernel's ELF loader leaves
+ * mapped: its file size plus the page offset of its address, page-aligned.
+ * 0 with *size set; -ESTALE where the file at path is not inode ino (not
+ * the one mapped), -ENOENT where it has no PT_LOAD, or another -errno.
+ */
+int ms_elf_first_load(const char *path, uint64_t ino, uint64_t *size);
+
 /* Accepts NULL. */
 void ms_symbols_free(struct ms_symbols *s);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -825,6 +826,37 @@ MS_EXPORT int ms_elf_build_id(const char *path, unsigned char *id, size_t cap)
 	}
 	close(fd);
 	return (int)n;
+}
+
+MS_EXPORT int ms_elf_first_load(const char *path, uint64_t ino, uint64_t *size)
+{
+	struct stat st;
+	GElf_Phdr ph;
+	size_t n, i;
+	Elf *elf;
+	int fd, err = -ENOENT;
+
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || (uint64_t)st.st_ino != ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n))
+		for (i = 0; i < n; i++) {
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			*size = (ph.p_filesz + (ph.p_vaddr & 4095) + 4095) & ~4095ULL;
+			err = *size ? 0 : -ENOENT;
+			break;
+		}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
 }
 
 MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
