@@ -461,13 +461,31 @@ static int next_block(struct ms_pdreader *r)
 	return 0;
 }
 
+/*
+ * Reads up to room bytes of the input, the next of which lies at file
+ * offset at, into p, never past the end of the data (a file's feature
+ * sections follow it): how many, 0 at the end, or -errno.
+ */
+static ssize_t read_input(const struct ms_pdreader *r, void *p, size_t room, uint64_t at)
+{
+	ssize_t k;
+
+	if (r->end - at < room)
+		room = (size_t)(r->end - at);
+	if (!room)
+		return 0;
+	do
+		k = read(r->fd, p, room);
+	while (k < 0 && errno == EINTR);
+	return k < 0 ? -errno : k;
+}
+
 #define RAW_CAP (BLOCK + (64u << 10))
 
 /* Makes need bytes of input available at raw->lo. 1, 0 when the input ends first, or -errno. */
 static int raw_fill(struct ms_pdreader *r, size_t need)
 {
 	struct raw *w = r->raw;
-	size_t room;
 	ssize_t k;
 
 	while (w->hi - w->lo < need) {
@@ -478,18 +496,8 @@ static int raw_fill(struct ms_pdreader *r, size_t need)
 			w->hi -= w->lo;
 			w->lo = 0;
 		}
-		room = RAW_CAP - w->hi;
-		if (r->end - w->at < room)
-			room = (size_t)(r->end - w->at);
-		if (!room) {
-			w->eof = true;
-			return 0;
-		}
-		k = read(r->fd, w->buf + w->hi, room);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
+		if ((k = read_input(r, w->buf + w->hi, RAW_CAP - w->hi, w->at)) < 0)
+			return (int)k;
 		if (k == 0)
 			w->eof = true;
 		w->hi += (size_t)k;
@@ -629,7 +637,6 @@ static void raw_free(struct raw *w)
  */
 static int fill(struct ms_pdreader *r, size_t need)
 {
-	uint64_t at;
 	size_t room;
 	ssize_t k;
 	int err;
@@ -655,24 +662,10 @@ static int fill(struct ms_pdreader *r, size_t need)
 		room = BUF_CAP - r->blen;
 		if (room > BLOCK)
 			room = BLOCK;
-		if (r->raw) {
-			if ((k = raw_produce(r, r->buf + r->blen, room)) < 0)
-				return (int)k;
-		} else {
-			/* Stop at the end of the data: a file's feature sections follow it. */
-			at = r->pos + (r->blen - r->bpos);
-			if (r->end - at < room)
-				room = (size_t)(r->end - at);
-			if (!room) {
-				r->eof = true;
-				return 0;
-			}
-			k = read(r->fd, r->buf + r->blen, room);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0)
-				return -errno;
-		}
+		k = r->raw ? raw_produce(r, r->buf + r->blen, room) :
+			     read_input(r, r->buf + r->blen, room, r->pos + (r->blen - r->bpos));
+		if (k < 0)
+			return (int)k;
 		if (k == 0)
 			r->eof = true;
 		r->blen += (size_t)k;
