@@ -288,82 +288,54 @@ static int parse_tracing_data(struct tep_handle *tep, const unsigned char *p, si
 	return 0;
 }
 
-/*
- * A syscall tracepoint known by its name alone, where the file has no
- * formats for it (its recorder was killed before it wrote them): the
- * layout every SYSCALL_DEFINE gives on a 64-bit kernel, __syscall_nr at 8,
- * then each argument in 8 bytes from 16; the exit's ret at 16.
- */
-static void classify_by_name(struct ms_stream *s, struct evinfo *ei, const char *full)
+/* The syscall a tracepoint named sys_enter_NAME or sys_exit_NAME follows, or -1; *exit: which half. */
+static int syscall_of(const char *event, bool *exit)
 {
 	const char *name;
-	bool exit;
-	int i, k;
+	int i;
 
-	if (!full || strncmp(full, "syscalls:sys_", 13) || sizeof(long) != 8)
-		return;
-	exit = !strncmp(full + 13, "exit_", 5);
-	if (!exit && strncmp(full + 13, "enter_", 6))
-		return;
-	name = full + 13 + (exit ? 5 : 6);
-	for (i = 0; i < SC_NR; i++) {
-		if (strcmp(name, syscalls[i].name))
-			continue;
-		ei->sc = (enum sc)i;
-		ei->kind = exit ? EK_EXIT : EK_ENTER;
-		for (k = 0; k < (exit ? 1 : 5) && (exit || syscalls[i].args[k]); k++) {
-			ei->off[k] = (uint16_t)(16 + 8 * k);
-			ei->size[k] = 8;
-		}
-		ei->nr_fields = k;
-		return;
-	}
+	*exit = !strncmp(event, "sys_exit_", 9);
+	if (!*exit && strncmp(event, "sys_enter_", 10))
+		return -1;
+	name = event + (*exit ? 9 : 10);
+	for (i = 0; i < SC_NR; i++)
+		if (!strcmp(name, syscalls[i].name))
+			return i;
+	return -1;
 }
 
-static void classify_tracepoint(struct ms_stream *s, struct evinfo *ei, size_t ev, uint64_t id)
+/* A syscall tracepoint, its fields' places from the recording's formats. */
+static void classify_tracepoint(struct ms_stream *s, struct evinfo *ei, uint64_t id)
 {
 	struct tep_event *e = s->tep ? tep_find_event(s->tep, (int)id) : NULL;
 	struct tep_format_field *f;
-	const char *name;
+	bool exit;
 	int i, k;
 
-	if (!e) {
-		classify_by_name(s, ei, s->r ? ms_pdreader_evsel_name(s->r, ev) : ms_live_evsel_name(s->live, ev));
+	if (!e || strcmp(e->system, "syscalls") || (i = syscall_of(e->name, &exit)) < 0)
+		return;
+	ei->sc = (enum sc)i;
+	if (exit) {
+		f = tep_find_field(e, "ret");
+		if (!f)
+			return;
+		ei->kind = EK_EXIT;
+		ei->off[0] = (uint16_t)f->offset;
+		ei->size[0] = (uint16_t)f->size;
+		ei->nr_fields = 1;
 		return;
 	}
-	if (strcmp(e->system, "syscalls"))
-		return;
-	for (i = 0; i < SC_NR; i++) {
-		name = e->name + (strncmp(e->name, "sys_enter_", 10) ? 9 : 10);
-		if (strncmp(e->name, "sys_enter_", 10) && strncmp(e->name, "sys_exit_", 9))
-			return;
-		if (strcmp(name, syscalls[i].name))
-			continue;
-		ei->sc = (enum sc)i;
-		if (!strncmp(e->name, "sys_exit_", 9)) {
-			f = tep_find_field(e, "ret");
-			if (!f)
-				return;
-			ei->kind = EK_EXIT;
-			ei->off[0] = (uint16_t)f->offset;
-			ei->size[0] = (uint16_t)f->size;
-			ei->nr_fields = 1;
+	for (k = 0; k < 5 && syscalls[i].args[k]; k++) {
+		f = tep_find_field(e, syscalls[i].args[k]);
+		if (!f) {
+			ms_warn("tracepoint '%s' has no field '%s': ignoring it", e->name, syscalls[i].args[k]);
 			return;
 		}
-		for (k = 0; k < 5 && syscalls[i].args[k]; k++) {
-			f = tep_find_field(e, syscalls[i].args[k]);
-			if (!f) {
-				ms_warn("tracepoint '%s' has no field '%s': ignoring it", e->name,
-					syscalls[i].args[k]);
-				return;
-			}
-			ei->off[k] = (uint16_t)f->offset;
-			ei->size[k] = (uint16_t)f->size;
-		}
-		ei->nr_fields = k;
-		ei->kind = EK_ENTER;
-		return;
+		ei->off[k] = (uint16_t)f->offset;
+		ei->size[k] = (uint16_t)f->size;
 	}
+	ei->nr_fields = k;
+	ei->kind = EK_ENTER;
 }
 
 /*
@@ -484,7 +456,7 @@ static int setup_evsels(struct ms_stream *s)
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 		if (a->type == PERF_TYPE_TRACEPOINT)
-			classify_tracepoint(s, &s->ev[i], i, a->config);
+			classify_tracepoint(s, &s->ev[i], a->config);
 		else if (a->sample_type & PERF_SAMPLE_ADDR)
 			s->ev[i].kind = EK_DATA;
 		if (s->ev[i].kind == EK_ENTER)
