@@ -305,9 +305,8 @@ static void caches(struct ms_buf *b, int nr_cpus)
 			memset(&one, 0, sizeof(one));
 #define NUM(f) (snprintf(path, sizeof(path), "%s/" f, dir), (uint32_t)read_long(path, 10, 0))
 #define STR(f, dst) (snprintf(path, sizeof(path), "%s/" f, dir), read_line(path, dst, sizeof(dst)))
-			if (STR("level", one.type))
-				break;
-			one.level = NUM("level");
+			if (!(one.level = NUM("level")))
+				break;           /* no such index: this CPU's caches are done */
 			one.line = NUM("coherency_line_size");
 			one.sets = NUM("number_of_sets");
 			one.ways = NUM("ways_of_associativity");

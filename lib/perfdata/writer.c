@@ -42,11 +42,10 @@ struct ms_pdwriter {
 	size_t out_len;
 	struct ms_pdwriter_stats st;
 	uint64_t pos;                /* bytes put so far, headers included: where the next goes */
-	uint64_t synced;             /* data bytes the header on disk covers */
 	struct perf_file_section early[HEADER_FEAT_BITS];   /* sections written before the data */
 	struct perf_file_section table[HEADER_FEAT_BITS];   /* the table the header on disk points at */
 	size_t table_len;
-	uint64_t table_off;
+	uint64_t table_off;          /* where it lies: the data's end when it was written; 0 before */
 	struct ms_pdwriter_stats at_table;   /* the counts when that table was written */
 	int error;                   /* first write error, sticky */
 	int time_off;                /* TIME's offset in every sample, or -1 */
@@ -506,8 +505,8 @@ MS_EXPORT int ms_pdwriter_flush(struct ms_pdwriter *w)
 		restore_table(w);
 		return w->error;
 	}
-	if (w->synced && w->pos - w->hdr.data.offset == w->synced)
-		return 0;
+	if (w->table_off == w->pos)
+		return 0;                /* the table on disk already follows the data so far */
 	/*
 	 * The table after the data, not moving the file's offset (the next
 	 * data overwrites it), then the header that says where it is.
@@ -526,7 +525,6 @@ MS_EXPORT int ms_pdwriter_flush(struct ms_pdwriter *w)
 	w->table_off = w->pos;
 	w->at_table = w->st;
 	w->at_table.bytes = w->pos + n;
-	w->synced = w->hdr.data.size ? w->hdr.data.size : 1;
 	return 0;
 }
 
