@@ -524,6 +524,38 @@ static void print_summary(struct session *s)
 			 "or sample fewer faults with -c", (unsigned long long)s->o->pages);
 }
 
+/*
+ * The maps each attached process had before we came, read from /proc while
+ * the events already run. The rings fill meanwhile: they are drained before
+ * each process, so a long tree (a browser's dozens of processes, thousands
+ * of maps, a build-id read per binary) never holds them back for longer
+ * than one process takes. Each process's records carry the time its read
+ * began, taken after the drain, so the file stays in time order round by
+ * round: what was drained is older, what follows is newer.
+ */
+static int synthesize_all(struct session *s)
+{
+	uint64_t t0, t1;
+	int i, err;
+
+	for (i = 0; i < s->o->nr_pids; i++) {
+		if ((err = drain(s)))
+			return err;
+		t0 = monotonic_ns();
+		err = ms_live_synthesize(s->live, s->o->pids[i], t0, write_record, s->writer);
+		t1 = monotonic_ns();
+		if (err == -ENOSPC || err == -EIO || err == -EPIPE)
+			return err;                /* the output, not /proc */
+		if (err)
+			cli_error("cannot read the maps of process %d: %s", (int)s->o->pids[i],
+				  strerror(-err));
+		if (s->o->verbose)
+			fprintf(stderr, "mapscope: process %d: maps read in %.1f ms\n", (int)s->o->pids[i],
+				(double)(t1 - t0) / 1e6);
+	}
+	return drain(s);
+}
+
 static int start_writer(struct session *s, int argc, char **argv)
 {
 	size_t n = ms_live_nr_evsels(s->live), i;
@@ -636,11 +668,11 @@ int cmd_record(int argc, char **argv)
 			cli_error("cannot enable events: %s", strerror(-err));
 			goto finish;
 		}
-		for (i = 0; i < o.nr_pids; i++)
-			if ((err = ms_live_synthesize(s.live, o.pids[i], monotonic_ns(),
-						      write_record, s.writer)))
-				cli_error("cannot read the maps of process %d: %s",
-					  (int)o.pids[i], strerror(-err));
+		if ((err = synthesize_all(&s))) {
+			cli_error("recording stopped: cannot write '%s': %s", o.pipe ? "stdout" : o.output,
+				  strerror(-err));
+			goto finish;
+		}
 		fprintf(stderr, "mapscope: recording %d process%s into '%s'; Ctrl-C to stop\n", o.nr_pids,
 			o.nr_pids > 1 ? "es" : "", o.pipe ? "stdout" : o.output);
 	}
