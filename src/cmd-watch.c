@@ -24,7 +24,7 @@ static const char usage_text[] =
 "\n"
 "Prints every change to the address space of CMD (with its threads and\n"
 "children) or of running processes as it happens: map, unmap, remap,\n"
-"protect, brk, stack-grow, madvise, fork, exec, exit. Unmaps made by direct\n"
+"protect, brk, stack-grow, madvise, fork, exec, exit, lock. Unmaps made by direct\n"
 "syscalls are seen too: the kernel's tracepoints report them, nothing is\n"
 "patched. At low load a change is printed within a few milliseconds.\n"
 "\n"
@@ -61,12 +61,12 @@ static int parse_ops(const char *s, unsigned int *mask)
 
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (op = MS_OP_MAP; op <= MS_OP_EXIT; op++)
+		for (op = MS_OP_MAP; op <= MS_OP_LOCK; op++)
 			if (!strcmp(tok, change_op_name((enum ms_aspace_op)op)))
 				break;
-		if (op > MS_OP_EXIT)
+		if (op > MS_OP_LOCK)
 			return cli_usage_error("watch", "unknown operation '%s': use map, unmap, remap, "
-					       "protect, brk, stack-grow, madvise, fork, exec or exit", tok);
+					       "protect, brk, stack-grow, madvise, fork, exec, exit or lock", tok);
 		*mask |= 1u << op;
 	}
 	return 0;

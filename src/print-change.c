@@ -11,7 +11,7 @@ const char *change_op_name(enum ms_aspace_op op)
 		[MS_OP_NONE] = "none", [MS_OP_MAP] = "map", [MS_OP_UNMAP] = "unmap",
 		[MS_OP_REMAP] = "remap", [MS_OP_PROTECT] = "protect", [MS_OP_BRK] = "brk",
 		[MS_OP_STACK_GROW] = "stack-grow", [MS_OP_MADVISE] = "madvise",
-		[MS_OP_FORK] = "fork", [MS_OP_EXEC] = "exec", [MS_OP_EXIT] = "exit",
+		[MS_OP_FORK] = "fork", [MS_OP_EXEC] = "exec", [MS_OP_EXIT] = "exit", [MS_OP_LOCK] = "lock",
 	};
 	return n[op];
 }
@@ -22,10 +22,13 @@ void print_change_header(FILE *f)
 		"prot", "name");
 }
 
-/* "rw-" for a protection; for madvise, the advice; "" where neither applies. */
+/* "rw-" for a protection; for madvise, the advice; for lock, the state; "" where none applies. */
 static const char *what(const struct ms_change *c, char buf[16])
 {
 	const char *a;
+
+	if (c->lock >= 0)
+		return !c->lock ? "unlocked" : c->lock & MS_LOCK_ONFAULT ? "onfault" : "locked";
 
 	if (c->prot >= 0) {
 		buf[0] = c->prot & PROT_READ ? 'r' : '-';
@@ -74,6 +77,11 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 			fputs("null", f);
 		fputs(", \"advice\": ", f);
 		if (c->advice >= 0)
+			ms_json_str(f, what(c, buf));
+		else
+			fputs("null", f);
+		fputs(", \"lock\": ", f);
+		if (c->lock >= 0)
 			ms_json_str(f, what(c, buf));
 		else
 			fputs("null", f);

@@ -52,7 +52,7 @@ struct ms_region {
 /* What applying an event did, for the timeline. */
 enum ms_aspace_op {
 	MS_OP_NONE, MS_OP_MAP, MS_OP_UNMAP, MS_OP_REMAP, MS_OP_PROTECT, MS_OP_BRK,
-	MS_OP_STACK_GROW, MS_OP_MADVISE, MS_OP_FORK, MS_OP_EXEC, MS_OP_EXIT,
+	MS_OP_STACK_GROW, MS_OP_MADVISE, MS_OP_FORK, MS_OP_EXEC, MS_OP_EXIT, MS_OP_LOCK,
 };
 
 struct ms_aspace_listener {
@@ -100,6 +100,7 @@ struct ms_change {
 	char name[256];               /* the region concerned; fork: "child P/T"; exec: the new name */
 	int prot;                     /* map, protect, remap: the protection now (PROT_*); else -1 */
 	int advice;                   /* madvise: the advice (MADV_*); else -1 */
+	int lock;                     /* lock: the lock state the range takes (MS_LOCK_*, 0: unlocked); else -1 */
 };
 
 /*

@@ -29,7 +29,11 @@ enum ms_event_kind {
 	MS_EV_EXIT,         /* a thread or process ended: exit */
 	MS_EV_SAMPLE,       /* a data address sample */
 	MS_EV_LOST,         /* records the kernel could not write */
+	MS_EV_MLOCK,        /* mlock, mlock2, munlock, mlockall, munlockall: lock */
 };
+
+/* The lock state mlock gives a VMA (VM_LOCKED, VM_LOCKONFAULT). */
+enum { MS_LOCK_LOCKED = 1, MS_LOCK_ONFAULT = 2 };
 
 /* Where a MAP came from. */
 enum ms_map_via {
@@ -50,6 +54,7 @@ struct ms_event_map {
 	const char *name;           /* as the kernel named it: "//anon", "[stack]", a path */
 	enum ms_map_via via;
 	bool fixed;                 /* MAP_FIXED: overlaps were replaced */
+	bool noreserve;             /* MAP_NORESERVE: no swap reserved (VM_NORESERVE) */
 	const uint64_t *alloc_chain;/* user call chain of the creating syscall, or NULL */
 	uint32_t alloc_chain_len;
 	const uint64_t *alloc_stack;/* the top words of the user stack at that syscall, or NULL */
@@ -80,6 +85,12 @@ struct ms_event {
 		struct { uint64_t old_brk, new_brk, vma_start, vma_end; } brk;
 		struct { uint64_t start, end; } stack_grow;
 		struct { uint64_t start, end; uint32_t advice; } madvise;
+		/*
+		 * [start, end) takes the lock state `lock` (MS_LOCK_*; 0: unlocked);
+		 * all: every VMA does (mlockall with MCL_CURRENT, munlockall); def:
+		 * what new maps get from now on (mlockall, munlockall), or -1.
+		 */
+		struct { uint64_t start, end; uint32_t lock; bool all; int32_t def; } mlock;
 		struct { uint64_t addr; } shmdt;
 		struct { uint32_t child_pid, child_tid; } fork;
 		struct { const char *comm; } comm;     /* EXEC and COMM */

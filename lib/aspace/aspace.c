@@ -30,12 +30,35 @@ struct piece {
 	uint32_t prot, flags;
 	uint32_t region;
 	bool join;               /* same kernel VMA as the piece before it */
-	uint8_t vmflags;         /* VF_*: the VMA flags madvise sets, which split and merge VMAs */
+	uint16_t vmflags;        /* VF_*: VMA flags no record shows, which split and merge VMAs */
+	uint32_t anon;           /* its VMA's anon_vma: 0 none yet, else an id (ANON_FORKED: a fork's copy) */
 };
 
-/* The VMA flags that madvise advice sets and clears (mm/madvise.c, madvise_update_vma). */
+/*
+ * anon_vma: a private writable VMA gets one at its first fault (anon_vma_prepare),
+ * taking a compatible neighbour's where that one is not shared with a fork
+ * (find_mergeable_anon_vma). Two VMAs with different ones never merge, nor
+ * does a fork's copy with one that has none (mm/vma.c, is_mergeable_anon_vma).
+ * Only faults show when one is made: a sampled fault makes it here, so a
+ * read fault (the zero page, no anon_vma) or one not sampled (-c above 1)
+ * is not told apart.
+ */
+#define ANON_FORKED 0x80000000u
+
+/*
+ * The VMA flags that madvise advice sets and clears (mm/madvise.c,
+ * madvise_update_vma), and those of mlock (mm/mlock.c, mlock_fixup).
+ */
 enum { VF_DONTFORK = 1, VF_MERGEABLE = 2, VF_HUGEPAGE = 4, VF_NOHUGEPAGE = 8, VF_DONTDUMP = 16,
-       VF_WIPEONFORK = 32 };
+       VF_WIPEONFORK = 32, VF_LOCKED = 64, VF_LOCKONFAULT = 128,
+       /*
+        * Accounting: VM_NORESERVE from MAP_NORESERVE, and VM_ACCOUNT, which a
+        * private writable map has unless NORESERVE (accountable_mapping),
+        * and which mprotect adds but never takes away: a RELRO segment made
+        * read-only keeps it, and never merges with the read-only one before it.
+        */
+       VF_NORESERVE = 256, VF_ACCOUNT = 512 };
+#define VF_LOCKS (VF_LOCKED | VF_LOCKONFAULT)
 
 struct proc {
 	uint32_t pid;
@@ -44,6 +67,7 @@ struct proc {
 	size_t hint;             /* the piece the last lookup found: samples cluster */
 	char comm[16];
 	int64_t heap, stack;     /* region ids, or -1 */
+	uint16_t def_vmflags;    /* VF_LOCKS that new maps get: mlockall(MCL_FUTURE) */
 	struct ms_u32map named;  /* tids whose stack has been named */
 	uint32_t last_named;     /* the tid named (or found named) last: samples come in runs */
 };
@@ -61,6 +85,7 @@ struct ms_aspace {
 	struct ms_u32map pending;    /* tid -> struct pending */
 	struct ms_aspace_listener listener;
 	void *ctx;
+	uint32_t last_anon;          /* the last anon_vma id given */
 	uint32_t touched[64];        /* regions a change touched, for their extents */
 	size_t nr_touched;
 	bool overflow;
@@ -133,6 +158,9 @@ static enum ms_region_kind kind_of(const char *name, uint32_t flags, bool has_fi
 }
 
 static const struct ms_region *lookup_in(const struct ms_aspace *as, const struct proc *p, uint64_t addr);
+static inline bool wants_anon(const struct piece *pc);
+static void make_anon(struct ms_aspace *as, struct proc *p, size_t i);
+static void populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end);
 
 /*
  * A syscall's call chain without perf's context markers. A frame-pointer
@@ -395,23 +423,51 @@ static int unmap_range(struct ms_aspace *as, struct proc *p, uint64_t start, uin
 	return 0;
 }
 
+/* The kernel VMA that piece i belongs to: its first and last pieces. */
+static void vma_of(const struct proc *p, size_t i, size_t *first, size_t *last)
+{
+	size_t a = i, z = i;
+
+	while (a > 0 && p->p[a].join && p->p[a - 1].end == p->p[a].start)
+		a--;
+	while (z + 1 < p->n && p->p[z + 1].join && p->p[z].end == p->p[z + 1].start)
+		z++;
+	*first = a;
+	*last = z;
+}
+
+/* One VMA has one anon_vma: after a merge, the one that had it gives it to the rest. */
+static void share_anon(struct proc *p, size_t i)
+{
+	size_t first, last, k;
+	uint32_t anon = 0;
+
+	vma_of(p, i, &first, &last);
+	for (k = first; k <= last && !anon; k++)
+		anon = p->p[k].anon;
+	for (k = first; k <= last; k++)
+		p->p[k].anon = anon;
+}
+
 /* Marks [start, end) as one kernel VMA, as an MMAP2 record reported it. */
 static void set_vma(struct proc *p, uint64_t start, uint64_t end)
 {
-	size_t i;
+	size_t i, first = lower(p, start);
 
-	for (i = lower(p, start); i < p->n && p->p[i].start < end; i++)
+	for (i = first; i < p->n && p->p[i].start < end; i++)
 		p->p[i].join = p->p[i].start != start && i > 0 && p->p[i - 1].end == p->p[i].start;
 	if (i < p->n && p->p[i].start == end)
 		p->p[i].join = false;
+	if (first < p->n)
+		share_anon(p, first);
 }
 
 /* Adds region r's pages in [start, end) where nothing is mapped (growth). */
 static int fill(struct proc *p, uint64_t start, uint64_t end, const struct ms_region *r,
-		uint32_t prot, uint32_t flags)
+		uint32_t prot, uint32_t flags, uint16_t vmflags)
 {
 	size_t i = lower(p, start);
-	struct piece pc = { .prot = prot, .flags = flags, .region = r->id, .join = true };
+	struct piece pc = { .prot = prot, .flags = flags, .region = r->id, .join = true, .vmflags = vmflags };
 	uint64_t at = start;
 	int err;
 
@@ -440,6 +496,7 @@ static void clear_proc(struct ms_aspace *as, struct proc *p, uint64_t time)
 		end_region(as->regions[p->p[i].region], time);
 	p->n = 0;
 	p->heap = p->stack = -1;
+	p->def_vmflags = 0;          /* a new mm, or none: mlockall's MCL_FUTURE is not inherited */
 }
 
 /* --- changes --------------------------------------------------------------- */
@@ -455,14 +512,30 @@ static bool alive_overlaps(struct ms_aspace *as, int64_t id, uint64_t start, uin
 static int grow(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, int64_t id)
 {
 	const struct ms_event_map *m = &ev->map;
-	int err = fill(p, m->start, m->end, as->regions[id], m->prot, m->flags);
+	uint16_t vmflags = (uint16_t)(p->def_vmflags | VF_ACCOUNT);
+	size_t i;
+	int err;
 
-	if (err)
+	/* Pages the VMA it joins grew by have its flags; a VMA of their own (brk) has mlockall's, and VM_ACCOUNT. */
+	for (i = lower(p, m->vma_start); i < p->n && p->p[i].start < m->vma_end; i++)
+		if (p->p[i].region == (uint64_t)id && (p->p[i].end <= m->start || p->p[i].start >= m->end)) {
+			vmflags = p->p[i].vmflags;
+			break;
+		}
+	if ((err = fill(p, m->start, m->end, as->regions[id], m->prot, m->flags, vmflags)))
 		return err;
 	set_vma(p, m->vma_start, m->vma_end);
 	touch(as, (uint32_t)id);
 	settle(as, p, ev->time);
 	return 0;
+}
+
+/* VM_NORESERVE and VM_ACCOUNT of a new map (mm/mmap.c, do_mmap and accountable_mapping). */
+static uint16_t map_accounting(const struct ms_event_map *m)
+{
+	if (m->noreserve)
+		return VF_NORESERVE;
+	return (m->prot & PROT_WRITE) && !(m->flags & MAP_SHARED) ? VF_ACCOUNT : 0;
 }
 
 static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
@@ -505,11 +578,15 @@ static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event
 	id = region_new(as, p, ev, m, m->name);
 	if (id < 0)
 		return id;
-	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags, (uint32_t)id, false, 0 };
+	/* What mlockall(MCL_FUTURE) asked for (mm->def_flags); what /proc showed is not known. */
+	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags, (uint32_t)id, false,
+			     (uint16_t)((m->via == MS_VIA_SYNTH ? 0 : p->def_vmflags) | map_accounting(m)), 0 };
 	i = lower(p, m->start);
 	if ((err = insert_at(p, i, &pc)))
 		return err;
 	set_vma(p, m->vma_start, m->vma_end);
+	if (pc.vmflags & VF_LOCKS)
+		populate(as, p, m->start, m->end);
 	if (!strcmp(m->name, "[stack]"))
 		p->stack = id;
 	if (!strcmp(m->name, "[heap]"))
@@ -518,6 +595,14 @@ static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event
 }
 
 static bool mergeable(const struct ms_aspace *as, const struct piece *a, const struct piece *b);
+
+/* Piece k joins the VMA before it where the kernel would merge the two; they then share one anon_vma. */
+static void join_if_mergeable(struct ms_aspace *as, struct proc *p, size_t k)
+{
+	p->p[k].join = k > 0 && mergeable(as, &p->p[k - 1], &p->p[k]);
+	if (p->p[k].join)
+		share_anon(p, k);
+}
 
 static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
@@ -546,7 +631,7 @@ static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_eve
 		/* Grown up to the next VMA: the kernel merges the two where they match (vma_merge_extend). */
 		k = lower(p, ne);
 		if (!err && k > 0 && k < p->n && p->p[k].start == ne)
-			p->p[k].join = mergeable(as, &p->p[k - 1], &p->p[k]);
+			join_if_mergeable(as, p, k);
 		settle(as, p, ev->time);
 		return err;
 	}
@@ -590,19 +675,6 @@ out:
 	return err;
 }
 
-/* The kernel VMA that piece i belongs to: its first and last pieces. */
-static void vma_of(const struct proc *p, size_t i, size_t *first, size_t *last)
-{
-	size_t a = i, z = i;
-
-	while (a > 0 && p->p[a].join && p->p[a - 1].end == p->p[a].start)
-		a--;
-	while (z + 1 < p->n && p->p[z + 1].join && p->p[z].end == p->p[z + 1].start)
-		z++;
-	*first = a;
-	*last = z;
-}
-
 /*
  * mprotect, VMA by VMA as mprotect_fixup goes: a VMA that has the new
  * protection already is left whole (newflags == oldflags returns early,
@@ -626,6 +698,10 @@ static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_e
 		if ((err = carve(p, a, b, &i, &j)))
 			return err;
 		for (k = i; k < j; k++) {
+			/* mprotect_fixup: made writable, private and reserved, it is accounted from now on. */
+			if ((ev->protect.prot & PROT_WRITE) && !(p->p[k].prot & PROT_WRITE) &&
+			    !(p->p[k].flags & MAP_SHARED) && !(p->p[k].vmflags & VF_NORESERVE))
+				p->p[k].vmflags |= VF_ACCOUNT;
 			p->p[k].prot = ev->protect.prot;
 			touch(as, p->p[k].region);
 		}
@@ -640,7 +716,7 @@ static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_e
 }
 
 /* What an advice does to a VMA's flags: the flags it sets and those it clears; false for other advice. */
-static bool advice_flags(uint32_t advice, uint8_t *set, uint8_t *clear)
+static bool advice_flags(uint32_t advice, uint16_t *set, uint16_t *clear)
 {
 	*set = *clear = 0;
 	switch (advice) {
@@ -663,9 +739,9 @@ static bool advice_flags(uint32_t advice, uint8_t *set, uint8_t *clear)
  * Whether the VMA ending with piece a and the one starting with piece b
  * (next to it) are one VMA to the kernel's merge rules (mm/vma.c,
  * is_mergeable_vma): the same protection, sharing and flags, and for a
- * file the same file at contiguous offsets. Not modelled: anon_vma
- * compatibility (two pieces each with pages faulted under a different
- * anon_vma do not merge), which samples cannot tell.
+ * file the same file at contiguous offsets, and anon_vmas that allow it
+ * (is_mergeable_anon_vma): the same one, or none on one side while the
+ * other's is not a fork's copy.
  */
 static bool mergeable(const struct ms_aspace *as, const struct piece *a, const struct piece *b)
 {
@@ -673,6 +749,8 @@ static bool mergeable(const struct ms_aspace *as, const struct piece *a, const s
 	bool fa = ra->ino || ra->maj || ra->min, fb = rb->ino || rb->maj || rb->min;
 
 	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags || a->vmflags != b->vmflags)
+		return false;
+	if (a->anon != b->anon && (a->anon ? b->anon || (a->anon & ANON_FORKED) : (b->anon & ANON_FORKED)))
 		return false;
 	if (fa != fb)
 		return false;
@@ -688,20 +766,20 @@ static bool mergeable(const struct ms_aspace *as, const struct piece *a, const s
  * the flags, and merge with their neighbours where those now match. The
  * kernel writes no record of any of it.
  */
-static int apply_vmflags(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+static int change_vmflags(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end,
+			  uint16_t set, uint16_t clear)
 {
-	uint64_t start = ev->madvise.start, end = ev->madvise.end, a, b;
 	size_t i = lower(p, start), first, last, j, k;
-	uint8_t set, clear, now;
+	uint16_t now;
+	uint64_t a, b;
 	int err;
 
-	if (!advice_flags(ev->madvise.advice, &set, &clear))
-		return 0;
 	while (i < p->n && p->p[i].start < end) {
 		vma_of(p, i, &first, &last);
 		b = p->p[last].end < end ? p->p[last].end : end;
-		now = (uint8_t)((p->p[i].vmflags | set) & ~clear);
-		if (now == p->p[i].vmflags) {
+		now = (uint16_t)((p->p[i].vmflags | set) & ~clear);
+		/* [vdso], [vvar]: VM_SPECIAL, which neither mlock nor this advice changes. */
+		if (now == p->p[i].vmflags || as->regions[p->p[i].region]->kind == MS_KIND_VDSO) {
 			i = last + 1;
 			continue;
 		}
@@ -711,11 +789,53 @@ static int apply_vmflags(struct ms_aspace *as, struct proc *p, const struct ms_e
 		for (k = i; k < j; k++)
 			p->p[k].vmflags = now;
 		if (i < p->n)
-			p->p[i].join = i > 0 && mergeable(as, &p->p[i - 1], &p->p[i]);
+			join_if_mergeable(as, p, i);
 		if (j < p->n)
-			p->p[j].join = j > 0 && mergeable(as, &p->p[j - 1], &p->p[j]);
+			join_if_mergeable(as, p, j);
 		i = j;
 	}
+	return 0;
+}
+
+static int apply_vmflags(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	uint16_t set, clear;
+
+	if (!advice_flags(ev->madvise.advice, &set, &clear))
+		return 0;
+	return change_vmflags(as, p, ev->madvise.start, ev->madvise.end, set, clear);
+}
+
+static uint16_t lock_vmflags(uint32_t lock)
+{
+	return (uint16_t)((lock & MS_LOCK_LOCKED ? VF_LOCKED : 0) | (lock & MS_LOCK_ONFAULT ? VF_LOCKONFAULT : 0));
+}
+
+/* A VMA locked, not on fault, is populated at once (mm_populate): its first write fault makes its anon_vma. */
+static void populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	for (i = lower(p, start); i < p->n && p->p[i].start < end; i++)
+		if (wants_anon(&p->p[i]) && (p->p[i].vmflags & VF_LOCKS) == VF_LOCKED &&
+		    as->regions[p->p[i].region]->kind != MS_KIND_VDSO)
+			make_anon(as, p, i);
+}
+
+/* mlock, munlock (a range), mlockall and munlockall (every VMA, and what new maps get). */
+static int apply_mlock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	uint64_t start = ev->mlock.all ? 0 : ev->mlock.start, end = ev->mlock.all ? UINT64_MAX : ev->mlock.end;
+	uint16_t set = lock_vmflags(ev->mlock.lock);
+	int err;
+
+	if (ev->mlock.def >= 0)
+		p->def_vmflags = lock_vmflags((uint32_t)ev->mlock.def);
+	if (ev->mlock.def >= 0 && !ev->mlock.all)
+		return 0;                        /* MCL_FUTURE alone */
+	if ((err = change_vmflags(as, p, start, end, set, (uint16_t)(VF_LOCKS & ~set))))
+		return err;
+	populate(as, p, start, end);
 	return 0;
 }
 
@@ -763,7 +883,7 @@ static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event
 static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms_event *ev)
 {
 	struct proc *child;
-	uint32_t *map;
+	uint32_t *map, anon = 0;
 	size_t i;
 	int id;
 	struct ms_event_map m;
@@ -813,6 +933,12 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 			return -ENOMEM;
 		}
 		child->p[child->n - 1].region = map[r->id] - 1;
+		child->p[child->n - 1].vmflags &= (uint16_t)~VF_LOCKS;   /* dup_mmap: locks are not inherited */
+		/* anon_vma_fork: each VMA of the child that had one gets a new one of its own. */
+		if (parent->p[i].anon && !(child->n > 1 && parent->p[i].join && child->p[child->n - 1].join))
+			anon = (++as->last_anon & ~ANON_FORKED) | ANON_FORKED;
+		if (parent->p[i].anon)
+			child->p[child->n - 1].anon = anon;
 	}
 	free(map);
 	return 0;
@@ -922,6 +1048,43 @@ static bool __attribute__((noinline)) defer_stack_fault(struct ms_aspace *as, st
 	return true;
 }
 
+/* Whether a fault in this piece makes its VMA's anon_vma: private, writable, none yet. */
+static inline bool wants_anon(const struct piece *pc)
+{
+	return !pc->anon && (pc->prot & PROT_WRITE) && !(pc->flags & MAP_SHARED);
+}
+
+/* Whether VMAs a and b (next to it) could share an anon_vma: anon_vma_compatible. */
+static bool anon_compatible(const struct ms_aspace *as, const struct piece *a, const struct piece *b)
+{
+	const struct ms_region *ra = as->regions[a->region], *rb = as->regions[b->region];
+
+	/* The protection may differ (VM_ACCESS_FLAGS); nothing else may. */
+	return a->end == b->start && a->flags == b->flags && a->vmflags == b->vmflags &&
+	       ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min &&
+	       (ra->kind == MS_KIND_STACK) == (rb->kind == MS_KIND_STACK) &&
+	       (!ra->ino || a->pgoff + (a->end - a->start) == b->pgoff);
+}
+
+/* The first fault in piece i's VMA: it takes the next VMA's anon_vma, or the previous one's, or a new one. */
+static void __attribute__((noinline)) make_anon(struct ms_aspace *as, struct proc *p, size_t i)
+{
+	size_t first, last, k;
+	uint32_t anon = 0, next;
+
+	vma_of(p, i, &first, &last);
+	if (last + 1 < p->n && (next = p->p[last + 1].anon) && !(next & ANON_FORKED) &&
+	    anon_compatible(as, &p->p[last], &p->p[last + 1]))
+		anon = next;
+	else if (first > 0 && (next = p->p[first - 1].anon) && !(next & ANON_FORKED) &&
+		 anon_compatible(as, &p->p[first - 1], &p->p[first]))
+		anon = next;
+	if (!anon)
+		anon = ++as->last_anon & ~ANON_FORKED;
+	for (k = first; k <= last; k++)
+		p->p[k].anon = anon;
+}
+
 static inline void apply_sample(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	const struct ms_region *r;
@@ -931,6 +1094,8 @@ static inline void apply_sample(struct ms_aspace *as, struct proc *p, const stru
 	r = find(as, p, ev->sample.addr);
 	if (!r && defer_stack_fault(as, p, ev))
 		return;
+	if (r && wants_anon(&p->p[p->hint]))
+		make_anon(as, p, p->hint);     /* find() left the hint at the sample's piece */
 	charge(as, ev, r);
 }
 
@@ -1002,6 +1167,10 @@ static int __attribute__((noinline)) apply_event(struct ms_aspace *as, const str
 		op = MS_OP_MADVISE;
 		err = apply_vmflags(as, p, ev);
 		break;
+	case MS_EV_MLOCK:
+		op = MS_OP_LOCK;
+		err = apply_mlock(as, p, ev);
+		break;
 	case MS_EV_FORK:
 		op = MS_OP_FORK;
 		err = apply_fork(as, p, ev);
@@ -1058,7 +1227,8 @@ static inline const struct ms_region *quick_region(const struct ms_aspace *as, c
 	    (ev->sample.has_sp && ev->tid != ev->pid && ev->tid != p->last_named))
 		return NULL;
 	i = p->hint;
-	if (i >= p->n || p->p[i].start > ev->sample.addr || p->p[i].end <= ev->sample.addr)
+	if (i >= p->n || p->p[i].start > ev->sample.addr || p->p[i].end <= ev->sample.addr ||
+	    wants_anon(&p->p[i]))
 		return NULL;
 	return as->regions[p->p[i].region];
 }
@@ -1295,6 +1465,12 @@ static void range_of(const struct ms_event *ev, struct ms_change *c)
 	case MS_EV_PROTECT: c->start = ev->protect.start; c->end = ev->protect.end; break;
 	case MS_EV_BRK: c->start = ev->brk.old_brk; c->end = ev->brk.new_brk; break;
 	case MS_EV_MADVISE: c->start = ev->madvise.start; c->end = ev->madvise.end; break;
+	case MS_EV_MLOCK:
+		if (!ev->mlock.all) {
+			c->start = ev->mlock.start;
+			c->end = ev->mlock.end;
+		}
+		break;
 	default: break;
 	}
 }
@@ -1313,7 +1489,7 @@ MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	c->prot = c->advice = -1;
+	c->prot = c->advice = c->lock = -1;
 	range_of(ev, c);
 	if (c->start && ev->kind != MS_EV_BRK)
 		before = ms_aspace_lookup(as, ev->pid, c->start);
@@ -1345,6 +1521,13 @@ MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event
 		c->prot = ms_aspace_prot_at(as, ev->pid, ev->remap.new_start);
 	else if (ev->kind == MS_EV_MADVISE)
 		c->advice = (int)ev->madvise.advice;
+	else if (ev->kind == MS_EV_MLOCK) {
+		c->lock = (int)ev->mlock.lock;
+		if (ev->mlock.all)
+			snprintf(c->name, sizeof(c->name), "every VMA%s", ev->mlock.def > 0 ? ", and maps to come" : "");
+		else if (ev->mlock.def > 0)
+			snprintf(c->name, sizeof(c->name), "maps to come");
+	}
 	switch (c->op) {
 	case MS_OP_MAP:
 		r = ms_aspace_lookup(as, ev->pid, c->start);

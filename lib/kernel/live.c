@@ -25,10 +25,17 @@
 #include "util/buf.h"
 #include "util/log.h"
 
-/* Changes with no side-band record of their own, and mmap/shmat for their call sites and failures. */
+/*
+ * Changes with no side-band record of their own, and mmap/shmat for their
+ * call sites and failures. The mlock family changes VMA flags, which
+ * splits and merges VMAs with no record; a kernel without one of those
+ * tracepoints records without it.
+ */
 static const char *const syscalls[] = {
 	"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "shmat", "shmdt",
+	"mlock", "mlock2", "munlock", "mlockall", "munlockall",
 };
+#define FIRST_OPTIONAL 8
 
 enum phase { PHASE_FAULTS, PHASE_ENTER, PHASE_EXIT };
 
@@ -172,6 +179,10 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 		for (i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++) {
 			snprintf(tp, sizeof(tp), "sys_%s_%s", k ? "exit" : "enter", syscalls[i]);
 			err = ms_tracefs_event_id(dir, "syscalls", tp, &id);
+			if (err == -ENOENT && i >= FIRST_OPTIONAL) {
+				ms_debug("no tracepoint 'syscalls:%s' on this kernel: recording without it", tp);
+				continue;
+			}
 			if (err) {
 				ms_err("cannot read tracepoint 'syscalls:%s' in '%s/events': %s%s",
 				       tp, dir, strerror(-err), err == -EACCES || err == -EPERM ?

@@ -34,7 +34,8 @@
 
 enum { PERF_RECORD_FINISHED_ROUND_ = 68 };
 
-enum sc { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_MPROTECT, SC_BRK, SC_MADVISE, SC_SHMAT, SC_SHMDT, SC_NR };
+enum sc { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_MPROTECT, SC_BRK, SC_MADVISE, SC_SHMAT, SC_SHMDT,
+	  SC_MLOCK, SC_MLOCK2, SC_MUNLOCK, SC_MLOCKALL, SC_MUNLOCKALL, SC_NR };
 
 static const struct {
 	const char *name;
@@ -48,6 +49,11 @@ static const struct {
 	[SC_MADVISE] = { "madvise", { "start", "len_in", "behavior" } },
 	[SC_SHMAT] = { "shmat", { "shmid", "shmaddr", "shmflg" } },
 	[SC_SHMDT] = { "shmdt", { "shmaddr" } },
+	[SC_MLOCK] = { "mlock", { "start", "len" } },
+	[SC_MLOCK2] = { "mlock2", { "start", "len", "flags" } },
+	[SC_MUNLOCK] = { "munlock", { "start", "len" } },
+	[SC_MLOCKALL] = { "mlockall", { "flags" } },
+	[SC_MUNLOCKALL] = { "munlockall", { NULL } },
 };
 
 enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT };
@@ -166,7 +172,7 @@ MS_EXPORT const char *ms_event_op_name(enum ms_event_kind k)
 		[MS_EV_MAP] = "map", [MS_EV_UNMAP] = "unmap", [MS_EV_REMAP] = "remap",
 		[MS_EV_PROTECT] = "protect", [MS_EV_BRK] = "brk", [MS_EV_STACK_GROW] = "stack-grow",
 		[MS_EV_MADVISE] = "madvise", [MS_EV_SHMDT] = "unmap", [MS_EV_FORK] = "fork",
-		[MS_EV_EXEC] = "exec", [MS_EV_EXIT] = "exit",
+		[MS_EV_EXEC] = "exec", [MS_EV_EXIT] = "exit", [MS_EV_MLOCK] = "lock",
 	};
 
 	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : NULL;
@@ -748,6 +754,7 @@ static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct
 	ev.map.name = pm->name;
 	ev.map.via = t->sc == SC_SHMAT ? MS_VIA_SHMAT : MS_VIA_MMAP;
 	ev.map.fixed = t->sc == SC_MMAP && (t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE));
+	ev.map.noreserve = t->sc == SC_MMAP && (t->args[3] & MAP_NORESERVE);
 	ev.map.alloc_chain = t->chain_len ? t->chain : NULL;
 	ev.map.alloc_chain_len = t->chain_len;
 	ev.map.alloc_stack = t->stack_len ? t->stack : NULL;
@@ -782,6 +789,49 @@ static bool wanted_advice(uint64_t advice)
 	return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
 	       advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
 	       (advice >= MADV_DONTFORK && advice <= MADV_KEEPONFORK);
+}
+
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 1
+#endif
+#ifndef MCL_ONFAULT
+#define MCL_ONFAULT 4
+#endif
+
+/*
+ * mlock and munlock round the range out to pages (do_mlock); mlockall
+ * resets what new maps get, and with MCL_CURRENT (or as munlockall) sets
+ * every VMA (apply_mlockall_flags).
+ */
+static int on_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	uint64_t off = t->args[0] & 4095, flags = t->args[0];
+	struct ms_event ev;
+
+	base_event(&ev, MS_EV_MLOCK, smp);
+	ev.mlock.def = -1;
+	switch (t->sc) {
+	case SC_MLOCK:
+	case SC_MLOCK2:
+	case SC_MUNLOCK:
+		if (t->args[1] > USER_END)
+			return 0;
+		ev.mlock.start = t->args[0] - off;
+		ev.mlock.end = ev.mlock.start + PAGE_ALIGN(t->args[1] + off);
+		ev.mlock.lock = t->sc == SC_MUNLOCK ? 0 : MS_LOCK_LOCKED |
+				(t->sc == SC_MLOCK2 && (t->args[2] & MLOCK_ONFAULT) ? MS_LOCK_ONFAULT : 0);
+		break;
+	case SC_MLOCKALL:
+		ev.mlock.def = flags & MCL_FUTURE ? MS_LOCK_LOCKED | (flags & MCL_ONFAULT ? MS_LOCK_ONFAULT : 0) : 0;
+		ev.mlock.all = !!(flags & MCL_CURRENT);
+		ev.mlock.lock = ev.mlock.all ? MS_LOCK_LOCKED | (flags & MCL_ONFAULT ? MS_LOCK_ONFAULT : 0) : 0;
+		break;
+	default:                                 /* munlockall */
+		ev.mlock.def = 0;
+		ev.mlock.all = true;
+		break;
+	}
+	return emit_with_chain(s, t, &ev);
 }
 
 static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
@@ -862,6 +912,14 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		base_event(&ev, MS_EV_SHMDT, smp);
 		ev.shmdt.addr = t->args[0];
 		err = emit_with_chain(s, t, &ev);
+		break;
+	case SC_MLOCK:
+	case SC_MLOCK2:
+	case SC_MUNLOCK:
+	case SC_MLOCKALL:
+	case SC_MUNLOCKALL:
+		if (!ret)
+			err = on_exit_mlock(s, smp, t);
 		break;
 	}
 	thread_clear(t);

@@ -28,17 +28,25 @@ static struct ms_event ev(enum ms_event_kind k)
 	return e;
 }
 
-static void map(struct ms_aspace *as, uint64_t s, uint64_t e, const char *name)
+/* A new map [s, e) that the kernel merged into the VMA [vs, ve) (the MMAP2 record says so). */
+static void map_vma(struct ms_aspace *as, uint64_t s, uint64_t e, uint64_t vs, uint64_t ve, const char *name)
 {
 	struct ms_event m = ev(MS_EV_MAP);
 
-	m.map.start = m.map.vma_start = s;
-	m.map.end = m.map.vma_end = e;
+	m.map.start = s;
+	m.map.end = e;
+	m.map.vma_start = vs;
+	m.map.vma_end = ve;
 	m.map.prot = RW;
 	m.map.flags = MAP_PRIVATE;
 	m.map.name = name;
 	m.map.via = MS_VIA_MMAP;
 	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+}
+
+static void map(struct ms_aspace *as, uint64_t s, uint64_t e, const char *name)
+{
+	map_vma(as, s, e, s, e, name);
 }
 
 static void unmap(struct ms_aspace *as, uint64_t s, uint64_t e)
@@ -436,6 +444,177 @@ static void sample(struct ms_aspace *as, uint64_t addr)
 	assert_int_equal(ms_aspace_apply(as, &s, NULL), 0);
 }
 
+static void lock(struct ms_aspace *as, uint64_t s, uint64_t e, uint32_t lock, bool all, int32_t def)
+{
+	struct ms_event m = ev(MS_EV_MLOCK);
+
+	m.mlock.start = s;
+	m.mlock.end = e;
+	m.mlock.lock = lock;
+	m.mlock.all = all;
+	m.mlock.def = def;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+}
+
+/*
+ * Eight pages with the second half DONTDUMP: two VMAs, one flag apart, so
+ * that a fault in one gives it an anon_vma of its own (the other's is not
+ * compatible). Which halves are faulted is `faults` (bit 0: the first).
+ */
+static struct ms_aspace *halves(uint64_t at, int faults)
+{
+	struct ms_aspace *as = ms_aspace_new();
+
+	map(as, at, at + 8 * P, "//anon");
+	advise(as, at + 4 * P, at + 8 * P, MADV_DONTDUMP);
+	if (faults & 1)
+		sample(as, at + P);
+	if (faults & 2)
+		sample(as, at + 5 * P);
+	return as;
+}
+
+/*
+ * anon_vma, both ways (mm/vma.c, is_mergeable_anon_vma): VMAs whose flags
+ * come to match merge when one of them has no anon_vma, whichever; they
+ * stay apart when each has its own. A fork's copy with one never merges
+ * with a VMA that has none.
+ */
+static void anon_vma_both_ways(void **state)
+{
+	struct ms_aspace *as;
+	struct ms_event f;
+	int faults;
+
+	for (faults = 0; faults < 4; faults++) {
+		as = halves(16 * P, faults);
+		assert_int_equal(vmas_of(as, PID).n, 2);
+		advise(as, 20 * P, 24 * P, MADV_DODUMP);
+		assert_int_equal(vmas_of(as, PID).n, faults == 3 ? 2 : 1);
+		ms_aspace_free(as);
+	}
+	/* A neighbour with an anon_vma lends it to a compatible VMA's first fault: one anon_vma, one VMA. */
+	as = ms_aspace_new();
+	map(as, 16 * P, 20 * P, "//anon");
+	advise(as, 16 * P, 20 * P, MADV_DONTDUMP);
+	map(as, 20 * P, 24 * P, "//anon");
+	protect(as, 20 * P, 24 * P, PROT_READ);       /* apart by protection only: compatible */
+	sample(as, 17 * P);
+	advise(as, 20 * P, 24 * P, MADV_DONTDUMP);
+	protect(as, 20 * P, 24 * P, RW);
+	sample(as, 21 * P);
+	advise(as, 16 * P, 24 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	ms_aspace_free(as);
+	/* The first half faulted, then forked: in the child it stays apart; in the parent it merges. */
+	as = halves(16 * P, 1);
+	f = ev(MS_EV_FORK);
+	f.fork.child_pid = f.fork.child_tid = PID + 1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	f = ev(MS_EV_MADVISE);
+	f.pid = f.tid = PID + 1;
+	f.madvise.start = 20 * P;
+	f.madvise.end = 24 * P;
+	f.madvise.advice = MADV_DODUMP;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	assert_int_equal(vmas_of(as, PID + 1).n, 2);
+	advise(as, 20 * P, 24 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	ms_aspace_free(as);
+}
+
+/*
+ * mlock family (mm/mlock.c): a lock splits and merges like advice; a lock
+ * not on fault populates, which makes an anon_vma with no fault seen;
+ * mlockall sets every VMA and what later maps get; munlockall clears both;
+ * a fork's child holds no lock.
+ */
+static void mlock_split_merge_populate(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event f;
+	struct vmas v;
+
+	map(as, 16 * P, 32 * P, "//anon");
+	lock(as, 18 * P, 20 * P, MS_LOCK_LOCKED, false, -1);
+	lock(as, 24 * P, 25 * P, MS_LOCK_LOCKED | MS_LOCK_ONFAULT, false, -1);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 5);
+	assert_int_equal(v.s[1], 18 * P);
+	assert_int_equal(v.s[3], 24 * P);
+	lock(as, 18 * P, 20 * P, MS_LOCK_LOCKED, false, -1);   /* as it is: nothing changes */
+	assert_int_equal(vmas_of(as, PID).n, 5);
+	lock(as, 16 * P, 32 * P, 0, false, -1);                /* unlocked: all merge */
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	/* Locked in two steps, under one anon_vma: one VMA. */
+	lock(as, 18 * P, 20 * P, MS_LOCK_LOCKED, false, -1);
+	lock(as, 20 * P, 22 * P, MS_LOCK_LOCKED | MS_LOCK_ONFAULT, false, -1);
+	lock(as, 20 * P, 22 * P, MS_LOCK_LOCKED, false, -1);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	/* Populated by its lock, and faulted while locked on fault: two anon_vmas, two VMAs once unlocked. */
+	map(as, 40 * P, 48 * P, "//anon");
+	lock(as, 40 * P, 44 * P, MS_LOCK_LOCKED, false, -1);
+	lock(as, 44 * P, 48 * P, MS_LOCK_LOCKED | MS_LOCK_ONFAULT, false, -1);
+	sample(as, 45 * P);
+	lock(as, 40 * P, 48 * P, 0, false, -1);
+	assert_int_equal(vmas_of(as, PID).n, 5);               /* 16-18, 18-22, 22-32, 40-44, 44-48 */
+	/* mlockall(MCL_CURRENT | MCL_FUTURE): every VMA locked, so 16-32 is one; a new map is locked too. */
+	lock(as, 0, 0, MS_LOCK_LOCKED, true, MS_LOCK_LOCKED);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	map_vma(as, 48 * P, 50 * P, 44 * P, 50 * P, "//anon");            /* the kernel merged it with 44-48 */
+	lock(as, 49 * P, 50 * P, 0, false, -1);
+	assert_int_equal(vmas_of(as, PID).n, 4);
+	f = ev(MS_EV_FORK);
+	f.fork.child_pid = f.fork.child_tid = PID + 1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	f = ev(MS_EV_MLOCK);                                    /* the child unlocks: nothing to change */
+	f.pid = f.tid = PID + 1;
+	f.mlock.start = 40 * P;
+	f.mlock.end = 50 * P;
+	f.mlock.def = -1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	assert_int_equal(vmas_of(as, PID + 1).n, 4);
+	lock(as, 0, 0, 0, true, 0);                             /* munlockall: 44-49 and 49-50 alike again */
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	/* ... and new maps are not locked: one next to an unlocked VMA merges with it once their advice matches. */
+	map(as, 70 * P, 72 * P, "//anon");
+	advise(as, 70 * P, 72 * P, MADV_DONTDUMP);
+	map(as, 72 * P, 74 * P, "//anon");
+	advise(as, 70 * P, 72 * P, MADV_DODUMP);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 4);
+	assert_int_equal(v.s[3], 70 * P);
+	assert_int_equal(v.e[3], 74 * P);
+	ms_aspace_free(as);
+}
+
+/* VM_ACCOUNT: mprotect adds it and never takes it away, so a RELRO-like piece never merges with read-only. */
+static void accounting_keeps_apart(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event m = ev(MS_EV_MAP);
+
+	m.map = (struct ms_event_map){ .start = 16 * P, .end = 20 * P, .vma_start = 16 * P, .vma_end = 20 * P,
+				       .prot = PROT_READ, .flags = MAP_PRIVATE, .name = "//anon", .via = MS_VIA_MMAP };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	map(as, 20 * P, 24 * P, "//anon");               /* writable: accounted */
+	protect(as, 20 * P, 24 * P, PROT_READ);
+	advise(as, 16 * P, 24 * P, MADV_DONTDUMP);
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	/* MAP_NORESERVE, made writable, is not accounted: it merges with its like. */
+	m = ev(MS_EV_MAP);
+	m.map = (struct ms_event_map){ .start = 40 * P, .end = 48 * P, .vma_start = 40 * P, .vma_end = 48 * P,
+				       .prot = PROT_NONE, .flags = MAP_PRIVATE, .name = "//anon", .via = MS_VIA_MMAP,
+				       .noreserve = true };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	protect(as, 40 * P, 44 * P, RW);
+	advise(as, 40 * P, 48 * P, MADV_DONTDUMP);
+	protect(as, 44 * P, 48 * P, RW);
+	advise(as, 40 * P, 48 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	ms_aspace_free(as);
+}
+
 static void stack_fault_before_growth(void **state)
 {
 	struct ms_aspace *as = ms_aspace_new();
@@ -687,6 +866,9 @@ int main(void)
 		cmocka_unit_test(brk_grow_and_shrink_below_start),
 		cmocka_unit_test(first_brk_after_attach),
 		cmocka_unit_test(fork_then_diverge),
+		cmocka_unit_test(anon_vma_both_ways),
+		cmocka_unit_test(mlock_split_merge_populate),
+		cmocka_unit_test(accounting_keeps_apart),
 		cmocka_unit_test(stack_fault_before_growth),
 		cmocka_unit_test(exec_resets_and_exit_ends),
 		cmocka_unit_test(runs_charge_as_one_by_one),

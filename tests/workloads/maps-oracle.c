@@ -1,51 +1,16 @@
 /*
- * Makes every kind of address-space change and, after each, reads its own
- * /proc/self/maps between two clock_gettime(CLOCK_MONOTONIC) calls, with
- * raw syscalls into a static buffer (no allocation that could move the
- * break). Each snapshot is printed as:
- *
- *   snapshot pid=P time=NS step=NAME
- *   <the maps text>
- *   end-snapshot
- *
- * NS lies after the read: the maps did not change between it and the
- * read. With "--after-exec" it is the exec'd image and takes one snapshot.
+ * Makes every kind of address-space change and, after each, snapshots its
+ * own /proc/self/maps (snapshot.h). With "--after-exec" it is the exec'd
+ * image and takes one snapshot. The kernel's rules for changes it writes
+ * no record of have a reproducer each, under rules/.
  */
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/shm.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#define PAGE 4096UL
-
-static char maps[1 << 20];
-static char outbuf[1 << 16];
-
-static void snapshot(const char *step)
-{
-	struct timespec t0, t1;
-	ssize_t n, len = 0;
-	int fd;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY);
-	while (fd >= 0 && (n = read(fd, maps + len, sizeof(maps) - 1 - (size_t)len)) > 0)
-		len += n;
-	close(fd);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	maps[len] = '\0';
-	printf("snapshot pid=%d time=%llu step=%s\n%send-snapshot\n", getpid(),
-	       (unsigned long long)t1.tv_sec * 1000000000ULL + (unsigned long long)t1.tv_nsec, step, maps);
-	fflush(stdout);
-}
+#include "snapshot.h"
 
 static void *map(size_t len, int prot, int flags, int fd)
 {
@@ -99,7 +64,7 @@ int main(int argc, char **argv)
 	pid_t child;
 	int fd, id, i;
 
-	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	snapshot_init();
 	if (argc > 1 && !strcmp(argv[1], "--after-exec")) {
 		snapshot("after-exec");
 		return 0;

@@ -1,0 +1,64 @@
+/*
+ * Rule: mlock, mlock2, munlock, mlockall and munlockall change VMA flags
+ * (VM_LOCKED, VM_LOCKONFAULT) with no record: they split and merge VMAs as
+ * madvise does (mm/mlock.c, mlock_fixup). A lock that is not on fault
+ * populates the range, which gives it an anon_vma without a page fault
+ * event. Locks are not inherited by a fork.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "../snapshot.h"
+
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 1
+#endif
+
+int main(void)
+{
+	char *g, *h, *n;
+	pid_t child;
+
+	snapshot_init();
+	g = map_or_die(NULL, 16 * PAGE, PROT_READ | PROT_WRITE, 0);
+	if (mlock(g + 2 * PAGE, 2 * PAGE)) {
+		printf("skip: mlock: %s\n", strerror(errno));
+		return 77;
+	}
+	snapshot("mlock-split");
+	/* Unaligned: rounded out to pages. */
+	must(mlock(g + 9 * PAGE + 100, PAGE), "mlock");
+	snapshot("mlock-unaligned");
+	must(munlock(g, 16 * PAGE), "munlock");
+	snapshot("munlock-merged");     /* each populated piece took its own anon_vma: they stay apart */
+	if (syscall(SYS_mlock2, g + 4 * PAGE, 2 * PAGE, MLOCK_ONFAULT))
+		printf("note: mlock2: %s\n", strerror(errno));
+	snapshot("mlock2-onfault");
+	must(mlock(g + 4 * PAGE, PAGE), "mlock");          /* LOCKED without ONFAULT: another split */
+	snapshot("mlock-after-onfault");
+	must(munlock(g, 16 * PAGE), "munlock");
+	snapshot("munlock-all-of-it");
+
+	/* Untouched neighbours: one locked (and so populated), then unlocked. */
+	h = map_or_die(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, 0);
+	must(mlock(h + 4 * PAGE, 4 * PAGE), "mlock");
+	must(munlock(h + 4 * PAGE, 4 * PAGE), "munlock");
+	snapshot("populated-half");
+
+	must(mlockall(MCL_CURRENT | MCL_FUTURE), "mlockall");
+	n = map_or_die(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, 0);  /* locked from the start */
+	snapshot("mlockall");
+	child = fork();
+	if (child == 0) {
+		munlock(n, PAGE);      /* the child holds no lock: this changes nothing */
+		snapshot("child");
+		_exit(0);
+	}
+	waitpid(child, NULL, 0);
+	must(munlock(n + PAGE, PAGE), "munlock");
+	snapshot("munlock-in-locked");
+	must(munlockall(), "munlockall");
+	snapshot("munlockall");
+	return 0;
+}

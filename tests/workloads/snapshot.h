@@ -1,0 +1,74 @@
+/*
+ * For the maps oracle and the rule reproducers: reads /proc/self/maps
+ * between two clock_gettime(CLOCK_MONOTONIC) calls, with raw syscalls into
+ * a static buffer (no allocation that could move the break), and prints it:
+ *
+ *   snapshot pid=P time=NS step=NAME
+ *   <the maps text>
+ *   end-snapshot
+ *
+ * NS lies after the read: the maps did not change between it and the
+ * read. tests/e2e/check-maps.py compares each with `mapscope maps --at NS`.
+ */
+#ifndef WORKLOADS_SNAPSHOT_H
+#define WORKLOADS_SNAPSHOT_H
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAGE 4096UL
+
+static char snapshot_maps[1 << 20];
+static char snapshot_out[1 << 16];
+
+/* Call first: stdout fully buffered in a static buffer, so printing maps nothing. */
+static inline void snapshot_init(void)
+{
+	setvbuf(stdout, snapshot_out, _IOFBF, sizeof(snapshot_out));
+}
+
+static inline void snapshot(const char *step)
+{
+	struct timespec t1;
+	ssize_t n, len = 0;
+	int fd;
+
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY);
+	while (fd >= 0 && (n = read(fd, snapshot_maps + len, sizeof(snapshot_maps) - 1 - (size_t)len)) > 0)
+		len += n;
+	close(fd);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	snapshot_maps[len] = '\0';
+	printf("snapshot pid=%d time=%llu step=%s\n%send-snapshot\n", getpid(),
+	       (unsigned long long)t1.tv_sec * 1000000000ULL + (unsigned long long)t1.tv_nsec, step,
+	       snapshot_maps);
+	fflush(stdout);
+}
+
+/* An anonymous private map that must work (at: MAP_FIXED there, or NULL). */
+static inline char *map_or_die(void *at, size_t len, int prot, int flags)
+{
+	void *p = mmap(at, len, prot, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+
+	if (p == MAP_FAILED || (at && (flags & MAP_FIXED) && p != at)) {
+		perror("mmap");
+		exit(1);
+	}
+	return p;
+}
+
+/* A system call that must work; `what` names it. */
+static inline void must(int ret, const char *what)
+{
+	if (ret) {
+		perror(what);
+		exit(1);
+	}
+}
+
+#endif
