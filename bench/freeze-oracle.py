@@ -38,6 +38,8 @@ def main():
     ap.add_argument("--every", type=float, default=0.5)
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--label", help="what to call the program in the result line")
+    ap.add_argument("--record-opt", action="append", default=[],
+                    help="an option for mapscope record (--no-vma-tree, say); may be repeated")
     ap.add_argument("cmd", nargs="+")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="freeze-")
@@ -45,7 +47,7 @@ def main():
     if a.attach:
         prog = subprocess.Popen(a.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(a.every)
-        rec = subprocess.Popen([a.mapscope, "record", "-o", data, "-p", str(prog.pid)],
+        rec = subprocess.Popen([a.mapscope, "record", *a.record_opt, "-o", data, "-p", str(prog.pid)],
                                stderr=subprocess.PIPE, text=True)
         # It says so once its events are on and the maps read: snapshots start after that.
         line = rec.stderr.readline()
@@ -55,7 +57,7 @@ def main():
             return 1
         root = prog.pid
     else:
-        rec = subprocess.Popen([a.mapscope, "record", "-o", data, "--"] + a.cmd,
+        rec = subprocess.Popen([a.mapscope, "record", *a.record_opt, "-o", data, "--"] + a.cmd,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         root = None
         for _ in range(200):              # the command, once record has started it (10 s at most)

@@ -4,15 +4,21 @@
 # and every process's /proc/PID/maps compared with mapscope maps. Prints
 # one K/N line each; the table in docs/ACCURACY.md comes from here. Heavy
 # (a JVM, chromium): a benchmark, not a test. Runtimes not installed are
-# skipped with a line saying so.
+# skipped with a line saying so. Every run is made twice: with the kernel's
+# VMA tree writes (maple_tree:ma_write, the default where the kernel has
+# them) and with --no-vma-tree (the model's rules alone).
 # usage: bench/runtimes-accuracy.sh [MAPSCOPE]
 set -uo pipefail
-M=${1:-build/mapscope}
+M=$(realpath "${1:-build/mapscope}")
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/runtimes.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-oracle() { timeout 300 python3 "$here/freeze-oracle.py" "$M" --quiet "$@" | tail -1; }
+oracle() {
+	timeout 300 python3 "$here/freeze-oracle.py" "$M" --quiet "$@" | tail -1
+	timeout 300 python3 "$here/freeze-oracle.py" "$M" --quiet --record-opt=--no-vma-tree "$@" |
+		tail -1 | sed 's/$/ (--no-vma-tree)/'
+}
 have() { command -v "$1" >/dev/null || { echo "$1: not installed, skipped"; return 1; }; }
 
 if have node; then
@@ -43,6 +49,25 @@ fi
 if have redis-server; then
 	oracle --label "redis-server" --every 1 -- redis-server --port 6399 --save ""
 	oracle --label "redis-server" --every 1 --attach -- redis-server --port 6398 --save ""
+fi
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)
+if [ -n "$pgbin" ] && id postgres >/dev/null 2>&1; then
+	# A server and a client loop that starts a backend (a fork) per query.
+	mkdir -p "$work/pg" && chown postgres "$work/pg" && chmod 755 "$work"
+	runuser -u postgres -- "$pgbin/initdb" -D "$work/pg/data" >/dev/null
+	load() {
+		while sleep 0.05; do
+			runuser -u postgres -- "$pgbin/psql" -h "$work/pg" -p "$1" -d postgres -qAtc \
+				"select count(*) from generate_series(1, 200000) g, lateral (select repeat('x', 100)) r" \
+				>/dev/null 2>&1
+		done
+	}
+	load 5499 & loader=$!
+	oracle --label "postgres (a backend per query)" --every 1 -- runuser -u postgres -- "$pgbin/postgres" \
+		-D "$work/pg/data" -p 5499 -k "$work/pg" -c listen_addresses=
+	kill $loader 2>/dev/null
+else
+	echo "postgres: not installed, skipped"
 fi
 if have chromium; then
 	page='data:text/html,<script>setInterval(()=>{let a=[];for(let i=0;i<2e5;i++)a.push({i:i});},20)</script>'

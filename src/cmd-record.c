@@ -34,7 +34,7 @@
 
 
 static const char usage_text[] =
-"usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [--no-samples]\n"
+"usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [--no-samples] [--no-vma-tree]\n"
 "                       [--call-graph fp|dwarf] (-p PID[,PID...] | -- CMD [ARGS...])\n"
 "\n"
 "Records every change to the address space of CMD (with its threads and\n"
@@ -48,6 +48,10 @@ static const char usage_text[] =
 "  -c, --count PERIOD    one page-fault sample every PERIOD faults (default 1)\n"
 "  -m, --mmap-pages N    ring buffer pages per CPU, a power of two (default 1024)\n"
 "      --no-samples      record address-space changes only, no page faults\n"
+"      --no-vma-tree     leave out the kernel's VMA tree writes\n"
+"                        (maple_tree:ma_write, recorded where the kernel has\n"
+"                        it): VMA splits and merges are then modelled from\n"
+"                        the kernel's rules alone\n"
 "      --call-graph fp   add user call chains (frame pointers) to page-fault\n"
 "                        and syscall samples: who faulted, who mapped\n"
 "      --call-graph dwarf  copy the user registers and 8 KiB of user stack\n"
@@ -88,6 +92,7 @@ struct record_opts {
 	bool period_set;             /* -c given */
 	uint64_t pages;
 	bool no_samples;
+	bool no_vma_tree;
 	bool callchain;
 	bool dwarf;
 	int verbose;
@@ -105,6 +110,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "count", required_argument, NULL, 'c' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "no-samples", no_argument, NULL, 'S' },
+		{ "no-vma-tree", no_argument, NULL, 'T' },
 		{ "call-graph", required_argument, NULL, 'g' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -140,6 +146,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			break;
 		case 'S':
 			o->no_samples = true;
+			break;
+		case 'T':
+			o->no_vma_tree = true;
 			break;
 		case 'g':
 			if (!strcmp(optarg, "fp"))
@@ -356,10 +365,47 @@ static int write_vsyscall(struct ms_pdwriter *w, const struct perf_event_header 
  */
 /*
  * The processes between an exec (its COMM) and their first sample: the
- * maps of that window are the exec's own, made by the kernel.
+ * maps of that window are the exec's own, made by the kernel. The VMA
+ * tree's writes are the kernel's too, and do not end it: their sample ids
+ * (IDENTIFIER, first in every sample) are kept sorted here.
  */
 static uint32_t in_exec[64];
 static size_t nr_in_exec;
+static uint64_t *tree_ids;
+static size_t nr_tree_ids;
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int note_tree_ids(struct ms_live *l)
+{
+	const uint64_t *ids;
+	size_t i, n;
+
+	for (i = 0; i < ms_live_nr_evsels(l); i++) {
+		if (strcmp(ms_live_evsel_name(l, i), "maple_tree:ma_write"))
+			continue;
+		ids = ms_live_evsel_ids(l, i, &n);
+		if (!n || !(tree_ids = malloc(n * sizeof(*tree_ids))))
+			return n ? -ENOMEM : 0;
+		memcpy(tree_ids, ids, n * sizeof(*tree_ids));
+		qsort(tree_ids, n, sizeof(*tree_ids), cmp_u64);
+		nr_tree_ids = n;
+	}
+	return 0;
+}
+
+static bool is_tree_write(const struct perf_event_header *h)
+{
+	uint64_t id;
+
+	memcpy(&id, h + 1, 8);
+	return nr_tree_ids && bsearch(&id, tree_ids, nr_tree_ids, sizeof(id), cmp_u64);
+}
 
 static void exec_window(const struct perf_event_header *h)
 {
@@ -372,7 +418,7 @@ static void exec_window(const struct perf_event_header *h)
 			;
 		if (i == nr_in_exec && nr_in_exec < sizeof(in_exec) / sizeof(in_exec[0]))
 			in_exec[nr_in_exec++] = pid;
-	} else if (h->type == PERF_RECORD_SAMPLE && h->size >= 32 && nr_in_exec) {
+	} else if (h->type == PERF_RECORD_SAMPLE && h->size >= 32 && nr_in_exec && !is_tree_write(h)) {
 		memcpy(&pid, (const char *)h + 24, 4);   /* IDENTIFIER, IP, then TID: every event has them */
 		for (i = 0; i < nr_in_exec; i++)
 			if (in_exec[i] == pid)
@@ -431,6 +477,9 @@ static void forget_binaries(void)
 	free(binaries);
 	binaries = NULL;
 	nr_binaries = cap_binaries = 0;
+	free(tree_ids);
+	tree_ids = NULL;
+	nr_tree_ids = 0;
 }
 
 static uint64_t monotonic_ns(void)
@@ -576,6 +625,10 @@ static int start_writer(struct session *s, int argc, char **argv)
 	}
 	ms_live_tracing_data(s->live, &wo.tracing_data, &wo.tracing_data_len);
 	vsyscall_setup(ms_live_evsel_attr(s->live, 0));
+	if (note_tree_ids(s->live)) {
+		free(ev);
+		return -ENOMEM;
+	}
 	s->writer = ms_pdwriter_new(s->out_fd, &wo);
 	free(ev);
 	return s->writer ? 0 : -errno;
@@ -635,6 +688,7 @@ int cmd_record(int argc, char **argv)
 	lo.fault_period = o.no_samples ? 0 : o.period;
 	lo.mmap_pages = (unsigned int)o.pages;
 	lo.flags = (o.callchain ? MS_LIVE_CALLCHAIN : 0) | (o.dwarf ? MS_LIVE_DWARF : 0) |
+		   (o.no_vma_tree ? MS_LIVE_NO_VMA_TREE : 0) |
 		   (o.cmd ? MS_LIVE_ENABLE_ON_EXEC : 0);
 	s.live = ms_live_new(&lo);
 	if (!s.live) {

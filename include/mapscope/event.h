@@ -80,17 +80,21 @@ struct ms_event {
 	union {
 		struct ms_event_map map;
 		struct { uint64_t start, end; } unmap, vma;
-		struct { uint64_t old_start, old_end, new_start, new_end; uint32_t flags; } remap;
+		/*
+		 * remap, madvise, mlock: tree says that the VMA tree's writes follow
+		 * (MS_EV_VMA): they, not the kernel's merge rules, set the VMAs.
+		 */
+		struct { uint64_t old_start, old_end, new_start, new_end; uint32_t flags; bool tree; } remap;
 		struct { uint64_t start, end; uint32_t prot; } protect;
 		struct { uint64_t old_brk, new_brk, vma_start, vma_end; } brk;
 		struct { uint64_t start, end; } stack_grow;
-		struct { uint64_t start, end; uint32_t advice; } madvise;
+		struct { uint64_t start, end; uint32_t advice; bool tree; } madvise;
 		/*
 		 * [start, end) takes the lock state `lock` (MS_LOCK_*; 0: unlocked);
 		 * all: every VMA does (mlockall with MCL_CURRENT, munlockall); def:
 		 * what new maps get from now on (mlockall, munlockall), or -1.
 		 */
-		struct { uint64_t start, end; uint32_t lock; bool all; int32_t def; } mlock;
+		struct { uint64_t start, end; uint32_t lock; bool all, tree; int32_t def; } mlock;
 		struct { uint64_t addr; } shmdt;
 		struct { uint32_t child_pid, child_tid; } fork;
 		struct { const char *comm; } comm;     /* EXEC and COMM */

@@ -33,6 +33,7 @@ struct ms_live_opts {
 #define MS_LIVE_ENABLE_ON_EXEC (1u << 1) /* events start at the task's next exec */
 #define MS_LIVE_WAKEUP_EACH    (1u << 2) /* poll wakes for every record (costs the traced thread ~10 us) */
 #define MS_LIVE_DWARF          (1u << 3) /* user registers and 8 KiB of user stack on samples, for unwinding */
+#define MS_LIVE_NO_VMA_TREE    (1u << 4) /* leave out maple_tree:ma_write, the kernel's own VMA boundaries */
 
 /* The ring buffer size used when opts->mmap_pages is 0. */
 #define MS_LIVE_DEFAULT_PAGES 1024u

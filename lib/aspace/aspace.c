@@ -630,7 +630,7 @@ static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_eve
 		err = insert_at(p, lower(p, oe), &last);
 		/* Grown up to the next VMA: the kernel merges the two where they match (vma_merge_extend). */
 		k = lower(p, ne);
-		if (!err && k > 0 && k < p->n && p->p[k].start == ne)
+		if (!err && k > 0 && k < p->n && p->p[k].start == ne && !ev->remap.tree)
 			join_if_mergeable(as, p, k);
 		settle(as, p, ev->time);
 		return err;
@@ -766,8 +766,12 @@ static bool mergeable(const struct ms_aspace *as, const struct piece *a, const s
  * the flags, and merge with their neighbours where those now match. The
  * kernel writes no record of any of it.
  */
+/*
+ * tree: the VMA tree's writes follow and set the VMAs; pieces are split to
+ * hold their flags, and nothing is merged or parted here.
+ */
 static int change_vmflags(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end,
-			  uint16_t set, uint16_t clear)
+			  uint16_t set, uint16_t clear, bool tree)
 {
 	size_t i = lower(p, start), first, last, j, k;
 	uint16_t now;
@@ -788,9 +792,9 @@ static int change_vmflags(struct ms_aspace *as, struct proc *p, uint64_t start, 
 			return err;
 		for (k = i; k < j; k++)
 			p->p[k].vmflags = now;
-		if (i < p->n)
+		if (i < p->n && !tree)
 			join_if_mergeable(as, p, i);
-		if (j < p->n)
+		if (j < p->n && !tree)
 			join_if_mergeable(as, p, j);
 		i = j;
 	}
@@ -803,7 +807,7 @@ static int apply_vmflags(struct ms_aspace *as, struct proc *p, const struct ms_e
 
 	if (!advice_flags(ev->madvise.advice, &set, &clear))
 		return 0;
-	return change_vmflags(as, p, ev->madvise.start, ev->madvise.end, set, clear);
+	return change_vmflags(as, p, ev->madvise.start, ev->madvise.end, set, clear, ev->madvise.tree);
 }
 
 static uint16_t lock_vmflags(uint32_t lock)
@@ -833,7 +837,7 @@ static int apply_mlock(struct ms_aspace *as, struct proc *p, const struct ms_eve
 		p->def_vmflags = lock_vmflags((uint32_t)ev->mlock.def);
 	if (ev->mlock.def >= 0 && !ev->mlock.all)
 		return 0;                        /* MCL_FUTURE alone */
-	if ((err = change_vmflags(as, p, start, end, set, (uint16_t)(VF_LOCKS & ~set))))
+	if ((err = change_vmflags(as, p, start, end, set, (uint16_t)(VF_LOCKS & ~set), ev->mlock.tree)))
 		return err;
 	populate(as, p, start, end);
 	return 0;
@@ -1115,7 +1119,8 @@ static int __attribute__((noinline)) apply_event(struct ms_aspace *as, const str
 	struct proc *p;
 	int err = 0;
 
-	if (ev->kind != MS_EV_MAP && ev->kind != MS_EV_LOST)
+	/* A fault waits for the growth it causes: its VMA tree write, then its MMAP2. */
+	if (ev->kind != MS_EV_MAP && ev->kind != MS_EV_LOST && ev->kind != MS_EV_VMA)
 		resolve_pending(as, ev->tid);
 	if (ev->kind == MS_EV_LOST) {
 		/* What its process had then may have changed unseen. */

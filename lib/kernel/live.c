@@ -168,7 +168,7 @@ static void add_fault_evsel(struct ms_live *l)
 
 static int add_tracepoints(struct ms_live *l, const char *dir)
 {
-	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0])];
+	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0]) + 1];
 	struct perf_event_attr a;
 	char tp[64], full[128], path[128];
 	size_t i, k, n = 0;
@@ -215,6 +215,22 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 			add_evsel(l, full, path, k ? PHASE_EXIT : PHASE_ENTER, &a);
 			names[n++] = l->evsels[l->nr_evsels - 1].tp;
 		}
+	}
+	/*
+	 * The VMA tree's writes, where the kernel has the tracepoint (maple_tree,
+	 * 6.1 on): every VMA's exact range as the kernel stores it, splits and
+	 * merges that no other record shows included.
+	 */
+	if (!(l->opts.flags & MS_LIVE_NO_VMA_TREE) &&
+	    !ms_tracefs_event_id(dir, "maple_tree", "ma_write", &id)) {
+		memset(&a, 0, sizeof(a));
+		common_attr(&a, &l->opts);
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = id;
+		a.sample_period = 1;
+		a.sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_ADDR;
+		add_evsel(l, "maple_tree:ma_write", "maple_tree/ma_write", PHASE_ENTER, &a);
+		names[n++] = l->evsels[l->nr_evsels - 1].tp;
 	}
 	return ms_tracefs_tracing_data(dir, names, n, &l->tracing_data);
 }
@@ -294,7 +310,7 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	if (!l->opts.mmap_pages)
 		l->opts.mmap_pages = MS_LIVE_DEFAULT_PAGES;
 	ms_buf_init(&l->tracing_data);
-	l->evsels = calloc(1 + 2 * nsys, sizeof(*l->evsels));
+	l->evsels = calloc(2 + 2 * nsys, sizeof(*l->evsels));
 	if (!l->evsels) {
 		err = -ENOMEM;
 		goto fail;

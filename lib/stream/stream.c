@@ -56,7 +56,7 @@ static const struct {
 	[SC_MUNLOCKALL] = { "munlockall", { NULL } },
 };
 
-enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT };
+enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE };
 
 struct evinfo {
 	const struct perf_event_attr *attr;
@@ -90,6 +90,8 @@ struct thread {
 	uint32_t ustack_len;
 	struct pending_map *maps;
 	size_t nr_maps, cap_maps;
+	uint64_t (*vmas)[2];          /* VMA tree writes in the open syscall: [start, end) */
+	size_t nr_vmas, cap_vmas;
 };
 
 /* Records of equal time keep their file order: the merge below is stable. */
@@ -132,6 +134,7 @@ struct ms_stream {
 	int id_pos;                   /* the id's offset in every sample body, or -1 */
 	int id_from_end;              /* the id's offset back from every trailer's end, or -1 */
 	bool has_syscalls;
+	bool has_tree;                /* the file has the VMA tree's writes (maple_tree:ma_write) */
 	bool has_enter[SC_NR], has_exit[SC_NR];   /* which halves of each syscall the file has */
 	struct tep_handle *tep;
 	/* ordering */
@@ -310,6 +313,24 @@ static int syscall_of(const char *event, bool *exit)
 	return -1;
 }
 
+/* maple_tree:ma_write: the range a write into a maple tree covers, and what it stores there. */
+static void classify_vma_tree(struct evinfo *ei, struct tep_event *e)
+{
+	static const char *const fields[] = { "index", "last", "val" };
+	struct tep_format_field *f;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		f = tep_find_field(e, fields[k]);
+		if (!f || f->size != 8)
+			return;
+		ei->off[k] = (uint16_t)f->offset;
+		ei->size[k] = (uint16_t)f->size;
+	}
+	ei->nr_fields = 3;
+	ei->kind = EK_VMA_TREE;
+}
+
 /* A syscall tracepoint, its fields' places from the recording's formats. */
 static void classify_tracepoint(struct ms_stream *s, struct evinfo *ei, uint64_t id)
 {
@@ -318,6 +339,10 @@ static void classify_tracepoint(struct ms_stream *s, struct evinfo *ei, uint64_t
 	bool exit;
 	int i, k;
 
+	if (e && !strcmp(e->system, "maple_tree") && !strcmp(e->name, "ma_write")) {
+		classify_vma_tree(ei, e);
+		return;
+	}
 	if (!e || strcmp(e->system, "syscalls") || (i = syscall_of(e->name, &exit)) < 0)
 		return;
 	ei->sc = (enum sc)i;
@@ -467,6 +492,7 @@ static int setup_evsels(struct ms_stream *s)
 			s->ev[i].kind = EK_DATA;
 		if (s->ev[i].kind == EK_ENTER)
 			s->has_enter[s->ev[i].sc] = true;
+		s->has_tree |= s->ev[i].kind == EK_VMA_TREE;
 		if (s->ev[i].kind == EK_EXIT)
 			s->has_exit[s->ev[i].sc] = true;
 		if (s->ev[i].kind == EK_DATA && s->ev[i].lay.fixed && s->ev[i].lay.addr >= 0)
@@ -632,6 +658,7 @@ static void thread_clear(struct thread *t)
 	for (i = 0; i < t->nr_maps; i++)
 		free(t->maps[i].name);
 	t->nr_maps = 0;
+	t->nr_vmas = 0;
 	t->sc = -1;
 	t->chain_len = 0;
 }
@@ -709,6 +736,8 @@ static int emit_map(struct ms_stream *s, const struct ms_sample *smp, const stru
 	return emit(s, &ev);
 }
 
+static int emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
+
 static int flush_thread_maps(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
 {
 	size_t i;
@@ -716,6 +745,8 @@ static int flush_thread_maps(struct ms_stream *s, const struct ms_sample *smp, s
 
 	for (i = 0; i < t->nr_maps && !err; i++)
 		err = emit_map(s, smp, &t->maps[i], MS_VIA_KERNEL);
+	if (!err)
+		err = emit_vma_writes(s, smp, t);
 	thread_clear(t);
 	return err;
 }
@@ -810,6 +841,7 @@ static int on_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struc
 
 	base_event(&ev, MS_EV_MLOCK, smp);
 	ev.mlock.def = -1;
+	ev.mlock.tree = s->has_tree;
 	switch (t->sc) {
 	case SC_MLOCK:
 	case SC_MLOCK2:
@@ -832,6 +864,26 @@ static int on_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struc
 		break;
 	}
 	return emit_with_chain(s, t, &ev);
+}
+
+/*
+ * The VMA tree's writes made during a syscall, after the change the syscall
+ * made: what the kernel ended with overrides the model's merge rules.
+ */
+static int emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	struct ms_event ev;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < t->nr_vmas && !err; i++) {
+		base_event(&ev, MS_EV_VMA, smp);
+		ev.vma.start = t->vmas[i][0];
+		ev.vma.end = t->vmas[i][1];
+		err = emit(s, &ev);
+	}
+	t->nr_vmas = 0;
+	return err;
 }
 
 static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
@@ -864,6 +916,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		ev.remap.new_start = ret;
 		ev.remap.new_end = ret + PAGE_ALIGN(t->args[2]);
 		ev.remap.flags = (uint32_t)t->args[3];
+		ev.remap.tree = s->has_tree;
 		err = emit_with_chain(s, t, &ev);
 		break;
 	case SC_MPROTECT:
@@ -904,6 +957,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		ev.madvise.start = t->args[0];
 		ev.madvise.end = t->args[0] + PAGE_ALIGN(t->args[1]);
 		ev.madvise.advice = (uint32_t)t->args[2];
+		ev.madvise.tree = s->has_tree;
 		err = emit_with_chain(s, t, &ev);
 		break;
 	case SC_SHMDT:
@@ -922,6 +976,8 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 			err = on_exit_mlock(s, smp, t);
 		break;
 	}
+	if (!err)
+		err = emit_vma_writes(s, smp, t);
 	thread_clear(t);
 	return err;
 }
@@ -966,6 +1022,44 @@ static int lone_enter(struct ms_stream *s, const struct ms_sample *smp, struct t
 	return 0;
 }
 
+/*
+ * maple_tree:ma_write, in a followed task: a write of a VMA pointer over
+ * [index, last] says that this range is one VMA now, exactly (the VMA tree
+ * stores each VMA over its whole range). Writes of NULL (holes) and into
+ * other maple trees (not page ranges in user space, or not a kernel
+ * pointer) are left out: unmaps come from the syscalls. Inside a followed
+ * syscall the writes wait for its exit, so that they come after its change.
+ */
+static int on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
+{
+	uint64_t start = field(ei, smp, 0), last = field(ei, smp, 1), val = field(ei, smp, 2);
+	struct thread *t;
+	struct ms_event ev;
+	void *grown;
+
+	if (!(val >> 63) || start & 4095 || (last & 4095) != 4095 || last >= USER_END || start > last)
+		return 0;
+	t = thread_get(s, smp->tid);
+	if (!t)
+		return -ENOMEM;
+	if (t->sc < 0) {
+		base_event(&ev, MS_EV_VMA, smp);
+		ev.vma.start = start;
+		ev.vma.end = last + 1;
+		return emit(s, &ev);
+	}
+	if (t->nr_vmas == t->cap_vmas) {
+		grown = realloc(t->vmas, (t->cap_vmas * 2 + 8) * sizeof(*t->vmas));
+		if (!grown)
+			return -ENOMEM;
+		t->vmas = grown;
+		t->cap_vmas = t->cap_vmas * 2 + 8;
+	}
+	t->vmas[t->nr_vmas][0] = start;
+	t->vmas[t->nr_vmas++][1] = last + 1;
+	return 0;
+}
+
 static int on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
 {
 	struct thread *t = thread_get(s, smp->tid);
@@ -974,7 +1068,7 @@ static int on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 	if (!t)
 		return -ENOMEM;
 	if (ei->kind == EK_ENTER) {
-		if (t->nr_maps && (err = flush_thread_maps(s, smp, t)))   /* an exit was lost */
+		if ((t->nr_maps || t->nr_vmas) && (err = flush_thread_maps(s, smp, t)))   /* an exit was lost */
 			return err;
 		t->sc = (int)ei->sc;
 		for (k = 0; k < ei->nr_fields; k++)
@@ -1105,6 +1199,10 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	if (ei->kind == EK_ENTER || ei->kind == EK_EXIT) {
 		s->st.other_samples++;
 		return on_syscall(s, ei, &smp);
+	}
+	if (ei->kind == EK_VMA_TREE) {
+		s->st.other_samples++;
+		return on_vma_tree(s, ei, &smp);
 	}
 	if (ei->kind != EK_DATA || !smp.has_addr) {
 		s->st.other_samples++;
@@ -1267,6 +1365,7 @@ static int on_task(struct ms_stream *s, const struct perf_event_header *rec, con
 			free(t->chain);
 			free(t->ustack);
 			free(t->maps);
+			free(t->vmas);
 			free(t);
 		}
 	}
@@ -1939,7 +2038,7 @@ static int flush_all_threads(struct ms_stream *s)
 
 	while (!err && (t = ms_u32map_next(&s->threads, &pos, &tid))) {
 		smp.tid = tid;
-		if (t->nr_maps)
+		if (t->nr_maps || t->nr_vmas)
 			err = flush_thread_maps(s, &smp, t);
 	}
 	return err;
@@ -2136,6 +2235,7 @@ MS_EXPORT void ms_stream_free(struct ms_stream *s)
 		free(t->chain);
 		free(t->ustack);
 		free(t->maps);
+		free(t->vmas);
 		free(t);
 	}
 	pos = 0;

@@ -11,6 +11,12 @@ cd "$TMP"
 python3 "$E2E_DIR/check-maps.py" "$MAPSCOPE" mo.txt mo.data || fail "mapscope maps differs from /proc"
 pass "every snapshot matches"
 
+# Without the kernel's VMA tree writes: the model's own rules alone.
+"$MAPSCOPE" record --no-vma-tree -o mo-nt.data -- "$WORKLOADS/maps-oracle" >mo-nt.txt 2>summary.txt ||
+	fail "record --no-vma-tree failed: $(cat summary.txt)"
+python3 "$E2E_DIR/check-maps.py" "$MAPSCOPE" mo-nt.txt mo-nt.data || fail "mapscope maps differs from /proc (--no-vma-tree)"
+pass "every snapshot matches without the VMA tree's writes"
+
 # The same with holes between the binary's segments (64 KiB alignment): the
 # kernel's ELF loader maps the whole image and unmaps past the first segment
 # with no record; the model cuts the first map by the program headers.
