@@ -166,6 +166,21 @@ static void add_fault_evsel(struct ms_live *l)
 	add_evsel(l, l->opts.fault_period ? "page-faults" : "dummy:u", "", PHASE_FAULTS, &a);
 }
 
+/* A tracepoint's event: every hit, with its raw fields. */
+static void tracepoint_attr(const struct ms_live *l, uint64_t id, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	common_attr(a, &l->opts);
+	a->type = PERF_TYPE_TRACEPOINT;
+	a->config = id;
+	a->sample_period = 1;
+	/*
+	 * ADDR (0 here) as perf record -d sets it on every event:
+	 * perf script -F addr refuses a file where one event lacks it.
+	 */
+	a->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_ADDR;
+}
+
 static int add_tracepoints(struct ms_live *l, const char *dir)
 {
 	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0]) + 1];
@@ -190,16 +205,7 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 				       err == -ENOENT ? ": the kernel needs CONFIG_FTRACE_SYSCALLS" : "");
 				return err;
 			}
-			memset(&a, 0, sizeof(a));
-			common_attr(&a, &l->opts);
-			a.type = PERF_TYPE_TRACEPOINT;
-			a.config = id;
-			a.sample_period = 1;
-			/*
-			 * ADDR (0 here) as perf record -d sets it on every event:
-			 * perf script -F addr refuses a file where one event lacks it.
-			 */
-			a.sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_ADDR;
+			tracepoint_attr(l, id, &a);
 			/*
 			 * The frame-pointer walk skips the caller of a syscall wrapper
 			 * (it builds no frame): the top of the user stack holds it.
@@ -223,12 +229,7 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 	 */
 	if (!(l->opts.flags & MS_LIVE_NO_VMA_TREE) &&
 	    !ms_tracefs_event_id(dir, "maple_tree", "ma_write", &id)) {
-		memset(&a, 0, sizeof(a));
-		common_attr(&a, &l->opts);
-		a.type = PERF_TYPE_TRACEPOINT;
-		a.config = id;
-		a.sample_period = 1;
-		a.sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_ADDR;
+		tracepoint_attr(l, id, &a);
 		add_evsel(l, "maple_tree:ma_write", "maple_tree/ma_write", PHASE_ENTER, &a);
 		names[n++] = l->evsels[l->nr_evsels - 1].tp;
 	}
