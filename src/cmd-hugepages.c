@@ -76,24 +76,16 @@ struct hp_run {
 	struct ms_sites sites;
 };
 
-static int pre(struct replay *rp, const struct ms_event *ev)
+/* Each region made: where it was made, named while its process's binaries are known. */
+static int note_site(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
-	struct hp_run *run = rp->ctx;
+	struct hp_run *run = ctx;
 
-	ms_symbols_track(run->syms, ev);
-	ms_hugepages_note(run->hp, rp->as, ev);
-	return 0;
+	(void)s;
+	return c->op == MS_OP_MAP && c->region ? ms_sites_note(&run->sites, run->syms, c->region, ev) : 0;
 }
 
-static int post(struct replay *rp, const struct ms_event *ev, enum ms_aspace_op op)
-{
-	struct hp_run *run = rp->ctx;
-	const struct ms_region *r;
-
-	if (op != MS_OP_MAP || !(r = ms_aspace_lookup(rp->as, ev->pid, ev->map.start)))
-		return 0;
-	return ms_sites_note(&run->sites, run->syms, r, ev);
-}
+static const struct ms_analysis sites_analysis = { .name = "sites", .change = note_site };
 
 static const char *site_of(const struct hp_run *run, const struct ms_region *r)
 {
@@ -375,7 +367,8 @@ int cmd_hugepages(int argc, char **argv)
 	struct hp_opts o = { 0 };
 	struct ms_hugepages_opts ho = { 0 };
 	struct hp_run run = { 0 };
-	struct replay rp = { 0 };
+	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX };
+	struct ms_session *s = NULL;
 	struct ms_huge_advice *v = NULL;
 	struct ms_stream_stats st;
 	size_t n = 0;
@@ -386,41 +379,37 @@ int cmd_hugepages(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
 	ho.min_benefit = o.min_benefit;
+	if ((ret = replay_open(&s, o.input, &so)))
+		goto out;
 	run.hp = ms_hugepages_new(&ho);
-	run.syms = ms_symbols_new();
-	if (!run.hp || !run.syms) {
+	run.syms = ms_session_symbols(s);
+	if (!run.hp || ms_session_add(s, &ms_hugepages_analysis, run.hp) ||
+	    ms_session_add(s, &sites_analysis, &run)) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	if ((ret = replay_open(&rp, o.input)))
+	if ((ret = replay_run(s, o.input)))
 		goto out;
-	ms_hugepages_attach(run.hp, rp.as);
-	rp.ctx = &run;
-	rp.pre = pre;
-	rp.post = post;
-	if ((ret = replay_run(&rp)))
-		goto out;
-	ms_stream_stats(rp.stream, &st);
-	err = ms_hugepages_advice(run.hp, rp.as, st.last_time, &v, &n);
+	ms_stream_stats(ms_session_stream(s), &st);
+	err = ms_hugepages_advice(run.hp, ms_session_aspace(s), st.last_time, &v, &n);
 	if (err) {
 		cli_error("cannot build the advice: %s", strerror(-err));
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	replay_warnings(&rp);
+	replay_warnings(s, o.input);
 	if (o.apply)
 		ret = apply(v, n, &o);
 	else if (o.json)
 		print_json(v, n, &run, ms_hugepages_have_tlb(run.hp));
 	else
 		print_text(v, n, &run, ms_hugepages_have_tlb(run.hp));
-	if (rp.corrupt)
+	if (ms_session_corrupt(s))
 		ret = EXIT_RUNTIME;
 out:
 	free(v);
 	ms_sites_release(&run.sites);
-	ms_symbols_free(run.syms);
 	ms_hugepages_free(run.hp);
-	replay_close(&rp);
+	ms_session_free(s);
 	return ret;
 }

@@ -47,12 +47,12 @@ struct maps_run {
 	uint64_t exited;            /* when the process exited, 0 while it lives */
 };
 
-static int stop_after(struct replay *rp, const struct ms_event *ev)
+static int stop_after(void *ctx, struct ms_session *s, const struct ms_event *ev)
 {
-	struct maps_run *m = rp->ctx;
+	struct maps_run *m = ctx;
 
-	if (m->rel && rp->first_time) {
-		m->at += rp->first_time;
+	if (m->rel && ms_session_first_time(s)) {
+		m->at += ms_session_first_time(s);
 		m->rel = false;
 	}
 	if (!m->last && !m->rel && ev->time > m->at)
@@ -90,12 +90,12 @@ static void print_vma(const struct ms_vma *v, void *ctx)
 }
 
 /* Says so when the process's own records were lost before the instant asked for. */
-static void lost_before(const struct replay *rp, const struct maps_run *m)
+static void lost_before(const struct ms_session *s, const struct maps_run *m)
 {
 	struct ms_stream_stats st;
 	uint32_t i;
 
-	ms_stream_stats(rp->stream, &st);
+	ms_stream_stats(ms_session_stream(s), &st);
 	for (i = 0; i < st.nr_lost_pids && i < 8; i++)
 		if (st.lost_by_pid[i].pid == m->pid && (m->last || st.lost_by_pid[i].first <= m->at))
 			fprintf(stderr, "mapscope: warning: %llu records of process %u were lost before "
@@ -113,7 +113,10 @@ int cmd_maps(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct maps_run m = { 0 };
-	struct replay rp = { 0 };
+	/* Every event, samples too: the replay stops at the first one past the instant. */
+	static const struct ms_analysis until = { .name = "maps", .event = stop_after,
+						  .flags = MS_ANALYSIS_SEES_SAMPLES };
+	struct ms_session *s = NULL;
 	const char *input = "mapscope.data";
 	bool have_at = false;
 	uint64_t v;
@@ -146,29 +149,31 @@ int cmd_maps(int argc, char **argv)
 	if (!m.pid || !have_at)
 		return cli_usage_error("maps", "both --pid and --at are needed");
 	cli_log_init(0);
-	if ((ret = replay_open(&rp, input)))
+	if ((ret = replay_open(&s, input, NULL)))
 		goto out;
-	rp.ctx = &m;
-	rp.pre = stop_after;
-	if ((ret = replay_run(&rp)))
+	if (ms_session_add(s, &until, &m)) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if ((ret = replay_run(s, input)))
 		goto out;
 	if (!m.seen) {
 		cli_error("process %u does not appear in '%s' by that time", m.pid, input);
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	replay_warnings(&rp);
-	lost_before(&rp, &m);
+	replay_warnings(s, input);
+	lost_before(s, &m);
 	if (m.exited) {
 		cli_error("process %u had exited by then, at %" PRIu64 " (+%.6f s): it had no maps left",
-			  m.pid, m.exited, (double)(m.exited - rp.first_time) / 1e9);
+			  m.pid, m.exited, (double)(m.exited - ms_session_first_time(s)) / 1e9);
 		cli_hint("its maps as they were when it exited: mapscope maps --pid %u --at last", m.pid);
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	ms_aspace_for_each_vma(rp.as, m.pid, print_vma, NULL);
-	ret = rp.corrupt ? EXIT_RUNTIME : 0;
+	ms_aspace_for_each_vma(ms_session_aspace(s), m.pid, print_vma, NULL);
+	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
 out:
-	replay_close(&rp);
+	ms_session_free(s);
 	return ret;
 }

@@ -419,68 +419,14 @@ static void print_csv(const struct report_opts *o, struct ms_report_row *rows, s
 		       un->samples, share(un->samples, total), un->pages, un->first_ns, un->last_ns);
 }
 
-struct report_run {
-	struct ms_report *rep;
-	struct report_opts *o;
-	struct ms_symbols *syms;
-	size_t build_ids;           /* the reader's build-ids handed to syms so far */
-};
-
-static void expect_build_ids(const struct ms_pdreader *r, struct report_run *run);
-
-/* Symbols follow the binaries as each process maps them, before the model charges samples. */
-static int track(struct replay *rp, const struct ms_event *ev);
-
-static int note_region(struct replay *rp, const struct ms_event *ev, enum ms_aspace_op op)
-{
-	struct report_run *run = rp->ctx;
-	const struct ms_region *r;
-
-	if (op == MS_OP_MAP && (r = ms_aspace_lookup(rp->as, ev->pid, ev->map.start)))
-		ms_report_region_made(run->rep, r, ev);
-	return 0;
-}
-
-/* Relative window ends are known once the first event is seen. */
-static int track(struct replay *rp, const struct ms_event *ev)
-{
-	struct report_run *run = rp->ctx;
-
-	if (run->syms) {
-		if (ev->kind == MS_EV_MAP)  /* a pipe's build-ids come as records, ahead of their maps */
-			expect_build_ids(rp->reader, run);
-		ms_symbols_track(run->syms, ev);
-	}
-	if ((run->o->from_rel || run->o->to_rel) && rp->first_time) {
-		if (run->o->from_rel)
-			run->o->from += rp->first_time;
-		if (run->o->to_rel && run->o->to != UINT64_MAX)
-			run->o->to += rp->first_time;
-		run->o->from_rel = run->o->to_rel = false;
-		ms_report_set_window(run->rep, run->o->from, run->o->to);
-	}
-	return 0;
-}
-
-/* The build-ids the recording has shown so far, so a rebuilt binary is not misnamed. */
-static void expect_build_ids(const struct ms_pdreader *r, struct report_run *run)
-{
-	const unsigned char *id;
-	const char *path;
-	size_t len;
-
-	for (; ms_pdreader_build_id(r, run->build_ids, &path, &id, &len); run->build_ids++)
-		ms_symbols_expect_build_id(run->syms, path, id, len);
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
-	struct replay rp = { 0 };
+	struct ms_session_opts so = { 0 };
+	struct ms_session *s = NULL;
 	struct ms_report *rep = NULL;
 	struct ms_report_row *rows = NULL, un;
 	struct ms_stream_stats st;
-	struct report_run run = { 0 };
 	size_t n;
 	int ret, err;
 	bool uncertain;
@@ -489,58 +435,46 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
-	ret = replay_open(&rp, o.input);
+	/* Symbols only where a code column or children are asked for. */
+	so.symbols = o.children || (o.group & ~MS_GROUP_REGION);
+	so.from_ns = o.from;
+	so.to_ns = o.to;
+	so.from_rel = o.from_rel;
+	so.to_rel = o.to_rel;
+	ret = replay_open(&s, o.input, &so);
 	if (ret)
 		goto out;
-	rep = ms_report_new(o.from, o.to);
-	if (!rep) {
+	rep = ms_report_new(o.from_rel ? 0 : o.from, o.to_rel ? UINT64_MAX : o.to);
+	if (!rep || ms_session_add(s, &ms_report_analysis, rep)) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	run.rep = rep;
-	run.o = &o;
-	run.syms = NULL;
-	if (o.children || (o.group & ~MS_GROUP_REGION)) {
-		run.syms = ms_symbols_new();
-		if (!run.syms) {
-			ret = EXIT_RUNTIME;
-			goto out;
-		}
-		expect_build_ids(rp.reader, &run);
-	}
-	ms_report_configure(rep, o.group ? o.group : MS_GROUP_REGION, run.syms, o.children);
+	ms_report_configure(rep, o.group ? o.group : MS_GROUP_REGION, ms_session_symbols(s), o.children);
 	if (!o.group)
 		o.group = MS_GROUP_REGION;
-	rp.ctx = &run;
-	rp.pre = run.syms || o.from_rel || o.to_rel ? track : NULL;   /* not a call per sample for nothing */
-	/* Symbols need only maps, exec and fork; a relative window needs the first time as it comes. */
-	rp.pre_skips_samples = !o.from_rel && !o.to_rel;
-	rp.post = note_region;
-	ms_report_attach(rep, rp.as);
-	ret = replay_run(&rp);
+	ret = replay_run(s, o.input);
 	if (ret)
 		goto out;
-	err = ms_report_rows(rep, rp.as, o.keys, o.nr_keys, &rows, &n, &un);
+	err = ms_report_rows(rep, ms_session_aspace(s), o.keys, o.nr_keys, &rows, &n, &un);
 	if (err) {
 		cli_error("cannot build the report: %s", strerror(-err));
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	ms_stream_stats(rp.stream, &st);
+	ms_stream_stats(ms_session_stream(s), &st);
 	/* No unmap records, or records lost: maps and unmaps may be missing. */
-	uncertain = !ms_stream_has_syscalls(rp.stream) || st.lost;
-	replay_warnings(&rp);
+	uncertain = !ms_stream_has_syscalls(ms_session_stream(s)) || st.lost;
+	replay_warnings(s, o.input);
 	if (o.format == CLI_FORMAT_JSON)
 		print_json(&o, rows, n, &un, ms_report_total(rep), &st, uncertain, rep);
 	else if (o.format == CLI_FORMAT_CSV)
 		print_csv(&o, rows, n, &un, ms_report_total(rep));
 	else
 		print_text(&o, rows, n, &un, ms_report_total(rep), &st, uncertain);
-	ret = rp.corrupt ? EXIT_RUNTIME : 0;
+	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
 out:
 	free(rows);
 	ms_report_free(rep);
-	ms_symbols_free(run.syms);
-	replay_close(&rp);
+	ms_session_free(s);
 	return ret;
 }

@@ -35,15 +35,18 @@ struct tl {
 	bool json;
 };
 
-static int on_change(struct replay *rp, const struct ms_event *ev, const struct ms_change *c)
+static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
-	struct tl *t = rp->ctx;
+	struct tl *t = ctx;
 
+	(void)s;
 	(void)ev;
 	if (t->pid < 0 || c->pid == (uint32_t)t->pid)
 		print_change(stdout, c, t->json);
 	return 0;
 }
+
+static const struct ms_analysis timeline_analysis = { .name = "timeline", .change = on_change };
 
 int cmd_timeline(int argc, char **argv)
 {
@@ -55,7 +58,7 @@ int cmd_timeline(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tl t = { .pid = -1 };
-	struct replay rp = { 0 };
+	struct ms_session *s = NULL;
 	const char *input = "mapscope.data";
 	uint64_t v;
 	int c, ret, fmt;
@@ -83,17 +86,19 @@ int cmd_timeline(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("timeline", "unexpected argument '%s'", argv[optind]);
 	cli_log_init(0);
-	if ((ret = replay_open(&rp, input)))
+	if ((ret = replay_open(&s, input, NULL)))
 		goto out;
-	rp.ctx = &t;
-	rp.change = on_change;
+	if (ms_session_add(s, &timeline_analysis, &t)) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	if (!t.json)
 		print_change_header(stdout);
-	if ((ret = replay_run(&rp)))
+	if ((ret = replay_run(s, input)))
 		goto out;
-	replay_warnings(&rp);
-	ret = rp.corrupt ? EXIT_RUNTIME : 0;
+	replay_warnings(s, input);
+	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
 out:
-	replay_close(&rp);
+	ms_session_free(s);
 	return ret;
 }

@@ -49,23 +49,6 @@ struct un_run {
 	struct ms_symbols *syms;
 };
 
-static int pre(struct replay *rp, const struct ms_event *ev)
-{
-	struct un_run *run = rp->ctx;
-
-	ms_symbols_track(run->syms, ev);
-	return 0;
-}
-
-/* Unmaps are remembered, so a later access can say what freed its address. */
-static int on_change(struct replay *rp, const struct ms_event *ev, const struct ms_change *c)
-{
-	struct un_run *run = rp->ctx;
-
-	ms_unmapped_note(run->u, ev, c);
-	return 0;
-}
-
 struct code {
 	char sym[256];
 	const char *file;
@@ -92,7 +75,8 @@ int cmd_unmapped(int argc, char **argv)
 	};
 	const struct ms_unmapped_access *acc;
 	struct un_run run = { 0 };
-	struct replay rp = { 0 };
+	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX };
+	struct ms_session *s = NULL;
 	const char *input = "mapscope.data";
 	char site[256], chain[1024];
 	struct code code;
@@ -114,27 +98,23 @@ int cmd_unmapped(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("unmapped", "unexpected argument '%s'", argv[optind]);
 	cli_log_init(0);
+	if ((ret = replay_open(&s, input, &so)))
+		goto out;
 	run.u = ms_unmapped_new();
-	run.syms = ms_symbols_new();
-	if (!run.u || !run.syms) {
+	run.syms = ms_session_symbols(s);
+	if (!run.u || ms_session_add(s, &ms_unmapped_analysis, run.u)) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	if ((ret = replay_open(&rp, input)))
-		goto out;
-	ms_unmapped_attach(run.u, rp.as);
-	rp.ctx = &run;
-	rp.pre = pre;
-	rp.change = on_change;
-	if ((ret = replay_run(&rp)))
+	if ((ret = replay_run(s, input)))
 		goto out;
 	if ((err = ms_unmapped_results(run.u, &acc, &n))) {
 		cli_error("cannot build the report: %s", strerror(-err));
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	replay_warnings(&rp);
-	t0 = (double)rp.first_time;
+	replay_warnings(s, input);
+	t0 = (double)ms_session_first_time(s);
 	if (fmt == CLI_FORMAT_JSON)
 		printf("{\"accesses\": [");
 	else
@@ -184,11 +164,10 @@ int cmd_unmapped(int argc, char **argv)
 	}
 	if (fmt == CLI_FORMAT_JSON)
 		printf("]}\n");
-	ret = rp.corrupt ? EXIT_RUNTIME : 0;
+	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
 out:
 	ms_unmapped_free(run.u);
-	ms_symbols_free(run.syms);
-	replay_close(&rp);
+	ms_session_free(s);
 	return ret;
 }
 

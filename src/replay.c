@@ -4,97 +4,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mapscope/pdreader.h>
+
 #include "cli.h"
 #include "replay.h"
 
-int replay_open(struct replay *rp, const char *path)
+int replay_open(struct ms_session **s, const char *path, const struct ms_session_opts *opts)
 {
-	rp->path = path;
-	rp->reader = ms_pdreader_open(path);
-	if (!rp->reader) {
-		if (errno == ENOENT && !strcmp(path, "mapscope.data"))
-			cli_hint("record one first: mapscope record -- CMD, or name a file with -i FILE");
-		return EXIT_RUNTIME;
-	}
-	rp->stream = ms_stream_new(rp->reader);
-	rp->as = rp->stream ? ms_aspace_new() : NULL;
-	if (!rp->as) {
+	*s = ms_session_open(path, opts);
+	if (*s)
+		return 0;
+	if (errno == ENOENT && !strcmp(path, "mapscope.data"))
+		cli_hint("record one first: mapscope record -- CMD, or name a file with -i FILE");
+	else if (errno == ENOMEM)
 		cli_error("cannot read '%s': %s", path, strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	return 0;
+	return EXIT_RUNTIME;
 }
 
-static int __attribute__((noinline)) apply_change(struct replay *rp, const struct ms_event *ev)
+int replay_run(struct ms_session *s, const char *path)
 {
-	struct ms_change c;
-	int err = ms_aspace_apply_change(rp->as, ev, &c);
+	int err = ms_session_run(s);
 
-	return err > 0 ? rp->change(rp, ev, &c) : err;
-}
-
-static int on_event(const struct ms_event *ev, void *ctx)
-{
-	struct replay *rp = ctx;
-	enum ms_aspace_op op;
-	int err;
-
-	if (!rp->first_time && ev->time)
-		rp->first_time = ev->time;      /* perf's synthesised records carry time 0 */
-	if (rp->pre && (err = rp->pre(rp, ev)))
-		return err;
-	if (rp->change)
-		return apply_change(rp, ev);
-	if ((err = ms_aspace_apply(rp->as, ev, &op)))
-		return err;
-	return rp->post && op != MS_OP_NONE ? rp->post(rp, ev, op) : 0;
-}
-
-/* With no hook to see samples, a sample goes straight to the model once the start is known. */
-static int on_event_plain(const struct ms_event *ev, void *ctx)
-{
-	struct replay *rp = ctx;
-
-	if (ev->kind == MS_EV_SAMPLE && rp->first_time)
-		return ms_aspace_apply(rp->as, ev, NULL);
-	return on_event(ev, ctx);
-}
-
-/* Runs of samples, where no hook wants to see them one by one. */
-static int on_samples(const struct ms_event *evs, size_t n, void *ctx)
-{
-	struct replay *rp = ctx;
-	size_t i;
-
-	for (i = 0; !rp->first_time && i < n; i++)
-		rp->first_time = evs[i].time;
-	return ms_aspace_apply_run(rp->as, evs, n);
-}
-
-int replay_run(struct replay *rp)
-{
-	/* Samples the hooks need not see one by one go to the model in runs. */
-	bool plain = (!rp->pre || rp->pre_skips_samples) && !rp->change;
-	int err;
-
-	if (plain && ms_stream_set_samples_fn(rp->stream, on_samples)) {
-		cli_error("cannot read '%s': %s", rp->path, strerror(ENOMEM));
-		return EXIT_RUNTIME;
-	}
-	err = ms_stream_run(rp->stream, plain ? on_event_plain : on_event, rp);
-
-	if (err == 1)                  /* a hook had what it needed */
-		return 0;
-	ms_aspace_finish(rp->as);
-	if (err == -EBADMSG) {
-		rp->corrupt = true;
-		return 0;
-	}
-	if (err) {
-		cli_error("cannot read '%s': %s", rp->path, strerror(err < 0 ? -err : EIO));
-		return EXIT_RUNTIME;
-	}
-	return 0;
+	if (err == 1 || err == 0 || err == -EBADMSG)
+		return 0;                  /* stopped by an analysis, the end, or damage (warned of) */
+	cli_error("cannot read '%s': %s", path, strerror(err < 0 ? -err : EIO));
+	return EXIT_RUNTIME;
 }
 
 /* An event's name as perf prints it, where the file does not name it. */
@@ -120,22 +54,22 @@ static void event_name(const struct ms_pdreader *r, size_t i, char *out, size_t 
 }
 
 /* Says that the file has no data addresses at all, and which events it has instead. */
-static void warn_no_addresses(const struct replay *rp)
+static void warn_no_addresses(const struct ms_pdreader *r, const char *path)
 {
 	char names[256] = "", one[64];
-	size_t i, n = ms_pdreader_nr_evsels(rp->reader), used = 0;
+	size_t i, n = ms_pdreader_nr_evsels(r), used = 0;
 
 	for (i = 0; i < n; i++)
-		if (ms_pdreader_attr(rp->reader, i)->sample_type & PERF_SAMPLE_ADDR)
+		if (ms_pdreader_attr(r, i)->sample_type & PERF_SAMPLE_ADDR)
 			return;
 	for (i = 0; i < n && used < sizeof(names) - 1; i++) {
-		event_name(rp->reader, i, one, sizeof(one));
+		event_name(r, i, one, sizeof(one));
 		used += (size_t)snprintf(names + used, sizeof(names) - used, "%s%s", i ? ", " : "", one);
 	}
 	if (used >= sizeof(names) - 1)
 		snprintf(names + sizeof(names) - 5, 5, "...");
 	fprintf(stderr, "mapscope: warning: '%s' has no data addresses: its events (%s) were recorded "
-		"without them; record with 'mapscope record', or 'perf record -d'\n", rp->path, names);
+		"without them; record with 'mapscope record', or 'perf record -d'\n", path, names);
 }
 
 void replay_set_aside(const struct ms_stream_stats *st, char *out, size_t len)
@@ -161,34 +95,37 @@ static double rel_s(const struct ms_stream_stats *st, uint64_t t)
 	return (double)(t > st->first_time ? t - st->first_time : 0) / 1e9;
 }
 
-void replay_warnings(struct replay *rp)
+void replay_warnings(struct ms_session *s, const char *path)
 {
+	struct ms_stream *stream = ms_session_stream(s);
+	struct ms_pdreader *r = ms_session_reader(s);
+	bool corrupt = ms_session_corrupt(s);
 	struct ms_stream_stats st;
 	char aside[512];
 	uint32_t i;
 
-	ms_stream_stats(rp->stream, &st);
+	ms_stream_stats(stream, &st);
 	if (!st.samples && !st.zero_addr && !st.kernel_addr)
-		warn_no_addresses(rp);
+		warn_no_addresses(r, path);
 	replay_set_aside(&st, aside, sizeof(aside));
 	if (aside[0])
 		fprintf(stderr, "mapscope: note: samples set aside, not charged: %s\n", aside);
-	if (ms_pdreader_unfinished(rp->reader))
+	if (ms_pdreader_unfinished(r))
 		fprintf(stderr, "mapscope: warning: '%s' was not finished (its recorder was killed, or "
-			"its disk filled up): recovered %llu records, %llu of them samples%s\n", rp->path,
+			"its disk filled up): recovered %llu records, %llu of them samples%s\n", path,
 			(unsigned long long)st.records, (unsigned long long)replay_file_samples(&st),
-			ms_stream_has_syscalls(rp->stream) ? ", with the unmaps" : "");
-	if (rp->corrupt)
+			ms_stream_has_syscalls(stream) ? ", with the unmaps" : "");
+	if (corrupt)
 		fprintf(stderr, "mapscope: warning: '%s' is corrupt or truncated: what follows covers "
-			"the records before the bad one only\n", rp->path);
-	if (!ms_stream_has_syscalls(rp->stream) && rp->corrupt)
+			"the records before the bad one only\n", path);
+	if (!ms_stream_has_syscalls(stream) && corrupt)
 		fprintf(stderr, "mapscope: warning: the tracepoint descriptions stored at the end of '%s' "
 			"are lost, so its unmaps cannot be read: a later map replaces an earlier one where "
-			"they overlap, and attribution is uncertain\n", rp->path);
-	else if (!ms_stream_has_syscalls(rp->stream))
+			"they overlap, and attribution is uncertain\n", path);
+	else if (!ms_stream_has_syscalls(stream))
 		fprintf(stderr, "mapscope: warning: '%s' does not record munmap and mremap (perf record?): a later "
 			"map replaces an earlier one where they overlap, so attribution is uncertain\n",
-			rp->path);
+			path);
 	if (st.lost) {
 		fprintf(stderr, "mapscope: warning: the recording lost %llu records, from %.6f s to %.6f s: "
 			"maps, unmaps and samples there may be missing, so attribution is uncertain "
@@ -204,13 +141,6 @@ void replay_warnings(struct replay *rp)
 	if (st.out_of_order)
 		fprintf(stderr, "mapscope: warning: %llu records came out of time order\n",
 			(unsigned long long)st.out_of_order);
-}
-
-void replay_close(struct replay *rp)
-{
-	ms_aspace_free(rp->as);
-	ms_stream_free(rp->stream);
-	ms_pdreader_free(rp->reader);
 }
 
 int parse_time(const char *s, uint64_t *ns, bool *relative)

@@ -1,7 +1,7 @@
 /*
- * The shared pipeline of the commands that read a recording: the file
- * source, the stream and the model. Each command adds hooks around the
- * model's apply.
+ * The CLI's side of a session (mapscope/session.h): opening one with the
+ * errors and hints a user needs, running it, and the warnings a reader of
+ * the output must see. The pipeline itself is the library's.
  */
 #ifndef MS_REPLAY_H
 #define MS_REPLAY_H
@@ -9,38 +9,21 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <mapscope/aspace.h>
-#include <mapscope/pdreader.h>
+#include <mapscope/session.h>
 #include <mapscope/stream.h>
 
-struct replay {
-	struct ms_pdreader *reader;
-	struct ms_stream *stream;
-	struct ms_aspace *as;
-	const char *path;
-	/* Before the model sees ev; non-zero stops the replay (1: stop quietly). */
-	int (*pre)(struct replay *rp, const struct ms_event *ev);
-	/* pre has nothing to do for samples once first_time is known: they may go to the model in runs. */
-	bool pre_skips_samples;
-	/* After the model changed (op says how; not called for MS_OP_NONE). */
-	int (*post)(struct replay *rp, const struct ms_event *ev, enum ms_aspace_op op);
-	/* Instead of post: each change, described. */
-	int (*change)(struct replay *rp, const struct ms_event *ev, const struct ms_change *c);
-	void *ctx;
-	uint64_t first_time;       /* of the first event, 0 before it */
-	bool corrupt;              /* the data ended in a corrupt record */
-};
+/* Opens path (opts may be NULL); prints the error and returns EXIT_RUNTIME on failure. */
+int replay_open(struct ms_session **s, const char *path, const struct ms_session_opts *opts);
 
-/* Opens path and prepares the pipeline; prints the error and returns EXIT_RUNTIME on failure. */
-int replay_open(struct replay *rp, const char *path);
-
-/* Runs to the end (or until a hook stops it). 0, or EXIT_RUNTIME with the error printed. */
-int replay_run(struct replay *rp);
+/*
+ * Runs to the end (or until an analysis stops it). 0, also for data that
+ * ends in a damaged record (ms_session_corrupt says so), or EXIT_RUNTIME
+ * with the error printed.
+ */
+int replay_run(struct ms_session *s, const char *path);
 
 /* Prints the warnings a reader of the output must see (uncertain attribution, lost records, corruption). */
-void replay_warnings(struct replay *rp);
-
-void replay_close(struct replay *rp);
+void replay_warnings(struct ms_session *s, const char *path);
 
 /* "N at address 0 (...), M at kernel addresses": the samples not charged, and why; "" where none. */
 void replay_set_aside(const struct ms_stream_stats *st, char *out, size_t len);

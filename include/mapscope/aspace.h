@@ -101,6 +101,12 @@ struct ms_change {
 	int prot;                     /* map, protect, remap: the protection now (PROT_*); else -1 */
 	int advice;                   /* madvise: the advice (MADV_*); else -1 */
 	int lock;                     /* lock: the lock state the range takes (MS_LOCK_*, 0: unlocked); else -1 */
+	/*
+	 * The region the change made (map), moved (remap), grew (brk, stack-grow)
+	 * or changed (protect, madvise, lock), as the model has it now; NULL for
+	 * the others and where none is left.
+	 */
+	const struct ms_region *region;
 };
 
 /*

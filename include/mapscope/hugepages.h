@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include <mapscope/aspace.h>
+#include <mapscope/session.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,11 +45,12 @@ struct ms_huge_advice {
 /* NULL with errno set. opts may be NULL for the defaults. */
 struct ms_hugepages *ms_hugepages_new(const struct ms_hugepages_opts *opts);
 
-/* Installs hp as as's listener: it counts the charged samples. */
-void ms_hugepages_attach(struct ms_hugepages *hp, struct ms_aspace *as);
-
-/* Feeds each event before the model applies it: hugepage madvise calls are noted. */
-void ms_hugepages_note(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_event *ev);
+/*
+ * The hugepage advisor as an analysis of a session (ctx: hp): it counts
+ * the charged samples by 2 MiB span and notes hugepage advice and the
+ * memory that moves.
+ */
+extern const struct ms_analysis ms_hugepages_analysis;
 
 /*
  * The advice for every candidate region that was touched, advised ones first

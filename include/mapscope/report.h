@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <mapscope/aspace.h>
+#include <mapscope/session.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,22 +61,18 @@ struct ms_symbols;
  */
 void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms, int children);
 
-/*
- * Notes a region just made (MS_OP_MAP, by event ev) so its allocation site
- * is named while its process's binaries are known: the first frame of its
- * call chain outside the C library and the dynamic loader. The chain is the
- * frame-pointer one, or unwound from ev's copied stack (--call-graph dwarf).
- */
-void ms_report_region_made(struct ms_report *rep, const struct ms_region *r, const struct ms_event *ev);
-
 /* The region's allocation chain, formatted, or NULL. */
 const char *ms_report_alloc_chain(const struct ms_report *rep, const struct ms_region *r);
 
 /* Narrows the time window (samples charged before this call keep counting). */
 void ms_report_set_window(struct ms_report *rep, uint64_t from_ns, uint64_t to_ns);
 
-/* Installs the report as as's listener. */
-void ms_report_attach(struct ms_report *rep, struct ms_aspace *as);
+/*
+ * The report as an analysis of a session (ctx: the report): it counts the
+ * charged samples, notes the regions made, and keeps to the session's
+ * window where it has one.
+ */
+extern const struct ms_analysis ms_report_analysis;
 
 /*
  * Builds the rows, one per region of as (those with no samples too), sorted

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <mapscope/aspace.h>
+#include <mapscope/session.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,11 +52,12 @@ struct ms_unmapped;
 /* NULL with errno set. */
 struct ms_unmapped *ms_unmapped_new(void);
 
-/* Installs u as as's listener (as must outlive u). */
-void ms_unmapped_attach(struct ms_unmapped *u, struct ms_aspace *as);
-
-/* Feeds every change (from ms_aspace_apply_change): unmaps are remembered. */
-void ms_unmapped_note(struct ms_unmapped *u, const struct ms_event *ev, const struct ms_change *c);
+/*
+ * Accesses to unmapped memory as an analysis of a session (ctx: u): the
+ * changes that release memory are remembered, so that a later access can
+ * say what freed its address.
+ */
+extern const struct ms_analysis ms_unmapped_analysis;
 
 /* The accesses, grouped by (class, code address), most frequent first. *out lives as long as u. */
 int ms_unmapped_results(struct ms_unmapped *u, const struct ms_unmapped_access **out, size_t *n);

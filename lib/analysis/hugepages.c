@@ -130,12 +130,17 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 	}
 }
 
-MS_EXPORT void ms_hugepages_attach(struct ms_hugepages *hp, struct ms_aspace *as)
-{
-	struct ms_aspace_listener l = { .charge = on_charge };
+static void note(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_event *ev);
 
-	ms_aspace_set_listener(as, &l, hp);
+static int on_event(void *ctx, struct ms_session *s, const struct ms_event *ev)
+{
+	note(ctx, ms_session_aspace(s), ev);
+	return 0;
 }
+
+MS_EXPORT const struct ms_analysis ms_hugepages_analysis = {
+	.name = "hugepages", .event = on_event, .charge = on_charge,
+};
 
 /*
  * mremap moved [old_start, old_end) of region r to new_start: the pages
@@ -204,7 +209,8 @@ static void follow_remap(struct ms_hugepages *hp, const struct ms_region *r, con
 	free(moved);
 }
 
-MS_EXPORT void ms_hugepages_note(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_event *ev)
+/* Each event before the model applies it: hugepage madvise calls are noted, and memory that moves. */
+static void note(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_event *ev)
 {
 	const struct ms_region *r;
 	unsigned char *grown;

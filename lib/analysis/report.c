@@ -516,7 +516,13 @@ MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, str
 	rep->nr_children = syms ? (children > MS_REPORT_MAX_CHILDREN ? MS_REPORT_MAX_CHILDREN : children) : 0;
 }
 
-MS_EXPORT void ms_report_region_made(struct ms_report *rep, const struct ms_region *r, const struct ms_event *ev)
+/*
+ * A region just made (MS_OP_MAP, by event ev): its allocation site is named
+ * while its process's binaries are known: the first frame of its call
+ * chain outside the C library and the dynamic loader. The chain is the
+ * frame-pointer one, or unwound from ev's copied stack (--call-graph dwarf).
+ */
+static void region_made(struct ms_report *rep, const struct ms_region *r, const struct ms_event *ev)
 {
 	if (ms_sites_note(&rep->sites, rep->syms, r, ev))
 		rep->error = -ENOMEM;
@@ -527,12 +533,27 @@ MS_EXPORT const char *ms_report_alloc_chain(const struct ms_report *rep, const s
 	return ms_sites_chain(&rep->sites, r);
 }
 
-MS_EXPORT void ms_report_attach(struct ms_report *rep, struct ms_aspace *as)
+/* The session's window, once its relative ends are known. */
+static void on_start(void *ctx, struct ms_session *s)
 {
-	struct ms_aspace_listener l = { .charge = on_charge, .charge_run = on_charge_run };
+	uint64_t from, to;
 
-	ms_aspace_set_listener(as, &l, rep);
+	if (ms_session_window(s, &from, &to))
+		ms_report_set_window(ctx, from, to);
 }
+
+static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
+{
+	(void)s;
+	if (c->op == MS_OP_MAP && c->region)
+		region_made(ctx, c->region, ev);
+	return 0;
+}
+
+MS_EXPORT const struct ms_analysis ms_report_analysis = {
+	.name = "report", .charge = on_charge, .charge_run = on_charge_run, .change = on_change,
+	.start = on_start,
+};
 
 MS_EXPORT uint64_t ms_report_total(const struct ms_report *rep)
 {

@@ -70,7 +70,8 @@ MS_EXPORT struct ms_unmapped *ms_unmapped_new(void)
 	return calloc(1, sizeof(struct ms_unmapped));
 }
 
-MS_EXPORT void ms_unmapped_note(struct ms_unmapped *u, const struct ms_event *ev, const struct ms_change *c)
+/* Every change: the releases are remembered. */
+static void note(struct ms_unmapped *u, const struct ms_event *ev, const struct ms_change *c)
 {
 	struct release *grown, *r;
 
@@ -167,13 +168,23 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 	}
 }
 
-MS_EXPORT void ms_unmapped_attach(struct ms_unmapped *u, struct ms_aspace *as)
+static void on_begin(void *ctx, struct ms_session *s)
 {
-	struct ms_aspace_listener l = { .charge = on_charge };
+	struct ms_unmapped *u = ctx;
 
-	u->as = as;
-	ms_aspace_set_listener(as, &l, u);
+	u->as = ms_session_aspace(s);
 }
+
+static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
+{
+	(void)s;
+	note(ctx, ev, c);
+	return 0;
+}
+
+MS_EXPORT const struct ms_analysis ms_unmapped_analysis = {
+	.name = "unmapped", .begin = on_begin, .charge = on_charge, .change = on_change,
+};
 
 static int cmp_acc(const void *pa, const void *pb)
 {

@@ -1536,6 +1536,7 @@ MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event
 	switch (c->op) {
 	case MS_OP_MAP:
 		r = ms_aspace_lookup(as, ev->pid, c->start);
+		c->region = r;
 		snprintf(c->name, sizeof(c->name), "%s", r ? r->name : ev->map.name);
 		if (occupied)                          /* MAP_FIXED over what was there */
 			set_release(c, c->start, c->end);
@@ -1548,20 +1549,28 @@ MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event
 		set_release(c, c->start, c->end);
 		break;
 	case MS_OP_REMAP:
+		c->region = ms_aspace_lookup(as, ev->pid, c->new_start);
 		set_release(c, c->start, c->end);
 		break;
+	case MS_OP_PROTECT:
+	case MS_OP_LOCK:
+		c->region = c->start ? ms_aspace_lookup(as, ev->pid, c->start) : NULL;
+		break;
 	case MS_OP_MADVISE:
+		c->region = ms_aspace_lookup(as, ev->pid, c->start);
 		if (ev->madvise.advice == MADV_DONTNEED || ev->madvise.advice == MADV_FREE ||
 		    ev->madvise.advice == MADV_REMOVE || ev->madvise.advice == 24)
 			set_release(c, c->start, c->end);
 		break;
 	case MS_OP_BRK:
+		c->region = ms_aspace_heap(as, ev->pid);
 		snprintf(c->name, sizeof(c->name), "[heap]");
 		if (ev->kind == MS_EV_BRK && ev->brk.new_brk < ev->brk.old_brk)
 			set_release(c, PAGE_ALIGN(ev->brk.new_brk), PAGE_ALIGN(ev->brk.old_brk));
 		break;
 	case MS_OP_STACK_GROW:
 		r = ms_aspace_lookup(as, ev->pid, ev->map.end - 1);
+		c->region = r;
 		if (r) {
 			c->start = r->start;
 			c->end = r->end;

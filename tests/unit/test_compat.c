@@ -25,6 +25,7 @@
 #include <mapscope/stream.h>
 
 #include "perfdata/format.h"
+#include "records.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	    PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
@@ -797,19 +798,7 @@ static void pipe_attr_after_data(void **state)
  */
 static void maps_outside_user_space_refused(void **state)
 {
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		uint64_t addr, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, gen;
-		uint32_t prot, flags;
-		char name[8];
-		uint32_t spid, stid;
-		uint64_t time, id;
-		uint32_t cpu, res;
-		uint64_t identifier;
-	} m = { { PERF_RECORD_MMAP2, 0, sizeof(m) }, 10, 10, 0x10000, 1ULL << 60, 0, 0, 0, 0, 0,
+	struct mmap2_rec m = { { PERF_RECORD_MMAP2, 0, sizeof(m) }, 10, 10, 0x10000, 1ULL << 60, 0, 0, 0, 0, 0,
 		PROT_READ | PROT_WRITE, MAP_PRIVATE, "//anon", 10, 10, 5, ID, 0, 0, ID };
 	struct sample_rec s1 = sample(ID, 10, 0x10000);
 	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,

@@ -21,77 +21,20 @@
 #include <mapscope/hugepages.h>
 #include <mapscope/pdreader.h>
 #include <mapscope/pdwriter.h>
+#include <mapscope/session.h>
 #include <mapscope/stream.h>
 #include <mapscope/unmapped.h>
 
-#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	    PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | \
-	    PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC)
-#define ID 5
-#define MS 1000000ULL
-#define LOAD_TLB_MISS ((uint64_t)PERF_MEM_OP_LOAD << PERF_MEM_OP_SHIFT | \
-		       (uint64_t)(PERF_MEM_TLB_MISS | PERF_MEM_TLB_L1) << PERF_MEM_TLB_SHIFT)
-#define PREFETCH ((uint64_t)PERF_MEM_OP_PFETCH << PERF_MEM_OP_SHIFT)
-#define LOAD ((uint64_t)PERF_MEM_OP_LOAD << PERF_MEM_OP_SHIFT)
-
-struct sample {
-	struct perf_event_header h;
-	uint64_t identifier, ip;
-	uint32_t pid, tid;
-	uint64_t time, addr, id;
-	uint32_t cpu, res;
-	uint64_t period, weight, data_src;
-};
-
-struct mmap2 {
-	struct perf_event_header h;
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	uint32_t maj, min;
-	uint64_t ino, gen;
-	uint32_t prot, flags;
-	char name[8];
-	uint32_t spid, stid;
-	uint64_t time, id;
-	uint32_t cpu, res;
-	uint64_t identifier;
-};
-
-static void put_map(struct ms_pdwriter *w, uint64_t t, uint64_t addr, uint64_t len, uint32_t prot,
-		    const char *name, uint64_t ino)
-{
-	struct mmap2 m = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(m) }, 7, 7, addr, len, 0,
-			   ino ? 8 : 0, 0, ino, 0, prot, MAP_PRIVATE, "", 7, 7, t, ID, 0, 0, ID };
-
-	snprintf(m.name, sizeof(m.name), "%s", name);
-	assert_int_equal(ms_pdwriter_write(w, &m.h), 0);
-}
-
-static void put_sample(struct ms_pdwriter *w, uint64_t t, uint64_t ip, uint64_t addr, uint64_t src)
-{
-	struct sample s = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) }, ID, ip, 7, 7, t, addr,
-			    ID, 0, 0, 1, 30, src };
-
-	assert_int_equal(ms_pdwriter_write(w, &s.h), 0);
-}
+#include "synth.h"
 
 static int path_fd;
 
 /* Code at 0x400000; 4 MiB of data at 0x10000000, its first 2 MiB span loaded page by page with TLB misses. */
 static void make_recording(void **state)
 {
-	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_RAW, .config = 0x1cd,
-				     .sample_type = ST, .sample_id_all = 1, .mmap2 = 1, .mmap_data = 1,
-				     .precise_ip = 2 };
-	uint64_t id = ID;
-	struct ms_pdwriter_evsel e = { &a, "cpu/mem-loads/", &id, 1 };
-	char *argv[] = { "synthetic" };
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
-	struct ms_pdwriter *w;
+	struct ms_pdwriter *w = synth_writer(&path_fd);
 	int i;
 
-	path_fd = memfd_create("hw", 0);
-	w = ms_pdwriter_new(path_fd, &o);
 	assert_non_null(w);
 	put_map(w, 1 * MS, 0x400000, 0x1000, PROT_READ | PROT_EXEC, "/bin/x", 42);
 	put_map(w, 2 * MS, 0x10000000, 4 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
@@ -103,54 +46,32 @@ static void make_recording(void **state)
 	ms_pdwriter_free(w);
 }
 
-struct run {
-	struct ms_aspace *as;
-	struct ms_hugepages *hp;
-};
-
-static int apply(const struct ms_event *ev, void *ctx)
+/* Replays the recording through a session with one analysis; *end: the last event's time. */
+static struct ms_session *replay(const struct ms_analysis *a, void *analysis, uint64_t *end)
 {
-	return ms_aspace_apply(ctx, ev, NULL);
-}
-
-/* Replays the recording with a listener installed by attach. */
-static void replay(void (*attach)(void *, struct ms_aspace *), void *analysis, struct ms_aspace **as,
-		   uint64_t *end)
-{
-	char path[64];
-	struct ms_pdreader *r;
-	struct ms_stream *s;
 	struct ms_stream_stats st;
+	struct ms_session *s;
 
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", path_fd);
-	r = ms_pdreader_open(path);
-	assert_non_null(r);
-	s = ms_stream_new(r);
+	s = ms_session_open(synth_path(path_fd), NULL);
 	assert_non_null(s);
-	*as = ms_aspace_new();
-	attach(analysis, *as);
-	assert_int_equal(ms_stream_run(s, apply, *as), 0);
-	ms_aspace_finish(*as);
-	ms_stream_stats(s, &st);
+	assert_int_equal(ms_session_add(s, a, analysis), 0);
+	assert_int_equal(ms_session_run(s), 0);
+	ms_stream_stats(ms_session_stream(s), &st);
 	*end = st.last_time;
-	ms_stream_free(s);
-	ms_pdreader_free(r);
+	return s;
 }
-
-static void attach_hp(void *hp, struct ms_aspace *as) { ms_hugepages_attach(hp, as); }
-static void attach_un(void *u, struct ms_aspace *as) { ms_unmapped_attach(u, as); }
 
 static void tlb_misses_reach_hugepage_advice(void **state)
 {
 	struct ms_hugepages *hp = ms_hugepages_new(NULL);
 	struct ms_huge_advice *v;
-	struct ms_aspace *as;
+	struct ms_session *s;
 	uint64_t end;
 	size_t n;
 
 	make_recording(state);
-	replay(attach_hp, hp, &as, &end);
-	assert_int_equal(ms_hugepages_advice(hp, as, end, &v, &n), 0);
+	s = replay(&ms_hugepages_analysis, hp, &end);
+	assert_int_equal(ms_hugepages_advice(hp, ms_session_aspace(s), end, &v, &n), 0);
 	assert_true(ms_hugepages_have_tlb(hp));
 	assert_int_equal(n, 1);
 	assert_true(v[0].advised);
@@ -163,7 +84,7 @@ static void tlb_misses_reach_hugepage_advice(void **state)
 	assert_int_equal(v[0].tlb_misses, 512);
 	assert_int_equal(v[0].benefit, 511 + 512);   /* faults saved plus TLB misses */
 	free(v);
-	ms_aspace_free(as);
+	ms_session_free(s);
 	ms_hugepages_free(hp);
 	close(path_fd);
 }
@@ -186,7 +107,8 @@ static void hugepage_advice_over_many_regions(void **state)
 
 	assert_non_null(hp);
 	assert_non_null(as);
-	ms_hugepages_attach(hp, as);
+	/* The model driven by hand: the analysis hears its charges as a session would have it. */
+	ms_aspace_set_listener(as, &(struct ms_aspace_listener){ .charge = ms_hugepages_analysis.charge }, hp);
 	ev.pid = ev.tid = 7;
 	ev.kind = MS_EV_MAP;
 	ev.map = (struct ms_event_map){ .prot = PROT_READ | PROT_WRITE, .flags = MAP_PRIVATE, .name = "//anon",
@@ -238,13 +160,13 @@ static void bad_prefetch_and_wild_load(void **state)
 {
 	struct ms_unmapped *u = ms_unmapped_new();
 	const struct ms_unmapped_access *acc;
-	struct ms_aspace *as;
+	struct ms_session *s;
 	uint64_t end;
 	size_t n, i;
 	int prefetch = 0, load = 0;
 
 	make_recording(state);
-	replay(attach_un, u, &as, &end);
+	s = replay(&ms_unmapped_analysis, u, &end);
 	assert_int_equal(ms_unmapped_results(u, &acc, &n), 0);
 	assert_int_equal(n, 2);                      /* the 512 mapped loads are not reported */
 	for (i = 0; i < n; i++) {
@@ -261,7 +183,7 @@ static void bad_prefetch_and_wild_load(void **state)
 	}
 	assert_int_equal(prefetch, 1);
 	assert_int_equal(load, 1);
-	ms_aspace_free(as);
+	ms_session_free(s);
 	ms_unmapped_free(u);
 	close(path_fd);
 }

@@ -21,6 +21,7 @@
 #include <mapscope/stream.h>
 
 #include "perfdata/format.h"
+#include "records.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	    PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
@@ -40,21 +41,6 @@ struct sample_rec {
 	uint64_t time, addr, id;
 	uint32_t cpu, res;
 	uint64_t period;
-};
-
-struct mmap2_rec {
-	struct perf_event_header h;
-	uint32_t pid, tid;
-	uint64_t addr, len, pgoff;
-	uint32_t maj, min;
-	uint64_t ino, gen;
-	uint32_t prot, flags;
-	char name[8];
-	/* sample_id: TID, TIME, ID, CPU, IDENTIFIER */
-	uint32_t spid, stid;
-	uint64_t time, id;
-	uint32_t cpu, res;
-	uint64_t identifier;
 };
 
 static struct sample_rec sample(uint64_t time, uint64_t addr)

@@ -1,0 +1,115 @@
+/*
+ * struct ms_session: the pipeline that replays a recording, in one object.
+ * It owns the file reader, the stream and the address-space model, and
+ * fans what the model does out to any number of analyses, each a small
+ * ops table (struct ms_analysis): report, hugepages and unmapped are three
+ * (ms_report_analysis, ms_hugepages_analysis, ms_unmapped_analysis), and
+ * one pass can run them all. Symbols and the time window are resolved
+ * once, here, for every analysis.
+ *
+ *	struct ms_session *s = ms_session_open("mapscope.data", NULL);
+ *	struct ms_report *rep = ms_report_new(0, UINT64_MAX);
+ *	ms_session_add(s, &ms_report_analysis, rep);
+ *	ms_session_run(s);
+ *	... ms_report_rows(rep, ms_session_aspace(s), ...) ...
+ *
+ * Nothing here prints; errors come back as negative errno values, and the
+ * library's log callback (mapscope/log.h) hears warnings.
+ */
+#ifndef MAPSCOPE_SESSION_H
+#define MAPSCOPE_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mapscope/aspace.h>
+#include <mapscope/event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ms_session;
+struct ms_pdreader;
+struct ms_stream;
+struct ms_symbols;
+
+/* An analysis: every callback is optional; ctx is what ms_session_add() was given. */
+struct ms_analysis {
+	const char *name;
+	/*
+	 * Each event before the model applies it; samples too only with
+	 * MS_ANALYSIS_SEES_SAMPLES (otherwise samples go to the model in runs).
+	 * Non-zero stops the run: 1 quietly (what was wanted is known), a
+	 * negative errno as an error.
+	 */
+	int (*event)(void *ctx, struct ms_session *s, const struct ms_event *ev);
+	/* A sample the model charged to r (NULL: no mapping held its address). */
+	void (*charge)(void *ctx, const struct ms_event *sample, const struct ms_region *r);
+	/* Optional: a run of samples, samples[i] to r[i] (never NULL), in place of charge. */
+	void (*charge_run)(void *ctx, const struct ms_event *samples, const struct ms_region *const *r,
+			   size_t n);
+	/* After the model made a change: c describes it, c->region is the region it made or changed. */
+	int (*change)(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c);
+	/* Once, as the run begins: the session's objects are there to keep. */
+	void (*begin)(void *ctx, struct ms_session *s);
+	/* Once, when the first event's time is known and the window is resolved. */
+	void (*start)(void *ctx, struct ms_session *s);
+	/* Once, at the end of the recording, after the model charged what waited. */
+	void (*finish)(void *ctx, struct ms_session *s);
+	unsigned int flags;
+};
+
+#define MS_ANALYSIS_SEES_SAMPLES (1u << 0)
+
+struct ms_session_opts {
+	/* Follow the binaries each process maps, for ms_session_symbols(). */
+	bool symbols;
+	/*
+	 * The time window the analyses are asked to keep to (ms_session_window):
+	 * nanoseconds on the recording's clock, or from its first event where
+	 * *_rel is set; to UINT64_MAX: to the end.
+	 */
+	uint64_t from_ns, to_ns;
+	bool from_rel, to_rel;
+};
+
+/* Opens a recording (a file, or "-" for a pipe on stdin). opts may be NULL. NULL with errno set. */
+struct ms_session *ms_session_open(const char *path, const struct ms_session_opts *opts);
+
+/* Adds an analysis (a[0] is not copied: keep it alive). 0 or -ENOMEM; at most 16. */
+int ms_session_add(struct ms_session *s, const struct ms_analysis *a, void *ctx);
+
+/*
+ * Replays the whole recording through the model and the analyses. 0 at
+ * the end; 1 when an analysis stopped it; -EBADMSG when the data ended in a
+ * damaged record (what came before was replayed: ms_session_corrupt()
+ * says so); another negative errno on failure.
+ */
+int ms_session_run(struct ms_session *s);
+
+struct ms_aspace *ms_session_aspace(const struct ms_session *s);
+struct ms_stream *ms_session_stream(const struct ms_session *s);
+struct ms_pdreader *ms_session_reader(const struct ms_session *s);
+/* The symbols, following the binaries as the replay goes (opts.symbols), or NULL. */
+struct ms_symbols *ms_session_symbols(const struct ms_session *s);
+
+/* The time of the first event with one, or 0 before it. */
+uint64_t ms_session_first_time(const struct ms_session *s);
+
+/*
+ * The window, with relative ends resolved once the first time is known;
+ * false where the session was given none (all of the recording).
+ */
+bool ms_session_window(const struct ms_session *s, uint64_t *from_ns, uint64_t *to_ns);
+
+/* Whether the data ended in a damaged record. */
+bool ms_session_corrupt(const struct ms_session *s);
+
+void ms_session_free(struct ms_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,278 @@
+/*
+ * The session: reader -> stream -> model, and the model's charges and
+ * changes fanned out to the analyses. Samples go to the model in runs
+ * unless an analysis asked to see them one by one; where one analysis
+ * alone takes charges, the model calls it directly.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mapscope/pdreader.h>
+#include <mapscope/session.h>
+#include <mapscope/stream.h>
+#include <mapscope/symbols.h>
+
+#include "util/log.h"
+
+#define MAX_ANALYSES 16
+
+struct slot {
+	const struct ms_analysis *a;
+	void *ctx;
+};
+
+struct ms_session {
+	struct ms_pdreader *reader;
+	struct ms_stream *stream;
+	struct ms_aspace *as;
+	struct ms_symbols *syms;
+	struct ms_session_opts o;
+	bool window_set;
+	struct slot an[MAX_ANALYSES];
+	size_t n;
+	bool any_event, any_change, sees_samples;
+	uint64_t first_time;
+	size_t build_ids;           /* the reader's build-ids handed to the symbols so far */
+	bool corrupt;
+};
+
+MS_EXPORT struct ms_session *ms_session_open(const char *path, const struct ms_session_opts *opts)
+{
+	struct ms_session *s = calloc(1, sizeof(*s));
+	int err = -ENOMEM;
+
+	if (!s)
+		return NULL;
+	s->o.to_ns = UINT64_MAX;
+	if (opts) {
+		s->o = *opts;
+		s->window_set = opts->from_ns || opts->to_ns != UINT64_MAX || opts->from_rel || opts->to_rel;
+	}
+	s->reader = ms_pdreader_open(path);
+	if (!s->reader) {
+		err = -errno;
+		goto fail;
+	}
+	s->stream = ms_stream_new(s->reader);
+	if (!s->stream || !(s->as = ms_aspace_new()) ||
+	    (s->o.symbols && !(s->syms = ms_symbols_new()))) {
+		err = errno ? -errno : -ENOMEM;
+		goto fail;
+	}
+	return s;
+fail:
+	ms_session_free(s);
+	errno = -err;
+	return NULL;
+}
+
+MS_EXPORT int ms_session_add(struct ms_session *s, const struct ms_analysis *a, void *ctx)
+{
+	if (s->n == MAX_ANALYSES)
+		return -ENOMEM;
+	s->an[s->n++] = (struct slot){ a, ctx };
+	s->any_event |= a->event != NULL;
+	s->any_change |= a->change != NULL;
+	s->sees_samples |= a->event && (a->flags & MS_ANALYSIS_SEES_SAMPLES);
+	return 0;
+}
+
+/* --- charges: one analysis is called directly; several through these ------- */
+
+static void fan_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
+{
+	struct ms_session *s = ctx;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->an[i].a->charge)
+			s->an[i].a->charge(s->an[i].ctx, ev, r);
+}
+
+static void fan_charge_run(void *ctx, const struct ms_event *evs, const struct ms_region *const *r, size_t n)
+{
+	struct ms_session *s = ctx;
+	const struct ms_analysis *a;
+	size_t i, k;
+
+	for (i = 0; i < s->n; i++) {
+		a = s->an[i].a;
+		if (a->charge_run)
+			a->charge_run(s->an[i].ctx, evs, r, n);
+		else if (a->charge)
+			for (k = 0; k < n; k++)
+				a->charge(s->an[i].ctx, &evs[k], r[k]);
+	}
+}
+
+static void listen(struct ms_session *s)
+{
+	struct ms_aspace_listener l = { .charge = fan_charge, .charge_run = fan_charge_run };
+	const struct slot *one = NULL;
+	size_t i, takers = 0;
+
+	for (i = 0; i < s->n; i++)
+		if (s->an[i].a->charge) {
+			one = &s->an[i];
+			takers++;
+		}
+	if (takers == 1) {
+		l = (struct ms_aspace_listener){ .charge = one->a->charge, .charge_run = one->a->charge_run };
+		ms_aspace_set_listener(s->as, &l, one->ctx);
+	} else if (takers > 1) {
+		ms_aspace_set_listener(s->as, &l, s);
+	}
+}
+
+/* --- events ---------------------------------------------------------------- */
+
+/* The first time is known: the window's relative ends are resolved, and the analyses told. */
+static void start(struct ms_session *s, uint64_t t)
+{
+	size_t i;
+
+	s->first_time = t;
+	if (s->o.from_rel)
+		s->o.from_ns += t;
+	if (s->o.to_rel && s->o.to_ns != UINT64_MAX)
+		s->o.to_ns += t;
+	s->o.from_rel = s->o.to_rel = false;
+	for (i = 0; i < s->n; i++)
+		if (s->an[i].a->start)
+			s->an[i].a->start(s->an[i].ctx, s);
+}
+
+/* The build-ids the recording has shown so far, so that a rebuilt binary is not misnamed. */
+static void expect_build_ids(struct ms_session *s)
+{
+	const unsigned char *id;
+	const char *path;
+	size_t len;
+
+	for (; ms_pdreader_build_id(s->reader, s->build_ids, &path, &id, &len); s->build_ids++)
+		ms_symbols_expect_build_id(s->syms, path, id, len);
+}
+
+static int __attribute__((noinline)) apply_change(struct ms_session *s, const struct ms_event *ev)
+{
+	struct ms_change c;
+	size_t i;
+	int err = ms_aspace_apply_change(s->as, ev, &c);
+
+	if (err <= 0)
+		return err;                   /* nothing changed, or an error */
+	for (i = 0; i < s->n; i++)
+		if (s->an[i].a->change && (err = s->an[i].a->change(s->an[i].ctx, s, ev, &c)))
+			return err;
+	return 0;
+}
+
+static int on_event(const struct ms_event *ev, void *ctx)
+{
+	struct ms_session *s = ctx;
+	size_t i;
+	int err;
+
+	if (!s->first_time && ev->time)
+		start(s, ev->time);           /* perf's synthesised records carry time 0 */
+	if (s->syms && ev->kind != MS_EV_SAMPLE) {
+		if (ev->kind == MS_EV_MAP)    /* a pipe's build-ids come as records, ahead of their maps */
+			expect_build_ids(s);
+		ms_symbols_track(s->syms, ev);
+	}
+	for (i = 0; s->any_event && i < s->n; i++)
+		if (s->an[i].a->event && (ev->kind != MS_EV_SAMPLE || (s->an[i].a->flags & MS_ANALYSIS_SEES_SAMPLES)) &&
+		    (err = s->an[i].a->event(s->an[i].ctx, s, ev)))
+			return err;
+	if (ev->kind == MS_EV_SAMPLE || !s->any_change)
+		return ms_aspace_apply(s->as, ev, NULL);
+	return apply_change(s, ev);
+}
+
+/* Runs of samples, which no analysis sees one by one. */
+static int on_samples(const struct ms_event *evs, size_t n, void *ctx)
+{
+	struct ms_session *s = ctx;
+	size_t i;
+
+	for (i = 0; !s->first_time && i < n; i++)
+		if (evs[i].time)
+			start(s, evs[i].time);
+	return ms_aspace_apply_run(s->as, evs, n);
+}
+
+MS_EXPORT int ms_session_run(struct ms_session *s)
+{
+	size_t i;
+	int err;
+
+	listen(s);
+	for (i = 0; i < s->n; i++)
+		if (s->an[i].a->begin)
+			s->an[i].a->begin(s->an[i].ctx, s);
+	if (s->syms)
+		expect_build_ids(s);
+	if (!s->sees_samples && (err = ms_stream_set_samples_fn(s->stream, on_samples)))
+		return err;
+	err = ms_stream_run(s->stream, on_event, s);
+	if (err == 1)                    /* an analysis had what it needed */
+		return 1;
+	ms_aspace_finish(s->as);
+	if (err == -EBADMSG)
+		s->corrupt = true;
+	if (err && err != -EBADMSG)
+		return err;
+	for (i = 0; i < s->n; i++)
+		if (s->an[i].a->finish)
+			s->an[i].a->finish(s->an[i].ctx, s);
+	return err;
+}
+
+MS_EXPORT struct ms_aspace *ms_session_aspace(const struct ms_session *s)
+{
+	return s->as;
+}
+
+MS_EXPORT struct ms_stream *ms_session_stream(const struct ms_session *s)
+{
+	return s->stream;
+}
+
+MS_EXPORT struct ms_pdreader *ms_session_reader(const struct ms_session *s)
+{
+	return s->reader;
+}
+
+MS_EXPORT struct ms_symbols *ms_session_symbols(const struct ms_session *s)
+{
+	return s->syms;
+}
+
+MS_EXPORT uint64_t ms_session_first_time(const struct ms_session *s)
+{
+	return s->first_time;
+}
+
+MS_EXPORT bool ms_session_window(const struct ms_session *s, uint64_t *from_ns, uint64_t *to_ns)
+{
+	*from_ns = s->o.from_ns;
+	*to_ns = s->o.to_ns;
+	return s->window_set;
+}
+
+MS_EXPORT bool ms_session_corrupt(const struct ms_session *s)
+{
+	return s->corrupt;
+}
+
+MS_EXPORT void ms_session_free(struct ms_session *s)
+{
+	if (!s)
+		return;
+	ms_symbols_free(s->syms);
+	ms_aspace_free(s->as);
+	ms_stream_free(s->stream);
+	ms_pdreader_free(s->reader);
+	free(s);
+}

@@ -1,0 +1,209 @@
+/*
+ * The session on a synthetic recording: several analyses in one pass hear
+ * what each would alone, the window's relative ends are resolved from the
+ * first event, a change names the region it made, and an analysis can
+ * stop the run.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <mapscope/hugepages.h>
+#include <mapscope/report.h>
+#include <mapscope/session.h>
+#include <mapscope/stream.h>
+#include <mapscope/unmapped.h>
+
+#include "synth.h"
+
+static int fd;
+
+/*
+ * Code at 0x400000 (from 1 ms); 4 MiB of data at 0x10000000 (from 2 ms),
+ * its first 512 pages loaded at 20 ms + i us; then two loads of unmapped
+ * memory at 30 and 31 ms.
+ */
+static int make_recording(void **state)
+{
+	struct ms_pdwriter *w = synth_writer(&fd);
+	int i;
+
+	(void)state;
+	assert_non_null(w);
+	put_map(w, 1 * MS, 0x400000, 0x1000, PROT_READ | PROT_EXEC, "/bin/x", 42);
+	put_map(w, 2 * MS, 0x10000000, 4 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
+	for (i = 0; i < 512; i++)
+		put_sample(w, 20 * MS + (uint64_t)i * 1000, 0x400010, 0x10000000 + (uint64_t)i * 4096, LOAD);
+	put_sample(w, 30 * MS, 0x400100, 0x20000000, LOAD);
+	put_sample(w, 31 * MS, 0x400200, 0x20001000, LOAD);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	return 0;
+}
+
+static int drop_recording(void **state)
+{
+	(void)state;
+	close(fd);
+	return 0;
+}
+
+/* Samples charged, in all, and to the data region. */
+static void report_counts(struct ms_report *rep, struct ms_session *s, uint64_t *total, uint64_t *data)
+{
+	static const enum ms_report_key keys[] = { MS_SORT_REGION };
+	struct ms_report_row *rows, un;
+	size_t n, i;
+
+	assert_int_equal(ms_report_rows(rep, ms_session_aspace(s), keys, 1, &rows, &n, &un), 0);
+	*total = ms_report_total(rep);
+	*data = 0;
+	for (i = 0; i < n; i++)
+		if (rows[i].region->start == 0x10000000)
+			*data = rows[i].samples;
+	free(rows);
+}
+
+/* Report, hugepages and unmapped in one pass: each hears every charge, as it would alone. */
+static void three_analyses_in_one_pass(void **state)
+{
+	struct ms_session *s = ms_session_open(synth_path(fd), NULL), *alone;
+	struct ms_report *rep = ms_report_new(0, UINT64_MAX), *rep_alone = ms_report_new(0, UINT64_MAX);
+	struct ms_hugepages *hp = ms_hugepages_new(NULL);
+	struct ms_unmapped *u = ms_unmapped_new();
+	const struct ms_unmapped_access *acc;
+	struct ms_huge_advice *v;
+	uint64_t total, data, total_alone, data_alone;
+	size_t n;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(ms_session_add(s, &ms_report_analysis, rep), 0);
+	assert_int_equal(ms_session_add(s, &ms_hugepages_analysis, hp), 0);
+	assert_int_equal(ms_session_add(s, &ms_unmapped_analysis, u), 0);
+	assert_int_equal(ms_session_run(s), 0);
+	report_counts(rep, s, &total, &data);
+	assert_int_equal(total, 514);
+	assert_int_equal(data, 512);
+	assert_int_equal(ms_unmapped_results(u, &acc, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(acc[0].cls, MS_UNMAPPED_NEVER);
+	assert_int_equal(ms_hugepages_advice(hp, ms_session_aspace(s), 40 * MS, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].pages, 512);
+	assert_true(v[0].advised);
+	free(v);
+	/* The report alone: the model calls it directly, and it counts the same. */
+	alone = ms_session_open(synth_path(fd), NULL);
+	assert_int_equal(ms_session_add(alone, &ms_report_analysis, rep_alone), 0);
+	assert_int_equal(ms_session_run(alone), 0);
+	report_counts(rep_alone, alone, &total_alone, &data_alone);
+	assert_int_equal(total_alone, total);
+	assert_int_equal(data_alone, data);
+	ms_session_free(alone);
+	ms_report_free(rep_alone);
+	ms_report_free(rep);
+	ms_hugepages_free(hp);
+	ms_unmapped_free(u);
+	ms_session_free(s);
+}
+
+/* "+20.1 s to +20.2 s" in ms: the window's ends from the first event (1 ms). */
+static void relative_window(void **state)
+{
+	struct ms_session_opts o = { .from_ns = 19 * MS + 100000, .to_ns = 19 * MS + 199999,
+				     .from_rel = true, .to_rel = true };
+	struct ms_session *s = ms_session_open(synth_path(fd), &o);
+	struct ms_report *rep = ms_report_new(0, UINT64_MAX);
+	uint64_t total, data, from, to;
+
+	(void)state;
+	assert_non_null(s);
+	assert_true(ms_session_window(s, &from, &to));
+	assert_int_equal(ms_session_add(s, &ms_report_analysis, rep), 0);
+	assert_int_equal(ms_session_run(s), 0);
+	assert_int_equal(ms_session_first_time(s), 1 * MS);
+	assert_true(ms_session_window(s, &from, &to));
+	assert_int_equal(from, 20 * MS + 100000);
+	assert_int_equal(to, 20 * MS + 199999);
+	report_counts(rep, s, &total, &data);
+	assert_int_equal(total, 100);                /* samples 100 to 199, one a microsecond */
+	assert_int_equal(data, 100);
+	ms_report_free(rep);
+	ms_session_free(s);
+}
+
+struct seen {
+	size_t events, samples, maps_with_region, changes;
+	uint64_t stop_at;
+};
+
+static int on_event(void *ctx, struct ms_session *s, const struct ms_event *ev)
+{
+	struct seen *w = ctx;
+
+	(void)s;
+	w->events++;
+	w->samples += ev->kind == MS_EV_SAMPLE;
+	return w->stop_at && ev->time >= w->stop_at;
+}
+
+static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
+{
+	struct seen *w = ctx;
+
+	w->changes++;
+	if (c->op == MS_OP_MAP && c->region == ms_aspace_lookup(ms_session_aspace(s), ev->pid, ev->map.start))
+		w->maps_with_region++;
+	return 0;
+}
+
+/* Samples reach event() only where asked for; a change names its region; event() may stop the run. */
+static void events_changes_and_stop(void **state)
+{
+	const struct ms_analysis quiet = { .name = "quiet", .event = on_event, .change = on_change };
+	const struct ms_analysis all = { .name = "all", .event = on_event, .flags = MS_ANALYSIS_SEES_SAMPLES };
+	struct seen q = { 0 }, a = { 0 }, stop = { .stop_at = 20 * MS };
+	struct ms_session *s = ms_session_open(synth_path(fd), NULL);
+
+	(void)state;
+	assert_int_equal(ms_session_add(s, &quiet, &q), 0);
+	assert_int_equal(ms_session_add(s, &all, &a), 0);
+	assert_int_equal(ms_session_run(s), 0);
+	assert_int_equal(q.samples, 0);
+	assert_int_equal(a.samples, 514);
+	assert_int_equal(q.maps_with_region, 2);
+	assert_int_equal(q.changes, 2);
+	ms_session_free(s);
+
+	s = ms_session_open(synth_path(fd), NULL);
+	assert_int_equal(ms_session_add(s, &all, &stop), 0);
+	assert_int_equal(ms_session_run(s), 1);
+	assert_int_equal(stop.samples, 1);           /* the first at 20 ms stopped it */
+	ms_session_free(s);
+}
+
+static void bad_input(void **state)
+{
+	(void)state;
+	assert_null(ms_session_open("/nonexistent/mapscope.data", NULL));
+	assert_int_equal(errno, ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(three_analyses_in_one_pass),
+		cmocka_unit_test(relative_window),
+		cmocka_unit_test(events_changes_and_stop),
+		cmocka_unit_test(bad_input),
+	};
+	return cmocka_run_group_tests(tests, make_recording, drop_recording);
+}
