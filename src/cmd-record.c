@@ -46,7 +46,9 @@ static const char usage_text[] =
 "                        until Ctrl-C or until they exit; their current maps\n"
 "                        are read from /proc first\n"
 "  -c, --count PERIOD    one page-fault sample every PERIOD faults (default 1)\n"
-"  -m, --mmap-pages N    ring buffer pages per CPU, a power of two (default 1024)\n"
+"  -m, --mmap-pages N    ring buffer pages per CPU, a power of two (default\n"
+"                        1024; attaching to more than 4 processes, 1024 per 4\n"
+"                        of them, up to 8192, within 1/16 of the memory)\n"
 "      --no-samples      record address-space changes only, no page faults\n"
 "      --no-vma-tree     leave out the kernel's VMA tree writes\n"
 "                        (maple_tree:ma_write, recorded where the kernel has\n"
@@ -91,6 +93,7 @@ struct record_opts {
 	uint64_t period;
 	bool period_set;             /* -c given */
 	uint64_t pages;
+	bool pages_set;              /* -m given */
 	bool no_samples;
 	bool no_vma_tree;
 	bool callchain;
@@ -140,6 +143,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 						       "a whole number from 1 to %u", optarg, UINT32_MAX);
 			break;
 		case 'm':
+			o->pages_set = true;
 			if (cli_parse_u64(optarg, 1, 1u << 20, &o->pages) || (o->pages & (o->pages - 1)))
 				return cli_usage_error("record", "invalid ring buffer size '%s': expected "
 						       "a power of two number of pages, such as 1024", optarg);
@@ -658,6 +662,25 @@ static int setup_targets(struct session *s)
 	return err;
 }
 
+/*
+ * The ring buffer's size per CPU where -m is not given. A tree of processes
+ * attached to at once fills the rings faster while the events start and
+ * their maps are read (a browser's dozens of processes), so it grows with
+ * their number: 1024 pages per 4 processes, up to 8192 (32 MiB), and never
+ * past a sixteenth of the memory over all CPUs.
+ */
+static uint64_t default_pages(int nr_pids)
+{
+	uint64_t pages = MS_LIVE_DEFAULT_PAGES, mem = (uint64_t)sysconf(_SC_PHYS_PAGES);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	while (pages < 8 * MS_LIVE_DEFAULT_PAGES && (uint64_t)nr_pids > pages / MS_LIVE_DEFAULT_PAGES * 4)
+		pages *= 2;
+	while (pages > MS_LIVE_DEFAULT_PAGES && cpus > 0 && pages * (uint64_t)cpus > mem / 16)
+		pages /= 2;
+	return pages;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
@@ -686,6 +709,10 @@ int cmd_record(int argc, char **argv)
 	launch_signals();
 
 	lo.fault_period = o.no_samples ? 0 : o.period;
+	if (!o.pages_set)
+		o.pages = default_pages(o.nr_pids);
+	if (o.verbose)
+		fprintf(stderr, "mapscope: ring buffers of %llu pages per CPU\n", (unsigned long long)o.pages);
 	lo.mmap_pages = (unsigned int)o.pages;
 	lo.flags = (o.callchain ? MS_LIVE_CALLCHAIN : 0) | (o.dwarf ? MS_LIVE_DWARF : 0) |
 		   (o.no_vma_tree ? MS_LIVE_NO_VMA_TREE : 0) |

@@ -53,3 +53,28 @@ sys.exit(bad)
 PY
 kill $spinner
 pass "attached, stopped by SIGINT; maps (PROT_NONE too), threads and live changes recorded"
+
+# Six processes at once: the rings grow by default (1024 pages per 4), and
+# -m still decides where given. Every process's own maps are there.
+pids=()
+for i in 1 2 3 4 5 6; do
+	"$WORKLOADS/spinner" >"spin$i.txt" &
+	pids+=($!)
+done
+trap 'kill ${pids[*]} $spinner 2>/dev/null || true; rm -rf "$TMP"' EXIT
+for i in 1 2 3 4 5 6; do
+	for _ in $(seq 50); do grep -q '^ready' "spin$i.txt" && break; sleep 0.1; done
+done
+list=$(IFS=,; echo "${pids[*]}")
+timeout -s INT 2 "$MAPSCOPE" record -v -p "$list" -o six.data 2>six.txt || true
+grep -q '^mapscope: ring buffers of 2048 pages per CPU$' six.txt ||
+	fail "6 processes: expected rings of 2048 pages: $(grep 'ring buffers' six.txt)"
+grep -q '0 records lost' six.txt || fail "6 processes: records lost: $(tail -1 six.txt)"
+for p in "${pids[@]}"; do
+	"$MAPSCOPE" maps -i six.data --pid "$p" --at end 2>/dev/null | grep -q . ||
+		fail "6 processes: no maps of process $p"
+done
+timeout -s INT 1 "$MAPSCOPE" record -v -m 512 -p "$list" -o six-m.data 2>six-m.txt || true
+grep -q '^mapscope: ring buffers of 512 pages per CPU$' six-m.txt || fail "-m 512 was not kept"
+kill "${pids[@]}"
+pass "six processes attached at once: rings of 2048 pages, -m kept, every process's maps"
