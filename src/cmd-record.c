@@ -73,7 +73,8 @@ static const char usage_text[] =
 "file. So do SIGKILL of mapscope and a full disk, up to the last flush (a\n"
 "quarter of a second at most): the file is a whole perf.data at every flush.\n"
 "A summary line goes to stderr at the end: samples (with a data address, and\n"
-"syscall records), records lost, and the bytes in the file.\n"
+"the others: syscalls, the VMA tree, stack pointers), records lost, and the\n"
+"bytes in the file.\n"
 "\n"
 "EXIT STATUS\n"
 "  0 the recording is complete (the command's own status is in the summary),\n"
@@ -568,7 +569,7 @@ static void print_summary(struct session *s)
 		status[1] = ' ';
 		launch_describe(&s->child, s->o->cmd[0], status + 2, sizeof(status) - 2);
 	}
-	fprintf(stderr, "mapscope: %llu samples (%llu data addresses, %llu syscall records), %llu records lost, "
+	fprintf(stderr, "mapscope: %llu samples (%llu data addresses, %llu others), %llu records lost, "
 		"%.1f MiB written to '%s'%s%s\n", (unsigned long long)st.samples,
 		(unsigned long long)st.data_samples, (unsigned long long)(st.samples - st.data_samples),
 		(unsigned long long)st.lost,

@@ -30,6 +30,7 @@ enum ms_event_kind {
 	MS_EV_SAMPLE,       /* a data address sample */
 	MS_EV_LOST,         /* records the kernel could not write */
 	MS_EV_MLOCK,        /* mlock, mlock2, munlock, mlockall, munlockall: lock */
+	MS_EV_THREAD_SP,    /* a thread's user stack pointer (in sample.sp), which names its stack */
 };
 
 /* The lock state mlock gives a VMA (VM_LOCKED, VM_LOCKONFAULT). */

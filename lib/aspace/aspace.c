@@ -1120,7 +1120,8 @@ static int __attribute__((noinline)) apply_event(struct ms_aspace *as, const str
 	int err = 0;
 
 	/* A fault waits for the growth it causes: its VMA tree write, then its MMAP2. */
-	if (ev->kind != MS_EV_MAP && ev->kind != MS_EV_LOST && ev->kind != MS_EV_VMA)
+	if (ev->kind != MS_EV_MAP && ev->kind != MS_EV_LOST && ev->kind != MS_EV_VMA &&
+	    ev->kind != MS_EV_THREAD_SP)
 		resolve_pending(as, ev->tid);
 	if (ev->kind == MS_EV_LOST) {
 		/* What its process had then may have changed unseen. */
@@ -1196,6 +1197,10 @@ static int __attribute__((noinline)) apply_event(struct ms_aspace *as, const str
 		break;
 	case MS_EV_SAMPLE:
 		apply_sample(as, p, ev);
+		break;
+	case MS_EV_THREAD_SP:
+		if (ev->tid != ev->pid && ev->tid != p->last_named)
+			name_thread_stack(as, p, ev);
 		break;
 	default:
 		break;

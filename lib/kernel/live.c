@@ -73,8 +73,13 @@ struct ms_live {
 	unsigned char scratch[65536];    /* a record that wraps around the ring's end */
 };
 
-#define SAMPLE_ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-			PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+/*
+ * What every record carries: IDENTIFIER (first in a sample, last in a
+ * trailer) says its event, as perf needs it among several; no ID, CPU or
+ * PERIOD (fixed), which nothing reads. A page-fault sample is then 56 bytes:
+ * IDENTIFIER, IP, TID, TIME, ADDR and DATA_SRC.
+ */
+#define SAMPLE_ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER)
 
 #define STACK_TOP_BYTES 64
 #define DWARF_STACK_BYTES 8192
@@ -96,18 +101,23 @@ struct ms_live {
 #define USER_SP_MASK 0ULL
 #endif
 
-/* Fields every event shares; the stack pointer names thread stacks later. */
+/* The user stack pointer, which names thread stacks: on syscall samples and the stack pointer's own event. */
+static void with_sp(struct perf_event_attr *a)
+{
+	if (USER_SP_MASK && !(a->sample_type & PERF_SAMPLE_REGS_USER)) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user = USER_SP_MASK;
+	}
+}
+
+/* Fields every event shares. */
 static void common_attr(struct perf_event_attr *a, const struct ms_live_opts *o)
 {
 	a->size = sizeof(*a);
-	a->sample_type = SAMPLE_ID_BITS | PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
+	a->sample_type = SAMPLE_ID_BITS | PERF_SAMPLE_IP;
 	if (o->flags & MS_LIVE_CALLCHAIN) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a->exclude_callchain_kernel = 1;
-	}
-	if (USER_SP_MASK) {
-		a->sample_type |= PERF_SAMPLE_REGS_USER;
-		a->sample_regs_user = USER_SP_MASK;
 	}
 	if (o->flags & MS_LIVE_DWARF) {
 		/* What a DWARF unwinder needs: every register and the stack above SP. */
@@ -179,6 +189,28 @@ static void tracepoint_attr(const struct ms_live *l, uint64_t id, struct perf_ev
 	 * perf script -F addr refuses a file where one event lacks it.
 	 */
 	a->sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_ADDR;
+	with_sp(a);
+}
+
+/*
+ * The stack pointer's own event: each thread's user registers every
+ * millisecond of its run time (task-clock), so that its stack is named
+ * [stack:TID] though the page-fault samples no longer carry them. ADDR (0)
+ * as every event has it.
+ */
+static void add_sp_evsel(struct ms_live *l)
+{
+	struct perf_event_attr a = { 0 };
+
+	if (!USER_SP_MASK || !l->opts.fault_period || (l->opts.flags & MS_LIVE_DWARF))
+		return;                      /* no faults to charge, or they carry every register */
+	common_attr(&a, &l->opts);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = 1000000;
+	a.sample_type |= PERF_SAMPLE_ADDR;
+	with_sp(&a);
+	add_evsel(l, "task-clock", "", PHASE_FAULTS, &a);
 }
 
 static int add_tracepoints(struct ms_live *l, const char *dir)
@@ -311,7 +343,7 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	if (!l->opts.mmap_pages)
 		l->opts.mmap_pages = MS_LIVE_DEFAULT_PAGES;
 	ms_buf_init(&l->tracing_data);
-	l->evsels = calloc(2 + 2 * nsys, sizeof(*l->evsels));
+	l->evsels = calloc(3 + 2 * nsys, sizeof(*l->evsels));
 	if (!l->evsels) {
 		err = -ENOMEM;
 		goto fail;
@@ -329,6 +361,7 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 		goto fail;
 	}
 	add_fault_evsel(l);
+	add_sp_evsel(l);
 	err = add_tracepoints(l, dir);
 	if (err)
 		goto fail;

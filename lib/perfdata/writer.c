@@ -204,6 +204,14 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Whether an event's samples carry a data address: not a tracepoint's, nor a clock's (ADDR 0 there). */
+static bool data_event(const struct perf_event_attr *a)
+{
+	return (a->sample_type & PERF_SAMPLE_ADDR) && a->type != PERF_TYPE_TRACEPOINT &&
+	       !(a->type == PERF_TYPE_SOFTWARE &&
+		 (a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK));
+}
+
 /* The ids of the events whose samples carry a data address, for data_samples. 0 or -ENOMEM. */
 static int data_ids(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 {
@@ -214,7 +222,7 @@ static int data_ids(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 	for (i = 0; i < o->nr_evsels; i++) {
 		a = o->evsels[i].attr;
 		w->by_identifier &= !!(a->sample_type & PERF_SAMPLE_IDENTIFIER);
-		if (a->type != PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_ADDR))
+		if (data_event(a))
 			n += o->evsels[i].nr_ids;
 	}
 	w->data_ids = malloc((n ? n : 1) * sizeof(*w->data_ids));
@@ -222,7 +230,7 @@ static int data_ids(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 		return -ENOMEM;
 	for (i = 0; i < o->nr_evsels; i++) {
 		a = o->evsels[i].attr;
-		if (a->type != PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_ADDR)) {
+		if (data_event(a)) {
 			memcpy(w->data_ids + w->nr_data_ids, o->evsels[i].ids, o->evsels[i].nr_ids * 8);
 			w->nr_data_ids += o->evsels[i].nr_ids;
 		}

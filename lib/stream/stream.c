@@ -149,6 +149,14 @@ struct ms_stream {
 	bool seg_ok;                  /* segments may be used: a file with one fixed-layout event */
 	/* With one event whose data samples have a fixed layout: their size and TIME's offset. */
 	uint16_t fast_size;
+	/*
+	 * The event whose samples those are; multi: the file has others too,
+	 * told apart by the IDENTIFIER every sample starts with (fast_id: the
+	 * last id found to be the fast event's).
+	 */
+	int fast_ev;
+	bool multi;
+	uint64_t fast_id;
 	int16_t fast_time;
 	uint64_t max_time, next_flush, last_emitted, last_time;
 	struct chunk *arena_cur, *arena_prev;     /* copies of live records */
@@ -449,10 +457,25 @@ static int build_ids(struct ms_stream *s)
 	return 0;
 }
 
+static void fast_event(struct ms_stream *s);
+
+/*
+ * mapscope record's stack pointer event: a clock with the user registers
+ * and no data source, whose ADDR is always 0. A clock that perf record -d
+ * sampled stays a data event, its address-0 samples set aside as such.
+ */
+static bool clock_event(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_TASK_CLOCK || a->config == PERF_COUNT_SW_CPU_CLOCK) &&
+	       (a->sample_type & PERF_SAMPLE_REGS_USER) && !(a->sample_type & PERF_SAMPLE_DATA_SRC);
+}
+
 static int setup_evsels(struct ms_stream *s)
 {
 	const void *td;
 	size_t len, i;
+	int err;
 	const struct perf_event_attr *a;
 
 	if (s->r) {
@@ -488,7 +511,7 @@ static int setup_evsels(struct ms_stream *s)
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 		if (a->type == PERF_TYPE_TRACEPOINT)
 			classify_tracepoint(s, &s->ev[i], a->config);
-		else if (a->sample_type & PERF_SAMPLE_ADDR)
+		else if ((a->sample_type & PERF_SAMPLE_ADDR) && !clock_event(a))
 			s->ev[i].kind = EK_DATA;
 		if (s->ev[i].kind == EK_ENTER)
 			s->has_enter[s->ev[i].sc] = true;
@@ -505,11 +528,10 @@ static int setup_evsels(struct ms_stream *s)
 	 */
 	s->has_syscalls = (s->has_exit[SC_MUNMAP] || s->has_enter[SC_MUNMAP]) &&
 			  s->has_enter[SC_MREMAP] && s->has_exit[SC_MREMAP];
-	if (s->nr_ev == 1 && s->ev[0].fixed_size && s->ev[0].lay.time >= 0) {
-		s->fast_size = s->ev[0].fixed_size;
-		s->fast_time = s->ev[0].lay.time;
-	}
-	return build_ids(s);
+	err = build_ids(s);
+	if (!err && s->r)
+		fast_event(s);                   /* by the ids, where the file has other events */
+	return err;
 }
 
 static struct ms_stream *stream_new(struct ms_pdreader *r, struct ms_live *l)
@@ -580,6 +602,61 @@ static int sample_evsel(struct ms_stream *s, const struct perf_event_header *rec
 	return evsel_of(s, id);
 }
 
+/*
+ * The fast path: samples of one event with a fixed layout are queued and
+ * decoded by their offsets, straight from the reader's buffer. A file with
+ * one such data event takes it, alone (perf record -d) or among others
+ * (mapscope record's syscall tracepoints) where every event's samples
+ * start with IDENTIFIER, which tells its samples from the others'.
+ */
+static void fast_event(struct ms_stream *s)
+{
+	size_t i;
+	int k = -1;
+
+	for (i = 0; i < s->nr_ev; i++)
+		if (s->ev[i].fixed_size) {
+			if (k >= 0)
+				return;                  /* two data events: the slow path tells them apart */
+			k = (int)i;
+		}
+	if (k < 0 || s->ev[k].lay.time < 0 || (s->nr_ev > 1 && s->id_pos != 0))
+		return;
+	if (s->nr_ev > 1) {                      /* an id of its own, before any is seen */
+		for (i = 0; i < s->nr_ids && s->ids[i].evsel != (uint32_t)k; i++)
+			;
+		if (i == s->nr_ids)
+			return;
+		s->fast_id = s->ids[i].id;
+	}
+	s->fast_ev = k;
+	s->multi = s->nr_ev > 1;
+	s->fast_size = s->ev[k].fixed_size;
+	s->fast_time = s->ev[k].lay.time;
+}
+
+
+static bool __attribute__((noinline)) fast_id_slow(struct ms_stream *s, uint64_t id)
+{
+	if (evsel_of(s, id) != s->fast_ev)
+		return false;
+	s->fast_id = id;
+	return true;
+}
+
+/* Whether rec is a sample of the fast event: its size, and where the file has other events, its id. */
+static inline bool fast_sample(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	uint64_t id;
+
+	if (rec->size != s->fast_size || rec->type != PERF_RECORD_SAMPLE)
+		return false;
+	if (!s->multi)
+		return true;
+	memcpy(&id, rec + 1, 8);
+	return id == s->fast_id || fast_id_slow(s, id);
+}
+
 /* The event of another record's trailer; where it is not known, the first (trailers are alike). */
 static int trailer_evsel(struct ms_stream *s, const struct perf_event_header *rec)
 {
@@ -620,7 +697,7 @@ static inline uint64_t record_time(struct ms_stream *s, const struct perf_event_
 {
 	uint64_t t;
 
-	if (rec->size == s->fast_size && rec->type == PERF_RECORD_SAMPLE) {
+	if (fast_sample(s, rec)) {
 		memcpy(&t, (const char *)rec + s->fast_time, 8);
 		return t;
 	}
@@ -1173,12 +1250,33 @@ on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struc
 	return ++s->nbatch == BATCH ? flush_batch(s) : 0;
 }
 
+/*
+ * A thread's stack pointer from a sample with no data address (a syscall's
+ * entry, or the stack pointer's own event): it names the thread's stack
+ * where the page-fault samples do not carry it.
+ */
+static int thread_sp(struct ms_stream *s, const struct ms_sample *smp)
+{
+	struct ms_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = MS_EV_THREAD_SP;
+	ev.time = smp->time;
+	ev.pid = smp->pid;
+	ev.tid = smp->tid;
+	ev.cpu = smp->cpu;
+	ev.sample.sp = smp->sp;
+	ev.sample.has_sp = true;
+	return emit(s, &ev);
+}
+
 /* Any other sample: a full parse. */
 static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const struct evinfo *ei, int e,
 							const struct perf_event_header *rec)
 {
 	struct ms_sample smp;
 	struct ms_event ev;
+	int err;
 
 	if (ms_sample_parse(ei->attr, rec, &smp)) {
 		if (s->r)
@@ -1198,6 +1296,8 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	}
 	if (ei->kind == EK_ENTER || ei->kind == EK_EXIT) {
 		s->st.other_samples++;
+		if (ei->kind == EK_ENTER && smp.has_sp && smp.tid != smp.pid && (err = thread_sp(s, &smp)))
+			return err;
 		return on_syscall(s, ei, &smp);
 	}
 	if (ei->kind == EK_VMA_TREE) {
@@ -1206,7 +1306,7 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	}
 	if (ei->kind != EK_DATA || !smp.has_addr) {
 		s->st.other_samples++;
-		return 0;
+		return smp.has_sp && smp.tid != smp.pid ? thread_sp(s, &smp) : 0;
 	}
 	if (not_user(smp.addr))
 		return set_aside(s, smp.addr);
@@ -1483,8 +1583,8 @@ static inline int dispatch(struct ms_stream *s, const struct perf_event_header *
 {
 	int err;
 
-	if (rec->type == PERF_RECORD_SAMPLE && rec->size == s->fast_size)   /* the only event's usual sample */
-		return on_fixed_sample(s, &s->ev[0], 0, rec);
+	if (fast_sample(s, rec))            /* the fast event's usual sample */
+		return on_fixed_sample(s, &s->ev[s->fast_ev], s->fast_ev, rec);
 	if (s->nbatch && (err = flush_batch(s)))
 		return err;
 	if (rec->type != PERF_RECORD_SAMPLE)
@@ -1574,7 +1674,7 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 							     size_t mask, const unsigned char *run, size_t n,
 							     bool dense, bool cpu, bool sp, bool dsrc)
 {
-	const struct ms_sample_layout l = s->ev[0].lay;
+	const struct ms_sample_layout l = s->ev[s->fast_ev].lay;
 	const struct perf_event_header *rec;
 	const uint16_t size = s->fast_size;
 	struct ms_event *batch = s->batch, *ev;
@@ -1586,8 +1686,8 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 	for (j = 0; j < BATCH; j++) {
 		ev = &batch[j];
 		ev->sample.has_sp = sp;
-		ev->sample.fault = s->ev[0].fault;
-		ev->sample.evsel = 0;
+		ev->sample.fault = s->ev[s->fast_ev].fault;
+		ev->sample.evsel = (uint32_t)s->fast_ev;
 		if (l.time < 0)
 			ev->time = 0;
 		if (l.tid < 0)
@@ -1602,9 +1702,9 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			ev->sample.data_src = 0;
 	}
 	for (i = 0; i < n && !err; i++) {
-		if (run)                     /* samples of the only event, one after another */
+		if (run)                     /* samples of the fast event, one after another */
 			rec = (const void *)(run + i * size);
-		else if ((rec = q[(qh + i) & mask].rec)->size != size || rec->type != PERF_RECORD_SAMPLE) {
+		else if (!fast_sample(s, rec = q[(qh + i) & mask].rec)) {
 			s->nbatch = k;
 			err = dispatch(s, rec, q[(qh + i) & mask].time);   /* sends the run first */
 			k = s->nbatch;
@@ -1654,7 +1754,7 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 static inline __attribute__((always_inline)) int gather_any(struct ms_stream *s, const struct qent *q,
 							    size_t mask, const unsigned char *run, size_t n)
 {
-	const struct ms_sample_layout *l = &s->ev[0].lay;
+	const struct ms_sample_layout *l = &s->ev[s->fast_ev].lay;
 	const bool dense = l->ip >= 0 && l->tid == l->ip + 8 && l->time == l->ip + 16 && l->addr == l->ip + 24;
 
 	/* perf record -d, with and without DATA_SRC, and with a CPU. */
@@ -2079,12 +2179,13 @@ static const unsigned char *enqueue_samples(struct ms_stream *s, const unsigned 
 	uint64_t t, tail = s->tail_time, max = s->max_time, records = 0;
 	const uint16_t size = s->fast_size;
 	const int16_t at = s->fast_time;
+	const bool multi = s->multi;
 	/* As many records as the bytes can hold whole and the ring can take. */
 	size_t fit = (size_t)(end - p) / size, left = fit < cap - nq ? fit : cap - nq;
 
 	for (; left; left--, p += size, records++) {
 		rec = (const void *)p;
-		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE)
+		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE || (multi && !fast_sample(s, rec)))
 			break;
 		memcpy(&t, p + at, 8);
 		if (nsorted == nq && (!nq || t >= tail))
@@ -2129,13 +2230,14 @@ static const unsigned char *seg_enqueue_samples(struct ms_stream *s, const unsig
 	const struct perf_event_header *rec;
 	const uint16_t size = s->fast_size;
 	const int16_t at = s->fast_time;
+	const bool multi = s->multi;
 	size_t left = (size_t)(end - p) / size, n;
 	uint64_t t, tail = s->tail_time;
 	struct seg *g;
 
 	for (; left; left--, p += size) {
 		rec = (const void *)p;
-		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE)
+		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE || (multi && !fast_sample(s, rec)))
 			break;
 		memcpy(&t, p + at, 8);
 		if (t < tail)

@@ -42,7 +42,7 @@ mkdir small
 mount -t tmpfs -o size=4m tmpfs small 2>mount.err || skip "cannot mount a small tmpfs here: $(cat mount.err)"
 trap 'umount "$TMP/small" 2>/dev/null; rm -rf "$TMP"' EXIT
 status=0
-"$MAPSCOPE" record -o small/full.data -- "$WORKLOADS/fault-loop" 64 4 >/dev/null 2>full.err || status=$?
+"$MAPSCOPE" record -o small/full.data -- "$WORKLOADS/fault-loop" 64 8 >/dev/null 2>full.err || status=$?
 cat full.err
 [ "$status" -eq 1 ] || fail "disk full: record exited $status, not 1"
 grep -q 'No space left on device' full.err || fail "disk full: the error does not say so"

@@ -190,6 +190,57 @@ static void events_changes_and_stop(void **state)
 	ms_session_free(s);
 }
 
+/*
+ * Two events whose samples have one size: the data event's (ADDR) and one
+ * with STREAM_ID instead, so that its ID lies where the other's ADDR does.
+ * Only the data event's samples are charged: the fast path tells them apart by
+ * their ids, and takes the data event's samples in runs all the same.
+ */
+static void fast_path_among_other_events(void **state)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_RAW, .config = 0x1cd,
+				     .sample_type = ST, .sample_id_all = 1, .mmap2 = 1, .mmap_data = 1 };
+	struct perf_event_attr b = { .size = sizeof(b), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_CONTEXT_SWITCHES,
+				     .sample_type = (ST & ~(uint64_t)PERF_SAMPLE_ADDR) | PERF_SAMPLE_STREAM_ID,
+				     .sample_id_all = 1 };
+	uint64_t ida = ID, idb = ID + 1, total, data;
+	struct ms_pdwriter_evsel e[2] = { { &a, "mem-loads", &ida, 1 }, { &b, "cs", &idb, 1 } };
+	char *argv[] = { "synthetic" };
+	struct ms_pdwriter_opts o = { e, 2, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_report *rep = ms_report_new(0, UINT64_MAX);
+	struct ms_pdwriter *w;
+	struct ms_session *s;
+	struct sample smp;
+	int two = memfd_create("two", 0), i;
+
+	(void)state;
+	w = ms_pdwriter_new(two, &o);
+	assert_non_null(w);
+	put_map(w, 1 * MS, 0x10000000, 4 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
+	for (i = 0; i < 300; i++) {
+		put_sample(w, 2 * MS + (uint64_t)i * 2, 0x400010, 0x10000000 + (uint64_t)i * 4096, LOAD);
+		/* The other event: same size; a fixed-offset decode would take its ID for an address. */
+		smp = (struct sample){ { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(smp) }, ID + 1, 0x400020,
+				       7, 7, 2 * MS + (uint64_t)i * 2 + 1, ID + 1, 0x10200000 + (uint64_t)i * 4096,
+				       0, 0, 1, 30, 0 };
+		assert_int_equal(sizeof(smp), 88);
+		assert_int_equal(ms_pdwriter_write(w, &smp.h), 0);
+	}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	s = ms_session_open(synth_path(two), NULL);
+	assert_non_null(s);
+	assert_int_equal(ms_session_add(s, &ms_report_analysis, rep), 0);
+	assert_int_equal(ms_session_run(s), 0);
+	report_counts(rep, s, &total, &data);
+	assert_int_equal(total, 300);
+	assert_int_equal(data, 300);
+	ms_report_free(rep);
+	ms_session_free(s);
+	close(two);
+}
+
 static void bad_input(void **state)
 {
 	(void)state;
@@ -203,6 +254,7 @@ int main(void)
 		cmocka_unit_test(three_analyses_in_one_pass),
 		cmocka_unit_test(relative_window),
 		cmocka_unit_test(events_changes_and_stop),
+		cmocka_unit_test(fast_path_among_other_events),
 		cmocka_unit_test(bad_input),
 	};
 	return cmocka_run_group_tests(tests, make_recording, drop_recording);
