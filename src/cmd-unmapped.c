@@ -142,7 +142,7 @@ int cmd_unmapped(int argc, char **argv)
 			       ", \"last_ns\": %" PRIu64, code.line, a->count, a->pid, a->tid, a->first_ns, a->last_ns);
 			if (a->cls == MS_UNMAPPED_FREED) {
 				printf(", \"freed\": {\"time_ns\": %" PRIu64 ", \"op\": \"%s\", \"call\": \"%s\", "
-				       "\"tid\": %u, \"site\": ", a->freed_ns, change_op_name(a->freed_op), a->freed_call,
+				       "\"tid\": %u, \"site\": ", a->freed_ns, ms_aspace_op_name(a->freed_op), a->freed_call,
 				       a->freed_tid);
 				site[0] ? ms_json_str(stdout, site) : (void)fputs("null", stdout);
 				printf(", \"chain\": ");

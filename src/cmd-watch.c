@@ -62,7 +62,7 @@ static int parse_ops(const char *s, unsigned int *mask)
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		for (op = MS_OP_MAP; op <= MS_OP_LOCK; op++)
-			if (!strcmp(tok, change_op_name((enum ms_aspace_op)op)))
+			if (!strcmp(tok, ms_aspace_op_name((enum ms_aspace_op)op)))
 				break;
 		if (op > MS_OP_LOCK)
 			return cli_usage_error("watch", "unknown operation '%s': use map, unmap, remap, "

@@ -5,17 +5,6 @@
 #include "output/json.h"
 #include "print-change.h"
 
-const char *change_op_name(enum ms_aspace_op op)
-{
-	static const char *const n[] = {
-		[MS_OP_NONE] = "none", [MS_OP_MAP] = "map", [MS_OP_UNMAP] = "unmap",
-		[MS_OP_REMAP] = "remap", [MS_OP_PROTECT] = "protect", [MS_OP_BRK] = "brk",
-		[MS_OP_STACK_GROW] = "stack-grow", [MS_OP_MADVISE] = "madvise",
-		[MS_OP_FORK] = "fork", [MS_OP_EXEC] = "exec", [MS_OP_EXIT] = "exit", [MS_OP_LOCK] = "lock",
-	};
-	return n[op];
-}
-
 void print_change_header(FILE *f)
 {
 	fprintf(f, "%20s %7s %7s %-10s %-33s %-8s %s\n", "time_ns", "pid", "tid", "op", "start-end",
@@ -62,7 +51,7 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 
 	if (json) {
 		fprintf(f, "{\"time_ns\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"op\": \"%s\", \"start\": ",
-			c->time_ns, c->pid, c->tid, change_op_name(c->op));
+			c->time_ns, c->pid, c->tid, ms_aspace_op_name(c->op));
 		addr_or_null(f, c->start, range);
 		fputs(", \"end\": ", f);
 		addr_or_null(f, c->end, c->end != 0);
@@ -92,7 +81,7 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 		fputs("}\n", f);
 		return;
 	}
-	fprintf(f, "%20" PRIu64 " %7u %7u %-10s ", c->time_ns, c->pid, c->tid, change_op_name(c->op));
+	fprintf(f, "%20" PRIu64 " %7u %7u %-10s ", c->time_ns, c->pid, c->tid, ms_aspace_op_name(c->op));
 	if (range)
 		fprintf(f, "%016" PRIx64 "-%016" PRIx64, c->start, c->end);
 	else

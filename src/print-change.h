@@ -7,7 +7,6 @@
 
 #include <mapscope/aspace.h>
 
-const char *change_op_name(enum ms_aspace_op op);
 void print_change_header(FILE *f);
 void print_change(FILE *f, const struct ms_change *c, bool json);
 

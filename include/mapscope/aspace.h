@@ -55,6 +55,9 @@ enum ms_aspace_op {
 	MS_OP_STACK_GROW, MS_OP_MADVISE, MS_OP_FORK, MS_OP_EXEC, MS_OP_EXIT, MS_OP_LOCK,
 };
 
+/* An op's name as the CLI, its JSON and the watch channel print it ("map", "stack-grow"), or NULL. */
+const char *ms_aspace_op_name(enum ms_aspace_op op);
+
 struct ms_aspace_listener {
 	/* A sample charged to r, or to nothing (r NULL: no mapping held the address). */
 	void (*charge)(void *ctx, const struct ms_event *sample, const struct ms_region *r);

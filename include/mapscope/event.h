@@ -112,9 +112,6 @@ struct ms_event {
 	};
 };
 
-/* The op name the CLI and JSON use for a change ("map", "unmap", ...), or NULL. */
-const char *ms_event_op_name(enum ms_event_kind kind);
-
 /* madvise's advice as the timeline prints it ("dontneed", "hugepage"), or NULL where unknown. */
 const char *ms_event_advice_name(uint32_t advice);
 

@@ -30,50 +30,12 @@ struct ms_pdreader *ms_pdreader_open(const char *path);
  * the data is corrupt or truncated (logged with the byte offset; the
  * records before it were good). Header records of pipe mode are consumed
  * here. *rec stays valid until the next call (records are read in blocks
- * into a buffer that is used again), or with ms_pdreader_keep() until it is
- * released.
+ * into a buffer that is used again).
  */
 int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_header **rec);
 
-/*
- * The next data records at once: 1 with [*start, *start + *len) holding one
- * or more whole records one after another (walk them by their sizes; the
- * first lies at byte offset *off in the input), 0 at the end, or an error
- * as ms_pdreader_next() gives. They stay valid as records from
- * ms_pdreader_next() do. Header records of pipe mode are consumed here too.
- */
-int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off);
-
-/*
- * The bytes read ahead and not yet handed out, unchecked, so that a caller
- * that knows the records it wants can check and take them in one pass:
- * their number (0 where none are buffered; ms_pdreader_next() reads more),
- * with *start set. They may end inside a record. A caller takes only
- * records whose size it checked against the bytes that remain and whose
- * type is below 64 (pipe mode's header records are the reader's), then
- * moves past them with ms_pdreader_skip(): len bytes of whole records, the
- * last of them last bytes long. They stay valid as records from
- * ms_pdreader_next() do.
- */
-size_t ms_pdreader_peek(const struct ms_pdreader *r, const void **start);
-void ms_pdreader_skip(struct ms_pdreader *r, size_t len, size_t last);
-
-/*
- * keep: records stay valid until ms_pdreader_release() covers them, so a
- * caller that holds records for a while (to put them in time order) need
- * not copy them. Memory then grows with the records held.
- */
-void ms_pdreader_keep(struct ms_pdreader *r, bool keep);
-/* With keep: the records that start before byte offset upto are no longer needed. */
-void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto);
-
 /* Byte offset of the record last returned. */
 uint64_t ms_pdreader_offset(const struct ms_pdreader *r);
-/*
- * Byte offset of a record handed out and still valid (kept, or the last
- * one). Past the first compressed record, offsets count decompressed bytes.
- */
-uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec);
 bool ms_pdreader_is_pipe(const struct ms_pdreader *r);
 /*
  * A recording its recorder never closed (killed, or stopped by a full

@@ -35,7 +35,7 @@ struct ms_watch;
 
 /* An event: what changed, and which range's old contents are gone. */
 struct ms_watch_event {
-	struct ms_change change;   /* op, range, new range, name, release range */
+	struct ms_change change;   /* op (ms_aspace_op_name() names it), range, new range, name, release range */
 	uint64_t lost;             /* op MS_OP_NONE and lost > 0: records were lost; drop everything */
 };
 

@@ -132,6 +132,18 @@ static inline struct proc *proc_get(struct ms_aspace *as, uint32_t pid)
 	return as->last_proc && as->last_proc->pid == pid ? as->last_proc : proc_find_or_make(as, pid);
 }
 
+MS_EXPORT const char *ms_aspace_op_name(enum ms_aspace_op op)
+{
+	static const char *const n[] = {
+		[MS_OP_NONE] = "none", [MS_OP_MAP] = "map", [MS_OP_UNMAP] = "unmap",
+		[MS_OP_REMAP] = "remap", [MS_OP_PROTECT] = "protect", [MS_OP_BRK] = "brk",
+		[MS_OP_STACK_GROW] = "stack-grow", [MS_OP_MADVISE] = "madvise",
+		[MS_OP_FORK] = "fork", [MS_OP_EXEC] = "exec", [MS_OP_EXIT] = "exit", [MS_OP_LOCK] = "lock",
+	};
+
+	return (size_t)op < sizeof(n) / sizeof(n[0]) ? n[op] : NULL;
+}
+
 MS_EXPORT const char *ms_region_kind_name(enum ms_region_kind k)
 {
 	static const char *const n[] = { "heap", "stack", "thread-stack", "anon", "file", "shm", "vdso", "other" };

@@ -21,6 +21,7 @@
 #include <mapscope/pdreader.h>
 
 #include "perfdata/format.h"
+#include "perfdata/reader.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -673,14 +674,14 @@ static int fill(struct ms_pdreader *r, size_t need)
 	return 1;
 }
 
-MS_EXPORT void ms_pdreader_keep(struct ms_pdreader *r, bool keep)
+void ms_pdreader_keep(struct ms_pdreader *r, bool keep)
 {
 	r->keep = keep;
 	if (!keep)
 		ms_pdreader_release(r, UINT64_MAX);
 }
 
-MS_EXPORT void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto)
+void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto)
 {
 	struct block *b;
 
@@ -949,7 +950,7 @@ MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_he
 	return ret;
 }
 
-MS_EXPORT size_t ms_pdreader_peek(const struct ms_pdreader *r, const void **start)
+size_t ms_pdreader_peek(const struct ms_pdreader *r, const void **start)
 {
 	if (r->peeked || !r->buf)
 		return 0;
@@ -957,14 +958,14 @@ MS_EXPORT size_t ms_pdreader_peek(const struct ms_pdreader *r, const void **star
 	return r->blen - r->bpos;
 }
 
-MS_EXPORT void ms_pdreader_skip(struct ms_pdreader *r, size_t len, size_t last)
+void ms_pdreader_skip(struct ms_pdreader *r, size_t len, size_t last)
 {
 	r->last_off = r->pos + len - last;
 	r->pos += len;
 	r->bpos += len;
 }
 
-MS_EXPORT int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off)
+int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off)
 {
 	const unsigned char *p, *end, *last = NULL;
 	const struct perf_event_header *h;
@@ -1000,7 +1001,7 @@ MS_EXPORT int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, s
 
 MS_EXPORT uint64_t ms_pdreader_offset(const struct ms_pdreader *r) { return r->last_off; }
 
-MS_EXPORT uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec)
+uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec)
 {
 	const unsigned char *p = rec;
 	const struct block *b;

@@ -21,6 +21,7 @@
 #include <mapscope/live.h>
 #include <mapscope/stream.h>
 
+#include "perfdata/reader.h"
 #include "stream/sample.h"
 #include "util/buf.h"
 #include "util/log.h"
@@ -176,18 +177,6 @@ struct ms_stream {
 };
 
 #define BATCH 64
-
-MS_EXPORT const char *ms_event_op_name(enum ms_event_kind k)
-{
-	static const char *const names[] = {
-		[MS_EV_MAP] = "map", [MS_EV_UNMAP] = "unmap", [MS_EV_REMAP] = "remap",
-		[MS_EV_PROTECT] = "protect", [MS_EV_BRK] = "brk", [MS_EV_STACK_GROW] = "stack-grow",
-		[MS_EV_MADVISE] = "madvise", [MS_EV_SHMDT] = "unmap", [MS_EV_FORK] = "fork",
-		[MS_EV_EXEC] = "exec", [MS_EV_EXIT] = "exit", [MS_EV_MLOCK] = "lock",
-	};
-
-	return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : NULL;
-}
 
 MS_EXPORT const char *ms_event_advice_name(uint32_t advice)
 {

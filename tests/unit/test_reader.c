@@ -21,6 +21,7 @@
 #include <mapscope/stream.h>
 
 #include "perfdata/format.h"
+#include "perfdata/reader.h"
 #include "records.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
