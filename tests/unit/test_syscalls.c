@@ -1,0 +1,369 @@
+/*
+ * Syscall pairing, on synthetic recordings whose tracepoint formats come
+ * from a fake tracefs tree: an entry and its exit make one change, applied
+ * when the syscall succeeded; threads interleave; an exit with no entry is
+ * left alone; a file with entries only applies what an entry says alone.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <mapscope/pdwriter.h>
+#include <mapscope/session.h>
+
+#include "kernel/tracefs.h"
+#include "records.h"
+
+#define P 4096ULL
+#define A 0x10000000ULL
+#define PID 7
+#define FAULT_ID 100
+
+static char root[] = "/tmp/ms-syscalls-XXXXXX";
+
+/* The syscalls of the recordings: name, tracepoint id, argument fields (enter). */
+static const struct {
+	const char *name;
+	int id;
+	const char *args[5];
+} calls[] = {
+	{ "munmap", 700, { "addr", "len" } },
+	{ "mremap", 710, { "addr", "old_len", "new_len", "flags", "new_addr" } },
+	{ "mlock", 720, { "start", "len" } },
+};
+
+static void put(const char *rel, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0700);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A syscall tracepoint's format as the kernel prints it: common fields, __syscall_nr, then 8-byte fields. */
+static void put_format(const char *name, int id, const char *const *fields, int n)
+{
+	char rel[128], text[2048], idtext[16];
+	int used, i;
+
+	used = snprintf(text, sizeof(text), "name: %s\nID: %d\nformat:\n"
+			"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+			"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+			"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+			"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n", name, id);
+	for (i = 0; i < n; i++)
+		used += snprintf(text + used, sizeof(text) - (size_t)used,
+				 "\tfield:unsigned long %s;\toffset:%d;\tsize:8;\tsigned:0;\n", fields[i], 16 + 8 * i);
+	snprintf(text + used, sizeof(text) - (size_t)used, "\nprint fmt: \"%s\"\n", name);
+	snprintf(rel, sizeof(rel), "events/syscalls/%s/format", name);
+	put(rel, text);
+	snprintf(rel, sizeof(rel), "events/syscalls/%s/id", name);
+	snprintf(idtext, sizeof(idtext), "%d\n", id);
+	put(rel, idtext);
+}
+
+static int setup(void **state)
+{
+	static const char *const ret[] = { "ret" };
+	char name[64];
+	size_t i;
+	int n;
+
+	(void)state;
+	if (!mkdtemp(root))
+		return -1;
+	put("events/header_page", "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n");
+	put("events/header_event", "# compressed entry header\n");
+	put("printk_formats", "");
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		for (n = 0; n < 5 && calls[i].args[n]; n++)
+			;
+		snprintf(name, sizeof(name), "sys_enter_%s", calls[i].name);
+		put_format(name, calls[i].id, calls[i].args, n);
+		snprintf(name, sizeof(name), "sys_exit_%s", calls[i].name);
+		put_format(name, calls[i].id + 1, ret, 1);
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) ? -1 : 0;
+}
+
+/* --- writing a recording ---------------------------------------------------- */
+
+#define TP_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
+#define FAULT_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+		    PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU)
+
+struct rec {
+	struct ms_pdwriter *w;
+	struct perf_event_attr attrs[8];
+	uint64_t ids[8];
+	struct ms_pdwriter_evsel ev[8];
+	char names[8][64];
+	size_t n;
+	struct ms_buf td;
+	int fd;
+};
+
+/* A recording with the page-fault event and the given halves ("sys_enter_munmap", ...). */
+static void open_rec(struct rec *r, const char *const *tps, size_t n)
+{
+	char *argv[] = { "synthetic" };
+	const char *paths[8];
+	struct ms_pdwriter_opts o = { 0 };
+	uint64_t id;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->attrs[0] = (struct perf_event_attr){ .size = sizeof(r->attrs[0]), .type = PERF_TYPE_SOFTWARE,
+						.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = FAULT_TYPE,
+						.sample_period = 1, .sample_id_all = 1, .mmap2 = 1, .task = 1 };
+	r->ids[0] = FAULT_ID;
+	r->ev[0] = (struct ms_pdwriter_evsel){ &r->attrs[0], "page-faults", &r->ids[0], 1 };
+	for (i = 0; i < n; i++) {
+		snprintf(r->names[i], sizeof(r->names[i]), "syscalls/%s", tps[i]);
+		paths[i] = r->names[i];
+		assert_int_equal(ms_tracefs_event_id(root, "syscalls", tps[i], &id), 0);
+		r->attrs[i + 1] = (struct perf_event_attr){ .size = sizeof(r->attrs[0]), .type = PERF_TYPE_TRACEPOINT,
+							    .config = id, .sample_type = TP_TYPE, .sample_period = 1,
+							    .sample_id_all = 1 };
+		r->ids[i + 1] = id;                  /* the event's id: its tracepoint's, for these tests */
+		r->ev[i + 1] = (struct ms_pdwriter_evsel){ &r->attrs[i + 1], tps[i], &r->ids[i + 1], 1 };
+	}
+	r->n = n + 1;
+	ms_buf_init(&r->td);
+	assert_int_equal(ms_tracefs_tracing_data(root, paths, n, &r->td), 0);
+	o = (struct ms_pdwriter_opts){ r->ev, r->n, r->td.data, r->td.len, 1, argv, CLOCK_MONOTONIC, false };
+	r->fd = memfd_create("syscalls", 0);
+	r->w = ms_pdwriter_new(r->fd, &o);
+	assert_non_null(r->w);
+}
+
+static void close_rec(struct rec *r)
+{
+	assert_int_equal(ms_pdwriter_close(r->w), 0);
+	ms_pdwriter_free(r->w);
+	ms_buf_release(&r->td);
+}
+
+static void put_map(struct rec *r, uint64_t t, uint64_t addr, uint64_t len)
+{
+	struct mmap2_rec m = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(m) }, PID, PID, addr, len, 0,
+			       0, 0, 0, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE, "//anon", PID, PID, t, FAULT_ID,
+			       0, 0, FAULT_ID };
+
+	assert_int_equal(ms_pdwriter_write(r->w, &m.h), 0);
+}
+
+/* A tracepoint sample of tid: the syscall's entry (its arguments) or exit (args[0]: its return value). */
+static void put_tp(struct rec *r, const char *tp, uint64_t t, uint32_t tid, const uint64_t *args, int n)
+{
+	unsigned char buf[256] = { 0 };
+	struct perf_event_header *h = (void *)buf;
+	uint32_t pid = PID, raw_size = (uint32_t)(16 + 8 * n + 4);
+	uint64_t id, v[4];
+	uint16_t type;
+	size_t off;
+
+	assert_int_equal(ms_tracefs_event_id(root, "syscalls", tp, &id), 0);
+	v[0] = id;                       /* IDENTIFIER */
+	v[1] = 0x400000;                 /* IP */
+	memcpy(&v[2], &pid, 4);
+	memcpy((char *)&v[2] + 4, &tid, 4);
+	v[3] = t;
+	memcpy(buf + 8, v, 32);
+	memcpy(buf + 40, &raw_size, 4);
+	off = 44;
+	type = (uint16_t)id;
+	memcpy(buf + off, &type, 2);     /* common_type */
+	memcpy(buf + off + 4, &tid, 4);  /* common_pid */
+	memcpy(buf + off + 16, args, (size_t)n * 8);
+	*h = (struct perf_event_header){ PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, (uint16_t)(off + raw_size) };
+	assert_int_equal(h->size % 8, 0);
+	assert_int_equal(ms_pdwriter_write(r->w, h), 0);
+}
+
+static void enter(struct rec *r, const char *call, uint64_t t, uint32_t tid, const uint64_t *args, int n)
+{
+	char tp[64];
+
+	snprintf(tp, sizeof(tp), "sys_enter_%s", call);
+	put_tp(r, tp, t, tid, args, n);
+}
+
+static void leave(struct rec *r, const char *call, uint64_t t, uint32_t tid, int64_t ret)
+{
+	char tp[64];
+	uint64_t v = (uint64_t)ret;
+
+	snprintf(tp, sizeof(tp), "sys_exit_%s", call);
+	put_tp(r, tp, t, tid, &v, 1);
+}
+
+/* --- replaying it ------------------------------------------------------------ */
+
+struct seen {
+	enum ms_aspace_op op[32];
+	uint64_t start[32], end[32];
+	uint32_t tid[32];
+	int n;
+};
+
+static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
+{
+	struct seen *w = ctx;
+
+	(void)s;
+	(void)ev;
+	if (c->op != MS_OP_MAP && w->n < 32) {
+		w->op[w->n] = c->op;
+		w->start[w->n] = c->start;
+		w->end[w->n] = c->end;
+		w->tid[w->n++] = c->tid;
+	}
+	return 0;
+}
+
+static struct ms_session *replay(struct rec *r, struct seen *w)
+{
+	static const struct ms_analysis changes = { .name = "changes", .change = on_change };
+	char path[64];
+	struct ms_session *s;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", r->fd);
+	s = ms_session_open(path, NULL);
+	assert_non_null(s);
+	memset(w, 0, sizeof(*w));
+	assert_int_equal(ms_session_add(s, &changes, w), 0);
+	assert_int_equal(ms_session_run(s), 0);
+	close(r->fd);
+	return s;
+}
+
+static bool mapped(struct ms_session *s, uint64_t addr)
+{
+	return ms_aspace_lookup(ms_session_aspace(s), PID, addr) != NULL;
+}
+
+static const char *const both[] = {
+	"sys_enter_munmap", "sys_exit_munmap", "sys_enter_mremap", "sys_exit_mremap",
+	"sys_enter_mlock", "sys_exit_mlock",
+};
+
+/* An entry and its exit: applied when the call succeeded, not when it failed; an exit alone is left. */
+static void pairs_by_thread(void **state)
+{
+	struct seen w;
+	struct rec r;
+	struct ms_session *s;
+	uint64_t a[5];
+
+	(void)state;
+	open_rec(&r, both, sizeof(both) / sizeof(both[0]));
+	put_map(&r, 1, A, 32 * P);
+	a[0] = A + 4 * P, a[1] = 2 * P;
+	enter(&r, "munmap", 10, PID, a, 2);
+	leave(&r, "munmap", 11, PID, 0);
+	a[0] = A + 8 * P, a[1] = P;
+	enter(&r, "munmap", 20, PID, a, 2);
+	leave(&r, "munmap", 21, PID, -EINVAL);       /* failed: nothing changes */
+	/* Two threads, their calls interleaved: each exit closes its own thread's entry. */
+	a[0] = A + 10 * P, a[1] = P;
+	enter(&r, "munmap", 30, PID + 1, a, 2);
+	a[0] = A + 12 * P, a[1] = P;
+	enter(&r, "munmap", 31, PID + 2, a, 2);
+	leave(&r, "munmap", 32, PID + 2, 0);
+	leave(&r, "munmap", 33, PID + 1, -ENOMEM);
+	leave(&r, "munmap", 40, PID + 3, 0);         /* an exit whose entry was not recorded */
+	/* mremap: the result says where the memory went. */
+	a[0] = A + 14 * P, a[1] = 2 * P, a[2] = 2 * P, a[3] = MREMAP_MAYMOVE, a[4] = 0;
+	enter(&r, "mremap", 50, PID, a, 5);
+	leave(&r, "mremap", 51, PID, (int64_t)0x20000000);
+	/* mlock of an unaligned range: rounded out to pages. */
+	a[0] = A + 20 * P + 100, a[1] = P;
+	enter(&r, "mlock", 60, PID, a, 2);
+	leave(&r, "mlock", 61, PID, 0);
+	close_rec(&r);
+
+	s = replay(&r, &w);
+	assert_int_equal(w.n, 4);
+	assert_int_equal(w.op[0], MS_OP_UNMAP);
+	assert_int_equal(w.start[0], A + 4 * P);
+	assert_int_equal(w.end[0], A + 6 * P);
+	assert_int_equal(w.op[1], MS_OP_UNMAP);
+	assert_int_equal(w.tid[1], PID + 2);
+	assert_int_equal(w.start[1], A + 12 * P);
+	assert_int_equal(w.op[2], MS_OP_REMAP);
+	assert_int_equal(w.op[3], MS_OP_LOCK);
+	assert_int_equal(w.start[3], A + 20 * P);
+	assert_int_equal(w.end[3], A + 22 * P);
+	assert_false(mapped(s, A + 4 * P));
+	assert_false(mapped(s, A + 5 * P));
+	assert_true(mapped(s, A + 6 * P));
+	assert_true(mapped(s, A + 8 * P));            /* the failed munmap */
+	assert_true(mapped(s, A + 10 * P));           /* the other thread's, failed */
+	assert_false(mapped(s, A + 12 * P));
+	assert_false(mapped(s, A + 14 * P));
+	assert_true(mapped(s, 0x20000000));
+	assert_true(mapped(s, 0x20000000 + P));
+	ms_session_free(s);
+}
+
+/* Entries only (perf record -e syscalls:sys_enter_munmap): what an entry says alone is applied. */
+static void lone_entries(void **state)
+{
+	static const char *const tps[] = { "sys_enter_munmap", "sys_enter_mremap", "sys_exit_mremap" };
+	struct seen w;
+	struct rec r;
+	struct ms_session *s;
+	uint64_t a[2] = { A + 4 * P, 2 * P };
+
+	(void)state;
+	open_rec(&r, tps, 3);
+	put_map(&r, 1, A, 32 * P);
+	enter(&r, "munmap", 10, PID, a, 2);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.op[0], MS_OP_UNMAP);
+	assert_false(mapped(s, A + 4 * P));
+	assert_true(mapped(s, A + 6 * P));
+	ms_session_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pairs_by_thread),
+		cmocka_unit_test(lone_entries),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
