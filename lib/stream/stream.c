@@ -6,177 +6,20 @@
  * emitted; the rest waits. Each per-CPU buffer is in time order, so a round
  * holds a few sorted runs, which a natural merge sort joins cheaply.
  *
- * Syscalls: a sys_enter_* sample opens a window for its thread; MMAP2
- * records the kernel writes inside the window belong to that syscall; the
- * sys_exit_* sample closes it and, on success, the change is emitted with
- * the range the syscall returned (an MMAP2 alone covers the merged VMA).
+ * Decoding: a sample of the one fixed-layout data event is read at its
+ * fixed offsets, in runs; any other record is parsed whole. Syscall
+ * samples, MMAP2 records and the VMA tree's writes go to syscalls.c, which
+ * pairs them into changes; tracing.c reads the tracepoint formats.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include <event-parse.h>
-
-#include <mapscope/live.h>
-#include <mapscope/stream.h>
-
 #include "perfdata/reader.h"
-#include "stream/sample.h"
+#include "stream/internal.h"
 #include "util/buf.h"
 #include "util/log.h"
-#include "util/u32map.h"
-
-#define PAGE_ALIGN(x) (((x) + 4095) & ~4095ULL)
-/* Past the largest user address space of any 64-bit Linux (x86 LA57: 2^56; arm64: 2^52). */
-#define USER_END (1ULL << 57)
-#define VSYSCALL_START 0xffffffffff600000ULL
-#define IS_ERR_VALUE(x) ((x) >= (uint64_t)-4095)
-
-enum { PERF_RECORD_FINISHED_ROUND_ = 68 };
-
-enum sc { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_MPROTECT, SC_BRK, SC_MADVISE, SC_SHMAT, SC_SHMDT,
-	  SC_MLOCK, SC_MLOCK2, SC_MUNLOCK, SC_MLOCKALL, SC_MUNLOCKALL, SC_NR };
-
-static const struct {
-	const char *name;
-	const char *args[5];
-} syscalls[SC_NR] = {
-	[SC_MMAP] = { "mmap", { "addr", "len", "prot", "flags" } },
-	[SC_MUNMAP] = { "munmap", { "addr", "len" } },
-	[SC_MREMAP] = { "mremap", { "addr", "old_len", "new_len", "flags", "new_addr" } },
-	[SC_MPROTECT] = { "mprotect", { "start", "len", "prot" } },
-	[SC_BRK] = { "brk", { "brk" } },
-	[SC_MADVISE] = { "madvise", { "start", "len_in", "behavior" } },
-	[SC_SHMAT] = { "shmat", { "shmid", "shmaddr", "shmflg" } },
-	[SC_SHMDT] = { "shmdt", { "shmaddr" } },
-	[SC_MLOCK] = { "mlock", { "start", "len" } },
-	[SC_MLOCK2] = { "mlock2", { "start", "len", "flags" } },
-	[SC_MUNLOCK] = { "munlock", { "start", "len" } },
-	[SC_MLOCKALL] = { "mlockall", { "flags" } },
-	[SC_MUNLOCKALL] = { "munlockall", { NULL } },
-};
-
-enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE };
-
-struct evinfo {
-	const struct perf_event_attr *attr;
-	enum evkind kind;
-	int time_off;                /* TIME's offset in a sample body, or -1 */
-	int time_from_end;           /* TIME's offset back from a trailer's end, or -1 */
-	enum sc sc;
-	int nr_fields;
-	uint16_t off[5], size[5];    /* from libtraceevent's parse of the format */
-	struct ms_sample_layout lay; /* fixed offsets, where its samples have them */
-	uint16_t fixed_size;         /* a data sample of this size decodes by lay; 0: never */
-	bool fault;                  /* a page-fault software event */
-};
-
-struct pending_map {
-	struct ms_event_map m;
-	char *name;
-	uint32_t pid;
-};
-
-struct thread {
-	int sc;                       /* the open syscall, or -1 */
-	uint64_t args[5];
-	uint64_t *chain;
-	uint32_t chain_len, chain_cap;
-	uint64_t stack[8];            /* the top of the user stack at the entry */
-	uint32_t stack_len;
-	uint64_t regs[32];            /* --call-graph dwarf: registers and stack at the entry */
-	uint64_t regs_mask;
-	unsigned char *ustack;
-	uint32_t ustack_len;
-	struct pending_map *maps;
-	size_t nr_maps, cap_maps;
-	uint64_t (*vmas)[2];          /* VMA tree writes in the open syscall: [start, end) */
-	size_t nr_vmas, cap_vmas;
-};
-
-/* Records of equal time keep their file order: the merge below is stable. */
-struct qent {
-	uint64_t time;
-	const struct perf_event_header *rec;
-};
-
-/*
- * While a file's records come in time order, as they do from one CPU, they
- * are queued as segments, with nothing to sort and nothing per record: a
- * run of the only event's samples lying one after another in the reader's
- * buffer, or one other record.
- */
-struct seg {
-	const unsigned char *p;       /* the first record */
-	uint64_t first, last;         /* the times of the first and the last */
-	size_t n;                     /* records: more than 1 only in a run */
-	bool run;                     /* samples of the only event, fast_size bytes apart */
-};
-
-struct chunk {
-	struct chunk *next;
-	size_t used;
-	unsigned char data[1 << 20] __attribute__((aligned(8)));
-};
-
-struct idmap {
-	uint64_t id;
-	uint32_t evsel;
-};
-
-struct ms_stream {
-	struct ms_pdreader *r;        /* the file source, or NULL */
-	struct ms_live *live;         /* the live source, or NULL */
-	struct idmap *ids;            /* sorted by id */
-	size_t nr_ids;
-	struct evinfo *ev;
-	size_t nr_ev;
-	int id_pos;                   /* the id's offset in every sample body, or -1 */
-	int id_from_end;              /* the id's offset back from every trailer's end, or -1 */
-	bool has_syscalls;
-	bool has_tree;                /* the file has the VMA tree's writes (maple_tree:ma_write) */
-	bool has_enter[SC_NR], has_exit[SC_NR];   /* which halves of each syscall the file has */
-	struct tep_handle *tep;
-	/* ordering */
-	struct qent *q, *tmp;
-	/* A ring: entry i of nq is q[(qh + i) & (capq - 1)], so nothing moves as it turns. */
-	size_t qh, nq, capq;          /* capq: a power of two, or 0 */
-	size_t nsorted;               /* entries [0, nsorted) are known to be in time order */
-	uint64_t tail_time;           /* the time of the last entry, when nq > 0, or of the last segment */
-	struct seg *segs;             /* a ring as q is; in use while seg_mode holds */
-	size_t sh, nseg, capseg;
-	bool seg_mode;                /* the queue is segs (q is empty) while records come in order */
-	bool seg_ok;                  /* segments may be used: a file with one fixed-layout event */
-	/* With one event whose data samples have a fixed layout: their size and TIME's offset. */
-	uint16_t fast_size;
-	/*
-	 * The event whose samples those are; multi: the file has others too,
-	 * told apart by the IDENTIFIER every sample starts with (fast_id: the
-	 * last id found to be the fast event's).
-	 */
-	int fast_ev;
-	bool multi;
-	uint64_t fast_id;
-	int16_t fast_time;
-	uint64_t max_time, next_flush, last_emitted, last_time;
-	struct chunk *arena_cur, *arena_prev;     /* copies of live records */
-	struct chunk *spare;                      /* emptied chunks, kept for reuse */
-	uint64_t round_off;           /* byte offset of the FINISHED_ROUND before the last one */
-	/* normalising */
-	struct ms_u32map threads;                 /* tid -> struct thread */
-	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
-	struct ms_stream_stats st;
-	ms_stream_fn fn;
-	void *ctx;
-	struct ms_event sev;          /* a data sample's event: what never changes is set once */
-	/* Runs of data samples for sfn, where it is set: at most BATCH, their fixed parts set once. */
-	ms_stream_samples_fn sfn;
-	struct ms_event *batch;
-	size_t nbatch;
-};
-
-#define BATCH 64
 
 MS_EXPORT const char *ms_event_advice_name(uint32_t advice)
 {
@@ -192,178 +35,6 @@ MS_EXPORT const char *ms_event_advice_name(uint32_t advice)
 	};
 
 	return advice < sizeof(names) / sizeof(names[0]) ? names[advice] : NULL;
-}
-
-/*
- * One event's format, without its print fmt: only the fields' places are
- * wanted here, and libtraceevent folds the constants of a print fmt's
- * arguments as it parses them, dividing by zero on "x % 0" (a damaged or
- * hostile file killed the process with SIGFPE; found by fuzz_tracing).
- * The format is handed over up to its "print fmt:" line, with an empty one.
- */
-static int parse_format(struct tep_handle *tep, const char *fmt, uint64_t size, const char *sys)
-{
-	static const char empty[] = "print fmt: \"\"\n";
-	const char *cut = size ? memmem(fmt, (size_t)size, "print fmt:", 10) : NULL;
-	size_t keep = cut ? (size_t)(cut - fmt) : (size_t)size;
-	char *copy;
-	int err;
-
-	if (size > (1u << 20))
-		return -1;
-	copy = malloc(keep + sizeof(empty));
-	if (!copy)
-		return -1;
-	memcpy(copy, fmt, keep);
-	memcpy(copy + keep, empty, sizeof(empty));
-	err = tep_parse_event(tep, copy, keep + sizeof(empty) - 1, sys);
-	free(copy);
-	return err;
-}
-
-/* Parses the TRACING_DATA blob into tep: header_page and the event formats. */
-static int parse_tracing_data(struct tep_handle *tep, const unsigned char *p, size_t len)
-{
-	const unsigned char *end = p + len;
-	uint32_t n, nsys, i, j;
-	uint64_t size;
-	const char *sys;
-	int long_size;
-
-#define NEED(k) do { if ((size_t)(end - p) < (size_t)(k)) return -EBADMSG; } while (0)
-#define STR(s) do { s = (const char *)p; p = memchr(p, 0, (size_t)(end - p)); if (!p) return -EBADMSG; p++; } while (0)
-	NEED(10);
-	if (memcmp(p, "\027\010\104tracing", 10))
-		return -EBADMSG;
-	p += 10;
-	STR(sys);                               /* version */
-	NEED(6);
-	tep_set_file_bigendian(tep, p[0] ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	long_size = p[1];
-	tep_set_long_size(tep, long_size);
-	memcpy(&n, p + 2, 4);
-	tep_set_page_size(tep, (int)n);
-	p += 6;
-	NEED(12 + 8);
-	if (memcmp(p, "header_page", 12))
-		return -EBADMSG;
-	p += 12;
-	memcpy(&size, p, 8);
-	p += 8;
-	NEED(size);
-	tep_parse_header_page(tep, (char *)p, size, long_size);
-	p += size;
-	NEED(13 + 8);
-	if (memcmp(p, "header_event", 13))
-		return -EBADMSG;
-	p += 13;
-	memcpy(&size, p, 8);
-	p += 8;
-	NEED(size);
-	p += size;
-	NEED(4);
-	memcpy(&n, p, 4);                       /* ftrace formats: not needed */
-	p += 4;
-	for (i = 0; i < n; i++) {
-		NEED(8);
-		memcpy(&size, p, 8);
-		p += 8;
-		NEED(size);
-		p += size;
-	}
-	NEED(4);
-	memcpy(&nsys, p, 4);
-	p += 4;
-	for (i = 0; i < nsys; i++) {
-		STR(sys);
-		NEED(4);
-		memcpy(&n, p, 4);
-		p += 4;
-		for (j = 0; j < n; j++) {
-			NEED(8);
-			memcpy(&size, p, 8);
-			p += 8;
-			NEED(size);
-			if (parse_format(tep, (const char *)p, size, sys))
-				ms_warn("cannot parse the format of a '%s' tracepoint in the recording", sys);
-			p += size;
-		}
-	}
-#undef NEED
-#undef STR
-	return 0;
-}
-
-/* The syscall a tracepoint named sys_enter_NAME or sys_exit_NAME follows, or -1; *exit: which half. */
-static int syscall_of(const char *event, bool *exit)
-{
-	const char *name;
-	int i;
-
-	*exit = !strncmp(event, "sys_exit_", 9);
-	if (!*exit && strncmp(event, "sys_enter_", 10))
-		return -1;
-	name = event + (*exit ? 9 : 10);
-	for (i = 0; i < SC_NR; i++)
-		if (!strcmp(name, syscalls[i].name))
-			return i;
-	return -1;
-}
-
-/* maple_tree:ma_write: the range a write into a maple tree covers, and what it stores there. */
-static void classify_vma_tree(struct evinfo *ei, struct tep_event *e)
-{
-	static const char *const fields[] = { "index", "last", "val" };
-	struct tep_format_field *f;
-	int k;
-
-	for (k = 0; k < 3; k++) {
-		f = tep_find_field(e, fields[k]);
-		if (!f || f->size != 8)
-			return;
-		ei->off[k] = (uint16_t)f->offset;
-		ei->size[k] = (uint16_t)f->size;
-	}
-	ei->nr_fields = 3;
-	ei->kind = EK_VMA_TREE;
-}
-
-/* A syscall tracepoint, its fields' places from the recording's formats. */
-static void classify_tracepoint(struct ms_stream *s, struct evinfo *ei, uint64_t id)
-{
-	struct tep_event *e = s->tep ? tep_find_event(s->tep, (int)id) : NULL;
-	struct tep_format_field *f;
-	bool exit;
-	int i, k;
-
-	if (e && !strcmp(e->system, "maple_tree") && !strcmp(e->name, "ma_write")) {
-		classify_vma_tree(ei, e);
-		return;
-	}
-	if (!e || strcmp(e->system, "syscalls") || (i = syscall_of(e->name, &exit)) < 0)
-		return;
-	ei->sc = (enum sc)i;
-	if (exit) {
-		f = tep_find_field(e, "ret");
-		if (!f)
-			return;
-		ei->kind = EK_EXIT;
-		ei->off[0] = (uint16_t)f->offset;
-		ei->size[0] = (uint16_t)f->size;
-		ei->nr_fields = 1;
-		return;
-	}
-	for (k = 0; k < 5 && syscalls[i].args[k]; k++) {
-		f = tep_find_field(e, syscalls[i].args[k]);
-		if (!f) {
-			ms_warn("tracepoint '%s' has no field '%s': ignoring it", e->name, syscalls[i].args[k]);
-			return;
-		}
-		ei->off[k] = (uint16_t)f->offset;
-		ei->size[k] = (uint16_t)f->size;
-	}
-	ei->nr_fields = k;
-	ei->kind = EK_ENTER;
 }
 
 /*
@@ -478,7 +149,7 @@ static int setup_evsels(struct ms_stream *s)
 		s->tep = tep_alloc();
 		if (!s->tep)
 			return -ENOMEM;
-		if (parse_tracing_data(s->tep, td, len))
+		if (stream_parse_tracing_data(s->tep, td, len))
 			ms_warn("the recording's tracing data does not parse: tracepoints are ignored");
 	}
 	if (!s->nr_ev) {
@@ -499,7 +170,7 @@ static int setup_evsels(struct ms_stream *s)
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
 		if (a->type == PERF_TYPE_TRACEPOINT)
-			classify_tracepoint(s, &s->ev[i], a->config);
+			stream_classify_tracepoint(s, &s->ev[i], a->config);
 		else if ((a->sample_type & PERF_SAMPLE_ADDR) && !clock_event(a))
 			s->ev[i].kind = EK_DATA;
 		if (s->ev[i].kind == EK_ENTER)
@@ -624,7 +295,6 @@ static void fast_event(struct ms_stream *s)
 	s->fast_time = s->ev[k].lay.time;
 }
 
-
 static bool __attribute__((noinline)) fast_id_slow(struct ms_stream *s, uint64_t id)
 {
 	if (evsel_of(s, id) != s->fast_ev)
@@ -694,466 +364,6 @@ static inline uint64_t record_time(struct ms_stream *s, const struct perf_event_
 }
 
 /* --- normalising --------------------------------------------------------- */
-
-static int emit(struct ms_stream *s, struct ms_event *ev)
-{
-	return s->fn(ev, s->ctx);
-}
-
-static struct thread *thread_get(struct ms_stream *s, uint32_t tid)
-{
-	struct thread *t = ms_u32map_get(&s->threads, tid);
-
-	if (t)
-		return t;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return NULL;
-	t->sc = -1;
-	if (ms_u32map_put(&s->threads, tid, t)) {
-		free(t);
-		return NULL;
-	}
-	return t;
-}
-
-static void thread_clear(struct thread *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->nr_maps; i++)
-		free(t->maps[i].name);
-	t->nr_maps = 0;
-	t->nr_vmas = 0;
-	t->sc = -1;
-	t->chain_len = 0;
-}
-
-static uint64_t field(const struct evinfo *ei, const struct ms_sample *smp, int k)
-{
-	uint64_t v = 0;
-	uint32_t w;
-
-	if (k >= ei->nr_fields || (uint32_t)ei->off[k] + ei->size[k] > smp->raw_size)
-		return 0;
-	if (ei->size[k] == 8)
-		memcpy(&v, smp->raw + ei->off[k], 8);
-	else if (ei->size[k] == 4) {
-		memcpy(&w, smp->raw + ei->off[k], 4);
-		v = (uint64_t)(int64_t)(int32_t)w;   /* syscall ret and int args are signed */
-	}
-	return v;
-}
-
-static int keep_chain(struct thread *t, const struct ms_sample *smp)
-{
-	uint64_t *p;
-
-	t->chain_len = 0;
-	t->regs_mask = 0;
-	t->ustack_len = 0;
-	if (smp->regs && smp->stack_size > sizeof(t->stack) && __builtin_popcountll(smp->regs_mask) <= 32) {
-		/* A dwarf recording: keep what unwinding the entry needs. */
-		if (!t->ustack && !(t->ustack = malloc(8192)))
-			return -ENOMEM;
-		t->regs_mask = smp->regs_mask;
-		memcpy(t->regs, smp->regs, (size_t)__builtin_popcountll(smp->regs_mask) * 8);
-		t->ustack_len = (uint32_t)(smp->stack_size < 8192 ? smp->stack_size : 8192);
-		memcpy(t->ustack, smp->stack, t->ustack_len);
-	}
-	t->stack_len = (uint32_t)((smp->stack_size < sizeof(t->stack) ? smp->stack_size : sizeof(t->stack)) / 8);
-	if (t->stack_len)
-		memcpy(t->stack, smp->stack, t->stack_len * 8);
-	if (!smp->chain_len)
-		return 0;
-	if (smp->chain_len > t->chain_cap) {
-		p = realloc(t->chain, smp->chain_len * 8);
-		if (!p)
-			return -ENOMEM;
-		t->chain = p;
-		t->chain_cap = (uint32_t)smp->chain_len;
-	}
-	memcpy(t->chain, smp->chain, smp->chain_len * 8);
-	t->chain_len = (uint32_t)smp->chain_len;
-	return 0;
-}
-
-static void base_event(struct ms_event *ev, enum ms_event_kind k, const struct ms_sample *smp)
-{
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = k;
-	ev->time = smp->time;
-	ev->pid = smp->pid;
-	ev->tid = smp->tid;
-	ev->cpu = smp->cpu;
-}
-
-/* A map the kernel made outside a followed syscall (exec, the stack, or a file without syscalls). */
-static int emit_map(struct ms_stream *s, const struct ms_sample *smp, const struct pending_map *pm,
-		    enum ms_map_via via)
-{
-	struct ms_event ev;
-
-	base_event(&ev, MS_EV_MAP, smp);
-	ev.pid = pm->pid;
-	ev.map = pm->m;
-	ev.map.name = pm->name;
-	ev.map.via = via;
-	return emit(s, &ev);
-}
-
-static int emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
-
-static int flush_thread_maps(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
-{
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < t->nr_maps && !err; i++)
-		err = emit_map(s, smp, &t->maps[i], MS_VIA_KERNEL);
-	if (!err)
-		err = emit_vma_writes(s, smp, t);
-	thread_clear(t);
-	return err;
-}
-
-static const struct pending_map *covering_map(const struct thread *t, uint64_t start, uint64_t end)
-{
-	size_t i;
-
-	for (i = 0; i < t->nr_maps; i++)
-		if (t->maps[i].m.vma_start <= start && end <= t->maps[i].m.vma_end)
-			return &t->maps[i];
-	return NULL;
-}
-
-static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t,
-			uint64_t ret)
-{
-	uint64_t start = ret, end = ret + PAGE_ALIGN(t->args[1]);
-	const struct pending_map *pm;
-	struct ms_event ev;
-
-	if (t->sc == SC_SHMAT && t->nr_maps) {
-		start = t->maps[0].m.vma_start;
-		end = t->maps[0].m.vma_end;
-	}
-	pm = covering_map(t, start, end);
-	if (!pm)
-		return 0;               /* no MMAP2 in the window: nothing we can name */
-	base_event(&ev, MS_EV_MAP, smp);
-	ev.pid = pm->pid;
-	ev.map = pm->m;
-	ev.map.start = start;
-	ev.map.end = end;
-	if (ev.map.ino || ev.map.maj || ev.map.min)
-		ev.map.pgoff = pm->m.pgoff + (start - pm->m.vma_start);
-	ev.map.name = pm->name;
-	ev.map.via = t->sc == SC_SHMAT ? MS_VIA_SHMAT : MS_VIA_MMAP;
-	ev.map.fixed = t->sc == SC_MMAP && (t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE));
-	ev.map.noreserve = t->sc == SC_MMAP && (t->args[3] & MAP_NORESERVE);
-	ev.map.alloc_chain = t->chain_len ? t->chain : NULL;
-	ev.map.alloc_chain_len = t->chain_len;
-	ev.map.alloc_stack = t->stack_len ? t->stack : NULL;
-	ev.map.alloc_stack_len = t->stack_len;
-	ev.chain = ev.map.alloc_chain;
-	ev.chain_len = ev.map.alloc_chain_len;
-	ev.stack = ev.map.alloc_stack;
-	ev.stack_len = ev.map.alloc_stack_len;
-	ev.uregs = t->regs_mask ? t->regs : NULL;
-	ev.uregs_mask = t->regs_mask;
-	ev.ustack = t->ustack_len ? t->ustack : NULL;
-	ev.ustack_len = t->ustack_len;
-	return emit(s, &ev);
-}
-
-static uint64_t *brk_slot(struct ms_stream *s, uint32_t pid)
-{
-	uint64_t *b = ms_u32map_get(&s->brks, pid);
-
-	if (!b && (b = calloc(1, sizeof(*b))) && ms_u32map_put(&s->brks, pid, b)) {
-		free(b);
-		b = NULL;
-	}
-	return b;
-}
-
-static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev);
-
-/* Advice that releases pages, or that changes VMA flags (which splits and merges VMAs). */
-static bool wanted_advice(uint64_t advice)
-{
-	return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
-	       advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
-	       (advice >= MADV_DONTFORK && advice <= MADV_KEEPONFORK);
-}
-
-#ifndef MLOCK_ONFAULT
-#define MLOCK_ONFAULT 1
-#endif
-#ifndef MCL_ONFAULT
-#define MCL_ONFAULT 4
-#endif
-
-/*
- * mlock and munlock round the range out to pages (do_mlock); mlockall
- * resets what new maps get, and with MCL_CURRENT (or as munlockall) sets
- * every VMA (apply_mlockall_flags).
- */
-static int on_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
-{
-	uint64_t off = t->args[0] & 4095, flags = t->args[0];
-	struct ms_event ev;
-
-	base_event(&ev, MS_EV_MLOCK, smp);
-	ev.mlock.def = -1;
-	ev.mlock.tree = s->has_tree;
-	switch (t->sc) {
-	case SC_MLOCK:
-	case SC_MLOCK2:
-	case SC_MUNLOCK:
-		if (t->args[1] > USER_END)
-			return 0;
-		ev.mlock.start = t->args[0] - off;
-		ev.mlock.end = ev.mlock.start + PAGE_ALIGN(t->args[1] + off);
-		ev.mlock.lock = t->sc == SC_MUNLOCK ? 0 : MS_LOCK_LOCKED |
-				(t->sc == SC_MLOCK2 && (t->args[2] & MLOCK_ONFAULT) ? MS_LOCK_ONFAULT : 0);
-		break;
-	case SC_MLOCKALL:
-		ev.mlock.def = flags & MCL_FUTURE ? MS_LOCK_LOCKED | (flags & MCL_ONFAULT ? MS_LOCK_ONFAULT : 0) : 0;
-		ev.mlock.all = !!(flags & MCL_CURRENT);
-		ev.mlock.lock = ev.mlock.all ? MS_LOCK_LOCKED | (flags & MCL_ONFAULT ? MS_LOCK_ONFAULT : 0) : 0;
-		break;
-	default:                                 /* munlockall */
-		ev.mlock.def = 0;
-		ev.mlock.all = true;
-		break;
-	}
-	return emit_with_chain(s, t, &ev);
-}
-
-/*
- * The VMA tree's writes made during a syscall, after the change the syscall
- * made: what the kernel ended with overrides the model's merge rules.
- */
-static int emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
-{
-	struct ms_event ev;
-	size_t i;
-	int err = 0;
-
-	for (i = 0; i < t->nr_vmas && !err; i++) {
-		base_event(&ev, MS_EV_VMA, smp);
-		ev.vma.start = t->vmas[i][0];
-		ev.vma.end = t->vmas[i][1];
-		err = emit(s, &ev);
-	}
-	t->nr_vmas = 0;
-	return err;
-}
-
-static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
-{
-	struct ms_event ev;
-	uint64_t *brk;
-	size_t i;
-	int err = 0;
-
-	switch (t->sc) {
-	case SC_MMAP:
-	case SC_SHMAT:
-		if (!IS_ERR_VALUE(ret))
-			err = on_exit_mmap(s, smp, t, ret);
-		break;
-	case SC_MUNMAP:
-		if (ret)
-			break;
-		base_event(&ev, MS_EV_UNMAP, smp);
-		ev.unmap.start = t->args[0];
-		ev.unmap.end = t->args[0] + PAGE_ALIGN(t->args[1]);
-		err = emit_with_chain(s, t, &ev);
-		break;
-	case SC_MREMAP:
-		if (IS_ERR_VALUE(ret))
-			break;
-		base_event(&ev, MS_EV_REMAP, smp);
-		ev.remap.old_start = t->args[0];
-		ev.remap.old_end = t->args[0] + PAGE_ALIGN(t->args[1]);
-		ev.remap.new_start = ret;
-		ev.remap.new_end = ret + PAGE_ALIGN(t->args[2]);
-		ev.remap.flags = (uint32_t)t->args[3];
-		ev.remap.tree = s->has_tree;
-		err = emit_with_chain(s, t, &ev);
-		break;
-	case SC_MPROTECT:
-		if (ret)
-			break;
-		base_event(&ev, MS_EV_PROTECT, smp);
-		ev.protect.start = t->args[0];
-		ev.protect.end = t->args[0] + PAGE_ALIGN(t->args[1]);
-		ev.protect.prot = (uint32_t)t->args[2];
-		err = emit_with_chain(s, t, &ev);
-		for (i = 0; i < t->nr_maps && !err; i++) {
-			base_event(&ev, MS_EV_VMA, smp);
-			ev.vma.start = t->maps[i].m.vma_start;
-			ev.vma.end = t->maps[i].m.vma_end;
-			err = emit_with_chain(s, t, &ev);
-		}
-		break;
-	case SC_BRK:
-		brk = brk_slot(s, smp->pid);
-		if (!brk)
-			return -ENOMEM;
-		base_event(&ev, MS_EV_BRK, smp);
-		/* The first brk of a process attached to: the break before is unknown, old == new. */
-		ev.brk.old_brk = *brk ? *brk : ret;
-		ev.brk.new_brk = ret;
-		if (t->nr_maps) {
-			ev.brk.vma_start = t->maps[0].m.vma_start;
-			ev.brk.vma_end = t->maps[0].m.vma_end;
-		}
-		if (ev.brk.old_brk != ev.brk.new_brk || t->nr_maps || !*brk)
-			err = emit_with_chain(s, t, &ev);
-		*brk = ret;
-		break;
-	case SC_MADVISE:
-		if (ret || !wanted_advice(t->args[2]))
-			break;
-		base_event(&ev, MS_EV_MADVISE, smp);
-		ev.madvise.start = t->args[0];
-		ev.madvise.end = t->args[0] + PAGE_ALIGN(t->args[1]);
-		ev.madvise.advice = (uint32_t)t->args[2];
-		ev.madvise.tree = s->has_tree;
-		err = emit_with_chain(s, t, &ev);
-		break;
-	case SC_SHMDT:
-		if (ret)
-			break;
-		base_event(&ev, MS_EV_SHMDT, smp);
-		ev.shmdt.addr = t->args[0];
-		err = emit_with_chain(s, t, &ev);
-		break;
-	case SC_MLOCK:
-	case SC_MLOCK2:
-	case SC_MUNLOCK:
-	case SC_MLOCKALL:
-	case SC_MUNLOCKALL:
-		if (!ret)
-			err = on_exit_mlock(s, smp, t);
-		break;
-	}
-	if (!err)
-		err = emit_vma_writes(s, smp, t);
-	thread_clear(t);
-	return err;
-}
-
-/* Changes made by a syscall carry its call chain. */
-static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev)
-{
-	ev->chain = t->chain_len ? t->chain : NULL;
-	ev->chain_len = t->chain_len;
-	ev->stack = t->stack_len ? t->stack : NULL;
-	ev->stack_len = t->stack_len;
-	ev->uregs = t->regs_mask ? t->regs : NULL;
-	ev->uregs_mask = t->regs_mask;
-	ev->ustack = t->ustack_len ? t->ustack : NULL;
-	ev->ustack_len = t->ustack_len;
-	return emit(s, ev);
-}
-
-/*
- * An entry whose exit the file does not record (perf record -e
- * syscalls:sys_enter_munmap alone): nothing would ever close it, so it is
- * never left open to hold the maps that follow. What the entry says alone
- * is applied, as if it succeeded, where its arguments give the whole
- * change: munmap, mprotect, madvise and shmdt. mmap, brk, mremap and shmat
- * need the result, and the kernel's MMAP2 records show what they mapped.
- */
-static int lone_enter(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
-{
-	/* Nothing checked these arguments: a range outside user space would have failed. */
-	uint64_t len = t->sc == SC_SHMDT ? 0 : t->args[1];
-
-	if (t->args[0] >= USER_END || len >= USER_END || PAGE_ALIGN(len) > USER_END - t->args[0])
-		t->sc = -1;
-	switch (t->sc) {
-	case SC_MUNMAP:
-	case SC_MPROTECT:
-	case SC_MADVISE:
-	case SC_SHMDT:
-		return on_syscall_exit(s, smp, t, 0);
-	}
-	thread_clear(t);
-	return 0;
-}
-
-/*
- * maple_tree:ma_write, in a followed task: a write of a VMA pointer over
- * [index, last] says that this range is one VMA now, exactly (the VMA tree
- * stores each VMA over its whole range). Writes of NULL (holes) and into
- * other maple trees (not page ranges in user space, or not a kernel
- * pointer) are left out: unmaps come from the syscalls. Inside a followed
- * syscall the writes wait for its exit, so that they come after its change.
- */
-static int on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
-{
-	uint64_t start = field(ei, smp, 0), last = field(ei, smp, 1), val = field(ei, smp, 2);
-	struct thread *t;
-	struct ms_event ev;
-	void *grown;
-
-	if (!(val >> 63) || start & 4095 || (last & 4095) != 4095 || last >= USER_END || start > last)
-		return 0;
-	t = thread_get(s, smp->tid);
-	if (!t)
-		return -ENOMEM;
-	if (t->sc < 0) {
-		base_event(&ev, MS_EV_VMA, smp);
-		ev.vma.start = start;
-		ev.vma.end = last + 1;
-		return emit(s, &ev);
-	}
-	if (t->nr_vmas == t->cap_vmas) {
-		grown = realloc(t->vmas, (t->cap_vmas * 2 + 8) * sizeof(*t->vmas));
-		if (!grown)
-			return -ENOMEM;
-		t->vmas = grown;
-		t->cap_vmas = t->cap_vmas * 2 + 8;
-	}
-	t->vmas[t->nr_vmas][0] = start;
-	t->vmas[t->nr_vmas++][1] = last + 1;
-	return 0;
-}
-
-static int on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
-{
-	struct thread *t = thread_get(s, smp->tid);
-	int k, err;
-
-	if (!t)
-		return -ENOMEM;
-	if (ei->kind == EK_ENTER) {
-		if ((t->nr_maps || t->nr_vmas) && (err = flush_thread_maps(s, smp, t)))   /* an exit was lost */
-			return err;
-		t->sc = (int)ei->sc;
-		for (k = 0; k < ei->nr_fields; k++)
-			t->args[k] = field(ei, smp, k);
-		if ((err = keep_chain(t, smp)))
-			return err;
-		return s->has_exit[ei->sc] ? 0 : lone_enter(s, smp, t);
-	}
-	if (t->sc != (int)ei->sc) {          /* an exit whose entry we did not see */
-		if (ei->sc == SC_BRK) {
-			uint64_t *b = brk_slot(s, smp->pid);
-
-			if (b)
-				*b = field(ei, smp, 0);
-		}
-		return 0;
-	}
-	return on_syscall_exit(s, smp, t, field(ei, smp, 0));
-}
 
 static inline uint64_t load64(const struct perf_event_header *rec, int off)
 {
@@ -1239,26 +449,6 @@ on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struc
 	return ++s->nbatch == BATCH ? flush_batch(s) : 0;
 }
 
-/*
- * A thread's stack pointer from a sample with no data address (a syscall's
- * entry, or the stack pointer's own event): it names the thread's stack
- * where the page-fault samples do not carry it.
- */
-static int thread_sp(struct ms_stream *s, const struct ms_sample *smp)
-{
-	struct ms_event ev;
-
-	memset(&ev, 0, sizeof(ev));
-	ev.kind = MS_EV_THREAD_SP;
-	ev.time = smp->time;
-	ev.pid = smp->pid;
-	ev.tid = smp->tid;
-	ev.cpu = smp->cpu;
-	ev.sample.sp = smp->sp;
-	ev.sample.has_sp = true;
-	return emit(s, &ev);
-}
-
 /* Any other sample: a full parse. */
 static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const struct evinfo *ei, int e,
 							const struct perf_event_header *rec)
@@ -1285,17 +475,17 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	}
 	if (ei->kind == EK_ENTER || ei->kind == EK_EXIT) {
 		s->st.other_samples++;
-		if (ei->kind == EK_ENTER && smp.has_sp && smp.tid != smp.pid && (err = thread_sp(s, &smp)))
+		if (ei->kind == EK_ENTER && smp.has_sp && smp.tid != smp.pid && (err = stream_thread_sp(s, &smp)))
 			return err;
-		return on_syscall(s, ei, &smp);
+		return stream_on_syscall(s, ei, &smp);
 	}
 	if (ei->kind == EK_VMA_TREE) {
 		s->st.other_samples++;
-		return on_vma_tree(s, ei, &smp);
+		return stream_on_vma_tree(s, ei, &smp);
 	}
 	if (ei->kind != EK_DATA || !smp.has_addr) {
 		s->st.other_samples++;
-		return smp.has_sp && smp.tid != smp.pid ? thread_sp(s, &smp) : 0;
+		return smp.has_sp && smp.tid != smp.pid ? stream_thread_sp(s, &smp) : 0;
 	}
 	if (not_user(smp.addr))
 		return set_aside(s, smp.addr);
@@ -1346,95 +536,10 @@ static int __attribute__((noinline)) on_sample(struct ms_stream *s, const struct
 	return on_parsed_sample(s, ei, e, rec);
 }
 
-/* MMAP and MMAP2 bodies. */
-static int take_mmap(const struct perf_event_header *rec, struct pending_map *pm)
-{
-	const unsigned char *p = (const unsigned char *)(rec + 1), *end = (const unsigned char *)rec + rec->size;
-	size_t fixed = rec->type == PERF_RECORD_MMAP2 ? 8 + 24 + 24 + 8 : 8 + 24;
-	uint32_t pidtid[2];
-	uint64_t v[3];
-	const char *name;
-
-	memset(pm, 0, sizeof(*pm));
-	if ((size_t)(end - p) <= fixed)
-		return -EBADMSG;
-	memcpy(pidtid, p, 8);
-	memcpy(v, p + 8, 24);
-	/*
-	 * A damaged address or length: nothing may iterate over a range outside
-	 * user space. The kernel's own maps (pid -1) and [vsyscall], which
-	 * /proc shows at a fixed kernel address, are what they say.
-	 */
-	if (pidtid[0] != UINT32_MAX && !(v[0] == VSYSCALL_START && v[1] == 4096) &&
-	    (v[0] >= USER_END || v[1] > USER_END - v[0]))
-		return -ERANGE;
-	pm->pid = pidtid[0];
-	pm->m.start = pm->m.vma_start = v[0];
-	pm->m.end = pm->m.vma_end = v[0] + v[1];
-	pm->m.pgoff = v[2];
-	if (rec->type == PERF_RECORD_MMAP2) {
-		if (!(rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
-			memcpy(&pm->m.maj, p + 32, 4);
-			memcpy(&pm->m.min, p + 36, 4);
-			memcpy(&pm->m.ino, p + 40, 8);
-		}
-		memcpy(&pm->m.prot, p + 56, 4);
-		memcpy(&pm->m.flags, p + 60, 4);
-	} else {
-		pm->m.prot = PROT_READ | ((rec->misc & PERF_RECORD_MISC_MMAP_DATA) ? PROT_WRITE : PROT_EXEC);
-		pm->m.flags = MAP_PRIVATE;
-	}
-	name = (const char *)p + fixed;
-	if (!memchr(name, 0, (size_t)(end - (const unsigned char *)name)))
-		return -EBADMSG;
-	pm->name = strdup(name);
-	return pm->name ? 0 : -ENOMEM;
-}
-
-static int on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp)
-{
-	struct pending_map pm;
-	struct thread *t = ms_u32map_get(&s->threads, smp->tid);
-	void *grown;
-	int err;
-
-	err = take_mmap(rec, &pm);
-	if (err) {
-		if (s->r)
-			ms_warn("skipping an MMAP record at byte offset %llu %s",
-				(unsigned long long)ms_pdreader_offset_of(s->r, rec),
-				err == -ERANGE ? "whose range lies outside the user address space" :
-				"that does not fit");
-		return err == -ENOMEM ? err : 0;
-	}
-	if (pm.pid == UINT32_MAX) {                /* the kernel's own maps, as perf synthesises them */
-		free(pm.name);
-		return 0;
-	}
-	/* Inside a followed syscall, the map belongs to it (the stack grows on its own). */
-	if (t && t->sc >= 0 && strcmp(pm.name, "[stack]")) {
-		if (t->nr_maps == t->cap_maps) {
-			grown = realloc(t->maps, (t->cap_maps * 2 + 2) * sizeof(*t->maps));
-			if (!grown) {
-				free(pm.name);
-				return -ENOMEM;
-			}
-			t->maps = grown;
-			t->cap_maps = t->cap_maps * 2 + 2;
-		}
-		t->maps[t->nr_maps++] = pm;
-		return 0;
-	}
-	err = emit_map(s, smp, &pm, s->has_syscalls ? MS_VIA_KERNEL : MS_VIA_UNKNOWN);
-	free(pm.name);
-	return err;
-}
-
 static int on_task(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp)
 {
 	uint32_t v[4];
 	struct ms_event ev;
-	struct thread *t;
 
 	if (rec->size < sizeof(*rec) + 16)
 		return 0;
@@ -1448,15 +553,7 @@ static int on_task(struct ms_stream *s, const struct perf_event_header *rec, con
 	} else {
 		ev.pid = v[0];
 		ev.tid = v[2];
-		t = ms_u32map_del(&s->threads, v[2]);
-		if (t) {
-			thread_clear(t);
-			free(t->chain);
-			free(t->ustack);
-			free(t->maps);
-			free(t->vmas);
-			free(t);
-		}
+		stream_thread_gone(s, v[2]);
 	}
 	return emit(s, &ev);
 }
@@ -1544,7 +641,7 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 	switch (rec->type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		return on_mmap(s, rec, &smp);
+		return stream_on_mmap(s, rec, &smp);
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		return on_task(s, rec, &smp);
@@ -2117,22 +1214,6 @@ static int finished_round(struct ms_stream *s, uint64_t off)
 	return err;
 }
 
-static int flush_all_threads(struct ms_stream *s)
-{
-	struct ms_sample smp = { .time = s->st.last_time };
-	struct thread *t;
-	size_t pos = 0;
-	uint32_t tid;
-	int err = 0;
-
-	while (!err && (t = ms_u32map_next(&s->threads, &pos, &tid))) {
-		smp.tid = tid;
-		if (t->nr_maps || t->nr_vmas)
-			err = flush_thread_maps(s, &smp, t);
-	}
-	return err;
-}
-
 MS_EXPORT int ms_stream_push(struct ms_stream *s, const struct perf_event_header *rec)
 {
 	s->st.records++;
@@ -2299,7 +1380,7 @@ MS_EXPORT int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
 			}
 	err = flush_queue(s, UINT64_MAX);
 	if (!err)
-		err = flush_all_threads(s);
+		err = stream_flush_threads(s);
 	return err ? err : ret;
 }
 
@@ -2315,25 +1396,9 @@ MS_EXPORT void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats
 
 MS_EXPORT void ms_stream_free(struct ms_stream *s)
 {
-	struct thread *t;
-	size_t pos = 0;
-	void *b;
-
 	if (!s)
 		return;
-	while ((t = ms_u32map_next(&s->threads, &pos, NULL))) {
-		thread_clear(t);
-		free(t->chain);
-		free(t->ustack);
-		free(t->maps);
-		free(t->vmas);
-		free(t);
-	}
-	pos = 0;
-	while ((b = ms_u32map_next(&s->brks, &pos, NULL)))
-		free(b);
-	ms_u32map_release(&s->threads);
-	ms_u32map_release(&s->brks);
+	stream_free_threads(s);
 	free_chunks(s->arena_cur);
 	free_chunks(s->arena_prev);
 	free_chunks(s->spare);

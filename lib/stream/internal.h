@@ -1,0 +1,195 @@
+/*
+ * Internal to lib/stream: the stream's state, shared by its parts, one job
+ * a file: stream.c reads, orders and decodes records; tracing.c parses the
+ * tracepoint formats (TRACING_DATA) and tells which syscall an event
+ * follows; syscalls.c pairs syscall entries and exits, with the maps the
+ * kernel writes between them, into changes.
+ */
+#ifndef MS_STREAM_INTERNAL_H
+#define MS_STREAM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include <mapscope/live.h>
+#include <mapscope/pdreader.h>
+#include <mapscope/stream.h>
+
+#include "stream/sample.h"
+#include "util/u32map.h"
+
+#define PAGE_ALIGN(x) (((x) + 4095) & ~4095ULL)
+/* Past the largest user address space of any 64-bit Linux (x86 LA57: 2^56; arm64: 2^52). */
+#define USER_END (1ULL << 57)
+#define VSYSCALL_START 0xffffffffff600000ULL
+#define IS_ERR_VALUE(x) ((x) >= (uint64_t)-4095)
+
+enum { PERF_RECORD_FINISHED_ROUND_ = 68 };
+
+enum sc { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_MPROTECT, SC_BRK, SC_MADVISE, SC_SHMAT, SC_SHMDT,
+	  SC_MLOCK, SC_MLOCK2, SC_MUNLOCK, SC_MLOCKALL, SC_MUNLOCKALL, SC_NR };
+
+/* The syscalls followed, by enum sc: the name and the entry's argument fields. */
+struct stream_syscall {
+	const char *name;
+	const char *args[5];
+};
+extern const struct stream_syscall stream_syscalls[SC_NR];
+
+enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE };
+
+struct evinfo {
+	const struct perf_event_attr *attr;
+	enum evkind kind;
+	int time_off;                /* TIME's offset in a sample body, or -1 */
+	int time_from_end;           /* TIME's offset back from a trailer's end, or -1 */
+	enum sc sc;
+	int nr_fields;
+	uint16_t off[5], size[5];    /* from libtraceevent's parse of the format */
+	struct ms_sample_layout lay; /* fixed offsets, where its samples have them */
+	uint16_t fixed_size;         /* a data sample of this size decodes by lay; 0: never */
+	bool fault;                  /* a page-fault software event */
+};
+
+struct pending_map {
+	struct ms_event_map m;
+	char *name;
+	uint32_t pid;
+};
+
+struct thread {
+	int sc;                       /* the open syscall, or -1 */
+	uint64_t args[5];
+	uint64_t *chain;
+	uint32_t chain_len, chain_cap;
+	uint64_t stack[8];            /* the top of the user stack at the entry */
+	uint32_t stack_len;
+	uint64_t regs[32];            /* --call-graph dwarf: registers and stack at the entry */
+	uint64_t regs_mask;
+	unsigned char *ustack;
+	uint32_t ustack_len;
+	struct pending_map *maps;
+	size_t nr_maps, cap_maps;
+	uint64_t (*vmas)[2];          /* VMA tree writes in the open syscall: [start, end) */
+	size_t nr_vmas, cap_vmas;
+};
+
+/* Records of equal time keep their file order: the merge below is stable. */
+struct qent {
+	uint64_t time;
+	const struct perf_event_header *rec;
+};
+
+/*
+ * While a file's records come in time order, as they do from one CPU, they
+ * are queued as segments, with nothing to sort and nothing per record: a
+ * run of the only event's samples lying one after another in the reader's
+ * buffer, or one other record.
+ */
+struct seg {
+	const unsigned char *p;       /* the first record */
+	uint64_t first, last;         /* the times of the first and the last */
+	size_t n;                     /* records: more than 1 only in a run */
+	bool run;                     /* samples of the only event, fast_size bytes apart */
+};
+
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	unsigned char data[1 << 20] __attribute__((aligned(8)));
+};
+
+struct idmap {
+	uint64_t id;
+	uint32_t evsel;
+};
+
+struct ms_stream {
+	struct ms_pdreader *r;        /* the file source, or NULL */
+	struct ms_live *live;         /* the live source, or NULL */
+	struct idmap *ids;            /* sorted by id */
+	size_t nr_ids;
+	struct evinfo *ev;
+	size_t nr_ev;
+	int id_pos;                   /* the id's offset in every sample body, or -1 */
+	int id_from_end;              /* the id's offset back from every trailer's end, or -1 */
+	bool has_syscalls;
+	bool has_tree;                /* the file has the VMA tree's writes (maple_tree:ma_write) */
+	bool has_enter[SC_NR], has_exit[SC_NR];   /* which halves of each syscall the file has */
+	struct tep_handle *tep;
+	/* ordering */
+	struct qent *q, *tmp;
+	/* A ring: entry i of nq is q[(qh + i) & (capq - 1)], so nothing moves as it turns. */
+	size_t qh, nq, capq;          /* capq: a power of two, or 0 */
+	size_t nsorted;               /* entries [0, nsorted) are known to be in time order */
+	uint64_t tail_time;           /* the time of the last entry, when nq > 0, or of the last segment */
+	struct seg *segs;             /* a ring as q is; in use while seg_mode holds */
+	size_t sh, nseg, capseg;
+	bool seg_mode;                /* the queue is segs (q is empty) while records come in order */
+	bool seg_ok;                  /* segments may be used: a file with one fixed-layout event */
+	/* With one event whose data samples have a fixed layout: their size and TIME's offset. */
+	uint16_t fast_size;
+	/*
+	 * The event whose samples those are; multi: the file has others too,
+	 * told apart by the IDENTIFIER every sample starts with (fast_id: the
+	 * last id found to be the fast event's).
+	 */
+	int fast_ev;
+	bool multi;
+	uint64_t fast_id;
+	int16_t fast_time;
+	uint64_t max_time, next_flush, last_emitted, last_time;
+	struct chunk *arena_cur, *arena_prev;     /* copies of live records */
+	struct chunk *spare;                      /* emptied chunks, kept for reuse */
+	uint64_t round_off;           /* byte offset of the FINISHED_ROUND before the last one */
+	/* normalising */
+	struct ms_u32map threads;                 /* tid -> struct thread */
+	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
+	struct ms_stream_stats st;
+	ms_stream_fn fn;
+	void *ctx;
+	struct ms_event sev;          /* a data sample's event: what never changes is set once */
+	/* Runs of data samples for sfn, where it is set: at most BATCH, their fixed parts set once. */
+	ms_stream_samples_fn sfn;
+	struct ms_event *batch;
+	size_t nbatch;
+};
+
+#define BATCH 64
+
+#define BATCH 64
+
+static inline int emit(struct ms_stream *s, struct ms_event *ev)
+{
+	return s->fn(ev, s->ctx);
+}
+
+static inline void base_event(struct ms_event *ev, enum ms_event_kind k, const struct ms_sample *smp)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = k;
+	ev->time = smp->time;
+	ev->pid = smp->pid;
+	ev->tid = smp->tid;
+	ev->cpu = smp->cpu;
+}
+
+/* tracing.c */
+int stream_parse_tracing_data(struct tep_handle *tep, const unsigned char *p, size_t len);
+void stream_classify_tracepoint(struct ms_stream *s, struct evinfo *ei, uint64_t id);
+
+/* syscalls.c: a syscall tracepoint's sample, a VMA tree write, a thread's stack pointer, an MMAP2. */
+int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
+int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
+int stream_thread_sp(struct ms_stream *s, const struct ms_sample *smp);
+int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp);
+/* At the end: the maps of syscalls whose exit never came go out as the kernel's. */
+int stream_flush_threads(struct ms_stream *s);
+/* A thread ended, or the stream does: its state goes. */
+void stream_thread_gone(struct ms_stream *s, uint32_t tid);
+void stream_free_threads(struct ms_stream *s);
+
+#endif

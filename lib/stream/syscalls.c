@@ -1,0 +1,614 @@
+/*
+ * Syscall pairing: a sys_enter_* sample opens a window for its thread;
+ * MMAP2 records the kernel writes inside the window belong to that
+ * syscall, and so do the VMA tree's writes; the sys_exit_* sample closes
+ * it and, on success, the change is emitted with the range the syscall
+ * returned (an MMAP2 alone covers the merged VMA), then the tree's writes.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "perfdata/reader.h"
+#include "stream/internal.h"
+#include "util/log.h"
+
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 1
+#endif
+#ifndef MCL_ONFAULT
+#define MCL_ONFAULT 4
+#endif
+
+static int emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
+static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev);
+
+static struct thread *thread_get(struct ms_stream *s, uint32_t tid)
+{
+	struct thread *t = ms_u32map_get(&s->threads, tid);
+
+	if (t)
+		return t;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->sc = -1;
+	if (ms_u32map_put(&s->threads, tid, t)) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void thread_clear(struct thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_maps; i++)
+		free(t->maps[i].name);
+	t->nr_maps = 0;
+	t->nr_vmas = 0;
+	t->sc = -1;
+	t->chain_len = 0;
+}
+
+static uint64_t field(const struct evinfo *ei, const struct ms_sample *smp, int k)
+{
+	uint64_t v = 0;
+	uint32_t w;
+
+	if (k >= ei->nr_fields || (uint32_t)ei->off[k] + ei->size[k] > smp->raw_size)
+		return 0;
+	if (ei->size[k] == 8)
+		memcpy(&v, smp->raw + ei->off[k], 8);
+	else if (ei->size[k] == 4) {
+		memcpy(&w, smp->raw + ei->off[k], 4);
+		v = (uint64_t)(int64_t)(int32_t)w;   /* syscall ret and int args are signed */
+	}
+	return v;
+}
+
+static int keep_chain(struct thread *t, const struct ms_sample *smp)
+{
+	uint64_t *p;
+
+	t->chain_len = 0;
+	t->regs_mask = 0;
+	t->ustack_len = 0;
+	if (smp->regs && smp->stack_size > sizeof(t->stack) && __builtin_popcountll(smp->regs_mask) <= 32) {
+		/* A dwarf recording: keep what unwinding the entry needs. */
+		if (!t->ustack && !(t->ustack = malloc(8192)))
+			return -ENOMEM;
+		t->regs_mask = smp->regs_mask;
+		memcpy(t->regs, smp->regs, (size_t)__builtin_popcountll(smp->regs_mask) * 8);
+		t->ustack_len = (uint32_t)(smp->stack_size < 8192 ? smp->stack_size : 8192);
+		memcpy(t->ustack, smp->stack, t->ustack_len);
+	}
+	t->stack_len = (uint32_t)((smp->stack_size < sizeof(t->stack) ? smp->stack_size : sizeof(t->stack)) / 8);
+	if (t->stack_len)
+		memcpy(t->stack, smp->stack, t->stack_len * 8);
+	if (!smp->chain_len)
+		return 0;
+	if (smp->chain_len > t->chain_cap) {
+		p = realloc(t->chain, smp->chain_len * 8);
+		if (!p)
+			return -ENOMEM;
+		t->chain = p;
+		t->chain_cap = (uint32_t)smp->chain_len;
+	}
+	memcpy(t->chain, smp->chain, smp->chain_len * 8);
+	t->chain_len = (uint32_t)smp->chain_len;
+	return 0;
+}
+
+/* A map the kernel made outside a followed syscall (exec, the stack, or a file without syscalls). */
+static int emit_map(struct ms_stream *s, const struct ms_sample *smp, const struct pending_map *pm,
+		    enum ms_map_via via)
+{
+	struct ms_event ev;
+
+	base_event(&ev, MS_EV_MAP, smp);
+	ev.pid = pm->pid;
+	ev.map = pm->m;
+	ev.map.name = pm->name;
+	ev.map.via = via;
+	return emit(s, &ev);
+}
+
+static int flush_thread_maps(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < t->nr_maps && !err; i++)
+		err = emit_map(s, smp, &t->maps[i], MS_VIA_KERNEL);
+	if (!err)
+		err = emit_vma_writes(s, smp, t);
+	thread_clear(t);
+	return err;
+}
+
+static const struct pending_map *covering_map(const struct thread *t, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_maps; i++)
+		if (t->maps[i].m.vma_start <= start && end <= t->maps[i].m.vma_end)
+			return &t->maps[i];
+	return NULL;
+}
+
+static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t,
+			uint64_t ret)
+{
+	uint64_t start = ret, end = ret + PAGE_ALIGN(t->args[1]);
+	const struct pending_map *pm;
+	struct ms_event ev;
+
+	if (t->sc == SC_SHMAT && t->nr_maps) {
+		start = t->maps[0].m.vma_start;
+		end = t->maps[0].m.vma_end;
+	}
+	pm = covering_map(t, start, end);
+	if (!pm)
+		return 0;               /* no MMAP2 in the window: nothing we can name */
+	base_event(&ev, MS_EV_MAP, smp);
+	ev.pid = pm->pid;
+	ev.map = pm->m;
+	ev.map.start = start;
+	ev.map.end = end;
+	if (ev.map.ino || ev.map.maj || ev.map.min)
+		ev.map.pgoff = pm->m.pgoff + (start - pm->m.vma_start);
+	ev.map.name = pm->name;
+	ev.map.via = t->sc == SC_SHMAT ? MS_VIA_SHMAT : MS_VIA_MMAP;
+	ev.map.fixed = t->sc == SC_MMAP && (t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE));
+	ev.map.noreserve = t->sc == SC_MMAP && (t->args[3] & MAP_NORESERVE);
+	ev.map.alloc_chain = t->chain_len ? t->chain : NULL;
+	ev.map.alloc_chain_len = t->chain_len;
+	ev.map.alloc_stack = t->stack_len ? t->stack : NULL;
+	ev.map.alloc_stack_len = t->stack_len;
+	ev.chain = ev.map.alloc_chain;
+	ev.chain_len = ev.map.alloc_chain_len;
+	ev.stack = ev.map.alloc_stack;
+	ev.stack_len = ev.map.alloc_stack_len;
+	ev.uregs = t->regs_mask ? t->regs : NULL;
+	ev.uregs_mask = t->regs_mask;
+	ev.ustack = t->ustack_len ? t->ustack : NULL;
+	ev.ustack_len = t->ustack_len;
+	return emit(s, &ev);
+}
+
+static uint64_t *brk_slot(struct ms_stream *s, uint32_t pid)
+{
+	uint64_t *b = ms_u32map_get(&s->brks, pid);
+
+	if (!b && (b = calloc(1, sizeof(*b))) && ms_u32map_put(&s->brks, pid, b)) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+/* Advice that releases pages, or that changes VMA flags (which splits and merges VMAs). */
+static bool wanted_advice(uint64_t advice)
+{
+	return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
+	       advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
+	       (advice >= MADV_DONTFORK && advice <= MADV_KEEPONFORK);
+}
+
+/*
+ * mlock and munlock round the range out to pages (do_mlock); mlockall
+ * resets what new maps get, and with MCL_CURRENT (or as munlockall) sets
+ * every VMA (apply_mlockall_flags).
+ */
+static int on_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	uint64_t off = t->args[0] & 4095, flags = t->args[0];
+	struct ms_event ev;
+
+	base_event(&ev, MS_EV_MLOCK, smp);
+	ev.mlock.def = -1;
+	ev.mlock.tree = s->has_tree;
+	switch (t->sc) {
+	case SC_MLOCK:
+	case SC_MLOCK2:
+	case SC_MUNLOCK:
+		if (t->args[1] > USER_END)
+			return 0;
+		ev.mlock.start = t->args[0] - off;
+		ev.mlock.end = ev.mlock.start + PAGE_ALIGN(t->args[1] + off);
+		ev.mlock.lock = t->sc == SC_MUNLOCK ? 0 : MS_LOCK_LOCKED |
+				(t->sc == SC_MLOCK2 && (t->args[2] & MLOCK_ONFAULT) ? MS_LOCK_ONFAULT : 0);
+		break;
+	case SC_MLOCKALL:
+		ev.mlock.def = flags & MCL_FUTURE ? MS_LOCK_LOCKED | (flags & MCL_ONFAULT ? MS_LOCK_ONFAULT : 0) : 0;
+		ev.mlock.all = !!(flags & MCL_CURRENT);
+		ev.mlock.lock = ev.mlock.all ? MS_LOCK_LOCKED | (flags & MCL_ONFAULT ? MS_LOCK_ONFAULT : 0) : 0;
+		break;
+	default:                                 /* munlockall */
+		ev.mlock.def = 0;
+		ev.mlock.all = true;
+		break;
+	}
+	return emit_with_chain(s, t, &ev);
+}
+
+/*
+ * The VMA tree's writes made during a syscall, after the change the syscall
+ * made: what the kernel ended with overrides the model's merge rules.
+ */
+static int emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	struct ms_event ev;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < t->nr_vmas && !err; i++) {
+		base_event(&ev, MS_EV_VMA, smp);
+		ev.vma.start = t->vmas[i][0];
+		ev.vma.end = t->vmas[i][1];
+		err = emit(s, &ev);
+	}
+	t->nr_vmas = 0;
+	return err;
+}
+
+static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
+{
+	struct ms_event ev;
+	uint64_t *brk;
+	size_t i;
+	int err = 0;
+
+	switch (t->sc) {
+	case SC_MMAP:
+	case SC_SHMAT:
+		if (!IS_ERR_VALUE(ret))
+			err = on_exit_mmap(s, smp, t, ret);
+		break;
+	case SC_MUNMAP:
+		if (ret)
+			break;
+		base_event(&ev, MS_EV_UNMAP, smp);
+		ev.unmap.start = t->args[0];
+		ev.unmap.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+		err = emit_with_chain(s, t, &ev);
+		break;
+	case SC_MREMAP:
+		if (IS_ERR_VALUE(ret))
+			break;
+		base_event(&ev, MS_EV_REMAP, smp);
+		ev.remap.old_start = t->args[0];
+		ev.remap.old_end = t->args[0] + PAGE_ALIGN(t->args[1]);
+		ev.remap.new_start = ret;
+		ev.remap.new_end = ret + PAGE_ALIGN(t->args[2]);
+		ev.remap.flags = (uint32_t)t->args[3];
+		ev.remap.tree = s->has_tree;
+		err = emit_with_chain(s, t, &ev);
+		break;
+	case SC_MPROTECT:
+		if (ret)
+			break;
+		base_event(&ev, MS_EV_PROTECT, smp);
+		ev.protect.start = t->args[0];
+		ev.protect.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+		ev.protect.prot = (uint32_t)t->args[2];
+		err = emit_with_chain(s, t, &ev);
+		for (i = 0; i < t->nr_maps && !err; i++) {
+			base_event(&ev, MS_EV_VMA, smp);
+			ev.vma.start = t->maps[i].m.vma_start;
+			ev.vma.end = t->maps[i].m.vma_end;
+			err = emit_with_chain(s, t, &ev);
+		}
+		break;
+	case SC_BRK:
+		brk = brk_slot(s, smp->pid);
+		if (!brk)
+			return -ENOMEM;
+		base_event(&ev, MS_EV_BRK, smp);
+		/* The first brk of a process attached to: the break before is unknown, old == new. */
+		ev.brk.old_brk = *brk ? *brk : ret;
+		ev.brk.new_brk = ret;
+		if (t->nr_maps) {
+			ev.brk.vma_start = t->maps[0].m.vma_start;
+			ev.brk.vma_end = t->maps[0].m.vma_end;
+		}
+		if (ev.brk.old_brk != ev.brk.new_brk || t->nr_maps || !*brk)
+			err = emit_with_chain(s, t, &ev);
+		*brk = ret;
+		break;
+	case SC_MADVISE:
+		if (ret || !wanted_advice(t->args[2]))
+			break;
+		base_event(&ev, MS_EV_MADVISE, smp);
+		ev.madvise.start = t->args[0];
+		ev.madvise.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+		ev.madvise.advice = (uint32_t)t->args[2];
+		ev.madvise.tree = s->has_tree;
+		err = emit_with_chain(s, t, &ev);
+		break;
+	case SC_SHMDT:
+		if (ret)
+			break;
+		base_event(&ev, MS_EV_SHMDT, smp);
+		ev.shmdt.addr = t->args[0];
+		err = emit_with_chain(s, t, &ev);
+		break;
+	case SC_MLOCK:
+	case SC_MLOCK2:
+	case SC_MUNLOCK:
+	case SC_MLOCKALL:
+	case SC_MUNLOCKALL:
+		if (!ret)
+			err = on_exit_mlock(s, smp, t);
+		break;
+	}
+	if (!err)
+		err = emit_vma_writes(s, smp, t);
+	thread_clear(t);
+	return err;
+}
+
+/* Changes made by a syscall carry its call chain. */
+static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev)
+{
+	ev->chain = t->chain_len ? t->chain : NULL;
+	ev->chain_len = t->chain_len;
+	ev->stack = t->stack_len ? t->stack : NULL;
+	ev->stack_len = t->stack_len;
+	ev->uregs = t->regs_mask ? t->regs : NULL;
+	ev->uregs_mask = t->regs_mask;
+	ev->ustack = t->ustack_len ? t->ustack : NULL;
+	ev->ustack_len = t->ustack_len;
+	return emit(s, ev);
+}
+
+/*
+ * An entry whose exit the file does not record (perf record -e
+ * syscalls:sys_enter_munmap alone): nothing would ever close it, so it is
+ * never left open to hold the maps that follow. What the entry says alone
+ * is applied, as if it succeeded, where its arguments give the whole
+ * change: munmap, mprotect, madvise and shmdt. mmap, brk, mremap and shmat
+ * need the result, and the kernel's MMAP2 records show what they mapped.
+ */
+static int lone_enter(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	/* Nothing checked these arguments: a range outside user space would have failed. */
+	uint64_t len = t->sc == SC_SHMDT ? 0 : t->args[1];
+
+	if (t->args[0] >= USER_END || len >= USER_END || PAGE_ALIGN(len) > USER_END - t->args[0])
+		t->sc = -1;
+	switch (t->sc) {
+	case SC_MUNMAP:
+	case SC_MPROTECT:
+	case SC_MADVISE:
+	case SC_SHMDT:
+		return on_syscall_exit(s, smp, t, 0);
+	}
+	thread_clear(t);
+	return 0;
+}
+
+/*
+ * maple_tree:ma_write, in a followed task: a write of a VMA pointer over
+ * [index, last] says that this range is one VMA now, exactly (the VMA tree
+ * stores each VMA over its whole range). Writes of NULL (holes) and into
+ * other maple trees (not page ranges in user space, or not a kernel
+ * pointer) are left out: unmaps come from the syscalls. Inside a followed
+ * syscall the writes wait for its exit, so that they come after its change.
+ */
+int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
+{
+	uint64_t start = field(ei, smp, 0), last = field(ei, smp, 1), val = field(ei, smp, 2);
+	struct thread *t;
+	struct ms_event ev;
+	void *grown;
+
+	if (!(val >> 63) || start & 4095 || (last & 4095) != 4095 || last >= USER_END || start > last)
+		return 0;
+	t = thread_get(s, smp->tid);
+	if (!t)
+		return -ENOMEM;
+	if (t->sc < 0) {
+		base_event(&ev, MS_EV_VMA, smp);
+		ev.vma.start = start;
+		ev.vma.end = last + 1;
+		return emit(s, &ev);
+	}
+	if (t->nr_vmas == t->cap_vmas) {
+		grown = realloc(t->vmas, (t->cap_vmas * 2 + 8) * sizeof(*t->vmas));
+		if (!grown)
+			return -ENOMEM;
+		t->vmas = grown;
+		t->cap_vmas = t->cap_vmas * 2 + 8;
+	}
+	t->vmas[t->nr_vmas][0] = start;
+	t->vmas[t->nr_vmas++][1] = last + 1;
+	return 0;
+}
+
+int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
+{
+	struct thread *t = thread_get(s, smp->tid);
+	int k, err;
+
+	if (!t)
+		return -ENOMEM;
+	if (ei->kind == EK_ENTER) {
+		if ((t->nr_maps || t->nr_vmas) && (err = flush_thread_maps(s, smp, t)))   /* an exit was lost */
+			return err;
+		t->sc = (int)ei->sc;
+		for (k = 0; k < ei->nr_fields; k++)
+			t->args[k] = field(ei, smp, k);
+		if ((err = keep_chain(t, smp)))
+			return err;
+		return s->has_exit[ei->sc] ? 0 : lone_enter(s, smp, t);
+	}
+	if (t->sc != (int)ei->sc) {          /* an exit whose entry we did not see */
+		if (ei->sc == SC_BRK) {
+			uint64_t *b = brk_slot(s, smp->pid);
+
+			if (b)
+				*b = field(ei, smp, 0);
+		}
+		return 0;
+	}
+	return on_syscall_exit(s, smp, t, field(ei, smp, 0));
+}
+
+/*
+ * A thread's stack pointer from a sample with no data address (a syscall's
+ * entry, or the stack pointer's own event): it names the thread's stack
+ * where the page-fault samples do not carry it.
+ */
+int stream_thread_sp(struct ms_stream *s, const struct ms_sample *smp)
+{
+	struct ms_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = MS_EV_THREAD_SP;
+	ev.time = smp->time;
+	ev.pid = smp->pid;
+	ev.tid = smp->tid;
+	ev.cpu = smp->cpu;
+	ev.sample.sp = smp->sp;
+	ev.sample.has_sp = true;
+	return emit(s, &ev);
+}
+
+/* MMAP and MMAP2 bodies. */
+static int take_mmap(const struct perf_event_header *rec, struct pending_map *pm)
+{
+	const unsigned char *p = (const unsigned char *)(rec + 1), *end = (const unsigned char *)rec + rec->size;
+	size_t fixed = rec->type == PERF_RECORD_MMAP2 ? 8 + 24 + 24 + 8 : 8 + 24;
+	uint32_t pidtid[2];
+	uint64_t v[3];
+	const char *name;
+
+	memset(pm, 0, sizeof(*pm));
+	if ((size_t)(end - p) <= fixed)
+		return -EBADMSG;
+	memcpy(pidtid, p, 8);
+	memcpy(v, p + 8, 24);
+	/*
+	 * A damaged address or length: nothing may iterate over a range outside
+	 * user space. The kernel's own maps (pid -1) and [vsyscall], which
+	 * /proc shows at a fixed kernel address, are what they say.
+	 */
+	if (pidtid[0] != UINT32_MAX && !(v[0] == VSYSCALL_START && v[1] == 4096) &&
+	    (v[0] >= USER_END || v[1] > USER_END - v[0]))
+		return -ERANGE;
+	pm->pid = pidtid[0];
+	pm->m.start = pm->m.vma_start = v[0];
+	pm->m.end = pm->m.vma_end = v[0] + v[1];
+	pm->m.pgoff = v[2];
+	if (rec->type == PERF_RECORD_MMAP2) {
+		if (!(rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+			memcpy(&pm->m.maj, p + 32, 4);
+			memcpy(&pm->m.min, p + 36, 4);
+			memcpy(&pm->m.ino, p + 40, 8);
+		}
+		memcpy(&pm->m.prot, p + 56, 4);
+		memcpy(&pm->m.flags, p + 60, 4);
+	} else {
+		pm->m.prot = PROT_READ | ((rec->misc & PERF_RECORD_MISC_MMAP_DATA) ? PROT_WRITE : PROT_EXEC);
+		pm->m.flags = MAP_PRIVATE;
+	}
+	name = (const char *)p + fixed;
+	if (!memchr(name, 0, (size_t)(end - (const unsigned char *)name)))
+		return -EBADMSG;
+	pm->name = strdup(name);
+	return pm->name ? 0 : -ENOMEM;
+}
+
+int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp)
+{
+	struct pending_map pm;
+	struct thread *t = ms_u32map_get(&s->threads, smp->tid);
+	void *grown;
+	int err;
+
+	err = take_mmap(rec, &pm);
+	if (err) {
+		if (s->r)
+			ms_warn("skipping an MMAP record at byte offset %llu %s",
+				(unsigned long long)ms_pdreader_offset_of(s->r, rec),
+				err == -ERANGE ? "whose range lies outside the user address space" :
+				"that does not fit");
+		return err == -ENOMEM ? err : 0;
+	}
+	if (pm.pid == UINT32_MAX) {                /* the kernel's own maps, as perf synthesises them */
+		free(pm.name);
+		return 0;
+	}
+	/* Inside a followed syscall, the map belongs to it (the stack grows on its own). */
+	if (t && t->sc >= 0 && strcmp(pm.name, "[stack]")) {
+		if (t->nr_maps == t->cap_maps) {
+			grown = realloc(t->maps, (t->cap_maps * 2 + 2) * sizeof(*t->maps));
+			if (!grown) {
+				free(pm.name);
+				return -ENOMEM;
+			}
+			t->maps = grown;
+			t->cap_maps = t->cap_maps * 2 + 2;
+		}
+		t->maps[t->nr_maps++] = pm;
+		return 0;
+	}
+	err = emit_map(s, smp, &pm, s->has_syscalls ? MS_VIA_KERNEL : MS_VIA_UNKNOWN);
+	free(pm.name);
+	return err;
+}
+
+int stream_flush_threads(struct ms_stream *s)
+{
+	struct ms_sample smp = { .time = s->st.last_time };
+	struct thread *t;
+	size_t pos = 0;
+	uint32_t tid;
+	int err = 0;
+
+	while (!err && (t = ms_u32map_next(&s->threads, &pos, &tid))) {
+		smp.tid = tid;
+		if (t->nr_maps || t->nr_vmas)
+			err = flush_thread_maps(s, &smp, t);
+	}
+	return err;
+}
+
+void stream_thread_gone(struct ms_stream *s, uint32_t tid)
+{
+	struct thread *t = ms_u32map_del(&s->threads, tid);
+
+	if (!t)
+		return;
+	thread_clear(t);
+	free(t->chain);
+	free(t->ustack);
+	free(t->maps);
+	free(t->vmas);
+	free(t);
+}
+
+void stream_free_threads(struct ms_stream *s)
+{
+	struct thread *t;
+	size_t pos = 0;
+	void *b;
+
+	while ((t = ms_u32map_next(&s->threads, &pos, NULL))) {
+		thread_clear(t);
+		free(t->chain);
+		free(t->ustack);
+		free(t->maps);
+		free(t->vmas);
+		free(t);
+	}
+	pos = 0;
+	while ((b = ms_u32map_next(&s->brks, &pos, NULL)))
+		free(b);
+	ms_u32map_release(&s->threads);
+	ms_u32map_release(&s->brks);
+}
