@@ -31,6 +31,7 @@ extern "C" {
 #endif
 
 struct ms_session;
+struct perf_event_header;
 struct ms_pdreader;
 struct ms_stream;
 struct ms_symbols;
@@ -77,6 +78,23 @@ struct ms_session_opts {
 
 /* Opens a recording (a file, or "-" for a pipe on stdin). opts may be NULL. NULL with errno set. */
 struct ms_session *ms_session_open(const char *path, const struct ms_session_opts *opts);
+
+/*
+ * The same pipeline over live ring buffers (mapscope/live.h; the caller
+ * keeps l, and drains it): records go in with ms_session_push(), and
+ * ms_session_flush() sends what is queued through the model and the
+ * analyses. NULL with errno set.
+ */
+struct ms_live;
+struct ms_session *ms_session_open_live(struct ms_live *l);
+/* Queues one record (a drained ring's; copied). 0 or a negative errno. */
+int ms_session_push(struct ms_session *s, const struct perf_event_header *rec);
+/*
+ * Sends the queued records up to time limit (UINT64_MAX: all) through the
+ * model and the analyses, in time order. 0, or what an analysis or the
+ * model returned.
+ */
+int ms_session_flush(struct ms_session *s, uint64_t limit);
 
 /* Adds an analysis (a[0] is not copied: keep it alive). 0 or -ENOMEM; at most 16. */
 int ms_session_add(struct ms_session *s, const struct ms_analysis *a, void *ctx);

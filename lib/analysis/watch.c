@@ -1,8 +1,8 @@
 /*
- * The live channel: the live source, the stream and the model, drained on
- * demand. Records are flushed as soon as they are drained (no round delay):
- * an unmap's exit record is written before the syscall returns, so the
- * event must be readable at once.
+ * The live channel: a live session (mapscope/session.h) drained on demand,
+ * with one analysis that queues each change. Records are flushed as soon
+ * as they are drained (no round delay): an unmap's exit record is written
+ * before the syscall returns, so the event must be readable at once.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include <mapscope/live.h>
-#include <mapscope/stream.h>
+#include <mapscope/session.h>
 #include <mapscope/watch.h>
 
 #include "util/log.h"
@@ -23,8 +23,7 @@
 
 struct ms_watch {
 	struct ms_live *live;
-	struct ms_stream *stream;
-	struct ms_aspace *as;
+	struct ms_session *session;
 	int epfd;
 	int nr_rings;
 	const struct perf_event_mmap_page **pages;
@@ -63,35 +62,44 @@ static int push_event(struct ms_watch *w, const struct ms_watch_event *ev)
 	return 0;
 }
 
-static int on_event(const struct ms_event *ev, void *ctx)
+/* Lost records: everything may have changed unseen. */
+static int on_lost(void *ctx, struct ms_session *s, const struct ms_event *ev)
 {
-	struct ms_watch *w = ctx;
 	struct ms_watch_event out = { 0 };
-	int ret;
 
-	if (ev->kind == MS_EV_LOST) {
-		out.change.time_ns = ev->time;
-		out.change.release_all = true;
-		out.lost = ev->lost.count;
-		return push_event(w, &out);
-	}
-	ret = ms_aspace_apply_change(w->as, ev, &out.change);
-	return ret > 0 ? push_event(w, &out) : ret;
+	(void)s;
+	if (ev->kind != MS_EV_LOST)
+		return 0;
+	out.change.time_ns = ev->time;
+	out.change.release_all = true;
+	out.lost = ev->lost.count;
+	return push_event(ctx, &out);
 }
+
+static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
+{
+	struct ms_watch_event out = { .change = *c };
+
+	(void)s;
+	(void)ev;
+	return push_event(ctx, &out);
+}
+
+static const struct ms_analysis queue_changes = { .name = "watch", .event = on_lost, .change = on_change };
 
 static int push_record(const struct perf_event_header *rec, void *ctx)
 {
-	return ms_stream_push(ctx, rec);
+	return ms_session_push(ctx, rec);
 }
 
 /* Drains every ring and turns what it held into events. */
 static int pump(struct ms_watch *w)
 {
-	long n = ms_live_drain(w->live, push_record, w->stream);
+	long n = ms_live_drain(w->live, push_record, w->session);
 
 	if (n < 0)
 		return (int)n;
-	return ms_stream_flush(w->stream, UINT64_MAX, on_event, w);
+	return ms_session_flush(w->session, UINT64_MAX);
 }
 
 static int add_threads(struct ms_watch *w, pid_t pid)
@@ -117,11 +125,6 @@ static int add_threads(struct ms_watch *w, pid_t pid)
 	return err;
 }
 
-static int synth_record(const struct perf_event_header *rec, void *ctx)
-{
-	return ms_stream_push(ctx, rec);
-}
-
 static int setup(struct ms_watch *w, pid_t pid, unsigned int flags)
 {
 	struct ms_live_opts lo = {
@@ -138,9 +141,8 @@ static int setup(struct ms_watch *w, pid_t pid, unsigned int flags)
 	err = flags & MS_WATCH_ENABLE_ON_EXEC ? ms_live_add_task(w->live, pid) : add_threads(w, pid);
 	if (err)
 		return err;
-	w->stream = ms_stream_new_live(w->live);
-	w->as = ms_aspace_new();
-	if (!w->stream || !w->as)
+	w->session = ms_session_open_live(w->live);
+	if (!w->session || ms_session_add(w->session, &queue_changes, w))
 		return -ENOMEM;
 	w->nr_rings = ms_live_nr_fds(w->live);
 	w->ring_size = ms_live_ring_size(w->live);
@@ -158,9 +160,9 @@ static int setup(struct ms_watch *w, pid_t pid, unsigned int flags)
 	if ((err = ms_live_enable(w->live)))
 		return err;
 	/* What is mapped already, so every later change is known by its region. */
-	err = ms_live_synthesize(w->live, pid, now_ns(), synth_record, w->stream);
+	err = ms_live_synthesize(w->live, pid, now_ns(), push_record, w->session);
 	if (!err)
-		err = ms_stream_flush(w->stream, UINT64_MAX, on_event, w);
+		err = ms_session_flush(w->session, UINT64_MAX);
 	w->len = 0;                   /* the synthesised maps are not changes */
 	return err;
 }
@@ -224,8 +226,7 @@ MS_EXPORT void ms_watch_close(struct ms_watch *w)
 		return;
 	if (w->epfd >= 0)
 		close(w->epfd);
-	ms_aspace_free(w->as);
-	ms_stream_free(w->stream);
+	ms_session_free(w->session);
 	ms_live_free(w->live);
 	free(w->pages);
 	free(w->q);

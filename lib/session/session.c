@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mapscope/live.h>
 #include <mapscope/pdreader.h>
 #include <mapscope/session.h>
 #include <mapscope/stream.h>
@@ -35,6 +36,7 @@ struct ms_session {
 	uint64_t first_time;
 	size_t build_ids;           /* the reader's build-ids handed to the symbols so far */
 	bool corrupt;
+	bool listening;             /* live: the model's listener and the analyses' begin are set */
 };
 
 MS_EXPORT struct ms_session *ms_session_open(const char *path, const struct ms_session_opts *opts)
@@ -65,6 +67,44 @@ fail:
 	ms_session_free(s);
 	errno = -err;
 	return NULL;
+}
+
+MS_EXPORT struct ms_session *ms_session_open_live(struct ms_live *l)
+{
+	struct ms_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->o.to_ns = UINT64_MAX;
+	s->stream = ms_stream_new_live(l);
+	if (!s->stream || !(s->as = ms_aspace_new())) {
+		ms_session_free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+MS_EXPORT int ms_session_push(struct ms_session *s, const struct perf_event_header *rec)
+{
+	return ms_stream_push(s->stream, rec);
+}
+
+static int on_event(const struct ms_event *ev, void *ctx);
+static void listen(struct ms_session *s);
+
+MS_EXPORT int ms_session_flush(struct ms_session *s, uint64_t limit)
+{
+	size_t i;
+
+	if (!s->listening) {
+		listen(s);
+		for (i = 0; i < s->n; i++)
+			if (s->an[i].a->begin)
+				s->an[i].a->begin(s->an[i].ctx, s);
+		s->listening = true;
+	}
+	return ms_stream_flush(s->stream, limit, on_event, s);
 }
 
 MS_EXPORT int ms_session_add(struct ms_session *s, const struct ms_analysis *a, void *ctx)
