@@ -17,6 +17,7 @@ packages=(
 	nodejs                        # a runtime for the freeze oracle (tests/e2e/runtime-node.sh)
 	procps util-linux             # pgrep, setpriv in tests
 	time                          # /usr/bin/time: peak memory in bench/
+	libxml2-utils bsdutils        # xmllint (the heatmap's SVG), script (a pseudo-terminal)
 )
 
 missing=()

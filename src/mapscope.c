@@ -18,6 +18,7 @@ static const struct command {
 	{ "watch", cmd_watch, "print address-space changes live, as they happen" },
 	{ "hugepages", cmd_hugepages, "which regions belong on hugepages, and applying it" },
 	{ "unmapped", cmd_unmapped, "accesses to memory that was not mapped, and the code that made them" },
+	{ "heatmap", cmd_heatmap, "where in each region, and when, the accesses landed: a terminal grid or SVG" },
 };
 
 static const struct command *find(const char *name)

@@ -105,9 +105,9 @@ struct ms_change {
 	int advice;                   /* madvise: the advice (MADV_*); else -1 */
 	int lock;                     /* lock: the lock state the range takes (MS_LOCK_*, 0: unlocked); else -1 */
 	/*
-	 * The region the change made (map), moved (remap), grew (brk, stack-grow)
-	 * or changed (protect, madvise, lock), as the model has it now; NULL for
-	 * the others and where none is left.
+	 * The region the change made (map), moved (remap), grew (brk, stack-grow),
+	 * changed (protect, madvise, lock) or unmapped from (unmap: the one that
+	 * held the range's start, which may have ended); NULL for the others.
 	 */
 	const struct ms_region *region;
 };

@@ -1559,6 +1559,7 @@ MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event
 			set_release(c, c->start, c->end);
 		break;
 	case MS_OP_UNMAP:
+		c->region = before;               /* what held the range's start, gone or cut now */
 		if (ev->kind == MS_EV_SHMDT) {
 			c->start = shm_start;
 			c->end = shm_end;

@@ -1,0 +1,249 @@
+/*
+ * The heatmap: per region with samples, a grid of time columns by offset
+ * rows, filled as samples are charged. The time axis starts at the
+ * recording's first event with columns of 1 us, and doubles their width
+ * (merging neighbours) whenever a sample lies past the last; a region's
+ * rows start at a page each and double the same way when an offset lies
+ * past the last row.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mapscope/heatmap.h>
+
+#include "util/log.h"
+
+#define CELLS (MS_HEATMAP_ROWS * MS_HEATMAP_COLS)
+
+struct band {
+	struct ms_heatmap_band pub;
+	uint32_t *cells;
+	struct ms_heatmap_mark *marks;
+	size_t cap_marks;
+};
+
+struct ms_heatmap {
+	uint32_t pid;
+	uint64_t t0, col_ns;
+	struct band **by_region;          /* region id -> its band, or NULL */
+	size_t cap;
+	struct ms_heatmap_band *out;
+	uint32_t max;
+	int error;
+};
+
+MS_EXPORT struct ms_heatmap *ms_heatmap_new(uint32_t pid)
+{
+	struct ms_heatmap *hm = calloc(1, sizeof(*hm));
+
+	if (!hm)
+		return NULL;
+	hm->pid = pid;
+	hm->col_ns = 1000;
+	return hm;
+}
+
+static struct band *band_of(struct ms_heatmap *hm, const struct ms_region *r)
+{
+	struct band **grown, *b;
+	size_t cap;
+
+	if (r->id >= hm->cap) {
+		cap = hm->cap ? hm->cap : 256;
+		while (cap <= r->id)
+			cap *= 2;
+		grown = realloc(hm->by_region, cap * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		memset(grown + hm->cap, 0, (cap - hm->cap) * sizeof(*grown));
+		hm->by_region = grown;
+		hm->cap = cap;
+	}
+	if ((b = hm->by_region[r->id]))
+		return b;
+	b = calloc(1, sizeof(*b));
+	if (!b || !(b->cells = calloc(CELLS, sizeof(*b->cells)))) {
+		free(b);
+		return NULL;
+	}
+	b->pub.region = r;
+	b->pub.row_bytes = 4096;
+	return hm->by_region[r->id] = b;
+}
+
+/* Columns twice as wide, in every band: column 2i and 2i+1 become i. */
+static void widen(struct ms_heatmap *hm)
+{
+	struct band *b;
+	size_t i, row, col;
+	uint32_t *c;
+
+	hm->col_ns *= 2;
+	for (i = 0; i < hm->cap; i++) {
+		if (!(b = hm->by_region[i]))
+			continue;
+		for (row = 0; row < MS_HEATMAP_ROWS; row++) {
+			c = b->cells + row * MS_HEATMAP_COLS;
+			for (col = 0; col < MS_HEATMAP_COLS / 2; col++)
+				c[col] = c[2 * col] + c[2 * col + 1];
+			memset(c + MS_HEATMAP_COLS / 2, 0, MS_HEATMAP_COLS / 2 * sizeof(*c));
+		}
+	}
+}
+
+/* Rows twice as tall, in band b: row 2i and 2i+1 become i. */
+static void deepen(struct band *b)
+{
+	size_t row, col;
+
+	b->pub.row_bytes *= 2;
+	for (row = 0; row < MS_HEATMAP_ROWS / 2; row++)
+		for (col = 0; col < MS_HEATMAP_COLS; col++)
+			b->cells[row * MS_HEATMAP_COLS + col] = b->cells[2 * row * MS_HEATMAP_COLS + col] +
+								 b->cells[(2 * row + 1) * MS_HEATMAP_COLS + col];
+	memset(b->cells + MS_HEATMAP_ROWS / 2 * MS_HEATMAP_COLS, 0, CELLS / 2 * sizeof(*b->cells));
+}
+
+static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
+{
+	struct ms_heatmap *hm = ctx;
+	uint64_t col, row, off, size;
+	struct band *b;
+
+	if (!r || (hm->pid && r->pid != hm->pid) || ev->time < hm->t0)
+		return;
+	if (!(b = band_of(hm, r))) {
+		hm->error = -ENOMEM;
+		return;
+	}
+	while ((col = (ev->time - hm->t0) / hm->col_ns) >= MS_HEATMAP_COLS)
+		widen(hm);
+	size = r->end - r->start;
+	if (size > b->pub.size)
+		b->pub.size = size;
+	off = ev->sample.addr >= r->start ? ev->sample.addr - r->start : 0;
+	while ((row = off / b->pub.row_bytes) >= MS_HEATMAP_ROWS)
+		deepen(b);
+	b->cells[row * MS_HEATMAP_COLS + col]++;
+	b->pub.samples++;
+}
+
+static void on_charge_run(void *ctx, const struct ms_event *evs, const struct ms_region *const *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		on_charge(ctx, &evs[i], r[i]);
+}
+
+static void on_start(void *ctx, struct ms_session *s)
+{
+	struct ms_heatmap *hm = ctx;
+
+	hm->t0 = ms_session_first_time(s);
+}
+
+/* Map, unmap, remap and madvise: marks on the edge of their region's band. */
+static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
+{
+	struct ms_heatmap *hm = ctx;
+	struct ms_heatmap_mark *grown;
+	struct band *b;
+	size_t cap;
+
+	(void)s;
+	(void)ev;
+	if ((c->op != MS_OP_MAP && c->op != MS_OP_UNMAP && c->op != MS_OP_REMAP && c->op != MS_OP_MADVISE) ||
+	    !c->region || (hm->pid && c->region->pid != hm->pid))
+		return 0;
+	if (!(b = band_of(hm, c->region)))
+		return -ENOMEM;
+	if (c->region->end - c->region->start > b->pub.size)
+		b->pub.size = c->region->end - c->region->start;
+	if (b->pub.nr_marks == b->cap_marks) {
+		cap = b->cap_marks ? 2 * b->cap_marks : 8;
+		grown = realloc(b->marks, cap * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		b->marks = grown;
+		b->cap_marks = cap;
+	}
+	b->marks[b->pub.nr_marks++] = (struct ms_heatmap_mark){ .time_ns = c->time_ns, .op = c->op };
+	return 0;
+}
+
+MS_EXPORT const struct ms_analysis ms_heatmap_analysis = {
+	.name = "heatmap", .charge = on_charge, .charge_run = on_charge_run, .change = on_change,
+	.start = on_start,
+};
+
+static int by_place(const void *pa, const void *pb)
+{
+	const struct ms_heatmap_band *a = pa, *b = pb;
+
+	if (a->region->pid != b->region->pid)
+		return a->region->pid < b->region->pid ? -1 : 1;
+	if (a->region->start != b->region->start)
+		return a->region->start < b->region->start ? -1 : 1;
+	return a->region->id < b->region->id ? -1 : a->region->id > b->region->id;
+}
+
+MS_EXPORT int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_band **bands, size_t *n,
+			       uint64_t *start_ns, uint64_t *col_ns)
+{
+	struct band *b;
+	size_t i, k, m = 0;
+
+	if (hm->error)
+		return hm->error;
+	free(hm->out);
+	hm->out = malloc((hm->cap ? hm->cap : 1) * sizeof(*hm->out));
+	if (!hm->out)
+		return -ENOMEM;
+	hm->max = 0;
+	for (i = 0; i < hm->cap; i++) {
+		if (!(b = hm->by_region[i]) || !b->pub.samples)
+			continue;
+		b->pub.cells = b->cells;
+		b->pub.marks = b->marks;
+		for (k = 0; k < b->pub.nr_marks; k++) {
+			b->marks[k].col = (uint32_t)((b->marks[k].time_ns > hm->t0 ? b->marks[k].time_ns - hm->t0 : 0) /
+						     hm->col_ns);
+			if (b->marks[k].col >= MS_HEATMAP_COLS)
+				b->marks[k].col = MS_HEATMAP_COLS - 1;
+		}
+		for (k = 0; k < CELLS; k++)
+			if (b->cells[k] > hm->max)
+				hm->max = b->cells[k];
+		hm->out[m++] = b->pub;
+	}
+	qsort(hm->out, m, sizeof(*hm->out), by_place);
+	*bands = hm->out;
+	*n = m;
+	*start_ns = hm->t0;
+	*col_ns = hm->col_ns;
+	return 0;
+}
+
+MS_EXPORT uint32_t ms_heatmap_max(const struct ms_heatmap *hm)
+{
+	return hm->max;
+}
+
+MS_EXPORT void ms_heatmap_free(struct ms_heatmap *hm)
+{
+	size_t i;
+
+	if (!hm)
+		return;
+	for (i = 0; i < hm->cap; i++)
+		if (hm->by_region[i]) {
+			free(hm->by_region[i]->cells);
+			free(hm->by_region[i]->marks);
+			free(hm->by_region[i]);
+		}
+	free(hm->by_region);
+	free(hm->out);
+	free(hm);
+}

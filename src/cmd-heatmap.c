@@ -1,0 +1,349 @@
+/*
+ * mapscope heatmap: time along x, each region's offsets along y, a cell's
+ * colour its samples (lib/analysis/heatmap.c aggregates them). Only the
+ * regions with samples are drawn, one band each, so the gaps between them
+ * take no room. A character grid for a terminal, or an SVG.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mapscope/heatmap.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "replay.h"
+
+static const char usage_text[] =
+"usage: mapscope heatmap [-i FILE] [--pid PID] [--region ID|NAME] [--format text|svg]\n"
+"                        [-o FILE]\n"
+"\n"
+"Where in each region, and when, the recording's data accesses landed:\n"
+"time runs along x (from the first event), the region's offsets along y\n"
+"(its start at the bottom), and a cell's colour is its samples (log scale).\n"
+"Only regions with samples are drawn, one band each: the gaps between them\n"
+"take no room, and memory that moved (mremap) keeps its band. Map, unmap,\n"
+"remap and madvise are marked on the band's top edge: M, U, R, A.\n"
+"\n"
+"  -i, --input FILE   the recording (default mapscope.data; '-': stdin)\n"
+"      --pid PID      only this process's regions\n"
+"      --region R     only this region: its id (report --format json's \"id\")\n"
+"                     or a name (\"[heap]\", \"[stack:1234]\", a file's path)\n"
+"      --format FMT   text (default): a character grid, coloured on a\n"
+"                     terminal (not when NO_COLOR is set or stdout is not a\n"
+"                     terminal); svg: an SVG image\n"
+"  -o, --output FILE  write there instead of stdout\n"
+"  -h, --help         show this help\n"
+"\n"
+"EXAMPLES\n"
+"  mapscope heatmap\n"
+"  mapscope heatmap --region '[heap]'\n"
+"  mapscope heatmap --format svg -o heat.svg\n";
+
+#define TEXT_ROWS 8                   /* a band's rows in a terminal: 4 of the grid's each */
+#define TEXT_BANDS 24                 /* bands shown in a terminal, the busiest */
+
+struct hm_opts {
+	const char *input, *output, *region;
+	uint32_t pid;
+	bool svg;
+};
+
+static int parse_args(int argc, char **argv, struct hm_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "region", required_argument, NULL, 'R' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	o->input = "mapscope.data";
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': o->input = optarg; break;
+		case 'o': o->output = optarg; break;
+		case 'P':
+			if (cli_parse_u64(optarg, 1, 4194304, &v))
+				return cli_usage_error("heatmap", "invalid PID '%s'", optarg);
+			o->pid = (uint32_t)v;
+			break;
+		case 'R': o->region = optarg; break;
+		case 'F':
+			if (!strcmp(optarg, "svg"))
+				o->svg = true;
+			else if (strcmp(optarg, "text"))
+				return cli_usage_error("heatmap", "unknown format '%s': use text or svg", optarg);
+			break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		case ':': return cli_usage_error("heatmap", "option '%s' needs a value", argv[optind - 1]);
+		default: return cli_usage_error("heatmap", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("heatmap", "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* A region --region names: its id, or its name. */
+static bool chosen(const struct hm_opts *o, const struct ms_region *r)
+{
+	uint64_t id;
+
+	if (!o->region)
+		return true;
+	if (!cli_parse_u64(o->region, 0, UINT32_MAX, &id))
+		return r->id == id;
+	return !strcmp(r->name, o->region) || !strcmp(r->proc_name, o->region);
+}
+
+/* 0 for an empty cell, else 1..levels-1 on a log scale of the largest. */
+static int level(uint32_t v, uint32_t max, int levels)
+{
+	double l;
+
+	if (!v)
+		return 0;
+	l = max > 1 ? log((double)v) / log((double)max) : 1.0;
+	return 1 + (int)(l * (levels - 2) + 0.5);
+}
+
+static char mark_char(enum ms_aspace_op op)
+{
+	return op == MS_OP_MAP ? 'M' : op == MS_OP_UNMAP ? 'U' : op == MS_OP_REMAP ? 'R' : 'A';
+}
+
+static void size_text(uint64_t bytes, char *buf, size_t len)
+{
+	if (bytes >= 1ULL << 30)
+		snprintf(buf, len, "%.1f GiB", (double)bytes / (1ULL << 30));
+	else if (bytes >= 1ULL << 20)
+		snprintf(buf, len, "%.1f MiB", (double)bytes / (1ULL << 20));
+	else
+		snprintf(buf, len, "%" PRIu64 " KiB", bytes >> 10);
+}
+
+static int by_samples(const void *pa, const void *pb)
+{
+	const struct ms_heatmap_band *a = *(const struct ms_heatmap_band *const *)pa;
+	const struct ms_heatmap_band *b = *(const struct ms_heatmap_band *const *)pb;
+
+	return a->samples < b->samples ? 1 : a->samples > b->samples ? -1 : 0;
+}
+
+static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size_t all, uint32_t max,
+		       uint64_t col_ns, bool colour)
+{
+	static const char ramp[] = " .:-=+*#%@";
+	/* A heat ramp of 256-colour backgrounds: blue to red to yellow. */
+	static const int heat[] = { 0, 17, 19, 21, 57, 93, 129, 165, 161, 197, 202, 208, 214, 220, 226 };
+	const int levels = colour ? (int)(sizeof(heat) / sizeof(heat[0])) : (int)sizeof(ramp) - 1;
+	char size[32], edge[MS_HEATMAP_COLS + 1];
+	size_t i, k, row, col, r;
+	uint64_t used;
+	uint32_t v;
+	int lv;
+
+	for (i = 0; i < n; i++) {
+		size_text(b[i]->size, size, sizeof(size));
+		fprintf(f, "%s  %s, %s, pid %u, region %u: %" PRIu64 " samples\n", b[i]->region->name[0] ?
+			b[i]->region->name : "[anon]", ms_region_kind_name(b[i]->region->kind), size,
+			b[i]->region->pid, b[i]->region->id, b[i]->samples);
+		memset(edge, '-', MS_HEATMAP_COLS);
+		edge[MS_HEATMAP_COLS] = '\0';
+		for (k = 0; k < b[i]->nr_marks; k++)
+			edge[b[i]->marks[k].col] = mark_char(b[i]->marks[k].op);
+		fprintf(f, "%10s +%s+\n", "", edge);
+		/* As many text rows as the region's size fills, of 4 grid rows each. */
+		used = (b[i]->size + b[i]->row_bytes - 1) / b[i]->row_bytes;
+		used = used > MS_HEATMAP_ROWS ? MS_HEATMAP_ROWS : used ? used : 1;
+		for (r = (used + MS_HEATMAP_ROWS / TEXT_ROWS - 1) / (MS_HEATMAP_ROWS / TEXT_ROWS); r-- > 0;) {
+			snprintf(size, sizeof(size), "+%#" PRIx64, (uint64_t)(r * (MS_HEATMAP_ROWS / TEXT_ROWS)) * b[i]->row_bytes);
+			fprintf(f, "%10s |", size);
+			for (col = 0; col < MS_HEATMAP_COLS; col++) {
+				for (v = 0, row = r * (MS_HEATMAP_ROWS / TEXT_ROWS);
+				     row < (r + 1) * (MS_HEATMAP_ROWS / TEXT_ROWS); row++)
+					v += b[i]->cells[row * MS_HEATMAP_COLS + col];
+				lv = level(v, max, levels);
+				if (colour)
+					fprintf(f, lv ? "\033[48;5;%dm \033[0m" : " ", heat[lv]);
+				else
+					fputc(ramp[lv], f);
+			}
+			fputs("|\n", f);
+		}
+	}
+	memset(edge, '-', MS_HEATMAP_COLS);
+	edge[MS_HEATMAP_COLS] = '\0';
+	fprintf(f, "%10s +%s+\n", "", edge);
+	fprintf(f, "%10s  0 s%*s%.6f s (a column: %.6f s)\n", "", MS_HEATMAP_COLS - 14, "",
+		(double)(col_ns * MS_HEATMAP_COLS) / 1e9, (double)col_ns / 1e9);
+	if (all > n)
+		fprintf(f, "(%zu more regions with samples: --region names one, --format svg draws all)\n", all - n);
+}
+
+static void xml_str(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			/* XML 1.0 allows no control characters; a name's odd bytes become '?'. */
+			fputc((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x80 ? '?' : *s, f);
+		}
+}
+
+static void print_svg(FILE *f, const struct ms_heatmap_band *b, size_t n, uint32_t max, uint64_t col_ns)
+{
+	const int cw = 6, rh = 3, label = 260, top = 30;
+	const int band_h = MS_HEATMAP_ROWS * rh, gap = 26, width = label + MS_HEATMAP_COLS * cw + 20;
+	char size[32];
+	size_t i, k, row, col;
+	uint32_t v;
+	int y, lv, hue;
+
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" "
+		"font-size=\"11\">\n", width, top + (int)n * (band_h + gap) + 30);
+	fprintf(f, "<text x=\"4\" y=\"16\">mapscope heatmap: time along x (a column: %.6f s), offsets in "
+		"each region along y; %zu regions</text>\n", (double)col_ns / 1e9, n);
+	for (i = 0; i < n; i++) {
+		y = top + (int)i * (band_h + gap);
+		size_text(b[i].size, size, sizeof(size));
+		fprintf(f, "<g class=\"band\" data-region=\"%u\" data-pid=\"%u\" data-samples=\"%" PRIu64 "\">\n",
+			b[i].region->id, b[i].region->pid, b[i].samples);
+		fprintf(f, "<text x=\"4\" y=\"%d\">", y + 14);
+		xml_str(f, b[i].region->name[0] ? b[i].region->name : "[anon]");
+		fprintf(f, "</text>\n<text x=\"4\" y=\"%d\">%s, %s, pid %u: %" PRIu64 " samples</text>\n", y + 28,
+			ms_region_kind_name(b[i].region->kind), size, b[i].region->pid, b[i].samples);
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#111\"/>\n", label, y,
+			MS_HEATMAP_COLS * cw, band_h);
+		for (row = 0; row < MS_HEATMAP_ROWS; row++)
+			for (col = 0; col < MS_HEATMAP_COLS; col++) {
+				if (!(v = b[i].cells[row * MS_HEATMAP_COLS + col]))
+					continue;
+				lv = level(v, max, 101);
+				hue = 240 - lv * 240 / 100;   /* blue (few) to red (most) */
+				fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"hsl(%d,90%%,%d%%)\">"
+					"<title>%u</title></rect>\n", label + (int)col * cw,
+					y + band_h - (int)(row + 1) * rh, cw, rh, hue, 35 + lv / 5, v);
+			}
+		for (k = 0; k < b[i].nr_marks; k++)
+			fprintf(f, "<path class=\"mark\" d=\"M%d %d l3 -6 l3 6 z\" fill=\"%s\"><title>%s</title></path>\n",
+				label + (int)b[i].marks[k].col * cw, y, b[i].marks[k].op == MS_OP_UNMAP ? "#e33" :
+				b[i].marks[k].op == MS_OP_MAP ? "#3b3" : "#39f", ms_aspace_op_name(b[i].marks[k].op));
+		fputs("</g>\n", f);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\">0 s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.6f s</text>\n",
+		label, top + (int)n * (band_h + gap) + 10, label + MS_HEATMAP_COLS * cw,
+		top + (int)n * (band_h + gap) + 10, (double)(col_ns * MS_HEATMAP_COLS) / 1e9);
+	fputs("</svg>\n", f);
+}
+
+int cmd_heatmap(int argc, char **argv)
+{
+	struct hm_opts o = { 0 };
+	struct ms_session *s = NULL;
+	struct ms_heatmap *hm = NULL;
+	const struct ms_heatmap_band *bands, **pick = NULL;
+	struct ms_heatmap_band *kept = NULL;
+	uint64_t start, col_ns;
+	size_t n, i, m = 0;
+	FILE *f = stdout;
+	int ret, err;
+	const char *nc;
+
+	ret = parse_args(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	cli_log_init(0);
+	if ((ret = replay_open(&s, o.input, NULL)))
+		goto out;
+	hm = ms_heatmap_new(o.pid);
+	if (!hm || ms_session_add(s, &ms_heatmap_analysis, hm)) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if ((ret = replay_run(s, o.input)))
+		goto out;
+	if ((err = ms_heatmap_bands(hm, &bands, &n, &start, &col_ns))) {
+		cli_error("cannot build the heatmap: %s", strerror(-err));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	kept = malloc((n ? n : 1) * sizeof(*kept));
+	pick = malloc((n ? n : 1) * sizeof(*pick));
+	if (!kept || !pick) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		if (chosen(&o, bands[i].region))
+			kept[m++] = bands[i];
+	if (!m) {
+		cli_error(o.region ? "no region '%s' with samples in '%s'" : "no samples%s in '%s'",
+			  o.region ? o.region : "", o.input);
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	replay_warnings(s, o.input);
+	if (o.output && !(f = fopen(o.output, "w"))) {
+		cli_error("cannot create '%s': %s", o.output, strerror(errno));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (o.svg)
+		print_svg(f, kept, m, ms_heatmap_max(hm), col_ns);
+	else {
+		/* The busiest bands, shown in address order. */
+		for (i = 0; i < m; i++)
+			pick[i] = &kept[i];
+		if (m > TEXT_BANDS) {
+			qsort(pick, m, sizeof(*pick), by_samples);
+			for (i = 0; i < TEXT_BANDS; i++)
+				pick[i] = kept + (pick[i] - kept);
+		}
+		n = m > TEXT_BANDS ? TEXT_BANDS : m;
+		if (m > TEXT_BANDS)      /* back to address order among the chosen */
+			for (i = 1; i < n; i++) {
+				const struct ms_heatmap_band *t = pick[i];
+				size_t j = i;
+
+				while (j > 0 && pick[j - 1] > t) {
+					pick[j] = pick[j - 1];
+					j--;
+				}
+				pick[j] = t;
+			}
+		nc = getenv("NO_COLOR");
+		print_text(f, pick, n, m, ms_heatmap_max(hm), col_ns,
+			   !o.output && isatty(STDOUT_FILENO) && !(nc && nc[0]));
+	}
+	if (f != stdout && fclose(f)) {
+		cli_error("cannot write '%s': %s", o.output, strerror(errno));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
+out:
+	free(kept);
+	free(pick);
+	ms_heatmap_free(hm);
+	ms_session_free(s);
+	return ret;
+}
