@@ -74,7 +74,8 @@ static const char usage_text[] =
 "quarter of a second at most): the file is a whole perf.data at every flush.\n"
 "A summary line goes to stderr at the end: samples (with a data address, and\n"
 "the others: syscalls, the VMA tree, stack pointers), records lost, and the\n"
-"bytes in the file.\n"
+"bytes in the file. On a terminal, a line of the counts so far is shown\n"
+"once a second until then.\n"
 "\n"
 "EXIT STATUS\n"
 "  0 the recording is complete (the command's own status is in the summary),\n"
@@ -502,6 +503,8 @@ struct session {
 	int out_fd;
 	struct launch_child child;  /* the command, when there is one */
 	int pidfds[MAX_PIDS];       /* one per followed process; [0] is the child's */
+	bool tty;                   /* stderr is a terminal: live counts once a second */
+	bool counts_shown;
 	bool exited[MAX_PIDS];
 	int nr_pidfds;
 };
@@ -523,9 +526,29 @@ static int drain(struct session *s)
 	return ms_pdwriter_flush(s->writer);
 }
 
+/*
+ * Once a second on a terminal: the samples, bytes and lost records so far,
+ * on one line that the next overwrites (and the summary clears).
+ */
+static void live_counts(struct session *s, uint64_t *next)
+{
+	struct ms_pdwriter_stats st;
+	uint64_t now = monotonic_ns();
+
+	if (!s->tty || now < *next)
+		return;
+	*next = now + 1000000000ULL;
+	ms_pdwriter_stats(s->writer, &st);
+	fprintf(stderr, "\rmapscope: %llu samples (%llu data addresses), %.1f MiB, %llu records lost\033[K",
+		(unsigned long long)st.samples, (unsigned long long)st.data_samples,
+		(double)st.bytes / (1024.0 * 1024.0), (unsigned long long)st.lost);
+	s->counts_shown = true;
+}
+
 /* Polls the rings and the followed processes until all have exited or a signal stops us. */
 static int main_loop(struct session *s)
 {
+	uint64_t next = monotonic_ns() + 1000000000ULL;
 	int nr_rings = ms_live_nr_fds(s->live), i, live_procs, err = 0;
 	/* One slot per ring (a ring per CPU) and per followed process, however many there are. */
 	struct pollfd *fds = calloc((size_t)nr_rings + (size_t)s->nr_pidfds + 1, sizeof(*fds));
@@ -543,6 +566,7 @@ static int main_loop(struct session *s)
 		}
 		if ((err = drain(s)))
 			break;
+		live_counts(s, &next);
 		live_procs = 0;
 		for (i = 0; i < s->nr_pidfds; i++) {
 			if (fds[nr_rings + i].revents & POLLIN) {
@@ -564,6 +588,8 @@ static void print_summary(struct session *s)
 	char status[160] = "";
 
 	ms_pdwriter_stats(s->writer, &st);
+	if (s->counts_shown)
+		fputs("\r\033[K", stderr);        /* the live counts' line gives way to the summary */
 	if (s->o->cmd) {
 		status[0] = ';';
 		status[1] = ' ';
@@ -761,6 +787,7 @@ int cmd_record(int argc, char **argv)
 			o.nr_pids > 1 ? "es" : "", o.pipe ? "stdout" : o.output);
 	}
 
+	s.tty = isatty(STDERR_FILENO);
 	err = main_loop(&s);
 	launch_finish(&s.child, s.exited[0]);
 	ms_live_disable(s.live);

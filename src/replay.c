@@ -1,8 +1,12 @@
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <mapscope/pdreader.h>
 
@@ -21,9 +25,72 @@ int replay_open(struct ms_session **s, const char *path, const struct ms_session
 	return EXIT_RUNTIME;
 }
 
+/*
+ * Progress on a large file (over 100 MiB), where stderr is a terminal: a
+ * thread prints how far the reader is, at once and then twice a second, on
+ * one line that goes away at the end. It only reads the reader's offset, a word the
+ * replay keeps writing: a stale value shows a moment's old progress.
+ */
+struct progress {
+	const struct ms_pdreader *r;
+	const char *path;
+	uint64_t size;
+	pthread_mutex_t lock;
+	pthread_cond_t done_cv;
+	bool done, shown;
+};
+
+static void *show_progress(void *arg)
+{
+	struct progress *p = arg;
+	struct timespec until;
+	uint64_t off;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->done) {
+		off = ms_pdreader_offset(p->r);
+		if (off > p->size)
+			off = p->size;          /* compressed records count what they hold */
+		fprintf(stderr, "\rmapscope: reading '%s': %3.0f%% (%.0f of %.0f MiB)\033[K", p->path,
+			100.0 * (double)off / (double)p->size, (double)off / 1048576.0, (double)p->size / 1048576.0);
+		p->shown = true;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 500000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		if (!pthread_cond_timedwait(&p->done_cv, &p->lock, &until))
+			break;
+	}
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
 int replay_run(struct ms_session *s, const char *path)
 {
-	int err = ms_session_run(s);
+	struct progress p = { .r = ms_session_reader(s), .path = path,
+			      .lock = PTHREAD_MUTEX_INITIALIZER, .done_cv = PTHREAD_COND_INITIALIZER };
+	bool threaded = false;
+	pthread_t th;
+	struct stat st;
+	int err;
+
+	if (isatty(STDERR_FILENO) && strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode) &&
+	    st.st_size > 100 * 1048576L) {
+		p.size = (uint64_t)st.st_size;
+		threaded = !pthread_create(&th, NULL, show_progress, &p);
+	}
+	err = ms_session_run(s);
+	if (threaded) {
+		pthread_mutex_lock(&p.lock);
+		p.done = true;
+		pthread_cond_signal(&p.done_cv);
+		pthread_mutex_unlock(&p.lock);
+		pthread_join(th, NULL);
+	}
 
 	if (err == 1 || err == 0 || err == -EBADMSG)
 		return 0;                  /* stopped by an analysis, the end, or damage (warned of) */
