@@ -18,6 +18,8 @@ packages=(
 	procps util-linux             # pgrep, setpriv in tests
 	time                          # /usr/bin/time: peak memory in bench/
 	libxml2-utils bsdutils        # xmllint (the heatmap's SVG), script (a pseudo-terminal)
+	libprotobuf-c-dev protobuf-c-compiler   # report --format pprof
+	golang-go                     # go tool pprof reads our profiles in the tests
 )
 
 missing=()

@@ -4,13 +4,16 @@
  * addresses, its pages touched, its extent, kind and name.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
+#include <mapscope/pprof.h>
 #include <mapscope/report.h>
 #include <mapscope/symbols.h>
 
@@ -21,7 +24,7 @@
 
 static const char usage_text[] =
 "usage: mapscope report [-i FILE] [--sort KEY,...] [--pid PID] [--comm NAME]\n"
-"                       [--time START,END] [--format text|json|csv]\n"
+"                       [--time START,END] [--format text|json|csv|pprof] [-o FILE]\n"
 "\n"
 "Replays a recording through the address-space model and charges every\n"
 "sampled data address to the region (one mapping's life) that held it at\n"
@@ -39,7 +42,11 @@ static const char usage_text[] =
 "      --comm NAME       only regions of processes with this name\n"
 "      --time START,END  only samples in this window; each end is ns on the\n"
 "                        recording's clock, +SECONDS from its start, or empty\n"
-"      --format FMT      text (default), json or csv\n"
+"      --format FMT      text (default), json or csv; or pprof: a gzipped\n"
+"                        profile.proto for go tool pprof, Pyroscope or Parca\n"
+"                        (needs -o), each stack the code that touched the data\n"
+"                        topped by the data region's frame\n"
+"  -o, --output FILE     write there instead of stdout\n"
 "  -h, --help            show this help\n"
 "\n"
 "Row fields: samples and share, pid, comm, start-end and size (the region's\n"
@@ -77,6 +84,8 @@ struct report_opts {
 	uint64_t from, to;
 	bool from_rel, to_rel;
 	enum cli_format format;
+	bool pprof;
+	const char *output;
 };
 
 static int parse_sort(const char *s, struct report_opts *o)
@@ -138,6 +147,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		{ "time", required_argument, NULL, 'T' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "children", required_argument, NULL, 'N' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -153,9 +163,10 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->to = UINT64_MAX;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': o->input = optarg; break;
+		case 'o': o->output = optarg; break;
 		case 's': if ((err = parse_sort(optarg, o))) return err; break;
 		case 'P':
 			if (cli_parse_u64(optarg, 1, 4194304, &v))
@@ -177,6 +188,8 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 						       "each ns, +SECONDS or empty", optarg);
 			break;
 		case 'F':
+			if ((o->pprof = !strcmp(optarg, "pprof")))
+				break;
 			if ((err = parse_format("report", optarg, &fmt, true)))
 				return err;
 			o->format = (enum cli_format)fmt;
@@ -188,6 +201,12 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	}
 	if (optind < argc)
 		return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (o->pprof && !o->output)
+		return cli_usage_error("report", "--format pprof writes a gzipped binary: name the file with -o");
+	if (o->pprof) {                  /* code symbols under each region: the stacks' leaves */
+		o->group = MS_GROUP_REGION | MS_GROUP_SYMBOL;
+		o->children = 0;
+	}
 	return 0;
 }
 
@@ -419,6 +438,32 @@ static void print_csv(const struct report_opts *o, struct ms_report_row *rows, s
 		       un->samples, share(un->samples, total), un->pages, un->first_ns, un->last_ns);
 }
 
+/* The rows --pid and --comm keep, as a pprof profile in o->output. */
+static int write_pprof(const struct report_opts *o, struct ms_report_row *rows, size_t n,
+		       const struct ms_report_row *un, const struct ms_stream_stats *st)
+{
+	size_t i, m = 0;
+	int fd, err;
+
+	for (i = 0; i < n; i++)
+		if (wanted(o, rows[i].region))
+			rows[m++] = rows[i];
+	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		cli_error("cannot create '%s': %s", o->output, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	err = ms_pprof_write(fd, rows, m, wanted(o, NULL) ? un : NULL, st->first_time,
+			     st->last_time > st->first_time ? st->last_time - st->first_time : 0);
+	if (close(fd) && !err)
+		err = -errno;
+	if (err) {
+		cli_error("cannot write '%s': %s", o->output, strerror(-err));
+		return EXIT_RUNTIME;
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts o = { 0 };
@@ -465,6 +510,15 @@ int cmd_report(int argc, char **argv)
 	/* No unmap records, or records lost: maps and unmaps may be missing. */
 	uncertain = !ms_stream_has_syscalls(ms_session_stream(s)) || st.lost;
 	replay_warnings(s, o.input);
+	if (o.pprof) {
+		ret = write_pprof(&o, rows, n, &un, &st);
+		goto out;
+	}
+	if (o.output && !freopen(o.output, "w", stdout)) {
+		cli_error("cannot create '%s': %s", o.output, strerror(errno));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	if (o.format == CLI_FORMAT_JSON)
 		print_json(&o, rows, n, &un, ms_report_total(rep), &st, uncertain, rep);
 	else if (o.format == CLI_FORMAT_CSV)
