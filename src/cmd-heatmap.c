@@ -117,6 +117,8 @@ static int level(uint32_t v, uint32_t max, int levels)
 	if (!v)
 		return 0;
 	l = max > 1 ? log((double)v) / log((double)max) : 1.0;
+	if (l > 1.0)
+		l = 1.0;                     /* never past the ramp's end, whatever max was */
 	return 1 + (int)(l * (levels - 2) + 0.5);
 }
 
@@ -143,7 +145,18 @@ static int by_samples(const void *pa, const void *pb)
 	return a->samples < b->samples ? 1 : a->samples > b->samples ? -1 : 0;
 }
 
-static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size_t all, uint32_t max,
+/* A text cell: the sum of the grid rows it covers. */
+static uint32_t text_cell(const struct ms_heatmap_band *b, size_t r, size_t col)
+{
+	uint32_t v = 0;
+	size_t row;
+
+	for (row = r * (MS_HEATMAP_ROWS / TEXT_ROWS); row < (r + 1) * (MS_HEATMAP_ROWS / TEXT_ROWS); row++)
+		v += b->cells[row * MS_HEATMAP_COLS + col];
+	return v;
+}
+
+static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size_t all,
 		       uint64_t col_ns, bool colour)
 {
 	static const char ramp[] = " .:-=+*#%@";
@@ -151,11 +164,17 @@ static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size
 	static const int heat[] = { 0, 17, 19, 21, 57, 93, 129, 165, 161, 197, 202, 208, 214, 220, 226 };
 	const int levels = colour ? (int)(sizeof(heat) / sizeof(heat[0])) : (int)sizeof(ramp) - 1;
 	char size[32], edge[MS_HEATMAP_COLS + 1];
-	size_t i, k, row, col, r;
+	size_t i, k, col, r;
 	uint64_t used;
-	uint32_t v;
+	uint32_t v, max = 0;
 	int lv;
 
+	/* The scale's top: the largest text cell (a sum of grid rows) of the bands shown. */
+	for (i = 0; i < n; i++)
+		for (r = 0; r < TEXT_ROWS; r++)
+			for (col = 0; col < MS_HEATMAP_COLS; col++)
+				if ((v = text_cell(b[i], r, col)) > max)
+					max = v;
 	for (i = 0; i < n; i++) {
 		size_text(b[i]->size, size, sizeof(size));
 		fprintf(f, "%s  %s, %s, pid %u, region %u: %" PRIu64 " samples\n", b[i]->region->name[0] ?
@@ -173,10 +192,7 @@ static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size
 			snprintf(size, sizeof(size), "+%#" PRIx64, (uint64_t)(r * (MS_HEATMAP_ROWS / TEXT_ROWS)) * b[i]->row_bytes);
 			fprintf(f, "%10s |", size);
 			for (col = 0; col < MS_HEATMAP_COLS; col++) {
-				for (v = 0, row = r * (MS_HEATMAP_ROWS / TEXT_ROWS);
-				     row < (r + 1) * (MS_HEATMAP_ROWS / TEXT_ROWS); row++)
-					v += b[i]->cells[row * MS_HEATMAP_COLS + col];
-				lv = level(v, max, levels);
+				lv = level(text_cell(b[i], r, col), max, levels);
 				if (colour)
 					fprintf(f, lv ? "\033[48;5;%dm \033[0m" : " ", heat[lv]);
 				else
@@ -331,7 +347,7 @@ int cmd_heatmap(int argc, char **argv)
 				pick[j] = t;
 			}
 		nc = getenv("NO_COLOR");
-		print_text(f, pick, n, m, ms_heatmap_max(hm), col_ns,
+		print_text(f, pick, n, m, col_ns,
 			   !o.output && isatty(STDOUT_FILENO) && !(nc && nc[0]));
 	}
 	if (f != stdout && fclose(f)) {
