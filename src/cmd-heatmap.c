@@ -137,12 +137,23 @@ static void size_text(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64 " KiB", bytes >> 10);
 }
 
+/* Most samples first; among equals, and by_place, the order of kept (address order). */
 static int by_samples(const void *pa, const void *pb)
 {
 	const struct ms_heatmap_band *a = *(const struct ms_heatmap_band *const *)pa;
 	const struct ms_heatmap_band *b = *(const struct ms_heatmap_band *const *)pb;
 
-	return a->samples < b->samples ? 1 : a->samples > b->samples ? -1 : 0;
+	if (a->samples != b->samples)
+		return a->samples < b->samples ? 1 : -1;
+	return a < b ? -1 : a > b;
+}
+
+static int by_place(const void *pa, const void *pb)
+{
+	const struct ms_heatmap_band *a = *(const struct ms_heatmap_band *const *)pa;
+	const struct ms_heatmap_band *b = *(const struct ms_heatmap_band *const *)pb;
+
+	return a < b ? -1 : a > b;
 }
 
 /* A text cell: the sum of the grid rows it covers. */
@@ -329,23 +340,11 @@ int cmd_heatmap(int argc, char **argv)
 		/* The busiest bands, shown in address order. */
 		for (i = 0; i < m; i++)
 			pick[i] = &kept[i];
+		n = m > TEXT_BANDS ? TEXT_BANDS : m;
 		if (m > TEXT_BANDS) {
 			qsort(pick, m, sizeof(*pick), by_samples);
-			for (i = 0; i < TEXT_BANDS; i++)
-				pick[i] = kept + (pick[i] - kept);
+			qsort(pick, n, sizeof(*pick), by_place);
 		}
-		n = m > TEXT_BANDS ? TEXT_BANDS : m;
-		if (m > TEXT_BANDS)      /* back to address order among the chosen */
-			for (i = 1; i < n; i++) {
-				const struct ms_heatmap_band *t = pick[i];
-				size_t j = i;
-
-				while (j > 0 && pick[j - 1] > t) {
-					pick[j] = pick[j - 1];
-					j--;
-				}
-				pick[j] = t;
-			}
 		nc = getenv("NO_COLOR");
 		print_text(f, pick, n, m, col_ns,
 			   !o.output && isatty(STDOUT_FILENO) && !(nc && nc[0]));

@@ -44,6 +44,18 @@ static void addr_or_null(FILE *f, uint64_t a, bool present)
 		fputs("null", f);
 }
 
+/* ', "key": what(c)' where the change has that field, null where not. */
+static void json_what(FILE *f, const char *key, bool present, const struct ms_change *c)
+{
+	char buf[16];
+
+	fprintf(f, ", \"%s\": ", key);
+	if (present)
+		ms_json_str(f, what(c, buf));
+	else
+		fputs("null", f);
+}
+
 void print_change(FILE *f, const struct ms_change *c, bool json)
 {
 	bool range = c->start || c->end;
@@ -59,21 +71,10 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 		addr_or_null(f, c->new_start, c->new_start || c->new_end);
 		fputs(", \"new_end\": ", f);
 		addr_or_null(f, c->new_end, c->new_end != 0);
-		fputs(", \"prot\": ", f);
-		if (c->prot >= 0)
-			ms_json_str(f, what(c, buf));
-		else
-			fputs("null", f);
-		fputs(", \"advice\": ", f);
-		if (c->advice >= 0)
-			ms_json_str(f, what(c, buf));
-		else
-			fputs("null", f);
-		fputs(", \"lock\": ", f);
-		if (c->lock >= 0)
-			ms_json_str(f, what(c, buf));
-		else
-			fputs("null", f);
+		/* what() says the one of protection, advice and lock state the change has. */
+		json_what(f, "prot", c->prot >= 0, c);
+		json_what(f, "advice", c->advice >= 0, c);
+		json_what(f, "lock", c->lock >= 0, c);
 		fputs(", \"name\": ", f);
 		ms_json_str(f, c->name);
 		if (c->op == MS_OP_FORK)

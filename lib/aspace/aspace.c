@@ -950,8 +950,11 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 		}
 		child->p[child->n - 1].region = map[r->id] - 1;
 		child->p[child->n - 1].vmflags &= (uint16_t)~VF_LOCKS;   /* dup_mmap: locks are not inherited */
-		/* anon_vma_fork: each VMA of the child that had one gets a new one of its own. */
-		if (parent->p[i].anon && !(child->n > 1 && parent->p[i].join && child->p[child->n - 1].join))
+		/*
+		 * anon_vma_fork: each VMA of the child that had one gets a new one of
+		 * its own; a piece joined to the one before (join is the parent's) shares it.
+		 */
+		if (parent->p[i].anon && !(child->n > 1 && child->p[child->n - 1].join))
 			anon = (++as->last_anon & ~ANON_FORKED) | ANON_FORKED;
 		if (parent->p[i].anon)
 			child->p[child->n - 1].anon = anon;

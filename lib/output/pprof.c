@@ -71,6 +71,16 @@ static int64_t intern(struct strtab *t, const char *s)
 	return (int64_t)t->n++;
 }
 
+static void strtab_free(struct strtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	free(t->slot);
+}
+
 struct builder {
 	struct strtab st;
 	Perftools__Profiles__Function *fn;
@@ -78,22 +88,21 @@ struct builder {
 	Perftools__Profiles__Line *line;
 	Perftools__Profiles__Line **line_p;
 	size_t nfn, cap;
-	int64_t *fn_name;             /* the name index of each function, to find it again */
-	int64_t *fn_file;
+	struct strtab keys;           /* "name\001file" of function i at index i: finds it again */
 };
 
 /* The location of a function (one each): its id, or 0 on no memory. */
 static uint64_t location(struct builder *b, const char *name, const char *file)
 {
-	int64_t n = intern(&b->st, name), f = intern(&b->st, file);
-	size_t i;
+	int64_t n = intern(&b->st, name), f = intern(&b->st, file), k;
+	char key[1100];
 	void *p;
 
-	if (n < 0 || f < 0)
+	snprintf(key, sizeof(key), "%s\001%s", name, file);
+	if (n < 0 || f < 0 || (k = intern(&b->keys, key)) < 0)
 		return 0;
-	for (i = 0; i < b->nfn; i++)
-		if (b->fn_name[i] == n && b->fn_file[i] == f)
-			return i + 1;
+	if ((size_t)k < b->nfn)
+		return (uint64_t)k + 1;          /* seen: keys and functions are made in step */
 	if (b->nfn == b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 256;
 
@@ -106,20 +115,12 @@ static uint64_t location(struct builder *b, const char *name, const char *file)
 		if (!(p = realloc(b->line, cap * sizeof(*b->line))))
 			return 0;
 		b->line = p;
-		if (!(p = realloc(b->fn_name, cap * sizeof(*b->fn_name))))
-			return 0;
-		b->fn_name = p;
-		if (!(p = realloc(b->fn_file, cap * sizeof(*b->fn_file))))
-			return 0;
-		b->fn_file = p;
 		b->cap = cap;
 	}
 	perftools__profiles__function__init(&b->fn[b->nfn]);
 	b->fn[b->nfn].id = b->nfn + 1;
 	b->fn[b->nfn].name = b->fn[b->nfn].system_name = n;
 	b->fn[b->nfn].filename = f;
-	b->fn_name[b->nfn] = n;
-	b->fn_file[b->nfn] = f;
 	return ++b->nfn;
 }
 
@@ -292,12 +293,8 @@ out:
 	free(b.line);
 	free(b.loc);
 	free(b.fn);
-	free(b.fn_name);
-	free(b.fn_file);
-	for (i = 0; i < b.st.n; i++)
-		free(b.st.s[i]);
-	free(b.st.s);
-	free(b.st.slot);
+	strtab_free(&b.st);
+	strtab_free(&b.keys);
 	free(smp);
 	free(smp_p);
 	free(lab);

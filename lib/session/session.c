@@ -36,7 +36,7 @@ struct ms_session {
 	uint64_t first_time;
 	size_t build_ids;           /* the reader's build-ids handed to the symbols so far */
 	bool corrupt;
-	bool listening;             /* live: the model's listener and the analyses' begin are set */
+	bool begun;                 /* the model's listener is set and the analyses' begin called */
 };
 
 MS_EXPORT struct ms_session *ms_session_open(const char *path, const struct ms_session_opts *opts)
@@ -91,19 +91,11 @@ MS_EXPORT int ms_session_push(struct ms_session *s, const struct perf_event_head
 }
 
 static int on_event(const struct ms_event *ev, void *ctx);
-static void listen(struct ms_session *s);
+static void begin(struct ms_session *s);
 
 MS_EXPORT int ms_session_flush(struct ms_session *s, uint64_t limit)
 {
-	size_t i;
-
-	if (!s->listening) {
-		listen(s);
-		for (i = 0; i < s->n; i++)
-			if (s->an[i].a->begin)
-				s->an[i].a->begin(s->an[i].ctx, s);
-		s->listening = true;
-	}
+	begin(s);
 	return ms_stream_flush(s->stream, limit, on_event, s);
 }
 
@@ -242,15 +234,26 @@ static int on_samples(const struct ms_event *evs, size_t n, void *ctx)
 	return ms_aspace_apply_run(s->as, evs, n);
 }
 
+/* Once, before the first record: the model's listener, and each analysis's begin. */
+static void begin(struct ms_session *s)
+{
+	size_t i;
+
+	if (s->begun)
+		return;
+	s->begun = true;
+	listen(s);
+	for (i = 0; i < s->n; i++)
+		if (s->an[i].a->begin)
+			s->an[i].a->begin(s->an[i].ctx, s);
+}
+
 MS_EXPORT int ms_session_run(struct ms_session *s)
 {
 	size_t i;
 	int err;
 
-	listen(s);
-	for (i = 0; i < s->n; i++)
-		if (s->an[i].a->begin)
-			s->an[i].a->begin(s->an[i].ctx, s);
+	begin(s);
 	if (s->syms)
 		expect_build_ids(s);
 	if (!s->sees_samples && (err = ms_stream_set_samples_fn(s->stream, on_samples)))

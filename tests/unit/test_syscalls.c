@@ -23,6 +23,7 @@
 #include <mapscope/session.h>
 
 #include "kernel/tracefs.h"
+#include "fake_tracefs.h"
 #include "records.h"
 
 #define P 4096ULL
@@ -45,19 +46,7 @@ static const struct {
 
 static void put(const char *rel, const char *text)
 {
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0700);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fake_put(root, rel, text);
 }
 
 /* A syscall tracepoint's format as the kernel prints it: common fields, __syscall_nr, then 8-byte fields. */

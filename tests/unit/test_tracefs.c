@@ -12,24 +12,13 @@
 #include <cmocka.h>
 
 #include "kernel/tracefs.h"
+#include "fake_tracefs.h"
 
 static char root[] = "/tmp/ms-tracefs-XXXXXX";
 
 static void put(const char *rel, const char *text)
 {
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0700);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fake_put(root, rel, text);
 }
 
 static int setup(void **state)

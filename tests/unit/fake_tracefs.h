@@ -1,0 +1,27 @@
+/* For unit tests: a fake tracefs tree under a temporary root, file by file. */
+#ifndef TESTS_UNIT_FAKE_TRACEFS_H
+#define TESTS_UNIT_FAKE_TRACEFS_H
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Writes text to root/rel, making the folders on the way. */
+static void fake_put(const char *root, const char *rel, const char *text)
+{
+	char path[512], *slash;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(path, 0700);
+		*slash = '/';
+	}
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+#endif
