@@ -322,13 +322,13 @@ int cmd_heatmap(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		if (chosen(&o, bands[i].region))
 			kept[m++] = bands[i];
+	replay_warnings(s, o.input);      /* before any error: they say why there may be no samples */
 	if (!m) {
 		cli_error(o.region ? "no region '%s' with samples in '%s'" : "no samples%s in '%s'",
 			  o.region ? o.region : "", o.input);
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	replay_warnings(s, o.input);
 	if (o.output && !(f = fopen(o.output, "w"))) {
 		cli_error("cannot create '%s': %s", o.output, strerror(errno));
 		ret = EXIT_RUNTIME;
