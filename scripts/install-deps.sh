@@ -20,6 +20,7 @@ packages=(
 	libxml2-utils bsdutils        # xmllint (the heatmap's SVG), script (a pseudo-terminal)
 	libprotobuf-c-dev protobuf-c-compiler   # report --format pprof
 	golang-go                     # go tool pprof reads our profiles in the tests
+	chromium fonts-dejavu-core    # headless, it opens report --format html in the tests
 )
 
 missing=()

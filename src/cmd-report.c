@@ -21,10 +21,12 @@
 #include "commands.h"
 #include "output/json.h"
 #include "replay.h"
+#include "report-html.h"
 
 static const char usage_text[] =
 "usage: mapscope report [-i FILE] [--sort KEY,...] [--pid PID] [--comm NAME]\n"
-"                       [--time START,END] [--format text|json|csv|pprof] [-o FILE]\n"
+"                       [--time START,END] [--format text|json|csv|pprof|html]\n"
+"                       [-o FILE]\n"
 "\n"
 "Replays a recording through the address-space model and charges every\n"
 "sampled data address to the region (one mapping's life) that held it at\n"
@@ -45,7 +47,11 @@ static const char usage_text[] =
 "      --format FMT      text (default), json or csv; or pprof: a gzipped\n"
 "                        profile.proto for go tool pprof, Pyroscope or Parca\n"
 "                        (needs -o), each stack the code that touched the data\n"
-"                        topped by the data region's frame\n"
+"                        topped by the data region's frame; or html: one\n"
+"                        self-contained page (no network, no external file)\n"
+"                        with the sortable region table, the heatmap (a\n"
+"                        click on a band selects its region), the timeline\n"
+"                        of changes, hugepage advice and unmapped accesses\n"
 "  -o, --output FILE     write there instead of stdout\n"
 "  -h, --help            show this help\n"
 "\n"
@@ -71,6 +77,7 @@ static const char usage_text[] =
 "  mapscope report --sort region,symbol\n"
 "  mapscope report --sort daddr-symbol\n"
 "  mapscope report --pid 1234 --time +1.5,+3\n"
+"  mapscope report --format html -o report.html\n"
 "  mapscope report -i perf.data          (a perf record -d recording)\n";
 
 struct report_opts {
@@ -84,8 +91,9 @@ struct report_opts {
 	uint64_t from, to;
 	bool from_rel, to_rel;
 	enum cli_format format;
-	bool pprof;
+	bool pprof, html;
 	const char *output;
+	const char *window;          /* --time as given */
 };
 
 static int parse_sort(const char *s, struct report_opts *o)
@@ -181,6 +189,7 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			o->children = (int)v;
 			break;
 		case 'T':
+			o->window = optarg;
 			if ((err = parse_window(optarg, o)))
 				return cli_usage_error("report", err == -ERANGE ?
 						       "invalid time window '%s': it ends before it starts" :
@@ -188,11 +197,14 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 						       "each ns, +SECONDS or empty", optarg);
 			break;
 		case 'F':
-			if ((o->pprof = !strcmp(optarg, "pprof")))
-				break;
-			if ((err = parse_format("report", optarg, &fmt, true)))
-				return err;
-			o->format = (enum cli_format)fmt;
+			o->pprof = !strcmp(optarg, "pprof");
+			o->html = !strcmp(optarg, "html");
+			if (!strcmp(optarg, "text") || !strcmp(optarg, "json") || !strcmp(optarg, "csv")) {
+				parse_format("report", optarg, &fmt, true);
+				o->format = (enum cli_format)fmt;
+			} else if (!o->pprof && !o->html)
+				return cli_usage_error("report", "unknown format '%s': use text, json, csv, pprof "
+						       "or html", optarg);
 			break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		case ':': return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
@@ -203,6 +215,11 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 		return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
 	if (o->pprof && !o->output)
 		return cli_usage_error("report", "--format pprof writes a gzipped binary: name the file with -o");
+	if (o->html && (o->group & ~MS_GROUP_REGION))
+		return cli_usage_error("report", "--format html has one row per region: sort by samples, region, "
+				       "kind, name, pid or pages");
+	if (o->html && !o->output && isatty(STDOUT_FILENO))
+		return cli_usage_error("report", "--format html writes a page: name the file with -o");
 	if (o->pprof) {                  /* code symbols under each region: the stacks' leaves */
 		o->group = MS_GROUP_REGION | MS_GROUP_SYMBOL;
 		o->children = 0;
@@ -470,6 +487,7 @@ int cmd_report(int argc, char **argv)
 	struct ms_session_opts so = { 0 };
 	struct ms_session *s = NULL;
 	struct ms_report *rep = NULL;
+	struct html_run *html = NULL;
 	struct ms_report_row *rows = NULL, un;
 	struct ms_stream_stats st;
 	size_t n;
@@ -490,7 +508,8 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		goto out;
 	rep = ms_report_new(o.from_rel ? 0 : o.from, o.to_rel ? UINT64_MAX : o.to);
-	if (!rep || ms_session_add(s, &ms_report_analysis, rep)) {
+	if (!rep || ms_session_add(s, &ms_report_analysis, rep) ||
+	    (o.html && !(html = html_new(s, o.pid, o.comm)))) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
@@ -519,7 +538,19 @@ int cmd_report(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	if (o.format == CLI_FORMAT_JSON)
+	if (o.html) {
+		struct html_report in = {
+			.h = html, .input = o.input, .window = o.window, .rep = rep, .rows = rows, .n = n, .un = &un,
+			.total = ms_report_total(rep), .st = &st, .uncertain = uncertain,
+		};
+
+		if ((err = html_write(stdout, &in)) || fflush(stdout)) {
+			cli_error("cannot write '%s': %s", o.output ? o.output : "standard output",
+				  strerror(err ? -err : errno));
+			ret = EXIT_RUNTIME;
+			goto out;
+		}
+	} else if (o.format == CLI_FORMAT_JSON)
 		print_json(&o, rows, n, &un, ms_report_total(rep), &st, uncertain, rep);
 	else if (o.format == CLI_FORMAT_CSV)
 		print_csv(&o, rows, n, &un, ms_report_total(rep));
@@ -528,6 +559,7 @@ int cmd_report(int argc, char **argv)
 	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
 out:
 	free(rows);
+	html_free(html);
 	ms_report_free(rep);
 	ms_session_free(s);
 	return ret;

@@ -12,7 +12,7 @@ void print_change_header(FILE *f)
 }
 
 /* "rw-" for a protection; for madvise, the advice; for lock, the state; "" where none applies. */
-static const char *what(const struct ms_change *c, char buf[16])
+const char *change_what(const struct ms_change *c, char buf[16])
 {
 	const char *a;
 
@@ -51,7 +51,7 @@ static void json_what(FILE *f, const char *key, bool present, const struct ms_ch
 
 	fprintf(f, ", \"%s\": ", key);
 	if (present)
-		ms_json_str(f, what(c, buf));
+		ms_json_str(f, change_what(c, buf));
 	else
 		fputs("null", f);
 }
@@ -71,7 +71,7 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 		addr_or_null(f, c->new_start, c->new_start || c->new_end);
 		fputs(", \"new_end\": ", f);
 		addr_or_null(f, c->new_end, c->new_end != 0);
-		/* what() says the one of protection, advice and lock state the change has. */
+		/* change_what() says the one of protection, advice and lock state the change has. */
 		json_what(f, "prot", c->prot >= 0, c);
 		json_what(f, "advice", c->advice >= 0, c);
 		json_what(f, "lock", c->lock >= 0, c);
@@ -89,5 +89,5 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 		fprintf(f, "%33s", "");
 	if (c->new_start)
 		fprintf(f, " -> %016" PRIx64 "-%016" PRIx64, c->new_start, c->new_end);
-	fprintf(f, " %-8s %s\n", what(c, buf), c->name);
+	fprintf(f, " %-8s %s\n", change_what(c, buf), c->name);
 }

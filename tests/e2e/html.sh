@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# report --format html, opened from disk by headless Chromium: the page's
+# DOM after its script ran must hold the report's rows (samples by region
+# id), one heatmap band per region with samples, the timeline's changes,
+# the hugepage advice and the unmapped accesses; a selection and an order
+# named in the URL's fragment must hold; the page must fetch nothing and
+# log nothing to the console. On 10,022 regions the page shows a page of
+# rows and bands and says how many there are. A screenshot is kept in
+# $ARTEFACTS (default: ./test-artefacts).
+source "$(dirname "$0")/lib.sh"
+need_recording
+command -v chromium >/dev/null || skip "chromium is not installed (Debian package chromium)"
+ARTEFACTS=${ARTEFACTS:-$PWD/test-artefacts}
+mkdir -p "$ARTEFACTS"
+cd "$TMP"
+
+# dom PAGE[#FRAGMENT] OUT: the DOM after the scripts ran; fails on any console line.
+dom() {
+	chromium --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chromium" --enable-logging=stderr \
+		--v=0 --dump-dom "file://$TMP/$1" >"$2" 2>"$2.log" || fail "chromium could not open $1: $(tail -3 "$2.log")"
+	if grep -q ':CONSOLE' "$2.log"; then
+		fail "the page logged to the console: $(grep ':CONSOLE' "$2.log" | head -3)"
+	fi
+	grep -q 'data-ready="true"' "$2" || fail "the page's script did not finish on $1"
+}
+
+"$MAPSCOPE" record -o ops.data -- "$WORKLOADS/aspace-ops" "$WORKLOADS/exec-target" >ops.txt 2>rec.txt ||
+	fail "record failed: $(cat rec.txt)"
+"$MAPSCOPE" report -i ops.data --format json >report.json 2>/dev/null || fail "report failed"
+"$MAPSCOPE" timeline -i ops.data --format json >timeline.json 2>/dev/null || fail "timeline failed"
+"$MAPSCOPE" hugepages -i ops.data --format json >huge.json 2>/dev/null || fail "hugepages failed"
+"$MAPSCOPE" report -i ops.data --format html -o ops.html 2>err.txt || fail "report --format html failed: $(cat err.txt)"
+
+# Self-contained: no script, style, font or image from elsewhere.
+if grep -Eqi '(src|href)=|url\(|@import|https?://' ops.html; then
+	fail "the page refers to something outside it: $(grep -Eoi '(src|href)=[^ >]*|url\([^)]*\)|@import[^;]*|https?://[^" ]*' ops.html | head -3)"
+fi
+
+dom ops.html ops.dom
+python3 - report.json timeline.json huge.json ops.dom <<'PY' || fail "the page does not show what report, timeline and hugepages say"
+import json, re, sys
+rep = json.load(open(sys.argv[1]))
+changes = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+huge = json.load(open(sys.argv[3]))["advice"]
+dom = open(sys.argv[4]).read()
+
+def table(tid):
+    m = re.search(r'<table id="%s">(.*?)</table>' % tid, dom, re.S)
+    if not m:
+        sys.exit(f"FAIL: no table {tid}")
+    return m[1]
+
+body = re.search(r"<tbody>(.*?)</tbody>", table("regions"), re.S)[1]
+rows = {int(m[1]): int(m[2]) for m in re.finditer(r'<tr data-region="(\d+)"[^>]*><td class="num">(\d+)</td>', body)}
+want = {r["id"]: r["samples"] for r in rep["regions"]}
+if rows != want:
+    sys.exit(f"FAIL: table has {len(rows)} rows, report {len(want)}; differing: "
+             f"{sorted(set(rows.items()) ^ set(want.items()))[:5]}")
+foot = re.search(r"<tfoot>(.*?)</tfoot>", table("regions"), re.S)[1]
+if not re.search(r'<td class="num">%d</td>' % rep["unmapped"]["samples"], foot):
+    sys.exit("FAIL: the unmapped row's samples differ from the report's")
+
+bands = {int(m[1]): int(m[2]) for m in re.finditer(r'<div class="band" data-region="(\d+)" data-samples="(\d+)"', dom)}
+want = {r["id"]: r["samples"] for r in rep["regions"] if r["samples"]}
+if bands != want:
+    sys.exit(f"FAIL: {len(bands)} heatmap bands, {len(want)} regions with samples")
+
+note = re.search(r'id="changes-note">(\d+) changes', dom)
+shown = len(re.findall(r"<tr", re.search(r"<tbody>(.*?)</tbody>", table("changes"), re.S)[1]))
+if not note or int(note[1]) != len(changes) or shown != min(500, len(changes)):
+    sys.exit(f"FAIL: timeline says {note and note[1]} changes and shows {shown}; mapscope timeline has {len(changes)}")
+
+hrows = len(re.findall(r"<tr", re.search(r"<tbody>(.*?)</tbody>", table("huge"), re.S)[1]))
+if hrows != len(huge) or ('id="huge-section" hidden' in dom) != (not huge):
+    sys.exit(f"FAIL: {hrows} hugepage rows, hugepages has {len(huge)}")
+if 'id="unmapped-section" hidden' not in dom:
+    sys.exit("FAIL: an unmapped-access section for a recording without any")
+print(f"ok: {len(rows)} rows, {len(bands)} bands, {len(changes)} changes, {hrows} hugepage rows as the commands say")
+PY
+
+# A region chosen in the fragment (as a click on its band chooses it), and an order.
+moved=$(python3 - ops.txt report.json <<'PY'
+import json, re, sys
+moves = [m for m in re.finditer(r"^mremap pid=(\d+) .*old_start=(0x\w+) .*new_start=(0x\w+)", open(sys.argv[1]).read(), re.M)
+         if m[2] != m[3]]
+rep = json.load(open(sys.argv[2]))
+pid, new = int(moves[0][1]), int(moves[0][3], 16)
+print([r["id"] for r in rep["regions"] if r["pid"] == pid and int(r["start"], 16) <= new < int(r["end"], 16)][0])
+PY
+) || fail "the moved region is not in the report"
+dom "ops.html#region=$moved&sort=pages&dir=desc" sel.dom
+python3 - "$moved" sel.dom <<'PY' || fail "the selection or the order named in the fragment does not hold"
+import re, sys
+rid, dom = sys.argv[1], open(sys.argv[2]).read()
+sel = re.findall(r'<tr data-region="(\d+)" class="sel"', dom)
+if sel != [rid]:
+    sys.exit(f"FAIL: selected rows {sel}, wanted {rid}")
+if f"<strong>Region {rid}:" not in dom:
+    sys.exit("FAIL: no card for the selected region")
+changes = re.search(r'<table id="changes">.*?<tbody>(.*?)</tbody>', dom, re.S)[1]
+ids = re.findall(r'<tr(?: data-region="(\d+)")?>', changes)
+if not ids or set(ids) != {rid} or "<td>remap</td>" not in changes:
+    sys.exit(f"FAIL: the timeline shows {len(ids)} changes of regions {sorted(set(ids))}, not region {rid}'s with its remap")
+head = re.search(r'<table id="regions"><thead>(.*?)</thead>', dom, re.S)[1]
+if not re.search(r'data-key="pages" aria-sort="descending"', head):
+    sys.exit("FAIL: the pages column is not marked as the order")
+body = re.search(r'<table id="regions">.*?<tbody>(.*?)</tbody>', dom, re.S)[1]
+pages = [int(re.findall(r"<td[^>]*>([^<]*)</td>", row)[10]) for row in re.findall(r"<tr.*?</tr>", body)]
+if pages != sorted(pages, reverse=True):
+    sys.exit(f"FAIL: rows not by pages, most first: {pages[:10]}")
+print(f"ok: region {rid} selected (row, card, its {len(ids)} changes), rows by pages")
+PY
+grep -q "<div class=\"band sel\" data-region=\"$moved\"" sel.dom ||
+	echo "note: the moved region had no samples, so it has no band to select"
+
+chromium --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chromium" --window-size=1400,2400 \
+	--screenshot="$ARTEFACTS/html-report.png" "file://$TMP/ops.html#region=$moved" >/dev/null 2>&1 ||
+	fail "chromium could not take a screenshot"
+[ "$(head -c 8 "$ARTEFACTS/html-report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+	fail "the screenshot is not a PNG"
+cp ops.html "$ARTEFACTS/html-report.html"
+echo "screenshot: $ARTEFACTS/html-report.png"
+
+# Unmapped accesses: one row per group that mapscope unmapped finds.
+"$MAPSCOPE" record -o bad.data -- "$WORKLOADS/badaccess" >/dev/null 2>rec.txt || fail "record failed: $(cat rec.txt)"
+"$MAPSCOPE" unmapped -i bad.data --format json >unmapped.json 2>/dev/null || fail "unmapped failed"
+"$MAPSCOPE" report -i bad.data --format html -o bad.html 2>err.txt || fail "report --format html failed: $(cat err.txt)"
+dom bad.html bad.dom
+python3 - unmapped.json bad.dom <<'PY' || fail "the unmapped accesses differ"
+import json, re, sys
+acc = json.load(open(sys.argv[1]))["accesses"]
+dom = open(sys.argv[2]).read()
+body = re.search(r'<table id="unmapped">.*?<tbody>(.*?)</tbody>', dom, re.S)[1]
+rows = re.findall(r"<tr><td>([\w-]+)</td><td>[\w-]+</td><td class=\"num\">(\d+)</td>", body)
+want = [(a["class"], str(a["count"])) for a in acc]
+if not acc or 'id="unmapped-section" hidden' in dom or rows != want:
+    sys.exit(f"FAIL: page rows {rows}, mapscope unmapped {want}")
+print(f"ok: {len(rows)} unmapped-access rows")
+PY
+
+# 10,022 regions: a page of rows and bands, and the count of all.
+"$MAPSCOPE" record -o many.data -- "$WORKLOADS/many-maps" 10000 2 >many.txt 2>rec.txt || fail "record failed: $(cat rec.txt)"
+"$MAPSCOPE" report -i many.data --format json >many.json 2>/dev/null || fail "report failed"
+"$MAPSCOPE" report -i many.data --format html -o many.html 2>err.txt || fail "report --format html failed: $(cat err.txt)"
+dom many.html many.dom
+python3 - many.json many.dom <<'PY' || fail "the page of 10,000 regions is wrong"
+import json, re, sys
+rep = json.load(open(sys.argv[1]))
+dom = open(sys.argv[2]).read()
+n, busy = len(rep["regions"]), sum(1 for r in rep["regions"] if r["samples"])
+if n < 10000:
+    sys.exit(f"FAIL: the workload made {n} regions")
+body = re.search(r'<table id="regions">.*?<tbody>(.*?)</tbody>', dom, re.S)[1]
+rows = [int(x) for x in re.findall(r'<tr data-region="\d+"[^>]*><td class="num">(\d+)</td>', body)]
+top = sorted((r["samples"] for r in rep["regions"]), reverse=True)[:500]
+if rows != top or f"500 of {n} regions shown" not in dom:
+    sys.exit(f"FAIL: {len(rows)} rows shown, not the 500 busiest of {n}")
+bands = re.findall(r'<div class="band" data-region', dom)
+if len(bands) != 500 or f"The 500 busiest of {busy} bands are shown" not in dom:
+    sys.exit(f"FAIL: {len(bands)} bands shown of {busy}")
+print(f"ok: {n} regions: 500 rows and 500 bands shown, counts stated")
+PY
+# Usage errors: a page onto a terminal, a grouping the page has no table for, an unknown format.
+if command -v script >/dev/null; then
+	script -qec "$MAPSCOPE report -i ops.data --format html" /dev/null >tty.txt 2>&1 && fail "html onto a terminal was written"
+	grep -q 'name the file with -o' tty.txt || fail "html onto a terminal: $(cat tty.txt)"
+fi
+expect_status 2 "$MAPSCOPE" report -i ops.data --format html --sort symbol -o x.html
+expect_status 2 "$MAPSCOPE" report -i ops.data --format pdf 2>fmt.txt
+grep -q 'use text, json, csv, pprof or html' fmt.txt || fail "the unknown-format error does not list the formats"
+pass "the HTML page holds the report's rows, bands, changes, advice and unmapped accesses; fragment; 10k regions"
