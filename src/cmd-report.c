@@ -220,10 +220,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 				       "kind, name, pid or pages");
 	if (o->html && !o->output && isatty(STDOUT_FILENO))
 		return cli_usage_error("report", "--format html writes a page: name the file with -o");
-	if (o->pprof) {                  /* code symbols under each region: the stacks' leaves */
-		o->group = MS_GROUP_REGION | MS_GROUP_SYMBOL;
-		o->children = 0;
-	}
+	if (o->pprof && (o->group & ~MS_GROUP_REGION))
+		return cli_usage_error("report", "--format pprof has its own stacks (code, then the region): "
+				       "no --sort symbol, dso, daddr-symbol or alloc");
 	return 0;
 }
 
@@ -455,22 +454,17 @@ static void print_csv(const struct report_opts *o, struct ms_report_row *rows, s
 		       un->samples, share(un->samples, total), un->pages, un->first_ns, un->last_ns);
 }
 
-/* The rows --pid and --comm keep, as a pprof profile in o->output. */
-static int write_pprof(const struct report_opts *o, struct ms_report_row *rows, size_t n,
-		       const struct ms_report_row *un, const struct ms_stream_stats *st)
+/* The samples of what --pid and --comm keep, as a pprof profile in o->output. */
+static int write_pprof(const struct report_opts *o, struct ms_pprof *pp, const struct ms_stream_stats *st)
 {
-	size_t i, m = 0;
 	int fd, err;
 
-	for (i = 0; i < n; i++)
-		if (wanted(o, rows[i].region))
-			rows[m++] = rows[i];
 	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		cli_error("cannot create '%s': %s", o->output, strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	err = ms_pprof_write(fd, rows, m, wanted(o, NULL) ? un : NULL, st->first_time,
+	err = ms_pprof_write(pp, fd, o->pid > 0 ? (uint32_t)o->pid : 0, o->comm,
 			     st->last_time > st->first_time ? st->last_time - st->first_time : 0);
 	if (close(fd) && !err)
 		err = -errno;
@@ -488,6 +482,7 @@ int cmd_report(int argc, char **argv)
 	struct ms_session *s = NULL;
 	struct ms_report *rep = NULL;
 	struct html_run *html = NULL;
+	struct ms_pprof *pp = NULL;
 	struct ms_report_row *rows = NULL, un;
 	struct ms_stream_stats st;
 	size_t n;
@@ -499,7 +494,7 @@ int cmd_report(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
 	/* Symbols only where a code column or children are asked for. */
-	so.symbols = o.children || (o.group & ~MS_GROUP_REGION);
+	so.symbols = o.children || (o.group & ~MS_GROUP_REGION) || o.pprof;
 	so.from_ns = o.from;
 	so.to_ns = o.to;
 	so.from_rel = o.from_rel;
@@ -509,7 +504,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	rep = ms_report_new(o.from_rel ? 0 : o.from, o.to_rel ? UINT64_MAX : o.to);
 	if (!rep || ms_session_add(s, &ms_report_analysis, rep) ||
-	    (o.html && !(html = html_new(s, o.pid, o.comm)))) {
+	    (o.html && !(html = html_new(s, o.pid, o.comm))) ||
+	    (o.pprof && (!(pp = ms_pprof_new()) || ms_session_add(s, &ms_pprof_analysis, pp)))) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
@@ -530,7 +526,7 @@ int cmd_report(int argc, char **argv)
 	uncertain = !ms_stream_has_syscalls(ms_session_stream(s)) || st.lost;
 	replay_warnings(s, o.input);
 	if (o.pprof) {
-		ret = write_pprof(&o, rows, n, &un, &st);
+		ret = write_pprof(&o, pp, &st);
 		goto out;
 	}
 	if (o.output && !freopen(o.output, "w", stdout)) {
@@ -560,6 +556,7 @@ int cmd_report(int argc, char **argv)
 out:
 	free(rows);
 	html_free(html);
+	ms_pprof_free(pp);
 	ms_report_free(rep);
 	ms_session_free(s);
 	return ret;

@@ -56,6 +56,22 @@ uint64_t ms_symbols_generation(const struct ms_symbols *s);
  */
 int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t addr, bool want_line, struct ms_sym *out);
 
+/* A frame of code: a function, and the place in it. */
+struct ms_frame {
+	const char *name;         /* NULL where the binary has no name for it */
+	const char *file;         /* source file, or NULL */
+	int line;                 /* 0 where unknown */
+};
+
+/*
+ * The frames at code address addr of process pid, innermost first: the
+ * functions inlined there (from the binary's DWARF, where it has it), each
+ * with its place, then the function that holds the code (its symbol) with
+ * the place the outermost inlined call was made. At most max; returns how
+ * many, 0 when no binary holds addr. The strings live as long as s.
+ */
+int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t addr, struct ms_frame *out, int max);
+
 /*
  * For checking: on, every address is resolved by libdwfl's own search
  * (dwfl_module_addrinfo(), a walk over every symbol); off (the default),

@@ -1,8 +1,12 @@
 /*
- * The report as a gzipped pprof profile (profile.proto, packed by
- * protobuf-c): one sample per (region, code symbol) row, whose stack is the
- * code that touched the data with the data region's frame on top, valued
- * in samples and distinct pages, labelled with pid, comm and kind.
+ * The samples as a gzipped pprof profile (profile.proto, packed by
+ * protobuf-c), as an analysis of a session: one pprof sample per (region,
+ * process, code address), whose stack is the code that touched the data
+ * (with the functions inlined there, where the binary's DWARF has them)
+ * topped by the data region's frame. Valued in samples and distinct pages,
+ * and in faults and TLB misses where the recording has them; labelled with
+ * pid, comm and kind. Code is named when its (region, process, address)
+ * is first seen, while the process's binaries are known.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,10 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
 #include <zlib.h>
 
 #include <mapscope/pprof.h>
+#include <mapscope/symbols.h>
 
+#include "analysis/sites.h"
 #include "profile.pb-c.h"
 #include "util/log.h"
 
@@ -81,54 +88,332 @@ static void strtab_free(struct strtab *t)
 	free(t->slot);
 }
 
-struct builder {
-	struct strtab st;
-	Perftools__Profiles__Function *fn;
-	Perftools__Profiles__Location *loc;
-	Perftools__Profiles__Line *line;
-	Perftools__Profiles__Line **line_p;
-	size_t nfn, cap;
-	struct strtab keys;           /* "name\001file" of function i at index i: finds it again */
+#define MAX_FRAMES 16
+
+/* The code of a (region, process, address): its location in the profile. */
+struct key {
+	uint32_t region;              /* id + 1; 0: no region held the address */
+	uint32_t pid;
+	uint64_t ip;
 };
 
-/* The location of a function (one each): its id, or 0 on no memory. */
-static uint64_t location(struct builder *b, const char *name, const char *file)
+struct row {
+	struct key k;
+	const struct ms_region *r;
+	uint64_t loc;                 /* location id of the code, 0 until named */
+	uint64_t samples, pages, faults, tlb;
+};
+
+struct page_key {
+	uint64_t row, page;
+};
+
+struct ms_pprof {
+	struct ms_session *s;
+	struct ms_symbols *syms;
+	struct ms_sites sites;
+	bool windowed;
+	uint64_t from, to;
+	bool have_faults, have_tlb;
+	int err;                      /* ENOMEM while charging: said by ms_pprof_write */
+
+	struct row *rows;
+	size_t nr_rows, cap_rows;
+	uint32_t *slot;               /* rows' open addressing: index + 1 */
+	size_t nslot;
+	struct page_key *pages;       /* (row, page) seen: counts distinct pages */
+	size_t nr_pages, cap_pages;
+
+	/* The profile's tables. */
+	struct strtab st;
+	struct strtab fn_keys;        /* "name\001file" of function i at index i */
+	struct strtab loc_keys;       /* the line list of location i at index i */
+	Perftools__Profiles__Function *fn;
+	size_t nfn, cap_fn;
+	Perftools__Profiles__Location *loc;
+	Perftools__Profiles__Line *lines;   /* each location's, in one array */
+	size_t *loc_line;             /* location i's first line in lines */
+	size_t nloc, cap_loc, cap_loc_line, nlines, cap_lines;
+};
+
+static uint64_t mix(uint64_t k)
 {
-	int64_t n = intern(&b->st, name), f = intern(&b->st, file), k;
+	k ^= k >> 31;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 29;
+	return k;
+}
+
+static uint64_t key_hash(const struct key *k)
+{
+	return mix(k->ip * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)k->region << 32 | k->pid));
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	if (!(q = realloc(*p, n * size)))
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* Adds (row, page) to the set; true when it was not there. */
+static bool page_new(struct ms_pprof *pp, uint64_t row, uint64_t page)
+{
+	size_t i, mask;
+
+	if ((pp->nr_pages + 1) * 2 > pp->cap_pages) {
+		size_t cap = pp->cap_pages ? 2 * pp->cap_pages : 4096;
+		struct page_key *t = malloc(cap * sizeof(*t));
+
+		if (!t) {
+			pp->err = -ENOMEM;
+			return false;
+		}
+		memset(t, 0xff, cap * sizeof(*t));
+		for (i = 0; i < pp->cap_pages; i++) {
+			size_t j;
+
+			if (pp->pages[i].row == UINT64_MAX)
+				continue;
+			for (j = mix(pp->pages[i].row * 0x9e3779b97f4a7c15ULL ^ pp->pages[i].page) & (cap - 1);
+			     t[j].row != UINT64_MAX; j = (j + 1) & (cap - 1))
+				;
+			t[j] = pp->pages[i];
+		}
+		free(pp->pages);
+		pp->pages = t;
+		pp->cap_pages = cap;
+	}
+	mask = pp->cap_pages - 1;
+	for (i = mix(row * 0x9e3779b97f4a7c15ULL ^ page) & mask; pp->pages[i].row != UINT64_MAX; i = (i + 1) & mask)
+		if (pp->pages[i].row == row && pp->pages[i].page == page)
+			return false;
+	pp->pages[i] = (struct page_key){ row, page };
+	pp->nr_pages++;
+	return true;
+}
+
+/* A function's id (one per name and file), or 0 on no memory. */
+static uint64_t function(struct ms_pprof *pp, const char *name, const char *file)
+{
+	int64_t n = intern(&pp->st, name), f = intern(&pp->st, file), k;
 	char key[1100];
-	void *p;
 
 	snprintf(key, sizeof(key), "%s\001%s", name, file);
-	if (n < 0 || f < 0 || (k = intern(&b->keys, key)) < 0)
+	if (n < 0 || f < 0 || (k = intern(&pp->fn_keys, key)) < 0)
 		return 0;
-	if ((size_t)k < b->nfn)
+	if ((size_t)k < pp->nfn)
 		return (uint64_t)k + 1;          /* seen: keys and functions are made in step */
-	if (b->nfn == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 256;
+	if (grow((void **)&pp->fn, &pp->cap_fn, pp->nfn + 1, sizeof(*pp->fn)))
+		return 0;
+	perftools__profiles__function__init(&pp->fn[pp->nfn]);
+	pp->fn[pp->nfn].id = pp->nfn + 1;
+	pp->fn[pp->nfn].name = pp->fn[pp->nfn].system_name = n;
+	pp->fn[pp->nfn].filename = f;
+	return ++pp->nfn;
+}
 
-		if (!(p = realloc(b->fn, cap * sizeof(*b->fn))))
+/*
+ * A location of frames f[0..n) (innermost first: pprof's order for the
+ * lines of one location, the last being the caller the others were
+ * inlined into). Its id, or 0 on no memory.
+ */
+static uint64_t location(struct ms_pprof *pp, const struct ms_frame *f, int n)
+{
+	uint64_t ids[MAX_FRAMES];
+	char key[512];
+	size_t len = 0;
+	int64_t k;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!(ids[i] = function(pp, f[i].name ? f[i].name : "[unknown]", f[i].file ? f[i].file : "")))
 			return 0;
-		b->fn = p;
-		if (!(p = realloc(b->loc, cap * sizeof(*b->loc))))
-			return 0;
-		b->loc = p;
-		if (!(p = realloc(b->line, cap * sizeof(*b->line))))
-			return 0;
-		b->line = p;
-		b->cap = cap;
+		len += (size_t)snprintf(key + len, len < sizeof(key) ? sizeof(key) - len : 0, "%" PRIu64 ":%d,",
+					ids[i], f[i].line);
 	}
-	perftools__profiles__function__init(&b->fn[b->nfn]);
-	b->fn[b->nfn].id = b->nfn + 1;
-	b->fn[b->nfn].name = b->fn[b->nfn].system_name = n;
-	b->fn[b->nfn].filename = f;
-	return ++b->nfn;
+	if (len >= sizeof(key) || (k = intern(&pp->loc_keys, key)) < 0)
+		return 0;
+	if ((size_t)k < pp->nloc)
+		return (uint64_t)k + 1;
+	if (grow((void **)&pp->loc, &pp->cap_loc, pp->nloc + 1, sizeof(*pp->loc)) ||
+	    grow((void **)&pp->loc_line, &pp->cap_loc_line, pp->nloc + 1, sizeof(*pp->loc_line)) ||
+	    grow((void **)&pp->lines, &pp->cap_lines, pp->nlines + (size_t)n, sizeof(*pp->lines)))
+		return 0;
+	perftools__profiles__location__init(&pp->loc[pp->nloc]);
+	pp->loc[pp->nloc].id = pp->nloc + 1;
+	pp->loc[pp->nloc].n_line = (size_t)n;
+	pp->loc_line[pp->nloc] = pp->nlines;
+	for (i = 0; i < n; i++) {
+		perftools__profiles__line__init(&pp->lines[pp->nlines]);
+		pp->lines[pp->nlines].function_id = ids[i];
+		pp->lines[pp->nlines].line = f[i].line;
+		pp->nlines++;
+	}
+	return ++pp->nloc;
+}
+
+/* The code's location: named now, while the process's binaries are known. */
+static uint64_t code_location(struct ms_pprof *pp, uint32_t pid, uint64_t ip)
+{
+	struct ms_frame f[MAX_FRAMES];
+	struct ms_sym sym;
+	int n = 0;
+
+	if (ip >= 0xffff800000000000ULL) {
+		f[0] = (struct ms_frame){ .name = "[kernel]" };
+		n = 1;
+	} else if (pp->syms && (n = ms_symbols_frames(pp->syms, pid, ip, f, MAX_FRAMES)) > 0) {
+		if (!ms_symbols_resolve(pp->syms, pid, ip, false, &sym) && sym.dso && !f[n - 1].file)
+			f[n - 1].file = sym.dso;   /* no source file: the binary */
+	} else {
+		f[0] = (struct ms_frame){ .name = "[unknown]" };
+		n = 1;
+	}
+	return location(pp, f, n);
+}
+
+/* The row of (region, pid, ip), made where new; NULL on no memory. */
+static struct row *row_of(struct ms_pprof *pp, const struct ms_region *r, uint32_t pid, uint64_t ip)
+{
+	struct key k = { r ? r->id + 1 : 0, pid, ip };
+	size_t i, mask;
+
+	if ((pp->nr_rows + 1) * 2 > pp->nslot) {
+		size_t n = pp->nslot ? 2 * pp->nslot : 1024, j;
+		uint32_t *t = calloc(n, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (j = 0; j < pp->nr_rows; j++) {
+			for (i = key_hash(&pp->rows[j].k) & (n - 1); t[i]; i = (i + 1) & (n - 1))
+				;
+			t[i] = (uint32_t)j + 1;
+		}
+		free(pp->slot);
+		pp->slot = t;
+		pp->nslot = n;
+	}
+	mask = pp->nslot - 1;
+	for (i = key_hash(&k) & mask; pp->slot[i]; i = (i + 1) & mask) {
+		struct row *w = &pp->rows[pp->slot[i] - 1];
+
+		if (w->k.ip == ip && w->k.pid == pid && w->k.region == k.region)
+			return w;
+	}
+	if (grow((void **)&pp->rows, &pp->cap_rows, pp->nr_rows + 1, sizeof(*pp->rows)))
+		return NULL;
+	pp->rows[pp->nr_rows] = (struct row){ .k = k, .r = r, .loc = code_location(pp, pid, ip) };
+	if (!pp->rows[pp->nr_rows].loc)
+		return NULL;
+	pp->slot[i] = (uint32_t)++pp->nr_rows;
+	return &pp->rows[pp->nr_rows - 1];
+}
+
+static void charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
+{
+	struct ms_pprof *pp = ctx;
+	struct row *w;
+	uint64_t tlb;
+
+	if (pp->err || (pp->windowed && (ev->time < pp->from || ev->time > pp->to)))
+		return;
+	if (!(w = row_of(pp, r, ev->pid, ev->sample.ip))) {
+		pp->err = -ENOMEM;
+		return;
+	}
+	w->samples++;
+	if (page_new(pp, (uint64_t)(w - pp->rows), ev->sample.addr >> 12))
+		w->pages++;
+	if (ev->sample.fault) {
+		w->faults++;
+		pp->have_faults = true;
+	}
+	tlb = ev->sample.data_src >> PERF_MEM_TLB_SHIFT;
+	if (ev->sample.data_src && (tlb & PERF_MEM_TLB_MISS)) {
+		w->tlb++;
+		pp->have_tlb = true;
+	}
+}
+
+static void charge_run(void *ctx, const struct ms_event *samples, const struct ms_region *const *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		charge(ctx, &samples[i], r[i]);
+}
+
+static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
+{
+	struct ms_pprof *pp = ctx;
+
+	return c->op == MS_OP_MAP && c->region && pp->syms ? ms_sites_note(&pp->sites, pp->syms, c->region, ev) : 0;
+}
+
+static void on_begin(void *ctx, struct ms_session *s)
+{
+	struct ms_pprof *pp = ctx;
+
+	pp->s = s;
+	pp->syms = ms_session_symbols(s);
+}
+
+static void on_start(void *ctx, struct ms_session *s)
+{
+	struct ms_pprof *pp = ctx;
+
+	pp->windowed = ms_session_window(s, &pp->from, &pp->to);
+}
+
+MS_EXPORT const struct ms_analysis ms_pprof_analysis = {
+	.name = "pprof", .charge = charge, .charge_run = charge_run, .change = on_change,
+	.begin = on_begin, .start = on_start,
+};
+
+MS_EXPORT struct ms_pprof *ms_pprof_new(void)
+{
+	struct ms_pprof *pp = calloc(1, sizeof(*pp));
+
+	if (pp && intern(&pp->st, "") < 0) {
+		free(pp);
+		return NULL;
+	}
+	return pp;
+}
+
+MS_EXPORT void ms_pprof_free(struct ms_pprof *pp)
+{
+	if (!pp)
+		return;
+	ms_sites_release(&pp->sites);
+	free(pp->rows);
+	free(pp->slot);
+	free(pp->pages);
+	free(pp->fn);
+	free(pp->loc);
+	free(pp->lines);
+	free(pp->loc_line);
+	strtab_free(&pp->st);
+	strtab_free(&pp->fn_keys);
+	strtab_free(&pp->loc_keys);
+	free(pp);
 }
 
 /* The data region's frame: "[heap]", a file's path, or "anon 24 MiB (alloc: make_buffers)". */
-static void region_frame(const struct ms_report_row *row, char *buf, size_t len)
+static void region_frame(const struct ms_pprof *pp, const struct ms_region *r, char *buf, size_t len)
 {
-	const struct ms_region *r = row->region;
 	uint64_t size = r ? r->end - r->start : 0;
+	const char *alloc = r ? ms_sites_site(&pp->sites, r) : NULL;
 	char sz[32];
 
 	if (!r) {
@@ -139,12 +424,20 @@ static void region_frame(const struct ms_report_row *row, char *buf, size_t len)
 		snprintf(sz, sizeof(sz), "%" PRIu64 " MiB", size >> 20);
 	else
 		snprintf(sz, sizeof(sz), "%" PRIu64 " KiB", size >> 10);
-	if (r->kind == MS_KIND_ANON && row->alloc && row->alloc[0])
-		snprintf(buf, len, "anon %s (alloc: %s)", sz, row->alloc);
+	if (r->kind == MS_KIND_ANON && alloc && alloc[0])
+		snprintf(buf, len, "anon %s (alloc: %s)", sz, alloc);
 	else if (r->name[0] && strcmp(r->name, "[anon]"))
 		snprintf(buf, len, "%s", r->name);
 	else
 		snprintf(buf, len, "anon %s", sz);
+}
+
+/* The name of a row's process: its region's, or where none held the address, its stack's. */
+static const char *row_comm(const struct ms_pprof *pp, const struct row *w)
+{
+	const struct ms_region *st = w->r ? w->r : ms_aspace_stack(ms_session_aspace(pp->s), w->k.pid);
+
+	return st ? st->comm : "";
 }
 
 /* gzip's wrapper around deflate, into fd. 0 or a negative errno. */
@@ -173,74 +466,85 @@ static int write_gzip(int fd, const uint8_t *data, size_t len)
 	return err ? err : zr == Z_STREAM_END ? 0 : -EIO;
 }
 
-MS_EXPORT int ms_pprof_write(int fd, const struct ms_report_row *rows, size_t n,
-			     const struct ms_report_row *unmapped, uint64_t start_ns, uint64_t duration_ns)
+MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const char *comm, uint64_t duration_ns)
 {
 	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType types[2], period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	Perftools__Profiles__ValueType *type_p[2] = { &types[0], &types[1] };
+	Perftools__Profiles__ValueType types[4], period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	Perftools__Profiles__ValueType *type_p[4];
 	Perftools__Profiles__Sample *smp = NULL, **smp_p = NULL;
 	Perftools__Profiles__Label *lab = NULL, **lab_p = NULL;
 	Perftools__Profiles__Location **loc_p = NULL;
 	Perftools__Profiles__Function **fn_p = NULL;
-	struct builder b = { 0 };
+	Perftools__Profiles__Line **line_p = NULL;
 	uint64_t *ids = NULL;
 	int64_t *vals = NULL;
 	uint8_t *buf = NULL;
-	char frame[512], code[512];
-	const struct ms_report_row *row;
-	size_t i, k, nr = n + (unmapped && unmapped->samples ? 1 : 0), ns = 0;
+	char frame[512];
+	size_t i, k, nr = pp->nr_rows, ns = 0, nt = 2;
 	int64_t kpid, kcomm, kkind;
 	int err = -ENOMEM;
 
-	intern(&b.st, "");
+	if (pp->err)
+		return pp->err;
 	smp = calloc(nr ? nr : 1, sizeof(*smp));
 	smp_p = calloc(nr ? nr : 1, sizeof(*smp_p));
 	lab = calloc(3 * (nr ? nr : 1), sizeof(*lab));
 	lab_p = calloc(3 * (nr ? nr : 1), sizeof(*lab_p));
 	ids = calloc(2 * (nr ? nr : 1), sizeof(*ids));
-	vals = calloc(2 * (nr ? nr : 1), sizeof(*vals));
+	vals = calloc(4 * (nr ? nr : 1), sizeof(*vals));
 	if (!smp || !smp_p || !lab || !lab_p || !ids || !vals)
 		goto out;
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < 4; k++) {
 		perftools__profiles__value_type__init(&types[k]);
-	types[0].type = intern(&b.st, "samples");
-	types[0].unit = intern(&b.st, "count");
-	types[1].type = intern(&b.st, "pages");
-	types[1].unit = intern(&b.st, "count");
+		type_p[k] = &types[k];
+		types[k].unit = intern(&pp->st, "count");
+	}
+	types[0].type = intern(&pp->st, "samples");
+	types[1].type = intern(&pp->st, "pages");
+	/* Faults and TLB misses where the recording has them: page-fault events, hardware memory samples. */
+	if (pp->have_faults)
+		types[nt++].type = intern(&pp->st, "faults");
+	if (pp->have_tlb)
+		types[nt++].type = intern(&pp->st, "tlb_misses");
 	period.type = types[0].type;
 	period.unit = types[0].unit;
-	kpid = intern(&b.st, "pid");
-	kcomm = intern(&b.st, "comm");
-	kkind = intern(&b.st, "kind");
+	kpid = intern(&pp->st, "pid");
+	kcomm = intern(&pp->st, "comm");
+	kkind = intern(&pp->st, "kind");
 	for (i = 0; i < nr; i++) {
-		row = i < n ? &rows[i] : unmapped;
-		if (!row->samples)
+		const struct row *w = &pp->rows[i];
+		const char *c = row_comm(pp, w);
+
+		if ((pid && w->k.pid != pid) || (comm && strcmp(comm, c)))
 			continue;
-		region_frame(row, frame, sizeof(frame));
-		snprintf(code, sizeof(code), "%s", row->symbol && row->symbol[0] ? row->symbol : "[unknown]");
+		region_frame(pp, w->r, frame, sizeof(frame));
 		perftools__profiles__sample__init(&smp[ns]);
 		/* The leaf first: the code that touched the data, then the data region on top. */
-		ids[2 * ns] = location(&b, code, row->dso ? row->dso : "");
-		ids[2 * ns + 1] = location(&b, frame, "");
-		if (!ids[2 * ns] || !ids[2 * ns + 1])
+		ids[2 * ns] = w->loc;
+		ids[2 * ns + 1] = location(pp, &(struct ms_frame){ .name = frame }, 1);
+		if (!ids[2 * ns + 1])
 			goto out;
 		smp[ns].location_id = &ids[2 * ns];
 		smp[ns].n_location_id = 2;
-		vals[2 * ns] = (int64_t)row->samples;
-		vals[2 * ns + 1] = (int64_t)row->pages;
-		smp[ns].value = &vals[2 * ns];
-		smp[ns].n_value = 2;
+		vals[4 * ns] = (int64_t)w->samples;
+		vals[4 * ns + 1] = (int64_t)w->pages;
+		k = 2;
+		if (pp->have_faults)
+			vals[4 * ns + k++] = (int64_t)w->faults;
+		if (pp->have_tlb)
+			vals[4 * ns + k++] = (int64_t)w->tlb;
+		smp[ns].value = &vals[4 * ns];
+		smp[ns].n_value = nt;
 		for (k = 0; k < 3; k++) {
 			perftools__profiles__label__init(&lab[3 * ns + k]);
 			lab_p[3 * ns + k] = &lab[3 * ns + k];
 		}
 		lab[3 * ns].key = kpid;
-		lab[3 * ns].num = row->region ? row->region->pid : 0;
+		lab[3 * ns].num = w->k.pid;
 		lab[3 * ns + 1].key = kcomm;
-		lab[3 * ns + 1].str = intern(&b.st, row->region ? row->region->comm : "");
+		lab[3 * ns + 1].str = intern(&pp->st, c);
 		lab[3 * ns + 2].key = kkind;
-		lab[3 * ns + 2].str = intern(&b.st, row->region ? ms_region_kind_name(row->region->kind) : "unmapped");
+		lab[3 * ns + 2].str = intern(&pp->st, w->r ? ms_region_kind_name(w->r->kind) : "unmapped");
 		if (lab[3 * ns + 1].str < 0 || lab[3 * ns + 2].str < 0)
 			goto out;
 		smp[ns].label = &lab_p[3 * ns];
@@ -248,35 +552,30 @@ MS_EXPORT int ms_pprof_write(int fd, const struct ms_report_row *rows, size_t n,
 		smp_p[ns] = &smp[ns];
 		ns++;
 	}
-	/* One location per function, with its one line. */
-	loc_p = calloc(b.nfn ? b.nfn : 1, sizeof(*loc_p));
-	fn_p = calloc(b.nfn ? b.nfn : 1, sizeof(*fn_p));
-	b.line_p = calloc(b.nfn ? b.nfn : 1, sizeof(*b.line_p));
-	if (!loc_p || !fn_p || !b.line_p)
+	loc_p = calloc(pp->nloc ? pp->nloc : 1, sizeof(*loc_p));
+	fn_p = calloc(pp->nfn ? pp->nfn : 1, sizeof(*fn_p));
+	line_p = calloc(pp->nlines ? pp->nlines : 1, sizeof(*line_p));
+	if (!loc_p || !fn_p || !line_p)
 		goto out;
-	for (i = 0; i < b.nfn; i++) {
-		perftools__profiles__line__init(&b.line[i]);
-		b.line[i].function_id = i + 1;
-		b.line_p[i] = &b.line[i];
-		perftools__profiles__location__init(&b.loc[i]);
-		b.loc[i].id = i + 1;
-		b.loc[i].line = &b.line_p[i];
-		b.loc[i].n_line = 1;
-		loc_p[i] = &b.loc[i];
-		fn_p[i] = &b.fn[i];
+	for (i = 0; i < pp->nlines; i++)
+		line_p[i] = &pp->lines[i];
+	for (i = 0; i < pp->nloc; i++) {
+		pp->loc[i].line = &line_p[pp->loc_line[i]];
+		loc_p[i] = &pp->loc[i];
 	}
+	for (i = 0; i < pp->nfn; i++)
+		fn_p[i] = &pp->fn[i];
 	p.sample_type = type_p;
-	p.n_sample_type = 2;
+	p.n_sample_type = nt;
 	p.sample = smp_p;
 	p.n_sample = ns;
 	p.location = loc_p;
-	p.n_location = b.nfn;
+	p.n_location = pp->nloc;
 	p.function = fn_p;
-	p.n_function = b.nfn;
-	p.string_table = b.st.s;
-	p.n_string_table = b.st.n;
+	p.n_function = pp->nfn;
+	p.string_table = pp->st.s;
+	p.n_string_table = pp->st.n;
 	/* The recording's clock is CLOCK_MONOTONIC, not a date: no time_nanos, only the duration. */
-	(void)start_ns;
 	p.duration_nanos = (int64_t)duration_ns;
 	p.default_sample_type = types[0].type;
 	p.period_type = &period;
@@ -289,12 +588,7 @@ out:
 	free(buf);
 	free(loc_p);
 	free(fn_p);
-	free(b.line_p);
-	free(b.line);
-	free(b.loc);
-	free(b.fn);
-	strtab_free(&b.st);
-	strtab_free(&b.keys);
+	free(line_p);
 	free(smp);
 	free(smp_p);
 	free(lab);

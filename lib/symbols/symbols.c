@@ -18,6 +18,7 @@
 #include <linux/perf_event.h>
 
 #include <elfutils/libdwelf.h>
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 
 #include <mapscope/symbols.h>
@@ -591,26 +592,33 @@ MS_EXPORT void ms_symbols_exact_only(struct ms_symbols *s, bool on)
 	s->exact_only = on;
 }
 
+/* The binary mapped at addr in process pid now, or NULL. */
+static const struct inst *inst_at(struct ms_symbols *s, uint32_t pid, uint64_t addr)
+{
+	struct proc_bins *p = proc_of(s, pid, false);
+	size_t i;
+
+	if (!p)
+		return NULL;
+	if (p->hint < p->n && addr >= p->v[p->hint].lo && addr < p->v[p->hint].hi)
+		return &p->v[p->hint];
+	for (i = 0; i < p->n; i++)
+		if (addr >= p->v[i].lo && addr < p->v[i].hi) {
+			p->hint = i;
+			return &p->v[i];
+		}
+	return NULL;
+}
+
 MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t addr, bool want_line,
 				 struct ms_sym *out)
 {
-	struct proc_bins *p = proc_of(s, pid, false);
+	const struct inst *in = inst_at(s, pid, addr);
 	struct cached *c;
 	struct bin *b;
-	struct inst *in = NULL;
 	Dwfl_Line *line;
-	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (!p)
-		return -ENOENT;
-	if (p->hint < p->n && addr >= p->v[p->hint].lo && addr < p->v[p->hint].hi)
-		in = &p->v[p->hint];
-	for (i = 0; !in && i < p->n; i++)
-		if (addr >= p->v[i].lo && addr < p->v[i].hi) {
-			in = &p->v[i];
-			p->hint = i;
-		}
 	if (!in)
 		return -ENOENT;
 	b = &s->bins[in->bin];
@@ -636,6 +644,64 @@ MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t ad
 	if (want_line && (line = dwfl_module_getsrc(b->mod, out->vaddr)))
 		out->file = dwfl_lineinfo(line, NULL, &out->line, NULL, NULL, NULL);
 	return 0;
+}
+
+/* An inlined subroutine's name: its abstract origin's. */
+static const char *inlined_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
+}
+
+/* Where an inlined subroutine was called from: its DW_AT_call_file and DW_AT_call_line. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, int *line)
+{
+	Dwarf_Attribute at;
+	Dwarf_Files *files;
+	Dwarf_Word v;
+	size_t nfiles;
+
+	*line = dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &at), &v) ? 0 : (int)v;
+	*file = NULL;
+	if (!dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &at), &v) && !dwarf_getsrcfiles(cu, &files, &nfiles) &&
+	    v < nfiles)
+		*file = dwarf_filesrc(files, v, NULL, NULL);
+}
+
+MS_EXPORT int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t addr, struct ms_frame *out, int max)
+{
+	const struct inst *in = inst_at(s, pid, addr);
+	Dwarf_Die *cu, *scopes = NULL;
+	struct ms_sym sym;
+	Dwarf_Addr bias;
+	const char *file;
+	struct bin *b;
+	int n = 0, nscopes, i, line;
+
+	if (max < 1 || !in || ms_symbols_resolve(s, pid, addr, true, &sym))
+		return 0;
+	b = &s->bins[in->bin];
+	file = sym.file;
+	line = sym.line;
+	/* dwarf_getscopes: the innermost scope first, out to the compile unit. */
+	if (b->state == 2 && b->mod && (cu = dwfl_module_addrdie(b->mod, sym.vaddr, &bias)) &&
+	    (nscopes = dwarf_getscopes(cu, sym.vaddr - bias, &scopes)) > 0) {
+		for (i = 0; i < nscopes && n < max - 1; i++) {
+			if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+				continue;
+			out[n].name = inlined_name(&scopes[i]);
+			out[n].file = file;
+			out[n].line = line;
+			n++;
+			call_site(cu, &scopes[i], &file, &line);   /* the caller's place in the next frame */
+		}
+		free(scopes);
+	}
+	out[n].name = sym.name;
+	out[n].file = file;
+	out[n].line = line;
+	return n + 1;
 }
 
 /* Frames of the C library and the loader are the mechanism, not the site. */

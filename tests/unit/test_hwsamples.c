@@ -1,8 +1,8 @@
 /*
  * Hardware memory samples (PEBS/IBS/SPE style: address, weight, data
  * source), which this machine cannot take, on a synthetic recording: TLB
- * misses must reach the hugepage advice, and loads and software prefetches
- * to unmapped memory must be reported as such.
+ * misses must reach the hugepage advice and the pprof profile, and loads
+ * and software prefetches to unmapped memory must be reported as such.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,10 +21,14 @@
 #include <mapscope/hugepages.h>
 #include <mapscope/pdreader.h>
 #include <mapscope/pdwriter.h>
+#include <mapscope/pprof.h>
 #include <mapscope/session.h>
 #include <mapscope/stream.h>
 #include <mapscope/unmapped.h>
 
+#include <zlib.h>
+
+#include "profile.pb-c.h"
 #include "synth.h"
 
 static int path_fd;
@@ -86,6 +90,59 @@ static void tlb_misses_reach_hugepage_advice(void **state)
 	free(v);
 	ms_session_free(s);
 	ms_hugepages_free(hp);
+	close(path_fd);
+}
+
+/* The profile ms_pprof_write wrote to fd, gunzipped and unpacked. */
+static Perftools__Profiles__Profile *read_profile(int fd)
+{
+	static unsigned char gz[1 << 16], raw[1 << 18];
+	z_stream z = { 0 };
+	ssize_t n = pread(fd, gz, sizeof(gz), 0);
+
+	assert_true(n > 0);
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = gz;
+	z.avail_in = (uInt)n;
+	z.next_out = raw;
+	z.avail_out = sizeof(raw);
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	inflateEnd(&z);
+	return perftools__profiles__profile__unpack(NULL, sizeof(raw) - z.avail_out, raw);
+}
+
+/* Hardware samples: a tlb_misses sample type, and no faults; each sample's values by type. */
+static void tlb_misses_in_pprof(void **state)
+{
+	struct ms_pprof *pp = ms_pprof_new();
+	Perftools__Profiles__Profile *p;
+	int64_t tot[4] = { 0 };
+	struct ms_session *s;
+	uint64_t end;
+	size_t i, k;
+	int fd = memfd_create("profile", 0);
+
+	make_recording(state);
+	assert_non_null(pp);
+	assert_true(fd >= 0);
+	s = replay(&ms_pprof_analysis, pp, &end);
+	assert_int_equal(ms_pprof_write(pp, fd, 0, NULL, end), 0);
+	p = read_profile(fd);
+	assert_non_null(p);
+	assert_int_equal(p->n_sample_type, 3);
+	assert_string_equal(p->string_table[p->sample_type[0]->type], "samples");
+	assert_string_equal(p->string_table[p->sample_type[1]->type], "pages");
+	assert_string_equal(p->string_table[p->sample_type[2]->type], "tlb_misses");
+	for (i = 0; i < p->n_sample; i++)
+		for (k = 0; k < p->sample[i]->n_value; k++)
+			tot[k] += p->sample[i]->value[k];
+	assert_int_equal(tot[0], 514);   /* the 512 loads, the prefetch, the wild load */
+	assert_int_equal(tot[1], 514);
+	assert_int_equal(tot[2], 512);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	close(fd);
+	ms_session_free(s);
+	ms_pprof_free(pp);
 	close(path_fd);
 }
 
@@ -192,6 +249,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tlb_misses_reach_hugepage_advice),
+		cmocka_unit_test(tlb_misses_in_pprof),
 		cmocka_unit_test(hugepage_advice_over_many_regions),
 		cmocka_unit_test(bad_prefetch_and_wild_load),
 	};

@@ -9,6 +9,9 @@
  *   region name=buffer start=0x.. end=0x.. alloc=make_buffer
  *   touched func=fill_table_a object=table_a pages=40
  *   ...
+ *   inlined func=poke caller=fill_buffer object=buffer pages=30
+ *
+ * fill_buffer's writes are made by poke, inlined into it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,10 +41,16 @@ __attribute__((noinline)) void fill_table_b(int pages)
 		((volatile int *)table_b)[i * PAGE / sizeof(int) + 2] = 2;
 }
 
+/* Inlined into fill_buffer: its writes are poke's code, in fill_buffer's symbol. */
+static inline __attribute__((always_inline)) void poke(char *p)
+{
+	*(volatile char *)p = 3;
+}
+
 __attribute__((noinline)) void fill_buffer(char *b, int pages)
 {
 	for (int i = 0; i < pages; i++)
-		((volatile char *)b)[i * PAGE] = 3;
+		poke(b + i * PAGE);
 }
 
 int main(void)
@@ -59,5 +68,6 @@ int main(void)
 	printf("touched func=fill_table_a object=table_a pages=40\n");
 	printf("touched func=fill_table_b object=table_b pages=20\n");
 	printf("touched func=fill_buffer object=buffer pages=30\n");
+	printf("inlined func=poke caller=fill_buffer object=buffer pages=30\n");
 	return 0;
 }
