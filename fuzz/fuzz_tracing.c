@@ -13,7 +13,8 @@
 #include <linux/perf_event.h>
 
 #include <mapscope/pdreader.h>
-#include <mapscope/stream.h>
+
+#include "stream/stream.h"
 
 static int count(const struct ms_event *ev, void *ctx)
 {

@@ -370,7 +370,7 @@ int cmd_hugepages(int argc, char **argv)
 	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX };
 	struct ms_session *s = NULL;
 	struct ms_huge_advice *v = NULL;
-	struct ms_stream_stats st;
+	struct ms_session_stats st;
 	size_t n = 0;
 	int ret, err;
 
@@ -390,7 +390,7 @@ int cmd_hugepages(int argc, char **argv)
 	}
 	if ((ret = replay_run(s, o.input)))
 		goto out;
-	ms_stream_stats(ms_session_stream(s), &st);
+	ms_session_stats(s, &st);
 	err = ms_hugepages_advice(run.hp, ms_session_aspace(s), st.last_time, &v, &n);
 	if (err) {
 		cli_error("cannot build the advice: %s", strerror(-err));

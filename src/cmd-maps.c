@@ -92,10 +92,10 @@ static void print_vma(const struct ms_vma *v, void *ctx)
 /* Says so when the process's own records were lost before the instant asked for. */
 static void lost_before(const struct ms_session *s, const struct maps_run *m)
 {
-	struct ms_stream_stats st;
+	struct ms_session_stats st;
 	uint32_t i;
 
-	ms_stream_stats(ms_session_stream(s), &st);
+	ms_session_stats(s, &st);
 	for (i = 0; i < st.nr_lost_pids && i < 8; i++)
 		if (st.lost_by_pid[i].pid == m->pid && (m->last || st.lost_by_pid[i].first <= m->at))
 			fprintf(stderr, "mapscope: warning: %llu records of process %u were lost before "

@@ -267,7 +267,7 @@ static void text_region(const struct ms_region *r)
 }
 
 static void print_text(const struct report_opts *o, struct ms_report_row *rows, size_t n,
-		       const struct ms_report_row *un, uint64_t total, const struct ms_stream_stats *st,
+		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
 		       bool uncertain)
 {
 	bool by_region = o->group & MS_GROUP_REGION;
@@ -364,7 +364,7 @@ static void json_region(const struct ms_region *r)
 }
 
 static void print_json(const struct report_opts *o, struct ms_report_row *rows, size_t n,
-		       const struct ms_report_row *un, uint64_t total, const struct ms_stream_stats *st,
+		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
 		       bool uncertain, const struct ms_report *rep)
 {
 	bool first = true;
@@ -455,7 +455,7 @@ static void print_csv(const struct report_opts *o, struct ms_report_row *rows, s
 }
 
 /* The samples of what --pid and --comm keep, as a pprof profile in o->output. */
-static int write_pprof(const struct report_opts *o, struct ms_pprof *pp, const struct ms_stream_stats *st)
+static int write_pprof(const struct report_opts *o, struct ms_pprof *pp, const struct ms_session_stats *st)
 {
 	int fd, err;
 
@@ -484,7 +484,7 @@ int cmd_report(int argc, char **argv)
 	struct html_run *html = NULL;
 	struct ms_pprof *pp = NULL;
 	struct ms_report_row *rows = NULL, un;
-	struct ms_stream_stats st;
+	struct ms_session_stats st;
 	size_t n;
 	int ret, err;
 	bool uncertain;
@@ -521,9 +521,9 @@ int cmd_report(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	ms_stream_stats(ms_session_stream(s), &st);
+	ms_session_stats(s, &st);
 	/* No unmap records, or records lost: maps and unmaps may be missing. */
-	uncertain = !ms_stream_has_syscalls(ms_session_stream(s)) || st.lost;
+	uncertain = !ms_session_has_syscalls(s) || st.lost;
 	replay_warnings(s, o.input);
 	if (o.pprof) {
 		ret = write_pprof(&o, pp, &st);

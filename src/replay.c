@@ -139,7 +139,7 @@ static void warn_no_addresses(const struct ms_pdreader *r, const char *path)
 		"without them; record with 'mapscope record', or 'perf record -d'\n", path, names);
 }
 
-void replay_set_aside(const struct ms_stream_stats *st, char *out, size_t len)
+void replay_set_aside(const struct ms_session_stats *st, char *out, size_t len)
 {
 	size_t used = 0;
 
@@ -157,21 +157,20 @@ void replay_set_aside(const struct ms_stream_stats *st, char *out, size_t len)
 }
 
 /* A time as seconds from the start of the recording. */
-static double rel_s(const struct ms_stream_stats *st, uint64_t t)
+static double rel_s(const struct ms_session_stats *st, uint64_t t)
 {
 	return (double)(t > st->first_time ? t - st->first_time : 0) / 1e9;
 }
 
 void replay_warnings(struct ms_session *s, const char *path)
 {
-	struct ms_stream *stream = ms_session_stream(s);
 	struct ms_pdreader *r = ms_session_reader(s);
 	bool corrupt = ms_session_corrupt(s);
-	struct ms_stream_stats st;
+	struct ms_session_stats st;
 	char aside[512];
 	uint32_t i;
 
-	ms_stream_stats(stream, &st);
+	ms_session_stats(s, &st);
 	if (!st.samples && !st.zero_addr && !st.kernel_addr)
 		warn_no_addresses(r, path);
 	replay_set_aside(&st, aside, sizeof(aside));
@@ -181,15 +180,15 @@ void replay_warnings(struct ms_session *s, const char *path)
 		fprintf(stderr, "mapscope: warning: '%s' was not finished (its recorder was killed, or "
 			"its disk filled up): recovered %llu records, %llu of them samples%s\n", path,
 			(unsigned long long)st.records, (unsigned long long)replay_file_samples(&st),
-			ms_stream_has_syscalls(stream) ? ", with the unmaps" : "");
+			ms_session_has_syscalls(s) ? ", with the unmaps" : "");
 	if (corrupt)
 		fprintf(stderr, "mapscope: warning: '%s' is corrupt or truncated: what follows covers "
 			"the records before the bad one only\n", path);
-	if (!ms_stream_has_syscalls(stream) && corrupt)
+	if (!ms_session_has_syscalls(s) && corrupt)
 		fprintf(stderr, "mapscope: warning: the tracepoint descriptions stored at the end of '%s' "
 			"are lost, so its unmaps cannot be read: a later map replaces an earlier one where "
 			"they overlap, and attribution is uncertain\n", path);
-	else if (!ms_stream_has_syscalls(stream))
+	else if (!ms_session_has_syscalls(s))
 		fprintf(stderr, "mapscope: warning: '%s' does not record munmap and mremap (perf record?): a later "
 			"map replaces an earlier one where they overlap, so attribution is uncertain\n",
 			path);

@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include <mapscope/session.h>
-#include <mapscope/stream.h>
 
 /* Opens path (opts may be NULL); prints the error and returns EXIT_RUNTIME on failure. */
 int replay_open(struct ms_session **s, const char *path, const struct ms_session_opts *opts);
@@ -26,10 +25,10 @@ int replay_run(struct ms_session *s, const char *path);
 void replay_warnings(struct ms_session *s, const char *path);
 
 /* "N at address 0 (...), M at kernel addresses": the samples not charged, and why; "" where none. */
-void replay_set_aside(const struct ms_stream_stats *st, char *out, size_t len);
+void replay_set_aside(const struct ms_session_stats *st, char *out, size_t len);
 
 /* Every sample record of the file, of any event. */
-static inline uint64_t replay_file_samples(const struct ms_stream_stats *st)
+static inline uint64_t replay_file_samples(const struct ms_session_stats *st)
 {
 	return st->samples + st->other_samples + st->zero_addr + st->kernel_addr + st->unknown_id +
 	       st->bad_samples;

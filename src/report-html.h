@@ -7,7 +7,6 @@
 
 #include <mapscope/report.h>
 #include <mapscope/session.h>
-#include <mapscope/stream.h>
 
 struct html_run;
 
@@ -28,7 +27,7 @@ struct html_report {
 	size_t n;
 	const struct ms_report_row *un;
 	uint64_t total;
-	const struct ms_stream_stats *st;
+	const struct ms_session_stats *st;
 	bool uncertain;
 };
 

@@ -90,13 +90,6 @@ long ms_live_drain(struct ms_live *l, ms_live_fn fn, void *ctx);
  */
 int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time, ms_live_fn fn, void *ctx);
 
-/*
- * Ring i's control page (data_head advances as the kernel writes) and the
- * size of its data area, for readers that watch data_head themselves.
- */
-const struct perf_event_mmap_page *ms_live_ring_page(const struct ms_live *l, int i);
-size_t ms_live_ring_size(const struct ms_live *l);
-
 /* The events, for writing a file header: attr, name ("syscalls:sys_enter_munmap"), ids. */
 size_t ms_live_nr_evsels(const struct ms_live *l);
 const struct perf_event_attr *ms_live_evsel_attr(const struct ms_live *l, size_t i);

@@ -36,7 +36,6 @@ int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_header **rec
 
 /* Byte offset of the record last returned. */
 uint64_t ms_pdreader_offset(const struct ms_pdreader *r);
-bool ms_pdreader_is_pipe(const struct ms_pdreader *r);
 /*
  * A recording its recorder never closed (killed, or stopped by a full
  * disk), where the file can tell: a mapscope file without the SAMPLE_TIME
@@ -51,18 +50,11 @@ size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r);
 const struct perf_event_attr *ms_pdreader_attr(const struct ms_pdreader *r, size_t i);
 /* The name from EVENT_DESC, or NULL. */
 const char *ms_pdreader_evsel_name(const struct ms_pdreader *r, size_t i);
-/* The ids of evsel i (NULL, *nr 0 where it has none). */
-const uint64_t *ms_pdreader_evsel_ids(const struct ms_pdreader *r, size_t i, size_t *nr);
 /* The evsel whose fds had this id, or -1. */
 int ms_pdreader_evsel_by_id(const struct ms_pdreader *r, uint64_t id);
-/* The TRACING_DATA blob (NULL, 0 where the file has none). */
-void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len);
 /* The i-th entry of the BUILD_ID section: false past the last. Pointers live as long as r. */
 bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const char **path,
 			  const unsigned char **id, size_t *len);
-
-/* The CLOCK_DATA clockid, or -1 where the file does not say. */
-int ms_pdreader_clockid(const struct ms_pdreader *r);
 
 /* Accepts NULL. */
 void ms_pdreader_free(struct ms_pdreader *r);

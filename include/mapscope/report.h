@@ -64,9 +64,6 @@ void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_sym
 /* The region's allocation chain, formatted, or NULL. */
 const char *ms_report_alloc_chain(const struct ms_report *rep, const struct ms_region *r);
 
-/* Narrows the time window (samples charged before this call keep counting). */
-void ms_report_set_window(struct ms_report *rep, uint64_t from_ns, uint64_t to_ns);
-
 /*
  * The report as an analysis of a session (ctx: the report): it counts the
  * charged samples, notes the regions made, and keeps to the session's

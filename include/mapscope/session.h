@@ -33,7 +33,6 @@ extern "C" {
 struct ms_session;
 struct perf_event_header;
 struct ms_pdreader;
-struct ms_stream;
 struct ms_symbols;
 
 /* An analysis: every callback is optional; ctx is what ms_session_add() was given. */
@@ -108,8 +107,33 @@ int ms_session_add(struct ms_session *s, const struct ms_analysis *a, void *ctx)
 int ms_session_run(struct ms_session *s);
 
 struct ms_aspace *ms_session_aspace(const struct ms_session *s);
-struct ms_stream *ms_session_stream(const struct ms_session *s);
 struct ms_pdreader *ms_session_reader(const struct ms_session *s);
+
+/* What the replay read, set aside and lost (so far, for a live session). */
+struct ms_session_stats {
+	uint64_t records;          /* data records read */
+	uint64_t samples;          /* data-address samples emitted */
+	uint64_t other_samples;    /* samples of events without a data address, tracepoints included */
+	uint64_t zero_addr;        /* data samples at address 0, not accesses: set aside */
+	uint64_t kernel_addr;      /* data samples at kernel addresses: set aside */
+	uint64_t unknown_id;       /* samples whose id matches no event: dropped */
+	uint64_t bad_samples;      /* samples that do not fit their record: dropped */
+	uint64_t bad_records;      /* other records larger than their type can be: dropped */
+	uint64_t lost;             /* records the kernel reported lost */
+	uint64_t lost_first, lost_last;   /* the times of the first and last LOST records */
+	struct ms_session_lost {            /* the processes whose records were lost, the first 8 */
+		uint32_t pid;
+		uint64_t count, first, last;
+	} lost_by_pid[8];
+	uint32_t nr_lost_pids;             /* entries of lost_by_pid used; past 8, one per LOST record of another */
+	uint64_t out_of_order;     /* records that came after a later one was emitted */
+	uint64_t first_time, last_time;
+};
+
+void ms_session_stats(const struct ms_session *s, struct ms_session_stats *st);
+
+/* Whether the recording has the syscalls (munmap, mremap...) and so its unmaps: perf record -d's has not. */
+bool ms_session_has_syscalls(const struct ms_session *s);
 /* The symbols, following the binaries as the replay goes (opts.symbols), or NULL. */
 struct ms_symbols *ms_session_symbols(const struct ms_session *s);
 

@@ -88,7 +88,7 @@ MS_EXPORT struct ms_report *ms_report_new(uint64_t from_ns, uint64_t to_ns)
 	return rep;
 }
 
-MS_EXPORT void ms_report_set_window(struct ms_report *rep, uint64_t from_ns, uint64_t to_ns)
+static void set_window(struct ms_report *rep, uint64_t from_ns, uint64_t to_ns)
 {
 	rep->from = from_ns;
 	rep->to = to_ns;
@@ -539,7 +539,7 @@ static void on_start(void *ctx, struct ms_session *s)
 	uint64_t from, to;
 
 	if (ms_session_window(s, &from, &to))
-		ms_report_set_window(ctx, from, to);
+		set_window(ctx, from, to);
 }
 
 static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)

@@ -17,6 +17,7 @@
 #include <mapscope/session.h>
 #include <mapscope/watch.h>
 
+#include "kernel/live.h"
 #include "util/log.h"
 
 #define WATCH_PAGES 256u              /* 1 MiB per CPU */

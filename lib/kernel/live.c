@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,8 +21,10 @@
 
 #include <mapscope/live.h>
 
+#include "kernel/live.h"
 #include "kernel/procsynth.h"
 #include "kernel/tracefs.h"
+#include "perfdata/evlist.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -39,13 +42,10 @@ static const char *const syscalls[] = {
 
 enum phase { PHASE_FAULTS, PHASE_ENTER, PHASE_EXIT };
 
-struct evsel {
-	struct perf_event_attr attr;
-	char name[128];          /* as perf names it: "syscalls:sys_enter_munmap" */
+/* What live needs of an event beyond the list's attr, name and ids. */
+struct evsel_use {
 	char tp[128];            /* "syscalls/sys_enter_munmap", or "" */
 	enum phase phase;
-	uint64_t *ids;
-	size_t nr_ids, cap_ids;
 };
 
 struct efd {
@@ -63,8 +63,9 @@ struct ring {
 
 struct ms_live {
 	struct ms_live_opts opts;
-	struct evsel *evsels;
-	size_t nr_evsels;
+	struct ms_evlist ev;
+	struct evsel_use *use;   /* use[i]: of ev.v[i] */
+	bool oom;                /* an event could not be added */
 	struct ring *rings;
 	int nr_cpus;
 	struct efd *fds;
@@ -144,12 +145,14 @@ static void common_attr(struct perf_event_attr *a, const struct ms_live_opts *o)
 static void add_evsel(struct ms_live *l, const char *name, const char *tp, enum phase ph,
 		      const struct perf_event_attr *a)
 {
-	struct evsel *e = &l->evsels[l->nr_evsels++];
+	struct ms_evsel *e = ms_evlist_add(&l->ev, a, sizeof(*a));
 
-	e->attr = *a;
-	snprintf(e->name, sizeof(e->name), "%s", name);
-	snprintf(e->tp, sizeof(e->tp), "%s", tp);
-	e->phase = ph;
+	if (!e || ms_evsel_set_name(e, name, strlen(name))) {
+		l->oom = true;
+		return;
+	}
+	snprintf(l->use[l->ev.n - 1].tp, sizeof(l->use[0].tp), "%s", tp);
+	l->use[l->ev.n - 1].phase = ph;
 }
 
 /* The first event carries the side-band records: maps, comm, fork, exit. */
@@ -251,7 +254,9 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 			snprintf(full, sizeof(full), "syscalls:%s", tp);
 			snprintf(path, sizeof(path), "syscalls/%s", tp);
 			add_evsel(l, full, path, k ? PHASE_EXIT : PHASE_ENTER, &a);
-			names[n++] = l->evsels[l->nr_evsels - 1].tp;
+			if (l->oom)
+				return -ENOMEM;
+			names[n++] = l->use[l->ev.n - 1].tp;
 		}
 	}
 	/*
@@ -263,7 +268,9 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 	    !ms_tracefs_event_id(dir, "maple_tree", "ma_write", &id)) {
 		tracepoint_attr(l, id, &a);
 		add_evsel(l, "maple_tree:ma_write", "maple_tree/ma_write", PHASE_ENTER, &a);
-		names[n++] = l->evsels[l->nr_evsels - 1].tp;
+		if (l->oom)
+			return -ENOMEM;
+		names[n++] = l->use[l->ev.n - 1].tp;
 	}
 	return ms_tracefs_tracing_data(dir, names, n, &l->tracing_data);
 }
@@ -343,8 +350,8 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	if (!l->opts.mmap_pages)
 		l->opts.mmap_pages = MS_LIVE_DEFAULT_PAGES;
 	ms_buf_init(&l->tracing_data);
-	l->evsels = calloc(3 + 2 * nsys, sizeof(*l->evsels));
-	if (!l->evsels) {
+	l->use = calloc(3 + 2 * nsys, sizeof(*l->use));
+	if (!l->use) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -362,7 +369,7 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	}
 	add_fault_evsel(l);
 	add_sp_evsel(l);
-	err = add_tracepoints(l, dir);
+	err = l->oom ? -ENOMEM : add_tracepoints(l, dir);
 	if (err)
 		goto fail;
 	return l;
@@ -395,7 +402,6 @@ static int map_ring(struct ms_live *l, struct ring *r, int fd)
 
 static int push_fd(struct ms_live *l, int fd, unsigned int evsel)
 {
-	struct evsel *e = &l->evsels[evsel];
 	uint64_t id;
 	void *p;
 
@@ -408,21 +414,15 @@ static int push_fd(struct ms_live *l, int fd, unsigned int evsel)
 		l->fds = p;
 		l->cap_fds = l->cap_fds ? 2 * l->cap_fds : 64;
 	}
-	if (e->nr_ids == e->cap_ids) {
-		p = realloc(e->ids, (e->cap_ids ? 2 * e->cap_ids : 8) * sizeof(*e->ids));
-		if (!p)
-			return -ENOMEM;
-		e->ids = p;
-		e->cap_ids = e->cap_ids ? 2 * e->cap_ids : 8;
-	}
-	e->ids[e->nr_ids++] = id;
+	if (ms_evsel_add_id(&l->ev, l->ev.v[evsel], id))
+		return -ENOMEM;
 	l->fds[l->nr_fds++] = (struct efd){ fd, evsel };
 	return 0;
 }
 
 static int open_one(struct ms_live *l, pid_t tid, struct ring *r, unsigned int evsel)
 {
-	struct evsel *e = &l->evsels[evsel];
+	struct ms_evsel *e = l->ev.v[evsel];
 	int fd, err;
 
 	fd = perf_event_open(&e->attr, tid, r->cpu);
@@ -458,7 +458,7 @@ MS_EXPORT int ms_live_add_task(struct ms_live *l, pid_t tid)
 	int c, err;
 
 	for (c = 0; c < l->nr_cpus; c++)
-		for (e = 0; e < l->nr_evsels; e++)
+		for (e = 0; e < l->ev.n; e++)
 			if ((err = open_one(l, tid, &l->rings[c], e)))
 				return err;
 	return 0;
@@ -469,7 +469,7 @@ static int set_enabled(struct ms_live *l, unsigned long req, enum phase ph)
 	size_t i;
 
 	for (i = 0; i < l->nr_fds; i++)
-		if (l->evsels[l->fds[i].evsel].phase == ph && ioctl(l->fds[i].fd, req, 0) < 0)
+		if (l->use[l->fds[i].evsel].phase == ph && ioctl(l->fds[i].fd, req, 0) < 0)
 			return -errno;
 	return 0;
 }
@@ -514,7 +514,7 @@ MS_EXPORT int ms_live_fd(const struct ms_live *l, int i)
 	return -1;
 }
 
-MS_EXPORT const struct perf_event_mmap_page *ms_live_ring_page(const struct ms_live *l, int i)
+const struct perf_event_mmap_page *ms_live_ring_page(const struct ms_live *l, int i)
 {
 	int c;
 
@@ -524,7 +524,7 @@ MS_EXPORT const struct perf_event_mmap_page *ms_live_ring_page(const struct ms_l
 	return NULL;
 }
 
-MS_EXPORT size_t ms_live_ring_size(const struct ms_live *l)
+size_t ms_live_ring_size(const struct ms_live *l)
 {
 	return (size_t)l->opts.mmap_pages * (size_t)sysconf(_SC_PAGESIZE);
 }
@@ -629,7 +629,7 @@ MS_EXPORT int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time,
 {
 	struct ms_sample_id sid = {
 		.pid = (uint32_t)tgid, .tid = (uint32_t)tgid, .time = time,
-		.id = l->evsels[0].nr_ids ? l->evsels[0].ids[0] : 0,
+		.id = l->ev.n && l->ev.v[0]->nr_ids ? l->ev.v[0]->ids[0] : 0,
 	};
 	struct ms_maps_entry *e;
 	char path[128], *line = NULL;
@@ -666,23 +666,28 @@ MS_EXPORT int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time,
 
 MS_EXPORT size_t ms_live_nr_evsels(const struct ms_live *l)
 {
-	return l->nr_evsels;
+	return l->ev.n;
 }
 
 MS_EXPORT const struct perf_event_attr *ms_live_evsel_attr(const struct ms_live *l, size_t i)
 {
-	return i < l->nr_evsels ? &l->evsels[i].attr : NULL;
+	return i < l->ev.n ? &l->ev.v[i]->attr : NULL;
 }
 
 MS_EXPORT const char *ms_live_evsel_name(const struct ms_live *l, size_t i)
 {
-	return i < l->nr_evsels ? l->evsels[i].name : NULL;
+	return i < l->ev.n ? l->ev.v[i]->name : NULL;
 }
 
 MS_EXPORT const uint64_t *ms_live_evsel_ids(const struct ms_live *l, size_t i, size_t *nr)
 {
-	*nr = i < l->nr_evsels ? l->evsels[i].nr_ids : 0;
-	return i < l->nr_evsels ? l->evsels[i].ids : NULL;
+	*nr = i < l->ev.n ? l->ev.v[i]->nr_ids : 0;
+	return i < l->ev.n ? l->ev.v[i]->ids : NULL;
+}
+
+const struct ms_evlist *ms_live_evlist(const struct ms_live *l)
+{
+	return &l->ev;
 }
 
 MS_EXPORT void ms_live_tracing_data(const struct ms_live *l, const void **data, size_t *len)
@@ -704,9 +709,8 @@ MS_EXPORT void ms_live_free(struct ms_live *l)
 			munmap(l->rings[c].pg, page + l->rings[c].size);
 	for (i = 0; i < l->nr_fds; i++)
 		close(l->fds[i].fd);
-	for (i = 0; l->evsels && i < l->nr_evsels; i++)
-		free(l->evsels[i].ids);
-	free(l->evsels);
+	ms_evlist_release(&l->ev);
+	free(l->use);
 	free(l->rings);
 	free(l->fds);
 	ms_buf_release(&l->tracing_data);

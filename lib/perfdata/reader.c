@@ -20,6 +20,7 @@
 
 #include <mapscope/pdreader.h>
 
+#include "perfdata/evlist.h"
 #include "perfdata/format.h"
 #include "perfdata/reader.h"
 #include "util/buf.h"
@@ -27,13 +28,6 @@
 
 #define MAX_EVSELS 4096
 #define MAX_IDS (1u << 20)
-
-struct evsel {
-	struct perf_event_attr attr;
-	char *name;
-	uint64_t *ids;
-	size_t nr_ids;
-};
 
 struct block {
 	struct block *next;
@@ -83,12 +77,8 @@ struct ms_pdreader {
 	bool keep;                   /* records live until released, not until the next call */
 	struct block *held, *held_tail;  /* blocks read before cur, oldest first, while keep */
 	struct block *spare;         /* blocks to use again: a new one costs a page fault a page */
-	/* Each evsel on its own: a stream keeps pointers to their attrs while more come in. */
-	struct evsel **evsels;
-	size_t nr_evsels;
-	uint64_t nr_ids;             /* of every evsel together */
+	struct ms_evlist ev;
 	struct ms_buf tracing;
-	int clockid;
 	struct ms_buf build_ids;     /* the BUILD_ID section, and pipe mode's build-id records */
 	struct raw *raw;             /* decompressing, from the first compressed record on */
 	bool unfinished;             /* a file its recorder never closed */
@@ -129,9 +119,7 @@ static bool in_file(const struct ms_pdreader *r, uint64_t off, uint64_t len)
 /* Copies an attr of the file's size into a zeroed one of ours. */
 static int take_attr(struct ms_pdreader *r, const void *p, uint64_t avail, uint64_t off)
 {
-	struct evsel *e;
 	uint32_t size;
-	void *grown;
 
 	if (avail < PERF_ATTR_SIZE_VER0)
 		return bad(off, "an event attribute is shorter than the oldest layout (64 bytes)");
@@ -140,19 +128,9 @@ static int take_attr(struct ms_pdreader *r, const void *p, uint64_t avail, uint6
 		size = PERF_ATTR_SIZE_VER0;
 	if (size < PERF_ATTR_SIZE_VER0 || size > avail)
 		return bad(off, "an event attribute's size field does not fit its section");
-	if (r->nr_evsels == MAX_EVSELS)
+	if (r->ev.n == MAX_EVSELS)
 		return bad(off, "more than 4096 events");
-	grown = realloc(r->evsels, (r->nr_evsels + 1) * sizeof(*r->evsels));
-	if (!grown)
-		return -ENOMEM;
-	r->evsels = grown;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	r->evsels[r->nr_evsels++] = e;
-	memcpy(&e->attr, p, size < sizeof(e->attr) ? size : sizeof(e->attr));
-	e->attr.size = sizeof(e->attr);
-	return 0;
+	return ms_evlist_add(&r->ev, p, size) ? 0 : -ENOMEM;
 }
 
 /*
@@ -162,19 +140,19 @@ static int take_attr(struct ms_pdreader *r, const void *p, uint64_t avail, uint6
  */
 static int take_ids(struct ms_pdreader *r, const void *p, uint64_t n, uint64_t off)
 {
-	struct evsel *e = r->evsels[r->nr_evsels - 1];
+	struct ms_evsel *e = r->ev.v[r->ev.n - 1];
+	uint64_t i, id;
 
-	if (n > MAX_IDS - r->nr_ids) {
+	if (n > MAX_IDS - r->ev.nr_ids) {
 		ms_err("corrupt perf.data at byte offset %llu: more than %u event ids in all; "
 		       "refusing to read more", (unsigned long long)off, MAX_IDS);
 		return -EBADMSG;
 	}
-	r->nr_ids += n;
-	e->ids = malloc(n ? n * 8 : 1);
-	if (!e->ids)
-		return -ENOMEM;
-	memcpy(e->ids, p, n * 8);
-	e->nr_ids = n;
+	for (i = 0; i < n; i++) {
+		memcpy(&id, (const char *)p + 8 * i, 8);
+		if (ms_evsel_add_id(&r->ev, e, id))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -188,7 +166,7 @@ static void take_event_desc(struct ms_pdreader *r, const unsigned char *p, uint6
 		return;
 	memcpy(&nr, p, 4);
 	memcpy(&attr_size, p + 4, 4);
-	for (i = 0; i < nr && i < r->nr_evsels; i++) {
+	for (i = 0; i < nr && i < r->ev.n; i++) {
 		if (attr_size > len - off || len - off - attr_size < 8)
 			return;
 		off += attr_size;
@@ -197,8 +175,9 @@ static void take_event_desc(struct ms_pdreader *r, const unsigned char *p, uint6
 		off += 8;
 		if (slen > len - off || !slen)
 			return;
-		free(r->evsels[i]->name);     /* a second EVENT_DESC replaces the first */
-		r->evsels[i]->name = strndup((const char *)p + off, slen);
+		/* a second EVENT_DESC replaces the first */
+		if (ms_evsel_set_name(r->ev.v[i], (const char *)p + off, slen))
+			return;
 		off += slen;
 		if ((uint64_t)nr_ids * 8 > len - off)
 			return;
@@ -208,8 +187,6 @@ static void take_event_desc(struct ms_pdreader *r, const unsigned char *p, uint6
 
 static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p, uint64_t len)
 {
-	uint32_t clockid;
-
 	if (feat == HEADER_TRACING_DATA) {
 		r->tracing.len = 0;
 		ms_buf_append(&r->tracing, p, len);
@@ -225,10 +202,6 @@ static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p,
 		r->by_mapscope = !memcmp(p + 4, "mapscope", 8);
 	if (feat == HEADER_SAMPLE_TIME)
 		r->has_sample_time = true;
-	if (feat == HEADER_CLOCK_DATA && len >= 8) {
-		memcpy(&clockid, p + 4, 4);
-		r->clockid = (int)clockid;
-	}
 	return 0;
 }
 
@@ -258,7 +231,7 @@ static int open_file_layout(struct ms_pdreader *r)
 		if ((err = take_ids(r, r->map + ids.offset, ids.size / 8, ids.offset)))
 			return err;
 	}
-	if (!r->nr_evsels)
+	if (!r->ev.n)
 		return bad(16, "the file describes no events");
 	if (h.data.offset > r->map_len)
 		return bad(40, "the data section starts past the end of the file");
@@ -347,7 +320,6 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 	if (!r)
 		return NULL;
 	r->fd = -1;
-	r->clockid = -1;
 	ms_buf_init(&r->tracing);
 	ms_buf_init(&r->build_ids);
 	err = open_stream(r, path);
@@ -814,7 +786,7 @@ static int take_bytes(struct ms_pdreader *r, uint64_t n, struct ms_buf *b, const
 static int take_event_update(struct ms_pdreader *r, const unsigned char *p, uint64_t len)
 {
 	uint64_t type, id;
-	size_t i, j;
+	size_t i;
 
 	if (len < 17)
 		return 0;
@@ -822,10 +794,9 @@ static int take_event_update(struct ms_pdreader *r, const unsigned char *p, uint
 	memcpy(&id, p + 8, 8);
 	if (type != PERF_EVENT_UPDATE_NAME || !memchr(p + 16, 0, len - 16))
 		return 0;
-	for (i = 0; i < r->nr_evsels; i++)
-		for (j = 0; j < r->evsels[i]->nr_ids; j++)
-			if (r->evsels[i]->ids[j] == id && !r->evsels[i]->name)
-				return (r->evsels[i]->name = strdup((const char *)p + 16)) ? 0 : -ENOMEM;
+	i = (size_t)ms_evlist_by_id(&r->ev, id);
+	if (i < r->ev.n && !r->ev.v[i]->name)
+		return ms_evsel_set_name(r->ev.v[i], (const char *)p + 16, len - 16);
 	return 0;
 }
 
@@ -918,7 +889,7 @@ static int read_leading_records(struct ms_pdreader *r)
 	if (ret < 0)
 		return ret;
 	r->peeked = ret > 0;
-	if (!r->nr_evsels)
+	if (!r->ev.n)
 		return bad(r->pos, "the recording describes no events");
 	return 0;
 }
@@ -1013,36 +984,27 @@ uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec)
 			return b->base + (uint64_t)(p - b->data);
 	return r->last_off;
 }
-MS_EXPORT bool ms_pdreader_is_pipe(const struct ms_pdreader *r) { return r->pipe_layout; }
 MS_EXPORT bool ms_pdreader_unfinished(const struct ms_pdreader *r) { return r->unfinished; }
-MS_EXPORT size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r) { return r->nr_evsels; }
-MS_EXPORT int ms_pdreader_clockid(const struct ms_pdreader *r) { return r->clockid; }
+MS_EXPORT size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r) { return r->ev.n; }
 
 MS_EXPORT const struct perf_event_attr *ms_pdreader_attr(const struct ms_pdreader *r, size_t i)
 {
-	return i < r->nr_evsels ? &r->evsels[i]->attr : NULL;
+	return i < r->ev.n ? &r->ev.v[i]->attr : NULL;
 }
 
 MS_EXPORT const char *ms_pdreader_evsel_name(const struct ms_pdreader *r, size_t i)
 {
-	return i < r->nr_evsels ? r->evsels[i]->name : NULL;
-}
-
-MS_EXPORT const uint64_t *ms_pdreader_evsel_ids(const struct ms_pdreader *r, size_t i, size_t *nr)
-{
-	*nr = i < r->nr_evsels ? r->evsels[i]->nr_ids : 0;
-	return i < r->nr_evsels ? r->evsels[i]->ids : NULL;
+	return i < r->ev.n ? r->ev.v[i]->name : NULL;
 }
 
 MS_EXPORT int ms_pdreader_evsel_by_id(const struct ms_pdreader *r, uint64_t id)
 {
-	size_t i, j;
+	return ms_evlist_by_id(&r->ev, id);
+}
 
-	for (i = 0; i < r->nr_evsels; i++)
-		for (j = 0; j < r->evsels[i]->nr_ids; j++)
-			if (r->evsels[i]->ids[j] == id)
-				return (int)i;
-	return -1;
+const struct ms_evlist *ms_pdreader_evlist(const struct ms_pdreader *r)
+{
+	return &r->ev;
 }
 
 MS_EXPORT bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const char **path,
@@ -1067,7 +1029,7 @@ MS_EXPORT bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const
 	return false;
 }
 
-MS_EXPORT void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len)
+void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len)
 {
 	*data = r->tracing.len ? r->tracing.data : NULL;
 	*len = r->tracing.len;
@@ -1085,20 +1047,13 @@ static void free_blocks(struct block *b)
 
 MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
 {
-	size_t i;
-
 	if (!r)
 		return;
 	if (r->map)
 		munmap((void *)r->map, r->map_len);
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
-	for (i = 0; i < r->nr_evsels; i++) {
-		free(r->evsels[i]->name);
-		free(r->evsels[i]->ids);
-		free(r->evsels[i]);
-	}
-	free(r->evsels);
+	ms_evlist_release(&r->ev);
 	block_free(r->cur);
 	free_blocks(r->held);
 	free_blocks(r->spare);

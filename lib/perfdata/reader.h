@@ -12,6 +12,14 @@
 
 #include <mapscope/pdreader.h>
 
+struct ms_evlist;
+
+/* The recording's events. */
+const struct ms_evlist *ms_pdreader_evlist(const struct ms_pdreader *r);
+
+/* The TRACING_DATA blob (NULL, 0 where the file has none). */
+void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len);
+
 /*
  * The next data records at once: 1 with [*start, *start + *len) holding one
  * or more whole records one after another (walk them by their sizes; the

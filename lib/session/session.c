@@ -11,9 +11,9 @@
 #include <mapscope/live.h>
 #include <mapscope/pdreader.h>
 #include <mapscope/session.h>
-#include <mapscope/stream.h>
 #include <mapscope/symbols.h>
 
+#include "stream/stream.h"
 #include "util/log.h"
 
 #define MAX_ANALYSES 16
@@ -277,9 +277,14 @@ MS_EXPORT struct ms_aspace *ms_session_aspace(const struct ms_session *s)
 	return s->as;
 }
 
-MS_EXPORT struct ms_stream *ms_session_stream(const struct ms_session *s)
+MS_EXPORT void ms_session_stats(const struct ms_session *s, struct ms_session_stats *st)
 {
-	return s->stream;
+	ms_stream_stats(s->stream, st);
+}
+
+MS_EXPORT bool ms_session_has_syscalls(const struct ms_session *s)
+{
+	return ms_stream_has_syscalls(s->stream);
 }
 
 MS_EXPORT struct ms_pdreader *ms_session_reader(const struct ms_session *s)

@@ -16,9 +16,9 @@
 
 #include <mapscope/live.h>
 #include <mapscope/pdreader.h>
-#include <mapscope/stream.h>
 
 #include "stream/sample.h"
+#include "stream/stream.h"
 #include "util/u32map.h"
 
 #define PAGE_ALIGN(x) (((x) + 4095) & ~4095ULL)
@@ -148,7 +148,7 @@ struct ms_stream {
 	/* normalising */
 	struct ms_u32map threads;                 /* tid -> struct thread */
 	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
-	struct ms_stream_stats st;
+	struct ms_session_stats st;
 	ms_stream_fn fn;
 	void *ctx;
 	struct ms_event sev;          /* a data sample's event: what never changes is set once */

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "kernel/live.h"
+#include "perfdata/evlist.h"
 #include "perfdata/reader.h"
 #include "stream/internal.h"
 #include "util/buf.h"
@@ -81,9 +83,10 @@ static void time_offsets(const struct perf_event_attr *a, struct evinfo *ei)
 					 !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_IDENTIFIER));
 }
 
-static const struct perf_event_attr *src_attr(struct ms_stream *s, size_t i)
+/* The events, the same list whether they come from a file or from the live source. */
+static const struct ms_evlist *src_events(const struct ms_stream *s)
 {
-	return s->r ? ms_pdreader_attr(s->r, i) : ms_live_evsel_attr(s->live, i);
+	return s->r ? ms_pdreader_evlist(s->r) : ms_live_evlist(s->live);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -96,23 +99,15 @@ static int cmp_id(const void *a, const void *b)
 /* Every event's ids, sorted, so a record finds its event by binary search. */
 static int build_ids(struct ms_stream *s)
 {
-	const uint64_t *ids;
-	size_t i, j, n, total = 0;
+	const struct ms_evlist *ev = src_events(s);
+	size_t i, j;
 
-	for (i = 0; i < s->nr_ev; i++) {
-		if (s->r)
-			total += ms_pdreader_evsel_ids(s->r, i, &n) ? n : 0;
-		else
-			total += ms_live_evsel_ids(s->live, i, &n) ? n : 0;
-	}
-	s->ids = malloc((total ? total : 1) * sizeof(*s->ids));
+	s->ids = malloc((ev->nr_ids ? ev->nr_ids : 1) * sizeof(*s->ids));
 	if (!s->ids)
 		return -ENOMEM;
-	for (i = 0; i < s->nr_ev; i++) {
-		ids = s->r ? ms_pdreader_evsel_ids(s->r, i, &n) : ms_live_evsel_ids(s->live, i, &n);
-		for (j = 0; ids && j < n; j++)
-			s->ids[s->nr_ids++] = (struct idmap){ ids[j], (uint32_t)i };
-	}
+	for (i = 0; i < s->nr_ev; i++)
+		for (j = 0; j < ev->v[i]->nr_ids; j++)
+			s->ids[s->nr_ids++] = (struct idmap){ ev->v[i]->ids[j], (uint32_t)i };
 	qsort(s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
 	return 0;
 }
@@ -138,13 +133,11 @@ static int setup_evsels(struct ms_stream *s)
 	int err;
 	const struct perf_event_attr *a;
 
-	if (s->r) {
+	if (s->r)
 		ms_pdreader_tracing_data(s->r, &td, &len);
-		s->nr_ev = ms_pdreader_nr_evsels(s->r);
-	} else {
+	else
 		ms_live_tracing_data(s->live, &td, &len);
-		s->nr_ev = ms_live_nr_evsels(s->live);
-	}
+	s->nr_ev = src_events(s)->n;
 	if (td) {
 		s->tep = tep_alloc();
 		if (!s->tep)
@@ -160,7 +153,7 @@ static int setup_evsels(struct ms_stream *s)
 	if (!s->ev)
 		return -ENOMEM;
 	for (i = 0; i < s->nr_ev; i++) {
-		a = src_attr(s, i);
+		a = &src_events(s)->v[i]->attr;
 		s->ev[i].attr = a;
 		id_offsets(s, a, i == 0);
 		time_offsets(a, &s->ev[i]);
@@ -218,12 +211,12 @@ static struct ms_stream *stream_new(struct ms_pdreader *r, struct ms_live *l)
 	return s;
 }
 
-MS_EXPORT struct ms_stream *ms_stream_new_live(struct ms_live *l)
+struct ms_stream *ms_stream_new_live(struct ms_live *l)
 {
 	return stream_new(NULL, l);
 }
 
-MS_EXPORT struct ms_stream *ms_stream_new(struct ms_pdreader *r)
+struct ms_stream *ms_stream_new(struct ms_pdreader *r)
 {
 	return stream_new(r, NULL);
 }
@@ -395,7 +388,7 @@ static int __attribute__((noinline, cold)) set_aside(struct ms_stream *s, uint64
 }
 
 /* A data sample whose fields all lie at fixed offsets: loads, no walk over sample_type. */
-MS_EXPORT int ms_stream_set_samples_fn(struct ms_stream *s, ms_stream_samples_fn fn)
+int ms_stream_set_samples_fn(struct ms_stream *s, ms_stream_samples_fn fn)
 {
 	size_t i;
 
@@ -603,7 +596,7 @@ static bool implausible(const struct perf_event_header *rec)
 }
 
 /* Counts a LOST record against the process it names (the task writing when the ring overflowed). */
-static void note_lost(struct ms_stream_stats *st, uint32_t pid, uint64_t count, uint64_t time)
+static void note_lost(struct ms_session_stats *st, uint32_t pid, uint64_t count, uint64_t time)
 {
 	uint32_t i, n = st->nr_lost_pids < 8 ? st->nr_lost_pids : 8;
 
@@ -613,7 +606,7 @@ static void note_lost(struct ms_stream_stats *st, uint32_t pid, uint64_t count, 
 		st->nr_lost_pids++;
 		if (i == 8)
 			return;
-		st->lost_by_pid[i] = (struct ms_stream_lost){ pid, 0, time, time };
+		st->lost_by_pid[i] = (struct ms_session_lost){ pid, 0, time, time };
 	}
 	st->lost_by_pid[i].count += count;
 	st->lost_by_pid[i].last = time;
@@ -1214,13 +1207,13 @@ static int finished_round(struct ms_stream *s, uint64_t off)
 	return err;
 }
 
-MS_EXPORT int ms_stream_push(struct ms_stream *s, const struct perf_event_header *rec)
+int ms_stream_push(struct ms_stream *s, const struct perf_event_header *rec)
 {
 	s->st.records++;
 	return rec->type < 64 ? enqueue(s, rec) : 0;
 }
 
-MS_EXPORT int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn fn, void *ctx)
+int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn fn, void *ctx)
 {
 	int err;
 
@@ -1358,7 +1351,7 @@ static int run_fast(struct ms_stream *s)
 	}
 }
 
-MS_EXPORT int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
+int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
 {
 	const struct perf_event_header *rec;
 	const unsigned char *p, *end;
@@ -1384,17 +1377,17 @@ MS_EXPORT int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx)
 	return err ? err : ret;
 }
 
-MS_EXPORT bool ms_stream_has_syscalls(const struct ms_stream *s)
+bool ms_stream_has_syscalls(const struct ms_stream *s)
 {
 	return s->has_syscalls;
 }
 
-MS_EXPORT void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats *st)
+void ms_stream_stats(const struct ms_stream *s, struct ms_session_stats *st)
 {
 	*st = s->st;
 }
 
-MS_EXPORT void ms_stream_free(struct ms_stream *s)
+void ms_stream_free(struct ms_stream *s)
 {
 	if (!s)
 		return;

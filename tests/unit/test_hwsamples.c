@@ -23,7 +23,6 @@
 #include <mapscope/pdwriter.h>
 #include <mapscope/pprof.h>
 #include <mapscope/session.h>
-#include <mapscope/stream.h>
 #include <mapscope/unmapped.h>
 
 #include <zlib.h>
@@ -53,14 +52,14 @@ static void make_recording(void **state)
 /* Replays the recording through a session with one analysis; *end: the last event's time. */
 static struct ms_session *replay(const struct ms_analysis *a, void *analysis, uint64_t *end)
 {
-	struct ms_stream_stats st;
+	struct ms_session_stats st;
 	struct ms_session *s;
 
 	s = ms_session_open(synth_path(path_fd), NULL);
 	assert_non_null(s);
 	assert_int_equal(ms_session_add(s, a, analysis), 0);
 	assert_int_equal(ms_session_run(s), 0);
-	ms_stream_stats(ms_session_stream(s), &st);
+	ms_session_stats(s, &st);
 	*end = st.last_time;
 	return s;
 }

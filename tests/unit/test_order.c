@@ -15,7 +15,8 @@
 #include <cmocka.h>
 
 #include <mapscope/pdreader.h>
-#include <mapscope/stream.h>
+
+#include "stream/stream.h"
 
 #include "synth.h"
 
@@ -43,7 +44,7 @@ static int on_run(const struct ms_event *evs, size_t n, void *ctx)
 }
 
 /* Replays fd's recording; runs: samples through the runs callback. */
-static void replay(int fd, bool runs, struct got *g, struct ms_stream_stats *st)
+static void replay(int fd, bool runs, struct got *g, struct ms_session_stats *st)
 {
 	struct ms_pdreader *r = ms_pdreader_open(synth_path(fd));
 	struct ms_stream *s;
@@ -67,7 +68,7 @@ static void replay(int fd, bool runs, struct got *g, struct ms_stream_stats *st)
  */
 static void shuffled_rounds_come_out_sorted(void **state)
 {
-	struct ms_stream_stats st;
+	struct ms_session_stats st;
 	struct ms_pdwriter *w;
 	struct got g;
 	uint64_t base;
@@ -100,7 +101,7 @@ static void shuffled_rounds_come_out_sorted(void **state)
 /* Samples in order (segments, nothing sorted), then one older than a round already out: counted. */
 static void late_record_counted(void **state)
 {
-	struct ms_stream_stats st;
+	struct ms_session_stats st;
 	struct ms_pdwriter *w;
 	struct got g;
 	int fd, i;

@@ -18,7 +18,8 @@
 #include <mapscope/log.h>
 #include <mapscope/pdreader.h>
 #include <mapscope/pdwriter.h>
-#include <mapscope/stream.h>
+
+#include "stream/stream.h"
 
 #include "perfdata/format.h"
 #include "perfdata/reader.h"
@@ -740,7 +741,7 @@ static void ordered_rounds_as_segments(void **state)
 	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
 	struct ordrec *want = calloc(ORD_MAX, sizeof(*want));
 	struct ordseen seen = { calloc(ORD_MAX, sizeof(struct ordrec)), 0, true };
-	struct ms_stream_stats stats;
+	struct ms_session_stats stats;
 	struct ms_pdreader *r;
 	struct ms_stream *st;
 	struct sample_rec smp;

@@ -18,7 +18,6 @@
 #include <mapscope/hugepages.h>
 #include <mapscope/report.h>
 #include <mapscope/session.h>
-#include <mapscope/stream.h>
 #include <mapscope/unmapped.h>
 
 #include "synth.h"

@@ -1,5 +1,5 @@
 /*
- * ms_stream: turns a perf.data reader's records into normalised events
+ * Internal: the stream turns a perf.data reader's records into normalised events
  * (struct ms_event) in time order. Records of different CPUs are merged by
  * perf's FINISHED_ROUND rule; syscall tracepoint entries and exits are
  * paired per thread, and a change is emitted when its syscall succeeds,
@@ -14,6 +14,7 @@
 
 #include <mapscope/event.h>
 #include <mapscope/pdreader.h>
+#include <mapscope/session.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,25 +22,7 @@ extern "C" {
 
 struct ms_stream;
 
-struct ms_stream_stats {
-	uint64_t records;          /* data records read */
-	uint64_t samples;          /* data-address samples emitted */
-	uint64_t other_samples;    /* samples of events without a data address, tracepoints included */
-	uint64_t zero_addr;        /* data samples at address 0, not accesses: set aside */
-	uint64_t kernel_addr;      /* data samples at kernel addresses: set aside */
-	uint64_t unknown_id;       /* samples whose id matches no event: dropped */
-	uint64_t bad_samples;      /* samples that do not fit their record: dropped */
-	uint64_t bad_records;      /* other records larger than their type can be: dropped */
-	uint64_t lost;             /* records the kernel reported lost */
-	uint64_t lost_first, lost_last;   /* the times of the first and last LOST records */
-	struct ms_stream_lost {            /* the processes whose records were lost, the first 8 */
-		uint32_t pid;
-		uint64_t count, first, last;
-	} lost_by_pid[8];
-	uint32_t nr_lost_pids;             /* entries of lost_by_pid used; past 8, one per LOST record of another */
-	uint64_t out_of_order;     /* records that came after a later one was emitted */
-	uint64_t first_time, last_time;
-};
+/* struct ms_session_stats (mapscope/session.h) is what ms_stream_stats() fills. */
 
 /* Called for each event; ev is valid during the call only. Non-zero stops the run. */
 typedef int (*ms_stream_fn)(const struct ms_event *ev, void *ctx);
@@ -91,7 +74,7 @@ int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn fn, void *
 /* Whether the recording has the syscall records that make unmaps exact. */
 bool ms_stream_has_syscalls(const struct ms_stream *s);
 
-void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats *st);
+void ms_stream_stats(const struct ms_stream *s, struct ms_session_stats *st);
 
 /* Accepts NULL. */
 void ms_stream_free(struct ms_stream *s);

@@ -1,0 +1,21 @@
+/* Internal: what the stream and the watch take of a live source beyond its public API. */
+#ifndef MS_KERNEL_LIVE_H
+#define MS_KERNEL_LIVE_H
+
+#include <stddef.h>
+
+#include <mapscope/live.h>
+
+struct ms_evlist;
+
+/* The events opened, with their ids. */
+const struct ms_evlist *ms_live_evlist(const struct ms_live *l);
+
+/*
+ * Ring i's control page (data_head advances as the kernel writes) and the
+ * size of its data area, for readers that watch data_head themselves.
+ */
+const struct perf_event_mmap_page *ms_live_ring_page(const struct ms_live *l, int i);
+size_t ms_live_ring_size(const struct ms_live *l);
+
+#endif
