@@ -3,8 +3,9 @@
 # DOM after its script ran must hold the report's rows (samples by region
 # id), one heatmap band per region with samples, the timeline's changes,
 # the hugepage advice and the unmapped accesses; a selection and an order
-# named in the URL's fragment must hold; the page must fetch nothing and
-# log nothing to the console. On 10,022 regions the page shows a page of
+# named in the URL's fragment must hold, and so must a click on a band and
+# on a column's header (tests/e2e/cdp.py, over the DevTools protocol); the
+# page must fetch nothing and log nothing to the console. On 10,022 regions the page shows a page of
 # rows and bands and says how many there are. A screenshot is kept in
 # $ARTEFACTS (default: ./test-artefacts).
 source "$(dirname "$0")/lib.sh"
@@ -110,8 +111,11 @@ if pages != sorted(pages, reverse=True):
     sys.exit(f"FAIL: rows not by pages, most first: {pages[:10]}")
 print(f"ok: region {rid} selected (row, card, its {len(ids)} changes), rows by pages")
 PY
-grep -q "<div class=\"band sel\" data-region=\"$moved\"" sel.dom ||
-	echo "note: the moved region had no samples, so it has no band to select"
+grep -q "<div class=\"band sel\" data-region=\"$moved\"" sel.dom || fail "the moved region's band is not selected"
+
+# Clicks, as a mouse makes them, over the DevTools protocol: on the moved region's band, then on a header.
+python3 "$E2E_DIR/cdp.py" "$(command -v chromium)" "$TMP/cdp" ops.html "$moved" "$ARTEFACTS/html-report-clicked.png" ||
+	fail "clicking through the page went wrong"
 
 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chromium" --window-size=1400,2400 \
 	--screenshot="$ARTEFACTS/html-report.png" "file://$TMP/ops.html#region=$moved" >/dev/null 2>&1 ||
