@@ -62,9 +62,18 @@ struct raw {
 struct ms_pdreader {
 	int fd;
 	bool own_fd;
-	/* A mapped regular file (headers and features only), or NULL for a pipe. */
+	/*
+	 * A mapped regular file, or NULL for a pipe. Its data is read where it
+	 * is mapped (mapped: buf is the map, bpos the file offset), with no
+	 * copy, until something needs it moved (a record realigned after one
+	 * of perf's padded to 4, compressed data): from there on (no_map) it is
+	 * read into blocks.
+	 */
 	const unsigned char *map;
 	uint64_t map_len;
+	bool mapped, no_map;
+	uint64_t dropped;            /* mapped: pages below this were let go (MADV_DONTNEED) */
+	uint64_t released;           /* with keep: no record below this is held */
 	bool pipe_layout;
 	uint64_t pos, end;           /* data being read: [pos, end), as file offsets */
 	uint64_t last_off;
@@ -569,6 +578,35 @@ static ssize_t raw_produce(struct ms_pdreader *r, unsigned char *out, size_t roo
 	return (ssize_t)n;
 }
 
+/* From pos on, the data is read into blocks: the file descriptor goes there. 0 or -errno. */
+static int leave_map(struct ms_pdreader *r)
+{
+	r->mapped = false;
+	r->no_map = true;
+	r->buf = NULL;
+	r->bpos = r->blen = 0;
+	r->eof = false;
+	return lseek(r->fd, (off_t)r->pos, SEEK_SET) < 0 ? -errno : 0;
+}
+
+/*
+ * Lets go of the mapped pages well behind pos, so that memory stays
+ * small however large the file: a record still held there is read again
+ * from the page cache if it is touched (the mapping is private and never
+ * written, so its bytes do not change).
+ */
+#define DROP_STEP (512u << 10)
+static inline void drop_behind(struct ms_pdreader *r)
+{
+	uint64_t upto, done = r->keep ? r->released : r->pos;   /* no record below is held */
+
+	if (!r->mapped || done < r->dropped + 2 * (uint64_t)DROP_STEP)
+		return;
+	upto = (done - DROP_STEP) & ~(uint64_t)4095;
+	madvise((void *)(uintptr_t)(r->map + r->dropped), (size_t)(upto - r->dropped), MADV_DONTNEED);
+	r->dropped = upto;
+}
+
 /*
  * At the first compressed record (just moved past): the bytes from it on,
  * read already, become raw input, and fill() decompresses from then on.
@@ -576,7 +614,8 @@ static ssize_t raw_produce(struct ms_pdreader *r, unsigned char *out, size_t roo
 static int start_raw(struct ms_pdreader *r, const struct perf_event_header *rec)
 {
 	struct raw *w = calloc(1, sizeof(*w));
-	size_t have = r->blen - r->bpos + rec->size;
+	/* Mapped, only the record itself: what follows is read from the file descriptor. */
+	size_t have = r->mapped ? rec->size : r->blen - r->bpos + rec->size;
 
 	if (!w || !(w->buf = malloc(RAW_CAP)) || !(w->dctx = ZSTD_createDCtx())) {
 		if (w)
@@ -587,11 +626,15 @@ static int start_raw(struct ms_pdreader *r, const struct perf_event_header *rec)
 	memcpy(w->buf, rec, have);       /* rec lies just before bpos */
 	w->hi = have;
 	w->rec_off = r->last_off;
+	r->raw = w;
+	if (r->mapped) {
+		w->at = r->pos;
+		return leave_map(r);
+	}
 	w->at = r->pos + (r->blen - r->bpos);
 	w->eof = r->eof;
 	r->eof = false;
 	r->blen = r->bpos;
-	r->raw = w;
 	return 0;
 }
 
@@ -617,6 +660,15 @@ static int fill(struct ms_pdreader *r, size_t need)
 	while (r->blen - r->bpos < need) {
 		if (r->eof)
 			return 0;
+		if (!r->cur && r->map && !r->raw && !r->no_map) {
+			r->mapped = true;
+			r->buf = (unsigned char *)(uintptr_t)r->map;
+			r->bpos = (size_t)r->pos;
+			r->blen = (size_t)(r->end < r->map_len ? r->end : r->map_len);
+			r->dropped = r->pos & ~(uint64_t)4095;
+			r->eof = true;
+			continue;
+		}
 		if (!r->cur) {
 			if (!(r->cur = block_get(r)))
 				return -ENOMEM;
@@ -657,6 +709,11 @@ void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto)
 {
 	struct block *b;
 
+	if (r->mapped && upto > r->released && upto != UINT64_MAX) {
+		r->released = upto;
+		drop_behind(r);
+	}
+
 	while ((b = r->held) && b->end <= upto) {
 		r->held = b->next;
 		if (!r->held)
@@ -673,15 +730,18 @@ void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto)
  * aligned as the kernel's are. The bytes they cover are the header
  * record's own tail, already taken; file offsets do not change.
  */
-static void realign(struct ms_pdreader *r)
+static int realign(struct ms_pdreader *r)
 {
 	size_t shift = r->bpos % 8;
 
 	if (!shift)
-		return;
+		return 0;
+	if (r->mapped)
+		return leave_map(r);     /* the map cannot move: read into blocks from here */
 	memmove(r->buf + r->bpos - shift, r->buf + r->bpos, r->blen - r->bpos);
 	r->bpos -= shift;
 	r->blen -= shift;
+	return 0;
 }
 
 /*
@@ -870,9 +930,8 @@ static int next_record(struct ms_pdreader *r, const struct perf_event_header **r
 		if (!reader_owns(r, *rec))
 			return 1;
 		advance(r, *rec);
-		if ((ret = take_header_record(r, *rec)))
+		if ((ret = take_header_record(r, *rec)) || (ret = realign(r)))
 			return ret;
-		realign(r);
 	}
 }
 
@@ -907,6 +966,8 @@ MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_he
 			r->last_off = r->pos;
 			*rec = h;
 			advance(r, h);
+			if (!(r->pos & 0xffff))
+				drop_behind(r);   /* now and then: records here come one at a time */
 			return 1;
 		}
 	}
@@ -934,6 +995,7 @@ void ms_pdreader_skip(struct ms_pdreader *r, size_t len, size_t last)
 	r->last_off = r->pos + len - last;
 	r->pos += len;
 	r->bpos += len;
+	drop_behind(r);
 }
 
 int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off)
@@ -960,6 +1022,7 @@ int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len
 			r->last_off = r->pos + (uint64_t)(last - (const unsigned char *)*start);
 			r->pos += *len;
 			r->bpos += *len;
+			drop_behind(r);
 			return 1;
 		}
 	}
