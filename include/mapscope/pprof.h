@@ -6,7 +6,9 @@
  * stack is the code that touched the data, with the functions inlined
  * there where the binary's DWARF has them, topped by a frame naming the
  * data region ("[heap]", a file's path, "anon 24 MiB (alloc: make_buffers)",
- * "[unmapped]"). Values: samples and distinct pages, plus faults and
+ * "[unmapped]"). Values: samples and distinct pages (each counted once in
+ * its region, under the code that touched it first, so that the totals are
+ * the report's), plus faults and
  * tlb_misses where the recording has page-fault events or hardware memory
  * samples with TLB data. Labels: pid, comm and the region's kind. Samples
  * outside the session's window are left out.

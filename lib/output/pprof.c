@@ -3,7 +3,8 @@
  * protobuf-c), as an analysis of a session: one pprof sample per (region,
  * process, code address), whose stack is the code that touched the data
  * (with the functions inlined there, where the binary's DWARF has them)
- * topped by the data region's frame. Valued in samples and distinct pages,
+ * topped by the data region's frame. Valued in samples and distinct pages
+ * (each counted once in its region, under the code that touched it first),
  * and in faults and TLB misses where the recording has them; labelled with
  * pid, comm and kind. Code is named when its (region, process, address)
  * is first seen, while the process's binaries are known.
@@ -105,7 +106,7 @@ struct row {
 };
 
 struct page_key {
-	uint64_t row, page;
+	uint64_t region, page;
 };
 
 struct ms_pprof {
@@ -121,7 +122,7 @@ struct ms_pprof {
 	size_t nr_rows, cap_rows;
 	uint32_t *slot;               /* rows' open addressing: index + 1 */
 	size_t nslot;
-	struct page_key *pages;       /* (row, page) seen: counts distinct pages */
+	struct page_key *pages;       /* (region id + 1 or 0, page) seen: counts distinct pages */
 	size_t nr_pages, cap_pages;
 
 	/* The profile's tables. */
@@ -165,8 +166,8 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* Adds (row, page) to the set; true when it was not there. */
-static bool page_new(struct ms_pprof *pp, uint64_t row, uint64_t page)
+/* Adds (region key, page) to the set; true when it was not there. */
+static bool page_new(struct ms_pprof *pp, uint64_t region, uint64_t page)
 {
 	size_t i, mask;
 
@@ -182,10 +183,10 @@ static bool page_new(struct ms_pprof *pp, uint64_t row, uint64_t page)
 		for (i = 0; i < pp->cap_pages; i++) {
 			size_t j;
 
-			if (pp->pages[i].row == UINT64_MAX)
+			if (pp->pages[i].region == UINT64_MAX)
 				continue;
-			for (j = mix(pp->pages[i].row * 0x9e3779b97f4a7c15ULL ^ pp->pages[i].page) & (cap - 1);
-			     t[j].row != UINT64_MAX; j = (j + 1) & (cap - 1))
+			for (j = mix(pp->pages[i].region * 0x9e3779b97f4a7c15ULL ^ pp->pages[i].page) & (cap - 1);
+			     t[j].region != UINT64_MAX; j = (j + 1) & (cap - 1))
 				;
 			t[j] = pp->pages[i];
 		}
@@ -194,10 +195,10 @@ static bool page_new(struct ms_pprof *pp, uint64_t row, uint64_t page)
 		pp->cap_pages = cap;
 	}
 	mask = pp->cap_pages - 1;
-	for (i = mix(row * 0x9e3779b97f4a7c15ULL ^ page) & mask; pp->pages[i].row != UINT64_MAX; i = (i + 1) & mask)
-		if (pp->pages[i].row == row && pp->pages[i].page == page)
+	for (i = mix(region * 0x9e3779b97f4a7c15ULL ^ page) & mask; pp->pages[i].region != UINT64_MAX; i = (i + 1) & mask)
+		if (pp->pages[i].region == region && pp->pages[i].page == page)
 			return false;
-	pp->pages[i] = (struct page_key){ row, page };
+	pp->pages[i] = (struct page_key){ region, page };
 	pp->nr_pages++;
 	return true;
 }
@@ -332,7 +333,8 @@ static void charge(void *ctx, const struct ms_event *ev, const struct ms_region 
 		return;
 	}
 	w->samples++;
-	if (page_new(pp, (uint64_t)(w - pp->rows), ev->sample.addr >> 12))
+	/* A page counts once in its region, under the code that touched it first: totals are the report's. */
+	if (page_new(pp, w->k.region, ev->sample.addr >> 12))
 		w->pages++;
 	if (ev->sample.fault) {
 		w->faults++;

@@ -57,8 +57,8 @@ print(f"profile: types {types}, totals {tot}, top region frame {best!r} ({roots[
       f"report: {want_s} samples, {want_p} pages, top region {name!r} ({top['samples']})")
 ok = types[:2] == ["samples", "pages"] and tot["samples"] == want_s
 ok = ok and roots[best] == top["samples"] and (best == name or best.startswith(name + " "))
-# Pages: a region's pages are counted once under it, but split among the code that touched them in the profile.
-ok = ok and tot["pages"] >= want_p
+# Pages: each counted once in its region, under the code that touched it first.
+ok = ok and tot["pages"] == want_p
 # Every sample of this recording is a page fault.
 ok = ok and "faults" in types and tot["faults"] == want_s and "tlb_misses" not in types
 sys.exit(0 if ok else 1)
