@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "exec-window.h"
 #include "launch.h"
 
 
@@ -369,83 +370,17 @@ static int write_vsyscall(struct ms_pdwriter *w, const struct perf_event_header 
  * and is the one mapped (same inode). The file then says what the kernel
  * ended with, for perf too, and a report needs no binary to be exact.
  */
-/*
- * The processes between an exec (its COMM) and their first sample: the
- * maps of that window are the exec's own, made by the kernel. The VMA
- * tree's writes are the kernel's too, and do not end it: their sample ids
- * (IDENTIFIER, first in every sample) are kept sorted here.
- */
-static uint32_t in_exec[64];
-static size_t nr_in_exec;
-static uint64_t *tree_ids;
-static size_t nr_tree_ids;
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int note_tree_ids(struct ms_live *l)
-{
-	const uint64_t *ids;
-	size_t i, n;
-
-	for (i = 0; i < ms_live_nr_evsels(l); i++) {
-		if (strcmp(ms_live_evsel_name(l, i), "maple_tree:ma_write"))
-			continue;
-		ids = ms_live_evsel_ids(l, i, &n);
-		if (!n || !(tree_ids = malloc(n * sizeof(*tree_ids))))
-			return n ? -ENOMEM : 0;
-		memcpy(tree_ids, ids, n * sizeof(*tree_ids));
-		qsort(tree_ids, n, sizeof(*tree_ids), cmp_u64);
-		nr_tree_ids = n;
-	}
-	return 0;
-}
-
-static bool is_tree_write(const struct perf_event_header *h)
-{
-	uint64_t id;
-
-	memcpy(&id, h + 1, 8);
-	return nr_tree_ids && bsearch(&id, tree_ids, nr_tree_ids, sizeof(id), cmp_u64);
-}
-
-static void exec_window(const struct perf_event_header *h)
-{
-	uint32_t pid;
-	size_t i;
-
-	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && h->size >= 16) {
-		memcpy(&pid, h + 1, 4);
-		for (i = 0; i < nr_in_exec && in_exec[i] != pid; i++)
-			;
-		if (i == nr_in_exec && nr_in_exec < sizeof(in_exec) / sizeof(in_exec[0]))
-			in_exec[nr_in_exec++] = pid;
-	} else if (h->type == PERF_RECORD_SAMPLE && h->size >= 32 && nr_in_exec && !is_tree_write(h)) {
-		memcpy(&pid, (const char *)h + 24, 4);   /* IDENTIFIER, IP, then TID: every event has them */
-		for (i = 0; i < nr_in_exec; i++)
-			if (in_exec[i] == pid)
-				in_exec[i] = in_exec[--nr_in_exec];
-	}
-}
-
 /* An exec's map of a file from its start, cut as the loader cut it; h itself is the caller's. */
 static void trim_exec_map(struct perf_event_header *h)
 {
 	const char *name = (const char *)h + 8 + 64;
 	uint64_t v[3], ino, size;
 	uint32_t pid;
-	size_t i;
 
 	if (h->type != PERF_RECORD_MMAP2 || h->size <= 8 + 64 || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
 		return;
 	memcpy(&pid, h + 1, 4);
-	for (i = 0; i < nr_in_exec && in_exec[i] != pid; i++)
-		;
-	if (i == nr_in_exec)
+	if (!exec_window_open(pid))
 		return;
 	memcpy(v, (const char *)h + 16, 24);          /* addr, len, pgoff */
 	memcpy(&ino, (const char *)h + 8 + 40, 8);
@@ -460,8 +395,8 @@ static int write_record(const struct perf_event_header *h, void *ctx)
 	unsigned char copy[8 + 64 + 4096 + 64];
 	int err;
 
-	exec_window(h);
-	if (h->type == PERF_RECORD_MMAP2 && nr_in_exec && h->size <= sizeof(copy)) {
+	exec_window_track(h);
+	if (h->type == PERF_RECORD_MMAP2 && exec_window_any() && h->size <= sizeof(copy)) {
 		memcpy(copy, h, h->size);        /* the ring's record is not ours to change */
 		trim_exec_map((struct perf_event_header *)copy);
 		h = (const void *)copy;
@@ -483,9 +418,7 @@ static void forget_binaries(void)
 	free(binaries);
 	binaries = NULL;
 	nr_binaries = cap_binaries = 0;
-	free(tree_ids);
-	tree_ids = NULL;
-	nr_tree_ids = 0;
+	exec_window_reset();
 }
 
 static uint64_t monotonic_ns(void)
@@ -656,10 +589,6 @@ static int start_writer(struct session *s, int argc, char **argv)
 	}
 	ms_live_tracing_data(s->live, &wo.tracing_data, &wo.tracing_data_len);
 	vsyscall_setup(ms_live_evsel_attr(s->live, 0));
-	if (note_tree_ids(s->live)) {
-		free(ev);
-		return -ENOMEM;
-	}
 	s->writer = ms_pdwriter_new(s->out_fd, &wo);
 	free(ev);
 	return s->writer ? 0 : -errno;
