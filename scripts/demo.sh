@@ -21,3 +21,10 @@ echo
 echo "== mapscope timeline: the unmaps and remaps that perf record -d cannot see"
 "$build/mapscope" timeline -i "$out/demo.data" >"$out/timeline.txt"
 grep -E ' (unmap|remap|brk|madvise) ' "$out/timeline.txt" | head -12 || true
+echo
+echo "== mapscope heatmap: where in each region, and when, the accesses landed (five of its bands)"
+"$build/mapscope" heatmap -i "$out/demo.data" >"$out/heatmap.txt"
+awk '/region [0-9]+: [0-9]+ samples/ { n++ } n > 0 && n <= 5' "$out/heatmap.txt" | head -45
+echo
+"$build/mapscope" report -i "$out/demo.data" --format html -o mapscope-demo.html
+echo "== mapscope report --format html: all of it on one page, which opens from disk: $PWD/mapscope-demo.html"
