@@ -12,7 +12,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "record", cmd_record, "record address-space changes and page faults into perf.data" },
-	{ "report", cmd_report, "samples per region: where the data accesses landed" },
+	{ "report", cmd_report, "samples per region: where the data accesses landed; also pprof, or one HTML page" },
 	{ "maps", cmd_maps, "a process's mappings at an instant, as /proc/PID/maps showed them" },
 	{ "timeline", cmd_timeline, "every address-space change in time order" },
 	{ "watch", cmd_watch, "print address-space changes live, as they happen" },
@@ -53,6 +53,7 @@ static void usage(FILE *out)
 	      "  mapscope record -- ./myprog arg    record ./myprog into mapscope.data\n"
 	      "  mapscope record -p 1234            attach to process 1234 until Ctrl-C\n"
 	      "  mapscope report                    samples per region, with the code\n"
+	      "  mapscope report --format html -o report.html   all of it on one page\n"
 	      "  mapscope maps --pid 1234 --at +1.5 its maps 1.5 s into the recording\n"
 	      "  mapscope watch -- ./myprog         changes live\n"
 	      "  perf script -i mapscope.data       read the recording with perf\n", out);
