@@ -6,7 +6,9 @@
  * first event); a band belongs to its region, so memory that moved
  * (mremap) keeps its band. Map, unmap, remap and madvise are kept as marks.
  * Cells are aggregated as the samples come: a column or a row doubles in
- * width when the recording or the region outgrows the grid.
+ * width when the recording or the region outgrows the grid. Where the
+ * session has a time window, only its samples are counted; the time axis
+ * still starts at the recording's first event.
  */
 #ifndef MAPSCOPE_HEATMAP_H
 #define MAPSCOPE_HEATMAP_H

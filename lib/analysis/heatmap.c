@@ -26,6 +26,8 @@ struct band {
 struct ms_heatmap {
 	uint32_t pid;
 	uint64_t t0, col_ns;
+	bool windowed;                /* the session has a window: samples outside it are left out */
+	uint64_t from, to;
 	struct band **by_region;          /* region id -> its band, or NULL */
 	size_t cap;
 	struct ms_heatmap_band *out;
@@ -111,7 +113,8 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 	uint64_t col, row, off, size;
 	struct band *b;
 
-	if (!r || (hm->pid && r->pid != hm->pid) || ev->time < hm->t0)
+	if (!r || (hm->pid && r->pid != hm->pid) || ev->time < hm->t0 ||
+	    (hm->windowed && (ev->time < hm->from || ev->time > hm->to)))
 		return;
 	if (!(b = band_of(hm, r))) {
 		hm->error = -ENOMEM;
@@ -142,6 +145,7 @@ static void on_start(void *ctx, struct ms_session *s)
 	struct ms_heatmap *hm = ctx;
 
 	hm->t0 = ms_session_first_time(s);
+	hm->windowed = ms_session_window(s, &hm->from, &hm->to);
 }
 
 /* Map, unmap, remap and madvise: marks on the edge of their region's band. */

@@ -79,6 +79,22 @@ if 'id="unmapped-section" hidden' not in dom:
 print(f"ok: {len(rows)} rows, {len(bands)} bands, {len(changes)} changes, {hrows} hugepage rows as the commands say")
 PY
 
+# A time window: the table and the heatmap's bands count the window's samples only.
+"$MAPSCOPE" report -i ops.data --time +0.002, --format json >win.json 2>/dev/null || fail "report --time failed"
+"$MAPSCOPE" report -i ops.data --time +0.002, --format html -o win.html 2>err.txt ||
+	fail "report --time --format html failed: $(cat err.txt)"
+dom win.html win.dom
+python3 - win.json win.dom <<'PY' || fail "the page of a time window is wrong"
+import json, re, sys
+rep = json.load(open(sys.argv[1]))
+dom = open(sys.argv[2]).read()
+bands = {int(m[1]): int(m[2]) for m in re.finditer(r'<div class="band" data-region="(\d+)" data-samples="(\d+)"', dom)}
+want = {r["id"]: r["samples"] for r in rep["regions"] if r["samples"]}
+if bands != want or not want or "Only the samples of the window +0.002," not in dom:
+    sys.exit(f"FAIL: window bands {sum(bands.values())} samples in {len(bands)}, report {sum(want.values())} in {len(want)}")
+print(f"ok: --time +0.002,: {len(bands)} bands, {sum(bands.values())} samples, as report has them")
+PY
+
 # A region chosen in the fragment (as a click on its band chooses it), and an order.
 moved=$(python3 - ops.txt report.json <<'PY'
 import json, re, sys
