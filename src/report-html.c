@@ -378,7 +378,7 @@ int html_write(FILE *f, const struct html_report *in)
 	key_str(f, "set_aside", aside[0] ? aside : NULL);
 	fprintf(f, ", \"samples\": %" PRIu64 ", \"file_samples\": %" PRIu64 ", \"lost\": %" PRIu64
 		", \"duration_ns\": %" PRIu64 ", \"uncertain\": %s", in->total, replay_file_samples(in->st),
-		in->st->lost, in->st->last_time - in->st->first_time, in->uncertain ? "true" : "false");
+		in->st->lost, in->st->last_time > t0 ? in->st->last_time - t0 : 0, in->uncertain ? "true" : "false");
 	write_regions(f, in, t0);
 	if ((err = write_heat(f, in)))
 		return err;

@@ -158,6 +158,13 @@ if not acc or 'id="unmapped-section" hidden' in dom or rows != want:
 print(f"ok: {len(rows)} unmapped-access rows")
 PY
 
+# A recording without data addresses (perf record without -d): the page says why it is empty.
+perf record -q -e page-faults -c 1 -o nod.data -- "$WORKLOADS/attrib" >/dev/null 2>&1 || fail "perf record failed"
+"$MAPSCOPE" report -i nod.data --format html -o nod.html 2>/dev/null || fail "report --format html failed on a perf file"
+dom nod.html nod.dom
+grep -q 'class="warn">No sample was charged' nod.dom || fail "an empty page does not say why"
+grep -q 'id="heat-note">No samples to draw' nod.dom || fail "an empty heatmap does not say so"
+
 # 10,022 regions: a page of rows and bands, and the count of all.
 "$MAPSCOPE" record -o many.data -- "$WORKLOADS/many-maps" 10000 2 >many.txt 2>rec.txt || fail "record failed: $(cat rec.txt)"
 "$MAPSCOPE" report -i many.data --format json >many.json 2>/dev/null || fail "report failed"
