@@ -129,6 +129,19 @@ print(f"ok: region {rid} selected (row, card, its {len(ids)} changes), rows by p
 PY
 grep -q "<div class=\"band sel\" data-region=\"$moved\"" sel.dom || fail "the moved region's band is not selected"
 
+# By first sample, oldest first: regions with none ('-') before the others, then in time order.
+dom "ops.html#sort=first&dir=asc" first.dom
+python3 - first.dom <<'PY' || fail "rows by first sample are out of order"
+import re, sys
+dom = open(sys.argv[1]).read()
+body = re.search(r'<table id="regions">.*?<tbody>(.*?)</tbody>', dom, re.S)[1]
+first = [re.findall(r"<td[^>]*>([^<]*)</td>", row)[11] for row in re.findall(r"<tr.*?</tr>", body)]
+key = [float("-inf") if v == "-" else float(v) for v in first]
+if key != sorted(key) or "-" not in first:
+    sys.exit(f"FAIL: first column {first[:12]}")
+print(f"ok: by first sample, {first.count('-')} without samples first, then in time order")
+PY
+
 # Clicks, as a mouse makes them, over the DevTools protocol: on the moved region's band, then on a header.
 python3 "$E2E_DIR/cdp.py" "$(command -v chromium)" "$TMP/cdp" ops.html "$moved" "$ARTEFACTS/html-report-clicked.png" ||
 	fail "clicking through the page went wrong"
