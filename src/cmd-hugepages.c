@@ -18,7 +18,6 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "analysis/sites.h"
 #include "launch.h"
 #include "output/json.h"
 #include "replay.h"
@@ -72,24 +71,12 @@ struct hp_opts {
 
 struct hp_run {
 	struct ms_hugepages *hp;
-	struct ms_symbols *syms;
-	struct ms_sites sites;
+	struct ms_session *s;         /* the regions' allocation sites */
 };
-
-/* Each region made: where it was made, named while its process's binaries are known. */
-static int note_site(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
-{
-	struct hp_run *run = ctx;
-
-	(void)s;
-	return c->op == MS_OP_MAP && c->region ? ms_sites_note(&run->sites, run->syms, c->region, ev) : 0;
-}
-
-static const struct ms_analysis sites_analysis = { .name = "sites", .change = note_site };
 
 static const char *site_of(const struct hp_run *run, const struct ms_region *r)
 {
-	return ms_sites_site(&run->sites, r);
+	return ms_session_alloc_site(run->s, r);
 }
 
 static void action(const struct ms_huge_advice *a, const struct hp_run *run, char *buf, size_t len)
@@ -382,9 +369,8 @@ int cmd_hugepages(int argc, char **argv)
 	if ((ret = replay_open(&s, o.input, &so)))
 		goto out;
 	run.hp = ms_hugepages_new(&ho);
-	run.syms = ms_session_symbols(s);
-	if (!run.hp || ms_session_add(s, &ms_hugepages_analysis, run.hp) ||
-	    ms_session_add(s, &sites_analysis, &run)) {
+	run.s = s;
+	if (!run.hp || ms_session_add(s, &ms_hugepages_analysis, run.hp)) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
@@ -408,7 +394,6 @@ int cmd_hugepages(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 out:
 	free(v);
-	ms_sites_release(&run.sites);
 	ms_hugepages_free(run.hp);
 	ms_session_free(s);
 	return ret;

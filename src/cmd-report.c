@@ -365,7 +365,7 @@ static void json_region(const struct ms_region *r)
 
 static void print_json(const struct report_opts *o, struct ms_report_row *rows, size_t n,
 		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
-		       bool uncertain, const struct ms_report *rep)
+		       bool uncertain, const struct ms_session *s)
 {
 	bool first = true;
 	size_t i;
@@ -400,7 +400,7 @@ static void print_json(const struct report_opts *o, struct ms_report_row *rows, 
 		if (o->group & MS_GROUP_ALLOC || o->group == MS_GROUP_REGION)
 			json_opt_str("alloc", r->alloc);
 		if (o->group == MS_GROUP_REGION) {
-			json_opt_str("alloc_chain", ms_report_alloc_chain(rep, r->region));
+			json_opt_str("alloc_chain", ms_session_alloc_chain(s, r->region));
 			printf(", \"symbols\": [");
 			for (k = 0; k < r->nr_children; k++) {
 				printf("%s{\"symbol\": ", k ? ", " : "");
@@ -494,7 +494,7 @@ int cmd_report(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
 	/* Symbols only where a code column or children are asked for. */
-	so.symbols = o.children || (o.group & ~MS_GROUP_REGION) || o.pprof;
+	so.symbols = o.children || (o.group & ~MS_GROUP_REGION) || o.pprof || o.html;
 	so.from_ns = o.from;
 	so.to_ns = o.to;
 	so.from_rel = o.from_rel;
@@ -547,7 +547,7 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	} else if (o.format == CLI_FORMAT_JSON)
-		print_json(&o, rows, n, &un, ms_report_total(rep), &st, uncertain, rep);
+		print_json(&o, rows, n, &un, ms_report_total(rep), &st, uncertain, s);
 	else if (o.format == CLI_FORMAT_CSV)
 		print_csv(&o, rows, n, &un, ms_report_total(rep));
 	else

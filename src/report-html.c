@@ -207,7 +207,7 @@ static void write_regions(FILE *f, const struct html_report *in, uint64_t t0)
 		key_time(f, "created", r->created_ns, t0, true);
 		key_time(f, "ended", r->ended_ns, t0, r->ended_ns);
 		key_str(f, "alloc", row->alloc);
-		key_str(f, "alloc_chain", ms_report_alloc_chain(in->rep, r));
+		key_str(f, "alloc_chain", ms_session_alloc_chain(in->h->s, r));
 		if (r->records_lost)
 			fputs(", \"lost\": true", f);
 		if (row->nr_children)

@@ -61,13 +61,11 @@ struct ms_symbols;
  */
 void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms, int children);
 
-/* The region's allocation chain, formatted, or NULL. */
-const char *ms_report_alloc_chain(const struct ms_report *rep, const struct ms_region *r);
-
 /*
  * The report as an analysis of a session (ctx: the report): it counts the
- * charged samples, notes the regions made, and keeps to the session's
- * window where it has one.
+ * charged samples, keeps to the session's window where it has one, and
+ * takes the regions' allocation sites from the session
+ * (ms_session_alloc_site; the session needs symbols for them).
  */
 extern const struct ms_analysis ms_report_analysis;
 

@@ -137,6 +137,17 @@ bool ms_session_has_syscalls(const struct ms_session *s);
 /* The symbols, following the binaries as the replay goes (opts.symbols), or NULL. */
 struct ms_symbols *ms_session_symbols(const struct ms_session *s);
 
+/*
+ * With symbols: the function that made region r (the first frame of its
+ * creating syscall's call chain outside the C library and the loader),
+ * and that chain as text ("f+0x1 <- g+0x2 <- ..."). Named once, here, when
+ * the region is made, while its process's binaries are known: from the
+ * frame-pointer chain, or unwound from the copied stack (--call-graph
+ * dwarf). NULL where the recording has no chain or the session no symbols.
+ */
+const char *ms_session_alloc_site(const struct ms_session *s, const struct ms_region *r);
+const char *ms_session_alloc_chain(const struct ms_session *s, const struct ms_region *r);
+
 /* The time of the first event with one, or 0 before it. */
 uint64_t ms_session_first_time(const struct ms_session *s);
 

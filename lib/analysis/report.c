@@ -12,7 +12,6 @@
 #include <mapscope/report.h>
 #include <mapscope/symbols.h>
 
-#include "analysis/sites.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -68,7 +67,7 @@ struct ms_report {
 	size_t ccap, clen;
 	size_t clast;             /* the child counted last (samples come in runs) */
 	struct memo memo[MEMO_SIZE];   /* direct-mapped by code address */
-	struct ms_sites sites;    /* region id -> allocation site and chain */
+	struct ms_session *s;     /* its allocation sites */
 	struct stat *st;          /* [0]: unmapped; [id + 1]: region id */
 	size_t cap;
 	struct chunkmap chunks;   /* key: (slot << 43) ^ (page / 512) */
@@ -326,7 +325,7 @@ static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const 
 	if (rep->group & MS_GROUP_DADDR)
 		t.daddr = rep->syms ? sym_name(rep, ev->pid, ev->sample.addr, &ddso) : "[unknown]";
 	if (rep->group & MS_GROUP_ALLOC)
-		t.alloc = ms_sites_site(&rep->sites, r) ? ms_sites_site(&rep->sites, r) : "[unknown]";
+		t.alloc = ms_session_alloc_site(rep->s, r) ? ms_session_alloc_site(rep->s, r) : "[unknown]";
 	return tuple_slot(rep, &t);
 }
 
@@ -516,22 +515,6 @@ MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, str
 	rep->nr_children = syms ? (children > MS_REPORT_MAX_CHILDREN ? MS_REPORT_MAX_CHILDREN : children) : 0;
 }
 
-/*
- * A region just made (MS_OP_MAP, by event ev): its allocation site is named
- * while its process's binaries are known: the first frame of its call
- * chain outside the C library and the dynamic loader. The chain is the
- * frame-pointer one, or unwound from ev's copied stack (--call-graph dwarf).
- */
-static void region_made(struct ms_report *rep, const struct ms_region *r, const struct ms_event *ev)
-{
-	if (ms_sites_note(&rep->sites, rep->syms, r, ev))
-		rep->error = -ENOMEM;
-}
-
-MS_EXPORT const char *ms_report_alloc_chain(const struct ms_report *rep, const struct ms_region *r)
-{
-	return ms_sites_chain(&rep->sites, r);
-}
 
 /* The session's window, once its relative ends are known. */
 static void on_start(void *ctx, struct ms_session *s)
@@ -542,16 +525,15 @@ static void on_start(void *ctx, struct ms_session *s)
 		set_window(ctx, from, to);
 }
 
-static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
+static void on_begin(void *ctx, struct ms_session *s)
 {
-	(void)s;
-	if (c->op == MS_OP_MAP && c->region)
-		region_made(ctx, c->region, ev);
-	return 0;
+	struct ms_report *rep = ctx;
+
+	rep->s = s;
 }
 
 MS_EXPORT const struct ms_analysis ms_report_analysis = {
-	.name = "report", .charge = on_charge, .charge_run = on_charge_run, .change = on_change,
+	.name = "report", .charge = on_charge, .charge_run = on_charge_run, .begin = on_begin,
 	.start = on_start,
 };
 
@@ -692,7 +674,7 @@ MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 		for (i = 0; i < n; i++) {
 			s = i + 1 < rep->cap ? &rep->st[i + 1] : &zero;
 			out[out_n++] = (struct ms_report_row){ .region = ms_aspace_region(as, i),
-				.alloc = ms_sites_site(&rep->sites, ms_aspace_region(as, i)),
+				.alloc = rep->s ? ms_session_alloc_site(rep->s, ms_aspace_region(as, i)) : NULL,
 				.samples = s->samples, .pages = s->pages, .first_ns = s->first, .last_ns = s->last };
 		}
 		s = rep->cap ? &rep->st[0] : &zero;
@@ -713,7 +695,6 @@ MS_EXPORT void ms_report_free(struct ms_report *rep)
 {
 	if (!rep)
 		return;
-	ms_sites_release(&rep->sites);
 	free(rep->tuples);
 	free(rep->tslots);
 	free(rep->children);

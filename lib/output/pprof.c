@@ -7,7 +7,8 @@
  * (each counted once in its region, under the code that touched it first),
  * and in faults and TLB misses where the recording has them; labelled with
  * pid, comm and kind. Code is named when its (region, process, address)
- * is first seen, while the process's binaries are known.
+ * is first seen, while the process's binaries are known; the region frame
+ * takes its allocation site from the session.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +23,6 @@
 #include <mapscope/pprof.h>
 #include <mapscope/symbols.h>
 
-#include "analysis/sites.h"
 #include "profile.pb-c.h"
 #include "util/log.h"
 
@@ -112,7 +112,6 @@ struct page_key {
 struct ms_pprof {
 	struct ms_session *s;
 	struct ms_symbols *syms;
-	struct ms_sites sites;
 	bool windowed;
 	uint64_t from, to;
 	bool have_faults, have_tlb;
@@ -355,13 +354,6 @@ static void charge_run(void *ctx, const struct ms_event *samples, const struct m
 		charge(ctx, &samples[i], r[i]);
 }
 
-static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
-{
-	struct ms_pprof *pp = ctx;
-
-	return c->op == MS_OP_MAP && c->region && pp->syms ? ms_sites_note(&pp->sites, pp->syms, c->region, ev) : 0;
-}
-
 static void on_begin(void *ctx, struct ms_session *s)
 {
 	struct ms_pprof *pp = ctx;
@@ -378,8 +370,7 @@ static void on_start(void *ctx, struct ms_session *s)
 }
 
 MS_EXPORT const struct ms_analysis ms_pprof_analysis = {
-	.name = "pprof", .charge = charge, .charge_run = charge_run, .change = on_change,
-	.begin = on_begin, .start = on_start,
+	.name = "pprof", .charge = charge, .charge_run = charge_run, .begin = on_begin, .start = on_start,
 };
 
 MS_EXPORT struct ms_pprof *ms_pprof_new(void)
@@ -397,7 +388,6 @@ MS_EXPORT void ms_pprof_free(struct ms_pprof *pp)
 {
 	if (!pp)
 		return;
-	ms_sites_release(&pp->sites);
 	free(pp->rows);
 	free(pp->slot);
 	free(pp->pages);
@@ -415,7 +405,7 @@ MS_EXPORT void ms_pprof_free(struct ms_pprof *pp)
 static void region_frame(const struct ms_pprof *pp, const struct ms_region *r, char *buf, size_t len)
 {
 	uint64_t size = r ? r->end - r->start : 0;
-	const char *alloc = r ? ms_sites_site(&pp->sites, r) : NULL;
+	const char *alloc = r ? ms_session_alloc_site(pp->s, r) : NULL;
 	char sz[32];
 
 	if (!r) {

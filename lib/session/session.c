@@ -13,6 +13,7 @@
 #include <mapscope/session.h>
 #include <mapscope/symbols.h>
 
+#include "analysis/sites.h"
 #include "stream/stream.h"
 #include "util/log.h"
 
@@ -37,6 +38,7 @@ struct ms_session {
 	size_t build_ids;           /* the reader's build-ids handed to the symbols so far */
 	bool corrupt;
 	bool begun;                 /* the model's listener is set and the analyses' begin called */
+	struct ms_sites sites;      /* with symbols: each region's allocation site, named once here */
 };
 
 MS_EXPORT struct ms_session *ms_session_open(const char *path, const struct ms_session_opts *opts)
@@ -194,6 +196,9 @@ static int __attribute__((noinline)) apply_change(struct ms_session *s, const st
 
 	if (err <= 0)
 		return err;                   /* nothing changed, or an error */
+	/* A region just made: its site is named now, while its process's binaries are known. */
+	if (s->syms && c.op == MS_OP_MAP && c.region && (err = ms_sites_note(&s->sites, s->syms, c.region, ev)))
+		return err;
 	for (i = 0; i < s->n; i++)
 		if (s->an[i].a->change && (err = s->an[i].a->change(s->an[i].ctx, s, ev, &c)))
 			return err;
@@ -217,7 +222,7 @@ static int on_event(const struct ms_event *ev, void *ctx)
 		if (s->an[i].a->event && (ev->kind != MS_EV_SAMPLE || (s->an[i].a->flags & MS_ANALYSIS_SEES_SAMPLES)) &&
 		    (err = s->an[i].a->event(s->an[i].ctx, s, ev)))
 			return err;
-	if (ev->kind == MS_EV_SAMPLE || !s->any_change)
+	if (ev->kind == MS_EV_SAMPLE || (!s->any_change && !s->syms))
 		return ms_aspace_apply(s->as, ev, NULL);
 	return apply_change(s, ev);
 }
@@ -277,6 +282,16 @@ MS_EXPORT struct ms_aspace *ms_session_aspace(const struct ms_session *s)
 	return s->as;
 }
 
+MS_EXPORT const char *ms_session_alloc_site(const struct ms_session *s, const struct ms_region *r)
+{
+	return r ? ms_sites_site(&s->sites, r) : NULL;
+}
+
+MS_EXPORT const char *ms_session_alloc_chain(const struct ms_session *s, const struct ms_region *r)
+{
+	return r ? ms_sites_chain(&s->sites, r) : NULL;
+}
+
 MS_EXPORT void ms_session_stats(const struct ms_session *s, struct ms_session_stats *st)
 {
 	ms_stream_stats(s->stream, st);
@@ -318,6 +333,7 @@ MS_EXPORT void ms_session_free(struct ms_session *s)
 {
 	if (!s)
 		return;
+	ms_sites_release(&s->sites);
 	ms_symbols_free(s->syms);
 	ms_aspace_free(s->as);
 	ms_stream_free(s->stream);
