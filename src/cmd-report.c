@@ -494,7 +494,7 @@ int cmd_report(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
 	/* Symbols only where a code column or children are asked for. */
-	so.symbols = o.children || (o.group & ~MS_GROUP_REGION) || o.pprof || o.html;
+	so.symbols = o.children || (o.group & ~MS_GROUP_REGION) || o.html;   /* pprof asks for them itself */
 	so.from_ns = o.from;
 	so.to_ns = o.to;
 	so.from_rel = o.from_rel;

@@ -62,6 +62,8 @@ struct ms_analysis {
 };
 
 #define MS_ANALYSIS_SEES_SAMPLES (1u << 0)
+/* It names code or allocation sites: the session follows the binaries (as opts.symbols asks). */
+#define MS_ANALYSIS_NEEDS_SYMBOLS (1u << 1)
 
 struct ms_session_opts {
 	/* Follow the binaries each process maps, for ms_session_symbols(). */

@@ -371,6 +371,7 @@ static void on_start(void *ctx, struct ms_session *s)
 
 MS_EXPORT const struct ms_analysis ms_pprof_analysis = {
 	.name = "pprof", .charge = charge, .charge_run = charge_run, .begin = on_begin, .start = on_start,
+	.flags = MS_ANALYSIS_NEEDS_SYMBOLS,
 };
 
 MS_EXPORT struct ms_pprof *ms_pprof_new(void)

@@ -105,6 +105,12 @@ MS_EXPORT int ms_session_add(struct ms_session *s, const struct ms_analysis *a, 
 {
 	if (s->n == MAX_ANALYSES)
 		return -ENOMEM;
+	if ((a->flags & MS_ANALYSIS_NEEDS_SYMBOLS) && !s->syms) {
+		if (s->begun)
+			return -EBUSY;        /* the binaries mapped so far were not followed */
+		if (!(s->syms = ms_symbols_new()))
+			return -ENOMEM;
+	}
 	s->an[s->n++] = (struct slot){ a, ctx };
 	s->any_event |= a->event != NULL;
 	s->any_change |= a->change != NULL;

@@ -114,6 +114,36 @@ static void three_analyses_in_one_pass(void **state)
 	ms_session_free(s);
 }
 
+/* An analysis that needs symbols gets them from a session opened without; not once the run began. */
+static int stop_at_first(void *ctx, struct ms_session *s, const struct ms_event *ev)
+{
+	(void)ctx;
+	(void)s;
+	(void)ev;
+	return 1;
+}
+
+static void symbols_on_request(void **state)
+{
+	static const struct ms_analysis needs = { .name = "needs", .flags = MS_ANALYSIS_NEEDS_SYMBOLS };
+	static const struct ms_analysis stop = { .name = "stop", .event = stop_at_first };
+	struct ms_session *s = ms_session_open(synth_path(fd), NULL);
+
+	(void)state;
+	assert_non_null(s);
+	assert_null(ms_session_symbols(s));
+	assert_int_equal(ms_session_add(s, &needs, NULL), 0);
+	assert_non_null(ms_session_symbols(s));
+	ms_session_free(s);
+
+	s = ms_session_open(synth_path(fd), NULL);
+	assert_int_equal(ms_session_add(s, &stop, NULL), 0);
+	assert_int_equal(ms_session_run(s), 1);
+	assert_int_equal(ms_session_add(s, &needs, NULL), -EBUSY);
+	assert_null(ms_session_symbols(s));
+	ms_session_free(s);
+}
+
 /* "+20.1 s to +20.2 s" in ms: the window's ends from the first event (1 ms). */
 static void relative_window(void **state)
 {
@@ -255,6 +285,7 @@ int main(void)
 		cmocka_unit_test(events_changes_and_stop),
 		cmocka_unit_test(fast_path_among_other_events),
 		cmocka_unit_test(bad_input),
+		cmocka_unit_test(symbols_on_request),
 	};
 	return cmocka_run_group_tests(tests, make_recording, drop_recording);
 }
