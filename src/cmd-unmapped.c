@@ -55,15 +55,6 @@ struct code {
 	int line;
 };
 
-static void code_of(struct un_run *run, const struct ms_unmapped_access *a, struct code *c)
-{
-	struct ms_sym sym;
-	int err = ms_symbols_resolve(run->syms, a->pid, a->ip, true, &sym);
-
-	ms_sym_format(&sym, err, a->ip, c->sym, sizeof(c->sym));
-	c->file = err ? NULL : sym.file;
-	c->line = err ? 0 : sym.line;
-}
 
 int cmd_unmapped(int argc, char **argv)
 {
@@ -123,7 +114,7 @@ int cmd_unmapped(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		const struct ms_unmapped_access *a = &acc[i];
 
-		code_of(&run, a, &code);
+		replay_code(run.syms, a->pid, a->ip, code.sym, sizeof(code.sym), &code.file, &code.line);
 		site[0] = chain[0] = '\0';
 		if (a->freed_chain_len)
 			ms_symbols_call_site(run.syms, a->pid, a->freed_chain, a->freed_chain_len, site, sizeof(site),

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <mapscope/pdreader.h>
+#include <mapscope/symbols.h>
 
 #include "cli.h"
 #include "replay.h"
@@ -233,4 +234,15 @@ int parse_time(const char *s, uint64_t *ns, bool *relative)
 		return -EINVAL;
 	*ns = v;
 	return 0;
+}
+
+void replay_code(struct ms_symbols *syms, uint32_t pid, uint64_t ip, char *buf, size_t len,
+		 const char **file, int *line)
+{
+	struct ms_sym sym = { 0 };
+	int err = syms ? ms_symbols_resolve(syms, pid, ip, true, &sym) : -ENOENT;
+
+	ms_sym_format(&sym, err, ip, buf, len);
+	*file = err ? NULL : sym.file;
+	*line = err ? 0 : sym.line;
 }

@@ -230,8 +230,7 @@ static int write_heat(FILE *f, const struct html_report *in)
 {
 	const struct ms_heatmap_band *b;
 	uint64_t start, col_ns;
-	size_t n, i, k, m = 0;
-	uint32_t v;
+	size_t n, i, k, m = 0, cells;
 	int err;
 
 	if ((err = ms_heatmap_bands(in->h->hm, &b, &n, &start, &col_ns)))
@@ -244,9 +243,9 @@ static int write_heat(FILE *f, const struct html_report *in)
 		fprintf(f, "%s\n{\"region\": %u, \"size\": %" PRIu64 ", \"row_bytes\": %" PRIu64 ", \"samples\": %" PRIu64
 			", \"cells\": [", m++ ? "," : "", b[i].region->id, b[i].size, b[i].row_bytes, b[i].samples);
 		/* Sparse: cell index, count; most of a band is empty. */
-		for (k = 0, v = 0; k < MS_HEATMAP_ROWS * MS_HEATMAP_COLS; k++)
+		for (k = 0, cells = 0; k < MS_HEATMAP_ROWS * MS_HEATMAP_COLS; k++)
 			if (b[i].cells[k])
-				fprintf(f, "%s%zu,%u", v++ ? "," : "", k, b[i].cells[k]);
+				fprintf(f, "%s%zu,%u", cells++ ? "," : "", k, b[i].cells[k]);
 		fputs("], \"marks\": [", f);
 		for (k = 0; k < b[i].nr_marks; k++)
 			fprintf(f, "%s[%u, \"%s\"]", k ? "," : "", b[i].marks[k].col, ms_aspace_op_name(b[i].marks[k].op));
@@ -320,9 +319,9 @@ static int write_unmapped(FILE *f, const struct html_report *in, uint64_t t0)
 	struct ms_symbols *syms = ms_session_symbols(in->h->s);
 	const struct ms_unmapped_access *acc;
 	char code[512], site[256], chain[1024];
-	struct ms_sym sym;
+	const char *file;
 	size_t n = 0, i, m = 0;
-	int err;
+	int err, line;
 
 	if ((err = ms_unmapped_results(in->h->un, &acc, &n)))
 		return err;
@@ -333,10 +332,9 @@ static int write_unmapped(FILE *f, const struct html_report *in, uint64_t t0)
 		/* No region holds the address: the process's name is its stack's. */
 		if (!keep(in->h, ms_aspace_stack(ms_session_aspace(in->h->s), a->pid), a->pid))
 			continue;
-		err = syms ? ms_symbols_resolve(syms, a->pid, a->ip, true, &sym) : -ENOENT;
-		ms_sym_format(&sym, err, a->ip, code, sizeof(code));
-		if (!err && sym.file)
-			snprintf(code + strlen(code), sizeof(code) - strlen(code), " (%s:%d)", sym.file, sym.line);
+		replay_code(syms, a->pid, a->ip, code, sizeof(code), &file, &line);
+		if (file)
+			snprintf(code + strlen(code), sizeof(code) - strlen(code), " (%s:%d)", file, line);
 		fprintf(f, "%s\n{\"class\": \"%s\", \"access\": \"%s\", \"count\": %" PRIu64 ", \"pid\": %u, \"tid\": %u",
 			m++ ? "," : "", ms_unmapped_class_name(a->cls), ms_access_kind_name(a->kind), a->count, a->pid,
 			a->tid);

@@ -966,8 +966,7 @@ MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_he
 			r->last_off = r->pos;
 			*rec = h;
 			advance(r, h);
-			if (!(r->pos & 0xffff))
-				drop_behind(r);   /* now and then: records here come one at a time */
+			drop_behind(r);
 			return 1;
 		}
 	}
