@@ -41,7 +41,6 @@ struct html_change {
 	uint32_t pid, tid;
 	int region;                  /* its id, or -1 */
 	enum ms_aspace_op op;
-	bool range, moved;
 	char what[16];
 	char *name;
 };
@@ -90,8 +89,7 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	*x = (struct html_change){
 		.time_ns = c->time_ns, .start = c->start, .end = c->end, .new_start = c->new_start,
 		.new_end = c->new_end, .pid = c->pid, .tid = c->tid, .op = c->op,
-		.region = c->region ? (int)c->region->id : -1, .range = c->start || c->end,
-		.moved = c->new_start || c->new_end, .name = strdup(c->name),
+		.region = c->region ? (int)c->region->id : -1, .name = strdup(c->name),
 	};
 	if (!x->name)
 		return -ENOMEM;
@@ -266,10 +264,11 @@ static void write_changes(FILE *f, const struct html_run *h, uint64_t t0)
 		fprintf(f, "%s\n{\"pid\": %u, \"tid\": %u, \"op\": \"%s\"", i ? "," : "", c->pid, c->tid,
 			ms_aspace_op_name(c->op));
 		key_time(f, "t", c->time_ns, t0, true);
-		key_addr(f, "start", c->start, c->range);
-		key_addr(f, "end", c->end, c->range);
-		key_addr(f, "new_start", c->new_start, c->moved);
-		key_addr(f, "new_end", c->new_end, c->moved);
+		/* A range where the change has one (0, 0: none), as print_change() says it. */
+		key_addr(f, "start", c->start, c->start || c->end);
+		key_addr(f, "end", c->end, c->start || c->end);
+		key_addr(f, "new_start", c->new_start, c->new_start || c->new_end);
+		key_addr(f, "new_end", c->new_end, c->new_start || c->new_end);
 		key_str(f, "what", c->what);
 		key_str(f, "name", c->name);
 		if (c->region >= 0)

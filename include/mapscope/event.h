@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <linux/perf_event.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -114,6 +116,12 @@ struct ms_event {
 
 /* madvise's advice as the timeline prints it ("dontneed", "hugepage"), or NULL where unknown. */
 const char *ms_event_advice_name(uint32_t advice);
+
+/* Whether a sample's data source (hardware memory samples) says the access missed the TLB. */
+static inline bool ms_event_tlb_miss(const struct ms_event *ev)
+{
+	return ev->sample.data_src && ((ev->sample.data_src >> PERF_MEM_TLB_SHIFT) & PERF_MEM_TLB_MISS);
+}
 
 #ifdef __cplusplus
 }

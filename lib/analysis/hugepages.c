@@ -96,13 +96,6 @@ static bool candidate(const struct ms_region *r)
 					     r->kind == MS_KIND_STACK || r->kind == MS_KIND_THREAD_STACK);
 }
 
-static bool tlb_miss(const struct ms_event *ev)
-{
-	uint64_t tlb = ev->sample.data_src >> PERF_MEM_TLB_SHIFT;
-
-	return ev->sample.data_src && (tlb & PERF_MEM_TLB_MISS);
-}
-
 static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
 {
 	struct ms_hugepages *hp = ctx;
@@ -124,7 +117,7 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 	}
 	s->samples++;
 	s->faults += ev->sample.fault;
-	if (tlb_miss(ev)) {
+	if (ms_event_tlb_miss(ev)) {
 		s->tlb++;
 		hp->have_tlb = true;
 	}

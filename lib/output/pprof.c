@@ -101,7 +101,7 @@ struct key {
 struct row {
 	struct key k;
 	const struct ms_region *r;
-	uint64_t loc;                 /* location id of the code, 0 until named */
+	uint64_t loc;                 /* location id of the code */
 	uint64_t samples, pages, faults, tlb;
 };
 
@@ -323,7 +323,6 @@ static void charge(void *ctx, const struct ms_event *ev, const struct ms_region 
 {
 	struct ms_pprof *pp = ctx;
 	struct row *w;
-	uint64_t tlb;
 
 	if (pp->err || (pp->windowed && (ev->time < pp->from || ev->time > pp->to)))
 		return;
@@ -339,8 +338,7 @@ static void charge(void *ctx, const struct ms_event *ev, const struct ms_region 
 		w->faults++;
 		pp->have_faults = true;
 	}
-	tlb = ev->sample.data_src >> PERF_MEM_TLB_SHIFT;
-	if (ev->sample.data_src && (tlb & PERF_MEM_TLB_MISS)) {
+	if (ms_event_tlb_miss(ev)) {
 		w->tlb++;
 		pp->have_tlb = true;
 	}
