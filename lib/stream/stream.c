@@ -930,15 +930,56 @@ static int flush_segs(struct ms_stream *s, uint64_t limit)
 	return err;
 }
 
+static int seg_push(struct ms_stream *s, const unsigned char *p, size_t n, uint64_t first, uint64_t last, bool run);
+
+/*
+ * What is left queued after a flush, all of it in order, becomes segments
+ * again (runs where its samples lie one after another), so that records
+ * that follow in order join them with no queue entry of their own. 0 or
+ * -ENOMEM (the queue is as it was).
+ */
+static int __attribute__((noinline)) queue_to_segs(struct ms_stream *s)
+{
+	const size_t mask = s->capq - 1, size = s->fast_size;
+	const unsigned char *p;
+	const struct qent *e;
+	struct seg *g;
+	size_t i;
+	int err;
+
+	for (i = 0; i < s->nq; i++) {
+		e = &s->q[(s->qh + i) & mask];
+		p = (const void *)e->rec;
+		if (!fast_sample(s, e->rec)) {
+			err = seg_push(s, p, 1, e->time, e->time, false);
+		} else if (s->nseg && (g = seg_at(s, s->nseg - 1))->run && g->p + g->n * size == p) {
+			g->n++;
+			g->last = e->time;
+			err = 0;
+		} else {
+			err = seg_push(s, p, 1, e->time, e->time, true);
+		}
+		if (err) {
+			s->sh = s->nseg = 0;
+			return err;
+		}
+	}
+	s->qh = s->nq = s->nsorted = 0;
+	s->seg_mode = true;
+	return 0;
+}
+
 /* Emits queued records with time <= limit, in order. */
 static int flush_queue(struct ms_stream *s, uint64_t limit)
 {
 	const struct qent *q, *e;
 	size_t i, n, lo, hi, mask;
+	bool in_order;
 	int err = 0;
 
 	if (s->seg_mode)
 		return flush_segs(s, limit);
+	in_order = s->nsorted >= s->nq;  /* nothing came out of order since the last flush */
 	sort_queue(s);
 	q = s->q;
 	mask = s->capq - 1;
@@ -982,6 +1023,12 @@ static int flush_queue(struct ms_stream *s, uint64_t limit)
 		s->seg_mode = true;
 		if (s->tail_time < s->last_emitted)
 			s->tail_time = s->last_emitted;
+	} else if (s->seg_ok && in_order && !err) {
+		/*
+		 * perf's per-CPU buffers break the order where a task moves to
+		 * another CPU; a round that came in order says it is over.
+		 */
+		err = queue_to_segs(s);
 	}
 	return err;
 }

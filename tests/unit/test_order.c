@@ -16,6 +16,7 @@
 
 #include <mapscope/pdreader.h>
 
+#include "stream/internal.h"
 #include "stream/stream.h"
 
 #include "synth.h"
@@ -23,6 +24,8 @@
 struct got {
 	uint64_t t[4096];
 	size_t n;
+	const struct ms_stream *s;
+	size_t in_segs;               /* samples handed on while the queue was segments */
 };
 
 static int on_event(const struct ms_event *ev, void *ctx)
@@ -36,8 +39,11 @@ static int on_event(const struct ms_event *ev, void *ctx)
 
 static int on_run(const struct ms_event *evs, size_t n, void *ctx)
 {
+	struct got *g = ctx;
 	size_t i;
 
+	if (g->s && g->s->seg_mode)
+		g->in_segs += n;
 	for (i = 0; i < n; i++)
 		on_event(&evs[i], ctx);
 	return 0;
@@ -55,6 +61,7 @@ static void replay(int fd, bool runs, struct got *g, struct ms_session_stats *st
 	if (runs)
 		assert_int_equal(ms_stream_set_samples_fn(s, on_run), 0);
 	memset(g, 0, sizeof(*g));
+	g->s = s;
 	assert_int_equal(ms_stream_run(s, on_event, g), 0);
 	ms_stream_stats(s, st);
 	ms_stream_free(s);
@@ -98,6 +105,52 @@ static void shuffled_rounds_come_out_sorted(void **state)
 	close(fd);
 }
 
+/*
+ * A task that moves between CPUs: rounds of one CPU's samples, in order,
+ * and every fifth round two CPUs' blocks that overlap in time. All come out
+ * sorted, and after each mixed round the queue goes back to segments (no
+ * sort, no queue entry a record) once a round came in order: most samples
+ * go out from segments.
+ */
+static void queue_goes_back_to_segments(void **state)
+{
+	struct ms_session_stats st;
+	struct ms_pdwriter *w;
+	struct got g;
+	uint64_t base;
+	int fd, round, cpu, i;
+
+	(void)state;
+	w = synth_writer(&fd);
+	put_map(w, 1, 0x10000000, 64 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
+	for (round = 0; round < 20; round++) {
+		base = 1000 + (uint64_t)round * 100;
+		if (round % 5 == 2)
+			for (cpu = 0; cpu < 2; cpu++)
+				for (i = 0; i < 50; i++)
+					put_sample(w, base + (uint64_t)(2 * i + cpu), 0x400000,
+						   0x10000000 + (uint64_t)(round * 100 + 2 * i + cpu) * 4096, LOAD);
+		else
+			for (i = 0; i < 100; i++)
+				put_sample(w, base + (uint64_t)i, 0x400000,
+					   0x10000000 + (uint64_t)(round * 100 + i) * 4096, LOAD);
+		assert_int_equal(ms_pdwriter_finish_round(w), 0);
+	}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	replay(fd, true, &g, &st);
+	assert_int_equal(g.n, 2000);
+	for (i = 1; i < 2000; i++)
+		assert_true(g.t[i - 1] <= g.t[i]);
+	assert_int_equal(st.out_of_order, 0);
+	/*
+	 * Queued: each mixed round, and the round after it (queued before the
+	 * mixed one went out); the 12 others go out of segments.
+	 */
+	assert_true(g.in_segs >= 1200);
+	close(fd);
+}
+
 /* Samples in order (segments, nothing sorted), then one older than a round already out: counted. */
 static void late_record_counted(void **state)
 {
@@ -132,6 +185,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(shuffled_rounds_come_out_sorted),
+		cmocka_unit_test(queue_goes_back_to_segments),
 		cmocka_unit_test(late_record_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
