@@ -162,8 +162,15 @@ struct ms_stream {
 
 #define BATCH 64
 
+int stream_flush_batch(struct ms_stream *s);
+
+/* The samples gathered before ev go first, so that nothing goes out of order. */
 static inline int emit(struct ms_stream *s, struct ms_event *ev)
 {
+	int err;
+
+	if (s->nbatch && (err = stream_flush_batch(s)))
+		return err;
 	return s->fn(ev, s->ctx);
 }
 

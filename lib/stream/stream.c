@@ -404,7 +404,7 @@ int ms_stream_set_samples_fn(struct ms_stream *s, ms_stream_samples_fn fn)
 }
 
 /* Hands the samples gathered so far to sfn. 0 or what it returned. */
-static int flush_batch(struct ms_stream *s)
+int stream_flush_batch(struct ms_stream *s)
 {
 	size_t n = s->nbatch;
 
@@ -439,7 +439,7 @@ on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struc
 	s->st.samples++;
 	if (!s->sfn)
 		return emit(s, ev);
-	return ++s->nbatch == BATCH ? flush_batch(s) : 0;
+	return ++s->nbatch == BATCH ? stream_flush_batch(s) : 0;
 }
 
 /* Any other sample: a full parse. */
@@ -660,12 +660,9 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 /* Anything but a fixed-layout sample goes out after the samples gathered before it. */
 static inline int dispatch(struct ms_stream *s, const struct perf_event_header *rec, uint64_t time)
 {
-	int err;
-
+	/* The run gathered so far stays open: emit() sends it before any event the record makes. */
 	if (fast_sample(s, rec))            /* the fast event's usual sample */
 		return on_fixed_sample(s, &s->ev[s->fast_ev], s->fast_ev, rec);
-	if (s->nbatch && (err = flush_batch(s)))
-		return err;
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return dispatch_other(s, rec, time);
 	return on_sample(s, rec);
@@ -820,7 +817,7 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 		gathered++;
 		if (++k == BATCH) {
 			s->nbatch = k;
-			err = flush_batch(s);
+			err = stream_flush_batch(s);
 			k = 0;
 		}
 	}
@@ -925,7 +922,7 @@ static int flush_segs(struct ms_stream *s, uint64_t limit)
 		}
 	}
 	if (!err)
-		err = flush_batch(s);
+		err = stream_flush_batch(s);
 	s->nbatch = 0;                   /* after a stop, what was gathered is dropped */
 	return err;
 }
@@ -1012,7 +1009,7 @@ static int flush_queue(struct ms_stream *s, uint64_t limit)
 			err = dispatch(s, e->rec, e->time);
 		}
 	if (!err)
-		err = flush_batch(s);
+		err = stream_flush_batch(s);
 	s->nbatch = 0;                   /* after a stop, what was gathered is dropped */
 #undef AT
 	s->qh = (s->qh + n) & mask;
