@@ -490,6 +490,51 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 	rep->total += total;
 }
 
+/*
+ * The plainest rows, by region alone with no window and no code under
+ * them: each stretch of samples in one region and chunk is taken by an
+ * inner loop that only marks pages, and its counts are added at its end.
+ */
+static void charge_region_plain(struct ms_report *rep, const struct ms_event *evs,
+				const struct ms_region *const *rs, size_t n)
+{
+	const struct ms_region *cur;
+	uint64_t page, chunk, pages, bit, *row, *w;
+	struct stat *s;
+	size_t k = 0, j, i;
+
+	while (k < n) {
+		cur = rs[k];
+		page = evs[k].sample.addr >> 12;
+		i = cur ? cur->id + 1 : 0;
+		if (!cur || i >= rep->cap || page / CHUNK_PAGES != rep->st[i].last_chunk) {
+			on_charge(rep, &evs[k], cur);   /* the slow way: a new slot or chunk */
+			k++;
+			continue;
+		}
+		s = &rep->st[i];
+		chunk = page / CHUNK_PAGES;
+		row = rep->chunks.bits[s->last_idx];
+		pages = 0;
+		for (j = k; j < n; j++) {
+			page = evs[j].sample.addr >> 12;
+			if (rs[j] != cur || page / CHUNK_PAGES != chunk)
+				break;
+			w = &row[page % CHUNK_PAGES / 64];
+			bit = 1ULL << (page % 64);
+			pages += !(*w & bit);
+			*w |= bit;
+		}
+		if (!s->samples)
+			s->first = evs[k].time;
+		s->samples += j - k;
+		s->pages += pages;
+		s->last = evs[j - 1].time;
+		rep->total += j - k;
+		k = j;
+	}
+}
+
 static void on_charge_run(void *ctx, const struct ms_event *evs, const struct ms_region *const *rs, size_t n)
 {
 	struct ms_report *rep = ctx;
@@ -504,7 +549,7 @@ static void on_charge_run(void *ctx, const struct ms_event *evs, const struct ms
 	else if (window)
 		charge_region_run(rep, evs, rs, n, true, false);
 	else
-		charge_region_run(rep, evs, rs, n, false, false);
+		charge_region_plain(rep, evs, rs, n);
 }
 
 MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms,

@@ -777,16 +777,21 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 		if (!dsrc)
 			ev->sample.data_src = 0;
 	}
-	for (i = 0; i < n && !err; i++) {
-		if (run)                     /* samples of the fast event, one after another */
-			rec = (const void *)(run + i * size);
-		else if (!fast_sample(s, rec = q[(qh + i) & mask].rec)) {
+	for (i = 0, ev = batch + k; i < n; i++) {
+		/* q is NULL, a constant where gather_run() inlines this: its loop has no other kind */
+		if (!q) {                    /* samples of the fast event, one after another */
+			rec = (const void *)run;
+			run += size;
+		} else if (!fast_sample(s, rec = q[(qh + i) & mask].rec)) {
 			s->nbatch = k;
 			err = dispatch(s, rec, q[(qh + i) & mask].time);   /* sends the run first */
+			if (err)
+				break;
 			k = s->nbatch;
+			ev = batch + k;
 			continue;
 		}
-		ev = &batch[k];              /* kind, NULL chains and has_addr are set already */
+		/* ev is batch + k: kind, NULL chains and has_addr are set already */
 		if (dense) {
 			ev->sample.ip = load64(rec, l.ip);
 			v = load64(rec, l.ip + 8);
@@ -815,10 +820,14 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			continue;
 		}
 		gathered++;
+		ev++;
 		if (++k == BATCH) {
 			s->nbatch = k;
 			err = stream_flush_batch(s);
+			if (err)
+				break;
 			k = 0;
+			ev = batch;
 		}
 	}
 	s->st.samples += gathered;
