@@ -2,7 +2,7 @@
  * libFuzzer: any bytes as a recording, through a session (the reader, the
  * stream, the model) and the per-region report. It must never crash, leak
  * or read out of bounds. Build: cmake -DMS_FUZZ=ON -DCMAKE_C_COMPILER=clang; run:
- * LSAN_OPTIONS=suppressions=fuzz/lsan.supp build-fuzz/fuzz/fuzz_reader -max_total_time=120 corpus/ tests/golden/
+ * build-fuzz/fuzz/fuzz_reader -max_total_time=120 corpus/ tests/golden/
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * libFuzzer: any bytes as the TRACING_DATA of a pipe-mode recording (the
- * tracepoint formats that libtraceevent parses), with a syscall tracepoint
+ * tracepoint formats the stream reads), with a syscall tracepoint
  * event and one sample of it, through the reader and the stream. It must
  * never crash, leak or read out of bounds. Run as fuzz_reader.
  */

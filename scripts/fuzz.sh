@@ -31,8 +31,7 @@ for h in reader tracing cli; do
 	seeds=("$work/$h" "$src/tests/golden/bad")
 	[ $h = reader ] && seeds+=("$src/tests/golden")
 	echo "fuzz: $h for $secs s"
-	# libtraceevent leaks on some malformed formats: its leaks are suppressed, ours are not.
-	if ! (cd "$build/fuzz" && LSAN_OPTIONS=suppressions=$src/fuzz/lsan.supp \
+	if ! (cd "$build/fuzz" && \
 		./fuzz_$h -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		"${seeds[@]}" >"$work/$h.log" 2>&1); then
 		tail -40 "$work/$h.log"

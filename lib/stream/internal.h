@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <event-parse.h>
 
 #include <mapscope/live.h>
 #include <mapscope/pdreader.h>
@@ -48,7 +47,7 @@ struct evinfo {
 	int time_from_end;           /* TIME's offset back from a trailer's end, or -1 */
 	enum sc sc;
 	int nr_fields;
-	uint16_t off[5], size[5];    /* from libtraceevent's parse of the format */
+	uint16_t off[5], size[5];    /* from its format in the tracing data */
 	struct ms_sample_layout lay; /* fixed offsets, where its samples have them */
 	uint16_t fixed_size;         /* a data sample of this size decodes by lay; 0: never */
 	bool fault;                  /* a page-fault software event */
@@ -119,7 +118,6 @@ struct ms_stream {
 	bool has_syscalls;
 	bool has_tree;                /* the file has the VMA tree's writes (maple_tree:ma_write) */
 	bool has_enter[SC_NR], has_exit[SC_NR];   /* which halves of each syscall the file has */
-	struct tep_handle *tep;
 	/* ordering */
 	struct qent *q, *tmp;
 	/* A ring: entry i of nq is q[(qh + i) & (capq - 1)], so nothing moves as it turns. */
@@ -185,8 +183,12 @@ static inline void base_event(struct ms_event *ev, enum ms_event_kind k, const s
 }
 
 /* tracing.c */
-int stream_parse_tracing_data(struct tep_handle *tep, const unsigned char *p, size_t len);
-void stream_classify_tracepoint(struct ms_stream *s, struct evinfo *ei, uint64_t id);
+/*
+ * Each tracepoint event of s->ev (attrs set) is classified by its format in
+ * the tracing data td[0, len): a syscall's entry or exit, or the VMA tree's
+ * writes. Damage is warned of. 0 or -ENOMEM.
+ */
+int stream_classify_tracepoints(struct ms_stream *s, const void *td, size_t len);
 
 /* syscalls.c: a syscall tracepoint's sample, a VMA tree write, a thread's stack pointer, an MMAP2. */
 int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);

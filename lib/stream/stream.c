@@ -138,13 +138,6 @@ static int setup_evsels(struct ms_stream *s)
 	else
 		ms_live_tracing_data(s->live, &td, &len);
 	s->nr_ev = src_events(s)->n;
-	if (td) {
-		s->tep = tep_alloc();
-		if (!s->tep)
-			return -ENOMEM;
-		if (stream_parse_tracing_data(s->tep, td, len))
-			ms_warn("the recording's tracing data does not parse: tracepoints are ignored");
-	}
 	if (!s->nr_ev) {
 		ms_err("the recording describes no events");
 		return -EBADMSG;
@@ -152,9 +145,12 @@ static int setup_evsels(struct ms_stream *s)
 	s->ev = calloc(s->nr_ev, sizeof(*s->ev));
 	if (!s->ev)
 		return -ENOMEM;
+	for (i = 0; i < s->nr_ev; i++)
+		s->ev[i].attr = &src_events(s)->v[i]->attr;
+	if (td && (err = stream_classify_tracepoints(s, td, len)))
+		return err;
 	for (i = 0; i < s->nr_ev; i++) {
-		a = &src_events(s)->v[i]->attr;
-		s->ev[i].attr = a;
+		a = s->ev[i].attr;
 		id_offsets(s, a, i == 0);
 		time_offsets(a, &s->ev[i]);
 		ms_sample_layout_of(a, &s->ev[i].lay);
@@ -162,9 +158,7 @@ static int setup_evsels(struct ms_stream *s)
 				 (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
-		if (a->type == PERF_TYPE_TRACEPOINT)
-			stream_classify_tracepoint(s, &s->ev[i], a->config);
-		else if ((a->sample_type & PERF_SAMPLE_ADDR) && !clock_event(a))
+		if (a->type != PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_ADDR) && !clock_event(a))
 			s->ev[i].kind = EK_DATA;
 		if (s->ev[i].kind == EK_ENTER)
 			s->has_enter[s->ev[i].sc] = true;
@@ -1448,8 +1442,6 @@ void ms_stream_free(struct ms_stream *s)
 	free_chunks(s->arena_cur);
 	free_chunks(s->arena_prev);
 	free_chunks(s->spare);
-	if (s->tep)
-		tep_free(s->tep);
 	free(s->ev);
 	free(s->ids);
 	free(s->q);
