@@ -329,15 +329,10 @@ static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const 
 	return tuple_slot(rep, &t);
 }
 
-/* Marks page in s's current chunk, counting it if it is new. */
+/* Marks page in s's current chunk (count_pages() counts the marks at the end). */
 static inline void mark_page(struct ms_report *rep, struct stat *s, uint64_t page)
 {
-	uint64_t *w = &rep->chunks.bits[s->last_idx][page % CHUNK_PAGES / 64], bit = 1ULL << (page % 64);
-
-	if (!(*w & bit)) {
-		*w |= bit;
-		s->pages++;
-	}
+	rep->chunks.bits[s->last_idx][page % CHUNK_PAGES / 64] |= 1ULL << (page % 64);
 }
 
 /* Makes page's chunk slot s's current one (finding or making its bitmap), then marks page. */
@@ -423,7 +418,7 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 	const uint64_t from = rep->from, to = rep->to;
 	const struct ms_region *cur = NULL;
 	struct stat *s = NULL;
-	uint64_t *row = NULL, *w, chunk = 0, page, bit, t, samples = 0, pages = 0, last = 0, total = 0;
+	uint64_t *row = NULL, chunk = 0, page, t, samples = 0, last = 0, total = 0;
 	size_t k, i;
 
 	for (k = 0; k < n; k++) {
@@ -434,7 +429,6 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 		if (rs[k] != cur || page / CHUNK_PAGES != chunk) {
 			if (s) {                 /* the counts back where they live */
 				s->samples = samples;
-				s->pages = pages;
 				s->last = last;
 			}
 			if (children && cn) {
@@ -455,7 +449,6 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 			chunk = page / CHUNK_PAGES;
 			row = rep->chunks.bits[s->last_idx];
 			samples = s->samples;
-			pages = s->pages;
 		}
 		if (!samples++)
 			s->first = t;
@@ -473,16 +466,10 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 			}
 			cn++;
 		}
-		w = &row[page % CHUNK_PAGES / 64];
-		bit = 1ULL << (page % 64);
-		if (!(*w & bit)) {
-			*w |= bit;
-			pages++;
-		}
+		row[page % CHUNK_PAGES / 64] |= 1ULL << (page % 64);
 	}
 	if (s) {
 		s->samples = samples;
-		s->pages = pages;
 		s->last = last;
 	}
 	if (cn)
@@ -499,7 +486,7 @@ static void charge_region_plain(struct ms_report *rep, const struct ms_event *ev
 				const struct ms_region *const *rs, size_t n)
 {
 	const struct ms_region *cur;
-	uint64_t page, chunk, pages, bit, *row, *w;
+	uint64_t page, chunk, *row;
 	struct stat *s;
 	size_t k = 0, j, i;
 
@@ -515,20 +502,15 @@ static void charge_region_plain(struct ms_report *rep, const struct ms_event *ev
 		s = &rep->st[i];
 		chunk = page / CHUNK_PAGES;
 		row = rep->chunks.bits[s->last_idx];
-		pages = 0;
 		for (j = k; j < n; j++) {
 			page = evs[j].sample.addr >> 12;
 			if (rs[j] != cur || page / CHUNK_PAGES != chunk)
 				break;
-			w = &row[page % CHUNK_PAGES / 64];
-			bit = 1ULL << (page % 64);
-			pages += !(*w & bit);
-			*w |= bit;
+			row[page % CHUNK_PAGES / 64] |= 1ULL << (page % 64);
 		}
 		if (!s->samples)
 			s->first = evs[k].time;
 		s->samples += j - k;
-		s->pages += pages;
 		s->last = evs[j - 1].time;
 		rep->total += j - k;
 		k = j;
@@ -687,6 +669,29 @@ static void fill_children(struct ms_report *rep, struct ms_report_row *rows, siz
 	free(by_region);
 }
 
+/*
+ * Each slot's distinct pages: the bits set in its chunks' bitmaps. Counted
+ * here, once, rather than tested for as each sample marks its page.
+ */
+static void count_pages(struct ms_report *rep)
+{
+	const struct chunkmap *m = &rep->chunks;
+	uint64_t slot, sum;
+	size_t i, w;
+
+	for (i = 0; i < rep->cap; i++)
+		rep->st[i].pages = 0;
+	for (i = 0; i < m->cap; i++) {
+		if (m->keys[i] == UINT64_MAX)
+			continue;
+		slot = m->keys[i] >> 43;     /* the key: slot << 43 ^ chunk */
+		for (sum = 0, w = 0; w < CHUNK_PAGES / 64; w++)
+			sum += (uint64_t)__builtin_popcountll(m->bits[m->idx[i]][w]);
+		if (slot < rep->cap)
+			rep->st[slot].pages += sum;
+	}
+}
+
 MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 			     const enum ms_report_key *keys, size_t nr_keys,
 			     struct ms_report_row **rows, size_t *nr_rows, struct ms_report_row *unmapped)
@@ -698,6 +703,7 @@ MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 
 	if (rep->error)
 		return rep->error;
+	count_pages(rep);
 	memset(unmapped, 0, sizeof(*unmapped));
 	if (rep->group != MS_GROUP_REGION) {
 		out = calloc(rep->nr_tuples ? rep->nr_tuples : 1, sizeof(*out));

@@ -15,6 +15,8 @@
 
 #include <mapscope/aspace.h>
 
+#include "aspace/samples.h"
+
 #include "util/log.h"
 #include "util/u32map.h"
 
@@ -1286,7 +1288,13 @@ static void charge_run(struct ms_aspace *as, const struct ms_event *samples, con
 			charge(as, &samples[i], r[i]);
 }
 
-MS_EXPORT int ms_aspace_apply_run(struct ms_aspace *as, const struct ms_event *evs, size_t n)
+/*
+ * ms_aspace_apply_run(); plain: every event is a sample without a stack
+ * pointer (the stream's runs of one layout, ms_aspace_apply_samples()), so
+ * the quick loop tests neither, inlined both ways.
+ */
+static inline __attribute__((always_inline)) int apply_run(struct ms_aspace *as, const struct ms_event *evs,
+							   size_t n, bool plain)
 {
 	const struct ms_region *rs[64], *r = NULL;
 	const struct ms_event *ev;
@@ -1306,8 +1314,9 @@ MS_EXPORT int ms_aspace_apply_run(struct ms_aspace *as, const struct ms_event *e
 		stop = n - i > 64 - k ? i + (64 - k) : n;
 		for (; i < stop; i++) {
 			ev = &evs[i];
-			if (ev->sample.addr - lo >= hi - lo || ev->pid != pid || ev->kind != MS_EV_SAMPLE ||
-			    (ev->sample.has_sp && ev->tid != ev->pid && ev->tid != named))
+			if (ev->sample.addr - lo >= hi - lo || ev->pid != pid ||
+			    (!plain && (ev->kind != MS_EV_SAMPLE ||
+					(ev->sample.has_sp && ev->tid != ev->pid && ev->tid != named))))
 				break;
 			rs[k++] = r;
 		}
@@ -1340,6 +1349,16 @@ MS_EXPORT int ms_aspace_apply_run(struct ms_aspace *as, const struct ms_event *e
 	}
 	charge_run(as, evs + start, rs, k);
 	return 0;
+}
+
+MS_EXPORT int ms_aspace_apply_run(struct ms_aspace *as, const struct ms_event *evs, size_t n)
+{
+	return apply_run(as, evs, n, false);
+}
+
+int ms_aspace_apply_samples(struct ms_aspace *as, const struct ms_event *evs, size_t n)
+{
+	return n && !evs[0].sample.has_sp ? apply_run(as, evs, n, true) : apply_run(as, evs, n, false);
 }
 
 MS_EXPORT void ms_aspace_finish(struct ms_aspace *as)

@@ -14,6 +14,7 @@
 #include <mapscope/symbols.h>
 
 #include "analysis/sites.h"
+#include "aspace/samples.h"
 #include "stream/stream.h"
 #include "util/log.h"
 
@@ -242,7 +243,7 @@ static int on_samples(const struct ms_event *evs, size_t n, void *ctx)
 	for (i = 0; !s->first_time && i < n; i++)
 		if (evs[i].time)
 			start(s, evs[i].time);
-	return ms_aspace_apply_run(s->as, evs, n);
+	return ms_aspace_apply_samples(s->as, evs, n);   /* one layout's samples */
 }
 
 /* Once, before the first record: the model's listener, and each analysis's begin. */

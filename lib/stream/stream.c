@@ -412,9 +412,15 @@ static inline __attribute__((always_inline)) int
 on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struct perf_event_header *rec)
 {
 	const struct ms_sample_layout *l = &ei->lay;
-	/* kind, NULL chains and has_addr are set already */
-	struct ms_event *ev = s->sfn ? &s->batch[s->nbatch] : &s->sev;
+	struct ms_event *ev;
 	uint64_t v;
+	int err;
+
+	/* A run holds one event's samples, so one layout's (ms_stream_samples_fn). */
+	if (s->sfn && s->nbatch && s->batch[s->nbatch - 1].sample.evsel != (uint32_t)e &&
+	    (err = stream_flush_batch(s)))
+		return err;
+	ev = s->sfn ? &s->batch[s->nbatch] : &s->sev;   /* kind, NULL chains and has_addr are set already */
 
 	ev->time = l->time >= 0 ? load64(rec, l->time) : 0;
 	v = l->tid >= 0 ? load64(rec, l->tid) : 0;

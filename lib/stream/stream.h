@@ -29,9 +29,11 @@ typedef int (*ms_stream_fn)(const struct ms_event *ev, void *ctx);
 
 /*
  * Called, where set, with runs of data samples in place of fn for each:
- * evs[0, n) in time order, valid during the call only. It must do what fn
- * would do for each in turn and return what fn would have returned at the
- * first non-zero (the samples after it are dropped, as the run stops).
+ * evs[0, n) in time order, valid during the call only, all of one event
+ * (so of one layout: each has a stack pointer, or none does). It must do
+ * what fn would do for each in turn and return what fn would have returned
+ * at the first non-zero (the samples after it are dropped, as the run
+ * stops).
  */
 typedef int (*ms_stream_samples_fn)(const struct ms_event *evs, size_t n, void *ctx);
 

@@ -26,6 +26,7 @@ struct got {
 	size_t n;
 	const struct ms_stream *s;
 	size_t in_segs;               /* samples handed on while the queue was segments */
+	size_t runs, mixed;           /* runs handed on; those with samples of two events */
 };
 
 static int on_event(const struct ms_event *ev, void *ctx)
@@ -44,8 +45,11 @@ static int on_run(const struct ms_event *evs, size_t n, void *ctx)
 
 	if (g->s && g->s->seg_mode)
 		g->in_segs += n;
-	for (i = 0; i < n; i++)
+	g->runs++;
+	for (i = 0; i < n; i++) {
+		g->mixed += i && evs[i].sample.evsel != evs[0].sample.evsel;
 		on_event(&evs[i], ctx);
+	}
 	return 0;
 }
 
@@ -151,6 +155,48 @@ static void queue_goes_back_to_segments(void **state)
 	close(fd);
 }
 
+/*
+ * Two data events of one layout, their samples interleaved: every run the
+ * stream hands on holds one event's samples (ms_stream_samples_fn), so a
+ * run is of one layout, and all come out, in order.
+ */
+static void runs_hold_one_event(void **state)
+{
+	static struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_RAW, .config = 0x1cd,
+					    .sample_type = ST, .sample_id_all = 1, .mmap2 = 1, .mmap_data = 1 };
+	static uint64_t ids[2] = { ID, ID + 1 };
+	static char *argv[] = { "synthetic" };
+	struct ms_pdwriter_evsel e[2] = { { &a, "loads", &ids[0], 1 }, { &a, "stores", &ids[1], 1 } };
+	struct ms_pdwriter_opts o = { e, 2, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_session_stats st;
+	struct ms_pdwriter *w;
+	struct sample smp;
+	struct got g;
+	int fd, i;
+
+	(void)state;
+	fd = memfd_create("two", 0);
+	assert_true(fd >= 0);
+	w = ms_pdwriter_new(fd, &o);
+	assert_non_null(w);
+	put_map(w, 1, 0x10000000, 64 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
+	for (i = 0; i < 300; i++) {
+		smp = (struct sample){ { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(smp) }, ID, 0x400000, 7, 7,
+				       100 + (uint64_t)i, 0x10000000 + (uint64_t)i * 4096, ID, 0, 0, 1, 30, LOAD };
+		smp.identifier = smp.id = ids[i % 3 == 2];   /* loads, loads, a store */
+		assert_int_equal(ms_pdwriter_write(w, &smp.h), 0);
+	}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	replay(fd, true, &g, &st);
+	assert_int_equal(g.n, 300);
+	for (i = 1; i < 300; i++)
+		assert_true(g.t[i - 1] < g.t[i]);
+	assert_true(g.runs >= 200);      /* a run ends at each change of event */
+	assert_int_equal(g.mixed, 0);
+	close(fd);
+}
+
 /* Samples in order (segments, nothing sorted), then one older than a round already out: counted. */
 static void late_record_counted(void **state)
 {
@@ -186,6 +232,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(shuffled_rounds_come_out_sorted),
 		cmocka_unit_test(queue_goes_back_to_segments),
+		cmocka_unit_test(runs_hold_one_event),
 		cmocka_unit_test(late_record_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
