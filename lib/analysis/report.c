@@ -16,6 +16,8 @@
 #include "util/log.h"
 
 #define CHUNK_PAGES 512
+/* A chunk's key: slot << KEY_SLOT ^ chunk. Pages: 2^52 at most (64-bit addresses), chunks 2^43. */
+#define KEY_SLOT 43
 
 struct stat {
 	uint64_t samples, pages, first, last;
@@ -70,7 +72,7 @@ struct ms_report {
 	struct ms_session *s;     /* its allocation sites */
 	struct stat *st;          /* [0]: unmapped; [id + 1]: region id */
 	size_t cap;
-	struct chunkmap chunks;   /* key: (slot << 43) ^ (page / 512) */
+	struct chunkmap chunks;   /* key: (slot << KEY_SLOT) ^ (page / 512) */
 	uint64_t total;
 	int error;
 };
@@ -339,8 +341,7 @@ static inline void mark_page(struct ms_report *rep, struct stat *s, uint64_t pag
 static void __attribute__((noinline)) mark_page_new_chunk(struct ms_report *rep, struct stat *s, size_t i,
 							   uint64_t page)
 {
-	/* Pages: 2^52 of them at most (64-bit addresses), so a key holds slot and chunk. */
-	int64_t idx = chunk_bits(&rep->chunks, ((uint64_t)i << 43) ^ (page / CHUNK_PAGES));
+	int64_t idx = chunk_bits(&rep->chunks, ((uint64_t)i << KEY_SLOT) ^ (page / CHUNK_PAGES));
 
 	if (idx < 0) {
 		rep->error = (int)idx;
@@ -684,7 +685,7 @@ static void count_pages(struct ms_report *rep)
 	for (i = 0; i < m->cap; i++) {
 		if (m->keys[i] == UINT64_MAX)
 			continue;
-		slot = m->keys[i] >> 43;     /* the key: slot << 43 ^ chunk */
+		slot = m->keys[i] >> KEY_SLOT;
 		for (sum = 0, w = 0; w < CHUNK_PAGES / 64; w++)
 			sum += (uint64_t)__builtin_popcountll(m->bits[m->idx[i]][w]);
 		if (slot < rep->cap)

@@ -12,7 +12,6 @@
 #include <stdint.h>
 #include <string.h>
 
-
 #include <mapscope/live.h>
 #include <mapscope/pdreader.h>
 

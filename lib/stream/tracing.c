@@ -52,7 +52,6 @@ struct tp_format {
 	const char *text;
 	size_t len;
 	uint64_t id;
-	bool has_id;
 };
 
 /* The line of text that starts at *at: [*line, *line + return), *at moved past it. */
@@ -66,24 +65,28 @@ static size_t next_line(const struct tp_format *f, size_t *at, const char **line
 	return n;
 }
 
-/* The number after key (as "offset:") in [p, p + n); false where there is none. */
-static bool number_after(const char *p, size_t n, const char *key, uint64_t *v)
+/* The decimal number at [at, end), after spaces; false where there is none. */
+static bool number_at(const char *at, const char *end, uint64_t *v)
 {
-	size_t k = strlen(key);
-	const char *at = n >= k ? memmem(p, n, key, k) : NULL;
-	const char *end = p + n;
 	bool any = false;
 
-	if (!at)
-		return false;
-	for (at += k, *v = 0; at < end && *at == ' '; at++)
+	for (*v = 0; at < end && *at == ' '; at++)
 		;
 	for (; at < end && *at >= '0' && *at <= '9' && *v < (1ULL << 40); at++, any = true)
 		*v = *v * 10 + (uint64_t)(*at - '0');
 	return any;
 }
 
-/* name's field in f: its offset and size; false where f has none (common_ fields are not searched). */
+/* The number after key (as "offset:") in [p, p + n); false where there is none. */
+static bool number_after(const char *p, size_t n, const char *key, uint64_t *v)
+{
+	size_t k = strlen(key);
+	const char *at = n >= k ? memmem(p, n, key, k) : NULL;
+
+	return at && number_at(at + k, p + n, v);
+}
+
+/* name's field in f: its offset and size; false where f has none, or its line gives neither. */
 static bool find_field(const struct tp_format *f, const char *name, uint16_t *off, uint16_t *size)
 {
 	const char *line, *decl, *semi, *e, *w;
@@ -118,52 +121,43 @@ static bool find_field(const struct tp_format *f, const char *name, uint16_t *of
 	return false;
 }
 
-/* Whether f's "name:" line says name. */
-static bool named(const struct tp_format *f, const char *name)
+/* The rest of f's first line that starts with key ("name: "): its length, or -1 where none does. */
+static ptrdiff_t line_after(const struct tp_format *f, const char *key, const char **rest)
 {
 	const char *line;
-	size_t at = 0, n, k = strlen(name);
+	size_t at = 0, n, k = strlen(key);
 
 	while (at < f->len) {
 		n = next_line(f, &at, &line);
-		if (n >= 6 && !memcmp(line, "name: ", 6))
-			return n - 6 == k && !memcmp(line + 6, name, k);
+		if (n >= k && !memcmp(line, key, k)) {
+			*rest = line + k;
+			return (ptrdiff_t)(n - k);
+		}
 	}
-	return false;
+	return -1;
 }
 
 /* f's "name:" into out (cut to len - 1), or "" where it has none. */
 static void name_of(const struct tp_format *f, char *out, size_t len)
 {
-	const char *line;
-	size_t at = 0, n;
+	const char *name;
+	ptrdiff_t n = line_after(f, "name: ", &name);
 
-	*out = '\0';
-	while (at < f->len) {
-		n = next_line(f, &at, &line);
-		if (n >= 6 && !memcmp(line, "name: ", 6)) {
-			n -= 6;
-			if (n >= len)
-				n = len - 1;
-			memcpy(out, line + 6, n);
-			out[n] = '\0';
-			return;
-		}
-	}
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= len)
+		n = (ptrdiff_t)len - 1;
+	memcpy(out, name, (size_t)n);
+	out[n] = '\0';
 }
 
-static void read_id(struct tp_format *f)
+/* f's "ID:" into f->id; false where it has none. */
+static bool read_id(struct tp_format *f)
 {
-	const char *line;
-	size_t at = 0, n;
+	const char *id;
+	ptrdiff_t n = line_after(f, "ID:", &id);
 
-	while (at < f->len) {
-		n = next_line(f, &at, &line);
-		if (n >= 3 && !memcmp(line, "ID:", 3)) {
-			f->has_id = number_after(line, n, "ID:", &f->id);
-			return;
-		}
-	}
+	return n >= 0 && number_at(id, id + n, &f->id);
 }
 
 /*
@@ -235,9 +229,8 @@ static int walk_tracing_data(const unsigned char *p, size_t len, struct tp_forma
 				}
 				v = grown;
 			}
-			v[nv] = (struct tp_format){ sys, (const char *)p, (size_t)size, 0, false };
-			read_id(&v[nv]);
-			if (!v[nv].has_id)
+			v[nv] = (struct tp_format){ sys, (const char *)p, (size_t)size, 0 };
+			if (!read_id(&v[nv]))
 				ms_warn("a '%s' tracepoint's format in the recording has no ID: ignoring it", sys);
 			else
 				nv++;
@@ -291,11 +284,11 @@ static void classify(struct evinfo *ei, const struct tp_format *f)
 	bool exit;
 	int i, k;
 
-	if (!strcmp(f->sys, "maple_tree") && named(f, "ma_write")) {
+	name_of(f, name, sizeof(name));
+	if (!strcmp(f->sys, "maple_tree") && !strcmp(name, "ma_write")) {
 		classify_vma_tree(ei, f);
 		return;
 	}
-	name_of(f, name, sizeof(name));
 	if (strcmp(f->sys, "syscalls") || (i = syscall_of(name, &exit)) < 0)
 		return;
 	ei->sc = (enum sc)i;
