@@ -62,11 +62,10 @@ struct ms_aspace_listener {
 	/* A sample charged to r, or to nothing (r NULL: no mapping held the address). */
 	void (*charge)(void *ctx, const struct ms_event *sample, const struct ms_region *r);
 	/*
-	 * Optional: a run of samples charged at once, samples[i] to r[i] (never
-	 * NULL), in order; where set, used in place of charge for such runs.
+	 * Optional: a run of samples charged at once, all to r (never NULL), in
+	 * order; where set, used in place of charge for such runs.
 	 */
-	void (*charge_run)(void *ctx, const struct ms_event *samples, const struct ms_region *const *r,
-			   size_t n);
+	void (*charge_run)(void *ctx, const struct ms_samples *run, const struct ms_region *r);
 };
 
 /* NULL with errno set. */

@@ -7,7 +7,9 @@
 #define MAPSCOPE_EVENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <linux/perf_event.h>
 
@@ -113,6 +115,70 @@ struct ms_event {
 		struct { uint64_t count; } lost;
 	};
 };
+
+/*
+ * A run of n samples of one event, side by side: sample i's fields lie at
+ * base + i * stride + their offsets (addr, ip, time: 64 bits; pid: 32 bits,
+ * the tid's 32 right after). The model hands runs this way to the
+ * listener's charge_run. Where the event's samples have a fixed layout the
+ * run lies over the recording's own bytes, unread until here; otherwise
+ * over an array of ms_event (evs). Read the fields with ms_samples_addr()
+ * and its kin, or a whole sample with ms_samples_event().
+ */
+struct ms_samples {
+	const unsigned char *base;
+	size_t n, stride;
+	uint16_t addr, ip, time, pid;
+	int16_t cpu, data_src;           /* 32 and 64 bits, or -1: absent (0) */
+	const struct ms_event *evs;      /* base as an ms_event array, or NULL */
+	const struct ms_event *proto;    /* where evs is NULL: what the samples share */
+};
+
+static inline uint64_t ms_samples_u64(const struct ms_samples *v, size_t i, size_t off)
+{
+	uint64_t x;
+
+	memcpy(&x, v->base + i * v->stride + off, 8);
+	return x;
+}
+
+static inline uint64_t ms_samples_addr(const struct ms_samples *v, size_t i)
+{
+	return ms_samples_u64(v, i, v->addr);
+}
+
+static inline uint64_t ms_samples_time(const struct ms_samples *v, size_t i)
+{
+	return ms_samples_u64(v, i, v->time);
+}
+
+static inline uint64_t ms_samples_ip(const struct ms_samples *v, size_t i)
+{
+	return ms_samples_u64(v, i, v->ip);
+}
+
+static inline uint32_t ms_samples_pid(const struct ms_samples *v, size_t i)
+{
+	return (uint32_t)ms_samples_u64(v, i, v->pid);
+}
+
+/* Samples [from, from + n) of v, as a run of their own. */
+static inline struct ms_samples ms_samples_sub(const struct ms_samples *v, size_t from, size_t n)
+{
+	struct ms_samples w = *v;
+
+	w.base += from * v->stride;
+	w.n = n;
+	if (w.evs)
+		w.evs += from;
+	return w;
+}
+
+/* evs[0, n) as a run. */
+struct ms_samples ms_samples_of(const struct ms_event *evs, size_t n);
+
+/* Sample i whole: &evs[i] where the run lies over events, else *tmp, filled. */
+const struct ms_event *ms_samples_event(const struct ms_samples *v, size_t i, struct ms_event *tmp);
 
 /* madvise's advice as the timeline prints it ("dontneed", "hugepage"), or NULL where unknown. */
 const char *ms_event_advice_name(uint32_t advice);

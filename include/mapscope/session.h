@@ -47,9 +47,8 @@ struct ms_analysis {
 	int (*event)(void *ctx, struct ms_session *s, const struct ms_event *ev);
 	/* A sample the model charged to r (NULL: no mapping held its address). */
 	void (*charge)(void *ctx, const struct ms_event *sample, const struct ms_region *r);
-	/* Optional: a run of samples, samples[i] to r[i] (never NULL), in place of charge. */
-	void (*charge_run)(void *ctx, const struct ms_event *samples, const struct ms_region *const *r,
-			   size_t n);
+	/* Optional: a run of samples, all to r (never NULL), in place of charge. */
+	void (*charge_run)(void *ctx, const struct ms_samples *run, const struct ms_region *r);
 	/* After the model made a change: c describes it, c->region is the region it made or changed. */
 	int (*change)(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c);
 	/* Once, as the run begins: the session's objects are there to keep. */

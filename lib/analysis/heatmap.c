@@ -132,14 +132,6 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 	b->pub.samples++;
 }
 
-static void on_charge_run(void *ctx, const struct ms_event *evs, const struct ms_region *const *r, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		on_charge(ctx, &evs[i], r[i]);
-}
-
 static void on_start(void *ctx, struct ms_session *s)
 {
 	struct ms_heatmap *hm = ctx;
@@ -178,7 +170,7 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 }
 
 MS_EXPORT const struct ms_analysis ms_heatmap_analysis = {
-	.name = "heatmap", .charge = on_charge, .charge_run = on_charge_run, .change = on_change,
+	.name = "heatmap", .charge = on_charge, .change = on_change,
 	.start = on_start,
 };
 

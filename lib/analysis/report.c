@@ -398,55 +398,52 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 }
 
 /*
- * A run of samples, each with its region, for the default rows: in one
- * loop, where samples in the region and 2 MiB chunk of the one before
- * (the usual case) touch only locals and the chunk's bitmap; the counts go
- * back to the region's slot when the region or chunk changes (the stores
- * to the bitmap could alias the counts as far as the compiler knows).
- * window: whether --time limits the samples; inlined both ways, so that a
- * whole recording tests no times.
+ * A run of samples, all in region r, for the default rows: in one loop,
+ * where samples in the 2 MiB chunk of the one before (the usual case)
+ * touch only locals and the chunk's bitmap; the counts go back to the
+ * region's slot when the chunk changes (the stores to the bitmap could
+ * alias the counts as far as the compiler knows). window: whether --time
+ * limits the samples; inlined both ways, so that a whole recording tests
+ * no times.
  */
 static inline __attribute__((always_inline)) void charge_region_run(struct ms_report *rep,
-								    const struct ms_event *evs,
-								    const struct ms_region *const *rs, size_t n,
+								    const struct ms_samples *run,
+								    const struct ms_region *r,
 								    bool window, bool children)
 {
 	/* The code of the samples before, counted at once: nothing moves symbols within a run. */
 	const char *symbol = NULL, *dso = NULL;
-	const struct ms_region *cregion = NULL;
-	uint64_t cip = 0, cn = 0;
-	uint32_t cpid = 0;
+	uint64_t cip = 0, cn = 0, ip;
+	uint32_t cpid = 0, pid;
 	const uint64_t from = rep->from, to = rep->to;
-	const struct ms_region *cur = NULL;
+	const size_t i = r->id + 1;
+	struct ms_event tmp;
 	struct stat *s = NULL;
 	uint64_t *row = NULL, chunk = 0, page, t, samples = 0, last = 0, total = 0;
-	size_t k, i;
+	size_t k;
 
-	for (k = 0; k < n; k++) {
-		t = evs[k].time;
+	for (k = 0; k < run->n; k++) {
+		t = ms_samples_time(run, k);
 		if (window && (t < from || t > to))
 			continue;
-		page = evs[k].sample.addr >> 12;
-		if (rs[k] != cur || page / CHUNK_PAGES != chunk) {
+		page = ms_samples_addr(run, k) >> 12;
+		if (!s || page / CHUNK_PAGES != chunk) {
 			if (s) {                 /* the counts back where they live */
 				s->samples = samples;
 				s->last = last;
 			}
-			if (children && cn) {
-				count_child(rep, cregion->id + 1, symbol, dso, cn);
-				cn = 0;
-			}
 			s = NULL;
-			cur = NULL;
-			i = rs[k]->id + 1;
 			if (i >= rep->cap || page / CHUNK_PAGES != rep->st[i].last_chunk) {
+				if (children && cn) {
+					count_child(rep, i, symbol, dso, cn);
+					cn = 0;
+				}
 				rep->total += total;   /* the slow way, with rep as it is */
 				total = 0;
-				on_charge(rep, &evs[k], rs[k]);
+				on_charge(rep, ms_samples_event(run, k, &tmp), r);
 				continue;
 			}
 			s = &rep->st[i];
-			cur = rs[k];
 			chunk = page / CHUNK_PAGES;
 			row = rep->chunks.bits[s->last_idx];
 			samples = s->samples;
@@ -456,13 +453,14 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 		last = t;
 		total++;
 		if (children) {          /* the code that touched it: a child of the region's row */
-			if (!cn || cip != evs[k].sample.ip || cpid != evs[k].pid) {
-				if (cn)          /* within one region: the region changing flushed it */
-					count_child(rep, cregion->id + 1, symbol, dso, cn);
+			ip = ms_samples_ip(run, k);
+			pid = ms_samples_pid(run, k);
+			if (!cn || cip != ip || cpid != pid) {
+				if (cn)
+					count_child(rep, i, symbol, dso, cn);
 				cn = 0;
-				cregion = cur;
-				cip = evs[k].sample.ip;
-				cpid = evs[k].pid;
+				cip = ip;
+				cpid = pid;
 				symbol = code_name(rep, cpid, cip, &dso);
 			}
 			cn++;
@@ -474,65 +472,68 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 		s->last = last;
 	}
 	if (cn)
-		count_child(rep, cregion->id + 1, symbol, dso, cn);
+		count_child(rep, i, symbol, dso, cn);
 	rep->total += total;
 }
 
 /*
  * The plainest rows, by region alone with no window and no code under
- * them: each stretch of samples in one region and chunk is taken by an
- * inner loop that only marks pages, and its counts are added at its end.
+ * them: each stretch of a run in one chunk is taken by an inner loop that
+ * only marks pages, and its counts are added at its end.
  */
-static void charge_region_plain(struct ms_report *rep, const struct ms_event *evs,
-				const struct ms_region *const *rs, size_t n)
+static void charge_region_plain(struct ms_report *rep, const struct ms_samples *run, const struct ms_region *r)
 {
-	const struct ms_region *cur;
-	uint64_t page, chunk, *row;
+	const unsigned char *at, *const end = run->base + run->n * run->stride;
+	const size_t n = run->n, stride = run->stride, oaddr = run->addr, i = r->id + 1;
+	struct ms_event tmp;
+	uint64_t page, from, off, *row;
 	struct stat *s;
-	size_t k = 0, j, i;
+	size_t k = 0, j;
 
 	while (k < n) {
-		cur = rs[k];
-		page = evs[k].sample.addr >> 12;
-		i = cur ? cur->id + 1 : 0;
-		if (!cur || i >= rep->cap || page / CHUNK_PAGES != rep->st[i].last_chunk) {
-			on_charge(rep, &evs[k], cur);   /* the slow way: a new slot or chunk */
+		page = ms_samples_addr(run, k) >> 12;
+		if (i >= rep->cap || page / CHUNK_PAGES != rep->st[i].last_chunk) {
+			/* the slow way: a new slot or chunk */
+			on_charge(rep, ms_samples_event(run, k, &tmp), r);
 			k++;
 			continue;
 		}
 		s = &rep->st[i];
-		chunk = page / CHUNK_PAGES;
+		from = page / CHUNK_PAGES * CHUNK_PAGES << 12;    /* where the chunk starts */
 		row = rep->chunks.bits[s->last_idx];
-		for (j = k; j < n; j++) {
-			page = evs[j].sample.addr >> 12;
-			if (rs[j] != cur || page / CHUNK_PAGES != chunk)
+		for (at = run->base + k * stride; at < end; at += stride) {
+			memcpy(&off, at + oaddr, 8);
+			off -= from;
+			if (off >= CHUNK_PAGES << 12)
 				break;
-			row[page % CHUNK_PAGES / 64] |= 1ULL << (page % 64);
+			row[off >> 12 >> 6] |= 1ULL << (off >> 12 & 63);
 		}
+		j = (size_t)(at - run->base) / stride;
 		if (!s->samples)
-			s->first = evs[k].time;
+			s->first = ms_samples_time(run, k);
 		s->samples += j - k;
-		s->last = evs[j - 1].time;
+		s->last = ms_samples_time(run, j - 1);
 		rep->total += j - k;
 		k = j;
 	}
 }
 
-static void on_charge_run(void *ctx, const struct ms_event *evs, const struct ms_region *const *rs, size_t n)
+static void on_charge_run(void *ctx, const struct ms_samples *run, const struct ms_region *r)
 {
 	struct ms_report *rep = ctx;
 	const bool window = rep->from || rep->to != UINT64_MAX;
+	struct ms_event tmp;
 	size_t k;
 
 	if (rep->group != MS_GROUP_REGION) {
-		for (k = 0; k < n; k++)
-			on_charge(rep, &evs[k], rs[k]);
+		for (k = 0; k < run->n; k++)
+			on_charge(rep, ms_samples_event(run, k, &tmp), r);
 	} else if (rep->nr_children)
-		charge_region_run(rep, evs, rs, n, window, true);
+		charge_region_run(rep, run, r, window, true);
 	else if (window)
-		charge_region_run(rep, evs, rs, n, true, false);
+		charge_region_run(rep, run, r, true, false);
 	else
-		charge_region_plain(rep, evs, rs, n);
+		charge_region_plain(rep, run, r);
 }
 
 MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms,

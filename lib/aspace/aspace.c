@@ -1274,91 +1274,95 @@ MS_EXPORT int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, e
 	return 0;
 }
 
-/* Charges samples[0, n) to r[0, n): in one call where the listener takes runs. */
-static void charge_run(struct ms_aspace *as, const struct ms_event *samples, const struct ms_region **r, size_t n)
+/* Charges run's samples [from, from + n) to r: in one call where the listener takes runs. */
+static void charge_run(struct ms_aspace *as, const struct ms_samples *run, size_t from, size_t n,
+		       const struct ms_region *r)
 {
+	struct ms_samples sub;
+	struct ms_event tmp;
 	size_t i;
 
 	if (!n)
 		return;
+	sub = ms_samples_sub(run, from, n);
 	if (as->listener.charge_run)
-		as->listener.charge_run(as->ctx, samples, r, n);
+		as->listener.charge_run(as->ctx, &sub, r);
 	else
 		for (i = 0; i < n; i++)
-			charge(as, &samples[i], r[i]);
+			charge(as, ms_samples_event(&sub, i, &tmp), r);
 }
 
 /*
- * ms_aspace_apply_run(); plain: every event is a sample without a stack
- * pointer (the stream's runs of one layout, ms_aspace_apply_samples()), so
- * the quick loop tests neither, inlined both ways.
+ * ms_aspace_apply_run() over a run; plain: every event is a sample without
+ * a stack pointer (the stream's runs of one layout, which may lie over the
+ * recording's bytes), so the quick loop reads only address and process;
+ * otherwise run is over events (run->evs). Inlined both ways.
  */
-static inline __attribute__((always_inline)) int apply_run(struct ms_aspace *as, const struct ms_event *evs,
-							   size_t n, bool plain)
+static inline __attribute__((always_inline)) int apply_run(struct ms_aspace *as, const struct ms_samples *run,
+							   bool plain)
 {
-	const struct ms_region *rs[64], *r = NULL;
+	const struct ms_region *r = NULL;
 	const struct ms_event *ev;
 	const struct proc *p;
+	struct ms_event tmp;
+	const unsigned char *at, *const end = run->base + run->n * run->stride;
+	const size_t n = run->n, stride = run->stride, oaddr = run->addr, opid = run->pid;
 	/* The process and piece the quick path matches: none yet (no pid is above 32 bits). */
-	uint64_t lo = 0, hi = 0, pid = UINT64_MAX;
-	uint32_t named = 0;
-	size_t i = 0, start = 0, k = 0, stop;
+	uint64_t lo = 0, hi = 0, pid = UINT64_MAX, addr;
+	uint32_t named = 0, spid;
+	size_t i = 0, start = 0;
 	int err;
 
-	while (i < n) {
+	for (;;) {
 		/*
 		 * The quick path of quick_region() with what it reads held in
 		 * locals, for as long as samples fall in the piece of the one
-		 * before: nothing it reads changes until a sample takes the whole way.
+		 * before: nothing it reads changes until a sample takes the
+		 * whole way. They all go to the piece's region, r.
 		 */
-		stop = n - i > 64 - k ? i + (64 - k) : n;
-		for (; i < stop; i++) {
-			ev = &evs[i];
-			if (ev->sample.addr - lo >= hi - lo || ev->pid != pid ||
-			    (!plain && (ev->kind != MS_EV_SAMPLE ||
-					(ev->sample.has_sp && ev->tid != ev->pid && ev->tid != named))))
+		for (at = run->base + i * stride; at < end; at += stride) {
+			memcpy(&addr, at + oaddr, 8);
+			memcpy(&spid, at + opid, 4);
+			if (addr - lo >= hi - lo || spid != pid)
 				break;
-			rs[k++] = r;
+			if (!plain && (ev = (const void *)at, ev->kind != MS_EV_SAMPLE ||
+				       (ev->sample.has_sp && ev->tid != ev->pid && ev->tid != named)))
+				break;           /* (not plain: at is an event of run->evs) */
 		}
+		i = (size_t)(at - run->base) / stride;
+		charge_run(as, run, start, i - start, r);
 		if (i == n)
 			break;
-		ev = &evs[i];
-		if (k == 64) {               /* the run is full: charge it */
-			charge_run(as, evs + start, rs, k);
-			start = i;
-			k = 0;
-		}
+		ev = ms_samples_event(run, i, &tmp);
 		if (ev->kind == MS_EV_SAMPLE && (r = quick_region(as, ev))) {
 			p = as->last_proc;       /* quick_region() found the piece of the hint */
 			lo = p->p[p->hint].start;
 			hi = p->p[p->hint].end;
 			pid = p->pid;
 			named = p->last_named;
-			rs[k++] = r;
-			i++;
+			start = i++;
 			continue;
 		}
-		/* Samples that took the usual path are charged before this one is looked at. */
-		charge_run(as, evs + start, rs, k);
-		k = 0;
 		if ((err = ms_aspace_apply(as, ev, NULL)))
 			return err;
 		start = ++i;
 		pid = UINT64_MAX;            /* the model may have changed */
 		lo = hi = 0;
 	}
-	charge_run(as, evs + start, rs, k);
 	return 0;
 }
 
 MS_EXPORT int ms_aspace_apply_run(struct ms_aspace *as, const struct ms_event *evs, size_t n)
 {
-	return apply_run(as, evs, n, false);
+	const struct ms_samples run = ms_samples_of(evs, n);
+
+	return apply_run(as, &run, false);
 }
 
-int ms_aspace_apply_samples(struct ms_aspace *as, const struct ms_event *evs, size_t n)
+int ms_aspace_apply_samples(struct ms_aspace *as, const struct ms_samples *run)
 {
-	return n && !evs[0].sample.has_sp ? apply_run(as, evs, n, true) : apply_run(as, evs, n, false);
+	return !run->evs || (run->n && !run->evs[0].sample.has_sp) ? apply_run(as, run, true) :
+								       apply_run(as, run, false);
 }
 
 MS_EXPORT void ms_aspace_finish(struct ms_aspace *as)

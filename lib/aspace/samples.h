@@ -7,14 +7,14 @@
 #include <stddef.h>
 
 struct ms_aspace;
-struct ms_event;
+struct ms_samples;
 
 /*
- * ms_aspace_apply_run() for evs[0, n) that are all samples, each with a
- * stack pointer or each without, as evs[0] (one event's fixed layout, as
- * the stream gathers them): the quick path then tests only the address and
- * the process.
+ * ms_aspace_apply_run() for a run of samples, all of one event's fixed
+ * layout as the stream hands them: each with a stack pointer or each
+ * without, as the first (a run over the recording's bytes has none). The
+ * quick path then tests only the address and the process.
  */
-int ms_aspace_apply_samples(struct ms_aspace *as, const struct ms_event *evs, size_t n);
+int ms_aspace_apply_samples(struct ms_aspace *as, const struct ms_samples *run);
 
 #endif

@@ -344,14 +344,6 @@ static void charge(void *ctx, const struct ms_event *ev, const struct ms_region 
 	}
 }
 
-static void charge_run(void *ctx, const struct ms_event *samples, const struct ms_region *const *r, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		charge(ctx, &samples[i], r[i]);
-}
-
 static void on_begin(void *ctx, struct ms_session *s)
 {
 	struct ms_pprof *pp = ctx;
@@ -368,7 +360,7 @@ static void on_start(void *ctx, struct ms_session *s)
 }
 
 MS_EXPORT const struct ms_analysis ms_pprof_analysis = {
-	.name = "pprof", .charge = charge, .charge_run = charge_run, .begin = on_begin, .start = on_start,
+	.name = "pprof", .charge = charge, .begin = on_begin, .start = on_start,
 	.flags = MS_ANALYSIS_NEEDS_SYMBOLS,
 };
 

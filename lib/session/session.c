@@ -131,19 +131,20 @@ static void fan_charge(void *ctx, const struct ms_event *ev, const struct ms_reg
 			s->an[i].a->charge(s->an[i].ctx, ev, r);
 }
 
-static void fan_charge_run(void *ctx, const struct ms_event *evs, const struct ms_region *const *r, size_t n)
+static void fan_charge_run(void *ctx, const struct ms_samples *run, const struct ms_region *r)
 {
 	struct ms_session *s = ctx;
 	const struct ms_analysis *a;
+	struct ms_event tmp;
 	size_t i, k;
 
 	for (i = 0; i < s->n; i++) {
 		a = s->an[i].a;
 		if (a->charge_run)
-			a->charge_run(s->an[i].ctx, evs, r, n);
+			a->charge_run(s->an[i].ctx, run, r);
 		else if (a->charge)
-			for (k = 0; k < n; k++)
-				a->charge(s->an[i].ctx, &evs[k], r[k]);
+			for (k = 0; k < run->n; k++)
+				a->charge(s->an[i].ctx, ms_samples_event(run, k, &tmp), r);
 	}
 }
 
@@ -235,15 +236,15 @@ static int on_event(const struct ms_event *ev, void *ctx)
 }
 
 /* Runs of samples, which no analysis sees one by one. */
-static int on_samples(const struct ms_event *evs, size_t n, void *ctx)
+static int on_samples(const struct ms_samples *run, void *ctx)
 {
 	struct ms_session *s = ctx;
 	size_t i;
 
-	for (i = 0; !s->first_time && i < n; i++)
-		if (evs[i].time)
-			start(s, evs[i].time);
-	return ms_aspace_apply_samples(s->as, evs, n);   /* one layout's samples */
+	for (i = 0; !s->first_time && i < run->n; i++)
+		if (ms_samples_time(run, i))
+			start(s, ms_samples_time(run, i));
+	return ms_aspace_apply_samples(s->as, run);   /* one layout's samples */
 }
 
 /* Once, before the first record: the model's listener, and each analysis's begin. */

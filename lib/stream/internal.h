@@ -153,9 +153,14 @@ struct ms_stream {
 	ms_stream_samples_fn sfn;
 	struct ms_event *batch;
 	size_t nbatch;
+	/*
+	 * Where the fast event's samples have an IP, TID, TIME and ADDR and no
+	 * stack pointer, sfn gets its runs as they lie in the recording: view
+	 * holds their layout (view.n 0: not so), vproto what they share.
+	 */
+	struct ms_samples view;
+	struct ms_event vproto;
 };
-
-#define BATCH 64
 
 #define BATCH 64
 

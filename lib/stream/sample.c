@@ -1,8 +1,12 @@
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <asm/perf_regs.h>
 
+#include <mapscope/event.h>
+
 #include "stream/sample.h"
+#include "util/log.h"
 
 /*
  * PERF_FORMAT_LOST (Linux 6.0) by its value: the kernel headers declare it
@@ -280,4 +284,38 @@ int ms_sample_parse_id(const struct perf_event_attr *a, const struct perf_event_
 	}
 #undef TAKE
 	return 0;
+}
+
+/* --- runs of samples (mapscope/event.h) ------------------------------------ */
+
+MS_EXPORT struct ms_samples ms_samples_of(const struct ms_event *evs, size_t n)
+{
+	return (struct ms_samples){
+		.base = (const unsigned char *)evs, .n = n, .stride = sizeof(*evs),
+		.addr = offsetof(struct ms_event, sample.addr), .ip = offsetof(struct ms_event, sample.ip),
+		.time = offsetof(struct ms_event, time), .pid = offsetof(struct ms_event, pid),
+		.cpu = offsetof(struct ms_event, cpu), .data_src = offsetof(struct ms_event, sample.data_src),
+		.evs = evs, .proto = evs,
+	};
+}
+
+MS_EXPORT const struct ms_event *ms_samples_event(const struct ms_samples *v, size_t i, struct ms_event *tmp)
+{
+	const unsigned char *p = v->base + i * v->stride;
+	uint32_t w[2];
+
+	if (v->evs)
+		return &v->evs[i];
+	*tmp = *v->proto;
+	memcpy(&tmp->sample.addr, p + v->addr, 8);
+	memcpy(&tmp->sample.ip, p + v->ip, 8);
+	memcpy(&tmp->time, p + v->time, 8);
+	memcpy(w, p + v->pid, 8);
+	tmp->pid = w[0];
+	tmp->tid = w[1];
+	if (v->cpu >= 0)
+		memcpy(&tmp->cpu, p + v->cpu, 4);
+	if (v->data_src >= 0)
+		memcpy(&tmp->sample.data_src, p + v->data_src, 8);
+	return tmp;
 }

@@ -256,6 +256,24 @@ static int sample_evsel(struct ms_stream *s, const struct perf_event_header *rec
  * (mapscope record's syscall tracepoints) where every event's samples
  * start with IDENTIFIER, which tells its samples from the others'.
  */
+/* The fast event's runs as they lie in the recording, where its layout allows (see view). */
+static void fast_view(struct ms_stream *s)
+{
+	const struct evinfo *ei = &s->ev[s->fast_ev];
+	const struct ms_sample_layout *l = &ei->lay;
+
+	if (l->ip < 0 || l->tid < 0 || l->addr < 0 || l->sp >= 0)
+		return;
+	s->vproto = s->sev;                  /* kind, NULL chains, has_addr */
+	s->vproto.sample.evsel = (uint32_t)s->fast_ev;
+	s->vproto.sample.fault = ei->fault;
+	s->view = (struct ms_samples){
+		.n = 1, .stride = s->fast_size, .addr = (uint16_t)l->addr, .ip = (uint16_t)l->ip,
+		.time = (uint16_t)l->time, .pid = (uint16_t)l->tid, .cpu = l->cpu, .data_src = l->data_src,
+		.proto = &s->vproto,
+	};
+}
+
 static void fast_event(struct ms_stream *s)
 {
 	size_t i;
@@ -280,6 +298,7 @@ static void fast_event(struct ms_stream *s)
 	s->multi = s->nr_ev > 1;
 	s->fast_size = s->ev[k].fixed_size;
 	s->fast_time = s->ev[k].lay.time;
+	fast_view(s);
 }
 
 static bool __attribute__((noinline)) fast_id_slow(struct ms_stream *s, uint64_t id)
@@ -400,12 +419,14 @@ int ms_stream_set_samples_fn(struct ms_stream *s, ms_stream_samples_fn fn)
 /* Hands the samples gathered so far to sfn. 0 or what it returned. */
 int stream_flush_batch(struct ms_stream *s)
 {
+	struct ms_samples v;
 	size_t n = s->nbatch;
 
 	if (!n)
 		return 0;
 	s->nbatch = 0;
-	return s->sfn(s->batch, n, s->ctx);
+	v = ms_samples_of(s->batch, n);
+	return s->sfn(&v, s->ctx);
 }
 
 static inline __attribute__((always_inline)) int
@@ -863,6 +884,51 @@ static int gather_run(struct ms_stream *s, const unsigned char *run, size_t n)
 	return gather_any(s, NULL, 0, run, n);
 }
 
+/*
+ * n samples of the fast event, fast_size bytes apart from p on, to sfn as
+ * they lie in the recording (s->view): in pieces of at most VIEW_CHUNK,
+ * each looked over for addresses that not_user() sets aside just before
+ * sfn reads it, and cut around those.
+ */
+#define VIEW_CHUNK 256
+
+static int send_view(struct ms_stream *s, const unsigned char *p, size_t n)
+{
+	struct ms_samples v = s->view;
+	const size_t size = s->fast_size, at = v.addr;
+	size_t i, from, end, sent = 0;
+	uint64_t addr;
+	int err = 0;
+
+	if (s->nbatch && (err = stream_flush_batch(s)))
+		return err;
+	for (from = 0; from < n && !err; from = end) {
+		end = n - from > VIEW_CHUNK ? from + VIEW_CHUNK : n;
+		for (i = from; i < end; i++) {
+			memcpy(&addr, p + i * size + at, 8);
+			if (!not_user(addr))
+				continue;
+			set_aside(s, addr);
+			if (i > from) {
+				v.base = p + from * size;
+				v.n = i - from;
+				sent += v.n;
+				if ((err = s->sfn(&v, s->ctx)))
+					break;
+			}
+			from = i + 1;
+		}
+		if (!err && end > from) {
+			v.base = p + from * size;
+			v.n = end - from;
+			sent += v.n;
+			err = s->sfn(&v, s->ctx);
+		}
+	}
+	s->st.samples += sent;
+	return err;
+}
+
 static inline struct seg *seg_at(const struct ms_stream *s, size_t i)
 {
 	return &s->segs[(s->sh + i) & (s->capseg - 1)];
@@ -916,6 +982,8 @@ static int flush_segs(struct ms_stream *s, uint64_t limit)
 			s->last_emitted = s->st.last_time = end;
 		if (!g->run)
 			err = dispatch(s, (const void *)g->p, g->first);
+		else if (s->sfn && s->view.n)
+			err = send_view(s, g->p, k);
 		else if (s->sfn)
 			err = gather_run(s, g->p, k);
 		else

@@ -29,13 +29,14 @@ typedef int (*ms_stream_fn)(const struct ms_event *ev, void *ctx);
 
 /*
  * Called, where set, with runs of data samples in place of fn for each:
- * evs[0, n) in time order, valid during the call only, all of one event
- * (so of one layout: each has a stack pointer, or none does). It must do
- * what fn would do for each in turn and return what fn would have returned
- * at the first non-zero (the samples after it are dropped, as the run
- * stops).
+ * run's samples in time order, valid during the call only, all of one
+ * event (so of one layout: each has a stack pointer, or none does; a run
+ * over the recording's bytes, run->evs NULL, has none), each with a user
+ * address. It must do what fn would do for each in turn and return what
+ * fn would have returned at the first non-zero (the samples after it are
+ * dropped, as the run stops).
  */
-typedef int (*ms_stream_samples_fn)(const struct ms_event *evs, size_t n, void *ctx);
+typedef int (*ms_stream_samples_fn)(const struct ms_samples *run, void *ctx);
 
 /*
  * Prepares a stream over r (which stays the caller's and must outlive it).

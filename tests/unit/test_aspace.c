@@ -690,16 +690,16 @@ static void heard_one(void *ctx, const struct ms_event *s, const struct ms_regio
 	h->id[h->n++] = r ? (int)r->id : -1;
 }
 
-static void heard_run(void *ctx, const struct ms_event *s, const struct ms_region *const *r, size_t n)
+static void heard_run(void *ctx, const struct ms_samples *run, const struct ms_region *r)
 {
 	struct heard *h = ctx;
+	struct ms_event tmp;
 	size_t i;
 
 	h->runs++;
-	for (i = 0; i < n; i++) {
-		assert_non_null(r[i]);
-		heard_one(ctx, &s[i], r[i]);
-	}
+	assert_non_null(r);
+	for (i = 0; i < run->n; i++)
+		heard_one(ctx, ms_samples_event(run, i, &tmp), r);
 }
 
 static struct ms_event map_ev(uint32_t pid, uint64_t s, uint64_t e, const char *name)
@@ -736,8 +736,8 @@ static struct ms_event sample_ev(uint32_t pid, uint32_t tid, uint64_t addr)
 static void runs_charge_as_one_by_one(void **state)
 {
 	static struct ms_event evs[6000];
-	static struct heard a, b;
-	struct ms_aspace *one = ms_aspace_new(), *run = ms_aspace_new();
+	static struct heard a, b, c2;
+	struct ms_aspace *one = ms_aspace_new(), *run = ms_aspace_new(), *pairs = ms_aspace_new();
 	struct ms_aspace_listener la = { .charge = heard_one };
 	struct ms_aspace_listener lb = { .charge = heard_one, .charge_run = heard_run };
 	const struct ms_region *ra, *rb;
@@ -747,8 +747,10 @@ static void runs_charge_as_one_by_one(void **state)
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
+	memset(&c2, 0, sizeof(c2));
 	ms_aspace_set_listener(one, &la, &a);
 	ms_aspace_set_listener(run, &lb, &b);
+	ms_aspace_set_listener(pairs, &lb, &c2);
 	evs[n++] = map_ev(PID, 100 * P, 200 * P, "//anon");
 	evs[n++] = map_ev(PID, 300 * P, 400 * P, "/lib/x.so");
 	evs[n++] = map_ev(PID, 500 * P, 600 * P, "//anon");       /* a thread's stack, named by SP */
@@ -830,14 +832,24 @@ static void runs_charge_as_one_by_one(void **state)
 			chunk = n - i;
 		assert_int_equal(ms_aspace_apply_run(run, evs + i, chunk), 0);
 	}
+	/*
+	 * Runs of two: a run often ends with a sample whose piece the one
+	 * before it made the quick one, and that last sample is charged too.
+	 */
+	for (i = 0; i < n; i += 2)
+		assert_int_equal(ms_aspace_apply_run(pairs, evs + i, n - i < 2 ? n - i : 2), 0);
 	ms_aspace_finish(one);
 	ms_aspace_finish(run);
+	ms_aspace_finish(pairs);
 	assert_true(a.n > 5000);
 	assert_int_equal(b.n, a.n);
+	assert_int_equal(c2.n, a.n);
 	assert_true(b.runs > 0);
 	for (i = 0; i < (size_t)a.n; i++) {
 		assert_int_equal(b.time[i], a.time[i]);
 		assert_int_equal(b.id[i], a.id[i]);
+		assert_int_equal(c2.time[i], a.time[i]);
+		assert_int_equal(c2.id[i], a.id[i]);
 	}
 	/* The same regions, named the same (the thread's stack among them). */
 	assert_int_equal(ms_aspace_nr_regions(run), ms_aspace_nr_regions(one));
@@ -852,6 +864,7 @@ static void runs_charge_as_one_by_one(void **state)
 	}
 	ms_aspace_free(one);
 	ms_aspace_free(run);
+	ms_aspace_free(pairs);
 }
 
 int main(void)

@@ -38,17 +38,20 @@ static int on_event(const struct ms_event *ev, void *ctx)
 	return 0;
 }
 
-static int on_run(const struct ms_event *evs, size_t n, void *ctx)
+static int on_run(const struct ms_samples *run, void *ctx)
 {
 	struct got *g = ctx;
+	struct ms_event tmp, first;
 	size_t i;
 
 	if (g->s && g->s->seg_mode)
-		g->in_segs += n;
+		g->in_segs += run->n;
 	g->runs++;
-	for (i = 0; i < n; i++) {
-		g->mixed += i && evs[i].sample.evsel != evs[0].sample.evsel;
-		on_event(&evs[i], ctx);
+	for (i = 0; i < run->n; i++) {
+		if (!i)
+			first = *ms_samples_event(run, 0, &tmp);
+		g->mixed += i && ms_samples_event(run, i, &tmp)->sample.evsel != first.sample.evsel;
+		on_event(ms_samples_event(run, i, &tmp), ctx);
 	}
 	return 0;
 }
