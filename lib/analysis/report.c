@@ -398,124 +398,83 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 }
 
 /*
- * A run of samples, all in region r, for the default rows: in one loop,
- * where samples in the 2 MiB chunk of the one before (the usual case)
- * touch only locals and the chunk's bitmap; the counts go back to the
- * region's slot when the chunk changes (the stores to the bitmap could
- * alias the counts as far as the compiler knows). window: whether --time
- * limits the samples; inlined both ways, so that a whole recording tests
- * no times.
+ * A run of samples, all in region r (so of one process), for the rows by
+ * region: each stretch in one 2 MiB chunk goes through an inner loop that
+ * reads the samples in place and marks their pages, and its counts are
+ * added at its end (a run is in time order: its first and last sample give
+ * the times). window: whether --time limits the samples (one outside ends
+ * the stretch and is passed over); children: whether the code under each
+ * row is counted (the symbol is looked up again only where the IP
+ * changes). Inlined four ways, so that each loop tests only what it needs.
  */
 static inline __attribute__((always_inline)) void charge_region_run(struct ms_report *rep,
 								    const struct ms_samples *run,
 								    const struct ms_region *r,
 								    bool window, bool children)
 {
+	const unsigned char *at = run->base, *start, *const end = at + run->n * run->stride;
+	const size_t stride = run->stride, oaddr = run->addr, otime = run->time, oip = run->ip;
+	const size_t i = r->id + 1;
+	const uint64_t wfrom = rep->from, wto = rep->to;
+	const uint32_t pid = run->n ? ms_samples_pid(run, 0) : 0;
 	/* The code of the samples before, counted at once: nothing moves symbols within a run. */
 	const char *symbol = NULL, *dso = NULL;
-	uint64_t cip = 0, cn = 0, ip;
-	uint32_t cpid = 0, pid;
-	const uint64_t from = rep->from, to = rep->to;
-	const size_t i = r->id + 1;
+	uint64_t cip = 0, cn = 0, ip, t, off, from, page, n, *row;
 	struct ms_event tmp;
-	struct stat *s = NULL;
-	uint64_t *row = NULL, chunk = 0, page, t, samples = 0, last = 0, total = 0;
-	size_t k;
-
-	for (k = 0; k < run->n; k++) {
-		t = ms_samples_time(run, k);
-		if (window && (t < from || t > to))
-			continue;
-		page = ms_samples_addr(run, k) >> 12;
-		if (!s || page / CHUNK_PAGES != chunk) {
-			if (s) {                 /* the counts back where they live */
-				s->samples = samples;
-				s->last = last;
-			}
-			s = NULL;
-			if (i >= rep->cap || page / CHUNK_PAGES != rep->st[i].last_chunk) {
-				if (children && cn) {
-					count_child(rep, i, symbol, dso, cn);
-					cn = 0;
-				}
-				rep->total += total;   /* the slow way, with rep as it is */
-				total = 0;
-				on_charge(rep, ms_samples_event(run, k, &tmp), r);
-				continue;
-			}
-			s = &rep->st[i];
-			chunk = page / CHUNK_PAGES;
-			row = rep->chunks.bits[s->last_idx];
-			samples = s->samples;
-		}
-		if (!samples++)
-			s->first = t;
-		last = t;
-		total++;
-		if (children) {          /* the code that touched it: a child of the region's row */
-			ip = ms_samples_ip(run, k);
-			pid = ms_samples_pid(run, k);
-			if (!cn || cip != ip || cpid != pid) {
-				if (cn)
-					count_child(rep, i, symbol, dso, cn);
-				cn = 0;
-				cip = ip;
-				cpid = pid;
-				symbol = code_name(rep, cpid, cip, &dso);
-			}
-			cn++;
-		}
-		row[page % CHUNK_PAGES / 64] |= 1ULL << (page % 64);
-	}
-	if (s) {
-		s->samples = samples;
-		s->last = last;
-	}
-	if (cn)
-		count_child(rep, i, symbol, dso, cn);
-	rep->total += total;
-}
-
-/*
- * The plainest rows, by region alone with no window and no code under
- * them: each stretch of a run in one chunk is taken by an inner loop that
- * only marks pages, and its counts are added at its end.
- */
-static void charge_region_plain(struct ms_report *rep, const struct ms_samples *run, const struct ms_region *r)
-{
-	const unsigned char *at, *const end = run->base + run->n * run->stride;
-	const size_t n = run->n, stride = run->stride, oaddr = run->addr, i = r->id + 1;
-	struct ms_event tmp;
-	uint64_t page, from, off, *row;
 	struct stat *s;
-	size_t k = 0, j;
 
-	while (k < n) {
-		page = ms_samples_addr(run, k) >> 12;
+	while (at < end) {
+		memcpy(&t, at + otime, 8);
+		if (window && (t < wfrom || t > wto)) {
+			at += stride;
+			continue;
+		}
+		memcpy(&page, at + oaddr, 8);
+		page >>= 12;
 		if (i >= rep->cap || page / CHUNK_PAGES != rep->st[i].last_chunk) {
-			/* the slow way: a new slot or chunk */
-			on_charge(rep, ms_samples_event(run, k, &tmp), r);
-			k++;
+			if (children && cn) {    /* the slow way counts its own child */
+				count_child(rep, i, symbol, dso, cn);
+				cn = 0;
+			}
+			on_charge(rep, ms_samples_event(run, (size_t)(at - run->base) / stride, &tmp), r);
+			at += stride;
 			continue;
 		}
 		s = &rep->st[i];
 		from = page / CHUNK_PAGES * CHUNK_PAGES << 12;    /* where the chunk starts */
 		row = rep->chunks.bits[s->last_idx];
-		for (at = run->base + k * stride; at < end; at += stride) {
+		for (start = at; at < end; at += stride) {
 			memcpy(&off, at + oaddr, 8);
 			off -= from;
 			if (off >= CHUNK_PAGES << 12)
 				break;
+			if (window) {
+				memcpy(&t, at + otime, 8);
+				if (t < wfrom || t > wto)
+					break;
+			}
+			if (children) {          /* the code that touched it: a child of the region's row */
+				memcpy(&ip, at + oip, 8);
+				if (ip != cip || !cn) {
+					if (cn)
+						count_child(rep, i, symbol, dso, cn);
+					cn = 0;
+					cip = ip;
+					symbol = code_name(rep, pid, ip, &dso);
+				}
+				cn++;
+			}
 			row[off >> 12 >> 6] |= 1ULL << (off >> 12 & 63);
 		}
-		j = (size_t)(at - run->base) / stride;
+		n = (uint64_t)(at - start) / stride;
 		if (!s->samples)
-			s->first = ms_samples_time(run, k);
-		s->samples += j - k;
-		s->last = ms_samples_time(run, j - 1);
-		rep->total += j - k;
-		k = j;
+			memcpy(&s->first, start + otime, 8);
+		memcpy(&s->last, at - stride + otime, 8);
+		s->samples += n;
+		rep->total += n;
 	}
+	if (cn)
+		count_child(rep, i, symbol, dso, cn);
 }
 
 static void on_charge_run(void *ctx, const struct ms_samples *run, const struct ms_region *r)
@@ -529,11 +488,9 @@ static void on_charge_run(void *ctx, const struct ms_samples *run, const struct 
 		for (k = 0; k < run->n; k++)
 			on_charge(rep, ms_samples_event(run, k, &tmp), r);
 	} else if (rep->nr_children)
-		charge_region_run(rep, run, r, window, true);
-	else if (window)
-		charge_region_run(rep, run, r, true, false);
+		window ? charge_region_run(rep, run, r, true, true) : charge_region_run(rep, run, r, false, true);
 	else
-		charge_region_plain(rep, run, r);
+		window ? charge_region_run(rep, run, r, true, false) : charge_region_run(rep, run, r, false, false);
 }
 
 MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms,

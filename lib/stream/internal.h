@@ -92,6 +92,7 @@ struct seg {
 	uint64_t first, last;         /* the times of the first and the last */
 	size_t n;                     /* records: more than 1 only in a run */
 	bool run;                     /* samples of the only event, fast_size bytes apart */
+	bool clean;                   /* a run known to hold no address that is set aside */
 };
 
 struct chunk {

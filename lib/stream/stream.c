@@ -892,7 +892,7 @@ static int gather_run(struct ms_stream *s, const unsigned char *run, size_t n)
  */
 #define VIEW_CHUNK 256
 
-static int send_view(struct ms_stream *s, const unsigned char *p, size_t n)
+static int send_view(struct ms_stream *s, const unsigned char *p, size_t n, bool clean)
 {
 	struct ms_samples v = s->view;
 	const size_t size = s->fast_size, at = v.addr;
@@ -904,7 +904,7 @@ static int send_view(struct ms_stream *s, const unsigned char *p, size_t n)
 		return err;
 	for (from = 0; from < n && !err; from = end) {
 		end = n - from > VIEW_CHUNK ? from + VIEW_CHUNK : n;
-		for (i = from; i < end; i++) {
+		for (i = from; i < end && !clean; i++) {
 			memcpy(&addr, p + i * size + at, 8);
 			if (!not_user(addr))
 				continue;
@@ -983,7 +983,7 @@ static int flush_segs(struct ms_stream *s, uint64_t limit)
 		if (!g->run)
 			err = dispatch(s, (const void *)g->p, g->first);
 		else if (s->sfn && s->view.n)
-			err = send_view(s, g->p, k);
+			err = send_view(s, g->p, k, g->clean);
 		else if (s->sfn)
 			err = gather_run(s, g->p, k);
 		else
@@ -1029,6 +1029,7 @@ static int __attribute__((noinline)) queue_to_segs(struct ms_stream *s)
 		} else if (s->nseg && (g = seg_at(s, s->nseg - 1))->run && g->p + g->n * size == p) {
 			g->n++;
 			g->last = e->time;
+			g->clean = false;        /* not looked at */
 			err = 0;
 		} else {
 			err = seg_push(s, p, 1, e->time, e->time, true);
@@ -1242,6 +1243,7 @@ static int seg_push(struct ms_stream *s, const unsigned char *p, size_t n, uint6
 	g->first = first;
 	g->last = last;
 	g->run = run;
+	g->clean = false;
 	seg_ends_at(s, last);
 	return 0;
 }
@@ -1415,8 +1417,11 @@ static const unsigned char *seg_enqueue_samples(struct ms_stream *s, const unsig
 	const uint16_t size = s->fast_size;
 	const int16_t at = s->fast_time;
 	const bool multi = s->multi;
+	/* Where runs go out over the file (view): each address, for a run known to be clean. */
+	const uint16_t aat = s->view.n ? s->view.addr : 0;
 	size_t left = (size_t)(end - p) / size, n;
-	uint64_t t, tail = s->tail_time;
+	uint64_t t, tail = s->tail_time, a, worst = 0;
+	bool clean;
 	struct seg *g;
 
 	for (; left; left--, p += size) {
@@ -1427,16 +1432,23 @@ static const unsigned char *seg_enqueue_samples(struct ms_stream *s, const unsig
 		if (t < tail)
 			break;
 		tail = t;
+		memcpy(&a, p + aat, 8);
+		a -= 1;                  /* as not_user() has it: 0 and the top half, the highest */
+		worst = a > worst ? a : worst;
 	}
 	if (p == first)
 		return p;
+	clean = s->view.n && worst < (1ULL << 63) - 1;
 	n = (size_t)(p - first) / size;
 	if (s->nseg && (g = seg_at(s, s->nseg - 1))->run && g->p + g->n * size == first) {
 		g->n += n;
 		g->last = tail;
+		g->clean &= clean;
 		seg_ends_at(s, tail);
 	} else if (seg_push(s, first, n, run_time(s, first), tail, true))
 		return first;            /* no memory: enqueue() meets it again and says so */
+	else
+		seg_at(s, s->nseg - 1)->clean = clean;
 	s->st.records += n;
 	return p;
 }
