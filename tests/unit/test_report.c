@@ -136,11 +136,96 @@ static void window_and_keys(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * Runs of random length over two regions and unmapped space, against
+ * counts the test keeps itself: samples, distinct pages, first and last
+ * times per region, whole and within a window that cuts runs at both ends.
+ * Region a spans five 2 MiB chunks, starting inside one, and its samples
+ * come in clusters that wander across chunk edges.
+ */
+#define NR_TOUCH 20000
+
+static void runs_counted_exactly(void **state)
+{
+	static const enum ms_report_key by_region[] = { MS_SORT_REGION };
+	static struct ms_event s[NR_TOUCH];
+	static uint8_t seen[2][2048];
+	const uint64_t a0 = (64 << 20) + (1 << 20), a_pages = 2048, b0 = 256 << 20, b_pages = 16;
+	const uint64_t windows[2][2] = { { 0, UINT64_MAX }, { 5000, 15000 } };
+	uint64_t want[3], pages[2], first[3], last[3], page = 0, t;
+	struct ms_event maps[2] = { map_ev(1, a0, a0 + a_pages * P), map_ev(2, b0, b0 + b_pages * P) };
+	struct ms_aspace_listener l = { .charge = ms_report_analysis.charge,
+					.charge_run = ms_report_analysis.charge_run };
+	struct ms_report_row *rows, un;
+	struct ms_report *rep;
+	struct ms_aspace *as;
+	size_t i, k, n, w, len;
+	int which = 0, c;
+
+	(void)state;
+	srand(11);
+	for (i = 0; i < NR_TOUCH; i++) {
+		if (i % 40 == 0)                 /* a new cluster */
+			which = (c = rand() % 10) < 6 ? 0 : c < 9 ? 1 : 2;
+		if (which == 0)                  /* wanders: sometimes over a chunk's edge */
+			page = (i % 40 ? page + (uint64_t)(rand() % 5) : (uint64_t)rand()) % a_pages;
+		s[i] = touch(100 + i, which == 0 ? a0 + page * P + 8 :
+				      which == 1 ? b0 + (uint64_t)(rand() % (int)b_pages) * P : (128 << 20) + i % 1000 * P);
+	}
+	for (w = 0; w < 2; w++) {
+		memset(seen, 0, sizeof(seen));
+		memset(want, 0, sizeof(want));
+		memset(pages, 0, sizeof(pages));
+		for (i = 0; i < NR_TOUCH; i++) {
+			t = s[i].time;
+			if (t < windows[w][0] || t > windows[w][1])
+				continue;
+			which = s[i].sample.addr - b0 < b_pages * P ? 1 : s[i].sample.addr - a0 < a_pages * P ? 0 : 2;
+			if (!want[which]++)
+				first[which] = t;
+			last[which] = t;
+			if (which < 2) {
+				page = (s[i].sample.addr - (which ? b0 : a0)) / P;
+				pages[which] += !seen[which][page];
+				seen[which][page] = 1;
+			}
+		}
+		rep = ms_report_new(windows[w][0], windows[w][1]);
+		as = ms_aspace_new();
+		ms_aspace_set_listener(as, &l, rep);
+		for (k = 0; k < 2; k++)
+			assert_int_equal(ms_aspace_apply(as, &maps[k], NULL), 0);
+		for (i = 0; i < NR_TOUCH; i += len) {
+			len = 1 + (size_t)(rand() % 300);
+			if (len > NR_TOUCH - i)
+				len = NR_TOUCH - i;
+			assert_int_equal(ms_aspace_apply_run(as, s + i, len), 0);
+		}
+		ms_aspace_finish(as);
+		assert_int_equal(ms_report_rows(rep, as, by_region, 1, &rows, &n, &un), 0);
+		assert_int_equal(n, 2);
+		for (k = 0; k < 2; k++) {
+			assert_int_equal(rows[k].region->start, k ? b0 : a0);
+			assert_int_equal(rows[k].samples, want[k]);
+			assert_int_equal(rows[k].pages, pages[k]);
+			assert_int_equal(rows[k].first_ns, first[k]);
+			assert_int_equal(rows[k].last_ns, last[k]);
+		}
+		assert_int_equal(un.samples, want[2]);
+		assert_int_equal(ms_report_total(rep), want[0] + want[1] + want[2]);
+		assert_true(want[0] > 1000 && want[1] > 1000 && pages[0] > 1000);
+		free(rows);
+		ms_report_free(rep);
+		ms_aspace_free(as);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(regions_pages_and_unmapped),
 		cmocka_unit_test(window_and_keys),
+		cmocka_unit_test(runs_counted_exactly),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
