@@ -12,6 +12,7 @@
 #include <mapscope/report.h>
 #include <mapscope/symbols.h>
 
+#include "aspace/samples.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -485,8 +486,9 @@ static void on_charge_run(void *ctx, const struct ms_samples *run, const struct 
 	size_t k;
 
 	if (rep->group != MS_GROUP_REGION) {
+		samples_begin(run, &tmp);
 		for (k = 0; k < run->n; k++)
-			on_charge(rep, ms_samples_event(run, k, &tmp), r);
+			on_charge(rep, samples_at(run, k, &tmp), r);
 	} else if (rep->nr_children)
 		window ? charge_region_run(rep, run, r, true, true) : charge_region_run(rep, run, r, false, true);
 	else

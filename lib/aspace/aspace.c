@@ -1282,14 +1282,16 @@ static void charge_run(struct ms_aspace *as, const struct ms_samples *run, size_
 	struct ms_event tmp;
 	size_t i;
 
-	if (!n)
+	if (!n || (!as->listener.charge_run && !as->listener.charge))
 		return;
 	sub = ms_samples_sub(run, from, n);
-	if (as->listener.charge_run)
+	if (as->listener.charge_run) {
 		as->listener.charge_run(as->ctx, &sub, r);
-	else
-		for (i = 0; i < n; i++)
-			charge(as, ms_samples_event(&sub, i, &tmp), r);
+		return;
+	}
+	samples_begin(&sub, &tmp);
+	for (i = 0; i < n; i++)
+		charge(as, samples_at(&sub, i, &tmp), r);
 }
 
 /*

@@ -6,8 +6,9 @@
 
 #include <stddef.h>
 
+#include <mapscope/event.h>
+
 struct ms_aspace;
-struct ms_samples;
 
 /*
  * ms_aspace_apply_run() for a run of samples, all of one event's fixed
@@ -16,5 +17,42 @@ struct ms_samples;
  * quick path then tests only the address and the process.
  */
 int ms_aspace_apply_samples(struct ms_aspace *as, const struct ms_samples *run);
+
+/* Writes into ev the fields of run's sample i that differ between samples. */
+static inline void ms_samples_fill(const struct ms_samples *run, size_t i, struct ms_event *ev)
+{
+	const unsigned char *p = run->base + i * run->stride;
+	uint32_t w[2];
+
+	memcpy(&ev->sample.addr, p + run->addr, 8);
+	memcpy(&ev->sample.ip, p + run->ip, 8);
+	memcpy(&ev->time, p + run->time, 8);
+	memcpy(w, p + run->pid, 8);
+	ev->pid = w[0];
+	ev->tid = w[1];
+	if (run->cpu >= 0)
+		memcpy(&ev->cpu, p + run->cpu, 4);
+	if (run->data_src >= 0)
+		memcpy(&ev->sample.data_src, p + run->data_src, 8);
+}
+
+/*
+ * For a loop over a run, sample by sample, cheaper than ms_samples_event():
+ * &run->evs[i], or ev with sample i's own fields written, where ev already
+ * holds *run->proto (set once before the loop: samples_begin()).
+ */
+static inline void samples_begin(const struct ms_samples *run, struct ms_event *ev)
+{
+	if (!run->evs)
+		*ev = *run->proto;
+}
+
+static inline const struct ms_event *samples_at(const struct ms_samples *run, size_t i, struct ms_event *ev)
+{
+	if (run->evs)
+		return &run->evs[i];
+	ms_samples_fill(run, i, ev);
+	return ev;
+}
 
 #endif

@@ -140,11 +140,13 @@ static void fan_charge_run(void *ctx, const struct ms_samples *run, const struct
 
 	for (i = 0; i < s->n; i++) {
 		a = s->an[i].a;
-		if (a->charge_run)
+		if (a->charge_run) {
 			a->charge_run(s->an[i].ctx, run, r);
-		else if (a->charge)
+		} else if (a->charge) {
+			samples_begin(run, &tmp);
 			for (k = 0; k < run->n; k++)
-				a->charge(s->an[i].ctx, ms_samples_event(run, k, &tmp), r);
+				a->charge(s->an[i].ctx, samples_at(run, k, &tmp), r);
+		}
 	}
 }
 

@@ -5,6 +5,7 @@
 
 #include <mapscope/event.h>
 
+#include "aspace/samples.h"
 #include "stream/sample.h"
 #include "util/log.h"
 
@@ -301,21 +302,9 @@ MS_EXPORT struct ms_samples ms_samples_of(const struct ms_event *evs, size_t n)
 
 MS_EXPORT const struct ms_event *ms_samples_event(const struct ms_samples *v, size_t i, struct ms_event *tmp)
 {
-	const unsigned char *p = v->base + i * v->stride;
-	uint32_t w[2];
-
 	if (v->evs)
 		return &v->evs[i];
 	*tmp = *v->proto;
-	memcpy(&tmp->sample.addr, p + v->addr, 8);
-	memcpy(&tmp->sample.ip, p + v->ip, 8);
-	memcpy(&tmp->time, p + v->time, 8);
-	memcpy(w, p + v->pid, 8);
-	tmp->pid = w[0];
-	tmp->tid = w[1];
-	if (v->cpu >= 0)
-		memcpy(&tmp->cpu, p + v->cpu, 4);
-	if (v->data_src >= 0)
-		memcpy(&tmp->sample.data_src, p + v->data_src, 8);
+	ms_samples_fill(v, i, tmp);
 	return tmp;
 }

@@ -249,13 +249,6 @@ static int sample_evsel(struct ms_stream *s, const struct perf_event_header *rec
 	return evsel_of(s, id);
 }
 
-/*
- * The fast path: samples of one event with a fixed layout are queued and
- * decoded by their offsets, straight from the reader's buffer. A file with
- * one such data event takes it, alone (perf record -d) or among others
- * (mapscope record's syscall tracepoints) where every event's samples
- * start with IDENTIFIER, which tells its samples from the others'.
- */
 /* The fast event's runs as they lie in the recording, where its layout allows (see view). */
 static void fast_view(struct ms_stream *s)
 {
@@ -274,6 +267,13 @@ static void fast_view(struct ms_stream *s)
 	};
 }
 
+/*
+ * The fast path: samples of one event with a fixed layout are queued and
+ * decoded by their offsets, straight from the reader's buffer. A file with
+ * one such data event takes it, alone (perf record -d) or among others
+ * (mapscope record's syscall tracepoints) where every event's samples
+ * start with IDENTIFIER, which tells its samples from the others'.
+ */
 static void fast_event(struct ms_stream *s)
 {
 	size_t i;
@@ -886,9 +886,11 @@ static int gather_run(struct ms_stream *s, const unsigned char *run, size_t n)
 
 /*
  * n samples of the fast event, fast_size bytes apart from p on, to sfn as
- * they lie in the recording (s->view): in pieces of at most VIEW_CHUNK,
- * each looked over for addresses that not_user() sets aside just before
- * sfn reads it, and cut around those.
+ * they lie in the recording (s->view): in pieces of at most VIEW_CHUNK, so
+ * that what the model reads the analyses read again while it is in cache.
+ * Unless the scan found the run clean, each piece is looked over for
+ * addresses that not_user() sets aside just before sfn reads it, and cut
+ * around those.
  */
 #define VIEW_CHUNK 256
 
