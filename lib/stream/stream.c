@@ -886,11 +886,10 @@ static int gather_run(struct ms_stream *s, const unsigned char *run, size_t n)
 
 /*
  * n samples of the fast event, fast_size bytes apart from p on, to sfn as
- * they lie in the recording (s->view): in pieces of at most VIEW_CHUNK, so
- * that what the model reads the analyses read again while it is in cache.
- * Unless the scan found the run clean, each piece is looked over for
- * addresses that not_user() sets aside just before sfn reads it, and cut
- * around those.
+ * they lie in the recording (s->view): at once where the scan found the
+ * run clean; otherwise in pieces of at most VIEW_CHUNK, each looked over
+ * for addresses that not_user() sets aside just before sfn reads it, and
+ * cut around those.
  */
 #define VIEW_CHUNK 256
 
@@ -905,7 +904,7 @@ static int send_view(struct ms_stream *s, const unsigned char *p, size_t n, bool
 	if (s->nbatch && (err = stream_flush_batch(s)))
 		return err;
 	for (from = 0; from < n && !err; from = end) {
-		end = n - from > VIEW_CHUNK ? from + VIEW_CHUNK : n;
+		end = !clean && n - from > VIEW_CHUNK ? from + VIEW_CHUNK : n;
 		for (i = from; i < end && !clean; i++) {
 			memcpy(&addr, p + i * size + at, 8);
 			if (!not_user(addr))
