@@ -183,10 +183,16 @@ const struct ms_event *ms_samples_event(const struct ms_samples *v, size_t i, st
 /* madvise's advice as the timeline prints it ("dontneed", "hugepage"), or NULL where unknown. */
 const char *ms_event_advice_name(uint32_t advice);
 
-/* Whether a sample's data source (hardware memory samples) says the access missed the TLB. */
+/* Whether a data source (PERF_SAMPLE_DATA_SRC of hardware memory samples) says the access missed the TLB. */
+static inline bool ms_data_src_tlb_miss(uint64_t data_src)
+{
+	return data_src && ((data_src >> PERF_MEM_TLB_SHIFT) & PERF_MEM_TLB_MISS);
+}
+
+/* Whether a sample's data source says the access missed the TLB. */
 static inline bool ms_event_tlb_miss(const struct ms_event *ev)
 {
-	return ev->sample.data_src && ((ev->sample.data_src >> PERF_MEM_TLB_SHIFT) & PERF_MEM_TLB_MISS);
+	return ms_data_src_tlb_miss(ev->sample.data_src);
 }
 
 #ifdef __cplusplus

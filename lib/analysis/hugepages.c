@@ -96,30 +96,74 @@ static bool candidate(const struct ms_region *r)
 					     r->kind == MS_KIND_STACK || r->kind == MS_KIND_THREAD_STACK);
 }
 
-static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
+/* The span of addr in candidate region r, made where new. NULL (and hp->error set) without memory. */
+static struct span *span_of(struct ms_hugepages *hp, const struct ms_region *r, uint64_t addr)
 {
-	struct ms_hugepages *hp = ctx;
-	uint64_t page, idx;
-	struct span *s;
+	uint64_t idx = addr / MS_HUGE_SPAN;
+	struct span *s = find(hp, ((uint64_t)r->id + 1) << 32 | (idx & 0xffffffffULL), true);
 
-	if (!r || !candidate(r))
-		return;
-	idx = ev->sample.addr / MS_HUGE_SPAN;
-	s = find(hp, ((uint64_t)r->id + 1) << 32 | (idx & 0xffffffffULL), true);
-	if (!s) {
+	if (!s)
 		hp->error = -ENOMEM;
-		return;
-	}
-	page = (ev->sample.addr % MS_HUGE_SPAN) >> 12;
+	return s;
+}
+
+/* One sample at addr in span s: its page, and whether it was a fault or a TLB miss. */
+static inline void count(struct ms_hugepages *hp, struct span *s, uint64_t addr, bool fault, bool tlb)
+{
+	uint64_t page = (addr % MS_HUGE_SPAN) >> 12;
+
 	if (!(s->bits[page / 64] >> (page % 64) & 1)) {
 		s->bits[page / 64] |= 1ULL << (page % 64);
 		s->pages++;
 	}
 	s->samples++;
-	s->faults += ev->sample.fault;
-	if (ms_event_tlb_miss(ev)) {
+	s->faults += fault;
+	if (tlb) {
 		s->tlb++;
 		hp->have_tlb = true;
+	}
+}
+
+static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
+{
+	struct ms_hugepages *hp = ctx;
+	struct span *s;
+
+	if (!r || !candidate(r) || !(s = span_of(hp, r, ev->sample.addr)))
+		return;
+	count(hp, s, ev->sample.addr, ev->sample.fault, ms_event_tlb_miss(ev));
+}
+
+/*
+ * A run, all in region r: the span is looked up where the 2 MiB span
+ * changes, not for each sample. A run over the recording is one event's
+ * samples, which share fault; over events, each says its own.
+ */
+static void on_charge_run(void *ctx, const struct ms_samples *run, const struct ms_region *r)
+{
+	struct ms_hugepages *hp = ctx;
+	const struct ms_event *ev;
+	struct span *s = NULL;
+	uint64_t addr, dsrc = 0, span = 0;
+	size_t i;
+
+	if (!candidate(r))
+		return;
+	for (i = 0; i < run->n; i++) {
+		addr = ms_samples_addr(run, i);
+		if (!s || addr / MS_HUGE_SPAN != span) {
+			if (!(s = span_of(hp, r, addr)))
+				return;
+			span = addr / MS_HUGE_SPAN;
+		}
+		if (run->evs) {
+			ev = &run->evs[i];
+			count(hp, s, addr, ev->sample.fault, ms_event_tlb_miss(ev));
+			continue;
+		}
+		if (run->data_src >= 0)
+			dsrc = ms_samples_u64(run, i, (size_t)run->data_src);
+		count(hp, s, addr, run->proto->sample.fault, ms_data_src_tlb_miss(dsrc));
 	}
 }
 
@@ -132,7 +176,7 @@ static int on_event(void *ctx, struct ms_session *s, const struct ms_event *ev)
 }
 
 MS_EXPORT const struct ms_analysis ms_hugepages_analysis = {
-	.name = "hugepages", .event = on_event, .charge = on_charge,
+	.name = "hugepages", .event = on_event, .charge = on_charge, .charge_run = on_charge_run,
 };
 
 /*

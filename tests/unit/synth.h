@@ -51,20 +51,31 @@ static void put_sample(struct ms_pdwriter *w, uint64_t t, uint64_t ip, uint64_t 
 	assert_int_equal(ms_pdwriter_write(w, &s.h), 0);
 }
 
-/* A writer into a new memfd (*fd), for one event of sample type ST and id ID. */
-static struct ms_pdwriter *synth_writer(int *fd)
+/*
+ * A writer into a new memfd (*fd), for one event of sample type ST and id
+ * ID: a hardware memory event, or with faults, the page-fault software event.
+ */
+static struct ms_pdwriter *synth_writer_of(int *fd, bool faults)
 {
-	static struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_RAW, .config = 0x1cd,
-					    .sample_type = ST, .sample_id_all = 1, .mmap2 = 1, .mmap_data = 1,
-					    .precise_ip = 2 };
+	static struct perf_event_attr a = { .size = sizeof(a), .sample_type = ST, .sample_id_all = 1,
+					    .mmap2 = 1, .mmap_data = 1 };
 	static uint64_t id = ID;
-	static struct ms_pdwriter_evsel e = { &a, "cpu/mem-loads/", &id, 1 };
+	static struct ms_pdwriter_evsel e = { &a, NULL, &id, 1 };
 	static char *argv[] = { "synthetic" };
 	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
 
+	a.type = faults ? PERF_TYPE_SOFTWARE : PERF_TYPE_RAW;
+	a.config = faults ? PERF_COUNT_SW_PAGE_FAULTS : 0x1cd;
+	a.precise_ip = faults ? 0 : 2;
+	e.name = faults ? "page-faults" : "cpu/mem-loads/";
 	*fd = memfd_create("synth", 0);
 	assert_true(*fd >= 0);
 	return ms_pdwriter_new(*fd, &o);
+}
+
+static struct ms_pdwriter *synth_writer(int *fd)
+{
+	return synth_writer_of(fd, false);
 }
 
 /* "/proc/self/fd/N": the memfd as a path the reader opens. */

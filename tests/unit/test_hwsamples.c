@@ -244,6 +244,119 @@ static void bad_prefetch_and_wild_load(void **state)
 	close(path_fd);
 }
 
+/*
+ * Runs of page faults, read where they lie in the recording: every sample
+ * counts as a fault, each page once, span by span. 3 MiB of anonymous
+ * memory from 1 MiB into a 2 MiB span: 768 pages touched, the last 384
+ * twice; runs cut by rounds.
+ */
+static void page_faults_in_runs_reach_hugepage_advice(void **state)
+{
+	struct ms_hugepages *hp = ms_hugepages_new(NULL);
+	struct ms_pdwriter *w = synth_writer_of(&path_fd, true);
+	const uint64_t base = 0x10100000;
+	struct ms_huge_advice *v;
+	struct ms_session *s;
+	uint64_t end, t = 20 * MS, faults = 0;
+	size_t n, i;
+	int pass;
+
+	(void)state;
+	assert_non_null(w);
+	put_map(w, 2 * MS, base, 3 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
+	for (pass = 0; pass < 2; pass++)
+		for (i = pass ? 384 : 0; i < 768; i++, faults++) {
+			put_sample(w, t++, 0x400010, base + i * 4096 + 8, 0);
+			if (i % 100 == 99)
+				assert_int_equal(ms_pdwriter_finish_round(w), 0);
+		}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	s = replay(&ms_hugepages_analysis, hp, &end);
+	assert_int_equal(ms_hugepages_advice(hp, ms_session_aspace(s), end + 100 * MS, &v, &n), 0);
+	assert_int_equal(n, 1);
+	assert_false(ms_hugepages_have_tlb(hp));
+	/*
+	 * Both spans are dense (256 pages of the first, all 512 of the
+	 * second); only the second is whole inside the region.
+	 */
+	assert_true(v[0].advised);
+	assert_int_equal(v[0].start, 0x10200000);
+	assert_int_equal(v[0].end, 0x10400000);
+	assert_int_equal(v[0].spans, 2);
+	assert_int_equal(v[0].aligned_spans, 1);
+	assert_int_equal(v[0].pages, 768);
+	assert_int_equal(v[0].samples, faults);
+	assert_int_equal(v[0].faults, 768 + 384);
+	assert_int_equal(v[0].tlb_misses, 0);
+	free(v);
+	ms_session_free(s);
+	ms_hugepages_free(hp);
+	close(path_fd);
+}
+
+/*
+ * Runs of events through ms_aspace_apply_run count what one sample at a
+ * time does: faults and TLB misses of each sample, mixed within runs.
+ */
+static void hugepage_runs_as_one_by_one(void **state)
+{
+	static struct ms_event evs[3000];
+	struct ms_hugepages *hp[2] = { ms_hugepages_new(NULL), ms_hugepages_new(NULL) };
+	struct ms_aspace *as[2] = { ms_aspace_new(), ms_aspace_new() };
+	struct ms_aspace_listener l[2] = { { .charge = ms_hugepages_analysis.charge },
+					   { .charge = ms_hugepages_analysis.charge,
+					     .charge_run = ms_hugepages_analysis.charge_run } };
+	struct ms_huge_advice *v[2];
+	struct ms_event m = { .kind = MS_EV_MAP, .time = 1, .pid = 7, .tid = 7 };
+	size_t n[2], i, k, len;
+	int j;
+
+	(void)state;
+	m.map = (struct ms_event_map){ .start = 0x40100000, .end = 0x40700000, .vma_start = 0x40100000,
+				       .vma_end = 0x40700000, .prot = PROT_READ | PROT_WRITE,
+				       .flags = MAP_PRIVATE, .name = "//anon", .via = MS_VIA_MMAP };
+	srand(3);
+	for (i = 0; i < 3000; i++) {
+		evs[i] = (struct ms_event){ .kind = MS_EV_SAMPLE, .time = 100000000 + i, .pid = 7, .tid = 7 };
+		evs[i].sample.addr = 0x40100000 + (uint64_t)(rand() % 1536) * 4096;
+		evs[i].sample.has_addr = true;
+		evs[i].sample.fault = rand() % 3 == 0;
+		evs[i].sample.data_src = rand() % 4 == 0 ? LOAD_TLB_MISS : LOAD;
+	}
+	for (j = 0; j < 2; j++) {
+		ms_aspace_set_listener(as[j], &l[j], hp[j]);
+		assert_int_equal(ms_aspace_apply(as[j], &m, NULL), 0);
+		for (i = 0; i < 3000; i += len) {
+			len = 1 + (size_t)(rand() % 200);
+			len = len > 3000 - i ? 3000 - i : len;
+			if (j)
+				assert_int_equal(ms_aspace_apply_run(as[j], evs + i, len), 0);
+			else
+				for (k = 0; k < len; k++)
+					assert_int_equal(ms_aspace_apply(as[j], &evs[i + k], NULL), 0);
+		}
+		assert_int_equal(ms_hugepages_advice(hp[j], as[j], 200000000, &v[j], &n[j]), 0);
+	}
+	assert_int_equal(n[1], n[0]);
+	assert_true(n[0] > 0);
+	for (i = 0; i < n[0]; i++) {
+		assert_int_equal(v[1][i].pages, v[0][i].pages);
+		assert_int_equal(v[1][i].samples, v[0][i].samples);
+		assert_int_equal(v[1][i].faults, v[0][i].faults);
+		assert_int_equal(v[1][i].tlb_misses, v[0][i].tlb_misses);
+		assert_int_equal(v[1][i].start, v[0][i].start);
+		assert_int_equal(v[1][i].benefit, v[0][i].benefit);
+		assert_true(v[0][i].faults > 0 && v[0][i].faults < v[0][i].samples);
+		assert_true(v[0][i].tlb_misses > 0 && v[0][i].tlb_misses < v[0][i].samples);
+	}
+	for (j = 0; j < 2; j++) {
+		free(v[j]);
+		ms_aspace_free(as[j]);
+		ms_hugepages_free(hp[j]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,6 +364,8 @@ int main(void)
 		cmocka_unit_test(tlb_misses_in_pprof),
 		cmocka_unit_test(hugepage_advice_over_many_regions),
 		cmocka_unit_test(bad_prefetch_and_wild_load),
+		cmocka_unit_test(page_faults_in_runs_reach_hugepage_advice),
+		cmocka_unit_test(hugepage_runs_as_one_by_one),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
