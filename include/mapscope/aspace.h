@@ -63,7 +63,9 @@ struct ms_aspace_listener {
 	void (*charge)(void *ctx, const struct ms_event *sample, const struct ms_region *r);
 	/*
 	 * Optional: a run of samples charged at once, all to r (never NULL), in
-	 * order; where set, used in place of charge for such runs.
+	 * order; where set, used in place of charge for such runs. A run's
+	 * samples are of one process and lie in one stretch of r that has one
+	 * protection (ms_aspace_prot_at() of the first says it for all).
 	 */
 	void (*charge_run)(void *ctx, const struct ms_samples *run, const struct ms_region *r);
 };

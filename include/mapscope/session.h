@@ -47,7 +47,11 @@ struct ms_analysis {
 	int (*event)(void *ctx, struct ms_session *s, const struct ms_event *ev);
 	/* A sample the model charged to r (NULL: no mapping held its address). */
 	void (*charge)(void *ctx, const struct ms_event *sample, const struct ms_region *r);
-	/* Optional: a run of samples, all to r (never NULL), in place of charge. */
+	/*
+	 * Optional: a run of samples, all to r (never NULL), in place of charge;
+	 * of one process, in one stretch of r with one protection (as the
+	 * model's listener has it, mapscope/aspace.h).
+	 */
 	void (*charge_run)(void *ctx, const struct ms_samples *run, const struct ms_region *r);
 	/* After the model made a change: c describes it, c->region is the region it made or changed. */
 	int (*change)(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c);

@@ -12,6 +12,7 @@
 
 #include <mapscope/unmapped.h>
 
+#include "aspace/samples.h"
 #include "util/log.h"
 
 #define NEAR (1ULL << 30)           /* how far past the heap or below the stack still counts as near */
@@ -182,8 +183,27 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	return 0;
 }
 
+/*
+ * A run lies in one stretch of r with one protection: only a run in
+ * PROT_NONE memory (a guard) holds accesses to count, and the protection
+ * is looked up once for the run, not for each sample.
+ */
+static void on_charge_run(void *ctx, const struct ms_samples *run, const struct ms_region *r)
+{
+	struct ms_unmapped *u = ctx;
+	struct ms_event tmp;
+	size_t i;
+
+	if (!run->n || ms_aspace_prot_at(u->as, ms_samples_pid(run, 0), ms_samples_addr(run, 0)) != 0)
+		return;
+	samples_begin(run, &tmp);
+	for (i = 0; i < run->n; i++)
+		on_charge(u, samples_at(run, i, &tmp), r);
+}
+
 MS_EXPORT const struct ms_analysis ms_unmapped_analysis = {
-	.name = "unmapped", .begin = on_begin, .charge = on_charge, .change = on_change,
+	.name = "unmapped", .begin = on_begin, .charge = on_charge, .charge_run = on_charge_run,
+	.change = on_change,
 };
 
 static int cmp_acc(const void *pa, const void *pb)

@@ -357,6 +357,85 @@ static void hugepage_runs_as_one_by_one(void **state)
 	}
 }
 
+static int sees_nothing(void *ctx, struct ms_session *s, const struct ms_event *ev)
+{
+	(void)ctx;
+	(void)s;
+	(void)ev;
+	return 0;
+}
+
+/*
+ * Accesses to a PROT_NONE mapping that come as a run (the model looks the
+ * protection up once a run) are counted as when each sample comes alone:
+ * a session where another analysis sees every sample one by one is the
+ * reference. 64 KiB of PROT_NONE between two read-write mappings; 20
+ * loads from one function land in it in a row, among loads to the
+ * mappings around it and to where nothing was ever mapped.
+ */
+static void guard_hits_in_runs(void **state)
+{
+	const struct ms_analysis one_by_one = { .name = "one-by-one", .event = sees_nothing,
+						.flags = MS_ANALYSIS_SEES_SAMPLES };
+	struct ms_pdwriter *w = synth_writer(&path_fd);
+	const struct ms_unmapped_access *acc[2];
+	struct ms_unmapped *u[2];
+	struct ms_session *s[2];
+	uint64_t t = 20 * MS, i;
+	size_t n[2], k;
+	int pass;
+
+	(void)state;
+	assert_non_null(w);
+	put_map(w, 1 * MS, 0x10000000, 1 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
+	put_map(w, 1 * MS, 0x10100000, 64 << 10, PROT_NONE, "//anon", 0);
+	put_map(w, 1 * MS, 0x10110000, 1 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
+	for (i = 0; i < 50; i++)
+		put_sample(w, t++, 0x400010, 0x10000000 + i * 4096, LOAD);
+	for (i = 0; i < 20; i++)                              /* the guard, 20 in a row */
+		put_sample(w, t++, 0x400200, 0x10100000 + i * 64, LOAD);
+	for (i = 0; i < 30; i++)
+		put_sample(w, t++, 0x400010, 0x10110000 + i * 4096, LOAD);
+	for (i = 0; i < 5; i++)                               /* never mapped */
+		put_sample(w, t++, 0x400300, 0x30000000 + i * 4096, LOAD);
+	for (i = 0; i < 7; i++)                               /* the guard again */
+		put_sample(w, t++, 0x400200, 0x10108000 + i * 8, LOAD);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	for (pass = 0; pass < 2; pass++) {
+		u[pass] = ms_unmapped_new();
+		s[pass] = ms_session_open(synth_path(path_fd), NULL);
+		assert_non_null(s[pass]);
+		assert_int_equal(ms_session_add(s[pass], &ms_unmapped_analysis, u[pass]), 0);
+		if (pass)
+			assert_int_equal(ms_session_add(s[pass], &one_by_one, NULL), 0);
+		assert_int_equal(ms_session_run(s[pass]), 0);
+		assert_int_equal(ms_unmapped_results(u[pass], &acc[pass], &n[pass]), 0);
+	}
+	assert_int_equal(n[0], 2);
+	assert_int_equal(n[1], n[0]);
+	for (k = 0; k < n[0]; k++) {
+		assert_int_equal(acc[0][k].cls, acc[1][k].cls);
+		assert_int_equal(acc[0][k].ip, acc[1][k].ip);
+		assert_int_equal(acc[0][k].count, acc[1][k].count);
+		assert_int_equal(acc[0][k].address, acc[1][k].address);
+		assert_int_equal(acc[0][k].first_ns, acc[1][k].first_ns);
+		assert_int_equal(acc[0][k].last_ns, acc[1][k].last_ns);
+		if (acc[0][k].cls == MS_UNMAPPED_GUARD) {
+			assert_int_equal(acc[0][k].ip, 0x400200);
+			assert_int_equal(acc[0][k].count, 27);
+		} else {
+			assert_int_equal(acc[0][k].cls, MS_UNMAPPED_NEVER);
+			assert_int_equal(acc[0][k].count, 5);
+		}
+	}
+	for (pass = 0; pass < 2; pass++) {
+		ms_session_free(s[pass]);
+		ms_unmapped_free(u[pass]);
+	}
+	close(path_fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +445,7 @@ int main(void)
 		cmocka_unit_test(bad_prefetch_and_wild_load),
 		cmocka_unit_test(page_faults_in_runs_reach_hugepage_advice),
 		cmocka_unit_test(hugepage_runs_as_one_by_one),
+		cmocka_unit_test(guard_hits_in_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
