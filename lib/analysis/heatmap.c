@@ -107,29 +107,62 @@ static void deepen(struct band *b)
 	memset(b->cells + MS_HEATMAP_ROWS / 2 * MS_HEATMAP_COLS, 0, CELLS / 2 * sizeof(*b->cells));
 }
 
+/* Whether a sample at time t is one the map shows. */
+static inline bool shown(const struct ms_heatmap *hm, uint64_t t)
+{
+	return t >= hm->t0 && (!hm->windowed || (t >= hm->from && t <= hm->to));
+}
+
+/* Counts a sample of r, at time t and address addr, in its cell of r's band b. */
+static void count(struct ms_heatmap *hm, struct band *b, const struct ms_region *r, uint64_t t, uint64_t addr)
+{
+	uint64_t col, row, off, size = r->end - r->start;
+
+	while ((col = (t - hm->t0) / hm->col_ns) >= MS_HEATMAP_COLS)
+		widen(hm);
+	if (size > b->pub.size)
+		b->pub.size = size;
+	off = addr >= r->start ? addr - r->start : 0;
+	while ((row = off / b->pub.row_bytes) >= MS_HEATMAP_ROWS)
+		deepen(b);
+	b->cells[row * MS_HEATMAP_COLS + col]++;
+	b->pub.samples++;
+}
+
 static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
 {
 	struct ms_heatmap *hm = ctx;
-	uint64_t col, row, off, size;
 	struct band *b;
 
-	if (!r || (hm->pid && r->pid != hm->pid) || ev->time < hm->t0 ||
-	    (hm->windowed && (ev->time < hm->from || ev->time > hm->to)))
+	if (!r || (hm->pid && r->pid != hm->pid) || !shown(hm, ev->time))
 		return;
 	if (!(b = band_of(hm, r))) {
 		hm->error = -ENOMEM;
 		return;
 	}
-	while ((col = (ev->time - hm->t0) / hm->col_ns) >= MS_HEATMAP_COLS)
-		widen(hm);
-	size = r->end - r->start;
-	if (size > b->pub.size)
-		b->pub.size = size;
-	off = ev->sample.addr >= r->start ? ev->sample.addr - r->start : 0;
-	while ((row = off / b->pub.row_bytes) >= MS_HEATMAP_ROWS)
-		deepen(b);
-	b->cells[row * MS_HEATMAP_COLS + col]++;
-	b->pub.samples++;
+	count(hm, b, r, ev->time, ev->sample.addr);
+}
+
+/* A run, all in r: its band is found once (where a sample of it is shown), not for each sample. */
+static void on_charge_run(void *ctx, const struct ms_samples *run, const struct ms_region *r)
+{
+	struct ms_heatmap *hm = ctx;
+	struct band *b = NULL;
+	uint64_t t;
+	size_t i;
+
+	if (hm->pid && r->pid != hm->pid)
+		return;
+	for (i = 0; i < run->n; i++) {
+		t = ms_samples_time(run, i);
+		if (!shown(hm, t))
+			continue;
+		if (!b && !(b = band_of(hm, r))) {
+			hm->error = -ENOMEM;
+			return;
+		}
+		count(hm, b, r, t, ms_samples_addr(run, i));
+	}
 }
 
 static void on_start(void *ctx, struct ms_session *s)
@@ -170,7 +203,7 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 }
 
 MS_EXPORT const struct ms_analysis ms_heatmap_analysis = {
-	.name = "heatmap", .charge = on_charge, .change = on_change,
+	.name = "heatmap", .charge = on_charge, .charge_run = on_charge_run, .change = on_change,
 	.start = on_start,
 };
 

@@ -72,10 +72,76 @@ static void grid_keeps_every_sample(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * Runs of samples through ms_aspace_apply_run fill the same cells as one
+ * sample at a time: two regions of two processes, one shown (the map of
+ * one pid), columns and rows that double along the way.
+ */
+static void runs_fill_cells_as_one_by_one(void **state)
+{
+	static struct ms_event evs[4000];
+	struct ms_heatmap *hm[2] = { ms_heatmap_new(PID), ms_heatmap_new(PID) };
+	struct ms_aspace *as[2] = { ms_aspace_new(), ms_aspace_new() };
+	struct ms_aspace_listener l[2] = { { .charge = ms_heatmap_analysis.charge },
+					   { .charge = ms_heatmap_analysis.charge,
+					     .charge_run = ms_heatmap_analysis.charge_run } };
+	const struct ms_heatmap_band *b[2];
+	struct ms_event m[2] = { ev(MS_EV_MAP, 1), ev(MS_EV_MAP, 1) };
+	uint64_t start[2], col_ns[2];
+	size_t n[2], i, k, len;
+	int j;
+
+	(void)state;
+	for (j = 0; j < 2; j++)
+		m[j].map = (struct ms_event_map){ .start = (1 << 20) << j, .end = ((1 << 20) << j) + 2048 * P,
+						  .vma_start = (1 << 20) << j,
+						  .vma_end = ((1 << 20) << j) + 2048 * P,
+						  .prot = PROT_READ | PROT_WRITE, .flags = MAP_PRIVATE,
+						  .name = "//anon", .via = MS_VIA_MMAP };
+	m[1].pid = m[1].tid = PID + 1;
+	srand(5);
+	for (i = 0; i < 4000; i++) {
+		j = (i / 50) % 3 == 2;           /* clusters, a third of them the other process's */
+		evs[i] = ev(MS_EV_SAMPLE, 1 + i * 500000);
+		evs[i].pid = evs[i].tid = (uint32_t)(PID + j);
+		evs[i].sample.addr = (((uint64_t)1 << 20) << j) + (uint64_t)(rand() % 2048) * P + 8;
+		evs[i].sample.has_addr = true;
+	}
+	for (j = 0; j < 2; j++) {
+		ms_aspace_set_listener(as[j], &l[j], hm[j]);
+		for (k = 0; k < 2; k++)
+			assert_int_equal(ms_aspace_apply(as[j], &m[k], NULL), 0);
+		for (i = 0; i < 4000; i += len) {
+			len = 1 + (size_t)(rand() % 120);
+			len = len > 4000 - i ? 4000 - i : len;
+			if (j)
+				assert_int_equal(ms_aspace_apply_run(as[j], evs + i, len), 0);
+			else
+				for (k = 0; k < len; k++)
+					assert_int_equal(ms_aspace_apply(as[j], &evs[i + k], NULL), 0);
+		}
+		assert_int_equal(ms_heatmap_bands(hm[j], &b[j], &n[j], &start[j], &col_ns[j]), 0);
+	}
+	assert_int_equal(n[0], 1);                    /* PID's region only */
+	assert_int_equal(n[1], n[0]);
+	assert_int_equal(col_ns[1], col_ns[0]);
+	assert_int_equal(b[1][0].samples, b[0][0].samples);
+	assert_true(b[0][0].samples > 2000 && b[0][0].samples < 4000);
+	assert_int_equal(b[1][0].row_bytes, b[0][0].row_bytes);
+	assert_int_equal(b[1][0].size, b[0][0].size);
+	assert_memory_equal(b[1][0].cells, b[0][0].cells,
+			    MS_HEATMAP_ROWS * MS_HEATMAP_COLS * sizeof(*b[0][0].cells));
+	for (j = 0; j < 2; j++) {
+		ms_heatmap_free(hm[j]);
+		ms_aspace_free(as[j]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(grid_keeps_every_sample),
+		cmocka_unit_test(runs_fill_cells_as_one_by_one),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
