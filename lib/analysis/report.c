@@ -327,8 +327,8 @@ static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const 
 		t.dso = dso ? dso : "[unknown]";
 	if (rep->group & MS_GROUP_DADDR)
 		t.daddr = rep->syms ? sym_name(rep, ev->pid, ev->sample.addr, &ddso) : "[unknown]";
-	if (rep->group & MS_GROUP_ALLOC)
-		t.alloc = ms_session_alloc_site(rep->s, r) ? ms_session_alloc_site(rep->s, r) : "[unknown]";
+	if (rep->group & MS_GROUP_ALLOC && !(t.alloc = ms_session_alloc_site(rep->s, r)))
+		t.alloc = "[unknown]";
 	return tuple_slot(rep, &t);
 }
 
@@ -502,7 +502,6 @@ MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, str
 	rep->syms = syms;
 	rep->nr_children = syms ? (children > MS_REPORT_MAX_CHILDREN ? MS_REPORT_MAX_CHILDREN : children) : 0;
 }
-
 
 /* The session's window, once its relative ends are known. */
 static void on_start(void *ctx, struct ms_session *s)

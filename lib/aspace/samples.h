@@ -1,5 +1,7 @@
 /*
- * Internal: the model's entry for the stream's runs of samples.
+ * Internal: runs of samples (struct ms_samples) inside the library: the
+ * model's entry for the stream's runs, and the loop helpers that give the
+ * analyses one sample at a time.
  */
 #ifndef MS_ASPACE_SAMPLES_H
 #define MS_ASPACE_SAMPLES_H

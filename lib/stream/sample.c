@@ -302,9 +302,6 @@ MS_EXPORT struct ms_samples ms_samples_of(const struct ms_event *evs, size_t n)
 
 MS_EXPORT const struct ms_event *ms_samples_event(const struct ms_samples *v, size_t i, struct ms_event *tmp)
 {
-	if (v->evs)
-		return &v->evs[i];
-	*tmp = *v->proto;
-	ms_samples_fill(v, i, tmp);
-	return tmp;
+	samples_begin(v, tmp);
+	return samples_at(v, i, tmp);
 }

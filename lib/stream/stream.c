@@ -1434,12 +1434,12 @@ static const unsigned char *seg_enqueue_samples(struct ms_stream *s, const unsig
 			break;
 		tail = t;
 		memcpy(&a, p + aat, 8);
-		a -= 1;                  /* as not_user() has it: 0 and the top half, the highest */
+		a -= 1;                  /* as not_user() orders them: 0 and the top half highest */
 		worst = a > worst ? a : worst;
 	}
 	if (p == first)
 		return p;
-	clean = s->view.n && worst < (1ULL << 63) - 1;
+	clean = s->view.n && !not_user(worst + 1);
 	n = (size_t)(p - first) / size;
 	if (s->nseg && (g = seg_at(s, s->nseg - 1))->run && g->p + g->n * size == first) {
 		g->n += n;
