@@ -11,6 +11,8 @@
 
 #include <mapscope/aspace.h>
 
+#include "runs.h"
+
 #define P 4096ULL
 #define PID 100
 #define RW (PROT_READ | PROT_WRITE)
@@ -742,7 +744,7 @@ static void runs_charge_as_one_by_one(void **state)
 	struct ms_aspace_listener lb = { .charge = heard_one, .charge_run = heard_run };
 	const struct ms_region *ra, *rb;
 	uint64_t stack_lo = 1000 * P;
-	size_t n = 0, i, k, chunk, first;
+	size_t n = 0, i, k, first;
 	int c;
 
 	memset(&a, 0, sizeof(a));
@@ -824,14 +826,8 @@ static void runs_charge_as_one_by_one(void **state)
 	assert_int_equal(ms_aspace_apply_run(run, evs, first), 0);
 	assert_string_equal(ms_aspace_lookup(one, PID, 510 * P)->name, "[stack:107]");
 	assert_string_equal(ms_aspace_lookup(run, PID, 510 * P)->name, "[stack:107]");
-	for (i = first; i < n; i++)
-		assert_int_equal(ms_aspace_apply(one, &evs[i], NULL), 0);
-	for (i = first; i < n; i += chunk) {    /* runs of every length, some over 64 */
-		chunk = 1 + (size_t)(rand() % 200);
-		if (chunk > n - i)
-			chunk = n - i;
-		assert_int_equal(ms_aspace_apply_run(run, evs + i, chunk), 0);
-	}
+	apply_in_runs(one, evs + first, n - first, 0);
+	apply_in_runs(run, evs + first, n - first, 200);    /* runs of every length, some over 64 */
 	/*
 	 * Runs of two: a run often ends with a sample whose piece the one
 	 * before it made the quick one, and that last sample is charged too.

@@ -16,6 +16,8 @@
 
 #include <mapscope/heatmap.h>
 
+#include "runs.h"
+
 #define P 4096ULL
 #define PID 5
 
@@ -88,7 +90,7 @@ static void runs_fill_cells_as_one_by_one(void **state)
 	const struct ms_heatmap_band *b[2];
 	struct ms_event m[2] = { ev(MS_EV_MAP, 1), ev(MS_EV_MAP, 1) };
 	uint64_t start[2], col_ns[2];
-	size_t n[2], i, k, len;
+	size_t n[2], i, k;
 	int j;
 
 	(void)state;
@@ -111,15 +113,7 @@ static void runs_fill_cells_as_one_by_one(void **state)
 		ms_aspace_set_listener(as[j], &l[j], hm[j]);
 		for (k = 0; k < 2; k++)
 			assert_int_equal(ms_aspace_apply(as[j], &m[k], NULL), 0);
-		for (i = 0; i < 4000; i += len) {
-			len = 1 + (size_t)(rand() % 120);
-			len = len > 4000 - i ? 4000 - i : len;
-			if (j)
-				assert_int_equal(ms_aspace_apply_run(as[j], evs + i, len), 0);
-			else
-				for (k = 0; k < len; k++)
-					assert_int_equal(ms_aspace_apply(as[j], &evs[i + k], NULL), 0);
-		}
+		apply_in_runs(as[j], evs, 4000, j ? 120 : 0);
 		assert_int_equal(ms_heatmap_bands(hm[j], &b[j], &n[j], &start[j], &col_ns[j]), 0);
 	}
 	assert_int_equal(n[0], 1);                    /* PID's region only */

@@ -28,6 +28,7 @@
 #include <zlib.h>
 
 #include "profile.pb-c.h"
+#include "runs.h"
 #include "synth.h"
 
 static int path_fd;
@@ -309,7 +310,7 @@ static void hugepage_runs_as_one_by_one(void **state)
 					     .charge_run = ms_hugepages_analysis.charge_run } };
 	struct ms_huge_advice *v[2];
 	struct ms_event m = { .kind = MS_EV_MAP, .time = 1, .pid = 7, .tid = 7 };
-	size_t n[2], i, k, len;
+	size_t n[2], i;
 	int j;
 
 	(void)state;
@@ -327,15 +328,7 @@ static void hugepage_runs_as_one_by_one(void **state)
 	for (j = 0; j < 2; j++) {
 		ms_aspace_set_listener(as[j], &l[j], hp[j]);
 		assert_int_equal(ms_aspace_apply(as[j], &m, NULL), 0);
-		for (i = 0; i < 3000; i += len) {
-			len = 1 + (size_t)(rand() % 200);
-			len = len > 3000 - i ? 3000 - i : len;
-			if (j)
-				assert_int_equal(ms_aspace_apply_run(as[j], evs + i, len), 0);
-			else
-				for (k = 0; k < len; k++)
-					assert_int_equal(ms_aspace_apply(as[j], &evs[i + k], NULL), 0);
-		}
+		apply_in_runs(as[j], evs, 3000, j ? 200 : 0);
 		assert_int_equal(ms_hugepages_advice(hp[j], as[j], 200000000, &v[j], &n[j]), 0);
 	}
 	assert_int_equal(n[1], n[0]);

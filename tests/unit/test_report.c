@@ -15,6 +15,8 @@
 
 #include <mapscope/report.h>
 
+#include "runs.h"
+
 #define P 4096ULL
 #define PID 9
 
@@ -159,7 +161,7 @@ static void runs_counted_exactly(void **state)
 	struct ms_report_row *rows, un;
 	struct ms_report *rep;
 	struct ms_aspace *as;
-	size_t i, k, n, w, len;
+	size_t i, k, n, w;
 	int which = 0, c;
 
 	(void)state;
@@ -195,12 +197,7 @@ static void runs_counted_exactly(void **state)
 		ms_aspace_set_listener(as, &l, rep);
 		for (k = 0; k < 2; k++)
 			assert_int_equal(ms_aspace_apply(as, &maps[k], NULL), 0);
-		for (i = 0; i < NR_TOUCH; i += len) {
-			len = 1 + (size_t)(rand() % 300);
-			if (len > NR_TOUCH - i)
-				len = NR_TOUCH - i;
-			assert_int_equal(ms_aspace_apply_run(as, s + i, len), 0);
-		}
+		apply_in_runs(as, s, NR_TOUCH, 300);
 		ms_aspace_finish(as);
 		assert_int_equal(ms_report_rows(rep, as, by_region, 1, &rows, &n, &un), 0);
 		assert_int_equal(n, 2);
