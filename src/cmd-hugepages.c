@@ -124,48 +124,58 @@ static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp
 	}
 }
 
+static void json_advice(struct ms_json *w, const struct ms_huge_advice *a, const struct hp_run *run)
+{
+	const struct ms_region *r = a->region;
+	char act[512];
+
+	ms_json_object_begin(w);
+	ms_json_key_u64(w, "pid", r->pid);
+	ms_json_key_addr_or_null(w, "start", a->start, a->advised && a->end);
+	ms_json_key_addr_or_null(w, "end", a->end, a->advised && a->end);
+	ms_json_key(w, "region");
+	ms_json_object_begin(w);
+	ms_json_key_u64(w, "id", r->id);
+	ms_json_key_str(w, "name", r->name);
+	ms_json_key_str(w, "kind", ms_region_kind_name(r->kind));
+	ms_json_key_addr(w, "start", r->start);
+	ms_json_key_addr(w, "end", r->end);
+	ms_json_object_end(w);
+	ms_json_key_u64(w, "spans", a->spans);
+	ms_json_key_u64(w, "aligned_spans", a->aligned_spans);
+	ms_json_key_u64(w, "pages", a->pages);
+	ms_json_key_u64(w, "faults", a->faults);
+	ms_json_key_u64(w, "samples", a->samples);
+	ms_json_key_u64(w, "tlb_misses", a->tlb_misses);
+	ms_json_key_u64(w, "faults_saved", a->faults_saved);
+	ms_json_key_u64(w, "tlb_entries_now", a->tlb_entries_now);
+	ms_json_key_u64(w, "tlb_entries_huge", a->tlb_entries_huge);
+	ms_json_key_u64(w, "benefit", a->benefit);
+	ms_json_key_bool(w, "advised", a->advised);
+	ms_json_key_str(w, "reason", a->reason);
+	ms_json_key_str(w, "alloc", site_of(run, r));
+	action(a, run, act, sizeof(act));
+	ms_json_key_str(w, "action", act);
+	ms_json_object_end(w);
+}
+
 static void print_json(const struct ms_huge_advice *v, size_t n, const struct hp_run *run, bool tlb)
 {
-	char act[512];
+	struct ms_json w;
 	size_t i;
 
-	printf("{\"tlb_samples\": %s, \"advice\": [", tlb ? "true" : "false");
+	ms_json_init(&w, stdout, 0);
+	ms_json_object_begin(&w);
+	ms_json_key_bool(&w, "tlb_samples", tlb);
+	ms_json_key(&w, "advice");
+	ms_json_array_begin(&w);
 	for (i = 0; i < n; i++) {
-		const struct ms_huge_advice *a = &v[i];
-		const struct ms_region *r = a->region;
-		const char *site = site_of(run, r);
-
-		printf("%s\n  {\"pid\": %u, \"start\": ", i ? "," : "", r->pid);
-		if (a->advised && a->end) {
-			ms_json_addr(stdout, a->start);
-			printf(", \"end\": ");
-			ms_json_addr(stdout, a->end);
-		} else
-			printf("null, \"end\": null");
-		printf(", \"region\": {\"id\": %u, \"name\": ", r->id);
-		ms_json_str(stdout, r->name);
-		printf(", \"kind\": \"%s\", \"start\": ", ms_region_kind_name(r->kind));
-		ms_json_addr(stdout, r->start);
-		printf(", \"end\": ");
-		ms_json_addr(stdout, r->end);
-		printf("}, \"spans\": %u, \"aligned_spans\": %u, \"pages\": %" PRIu64 ", \"faults\": %" PRIu64
-		       ", \"samples\": %" PRIu64 ", \"tlb_misses\": %" PRIu64 ", \"faults_saved\": %" PRIu64
-		       ", \"tlb_entries_now\": %" PRIu64 ", \"tlb_entries_huge\": %" PRIu64 ", \"benefit\": %" PRIu64
-		       ", \"advised\": %s, \"reason\": ", a->spans, a->aligned_spans, a->pages, a->faults, a->samples,
-		       a->tlb_misses, a->faults_saved, a->tlb_entries_now, a->tlb_entries_huge, a->benefit,
-		       a->advised ? "true" : "false");
-		ms_json_str(stdout, a->reason);
-		printf(", \"alloc\": ");
-		if (site)
-			ms_json_str(stdout, site);
-		else
-			printf("null");
-		action(a, run, act, sizeof(act));
-		printf(", \"action\": ");
-		ms_json_str(stdout, act);
-		printf("}");
+		ms_json_newline(&w, 2);
+		json_advice(&w, &v[i], run);
 	}
-	printf("]}\n");
+	ms_json_array_end(&w);
+	ms_json_object_end(&w);
+	putchar('\n');
 }
 
 /* AnonHugePages (kB) of the VMAs of pid overlapping [start, end), from smaps; -1 when unreadable. */

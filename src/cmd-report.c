@@ -336,84 +336,118 @@ static void print_text(const struct report_opts *o, struct ms_report_row *rows, 
 	}
 }
 
-static void json_opt_str(const char *key, const char *v)
-{
-	printf(", \"%s\": ", key);
-	if (v)
-		ms_json_str(stdout, v);
-	else
-		fputs("null", stdout);
-}
-
-static void json_region(const struct ms_region *r)
+static void json_region(struct ms_json *w, const struct ms_region *r)
 {
 	char perms[5];
 
 	format_perms(r->prot, r->flags, perms);
-	printf("\"id\": %u, \"pid\": %u, \"comm\": ", r->id, r->pid);
-	ms_json_str(stdout, r->comm);
-	printf(", \"start\": ");
-	ms_json_addr(stdout, r->start);
-	printf(", \"end\": ");
-	ms_json_addr(stdout, r->end);
-	printf(", \"size\": %" PRIu64 ", \"perms\": \"%s\", \"kind\": \"%s\", \"name\": ",
-	       r->end - r->start, perms, ms_region_kind_name(r->kind));
-	ms_json_str(stdout, r->name);
-	printf(", \"created_ns\": %" PRIu64 ", \"ended_ns\": %" PRIu64 ", \"records_lost\": %s", r->created_ns,
-	       r->ended_ns, r->records_lost ? "true" : "false");
+	ms_json_key_u64(w, "id", r->id);
+	ms_json_key_u64(w, "pid", r->pid);
+	ms_json_key_str(w, "comm", r->comm);
+	ms_json_key_addr(w, "start", r->start);
+	ms_json_key_addr(w, "end", r->end);
+	ms_json_key_u64(w, "size", r->end - r->start);
+	ms_json_key_str(w, "perms", perms);
+	ms_json_key_str(w, "kind", ms_region_kind_name(r->kind));
+	ms_json_key_str(w, "name", r->name);
+	ms_json_key_u64(w, "created_ns", r->created_ns);
+	ms_json_key_u64(w, "ended_ns", r->ended_ns);
+	ms_json_key_bool(w, "records_lost", r->records_lost);
+}
+
+/* The region's top code symbols: [{"symbol", "dso", "samples"}, ...]. */
+static void json_children(struct ms_json *w, const struct ms_report_row *r)
+{
+	int k;
+
+	ms_json_key(w, "symbols");
+	ms_json_array_begin(w);
+	for (k = 0; k < r->nr_children; k++) {
+		ms_json_object_begin(w);
+		ms_json_key_str(w, "symbol", r->children[k].symbol);
+		ms_json_key_str(w, "dso", r->children[k].dso);
+		ms_json_key_u64(w, "samples", r->children[k].samples);
+		ms_json_object_end(w);
+	}
+	ms_json_array_end(w);
+}
+
+static void json_row(struct ms_json *w, const struct report_opts *o, const struct ms_report_row *r,
+		     const struct ms_session *s)
+{
+	ms_json_object_begin(w);
+	if (r->region)
+		json_region(w, r->region);
+	else
+		ms_json_key_null(w, "region");
+	ms_json_key_u64(w, "samples", r->samples);
+	ms_json_key_u64(w, "pages", r->pages);
+	ms_json_key_u64(w, "first_ns", r->first_ns);
+	ms_json_key_u64(w, "last_ns", r->last_ns);
+	if (o->group & MS_GROUP_SYMBOL)
+		ms_json_key_str(w, "symbol", r->symbol);
+	if (o->group & MS_GROUP_DSO)
+		ms_json_key_str(w, "dso", r->dso);
+	if (o->group & MS_GROUP_DADDR)
+		ms_json_key_str(w, "daddr_symbol", r->daddr_symbol);
+	if (o->group & MS_GROUP_ALLOC || o->group == MS_GROUP_REGION)
+		ms_json_key_str(w, "alloc", r->alloc);
+	if (o->group == MS_GROUP_REGION) {
+		ms_json_key_str(w, "alloc_chain", ms_session_alloc_chain(s, r->region));
+		json_children(w, r);
+	}
+	ms_json_object_end(w);
+}
+
+/* The header's counts, and why samples were set aside. */
+static void json_totals(struct ms_json *w, uint64_t total, const struct ms_session_stats *st, bool uncertain)
+{
+	ms_json_key_u64(w, "samples", total);
+	ms_json_key_u64(w, "lost", st->lost);
+	ms_json_key_u64(w, "duration_ns", st->last_time - st->first_time);
+	ms_json_key_u64(w, "start_ns", st->first_time);
+	ms_json_key_bool(w, "uncertain", uncertain);
+	ms_json_newline(w, 1);
+	ms_json_key_u64(w, "file_samples", replay_file_samples(st));
+	ms_json_key(w, "set_aside");
+	ms_json_object_begin(w);
+	ms_json_key_u64(w, "zero_address", st->zero_addr);
+	ms_json_key_u64(w, "kernel_address", st->kernel_addr);
+	ms_json_key_u64(w, "unknown_event", st->unknown_id);
+	ms_json_key_u64(w, "malformed", st->bad_samples);
+	ms_json_object_end(w);
 }
 
 static void print_json(const struct report_opts *o, struct ms_report_row *rows, size_t n,
 		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
 		       bool uncertain, const struct ms_session *s)
 {
-	bool first = true;
+	struct ms_json w;
 	size_t i;
-	int k;
 
-	printf("{\"samples\": %" PRIu64 ", \"lost\": %" PRIu64 ", \"duration_ns\": %" PRIu64
-	       ", \"start_ns\": %" PRIu64 ", \"uncertain\": %s,\n \"file_samples\": %" PRIu64
-	       ", \"set_aside\": {\"zero_address\": %" PRIu64 ", \"kernel_address\": %" PRIu64
-	       ", \"unknown_event\": %" PRIu64 ", \"malformed\": %" PRIu64 "},\n \"%s\": [",
-	       total, st->lost, st->last_time - st->first_time, st->first_time, uncertain ? "true" : "false",
-	       replay_file_samples(st), st->zero_addr, st->kernel_addr, st->unknown_id, st->bad_samples,
-	       o->group == MS_GROUP_REGION ? "regions" : "rows");
+	ms_json_init(&w, stdout, 0);
+	ms_json_object_begin(&w);
+	json_totals(&w, total, st, uncertain);
+	ms_json_newline(&w, 1);
+	ms_json_key(&w, o->group == MS_GROUP_REGION ? "regions" : "rows");
+	ms_json_array_begin(&w);
 	for (i = 0; i < n; i++) {
-		const struct ms_report_row *r = &rows[i];
-
-		if ((o->group & MS_GROUP_REGION) && !wanted(o, r->region))
+		if ((o->group & MS_GROUP_REGION) && !wanted(o, rows[i].region))
 			continue;
-		printf("%s\n  {", first ? "" : ",");
-		first = false;
-		if (r->region)
-			json_region(r->region);
-		else
-			printf("\"region\": null");
-		printf(", \"samples\": %" PRIu64 ", \"pages\": %" PRIu64 ", \"first_ns\": %" PRIu64
-		       ", \"last_ns\": %" PRIu64, r->samples, r->pages, r->first_ns, r->last_ns);
-		if (o->group & MS_GROUP_SYMBOL)
-			json_opt_str("symbol", r->symbol);
-		if (o->group & MS_GROUP_DSO)
-			json_opt_str("dso", r->dso);
-		if (o->group & MS_GROUP_DADDR)
-			json_opt_str("daddr_symbol", r->daddr_symbol);
-		if (o->group & MS_GROUP_ALLOC || o->group == MS_GROUP_REGION)
-			json_opt_str("alloc", r->alloc);
-		if (o->group == MS_GROUP_REGION) {
-			json_opt_str("alloc_chain", ms_session_alloc_chain(s, r->region));
-			printf(", \"symbols\": [");
-			for (k = 0; k < r->nr_children; k++) {
-				printf("%s{\"symbol\": ", k ? ", " : "");
-				ms_json_str(stdout, r->children[k].symbol);
-				json_opt_str("dso", r->children[k].dso);
-				printf(", \"samples\": %" PRIu64 "}", r->children[k].samples);
-			}
-			printf("]");
-		}
-		printf("}");
+		ms_json_newline(&w, 2);
+		json_row(&w, o, &rows[i], s);
 	}
-	printf("],\n \"unmapped\": {\"samples\": %" PRIu64 ", \"pages\": %" PRIu64 ", \"first_ns\": %" PRIu64
-	       ", \"last_ns\": %" PRIu64 "}}\n", un->samples, un->pages, un->first_ns, un->last_ns);
+	ms_json_array_end(&w);
+	ms_json_newline(&w, 1);
+	ms_json_key(&w, "unmapped");
+	ms_json_object_begin(&w);
+	ms_json_key_u64(&w, "samples", un->samples);
+	ms_json_key_u64(&w, "pages", un->pages);
+	ms_json_key_u64(&w, "first_ns", un->first_ns);
+	ms_json_key_u64(&w, "last_ns", un->last_ns);
+	ms_json_object_end(&w);
+	ms_json_object_end(&w);
+	putchar('\n');
 }
 
 static void print_csv(const struct report_opts *o, struct ms_report_row *rows, size_t n,

@@ -55,6 +55,88 @@ struct code {
 	int line;
 };
 
+static void json_access(struct ms_json *w, const struct ms_unmapped_access *a, const struct code *code,
+			const char *site, const char *chain)
+{
+	ms_json_object_begin(w);
+	ms_json_key_str(w, "class", ms_unmapped_class_name(a->cls));
+	ms_json_key_str(w, "access", ms_access_kind_name(a->kind));
+	ms_json_key_addr(w, "address", a->address);
+	ms_json_key_addr(w, "ip", a->ip);
+	ms_json_key_str(w, "symbol", code->sym);
+	ms_json_key_str(w, "file", code->file);
+	ms_json_key_int(w, "line", code->line);
+	ms_json_key_u64(w, "count", a->count);
+	ms_json_key_u64(w, "pid", a->pid);
+	ms_json_key_u64(w, "tid", a->tid);
+	ms_json_key_u64(w, "first_ns", a->first_ns);
+	ms_json_key_u64(w, "last_ns", a->last_ns);
+	if (a->cls == MS_UNMAPPED_FREED) {
+		ms_json_key(w, "freed");
+		ms_json_object_begin(w);
+		ms_json_key_u64(w, "time_ns", a->freed_ns);
+		ms_json_key_str(w, "op", ms_aspace_op_name(a->freed_op));
+		ms_json_key_str(w, "call", a->freed_call);
+		ms_json_key_u64(w, "tid", a->freed_tid);
+		ms_json_key_str(w, "site", site[0] ? site : NULL);
+		ms_json_key_str(w, "chain", chain[0] ? chain : NULL);
+		ms_json_object_end(w);
+	}
+	ms_json_object_end(w);
+}
+
+static void text_access(const struct ms_unmapped_access *a, const struct code *code, const char *site, double t0)
+{
+	printf("%-12s %-8s %7" PRIu64 " %7u %18" PRIx64 " %11.6f %11.6f  %s", ms_unmapped_class_name(a->cls),
+	       ms_access_kind_name(a->kind), a->count, a->pid, a->address, ((double)a->first_ns - t0) / 1e9,
+	       ((double)a->last_ns - t0) / 1e9, code->sym);
+	if (code->file)
+		printf(" (%s:%d)", code->file, code->line);
+	printf("\n");
+	if (a->cls == MS_UNMAPPED_FREED)
+		printf("%12s unmapped %.6f s earlier by %s in thread %u%s%s\n", "", (double)(a->first_ns - a->freed_ns) / 1e9,
+		       a->freed_call, a->freed_tid, site[0] ? ", called from " : "", site);
+}
+
+/* The accesses as a table or as {"accesses": [...]}; t0 is the recording's first time. */
+static void print_accesses(const struct un_run *run, const struct ms_unmapped_access *acc, size_t n, int fmt,
+			   double t0)
+{
+	char site[256], chain[1024];
+	struct ms_json w;
+	struct code code;
+	size_t i;
+
+	ms_json_init(&w, stdout, 0);
+	if (fmt == CLI_FORMAT_JSON) {
+		ms_json_object_begin(&w);
+		ms_json_key(&w, "accesses");
+		ms_json_array_begin(&w);
+	} else {
+		printf("%-12s %-8s %7s %7s %18s %11s %11s  %s\n", "class", "access", "count", "pid", "address", "first",
+		       "last", "code");
+	}
+	for (i = 0; i < n; i++) {
+		const struct ms_unmapped_access *a = &acc[i];
+
+		replay_code(run->syms, a->pid, a->ip, code.sym, sizeof(code.sym), &code.file, &code.line);
+		site[0] = chain[0] = '\0';
+		if (a->freed_chain_len)
+			ms_symbols_call_site(run->syms, a->pid, a->freed_chain, a->freed_chain_len, site, sizeof(site),
+					     chain, sizeof(chain));
+		if (fmt != CLI_FORMAT_JSON) {
+			text_access(a, &code, site, t0);
+			continue;
+		}
+		ms_json_newline(&w, 2);
+		json_access(&w, a, &code, site, chain);
+	}
+	if (fmt == CLI_FORMAT_JSON) {
+		ms_json_array_end(&w);
+		ms_json_object_end(&w);
+		putchar('\n');
+	}
+}
 
 int cmd_unmapped(int argc, char **argv)
 {
@@ -69,10 +151,7 @@ int cmd_unmapped(int argc, char **argv)
 	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX };
 	struct ms_session *s = NULL;
 	const char *input = "mapscope.data";
-	char site[256], chain[1024];
-	struct code code;
-	double t0;
-	size_t n = 0, i;
+	size_t n = 0;
 	int c, fmt = 0, ret, err;
 
 	optind = 1;
@@ -105,56 +184,7 @@ int cmd_unmapped(int argc, char **argv)
 		goto out;
 	}
 	replay_warnings(s, input);
-	t0 = (double)ms_session_first_time(s);
-	if (fmt == CLI_FORMAT_JSON)
-		printf("{\"accesses\": [");
-	else
-		printf("%-12s %-8s %7s %7s %18s %11s %11s  %s\n", "class", "access", "count", "pid", "address", "first",
-		       "last", "code");
-	for (i = 0; i < n; i++) {
-		const struct ms_unmapped_access *a = &acc[i];
-
-		replay_code(run.syms, a->pid, a->ip, code.sym, sizeof(code.sym), &code.file, &code.line);
-		site[0] = chain[0] = '\0';
-		if (a->freed_chain_len)
-			ms_symbols_call_site(run.syms, a->pid, a->freed_chain, a->freed_chain_len, site, sizeof(site),
-					     chain, sizeof(chain));
-		if (fmt == CLI_FORMAT_JSON) {
-			printf("%s\n  {\"class\": \"%s\", \"access\": \"%s\", \"address\": ", i ? "," : "",
-			       ms_unmapped_class_name(a->cls), ms_access_kind_name(a->kind));
-			ms_json_addr(stdout, a->address);
-			printf(", \"ip\": ");
-			ms_json_addr(stdout, a->ip);
-			printf(", \"symbol\": ");
-			ms_json_str(stdout, code.sym);
-			printf(", \"file\": ");
-			code.file ? ms_json_str(stdout, code.file) : (void)fputs("null", stdout);
-			printf(", \"line\": %d, \"count\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"first_ns\": %" PRIu64
-			       ", \"last_ns\": %" PRIu64, code.line, a->count, a->pid, a->tid, a->first_ns, a->last_ns);
-			if (a->cls == MS_UNMAPPED_FREED) {
-				printf(", \"freed\": {\"time_ns\": %" PRIu64 ", \"op\": \"%s\", \"call\": \"%s\", "
-				       "\"tid\": %u, \"site\": ", a->freed_ns, ms_aspace_op_name(a->freed_op), a->freed_call,
-				       a->freed_tid);
-				site[0] ? ms_json_str(stdout, site) : (void)fputs("null", stdout);
-				printf(", \"chain\": ");
-				chain[0] ? ms_json_str(stdout, chain) : (void)fputs("null", stdout);
-				printf("}");
-			}
-			printf("}");
-			continue;
-		}
-		printf("%-12s %-8s %7" PRIu64 " %7u %18" PRIx64 " %11.6f %11.6f  %s", ms_unmapped_class_name(a->cls),
-		       ms_access_kind_name(a->kind), a->count, a->pid, a->address, ((double)a->first_ns - t0) / 1e9,
-		       ((double)a->last_ns - t0) / 1e9, code.sym);
-		if (code.file)
-			printf(" (%s:%d)", code.file, code.line);
-		printf("\n");
-		if (a->cls == MS_UNMAPPED_FREED)
-			printf("%12s unmapped %.6f s earlier by %s in thread %u%s%s\n", "", (double)(a->first_ns - a->freed_ns) / 1e9,
-			       a->freed_call, a->freed_tid, site[0] ? ", called from " : "", site);
-	}
-	if (fmt == CLI_FORMAT_JSON)
-		printf("]}\n");
+	print_accesses(&run, acc, n, fmt, (double)ms_session_first_time(s));
 	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
 out:
 	ms_unmapped_free(run.u);

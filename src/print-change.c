@@ -36,24 +36,40 @@ const char *change_what(const struct ms_change *c, char buf[16])
 	return a;
 }
 
-static void addr_or_null(FILE *f, uint64_t a, bool present)
-{
-	if (present)
-		ms_json_addr(f, a);
-	else
-		fputs("null", f);
-}
-
-/* ', "key": what(c)' where the change has that field, null where not. */
-static void json_what(FILE *f, const char *key, bool present, const struct ms_change *c)
+/* "key": what(c) where the change has that field, null where not. */
+static void json_what(struct ms_json *w, const char *key, bool present, const struct ms_change *c)
 {
 	char buf[16];
 
-	fprintf(f, ", \"%s\": ", key);
-	if (present)
-		ms_json_str(f, change_what(c, buf));
-	else
-		fputs("null", f);
+	ms_json_key_str(w, key, present ? change_what(c, buf) : NULL);
+}
+
+/* One object on a line of its own: JSON Lines. */
+static void json_change(FILE *f, const struct ms_change *c)
+{
+	struct ms_json w;
+
+	ms_json_init(&w, f, 0);
+	ms_json_object_begin(&w);
+	ms_json_key_u64(&w, "time_ns", c->time_ns);
+	ms_json_key_u64(&w, "pid", c->pid);
+	ms_json_key_u64(&w, "tid", c->tid);
+	ms_json_key_str(&w, "op", ms_aspace_op_name(c->op));
+	ms_json_key_addr_or_null(&w, "start", c->start, c->start || c->end);
+	ms_json_key_addr_or_null(&w, "end", c->end, c->end != 0);
+	ms_json_key_addr_or_null(&w, "new_start", c->new_start, c->new_start || c->new_end);
+	ms_json_key_addr_or_null(&w, "new_end", c->new_end, c->new_end != 0);
+	/* change_what() says the one of protection, advice and lock state the change has. */
+	json_what(&w, "prot", c->prot >= 0, c);
+	json_what(&w, "advice", c->advice >= 0, c);
+	json_what(&w, "lock", c->lock >= 0, c);
+	ms_json_key_str(&w, "name", c->name);
+	if (c->op == MS_OP_FORK) {
+		ms_json_key_u64(&w, "child_pid", c->child_pid);
+		ms_json_key_u64(&w, "child_tid", c->child_tid);
+	}
+	ms_json_object_end(&w);
+	fputc('\n', f);
 }
 
 void print_change(FILE *f, const struct ms_change *c, bool json)
@@ -62,24 +78,7 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 	char buf[16];
 
 	if (json) {
-		fprintf(f, "{\"time_ns\": %" PRIu64 ", \"pid\": %u, \"tid\": %u, \"op\": \"%s\", \"start\": ",
-			c->time_ns, c->pid, c->tid, ms_aspace_op_name(c->op));
-		addr_or_null(f, c->start, range);
-		fputs(", \"end\": ", f);
-		addr_or_null(f, c->end, c->end != 0);
-		fputs(", \"new_start\": ", f);
-		addr_or_null(f, c->new_start, c->new_start || c->new_end);
-		fputs(", \"new_end\": ", f);
-		addr_or_null(f, c->new_end, c->new_end != 0);
-		/* change_what() says the one of protection, advice and lock state the change has. */
-		json_what(f, "prot", c->prot >= 0, c);
-		json_what(f, "advice", c->advice >= 0, c);
-		json_what(f, "lock", c->lock >= 0, c);
-		fputs(", \"name\": ", f);
-		ms_json_str(f, c->name);
-		if (c->op == MS_OP_FORK)
-			fprintf(f, ", \"child_pid\": %u, \"child_tid\": %u", c->child_pid, c->child_tid);
-		fputs("}\n", f);
+		json_change(f, c);
 		return;
 	}
 	fprintf(f, "%20" PRIu64 " %7u %7u %-10s ", c->time_ns, c->pid, c->tid, ms_aspace_op_name(c->op));

@@ -18,6 +18,7 @@
 #include <mapscope/unmapped.h>
 
 #include "cli.h"
+#include "output/json.h"
 #include "ms_version.h"
 #include "print-change.h"
 #include "replay.h"
@@ -136,253 +137,341 @@ void html_free(struct html_run *h)
 	free(h);
 }
 
-/* A JSON string that is safe inside a <script> element: '<' never appears. */
-static void js_str(FILE *f, const char *s)
-{
-	const unsigned char *c;
-
-	fputc('"', f);
-	for (c = (const unsigned char *)(s ? s : ""); *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&')
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
-}
-
 /* The key_* helpers leave out a key that has no value: the page reads it as null, and 10,000 regions weigh less. */
-static void key_str(FILE *f, const char *key, const char *v)
+static void key_str(struct ms_json *w, const char *key, const char *v)
 {
-	if (!v)
-		return;
-	fprintf(f, ", \"%s\": ", key);
-	js_str(f, v);
+	if (v)
+		ms_json_key_str(w, key, v);
 }
 
 /* An address as 16 hex digits, so that the page sorts them as strings. */
-static void key_addr(FILE *f, const char *key, uint64_t a, bool present)
+static void key_addr(struct ms_json *w, const char *key, uint64_t a, bool present)
 {
-	if (present)
-		fprintf(f, ", \"%s\": \"%016" PRIx64 "\"", key, a);
+	if (!present)
+		return;
+	ms_json_key(w, key);
+	ms_json_addr16(w, a);
 }
 
 /* ns from the recording's start. */
-static void key_time(FILE *f, const char *key, uint64_t ns, uint64_t t0, bool present)
+static void key_time(struct ms_json *w, const char *key, uint64_t ns, uint64_t t0, bool present)
 {
 	if (present)
-		fprintf(f, ", \"%s\": %" PRIu64, key, ns > t0 ? ns - t0 : 0);
+		ms_json_key_u64(w, key, ns > t0 ? ns - t0 : 0);
 }
 
-static void write_regions(FILE *f, const struct html_report *in, uint64_t t0)
+static void html_region(struct ms_json *w, const struct html_report *in, const struct ms_report_row *row,
+			uint64_t t0)
 {
+	const struct ms_region *r = row->region;
 	char perms[5];
-	bool first = true;
-	size_t i;
 	int k;
 
-	fputs(",\n\"regions\": [", f);
+	format_perms(r->prot, r->flags, perms);
+	ms_json_object_begin(w);
+	ms_json_key_u64(w, "id", r->id);
+	ms_json_key_u64(w, "pid", r->pid);
+	key_str(w, "comm", r->comm);
+	key_addr(w, "start", r->start, true);
+	key_addr(w, "end", r->end, true);
+	ms_json_key_u64(w, "size", r->end - r->start);
+	ms_json_key_str(w, "perms", perms);
+	ms_json_key_str(w, "kind", ms_region_kind_name(r->kind));
+	key_str(w, "name", r->name);
+	ms_json_key_u64(w, "pages", row->pages);
+	ms_json_key_u64(w, "samples", row->samples);
+	key_time(w, "first", row->first_ns, t0, row->samples);
+	key_time(w, "last", row->last_ns, t0, row->samples);
+	key_time(w, "created", r->created_ns, t0, true);
+	key_time(w, "ended", r->ended_ns, t0, r->ended_ns);
+	key_str(w, "alloc", row->alloc);
+	key_str(w, "alloc_chain", ms_session_alloc_chain(in->h->s, r));
+	if (r->records_lost)
+		ms_json_key_bool(w, "lost", true);
+	if (row->nr_children) {
+		ms_json_key(w, "code");
+		ms_json_array_begin(w);
+	}
+	for (k = 0; k < row->nr_children; k++) {
+		ms_json_object_begin(w);
+		ms_json_key_u64(w, "samples", row->children[k].samples);
+		key_str(w, "symbol", row->children[k].symbol);
+		key_str(w, "dso", row->children[k].dso);
+		ms_json_object_end(w);
+	}
+	if (row->nr_children)
+		ms_json_array_end(w);
+	ms_json_object_end(w);
+}
+
+static void write_regions(struct ms_json *w, const struct html_report *in, uint64_t t0)
+{
+	size_t i;
+
+	ms_json_newline(w, 0);
+	ms_json_key(w, "regions");
+	ms_json_array_begin(w);
 	for (i = 0; i < in->n; i++) {
-		const struct ms_report_row *row = &in->rows[i];
-		const struct ms_region *r = row->region;
+		const struct ms_region *r = in->rows[i].region;
 
 		if (!r || !keep(in->h, r, r->pid))
 			continue;
-		format_perms(r->prot, r->flags, perms);
-		fprintf(f, "%s\n{\"id\": %u, \"pid\": %u", first ? "" : ",", r->id, r->pid);
-		first = false;
-		key_str(f, "comm", r->comm);
-		key_addr(f, "start", r->start, true);
-		key_addr(f, "end", r->end, true);
-		fprintf(f, ", \"size\": %" PRIu64 ", \"perms\": \"%s\", \"kind\": \"%s\"", r->end - r->start, perms,
-			ms_region_kind_name(r->kind));
-		key_str(f, "name", r->name);
-		fprintf(f, ", \"pages\": %" PRIu64 ", \"samples\": %" PRIu64, row->pages, row->samples);
-		key_time(f, "first", row->first_ns, t0, row->samples);
-		key_time(f, "last", row->last_ns, t0, row->samples);
-		key_time(f, "created", r->created_ns, t0, true);
-		key_time(f, "ended", r->ended_ns, t0, r->ended_ns);
-		key_str(f, "alloc", row->alloc);
-		key_str(f, "alloc_chain", ms_session_alloc_chain(in->h->s, r));
-		if (r->records_lost)
-			fputs(", \"lost\": true", f);
-		if (row->nr_children)
-			fputs(", \"code\": [", f);
-		for (k = 0; k < row->nr_children; k++) {
-			fprintf(f, "%s{\"samples\": %" PRIu64, k ? ", " : "", row->children[k].samples);
-			key_str(f, "symbol", row->children[k].symbol);
-			key_str(f, "dso", row->children[k].dso);
-			fputc('}', f);
-		}
-		fputs(row->nr_children ? "]}" : "}", f);
+		ms_json_newline(w, 0);
+		html_region(w, in, &in->rows[i], t0);
 	}
-	fprintf(f, "],\n\"unmapped\": {\"samples\": %" PRIu64 ", \"pages\": %" PRIu64, in->un->samples, in->un->pages);
-	key_time(f, "first", in->un->first_ns, t0, in->un->samples);
-	key_time(f, "last", in->un->last_ns, t0, in->un->samples);
-	fputc('}', f);
+	ms_json_array_end(w);
+	ms_json_newline(w, 0);
+	ms_json_key(w, "unmapped");
+	ms_json_object_begin(w);
+	ms_json_key_u64(w, "samples", in->un->samples);
+	ms_json_key_u64(w, "pages", in->un->pages);
+	key_time(w, "first", in->un->first_ns, t0, in->un->samples);
+	key_time(w, "last", in->un->last_ns, t0, in->un->samples);
+	ms_json_object_end(w);
 }
 
-static int write_heat(FILE *f, const struct html_report *in)
+static void heat_band(struct ms_json *w, const struct ms_heatmap_band *b)
+{
+	size_t k;
+
+	ms_json_object_begin(w);
+	ms_json_key_u64(w, "region", b->region->id);
+	ms_json_key_u64(w, "size", b->size);
+	ms_json_key_u64(w, "row_bytes", b->row_bytes);
+	ms_json_key_u64(w, "samples", b->samples);
+	/* Sparse: cell index, count; most of a band is empty. */
+	ms_json_key(w, "cells");
+	ms_json_array_begin_tight(w);
+	for (k = 0; k < MS_HEATMAP_ROWS * MS_HEATMAP_COLS; k++) {
+		if (b->cells[k]) {
+			ms_json_u64(w, k);
+			ms_json_u64(w, b->cells[k]);
+		}
+	}
+	ms_json_array_end(w);
+	ms_json_key(w, "marks");
+	ms_json_array_begin_tight(w);
+	for (k = 0; k < b->nr_marks; k++) {
+		ms_json_array_begin(w);
+		ms_json_u64(w, b->marks[k].col);
+		ms_json_str(w, ms_aspace_op_name(b->marks[k].op));
+		ms_json_array_end(w);
+	}
+	ms_json_array_end(w);
+	ms_json_object_end(w);
+}
+
+static int write_heat(struct ms_json *w, const struct html_report *in)
 {
 	const struct ms_heatmap_band *b;
 	uint64_t start, col_ns;
-	size_t n, i, k, m = 0, cells;
+	size_t n, i;
 	int err;
 
 	if ((err = ms_heatmap_bands(in->h->hm, &b, &n, &start, &col_ns)))
 		return err;
-	fprintf(f, ",\n\"heat\": {\"cols\": %d, \"rows\": %d, \"col_ns\": %" PRIu64 ", \"max\": %u, \"bands\": [",
-		MS_HEATMAP_COLS, MS_HEATMAP_ROWS, col_ns, ms_heatmap_max(in->h->hm));
+	ms_json_newline(w, 0);
+	ms_json_key(w, "heat");
+	ms_json_object_begin(w);
+	ms_json_key_int(w, "cols", MS_HEATMAP_COLS);
+	ms_json_key_int(w, "rows", MS_HEATMAP_ROWS);
+	ms_json_key_u64(w, "col_ns", col_ns);
+	ms_json_key_u64(w, "max", ms_heatmap_max(in->h->hm));
+	ms_json_key(w, "bands");
+	ms_json_array_begin(w);
 	for (i = 0; i < n; i++) {
 		if (!keep(in->h, b[i].region, b[i].region->pid))
 			continue;
-		fprintf(f, "%s\n{\"region\": %u, \"size\": %" PRIu64 ", \"row_bytes\": %" PRIu64 ", \"samples\": %" PRIu64
-			", \"cells\": [", m++ ? "," : "", b[i].region->id, b[i].size, b[i].row_bytes, b[i].samples);
-		/* Sparse: cell index, count; most of a band is empty. */
-		for (k = 0, cells = 0; k < MS_HEATMAP_ROWS * MS_HEATMAP_COLS; k++)
-			if (b[i].cells[k])
-				fprintf(f, "%s%zu,%u", cells++ ? "," : "", k, b[i].cells[k]);
-		fputs("], \"marks\": [", f);
-		for (k = 0; k < b[i].nr_marks; k++)
-			fprintf(f, "%s[%u, \"%s\"]", k ? "," : "", b[i].marks[k].col, ms_aspace_op_name(b[i].marks[k].op));
-		fputs("]}", f);
+		ms_json_newline(w, 0);
+		heat_band(w, &b[i]);
 	}
-	fputs("]}", f);
+	ms_json_array_end(w);
+	ms_json_object_end(w);
 	return 0;
 }
 
-static void write_changes(FILE *f, const struct html_run *h, uint64_t t0)
+static void write_changes(struct ms_json *w, const struct html_run *h, uint64_t t0)
 {
 	size_t i;
 
-	fputs(",\n\"changes\": [", f);
+	ms_json_newline(w, 0);
+	ms_json_key(w, "changes");
+	ms_json_array_begin(w);
 	for (i = 0; i < h->nr_changes; i++) {
 		const struct html_change *c = &h->changes[i];
 
-		fprintf(f, "%s\n{\"pid\": %u, \"tid\": %u, \"op\": \"%s\"", i ? "," : "", c->pid, c->tid,
-			ms_aspace_op_name(c->op));
-		key_time(f, "t", c->time_ns, t0, true);
+		ms_json_newline(w, 0);
+		ms_json_object_begin(w);
+		ms_json_key_u64(w, "pid", c->pid);
+		ms_json_key_u64(w, "tid", c->tid);
+		ms_json_key_str(w, "op", ms_aspace_op_name(c->op));
+		key_time(w, "t", c->time_ns, t0, true);
 		/* A range where the change has one (0, 0: none), as print_change() says it. */
-		key_addr(f, "start", c->start, c->start || c->end);
-		key_addr(f, "end", c->end, c->start || c->end);
-		key_addr(f, "new_start", c->new_start, c->new_start || c->new_end);
-		key_addr(f, "new_end", c->new_end, c->new_start || c->new_end);
-		key_str(f, "what", c->what);
-		key_str(f, "name", c->name);
+		key_addr(w, "start", c->start, c->start || c->end);
+		key_addr(w, "end", c->end, c->start || c->end);
+		key_addr(w, "new_start", c->new_start, c->new_start || c->new_end);
+		key_addr(w, "new_end", c->new_end, c->new_start || c->new_end);
+		key_str(w, "what", c->what);
+		key_str(w, "name", c->name);
 		if (c->region >= 0)
-			fprintf(f, ", \"region\": %d", c->region);
-		fputc('}', f);
+			ms_json_key_int(w, "region", c->region);
+		ms_json_object_end(w);
 	}
-	fprintf(f, "],\n\"changes_total\": %zu", h->changes_total);
+	ms_json_array_end(w);
+	ms_json_newline(w, 0);
+	ms_json_key_u64(w, "changes_total", h->changes_total);
 }
 
-static int write_huge(FILE *f, const struct html_report *in)
+static void huge_advice(struct ms_json *w, const struct ms_huge_advice *a)
+{
+	ms_json_object_begin(w);
+	ms_json_key_u64(w, "region", a->region->id);
+	ms_json_key_bool(w, "advised", a->advised);
+	key_addr(w, "start", a->start, a->advised && a->end);
+	key_addr(w, "end", a->end, a->advised && a->end);
+	ms_json_key_u64(w, "spans", a->spans);
+	ms_json_key_u64(w, "aligned_spans", a->aligned_spans);
+	ms_json_key_u64(w, "pages", a->pages);
+	ms_json_key_u64(w, "faults", a->faults);
+	ms_json_key_u64(w, "samples", a->samples);
+	ms_json_key_u64(w, "benefit", a->benefit);
+	key_str(w, "reason", a->reason);
+	ms_json_object_end(w);
+}
+
+static int write_huge(struct ms_json *w, const struct html_report *in)
 {
 	struct ms_huge_advice *v = NULL;
-	size_t n = 0, i, m = 0, left = 0, others = 0;
+	size_t n = 0, i, left = 0, others = 0;
 	int err;
 
 	err = ms_hugepages_advice(in->h->hp, ms_session_aspace(in->h->s), in->st->last_time, &v, &n);
 	if (err)
 		return err;
-	fprintf(f, ",\n\"huge\": {\"tlb\": %s, \"advice\": [", ms_hugepages_have_tlb(in->h->hp) ? "true" : "false");
+	ms_json_newline(w, 0);
+	ms_json_key(w, "huge");
+	ms_json_object_begin(w);
+	ms_json_key_bool(w, "tlb", ms_hugepages_have_tlb(in->h->hp));
+	ms_json_key(w, "advice");
+	ms_json_array_begin(w);
 	for (i = 0; i < n; i++) {
-		const struct ms_huge_advice *a = &v[i];
-
-		if (!keep(in->h, a->region, a->region->pid))
+		if (!keep(in->h, v[i].region, v[i].region->pid))
 			continue;
 		/* Every advised region; of the others (one per small region), the first HTML_MAX_UNADVISED. */
-		if (!a->advised && others++ >= HTML_MAX_UNADVISED) {
+		if (!v[i].advised && others++ >= HTML_MAX_UNADVISED) {
 			left++;
 			continue;
 		}
-		fprintf(f, "%s\n{\"region\": %u, \"advised\": %s", m++ ? "," : "", a->region->id,
-			a->advised ? "true" : "false");
-		key_addr(f, "start", a->start, a->advised && a->end);
-		key_addr(f, "end", a->end, a->advised && a->end);
-		fprintf(f, ", \"spans\": %u, \"aligned_spans\": %u, \"pages\": %" PRIu64 ", \"faults\": %" PRIu64
-			", \"samples\": %" PRIu64 ", \"benefit\": %" PRIu64, a->spans, a->aligned_spans, a->pages,
-			a->faults, a->samples, a->benefit);
-		key_str(f, "reason", a->reason);
-		fputc('}', f);
+		ms_json_newline(w, 0);
+		huge_advice(w, &v[i]);
 	}
-	fprintf(f, "], \"left_out\": %zu}", left);
+	ms_json_array_end(w);
+	ms_json_key_u64(w, "left_out", left);
+	ms_json_object_end(w);
 	free(v);
 	return 0;
 }
 
-static int write_unmapped(FILE *f, const struct html_report *in, uint64_t t0)
+static void unmapped_access(struct ms_json *w, const struct html_report *in, const struct ms_unmapped_access *a,
+			    uint64_t t0)
 {
 	struct ms_symbols *syms = ms_session_symbols(in->h->s);
-	const struct ms_unmapped_access *acc;
 	char code[512], site[256], chain[1024];
 	const char *file;
-	size_t n = 0, i, m = 0;
-	int err, line;
+	int line;
+
+	replay_code(syms, a->pid, a->ip, code, sizeof(code), &file, &line);
+	if (file)
+		snprintf(code + strlen(code), sizeof(code) - strlen(code), " (%s:%d)", file, line);
+	ms_json_object_begin(w);
+	ms_json_key_str(w, "class", ms_unmapped_class_name(a->cls));
+	ms_json_key_str(w, "access", ms_access_kind_name(a->kind));
+	ms_json_key_u64(w, "count", a->count);
+	ms_json_key_u64(w, "pid", a->pid);
+	ms_json_key_u64(w, "tid", a->tid);
+	key_addr(w, "address", a->address, true);
+	key_time(w, "first", a->first_ns, t0, true);
+	key_time(w, "last", a->last_ns, t0, true);
+	key_str(w, "code", code);
+	if (a->cls == MS_UNMAPPED_FREED) {
+		site[0] = chain[0] = '\0';
+		if (a->freed_chain_len && syms)
+			ms_symbols_call_site(syms, a->pid, a->freed_chain, a->freed_chain_len, site, sizeof(site),
+					     chain, sizeof(chain));
+		ms_json_key(w, "freed");
+		ms_json_object_begin(w);
+		ms_json_key_str(w, "call", a->freed_call);
+		ms_json_key_u64(w, "tid", a->freed_tid);
+		key_time(w, "t", a->freed_ns, t0, true);
+		key_str(w, "site", site[0] ? site : NULL);
+		ms_json_object_end(w);
+	}
+	ms_json_object_end(w);
+}
+
+static int write_unmapped(struct ms_json *w, const struct html_report *in, uint64_t t0)
+{
+	const struct ms_unmapped_access *acc;
+	size_t n = 0, i;
+	int err;
 
 	if ((err = ms_unmapped_results(in->h->un, &acc, &n)))
 		return err;
-	fputs(",\n\"unmapped_accesses\": [", f);
+	ms_json_newline(w, 0);
+	ms_json_key(w, "unmapped_accesses");
+	ms_json_array_begin(w);
 	for (i = 0; i < n; i++) {
-		const struct ms_unmapped_access *a = &acc[i];
-
 		/* No region holds the address: the process's name is its stack's. */
-		if (!keep(in->h, ms_aspace_stack(ms_session_aspace(in->h->s), a->pid), a->pid))
+		if (!keep(in->h, ms_aspace_stack(ms_session_aspace(in->h->s), acc[i].pid), acc[i].pid))
 			continue;
-		replay_code(syms, a->pid, a->ip, code, sizeof(code), &file, &line);
-		if (file)
-			snprintf(code + strlen(code), sizeof(code) - strlen(code), " (%s:%d)", file, line);
-		fprintf(f, "%s\n{\"class\": \"%s\", \"access\": \"%s\", \"count\": %" PRIu64 ", \"pid\": %u, \"tid\": %u",
-			m++ ? "," : "", ms_unmapped_class_name(a->cls), ms_access_kind_name(a->kind), a->count, a->pid,
-			a->tid);
-		key_addr(f, "address", a->address, true);
-		key_time(f, "first", a->first_ns, t0, true);
-		key_time(f, "last", a->last_ns, t0, true);
-		key_str(f, "code", code);
-		if (a->cls == MS_UNMAPPED_FREED) {
-			site[0] = chain[0] = '\0';
-			if (a->freed_chain_len && syms)
-				ms_symbols_call_site(syms, a->pid, a->freed_chain, a->freed_chain_len, site, sizeof(site),
-						     chain, sizeof(chain));
-			fprintf(f, ", \"freed\": {\"call\": \"%s\", \"tid\": %u", a->freed_call, a->freed_tid);
-			key_time(f, "t", a->freed_ns, t0, true);
-			key_str(f, "site", site[0] ? site : NULL);
-			fputs("}", f);
-		}
-		fputc('}', f);
+		ms_json_newline(w, 0);
+		unmapped_access(w, in, &acc[i], t0);
 	}
-	fputc(']', f);
+	ms_json_array_end(w);
 	return 0;
+}
+
+/* The page's data: one object, escaped for a <script> element. */
+static int write_data(struct ms_json *w, const struct html_report *in)
+{
+	uint64_t t0 = in->st->first_time;
+	char aside[512];
+	int err;
+
+	ms_json_object_begin(w);
+	ms_json_key_str(w, "input", in->input ? in->input : "");
+	key_str(w, "version", MS_VERSION_STRING);
+	key_str(w, "window", in->window);
+	replay_set_aside(in->st, aside, sizeof(aside));
+	key_str(w, "set_aside", aside[0] ? aside : NULL);
+	ms_json_key_u64(w, "samples", in->total);
+	ms_json_key_u64(w, "file_samples", replay_file_samples(in->st));
+	ms_json_key_u64(w, "lost", in->st->lost);
+	ms_json_key_u64(w, "duration_ns", in->st->last_time > t0 ? in->st->last_time - t0 : 0);
+	ms_json_key_bool(w, "uncertain", in->uncertain);
+	write_regions(w, in, t0);
+	if ((err = write_heat(w, in)))
+		return err;
+	write_changes(w, in->h, t0);
+	if ((err = write_huge(w, in)) || (err = write_unmapped(w, in, t0)))
+		return err;
+	ms_json_object_end(w);
+	return ms_json_finish(w);
 }
 
 int html_write(FILE *f, const struct html_report *in)
 {
 	const char *mark = strstr(ms_report_page, DATA_MARK);
-	uint64_t t0 = in->st->first_time;
-	char aside[512];
+	struct ms_json w;
 	int err;
 
 	if (!mark)
 		return -EINVAL;             /* the built-in page lost its data mark: a build error */
 	fwrite(ms_report_page, 1, (size_t)(mark - ms_report_page), f);
-	fputs("{\"input\": ", f);
-	js_str(f, in->input);
-	key_str(f, "version", MS_VERSION_STRING);
-	key_str(f, "window", in->window);
-	replay_set_aside(in->st, aside, sizeof(aside));
-	key_str(f, "set_aside", aside[0] ? aside : NULL);
-	fprintf(f, ", \"samples\": %" PRIu64 ", \"file_samples\": %" PRIu64 ", \"lost\": %" PRIu64
-		", \"duration_ns\": %" PRIu64 ", \"uncertain\": %s", in->total, replay_file_samples(in->st),
-		in->st->lost, in->st->last_time > t0 ? in->st->last_time - t0 : 0, in->uncertain ? "true" : "false");
-	write_regions(f, in, t0);
-	if ((err = write_heat(f, in)))
+	ms_json_init(&w, f, MS_JSON_SCRIPT);
+	if ((err = write_data(&w, in)))
 		return err;
-	write_changes(f, in->h, t0);
-	if ((err = write_huge(f, in)) || (err = write_unmapped(f, in, t0)))
-		return err;
-	fputs("}\n", f);
+	fputs("\n", f);
 	fputs(mark + strlen(DATA_MARK), f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -1,27 +1,309 @@
+/*
+ * The JSON writer: nesting and commas tracked in bit masks, one per level,
+ * so that a caller never places a comma; strings checked as UTF-8 as they
+ * are escaped, since paths and comms in a recording are bytes, not text.
+ */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
 #include "output/json.h"
 
-void ms_json_str(FILE *f, const char *s)
+void ms_json_init(struct ms_json *w, FILE *f, unsigned flags)
 {
-	const unsigned char *c;
-
-	fputc('"', f);
-	for (c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(f, "\\u%04x", *c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
+	*w = (struct ms_json){ .f = f, .flags = flags };
 }
 
-void ms_json_addr(FILE *f, uint64_t a)
+int ms_json_finish(struct ms_json *w)
 {
-	fprintf(f, "\"0x%" PRIx64 "\"", a);
+	if (!w->error && (w->depth || w->after_key))
+		w->error = -EINVAL;
+	if (!w->error && ferror(w->f))
+		w->error = -EIO;
+	return w->error;
+}
+
+static void misuse(struct ms_json *w)
+{
+	if (!w->error)
+		w->error = -EINVAL;
+}
+
+static uint64_t level_bit(const struct ms_json *w)
+{
+	return (uint64_t)1 << (w->depth - 1);
+}
+
+/* What goes before a key or a value: the comma, the space or the new line. */
+static void item_begin(struct ms_json *w, bool key)
+{
+	uint64_t bit;
+	bool more;
+
+	if (w->after_key) {
+		w->after_key = false;
+		return;
+	}
+	if (!key && w->depth && (w->in_object & level_bit(w)))
+		misuse(w);             /* a value in an object needs its key */
+	more = w->depth && (w->has_member & level_bit(w));
+	if (more)
+		fputc(',', w->f);
+	if (w->newline) {
+		fprintf(w->f, "\n%*s", w->newline - 1, "");
+		w->newline = 0;
+	} else if (more && !(w->tight & level_bit(w))) {
+		fputc(' ', w->f);
+	}
+	if (w->depth) {
+		bit = level_bit(w);
+		w->has_member |= bit;
+	}
+}
+
+static void open_container(struct ms_json *w, char c, bool object, bool tight)
+{
+	uint64_t bit;
+
+	item_begin(w, false);
+	if (w->depth == MS_JSON_MAX_DEPTH) {
+		misuse(w);
+		return;
+	}
+	w->depth++;
+	bit = level_bit(w);
+	w->in_object = object ? w->in_object | bit : w->in_object & ~bit;
+	w->tight = tight ? w->tight | bit : w->tight & ~bit;
+	w->has_member &= ~bit;
+	fputc(c, w->f);
+}
+
+static void close_container(struct ms_json *w, char c, bool object)
+{
+	if (!w->depth || w->after_key || !(w->in_object & level_bit(w)) != !object) {
+		misuse(w);
+		return;
+	}
+	w->newline = 0;
+	w->depth--;
+	fputc(c, w->f);
+}
+
+void ms_json_object_begin(struct ms_json *w)
+{
+	open_container(w, '{', true, false);
+}
+
+void ms_json_object_end(struct ms_json *w)
+{
+	close_container(w, '}', true);
+}
+
+void ms_json_array_begin(struct ms_json *w)
+{
+	open_container(w, '[', false, false);
+}
+
+void ms_json_array_begin_tight(struct ms_json *w)
+{
+	open_container(w, '[', false, true);
+}
+
+void ms_json_array_end(struct ms_json *w)
+{
+	close_container(w, ']', false);
+}
+
+void ms_json_newline(struct ms_json *w, int indent)
+{
+	w->newline = 1 + (indent < 0 ? 0 : indent > 16 ? 16 : indent);
+}
+
+/*
+ * The length of the UTF-8 sequence at s (n bytes left), and whether it is
+ * valid: the ranges of RFC 3629's table, which leave out overlong forms,
+ * surrogates and anything past U+10FFFF. An invalid one is as long as its
+ * maximal subpart: the lead byte and the continuation bytes that could
+ * still have made a valid sequence.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n, bool *ok)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t need, i;
+
+	*ok = false;
+	if (c < 0x80) {
+		*ok = true;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		need = 1;
+	else if (c >= 0xe0 && c <= 0xef)
+		need = 2;
+	else if (c >= 0xf0 && c <= 0xf4)
+		need = 3;
+	else
+		return 1;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i <= need; i++) {
+		if (i >= n || s[i] < lo || s[i] > hi)
+			return i;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	*ok = true;
+	return need + 1;
+}
+
+/* A byte that cannot go into the string as it is. */
+static bool must_escape(const struct ms_json *w, unsigned char c)
+{
+	if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
+		return true;
+	return (w->flags & MS_JSON_SCRIPT) && (c == '<' || c == '>' || c == '&');
+}
+
+static void str_body(struct ms_json *w, const unsigned char *s, size_t len)
+{
+	size_t i = 0, run, k;
+	bool ok;
+
+	while (i < len) {
+		for (run = i; run < len && !must_escape(w, s[run]); run++)
+			;
+		fwrite(s + i, 1, run - i, w->f);
+		if ((i = run) == len)
+			break;
+		if (s[i] == '"' || s[i] == '\\') {
+			fprintf(w->f, "\\%c", s[i++]);
+		} else if (s[i] < 0x80) {
+			fprintf(w->f, "\\u%04x", s[i++]);
+		} else {
+			k = utf8_seq(s + i, len - i, &ok);
+			if (ok)
+				fwrite(s + i, 1, k, w->f);
+			else
+				fputs("\\ufffd", w->f);
+			i += k;
+		}
+	}
+}
+
+void ms_json_key(struct ms_json *w, const char *key)
+{
+	if (!w->depth || !(w->in_object & level_bit(w)) || w->after_key) {
+		misuse(w);
+		return;
+	}
+	item_begin(w, true);
+	fputc('"', w->f);
+	str_body(w, (const unsigned char *)key, strlen(key));
+	fputs("\": ", w->f);
+	w->after_key = true;
+}
+
+void ms_json_str_len(struct ms_json *w, const char *s, size_t len)
+{
+	item_begin(w, false);
+	fputc('"', w->f);
+	str_body(w, (const unsigned char *)s, len);
+	fputc('"', w->f);
+}
+
+void ms_json_str(struct ms_json *w, const char *s)
+{
+	if (!s)
+		ms_json_null(w);
+	else
+		ms_json_str_len(w, s, strlen(s));
+}
+
+void ms_json_u64(struct ms_json *w, uint64_t v)
+{
+	item_begin(w, false);
+	fprintf(w->f, "%" PRIu64, v);
+}
+
+void ms_json_int(struct ms_json *w, int64_t v)
+{
+	item_begin(w, false);
+	fprintf(w->f, "%" PRId64, v);
+}
+
+void ms_json_bool(struct ms_json *w, bool v)
+{
+	item_begin(w, false);
+	fputs(v ? "true" : "false", w->f);
+}
+
+void ms_json_null(struct ms_json *w)
+{
+	item_begin(w, false);
+	fputs("null", w->f);
+}
+
+void ms_json_addr(struct ms_json *w, uint64_t a)
+{
+	item_begin(w, false);
+	fprintf(w->f, "\"0x%" PRIx64 "\"", a);
+}
+
+void ms_json_addr16(struct ms_json *w, uint64_t a)
+{
+	item_begin(w, false);
+	fprintf(w->f, "\"%016" PRIx64 "\"", a);
+}
+
+void ms_json_key_str(struct ms_json *w, const char *key, const char *s)
+{
+	ms_json_key(w, key);
+	ms_json_str(w, s);
+}
+
+void ms_json_key_u64(struct ms_json *w, const char *key, uint64_t v)
+{
+	ms_json_key(w, key);
+	ms_json_u64(w, v);
+}
+
+void ms_json_key_int(struct ms_json *w, const char *key, int64_t v)
+{
+	ms_json_key(w, key);
+	ms_json_int(w, v);
+}
+
+void ms_json_key_bool(struct ms_json *w, const char *key, bool v)
+{
+	ms_json_key(w, key);
+	ms_json_bool(w, v);
+}
+
+void ms_json_key_null(struct ms_json *w, const char *key)
+{
+	ms_json_key(w, key);
+	ms_json_null(w);
+}
+
+void ms_json_key_addr(struct ms_json *w, const char *key, uint64_t a)
+{
+	ms_json_key(w, key);
+	ms_json_addr(w, a);
+}
+
+void ms_json_key_addr_or_null(struct ms_json *w, const char *key, uint64_t a, bool present)
+{
+	ms_json_key(w, key);
+	if (present)
+		ms_json_addr(w, a);
+	else
+		ms_json_null(w);
 }
 
 void ms_csv_str(FILE *f, const char *s)

@@ -1,14 +1,83 @@
-/* Internal: JSON text helpers for the output writers. */
+/*
+ * Internal: the one JSON writer every command's JSON goes through (git's
+ * json-writer.h model). It tracks nesting and commas, so a caller only says
+ * begin, key, value, end; it escapes quotes, backslashes and control bytes
+ * and writes any byte sequence that is not valid UTF-8 as \ufffd, one for
+ * each maximal invalid subsequence (Unicode's "substitution of maximal
+ * subparts"), so that every output decodes under a strict parser.
+ *
+ * Layout: members and elements are separated by ", " and keys by ": "
+ * ({"samples": 1, "pages": 2}); ms_json_newline() puts the next member or
+ * element on a line of its own; a tight array separates by "," alone. One
+ * object per line (timeline, watch) is an object ended and a '\n' after it.
+ *
+ * The writer borrows f. A misuse (a key outside an object, an end that
+ * matches no begin, nesting past MS_JSON_MAX_DEPTH) is remembered and
+ * returned by ms_json_finish(), as is a write error on f.
+ */
 #ifndef MS_OUTPUT_JSON_H
 #define MS_OUTPUT_JSON_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* Writes s as a JSON string, quotes included. */
-void ms_json_str(FILE *f, const char *s);
-/* Writes an address as the schema wants it: "0x7f...". */
-void ms_json_addr(FILE *f, uint64_t a);
+#define MS_JSON_MAX_DEPTH 32
+
+/* ms_json_init() flags. */
+#define MS_JSON_SCRIPT 0x1   /* also escape '<', '>', '&': the text goes inside an HTML <script> */
+
+struct ms_json {
+	FILE *f;
+	unsigned flags;
+	int depth;                   /* open containers */
+	uint64_t in_object;          /* bit d: container at depth d+1 is an object */
+	uint64_t has_member;         /* bit d: it has a member or element already */
+	uint64_t tight;              /* bit d: its elements are separated by "," alone */
+	bool after_key;              /* a key was written; its value comes next */
+	int newline;                 /* 1 + the indent of a new line before the next item; 0: none */
+	int error;                   /* 0, or the first -errno */
+};
+
+void ms_json_init(struct ms_json *w, FILE *f, unsigned flags);
+/* 0 when every container was closed and every write succeeded, else a negative errno. */
+int ms_json_finish(struct ms_json *w);
+
+void ms_json_object_begin(struct ms_json *w);
+void ms_json_object_end(struct ms_json *w);
+void ms_json_array_begin(struct ms_json *w);
+/* An array whose elements are separated by "," with no space: [1,2,3]. */
+void ms_json_array_begin_tight(struct ms_json *w);
+void ms_json_array_end(struct ms_json *w);
+
+/* The next member or element starts a new line, indented by indent spaces (at most 16). */
+void ms_json_newline(struct ms_json *w, int indent);
+
+/* A member's key: its value is the next thing written. */
+void ms_json_key(struct ms_json *w, const char *key);
+
+/* Values: an element of an array, or the value of the key just written. */
+void ms_json_str(struct ms_json *w, const char *s);     /* NULL writes null */
+void ms_json_str_len(struct ms_json *w, const char *s, size_t len);
+void ms_json_u64(struct ms_json *w, uint64_t v);
+void ms_json_int(struct ms_json *w, int64_t v);
+void ms_json_bool(struct ms_json *w, bool v);
+void ms_json_null(struct ms_json *w);
+/* An address as the schema wants it: "0x7f...". */
+void ms_json_addr(struct ms_json *w, uint64_t a);
+/* An address as 16 hex digits, no prefix: "00007f...", which sorts as a string. */
+void ms_json_addr16(struct ms_json *w, uint64_t a);
+
+/* Key and value in one call. */
+void ms_json_key_str(struct ms_json *w, const char *key, const char *s);
+void ms_json_key_u64(struct ms_json *w, const char *key, uint64_t v);
+void ms_json_key_int(struct ms_json *w, const char *key, int64_t v);
+void ms_json_key_bool(struct ms_json *w, const char *key, bool v);
+void ms_json_key_null(struct ms_json *w, const char *key);
+void ms_json_key_addr(struct ms_json *w, const char *key, uint64_t a);
+/* The address, or null when !present. */
+void ms_json_key_addr_or_null(struct ms_json *w, const char *key, uint64_t a, bool present);
+
 /* Writes s as a CSV field, quoted when it must be. */
 void ms_csv_str(FILE *f, const char *s);
 

@@ -1,0 +1,237 @@
+/* The JSON writer: commas and nesting, the layout, escapes, UTF-8 checked byte by byte. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "output/json.h"
+
+struct out {
+	char *buf;
+	size_t len;
+	FILE *f;
+	struct ms_json w;
+};
+
+static void out_open(struct out *o, unsigned flags)
+{
+	o->buf = NULL;
+	o->f = open_memstream(&o->buf, &o->len);
+	assert_non_null(o->f);
+	ms_json_init(&o->w, o->f, flags);
+}
+
+/* Closes the stream, checks the text and what ms_json_finish() said. */
+static void out_check(struct out *o, int finish, const char *want)
+{
+	assert_int_equal(ms_json_finish(&o->w), finish);
+	fclose(o->f);
+	assert_string_equal(o->buf, want);
+	free(o->buf);
+}
+
+/* A string value alone, as the writer escapes it. */
+static void check_str(const char *in, size_t len, const char *want)
+{
+	struct out o;
+
+	out_open(&o, 0);
+	ms_json_str_len(&o.w, in, len);
+	out_check(&o, 0, want);
+}
+
+static void test_commas_and_nesting(void **state)
+{
+	struct out o;
+
+	out_open(&o, 0);
+	ms_json_object_begin(&o.w);
+	ms_json_key_u64(&o.w, "samples", 123);
+	ms_json_key_int(&o.w, "line", -4);
+	ms_json_key(&o.w, "set_aside");
+	ms_json_object_begin(&o.w);
+	ms_json_object_end(&o.w);
+	ms_json_key(&o.w, "a");
+	ms_json_array_begin(&o.w);
+	ms_json_bool(&o.w, true);
+	ms_json_null(&o.w);
+	ms_json_object_begin(&o.w);
+	ms_json_key_addr(&o.w, "start", 0x7f00);
+	ms_json_key_bool(&o.w, "ok", false);
+	ms_json_object_end(&o.w);
+	ms_json_array_begin(&o.w);
+	ms_json_array_end(&o.w);
+	ms_json_array_end(&o.w);
+	ms_json_key_str(&o.w, "alloc", NULL);
+	ms_json_key_addr_or_null(&o.w, "end", 1, false);
+	ms_json_object_end(&o.w);
+	out_check(&o, 0, "{\"samples\": 123, \"line\": -4, \"set_aside\": {}, \"a\": [true, null, "
+			 "{\"start\": \"0x7f00\", \"ok\": false}, []], \"alloc\": null, \"end\": null}");
+}
+
+/* Today's report layout: new lines where asked, tight arrays, 16-digit addresses. */
+static void test_layout(void **state)
+{
+	struct out o;
+	int i;
+
+	out_open(&o, 0);
+	ms_json_object_begin(&o.w);
+	ms_json_key_bool(&o.w, "uncertain", false);
+	ms_json_newline(&o.w, 1);
+	ms_json_key(&o.w, "regions");
+	ms_json_array_begin(&o.w);
+	for (i = 0; i < 2; i++) {
+		ms_json_newline(&o.w, 2);
+		ms_json_object_begin(&o.w);
+		ms_json_key_u64(&o.w, "id", (uint64_t)i);
+		ms_json_object_end(&o.w);
+	}
+	ms_json_array_end(&o.w);
+	ms_json_key(&o.w, "cells");
+	ms_json_array_begin_tight(&o.w);
+	ms_json_u64(&o.w, 3);
+	ms_json_u64(&o.w, UINT64_MAX);
+	ms_json_addr16(&o.w, 0x1000);
+	ms_json_array_end(&o.w);
+	ms_json_object_end(&o.w);
+	out_check(&o, 0, "{\"uncertain\": false,\n \"regions\": [\n  {\"id\": 0},\n  {\"id\": 1}], "
+			 "\"cells\": [3,18446744073709551615,\"0000000000001000\"]}");
+}
+
+static void test_misuse(void **state)
+{
+	struct out o;
+
+	out_open(&o, 0);
+	ms_json_object_begin(&o.w);
+	ms_json_u64(&o.w, 1);                 /* a value with no key */
+	ms_json_object_end(&o.w);
+	out_check(&o, -EINVAL, "{1}");
+
+	out_open(&o, 0);
+	ms_json_array_begin(&o.w);
+	ms_json_key(&o.w, "k");               /* a key in an array */
+	ms_json_object_end(&o.w);             /* and the wrong end */
+	out_check(&o, -EINVAL, "[");
+
+	out_open(&o, 0);
+	ms_json_object_begin(&o.w);           /* never closed */
+	out_check(&o, -EINVAL, "{");
+
+	out_open(&o, 0);
+	ms_json_object_begin(&o.w);
+	ms_json_key(&o.w, "k");
+	ms_json_object_end(&o.w);             /* the key's value missing */
+	out_check(&o, -EINVAL, "{\"k\": ");
+}
+
+static void test_depth(void **state)
+{
+	struct out o;
+	int i;
+
+	out_open(&o, 0);
+	for (i = 0; i < MS_JSON_MAX_DEPTH; i++)
+		ms_json_array_begin(&o.w);
+	for (i = 0; i < MS_JSON_MAX_DEPTH; i++)
+		ms_json_array_end(&o.w);
+	assert_int_equal(ms_json_finish(&o.w), 0);
+	for (i = 0; i <= MS_JSON_MAX_DEPTH; i++)
+		ms_json_array_begin(&o.w);
+	assert_int_equal(ms_json_finish(&o.w), -EINVAL);
+	fclose(o.f);
+	free(o.buf);
+}
+
+static void test_escapes(void **state)
+{
+	struct out o;
+
+	check_str("a\"b\\c", 5, "\"a\\\"b\\\\c\"");
+	check_str("\n\t\x01\x1f\x7f", 5, "\"\\u000a\\u0009\\u0001\\u001f\x7f\"");
+	check_str("x\0y", 3, "\"x\\u0000y\"");
+	check_str("</script>&", 10, "\"</script>&\"");
+
+	out_open(&o, MS_JSON_SCRIPT);
+	ms_json_object_begin(&o.w);
+	ms_json_key_str(&o.w, "<k>", "</script>&");
+	ms_json_object_end(&o.w);
+	out_check(&o, 0, "{\"\\u003ck\\u003e\": \"\\u003c/script\\u003e\\u0026\"}");
+}
+
+static void test_valid_utf8_kept(void **state)
+{
+	/* é, €, U+10FFFF, and the last code points before each boundary */
+	static const char s[] = "caf\xc3\xa9 \xe2\x82\xac \xf4\x8f\xbf\xbf \xdf\xbf \xef\xbf\xbf \xed\x9f\xbf";
+
+	check_str(s, strlen(s), "\"caf\xc3\xa9 \xe2\x82\xac \xf4\x8f\xbf\xbf \xdf\xbf \xef\xbf\xbf \xed\x9f\xbf\"");
+}
+
+static void test_invalid_utf8(void **state)
+{
+	/* The file name of the issue: Latin-1 é and a byte no UTF-8 has. */
+	check_str("caf\xe9-\xff.bin", 10, "\"caf\\ufffd-\\ufffd.bin\"");
+	/* A lone continuation byte, and a lead byte cut short at the end. */
+	check_str("\x80x", 2, "\"\\ufffdx\"");
+	check_str("x\xe2\x82", 3, "\"x\\ufffd\"");
+	/* A truncated sequence followed by ASCII: one U+FFFD, the ASCII kept. */
+	check_str("\xe2\x82z", 3, "\"\\ufffdz\"");
+	check_str("\xf0\x9f\x98", 3, "\"\\ufffd\"");
+}
+
+static void test_overlong(void **state)
+{
+	/* '/' as two bytes, NUL as two, '/' as three and four: each byte replaced (C0, C1, E0 80, F0 80 never start one). */
+	check_str("\xc0\xaf", 2, "\"\\ufffd\\ufffd\"");
+	check_str("\xc1\x80", 2, "\"\\ufffd\\ufffd\"");
+	check_str("\xe0\x80\xaf", 3, "\"\\ufffd\\ufffd\\ufffd\"");
+	check_str("\xf0\x80\x80\xaf", 4, "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	/* Past U+10FFFF. */
+	check_str("\xf4\x90\x80\x80", 4, "\"\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	check_str("\xf5\x80", 2, "\"\\ufffd\\ufffd\"");
+}
+
+static void test_surrogates(void **state)
+{
+	/* U+D800 and U+DFFF encoded (CESU-8 style): not UTF-8. */
+	check_str("\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"");
+	check_str("\xed\xbf\xbf", 3, "\"\\ufffd\\ufffd\\ufffd\"");
+}
+
+static void test_csv(void **state)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	ms_csv_str(f, "plain");
+	fputc('|', f);
+	ms_csv_str(f, "a,\"b\"");
+	fclose(f);
+	assert_string_equal(buf, "plain|\"a,\"\"b\"\"\"");
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_commas_and_nesting),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_misuse),
+		cmocka_unit_test(test_depth),
+		cmocka_unit_test(test_escapes),
+		cmocka_unit_test(test_valid_utf8_kept),
+		cmocka_unit_test(test_invalid_utf8),
+		cmocka_unit_test(test_overlong),
+		cmocka_unit_test(test_surrogates),
+		cmocka_unit_test(test_csv),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
