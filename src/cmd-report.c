@@ -429,7 +429,7 @@ static void print_json(const struct report_opts *o, struct ms_report_row *rows, 
 	ms_json_object_begin(&w);
 	json_totals(&w, total, st, uncertain);
 	ms_json_newline(&w, 1);
-	ms_json_key(&w, o->group == MS_GROUP_REGION ? "regions" : "rows");
+	ms_json_key(&w, "regions");
 	ms_json_array_begin(&w);
 	for (i = 0; i < n; i++) {
 		if ((o->group & MS_GROUP_REGION) && !wanted(o, rows[i].region))

@@ -24,8 +24,8 @@ sys.path.insert(0, __import__("os").environ["E2E_DIR"])
 import perfscript
 ops = perfscript.parse_workload(open(sys.argv[1]).read())
 regions = json.load(open(sys.argv[2]))["regions"]
-daddr = {r["daddr_symbol"]: r["samples"] for r in json.load(open(sys.argv[3]))["rows"]}
-code = {r["symbol"]: r["samples"] for r in json.load(open(sys.argv[4]))["rows"]}
+daddr = {r["daddr_symbol"]: r["samples"] for r in json.load(open(sys.argv[3]))["regions"]}
+code = {r["symbol"]: r["samples"] for r in json.load(open(sys.argv[4]))["regions"]}
 where = {o["name"]: o for o in ops if o["op"] in ("object", "region")}
 bad = 0
 def check(ok, what):

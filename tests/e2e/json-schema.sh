@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# docs/json-schema.md against real output: every command's --format json on
+# the golden recordings and on a recording of badaccess (freed, guard and
+# never-mapped accesses, with call chains), checked field by field, both
+# ways, by check-json-schema.py. Every output must also decode as strict UTF-8.
+source "$(dirname "$0")/lib.sh"
+need_recording
+golden="$SRC_DIR/tests/golden"
+cd "$TMP"
+
+"$MAPSCOPE" record --call-graph fp -o bad.data -- "$WORKLOADS/badaccess" >/dev/null 2>&1 || fail "record failed"
+runs=()
+n=0
+# json LABEL ARGS...: runs mapscope ARGS into a file checked as LABEL.
+json() {
+	local label=$1
+	shift
+	n=$((n + 1))
+	"$MAPSCOPE" "$@" >"out$n.json" 2>/dev/null || fail "mapscope $* exited $?"
+	runs+=("$label=out$n.json")
+}
+for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data; do
+	json report report -i "$f" --format json --children 3
+	json report-grouped report -i "$f" --format json --sort region,symbol
+	json report-grouped report -i "$f" --format json --sort dso,daddr-symbol,alloc
+	json timeline timeline -i "$f" --format json
+	json hugepages hugepages -i "$f" --format json
+	json unmapped unmapped -i "$f" --format json
+done
+python3 "$E2E_DIR/check-json-schema.py" "$SRC_DIR/docs/json-schema.md" "${runs[@]}" ||
+	fail "the JSON output and docs/json-schema.md differ"
+pass "every field documented, every documented field seen, in ${#runs[@]} outputs"
