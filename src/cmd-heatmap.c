@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "output/svg.h"
 #include "replay.h"
 
 static const char usage_text[] =
@@ -109,32 +109,9 @@ static bool chosen(const struct hm_opts *o, const struct ms_region *r)
 	return !strcmp(r->name, o->region) || !strcmp(r->proc_name, o->region);
 }
 
-/* 0 for an empty cell, else 1..levels-1 on a log scale of the largest. */
-static int level(uint32_t v, uint32_t max, int levels)
-{
-	double l;
-
-	if (!v)
-		return 0;
-	l = max > 1 ? log((double)v) / log((double)max) : 1.0;
-	if (l > 1.0)
-		l = 1.0;                     /* never past the ramp's end, whatever max was */
-	return 1 + (int)(l * (levels - 2) + 0.5);
-}
-
 static char mark_char(enum ms_aspace_op op)
 {
 	return op == MS_OP_MAP ? 'M' : op == MS_OP_UNMAP ? 'U' : op == MS_OP_REMAP ? 'R' : 'A';
-}
-
-static void size_text(uint64_t bytes, char *buf, size_t len)
-{
-	if (bytes >= 1ULL << 30)
-		snprintf(buf, len, "%.1f GiB", (double)bytes / (1ULL << 30));
-	else if (bytes >= 1ULL << 20)
-		snprintf(buf, len, "%.1f MiB", (double)bytes / (1ULL << 20));
-	else
-		snprintf(buf, len, "%" PRIu64 " KiB", bytes >> 10);
 }
 
 /* Most samples first; among equals, and by_place, the order of kept (address order). */
@@ -187,7 +164,7 @@ static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size
 				if ((v = text_cell(b[i], r, col)) > max)
 					max = v;
 	for (i = 0; i < n; i++) {
-		size_text(b[i]->size, size, sizeof(size));
+		ms_size_text(b[i]->size, size, sizeof(size));
 		fprintf(f, "%s  %s, %s, pid %u, region %u: %" PRIu64 " samples\n", b[i]->region->name[0] ?
 			b[i]->region->name : "[anon]", ms_region_kind_name(b[i]->region->kind), size,
 			b[i]->region->pid, b[i]->region->id, b[i]->samples);
@@ -203,7 +180,7 @@ static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size
 			snprintf(size, sizeof(size), "+%#" PRIx64, (uint64_t)(r * (MS_HEATMAP_ROWS / TEXT_ROWS)) * b[i]->row_bytes);
 			fprintf(f, "%10s |", size);
 			for (col = 0; col < MS_HEATMAP_COLS; col++) {
-				lv = level(text_cell(b[i], r, col), max, levels);
+				lv = ms_heat_level(text_cell(b[i], r, col), max, levels);
 				if (colour)
 					fprintf(f, lv ? "\033[48;5;%dm \033[0m" : " ", heat[lv]);
 				else
@@ -219,67 +196,6 @@ static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size
 		(double)(col_ns * MS_HEATMAP_COLS) / 1e9, (double)col_ns / 1e9);
 	if (all > n)
 		fprintf(f, "(%zu more regions with samples: --region names one, --format svg draws all)\n", all - n);
-}
-
-static void xml_str(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			/* XML 1.0 allows no control characters; a name's odd bytes become '?'. */
-			fputc((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x80 ? '?' : *s, f);
-		}
-}
-
-static void print_svg(FILE *f, const struct ms_heatmap_band *b, size_t n, uint32_t max, uint64_t col_ns)
-{
-	const int cw = 6, rh = 3, label = 260, top = 30;
-	const int band_h = MS_HEATMAP_ROWS * rh, gap = 26, width = label + MS_HEATMAP_COLS * cw + 20;
-	char size[32];
-	size_t i, k, row, col;
-	uint32_t v;
-	int y, lv, hue;
-
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" "
-		"font-size=\"11\">\n", width, top + (int)n * (band_h + gap) + 30);
-	fprintf(f, "<text x=\"4\" y=\"16\">mapscope heatmap: time along x (a column: %.6f s), offsets in "
-		"each region along y; %zu regions</text>\n", (double)col_ns / 1e9, n);
-	for (i = 0; i < n; i++) {
-		y = top + (int)i * (band_h + gap);
-		size_text(b[i].size, size, sizeof(size));
-		fprintf(f, "<g class=\"band\" data-region=\"%u\" data-pid=\"%u\" data-samples=\"%" PRIu64 "\">\n",
-			b[i].region->id, b[i].region->pid, b[i].samples);
-		fprintf(f, "<text x=\"4\" y=\"%d\">", y + 14);
-		xml_str(f, b[i].region->name[0] ? b[i].region->name : "[anon]");
-		fprintf(f, "</text>\n<text x=\"4\" y=\"%d\">%s, %s, pid %u: %" PRIu64 " samples</text>\n", y + 28,
-			ms_region_kind_name(b[i].region->kind), size, b[i].region->pid, b[i].samples);
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#111\"/>\n", label, y,
-			MS_HEATMAP_COLS * cw, band_h);
-		for (row = 0; row < MS_HEATMAP_ROWS; row++)
-			for (col = 0; col < MS_HEATMAP_COLS; col++) {
-				if (!(v = b[i].cells[row * MS_HEATMAP_COLS + col]))
-					continue;
-				lv = level(v, max, 101);
-				hue = 240 - lv * 240 / 100;   /* blue (few) to red (most) */
-				fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"hsl(%d,90%%,%d%%)\">"
-					"<title>%u</title></rect>\n", label + (int)col * cw,
-					y + band_h - (int)(row + 1) * rh, cw, rh, hue, 35 + lv / 5, v);
-			}
-		for (k = 0; k < b[i].nr_marks; k++)
-			fprintf(f, "<path class=\"mark\" d=\"M%d %d l3 -6 l3 6 z\" fill=\"%s\"><title>%s</title></path>\n",
-				label + (int)b[i].marks[k].col * cw, y, b[i].marks[k].op == MS_OP_UNMAP ? "#e33" :
-				b[i].marks[k].op == MS_OP_MAP ? "#3b3" : "#39f", ms_aspace_op_name(b[i].marks[k].op));
-		fputs("</g>\n", f);
-	}
-	fprintf(f, "<text x=\"%d\" y=\"%d\">0 s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.6f s</text>\n",
-		label, top + (int)n * (band_h + gap) + 10, label + MS_HEATMAP_COLS * cw,
-		top + (int)n * (band_h + gap) + 10, (double)(col_ns * MS_HEATMAP_COLS) / 1e9);
-	fputs("</svg>\n", f);
 }
 
 int cmd_heatmap(int argc, char **argv)
@@ -335,7 +251,7 @@ int cmd_heatmap(int argc, char **argv)
 		goto out;
 	}
 	if (o.svg)
-		print_svg(f, kept, m, ms_heatmap_max(hm), col_ns);
+		ms_svg_heatmap_write(f, kept, m, ms_heatmap_max(hm), col_ns);
 	else {
 		/* The busiest bands, shown in address order. */
 		for (i = 0; i < m; i++)
