@@ -117,12 +117,3 @@ int parse_format(const char *cmd, const char *s, int *fmt, bool allow_csv)
 				       allow_csv ? "text, json or csv" : "text or json");
 	return 0;
 }
-
-void format_perms(uint32_t prot, uint32_t flags, char out[5])
-{
-	out[0] = prot & PROT_READ ? 'r' : '-';
-	out[1] = prot & PROT_WRITE ? 'w' : '-';
-	out[2] = prot & PROT_EXEC ? 'x' : '-';
-	out[3] = flags & MAP_SHARED ? 's' : 'p';
-	out[4] = '\0';
-}

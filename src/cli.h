@@ -27,9 +27,6 @@ enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
 /* Parses --format for cmd (csv only where allow_csv) into *fmt; 0 or EXIT_USAGE after the message. */
 int parse_format(const char *cmd, const char *s, int *fmt, bool allow_csv);
 
-/* "rw-p" from PROT_* and MAP_SHARED. */
-void format_perms(uint32_t prot, uint32_t flags, char out[5]);
-
 /* Prints the common hint for a failure to open perf events (errno err > 0). */
 void cli_hint_privileges(int err);
 

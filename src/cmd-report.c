@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "output/format.h"
 #include "output/json.h"
 #include "replay.h"
 #include "report-html.h"
@@ -261,7 +262,7 @@ static void text_region(const struct ms_region *r)
 		printf(" %7s %-15s %-33s %10s %-5s %-12s", "-", "-", "-", "-", "-", "unmapped");
 		return;
 	}
-	format_perms(r->prot, r->flags, perms);
+	ms_format_perms(r->prot, r->flags, perms);
 	printf(" %7u %-15s %016" PRIx64 "-%016" PRIx64 " %10" PRIu64 " %-5s %-12s", r->pid, r->comm,
 	       r->start, r->end, r->end - r->start, perms, ms_region_kind_name(r->kind));
 }
@@ -279,9 +280,9 @@ static void print_text(const struct report_opts *o, struct ms_report_row *rows, 
 
 	printf("# samples: %" PRIu64 "  lost records: %" PRIu64 "  duration: %.6f s%s\n", total, st->lost,
 	       (double)(st->last_time - st->first_time) / 1e9, uncertain ? "  (attribution uncertain)" : "");
-	replay_set_aside(st, aside, sizeof(aside));
+	ms_format_set_aside(st, aside, sizeof(aside));
 	printf("# samples in the file: %" PRIu64 " (%" PRIu64 " with a data address)%s%s\n",
-	       replay_file_samples(st), st->samples, aside[0] ? "; set aside: " : "", aside);
+	       ms_format_file_samples(st), st->samples, aside[0] ? "; set aside: " : "", aside);
 	printf("# times are seconds from the start of the recording\n");
 	printf("%9s %7s", "samples", "share");
 	if (by_region)
@@ -340,7 +341,7 @@ static void json_region(struct ms_json *w, const struct ms_region *r)
 {
 	char perms[5];
 
-	format_perms(r->prot, r->flags, perms);
+	ms_format_perms(r->prot, r->flags, perms);
 	ms_json_key_u64(w, "id", r->id);
 	ms_json_key_u64(w, "pid", r->pid);
 	ms_json_key_str(w, "comm", r->comm);
@@ -408,7 +409,7 @@ static void json_totals(struct ms_json *w, uint64_t total, const struct ms_sessi
 	ms_json_key_u64(w, "start_ns", st->first_time);
 	ms_json_key_bool(w, "uncertain", uncertain);
 	ms_json_newline(w, 1);
-	ms_json_key_u64(w, "file_samples", replay_file_samples(st));
+	ms_json_key_u64(w, "file_samples", ms_format_file_samples(st));
 	ms_json_key(w, "set_aside");
 	ms_json_object_begin(w);
 	ms_json_key_u64(w, "zero_address", st->zero_addr);
@@ -465,7 +466,7 @@ static void print_csv(const struct report_opts *o, struct ms_report_row *rows, s
 			continue;
 		printf("%" PRIu64 ",%.4f,", row->samples, share(row->samples, total));
 		if (r) {
-			format_perms(r->prot, r->flags, perms);
+			ms_format_perms(r->prot, r->flags, perms);
 			printf("%u,", r->pid);
 			ms_csv_str(stdout, r->comm);
 			printf(",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%s,%s,", r->start, r->end, r->end - r->start,

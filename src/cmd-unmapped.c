@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "output/format.h"
 #include "output/json.h"
 #include "print-change.h"
 #include "replay.h"
@@ -119,7 +120,7 @@ static void print_accesses(const struct un_run *run, const struct ms_unmapped_ac
 	for (i = 0; i < n; i++) {
 		const struct ms_unmapped_access *a = &acc[i];
 
-		replay_code(run->syms, a->pid, a->ip, code.sym, sizeof(code.sym), &code.file, &code.line);
+		ms_format_code(run->syms, a->pid, a->ip, code.sym, sizeof(code.sym), &code.file, &code.line);
 		site[0] = chain[0] = '\0';
 		if (a->freed_chain_len)
 			ms_symbols_call_site(run->syms, a->pid, a->freed_chain, a->freed_chain_len, site, sizeof(site),

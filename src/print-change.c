@@ -1,7 +1,7 @@
 #include <inttypes.h>
 #include <stdio.h>
-#include <sys/mman.h>
 
+#include "output/format.h"
 #include "output/json.h"
 #include "print-change.h"
 
@@ -11,37 +11,12 @@ void print_change_header(FILE *f)
 		"prot", "name");
 }
 
-/* "rw-" for a protection; for madvise, the advice; for lock, the state; "" where none applies. */
-const char *change_what(const struct ms_change *c, char buf[16])
-{
-	const char *a;
-
-	if (c->lock >= 0)
-		return !c->lock ? "unlocked" : c->lock & MS_LOCK_ONFAULT ? "onfault" : "locked";
-
-	if (c->prot >= 0) {
-		buf[0] = c->prot & PROT_READ ? 'r' : '-';
-		buf[1] = c->prot & PROT_WRITE ? 'w' : '-';
-		buf[2] = c->prot & PROT_EXEC ? 'x' : '-';
-		buf[3] = '\0';
-		return buf;
-	}
-	if (c->advice < 0)
-		return "";
-	a = ms_event_advice_name((uint32_t)c->advice);
-	if (!a) {
-		snprintf(buf, 16, "advice-%d", c->advice);
-		return buf;
-	}
-	return a;
-}
-
 /* "key": what(c) where the change has that field, null where not. */
 static void json_what(struct ms_json *w, const char *key, bool present, const struct ms_change *c)
 {
 	char buf[16];
 
-	ms_json_key_str(w, key, present ? change_what(c, buf) : NULL);
+	ms_json_key_str(w, key, present ? ms_format_change_what(c, buf) : NULL);
 }
 
 /* One object on a line of its own: JSON Lines. */
@@ -59,7 +34,7 @@ static void json_change(FILE *f, const struct ms_change *c)
 	ms_json_key_addr_or_null(&w, "end", c->end, c->end != 0);
 	ms_json_key_addr_or_null(&w, "new_start", c->new_start, c->new_start || c->new_end);
 	ms_json_key_addr_or_null(&w, "new_end", c->new_end, c->new_end != 0);
-	/* change_what() says the one of protection, advice and lock state the change has. */
+	/* ms_format_change_what() says the one of protection, advice and lock state the change has. */
 	json_what(&w, "prot", c->prot >= 0, c);
 	json_what(&w, "advice", c->advice >= 0, c);
 	json_what(&w, "lock", c->lock >= 0, c);
@@ -88,5 +63,5 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 		fprintf(f, "%33s", "");
 	if (c->new_start)
 		fprintf(f, " -> %016" PRIx64 "-%016" PRIx64, c->new_start, c->new_end);
-	fprintf(f, " %-8s %s\n", change_what(c, buf), c->name);
+	fprintf(f, " %-8s %s\n", ms_format_change_what(c, buf), c->name);
 }

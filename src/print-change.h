@@ -9,7 +9,5 @@
 
 void print_change_header(FILE *f);
 void print_change(FILE *f, const struct ms_change *c, bool json);
-/* "rw-" for a protection; for madvise, the advice; for lock, the state; "" where none applies. */
-const char *change_what(const struct ms_change *c, char buf[16]);
 
 #endif

@@ -12,6 +12,7 @@
 #include <mapscope/symbols.h>
 
 #include "cli.h"
+#include "output/format.h"
 #include "replay.h"
 
 int replay_open(struct ms_session **s, const char *path, const struct ms_session_opts *opts)
@@ -140,23 +141,6 @@ static void warn_no_addresses(const struct ms_pdreader *r, const char *path)
 		"without them; record with 'mapscope record', or 'perf record -d'\n", path, names);
 }
 
-void replay_set_aside(const struct ms_session_stats *st, char *out, size_t len)
-{
-	size_t used = 0;
-
-	out[0] = 0;
-#define PART(n, what) \
-	if ((n) && used < len) \
-		used += (size_t)snprintf(out + used, len - used, "%s%llu %s", used ? ", " : "", \
-					 (unsigned long long)(n), what)
-	PART(st->zero_addr, "at address 0 (no data address: perf -d writes 0 for events without one)");
-	PART(st->kernel_addr, "at kernel addresses");
-	PART(st->unknown_id, "of no event the file describes");
-	PART(st->bad_samples, "that do not fit their records");
-	PART(st->bad_records, "damaged records of other kinds (not samples; see the warnings)");
-#undef PART
-}
-
 /* A time as seconds from the start of the recording. */
 static double rel_s(const struct ms_session_stats *st, uint64_t t)
 {
@@ -174,13 +158,13 @@ void replay_warnings(struct ms_session *s, const char *path)
 	ms_session_stats(s, &st);
 	if (!st.samples && !st.zero_addr && !st.kernel_addr)
 		warn_no_addresses(r, path);
-	replay_set_aside(&st, aside, sizeof(aside));
+	ms_format_set_aside(&st, aside, sizeof(aside));
 	if (aside[0])
 		fprintf(stderr, "mapscope: note: samples set aside, not charged: %s\n", aside);
 	if (ms_pdreader_unfinished(r))
 		fprintf(stderr, "mapscope: warning: '%s' was not finished (its recorder was killed, or "
 			"its disk filled up): recovered %llu records, %llu of them samples%s\n", path,
-			(unsigned long long)st.records, (unsigned long long)replay_file_samples(&st),
+			(unsigned long long)st.records, (unsigned long long)ms_format_file_samples(&st),
 			ms_session_has_syscalls(s) ? ", with the unmaps" : "");
 	if (corrupt)
 		fprintf(stderr, "mapscope: warning: '%s' is corrupt or truncated: what follows covers "
@@ -234,15 +218,4 @@ int parse_time(const char *s, uint64_t *ns, bool *relative)
 		return -EINVAL;
 	*ns = v;
 	return 0;
-}
-
-void replay_code(struct ms_symbols *syms, uint32_t pid, uint64_t ip, char *buf, size_t len,
-		 const char **file, int *line)
-{
-	struct ms_sym sym = { 0 };
-	int err = syms ? ms_symbols_resolve(syms, pid, ip, true, &sym) : -ENOENT;
-
-	ms_sym_format(&sym, err, ip, buf, len);
-	*file = err ? NULL : sym.file;
-	*line = err ? 0 : sym.line;
 }

@@ -24,27 +24,6 @@ int replay_run(struct ms_session *s, const char *path);
 /* Prints the warnings a reader of the output must see (uncertain attribution, lost records, corruption). */
 void replay_warnings(struct ms_session *s, const char *path);
 
-/* "N at address 0 (...), M at kernel addresses": the samples not charged, and why; "" where none. */
-void replay_set_aside(const struct ms_session_stats *st, char *out, size_t len);
-
-struct ms_symbols;
-
-/*
- * The code at ip in process pid, as unmapped and the HTML page name it:
- * "func+0x1a" (the binary and offset, or the raw address, where there is
- * no name) into buf, and its source place (*file NULL, *line 0 where
- * unknown). syms may be NULL.
- */
-void replay_code(struct ms_symbols *syms, uint32_t pid, uint64_t ip, char *buf, size_t len,
-		 const char **file, int *line);
-
-/* Every sample record of the file, of any event. */
-static inline uint64_t replay_file_samples(const struct ms_session_stats *st)
-{
-	return st->samples + st->other_samples + st->zero_addr + st->kernel_addr + st->unknown_id +
-	       st->bad_samples;
-}
-
 /*
  * Parses a time: integer nanoseconds on the recording's clock, "+SECONDS"
  * from the start (*relative set, the offset in ns returned), or "end".

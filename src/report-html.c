@@ -18,6 +18,7 @@
 #include <mapscope/unmapped.h>
 
 #include "cli.h"
+#include "output/format.h"
 #include "output/json.h"
 #include "ms_version.h"
 #include "print-change.h"
@@ -94,7 +95,7 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	};
 	if (!x->name)
 		return -ENOMEM;
-	change_what(c, x->what);
+	ms_format_change_what(c, x->what);
 	h->nr_changes++;
 	return 0;
 }
@@ -167,7 +168,7 @@ static void html_region(struct ms_json *w, const struct html_report *in, const s
 	char perms[5];
 	int k;
 
-	format_perms(r->prot, r->flags, perms);
+	ms_format_perms(r->prot, r->flags, perms);
 	ms_json_object_begin(w);
 	ms_json_key_u64(w, "id", r->id);
 	ms_json_key_u64(w, "pid", r->pid);
@@ -380,7 +381,7 @@ static void unmapped_access(struct ms_json *w, const struct html_report *in, con
 	const char *file;
 	int line;
 
-	replay_code(syms, a->pid, a->ip, code, sizeof(code), &file, &line);
+	ms_format_code(syms, a->pid, a->ip, code, sizeof(code), &file, &line);
 	if (file)
 		snprintf(code + strlen(code), sizeof(code) - strlen(code), " (%s:%d)", file, line);
 	ms_json_object_begin(w);
@@ -442,10 +443,10 @@ static int write_data(struct ms_json *w, const struct html_report *in)
 	ms_json_key_str(w, "input", in->input ? in->input : "");
 	key_str(w, "version", MS_VERSION_STRING);
 	key_str(w, "window", in->window);
-	replay_set_aside(in->st, aside, sizeof(aside));
+	ms_format_set_aside(in->st, aside, sizeof(aside));
 	key_str(w, "set_aside", aside[0] ? aside : NULL);
 	ms_json_key_u64(w, "samples", in->total);
-	ms_json_key_u64(w, "file_samples", replay_file_samples(in->st));
+	ms_json_key_u64(w, "file_samples", ms_format_file_samples(in->st));
 	ms_json_key_u64(w, "lost", in->st->lost);
 	ms_json_key_u64(w, "duration_ns", in->st->last_time > t0 ? in->st->last_time - t0 : 0);
 	ms_json_key_bool(w, "uncertain", in->uncertain);

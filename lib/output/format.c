@@ -1,0 +1,70 @@
+/*
+ * The fields every format writes alike, in one place, so that the table,
+ * the CSV, the JSON and the HTML page never disagree about them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <sys/mman.h>
+
+#include "output/format.h"
+
+void ms_format_perms(uint32_t prot, uint32_t flags, char out[5])
+{
+	out[0] = prot & PROT_READ ? 'r' : '-';
+	out[1] = prot & PROT_WRITE ? 'w' : '-';
+	out[2] = prot & PROT_EXEC ? 'x' : '-';
+	out[3] = flags & MAP_SHARED ? 's' : 'p';
+	out[4] = '\0';
+}
+
+const char *ms_format_change_what(const struct ms_change *c, char buf[16])
+{
+	const char *a;
+
+	if (c->lock >= 0)
+		return !c->lock ? "unlocked" : c->lock & MS_LOCK_ONFAULT ? "onfault" : "locked";
+
+	if (c->prot >= 0) {
+		buf[0] = c->prot & PROT_READ ? 'r' : '-';
+		buf[1] = c->prot & PROT_WRITE ? 'w' : '-';
+		buf[2] = c->prot & PROT_EXEC ? 'x' : '-';
+		buf[3] = '\0';
+		return buf;
+	}
+	if (c->advice < 0)
+		return "";
+	a = ms_event_advice_name((uint32_t)c->advice);
+	if (!a) {
+		snprintf(buf, 16, "advice-%d", c->advice);
+		return buf;
+	}
+	return a;
+}
+
+void ms_format_code(struct ms_symbols *syms, uint32_t pid, uint64_t ip, char *buf, size_t len,
+		    const char **file, int *line)
+{
+	struct ms_sym sym = { 0 };
+	int err = syms ? ms_symbols_resolve(syms, pid, ip, true, &sym) : -ENOENT;
+
+	ms_sym_format(&sym, err, ip, buf, len);
+	*file = err ? NULL : sym.file;
+	*line = err ? 0 : sym.line;
+}
+
+void ms_format_set_aside(const struct ms_session_stats *st, char *out, size_t len)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+#define PART(n, what) \
+	if ((n) && used < len) \
+		used += (size_t)snprintf(out + used, len - used, "%s%llu %s", used ? ", " : "", \
+					 (unsigned long long)(n), what)
+	PART(st->zero_addr, "at address 0 (no data address: perf -d writes 0 for events without one)");
+	PART(st->kernel_addr, "at kernel addresses");
+	PART(st->unknown_id, "of no event the file describes");
+	PART(st->bad_samples, "that do not fit their records");
+	PART(st->bad_records, "damaged records of other kinds (not samples; see the warnings)");
+#undef PART
+}

@@ -1,0 +1,41 @@
+/*
+ * Internal: fields every output format writes the same way, text, CSV,
+ * JSON or the HTML page: a region's permissions, what a change did, the
+ * code at an address, why samples were set aside, the file's sample count.
+ */
+#ifndef MS_OUTPUT_FORMAT_H
+#define MS_OUTPUT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mapscope/aspace.h>
+#include <mapscope/session.h>
+#include <mapscope/symbols.h>
+
+/* "rw-p" from PROT_* and MAP_SHARED. */
+void ms_format_perms(uint32_t prot, uint32_t flags, char out[5]);
+
+/* "rw-" for a protection; for madvise, the advice; for lock, the state; "" where none applies. */
+const char *ms_format_change_what(const struct ms_change *c, char buf[16]);
+
+/*
+ * The code at ip in process pid, as unmapped and the HTML page name it:
+ * "func+0x1a" (the binary and offset, or the raw address, where there is
+ * no name) into buf, and its source place (*file NULL, *line 0 where
+ * unknown; *file is the symbols' and lives as long as they do). syms may be NULL.
+ */
+void ms_format_code(struct ms_symbols *syms, uint32_t pid, uint64_t ip, char *buf, size_t len,
+		    const char **file, int *line);
+
+/* "N at address 0 (...), M at kernel addresses": the samples not charged, and why; "" where none. */
+void ms_format_set_aside(const struct ms_session_stats *st, char *out, size_t len);
+
+/* Every sample record of the file, of any event (what perf script counts). */
+static inline uint64_t ms_format_file_samples(const struct ms_session_stats *st)
+{
+	return st->samples + st->other_samples + st->zero_addr + st->kernel_addr + st->unknown_id +
+	       st->bad_samples;
+}
+
+#endif

@@ -1,0 +1,88 @@
+/* The fields every format writes alike: permissions, what a change did, code, set-aside samples. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include "output/format.h"
+
+static void perms(void **state)
+{
+	char p[5];
+
+	(void)state;
+	ms_format_perms(PROT_READ | PROT_WRITE, MAP_PRIVATE, p);
+	assert_string_equal(p, "rw-p");
+	ms_format_perms(PROT_READ | PROT_EXEC, MAP_SHARED, p);
+	assert_string_equal(p, "r-xs");
+	ms_format_perms(PROT_NONE, MAP_PRIVATE, p);
+	assert_string_equal(p, "---p");
+}
+
+static void change_what(void **state)
+{
+	struct ms_change c = { .prot = -1, .advice = -1, .lock = -1 };
+	char buf[16];
+
+	(void)state;
+	assert_string_equal(ms_format_change_what(&c, buf), "");
+	c.prot = PROT_READ | PROT_EXEC;
+	assert_string_equal(ms_format_change_what(&c, buf), "r-x");
+	c.prot = -1;
+	c.advice = MADV_DONTNEED;
+	assert_string_equal(ms_format_change_what(&c, buf), "dontneed");
+	c.advice = 9999;
+	assert_string_equal(ms_format_change_what(&c, buf), "advice-9999");
+	c.advice = -1;
+	c.lock = 0;
+	assert_string_equal(ms_format_change_what(&c, buf), "unlocked");
+	c.lock = MS_LOCK_ONFAULT;
+	assert_string_equal(ms_format_change_what(&c, buf), "onfault");
+}
+
+static void code_without_symbols(void **state)
+{
+	const char *file = "x";
+	char buf[64];
+	int line = 7;
+
+	(void)state;
+	ms_format_code(NULL, 1, 0x401234, buf, sizeof(buf), &file, &line);
+	assert_non_null(strstr(buf, "401234"));            /* no symbols: the raw address */
+	assert_null(file);
+	assert_int_equal(line, 0);
+}
+
+static void set_aside(void **state)
+{
+	struct ms_session_stats st = { 0 };
+	char out[512];
+
+	(void)state;
+	ms_format_set_aside(&st, out, sizeof(out));
+	assert_string_equal(out, "");
+	st.zero_addr = 3;
+	st.bad_samples = 1;
+	ms_format_set_aside(&st, out, sizeof(out));
+	assert_string_equal(out, "3 at address 0 (no data address: perf -d writes 0 for events without one), "
+				 "1 that do not fit their records");
+	st.samples = 10;
+	st.other_samples = 5;
+	assert_int_equal(ms_format_file_samples(&st), 19);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(perms),
+		cmocka_unit_test(change_what),
+		cmocka_unit_test(code_without_symbols),
+		cmocka_unit_test(set_aside),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
