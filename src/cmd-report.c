@@ -20,9 +20,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "output/format.h"
+#include "output/html.h"
 #include "output/json.h"
 #include "replay.h"
-#include "report-html.h"
 
 static const char usage_text[] =
 "usage: mapscope report [-i FILE] [--sort KEY,...] [--pid PID] [--comm NAME]\n"
@@ -516,7 +516,7 @@ int cmd_report(int argc, char **argv)
 	struct ms_session_opts so = { 0 };
 	struct ms_session *s = NULL;
 	struct ms_report *rep = NULL;
-	struct html_run *html = NULL;
+	struct ms_html *html = NULL;
 	struct ms_pprof *pp = NULL;
 	struct ms_report_row *rows = NULL, un;
 	struct ms_session_stats st;
@@ -539,7 +539,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	rep = ms_report_new(o.from_rel ? 0 : o.from, o.to_rel ? UINT64_MAX : o.to);
 	if (!rep || ms_session_add(s, &ms_report_analysis, rep) ||
-	    (o.html && !(html = html_new(s, o.pid, o.comm))) ||
+	    (o.html && !(html = ms_html_new(s, o.pid, o.comm))) ||
 	    (o.pprof && (!(pp = ms_pprof_new()) || ms_session_add(s, &ms_pprof_analysis, pp)))) {
 		ret = EXIT_RUNTIME;
 		goto out;
@@ -570,12 +570,12 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (o.html) {
-		struct html_report in = {
+		struct ms_html_report in = {
 			.h = html, .input = o.input, .window = o.window, .rep = rep, .rows = rows, .n = n, .un = &un,
 			.total = ms_report_total(rep), .st = &st, .uncertain = uncertain,
 		};
 
-		if ((err = html_write(stdout, &in)) || fflush(stdout)) {
+		if ((err = ms_html_write(stdout, &in)) || fflush(stdout)) {
 			cli_error("cannot write '%s': %s", o.output ? o.output : "standard output",
 				  strerror(err ? -err : errno));
 			ret = EXIT_RUNTIME;
@@ -590,7 +590,7 @@ int cmd_report(int argc, char **argv)
 	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
 out:
 	free(rows);
-	html_free(html);
+	ms_html_free(html);
 	ms_pprof_free(pp);
 	ms_report_free(rep);
 	ms_session_free(s);

@@ -2,7 +2,7 @@
  * mapscope report --format html: one self-contained page. The same pass as
  * the table runs the heatmap, hugepage, unmapped-access and change
  * analyses; what they found is written as one JSON object into the page
- * (src/report.html, built into the binary), whose script renders it. Only
+ * (lib/output/report.html, built into the library), whose script renders it. Only
  * aggregates go in: rows, heatmap cells, changes (at most HTML_MAX_CHANGES),
  * never a sample each.
  */
@@ -17,13 +17,10 @@
 #include <mapscope/symbols.h>
 #include <mapscope/unmapped.h>
 
-#include "cli.h"
 #include "output/format.h"
 #include "output/json.h"
 #include "ms_version.h"
-#include "print-change.h"
-#include "replay.h"
-#include "report-html.h"
+#include "output/html.h"
 
 /* The page, with "/ *MAPSCOPE-DATA* /" (no spaces) where the data goes. */
 __asm__(".pushsection .rodata\n"
@@ -47,7 +44,7 @@ struct html_change {
 	char *name;
 };
 
-struct html_run {
+struct ms_html {
 	struct ms_session *s;
 	long pid;
 	const char *comm;
@@ -58,7 +55,7 @@ struct html_run {
 	size_t nr_changes, cap_changes, changes_total;
 };
 
-static bool keep(const struct html_run *h, const struct ms_region *r, uint32_t pid)
+static bool keep(const struct ms_html *h, const struct ms_region *r, uint32_t pid)
 {
 	if (h->pid >= 0 && pid != (uint32_t)h->pid)
 		return false;
@@ -67,7 +64,7 @@ static bool keep(const struct html_run *h, const struct ms_region *r, uint32_t p
 
 static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
-	struct html_run *h = ctx;
+	struct ms_html *h = ctx;
 	struct html_change *x;
 	uint64_t from, to;
 
@@ -102,9 +99,9 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 
 static const struct ms_analysis changes_analysis = { .name = "html-changes", .change = on_change };
 
-struct html_run *html_new(struct ms_session *s, long pid, const char *comm)
+struct ms_html *ms_html_new(struct ms_session *s, long pid, const char *comm)
 {
-	struct html_run *h = calloc(1, sizeof(*h));
+	struct ms_html *h = calloc(1, sizeof(*h));
 
 	if (!h)
 		return NULL;
@@ -117,13 +114,13 @@ struct html_run *html_new(struct ms_session *s, long pid, const char *comm)
 	if (!h->hm || !h->hp || !h->un || ms_session_add(s, &ms_heatmap_analysis, h->hm) ||
 	    ms_session_add(s, &ms_hugepages_analysis, h->hp) || ms_session_add(s, &ms_unmapped_analysis, h->un) ||
 	    ms_session_add(s, &changes_analysis, h)) {
-		html_free(h);
+		ms_html_free(h);
 		return NULL;
 	}
 	return h;
 }
 
-void html_free(struct html_run *h)
+void ms_html_free(struct ms_html *h)
 {
 	size_t i;
 
@@ -161,7 +158,7 @@ static void key_time(struct ms_json *w, const char *key, uint64_t ns, uint64_t t
 		ms_json_key_u64(w, key, ns > t0 ? ns - t0 : 0);
 }
 
-static void html_region(struct ms_json *w, const struct html_report *in, const struct ms_report_row *row,
+static void html_region(struct ms_json *w, const struct ms_html_report *in, const struct ms_report_row *row,
 			uint64_t t0)
 {
 	const struct ms_region *r = row->region;
@@ -205,7 +202,7 @@ static void html_region(struct ms_json *w, const struct html_report *in, const s
 	ms_json_object_end(w);
 }
 
-static void write_regions(struct ms_json *w, const struct html_report *in, uint64_t t0)
+static void write_regions(struct ms_json *w, const struct ms_html_report *in, uint64_t t0)
 {
 	size_t i;
 
@@ -262,7 +259,7 @@ static void heat_band(struct ms_json *w, const struct ms_heatmap_band *b)
 	ms_json_object_end(w);
 }
 
-static int write_heat(struct ms_json *w, const struct html_report *in)
+static int write_heat(struct ms_json *w, const struct ms_html_report *in)
 {
 	const struct ms_heatmap_band *b;
 	uint64_t start, col_ns;
@@ -291,7 +288,7 @@ static int write_heat(struct ms_json *w, const struct html_report *in)
 	return 0;
 }
 
-static void write_changes(struct ms_json *w, const struct html_run *h, uint64_t t0)
+static void write_changes(struct ms_json *w, const struct ms_html *h, uint64_t t0)
 {
 	size_t i;
 
@@ -340,7 +337,7 @@ static void huge_advice(struct ms_json *w, const struct ms_huge_advice *a)
 	ms_json_object_end(w);
 }
 
-static int write_huge(struct ms_json *w, const struct html_report *in)
+static int write_huge(struct ms_json *w, const struct ms_html_report *in)
 {
 	struct ms_huge_advice *v = NULL;
 	size_t n = 0, i, left = 0, others = 0;
@@ -373,7 +370,7 @@ static int write_huge(struct ms_json *w, const struct html_report *in)
 	return 0;
 }
 
-static void unmapped_access(struct ms_json *w, const struct html_report *in, const struct ms_unmapped_access *a,
+static void unmapped_access(struct ms_json *w, const struct ms_html_report *in, const struct ms_unmapped_access *a,
 			    uint64_t t0)
 {
 	struct ms_symbols *syms = ms_session_symbols(in->h->s);
@@ -410,7 +407,7 @@ static void unmapped_access(struct ms_json *w, const struct html_report *in, con
 	ms_json_object_end(w);
 }
 
-static int write_unmapped(struct ms_json *w, const struct html_report *in, uint64_t t0)
+static int write_unmapped(struct ms_json *w, const struct ms_html_report *in, uint64_t t0)
 {
 	const struct ms_unmapped_access *acc;
 	size_t n = 0, i;
@@ -433,7 +430,7 @@ static int write_unmapped(struct ms_json *w, const struct html_report *in, uint6
 }
 
 /* The page's data: one object, escaped for a <script> element. */
-static int write_data(struct ms_json *w, const struct html_report *in)
+static int write_data(struct ms_json *w, const struct ms_html_report *in)
 {
 	uint64_t t0 = in->st->first_time;
 	char aside[512];
@@ -460,7 +457,7 @@ static int write_data(struct ms_json *w, const struct html_report *in)
 	return ms_json_finish(w);
 }
 
-int html_write(FILE *f, const struct html_report *in)
+int ms_html_write(FILE *f, const struct ms_html_report *in)
 {
 	const char *mark = strstr(ms_report_page, DATA_MARK);
 	struct ms_json w;

@@ -1,6 +1,6 @@
-/* mapscope report --format html: the page and the analyses it needs. */
-#ifndef MS_REPORT_HTML_H
-#define MS_REPORT_HTML_H
+/* Internal: report --format html's writer: the page and the analyses it needs. */
+#ifndef MS_OUTPUT_HTML_H
+#define MS_OUTPUT_HTML_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,18 +8,18 @@
 #include <mapscope/report.h>
 #include <mapscope/session.h>
 
-struct html_run;
+struct ms_html;
 
 /*
  * Adds the heatmap, hugepage, unmapped-access and change analyses to s,
  * before it runs. pid (-1: any) and comm (NULL: any) narrow every part of
  * the page as they narrow the table. NULL when out of memory.
  */
-struct html_run *html_new(struct ms_session *s, long pid, const char *comm);
+struct ms_html *ms_html_new(struct ms_session *s, long pid, const char *comm);
 
 /* What the table's pass produced, for the page. */
-struct html_report {
-	struct html_run *h;
+struct ms_html_report {
+	struct ms_html *h;
 	const char *input;
 	const char *window;                  /* --time as given, or NULL */
 	const struct ms_report *rep;
@@ -32,9 +32,9 @@ struct html_report {
 };
 
 /* Writes the page to f. 0, or a negative errno. */
-int html_write(FILE *f, const struct html_report *in);
+int ms_html_write(FILE *f, const struct ms_html_report *in);
 
 /* Accepts NULL. */
-void html_free(struct html_run *h);
+void ms_html_free(struct ms_html *h);
 
 #endif
