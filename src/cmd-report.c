@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "output/csv.h"
 #include "output/format.h"
 #include "output/html.h"
 #include "output/json.h"

@@ -305,20 +305,3 @@ void ms_json_key_addr_or_null(struct ms_json *w, const char *key, uint64_t a, bo
 	else
 		ms_json_null(w);
 }
-
-void ms_csv_str(FILE *f, const char *s)
-{
-	const char *c;
-
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (c = s; *c; c++) {
-		if (*c == '"')
-			fputc('"', f);
-		fputc(*c, f);
-	}
-	fputc('"', f);
-}

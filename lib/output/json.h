@@ -78,7 +78,4 @@ void ms_json_key_addr(struct ms_json *w, const char *key, uint64_t a);
 /* The address, or null when !present. */
 void ms_json_key_addr_or_null(struct ms_json *w, const char *key, uint64_t a, bool present);
 
-/* Writes s as a CSV field, quoted when it must be. */
-void ms_csv_str(FILE *f, const char *s);
-
 #endif

@@ -204,20 +204,6 @@ static void test_surrogates(void **state)
 	check_str("\xed\xbf\xbf", 3, "\"\\ufffd\\ufffd\\ufffd\"");
 }
 
-static void test_csv(void **state)
-{
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-
-	ms_csv_str(f, "plain");
-	fputc('|', f);
-	ms_csv_str(f, "a,\"b\"");
-	fclose(f);
-	assert_string_equal(buf, "plain|\"a,\"\"b\"\"\"");
-	free(buf);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,7 +216,6 @@ int main(void)
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_overlong),
 		cmocka_unit_test(test_surrogates),
-		cmocka_unit_test(test_csv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

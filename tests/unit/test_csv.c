@@ -1,0 +1,50 @@
+/* The CSV writer: fields as they are, or quoted with quotes doubled. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "output/csv.h"
+
+static char *csv_of(const char *s)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	ms_csv_str(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void check(const char *in, const char *want)
+{
+	char *got = csv_of(in);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void fields(void **state)
+{
+	(void)state;
+	check("plain", "plain");
+	check("", "");
+	check("/lib/a b.so", "/lib/a b.so");
+	check("a,b", "\"a,b\"");
+	check("say \"hi\"", "\"say \"\"hi\"\"\"");
+	check("two\nlines", "\"two\nlines\"");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fields),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
