@@ -5,8 +5,6 @@
  * data's totals and one object per region, --pid's narrowing, and text
  * from the recording escaped so that it cannot end the page's <script>.
  */
-#include <libgen.h>
-#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,17 +17,8 @@
 #include <mapscope/report.h>
 #include <mapscope/session.h>
 
+#include "golden.h"
 #include "output/html.h"
-
-static const char *golden(void)
-{
-	static char path[PATH_MAX];
-	char here[PATH_MAX];
-
-	snprintf(here, sizeof(here), "%s", __FILE__);
-	snprintf(path, sizeof(path), "%s/../golden/mapscope-ops.data", dirname(here));
-	return path;
-}
 
 static size_t count(const char *hay, const char *needle)
 {
@@ -43,7 +32,7 @@ static size_t count(const char *hay, const char *needle)
 /* The page for process pid (-1: all), its input named input. */
 static char *page_of(long pid, const char *input)
 {
-	struct ms_session *s = ms_session_open(golden(), NULL);
+	struct ms_session *s = ms_session_open(golden_path("mapscope-ops.data"), NULL);
 	struct ms_report *rep = ms_report_new(0, UINT64_MAX);
 	struct ms_report_row *rows = NULL, un;
 	struct ms_session_stats st;

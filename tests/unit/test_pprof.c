@@ -7,8 +7,6 @@
  * labelled with its pid.
  */
 #include <errno.h>
-#include <libgen.h>
-#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,20 +21,10 @@
 #include <mapscope/pprof.h>
 #include <mapscope/session.h>
 
+#include "golden.h"
 #include "profile.pb-c.h"
 
 #define GOLDEN_PID 15327
-
-/* The golden recording, found from this file's path (CMake compiles it by its full path). */
-static const char *golden(void)
-{
-	static char path[PATH_MAX];
-	char here[PATH_MAX];
-
-	snprintf(here, sizeof(here), "%s", __FILE__);
-	snprintf(path, sizeof(path), "%s/../golden/mapscope-ops.data", dirname(here));
-	return path;
-}
 
 /* The whole of fd, gunzipped, in *out (the caller frees it). */
 static size_t gunzip_fd(int fd, uint8_t **out)
@@ -72,7 +60,7 @@ static size_t gunzip_fd(int fd, uint8_t **out)
 /* The profile of pid's samples (0: all) from a fresh session over the golden recording. */
 static Perftools__Profiles__Profile *profile_of(uint32_t pid)
 {
-	struct ms_session *s = ms_session_open(golden(), NULL);
+	struct ms_session *s = ms_session_open(golden_path("mapscope-ops.data"), NULL);
 	Perftools__Profiles__Profile *p;
 	struct ms_pprof *pp = ms_pprof_new();
 	FILE *f = tmpfile();
