@@ -2,7 +2,10 @@
 #ifndef MS_PERFDATA_FORMAT_H
 #define MS_PERFDATA_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include <linux/perf_event.h>
 
 #define PERF_MAGIC2 0x32454c4946524550ULL    /* "PERFILE2" */
 #define PERF_MAGIC1 0x454c494646524550ULL    /* "PERFFILE": perf's first layout, before 2.6.37 */
@@ -29,6 +32,67 @@ struct perf_pipe_file_header {
 	uint64_t magic;
 	uint64_t size;
 };
+
+/*
+ * Kernel records as types (libperf's perf/event.h): code names a record's
+ * fields here, never by offset. Each struct ends where the record's
+ * variable part begins; the sample_id_all trailer, where the event has
+ * one, follows that part at the record's end (ms_sample_id's layout for
+ * the records mapscope synthesises).
+ */
+struct perf_record_mmap2 {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	union {
+		struct {
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+		};
+		struct {                 /* with PERF_RECORD_MISC_MMAP_BUILD_ID */
+			uint8_t build_id_size;
+			uint8_t reserved1;
+			uint16_t reserved2;
+			uint8_t build_id[20];
+		};
+	};
+	uint32_t prot, flags;
+	char filename[];
+};
+
+struct perf_record_comm {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	char comm[];
+};
+
+/* PERF_RECORD_FORK and PERF_RECORD_EXIT. */
+struct perf_record_fork {
+	struct perf_event_header header;
+	uint32_t pid, ppid;
+	uint32_t tid, ptid;
+	uint64_t time;
+};
+
+/*
+ * The head of every sample mapscope record's events write: IDENTIFIER
+ * first (as perf needs among several events), then IP and TID.
+ */
+struct perf_record_sample_head {
+	struct perf_event_header header;
+	uint64_t identifier;
+	uint64_t ip;
+	uint32_t pid, tid;
+};
+
+/* The bytes of a record's variable part: from field to the end of the record. */
+#define perf_record_rest(rec, field) \
+	((size_t)(rec)->header.size > offsetof(__typeof__(*(rec)), field) ? \
+	 (size_t)(rec)->header.size - offsetof(__typeof__(*(rec)), field) : 0)
+
+/* Whether the record holds every byte of field (libperf's event_contains). */
+#define perf_record_contains(rec, field) \
+	((size_t)(rec)->header.size >= offsetof(__typeof__(*(rec)), field) + sizeof((rec)->field))
 
 /* User record types perf adds after the kernel's. */
 enum {
