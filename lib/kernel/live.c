@@ -4,7 +4,6 @@
  * followed, and all events of one CPU share that CPU's ring buffer
  * (PERF_EVENT_IOC_SET_OUTPUT): one mmap and one poll fd per CPU.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -579,51 +578,7 @@ MS_EXPORT long ms_live_drain(struct ms_live *l, ms_live_fn fn, void *ctx)
 	return n;
 }
 
-static int emit(struct ms_buf *b, ms_live_fn fn, void *ctx)
-{
-	int err = ms_buf_error(b);
-
-	if (!err && b->len)
-		err = fn((const struct perf_event_header *)b->data, ctx);
-	b->len = 0;
-	return err;
-}
-
-static int synth_comms(pid_t tgid, struct ms_sample_id *sid, struct ms_buf *b,
-		       ms_live_fn fn, void *ctx)
-{
-	char path[320], comm[64];
-	struct dirent *d;
-	int err = 0, fd;
-	ssize_t n;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
-	dir = opendir(path);
-	if (!dir)
-		return -errno;
-	while (!err && (d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/comm", (int)tgid, d->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;                /* the thread has gone */
-		n = read(fd, comm, sizeof(comm) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		comm[n] = '\0';
-		comm[strcspn(comm, "\n")] = '\0';
-		sid->tid = (uint32_t)strtoul(d->d_name, NULL, 10);
-		ms_synth_comm(b, comm, sid);
-		err = emit(b, fn, ctx);
-	}
-	closedir(dir);
-	sid->tid = sid->pid;
-	return err;
-}
-
+/* The records of what tgid held before we came: one walk of /proc, shared with record and watch. */
 MS_EXPORT int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time,
 				 ms_live_fn fn, void *ctx)
 {
@@ -631,37 +586,9 @@ MS_EXPORT int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time,
 		.pid = (uint32_t)tgid, .tid = (uint32_t)tgid, .time = time,
 		.id = l->ev.n && l->ev.v[0]->nr_ids ? l->ev.v[0]->ids[0] : 0,
 	};
-	struct ms_maps_entry *e;
-	char path[128], *line = NULL;
-	size_t cap = 0;
-	struct ms_buf b;
-	int err;
-	FILE *f;
 
 	sid.identifier = sid.id;
-	e = malloc(sizeof(*e));
-	if (!e)
-		return -ENOMEM;
-	ms_buf_init(&b);
-	err = synth_comms(tgid, &sid, &b, fn, ctx);
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/maps", (int)tgid, (int)tgid);
-	f = err ? NULL : fopen(path, "re");
-	if (!err && !f)
-		err = -errno;
-	while (f && !err && getline(&line, &cap, f) > 0) {
-		if (ms_maps_parse_line(line, e)) {
-			ms_warn("skipping a line of '%s' that does not parse: %s", path, line);
-			continue;
-		}
-		ms_synth_mmap2(&b, e, &sid);
-		err = emit(&b, fn, ctx);
-	}
-	if (f)
-		fclose(f);
-	free(line);
-	free(e);
-	ms_buf_release(&b);
-	return err;
+	return ms_proc_synthesize("/proc", tgid, &sid, fn, ctx);
 }
 
 MS_EXPORT size_t ms_live_nr_evsels(const struct ms_live *l)

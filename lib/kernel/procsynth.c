@@ -1,12 +1,21 @@
+/*
+ * /proc, read for the live source: a process's threads, found by walking
+ * its task directory until a pass finds no new one, and the records of
+ * what it held before we came (procsynth.h).
+ */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
 
 #include "kernel/procsynth.h"
+#include "util/log.h"
 
 static int parse_hex(const char **p, char stop, uint64_t *v)
 {
@@ -103,4 +112,193 @@ void ms_synth_comm(struct ms_buf *out, const char *comm, const struct ms_sample_
 	ms_buf_u32(out, sid->pid);
 	ms_buf_u32(out, sid->tid);
 	append_name_and_id(out, start, comm, sid);
+}
+
+void ms_tidset_init(struct ms_tidset *t)
+{
+	ms_u32map_init(&t->tids);
+}
+
+void ms_tidset_release(struct ms_tidset *t)
+{
+	ms_u32map_release(&t->tids);
+}
+
+bool ms_tidset_has(const struct ms_tidset *t, pid_t tid)
+{
+	return ms_u32map_get(&t->tids, (uint32_t)tid) != NULL;
+}
+
+/* The threads of one pass, read whole before any is handed out: fn may take long, and make threads. */
+static int read_tasks(const char *root, pid_t tgid, struct ms_buf *out)
+{
+	char path[4096];
+	struct dirent *d;
+	pid_t tid;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "%s/%d/task", root, (int)tgid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	out->len = 0;
+	while ((d = readdir(dir))) {
+		tid = (pid_t)atoi(d->d_name);
+		if (tid > 0)
+			ms_buf_append(out, &tid, sizeof(tid));
+	}
+	closedir(dir);
+	return ms_buf_error(out);
+}
+
+/* One pass: fn for each thread of pass not in seen. The count of new threads, or a negative errno. */
+static long hand_out(const struct ms_buf *pass, struct ms_tidset *seen, ms_task_fn fn, void *ctx)
+{
+	size_t i, n = pass->len / sizeof(pid_t);
+	long added = 0;
+	pid_t tid;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&tid, pass->data + i * sizeof(tid), sizeof(tid));
+		if (ms_tidset_has(seen, tid))
+			continue;
+		err = fn(tid, ctx);
+		if (err && err != -ESRCH)
+			return err;
+		if ((err = ms_u32map_put(&seen->tids, (uint32_t)tid, seen)))
+			return err;
+		added++;
+	}
+	return added;
+}
+
+int ms_proc_walk_tasks(const char *root, pid_t tgid, struct ms_tidset *seen, ms_task_fn fn, void *ctx)
+{
+	struct ms_buf pass;
+	long added = 1;
+	int i, err = 0;
+
+	ms_buf_init(&pass);
+	for (i = 0; i < MS_PROC_WALK_PASSES && added > 0 && !err; i++) {
+		if (!(err = read_tasks(root, tgid, &pass)) && (added = hand_out(&pass, seen, fn, ctx)) < 0)
+			err = (int)added;
+	}
+	ms_buf_release(&pass);
+	return err;
+}
+
+struct attach {
+	struct ms_live *live;
+	int err;                     /* the last error of the events, not of /proc */
+};
+
+static int add_task(pid_t tid, void *arg)
+{
+	struct attach *a = arg;
+
+	return a->err = ms_live_add_task(a->live, tid);
+}
+
+int ms_proc_attach(struct ms_live *l, pid_t tgid, struct ms_tidset *seen)
+{
+	struct attach a = { .live = l };
+	int err = ms_proc_walk_tasks("/proc", tgid, seen, add_task, &a);
+
+	/* The task directory gone, in whichever pass: the process has exited. */
+	return err == -ENOENT && a.err != err ? -ESRCH : err;
+}
+
+static int emit(struct ms_buf *b, ms_live_fn fn, void *ctx)
+{
+	int err = ms_buf_error(b);
+
+	if (!err && b->len)
+		err = fn((const struct perf_event_header *)b->data, ctx);
+	b->len = 0;
+	return err;
+}
+
+struct comm_walk {
+	const char *root;
+	struct ms_sample_id sid;
+	struct ms_buf *b;
+	ms_live_fn fn;
+	void *ctx;
+};
+
+/* A COMM for one thread; a thread gone meanwhile has none, and is no error. */
+static int synth_comm(pid_t tid, void *arg)
+{
+	struct comm_walk *w = arg;
+	char path[4200], comm[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/task/%d/comm", w->root, w->sid.pid, (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	comm[n] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	w->sid.tid = (uint32_t)tid;
+	ms_synth_comm(w->b, comm, &w->sid);
+	return emit(w->b, w->fn, w->ctx);
+}
+
+static int synth_maps(const char *path, const struct ms_sample_id *sid, struct ms_buf *b,
+		      ms_live_fn fn, void *ctx)
+{
+	struct ms_maps_entry *e = malloc(sizeof(*e));
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0;
+	FILE *f;
+
+	if (!e)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	if (!f)
+		err = -errno;
+	while (f && !err && getline(&line, &cap, f) > 0) {
+		if (ms_maps_parse_line(line, e)) {
+			ms_warn("skipping a line of '%s' that does not parse: %s", path, line);
+			continue;
+		}
+		ms_synth_mmap2(b, e, sid);
+		err = emit(b, fn, ctx);
+	}
+	if (f)
+		fclose(f);
+	free(line);
+	free(e);
+	return err;
+}
+
+int ms_proc_synthesize(const char *root, pid_t tgid, const struct ms_sample_id *sid,
+		       ms_live_fn fn, void *ctx)
+{
+	struct comm_walk w = { .root = root, .sid = *sid, .fn = fn, .ctx = ctx };
+	struct ms_tidset seen;
+	char path[4200];
+	struct ms_buf b;
+	int err;
+
+	ms_buf_init(&b);
+	ms_tidset_init(&seen);
+	w.b = &b;
+	w.sid.pid = (uint32_t)tgid;
+	err = ms_proc_walk_tasks(root, tgid, &seen, synth_comm, &w);
+	if (!err) {
+		w.sid.tid = w.sid.pid;
+		snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, (int)tgid, (int)tgid);
+		err = synth_maps(path, &w.sid, &b, fn, ctx);
+	}
+	ms_tidset_release(&seen);
+	ms_buf_release(&b);
+	return err;
 }

@@ -1,15 +1,24 @@
-/* /proc/PID/maps parsing and the MMAP2/COMM records built from it. */
+/*
+ * /proc/PID/maps parsing and the MMAP2/COMM records built from it; the
+ * walk of a process's threads, on a fake /proc that gains threads while
+ * it is walked.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
 
 #include "kernel/procsynth.h"
+#include "perfdata/format.h"
 
 static void parses_file_mapping(void **state)
 {
@@ -100,6 +109,212 @@ static void builds_comm_record(void **state)
 	ms_buf_release(&b);
 }
 
+
+/* A fake /proc under a temporary directory. */
+static char root[64];
+
+static int make_root(void **state)
+{
+	snprintf(root, sizeof(root), "/tmp/ms-proc-XXXXXX");
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int remove_root(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd);
+}
+
+static void put_file(const char *rel, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void add_thread(pid_t tgid, pid_t tid)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%d", root, (int)tgid);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%d/task", root, (int)tgid);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%d/task/%d", root, (int)tgid, (int)tid);
+	assert_int_equal(mkdir(path, 0700), 0);
+}
+
+/* What fn saw, and the threads it makes as it sees others: spawn[i] is made when spawner[i] is seen. */
+struct walk_log {
+	pid_t tgid;
+	pid_t seen[64];
+	int n;
+	pid_t spawner[8], spawn[8];
+	int nr_spawn;
+	bool endless;                /* every thread seen makes another */
+	pid_t fail_at;               /* fn fails with -EPERM there */
+};
+
+static int log_task(pid_t tid, void *ctx)
+{
+	struct walk_log *l = ctx;
+	int i;
+
+	if (tid == l->fail_at)
+		return -EPERM;
+	assert_true(l->n < 64);
+	l->seen[l->n++] = tid;
+	for (i = 0; i < l->nr_spawn; i++)
+		if (l->spawner[i] == tid)
+			add_thread(l->tgid, l->spawn[i]);
+	if (l->endless)
+		add_thread(l->tgid, tid + 1);
+	return tid == 301 ? -ESRCH : 0;      /* 301 "exits" as its events open */
+}
+
+static int count_of(const struct walk_log *l, pid_t tid)
+{
+	int i, n = 0;
+
+	for (i = 0; i < l->n; i++)
+		n += l->seen[i] == tid;
+	return n;
+}
+
+/*
+ * A thread made while the walk opens events for the others (103 by 100,
+ * then 104 by 103, as a thread pool starting up) is found by a later
+ * pass; each thread is handed out once, over passes and processes.
+ */
+static void walk_finds_threads_made_meanwhile(void **state)
+{
+	struct walk_log l = { .tgid = 100, .spawner = { 100, 103 }, .spawn = { 103, 104 }, .nr_spawn = 2 };
+	struct ms_tidset seen;
+
+	add_thread(100, 100);
+	add_thread(100, 101);
+	add_thread(100, 102);
+	ms_tidset_init(&seen);
+	assert_int_equal(ms_proc_walk_tasks(root, 100, &seen, log_task, &l), 0);
+	assert_int_equal(l.n, 5);
+	assert_int_equal(count_of(&l, 100), 1);
+	assert_int_equal(count_of(&l, 101), 1);
+	assert_int_equal(count_of(&l, 102), 1);
+	assert_int_equal(count_of(&l, 103), 1);
+	assert_int_equal(count_of(&l, 104), 1);
+	assert_true(ms_tidset_has(&seen, 104));
+	/* Walked again (a second -p of the same process): nothing new. */
+	assert_int_equal(ms_proc_walk_tasks(root, 100, &seen, log_task, &l), 0);
+	assert_int_equal(l.n, 5);
+	ms_tidset_release(&seen);
+}
+
+/* A process that makes threads without end does not hold the walk forever; a gone thread is no error. */
+static void walk_is_bounded_and_passes_over_gone_threads(void **state)
+{
+	struct walk_log l = { .tgid = 300, .endless = true };
+	struct ms_tidset seen;
+
+	add_thread(300, 300);
+	ms_tidset_init(&seen);
+	assert_int_equal(ms_proc_walk_tasks(root, 300, &seen, log_task, &l), 0);
+	assert_int_equal(l.n, MS_PROC_WALK_PASSES);
+	assert_int_equal(count_of(&l, 301), 1);
+	ms_tidset_release(&seen);
+}
+
+static void walk_reports_a_gone_process_and_fn_errors(void **state)
+{
+	struct walk_log l = { .tgid = 400, .fail_at = 401 };
+	struct ms_tidset seen;
+
+	ms_tidset_init(&seen);
+	assert_int_equal(ms_proc_walk_tasks(root, 999, &seen, log_task, &l), -ENOENT);
+	add_thread(400, 401);
+	assert_int_equal(ms_proc_walk_tasks(root, 400, &seen, log_task, &l), -EPERM);
+	assert_false(ms_tidset_has(&seen, 401));
+	ms_tidset_release(&seen);
+}
+
+struct collected {
+	unsigned char recs[4096];
+	size_t len;
+	int nr;
+};
+
+static int collect(const struct perf_event_header *h, void *ctx)
+{
+	struct collected *c = ctx;
+
+	assert_true(c->len + h->size <= sizeof(c->recs));
+	memcpy(c->recs + c->len, h, h->size);
+	c->len += h->size;
+	c->nr++;
+	return 0;
+}
+
+static const struct perf_event_header *nth(const struct collected *c, int n)
+{
+	size_t off = 0;
+
+	while (n--)
+		off += ((const struct perf_event_header *)(c->recs + off))->size;
+	return (const void *)(c->recs + off);
+}
+
+/* A COMM per thread, then the leader's maps, each with the trailer given. */
+static void synthesizes_a_process_from_proc(void **state)
+{
+	struct ms_sample_id sid = { .time = 5000, .id = 9, .identifier = 9 };
+	const struct perf_record_comm *c0, *c1, *lo, *hi;
+	const struct perf_record_mmap2 *m;
+	struct collected c = { .nr = 0 };
+
+	add_thread(500, 500);
+	add_thread(500, 501);
+	put_file("500/task/500/comm", "server\n");
+	put_file("500/task/501/comm", "worker-1\n");
+	put_file("500/task/500/maps",
+		 "55a0000000-55a0002000 r-xp 00001000 fe:00 77 /usr/bin/server\n"
+		 "7ffd0000-7ffd2000 rw-p 00000000 00:00 0 [stack]\n");
+	assert_int_equal(ms_proc_synthesize(root, 500, &sid, collect, &c), 0);
+	assert_int_equal(c.nr, 4);
+	c0 = (const void *)nth(&c, 0);
+	c1 = (const void *)nth(&c, 1);
+	assert_int_equal(c0->header.type, PERF_RECORD_COMM);
+	assert_int_equal(c1->header.type, PERF_RECORD_COMM);
+	lo = c0->tid < c1->tid ? c0 : c1;    /* in the directory's order */
+	hi = lo == c0 ? c1 : c0;
+	assert_int_equal(lo->pid, 500);
+	assert_int_equal(lo->tid, 500);
+	assert_string_equal(lo->comm, "server");
+	assert_int_equal(hi->pid, 500);
+	assert_int_equal(hi->tid, 501);
+	assert_string_equal(hi->comm, "worker-1");
+	m = (const void *)nth(&c, 2);
+	assert_int_equal(m->header.type, PERF_RECORD_MMAP2);
+	assert_int_equal(m->pid, 500);
+	assert_int_equal(m->tid, 500);
+	assert_int_equal(m->start, 0x55a0000000ULL);
+	assert_int_equal(m->len, 0x2000);
+	assert_int_equal(m->pgoff, 0x1000);
+	assert_int_equal(m->ino, 77);
+	assert_int_equal(m->prot, PROT_READ | PROT_EXEC);
+	assert_string_equal(m->filename, "/usr/bin/server");
+	sid.pid = sid.tid = 500;
+	assert_memory_equal((const char *)m + m->header.size - sizeof(sid), &sid, sizeof(sid));
+	m = (const void *)nth(&c, 3);
+	assert_string_equal(m->filename, "[stack]");
+	assert_int_equal(ms_proc_synthesize(root, 501, &sid, collect, &c), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +323,10 @@ int main(void)
 		cmocka_unit_test(rejects_garbage),
 		cmocka_unit_test(builds_mmap2_record),
 		cmocka_unit_test(builds_comm_record),
+		cmocka_unit_test_setup_teardown(walk_finds_threads_made_meanwhile, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(walk_is_bounded_and_passes_over_gone_threads, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(walk_reports_a_gone_process_and_fn_errors, make_root, remove_root),
+		cmocka_unit_test_setup_teardown(synthesizes_a_process_from_proc, make_root, remove_root),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

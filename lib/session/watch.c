@@ -4,7 +4,6 @@
  * as they are drained (no round delay): an unmap's exit record is written
  * before the syscall returns, so the event must be readable at once.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <mapscope/watch.h>
 
 #include "kernel/live.h"
+#include "kernel/procsynth.h"
 #include "util/log.h"
 
 #define WATCH_PAGES 256u              /* 1 MiB per CPU */
@@ -103,26 +103,15 @@ static int pump(struct ms_watch *w)
 	return ms_session_flush(w->session, UINT64_MAX);
 }
 
+/* Every thread of pid, threads it makes while they are found included: the walk record -p takes. */
 static int add_threads(struct ms_watch *w, pid_t pid)
 {
-	char path[64];
-	struct dirent *d;
-	DIR *dir;
-	int err = 0, tid;
+	struct ms_tidset seen;
+	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return -ESRCH;
-	while (!err && (d = readdir(dir))) {
-		tid = atoi(d->d_name);
-		if (tid <= 0)
-			continue;
-		err = ms_live_add_task(w->live, tid);
-		if (err == -ESRCH)
-			err = 0;              /* it just exited */
-	}
-	closedir(dir);
+	ms_tidset_init(&seen);
+	err = ms_proc_attach(w->live, pid, &seen);
+	ms_tidset_release(&seen);
 	return err;
 }
 
