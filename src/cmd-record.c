@@ -30,7 +30,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "exec-window.h"
+#include "session/execwin.h"
 #include "launch.h"
 
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "exec-window.h"
+#include "session/execwin.h"
 
 static void parses_in_range(void **state)
 {

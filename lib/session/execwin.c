@@ -1,7 +1,7 @@
 /* Which processes are between an exec and the first sample of their own code. */
 #include <string.h>
 
-#include "exec-window.h"
+#include "session/execwin.h"
 
 static uint32_t in_exec[64];
 static size_t nr_in_exec;
