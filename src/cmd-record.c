@@ -15,22 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 
 #include <mapscope/live.h>
-#include <mapscope/pdwriter.h>
-#include <mapscope/symbols.h>
+#include <mapscope/record.h>
 
 #include "cli.h"
 #include "commands.h"
-#include "session/execwin.h"
 #include "launch.h"
 
 
@@ -192,69 +185,6 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	return 0;
 }
 
-struct task_list {
-	pid_t *tids;
-	size_t n, cap;
-};
-
-static bool has_tid(const struct task_list *t, pid_t tid)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		if (t->tids[i] == tid)
-			return true;
-	return false;
-}
-
-/*
- * Opens events on every thread of tgid. Threads created while we scan are
- * caught by the next pass (or by inherit, once their creator is followed).
- */
-static int attach_process(struct ms_live *l, pid_t tgid, struct task_list *done)
-{
-	char path[64];
-	struct dirent *d;
-	int pass, added, err = 0;
-	pid_t tid;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)tgid);
-	for (pass = 0; pass < 8; pass++) {
-		dir = opendir(path);
-		if (!dir)
-			return -ESRCH;
-		added = 0;
-		while (!err && (d = readdir(dir))) {
-			tid = (pid_t)atoi(d->d_name);
-			if (tid <= 0 || has_tid(done, tid))
-				continue;
-			err = ms_live_add_task(l, tid);
-			if (err == -ESRCH) {           /* the thread just exited */
-				err = 0;
-				continue;
-			}
-			if (!err && done->n == done->cap) {
-				void *p = realloc(done->tids, (done->cap * 2 + 16) * sizeof(pid_t));
-
-				if (!p)
-					err = -ENOMEM;
-				else {
-					done->tids = p;
-					done->cap = done->cap * 2 + 16;
-				}
-			}
-			if (!err)
-				done->tids[done->n++] = tid;
-			added++;
-		}
-		closedir(dir);
-		if (err || !added)
-			break;
-	}
-	return err;
-}
-
 static int open_output(const char *path)
 {
 	char old[4096];
@@ -272,155 +202,6 @@ static int open_output(const char *path)
 	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
-/*
- * Code binaries seen mapped. Each one's build-id is read when it is first
- * mapped (a binary rebuilt later is still told apart) and goes to the
- * writer: the BUILD_ID section of a file, or a record in a pipe, ahead of
- * the map, so that a report of the pipe knows it in time.
- */
-static char **binaries;
-static size_t nr_binaries, cap_binaries;
-
-static void note_binary(struct ms_pdwriter *w, const struct perf_event_header *h)
-{
-	unsigned char id[64];
-	int n;
-	const char *name = (const char *)h + 8 + 64;   /* after pid, tid, addr, len, pgoff, ids, prot, flags */
-	uint32_t prot;
-	size_t i;
-	void *grown;
-
-	if (h->type != PERF_RECORD_MMAP2 || h->size <= 8 + 64)
-		return;
-	memcpy(&prot, (const char *)h + 8 + 56, 4);
-	if (!(prot & PROT_EXEC) || name[0] != '/' || !memchr(name, 0, h->size - 8 - 64))
-		return;
-	for (i = 0; i < nr_binaries; i++)
-		if (!strcmp(binaries[i], name))
-			return;
-	if (nr_binaries == cap_binaries) {
-		grown = realloc(binaries, (cap_binaries * 2 + 16) * sizeof(*binaries));
-		if (!grown)
-			return;
-		binaries = grown;
-		cap_binaries = cap_binaries * 2 + 16;
-	}
-	if ((binaries[nr_binaries] = strdup(name)))
-		nr_binaries++;
-	n = ms_elf_build_id(name, id, sizeof(id));
-	if (n > 0)
-		ms_pdwriter_add_build_id(w, name, id, (size_t)n);
-}
-
-/*
- * [vsyscall]: every x86-64 process has it at a fixed address where the
- * kernel offers it, but the kernel writes no record of it. /proc shows it,
- * and so does an attach (read from /proc); after each exec it is written
- * here as an MMAP2 of the exec's time, with the COMM's own trailer, so that
- * maps shows it in both modes. vsyscall_trailer: the trailer's size, or 0
- * where this machine has no [vsyscall].
- */
-static size_t vsyscall_trailer;
-
-static void vsyscall_setup(const struct perf_event_attr *a)
-{
-	char line[256];
-	FILE *f = fopen("/proc/self/maps", "re");
-	bool have = false;
-
-	while (f && fgets(line, sizeof(line), f))
-		have |= strstr(line, "[vsyscall]") != NULL;
-	if (f)
-		fclose(f);
-	if (!have || !a->sample_id_all)
-		return;
-	vsyscall_trailer = 8 * (size_t)__builtin_popcountll(a->sample_type &
-		(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-		 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
-}
-
-static int write_vsyscall(struct ms_pdwriter *w, const struct perf_event_header *comm)
-{
-	unsigned char rec[8 + 64 + 16 + 64];
-	struct perf_event_header h = { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER,
-				       (uint16_t)(8 + 64 + 16 + vsyscall_trailer) };
-	uint64_t range[3] = { 0xffffffffff600000ULL, 4096, 0 };
-	uint32_t prot[2] = { PROT_EXEC, MAP_PRIVATE };
-
-	if (comm->size < 16 + vsyscall_trailer || vsyscall_trailer > 64)
-		return 0;
-	memset(rec, 0, sizeof(rec));
-	memcpy(rec, &h, 8);
-	memcpy(rec + 8, comm + 1, 8);                        /* pid, tid */
-	memcpy(rec + 16, range, 24);
-	memcpy(rec + 8 + 56, prot, 8);
-	memcpy(rec + 8 + 64, "[vsyscall]", 11);
-	memcpy(rec + 8 + 64 + 16, (const char *)comm + comm->size - vsyscall_trailer, vsyscall_trailer);
-	return ms_pdwriter_write(w, (const void *)rec);
-}
-
-/*
- * The kernel's ELF loader (binfmt_elf, elf_map) maps an image's first
- * PT_LOAD with the size of the whole image, then unmaps what lies past
- * that segment itself: no syscall, no record. The MMAP2 shows the whole
- * image, so in a binary with holes between its segments (linked with
- * -z max-page-size=0x10000, say; chromium) the holes would stay mapped.
- * The maps an exec makes, of a file from its start, are written cut as the
- * loader cut them (ms_elf_first_load), read from the file while it is there
- * and is the one mapped (same inode). The file then says what the kernel
- * ended with, for perf too, and a report needs no binary to be exact.
- */
-/* An exec's map of a file from its start, cut as the loader cut it; h itself is the caller's. */
-static void trim_exec_map(struct perf_event_header *h)
-{
-	const char *name = (const char *)h + 8 + 64;
-	uint64_t v[3], ino, size;
-	uint32_t pid;
-
-	if (h->type != PERF_RECORD_MMAP2 || h->size <= 8 + 64 || (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
-		return;
-	memcpy(&pid, h + 1, 4);
-	if (!exec_window_open(pid))
-		return;
-	memcpy(v, (const char *)h + 16, 24);          /* addr, len, pgoff */
-	memcpy(&ino, (const char *)h + 8 + 40, 8);
-	if (v[2] || name[0] != '/' || !ino || !memchr(name, 0, h->size - 8 - 64))
-		return;
-	if (!ms_elf_first_load(name, ino, &size) && size < v[1])
-		memcpy((char *)h + 24, &size, 8);
-}
-
-static int write_record(const struct perf_event_header *h, void *ctx)
-{
-	unsigned char copy[8 + 64 + 4096 + 64];
-	int err;
-
-	exec_window_track(h);
-	if (h->type == PERF_RECORD_MMAP2 && exec_window_any() && h->size <= sizeof(copy)) {
-		memcpy(copy, h, h->size);        /* the ring's record is not ours to change */
-		trim_exec_map((struct perf_event_header *)copy);
-		h = (const void *)copy;
-	}
-	note_binary(ctx, h);
-	if ((err = ms_pdwriter_write(ctx, h)))
-		return err;
-	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && vsyscall_trailer)
-		return write_vsyscall(ctx, h);
-	return 0;
-}
-
-static void forget_binaries(void)
-{
-	size_t i;
-
-	for (i = 0; i < nr_binaries; i++)
-		free(binaries[i]);
-	free(binaries);
-	binaries = NULL;
-	nr_binaries = cap_binaries = 0;
-	exec_window_reset();
-}
-
 static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
@@ -431,8 +212,7 @@ static uint64_t monotonic_ns(void)
 
 struct session {
 	struct record_opts *o;
-	struct ms_live *live;
-	struct ms_pdwriter *writer;
+	struct ms_record *rec;
 	int out_fd;
 	struct launch_child child;  /* the command, when there is one */
 	int pidfds[MAX_PIDS];       /* one per followed process; [0] is the child's */
@@ -443,35 +223,18 @@ struct session {
 };
 
 /*
- * Moves what the rings hold into the file, and flushes it there with the
- * header's data size, so the file reads whole up to here should we be
- * killed or the disk fill up later.
- */
-static int drain(struct session *s)
-{
-	long n = ms_live_drain(s->live, write_record, s->writer);
-	int err;
-
-	if (n < 0)
-		return (int)n;
-	if (n > 0 && (err = ms_pdwriter_finish_round(s->writer)))
-		return err;
-	return ms_pdwriter_flush(s->writer);
-}
-
-/*
  * Once a second on a terminal: the samples, bytes and lost records so far,
  * on one line that the next overwrites (and the summary clears).
  */
 static void live_counts(struct session *s, uint64_t *next)
 {
-	struct ms_pdwriter_stats st;
+	struct ms_record_stats st;
 	uint64_t now = monotonic_ns();
 
 	if (!s->tty || now < *next)
 		return;
 	*next = now + 1000000000ULL;
-	ms_pdwriter_stats(s->writer, &st);
+	ms_record_stats(s->rec, &st);
 	fprintf(stderr, "\rmapscope: %llu samples (%llu data addresses), %.1f MiB, %llu records lost\033[K",
 		(unsigned long long)st.samples, (unsigned long long)st.data_samples,
 		(double)st.bytes / (1024.0 * 1024.0), (unsigned long long)st.lost);
@@ -482,14 +245,14 @@ static void live_counts(struct session *s, uint64_t *next)
 static int main_loop(struct session *s)
 {
 	uint64_t next = monotonic_ns() + 1000000000ULL;
-	int nr_rings = ms_live_nr_fds(s->live), i, live_procs, err = 0;
+	int nr_rings = ms_record_nr_fds(s->rec), i, live_procs, err = 0;
 	/* One slot per ring (a ring per CPU) and per followed process, however many there are. */
 	struct pollfd *fds = calloc((size_t)nr_rings + (size_t)s->nr_pidfds + 1, sizeof(*fds));
 
 	if (!fds)
 		return -ENOMEM;
 	for (i = 0; i < nr_rings; i++)
-		fds[i] = (struct pollfd){ .fd = ms_live_fd(s->live, i), .events = POLLIN };
+		fds[i] = (struct pollfd){ .fd = ms_record_fd(s->rec, i), .events = POLLIN };
 	for (i = 0; i < s->nr_pidfds; i++)
 		fds[nr_rings + i] = (struct pollfd){ .fd = s->pidfds[i], .events = POLLIN };
 	while (!launch_stop) {
@@ -497,7 +260,7 @@ static int main_loop(struct session *s)
 			err = -errno;
 			break;
 		}
-		if ((err = drain(s)))
+		if ((err = ms_record_drain(s->rec)))
 			break;
 		live_counts(s, &next);
 		live_procs = 0;
@@ -517,10 +280,10 @@ static int main_loop(struct session *s)
 
 static void print_summary(struct session *s)
 {
-	struct ms_pdwriter_stats st;
+	struct ms_record_stats st;
 	char status[160] = "";
 
-	ms_pdwriter_stats(s->writer, &st);
+	ms_record_stats(s->rec, &st);
 	if (s->counts_shown)
 		fputs("\r\033[K", stderr);        /* the live counts' line gives way to the summary */
 	if (s->o->cmd) {
@@ -539,25 +302,15 @@ static void print_summary(struct session *s)
 			 "or sample fewer faults with -c", (unsigned long long)s->o->pages);
 }
 
-/*
- * The maps each attached process had before we came, read from /proc while
- * the events already run. The rings fill meanwhile: they are drained before
- * each process, so a long tree (a browser's dozens of processes, thousands
- * of maps, a build-id read per binary) never holds them back for longer
- * than one process takes. Each process's records carry the time its read
- * began, taken after the drain, so the file stays in time order round by
- * round: what was drained is older, what follows is newer.
- */
+/* The maps each attached process had before we came, read from /proc while the events already run. */
 static int synthesize_all(struct session *s)
 {
 	uint64_t t0, t1;
 	int i, err;
 
 	for (i = 0; i < s->o->nr_pids; i++) {
-		if ((err = drain(s)))
-			return err;
 		t0 = monotonic_ns();
-		err = ms_live_synthesize(s->live, s->o->pids[i], t0, write_record, s->writer);
+		err = ms_record_synthesize(s->rec, s->o->pids[i]);
 		t1 = monotonic_ns();
 		if (err == -ENOSPC || err == -EIO || err == -EPIPE)
 			return err;                /* the output, not /proc */
@@ -568,36 +321,12 @@ static int synthesize_all(struct session *s)
 			fprintf(stderr, "mapscope: process %d: maps read in %.1f ms\n", (int)s->o->pids[i],
 				(double)(t1 - t0) / 1e6);
 	}
-	return drain(s);
-}
-
-static int start_writer(struct session *s, int argc, char **argv)
-{
-	size_t n = ms_live_nr_evsels(s->live), i;
-	struct ms_pdwriter_evsel *ev = calloc(n, sizeof(*ev));
-	struct ms_pdwriter_opts wo = {
-		.evsels = ev, .nr_evsels = n, .argc = argc, .argv = argv,
-		.clockid = CLOCK_MONOTONIC, .pipe = s->o->pipe,
-	};
-
-	if (!ev)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		ev[i].attr = ms_live_evsel_attr(s->live, i);
-		ev[i].name = ms_live_evsel_name(s->live, i);
-		ev[i].ids = ms_live_evsel_ids(s->live, i, &ev[i].nr_ids);
-	}
-	ms_live_tracing_data(s->live, &wo.tracing_data, &wo.tracing_data_len);
-	vsyscall_setup(ms_live_evsel_attr(s->live, 0));
-	s->writer = ms_pdwriter_new(s->out_fd, &wo);
-	free(ev);
-	return s->writer ? 0 : -errno;
+	return ms_record_drain(s->rec);
 }
 
 static int setup_targets(struct session *s)
 {
 	struct record_opts *o = s->o;
-	struct task_list done = { 0 };
 	int i, err = 0;
 
 	if (o->cmd) {
@@ -605,16 +334,15 @@ static int setup_targets(struct session *s)
 			return err;
 		s->pidfds[0] = s->child.pidfd;
 		s->nr_pidfds = 1;
-		return ms_live_add_task(s->live, s->child.pid);
+		return ms_record_add_task(s->rec, s->child.pid);
 	}
 	for (i = 0; i < o->nr_pids && !err; i++) {
 		s->pidfds[i] = launch_pidfd(o->pids[i]);
 		s->nr_pidfds = i + 1;
 		if (s->pidfds[i] < 0)
 			return -errno;
-		err = attach_process(s->live, o->pids[i], &done);
+		err = ms_record_attach(s->rec, o->pids[i]);
 	}
-	free(done.tids);
 	return err;
 }
 
@@ -661,49 +389,128 @@ static void release_events_later(void)
 	_exit(0);                        /* the events' fds close with the process */
 }
 
+/* The library's options, from the command line's. */
+static void record_options(const struct record_opts *o, int argc, char **argv, struct ms_record_opts *ro)
+{
+	*ro = (struct ms_record_opts){
+		.fault_period = o->no_samples ? 0 : o->period, .mmap_pages = (unsigned int)o->pages,
+		.callchain = o->callchain, .dwarf = o->dwarf, .no_vma_tree = o->no_vma_tree,
+		.enable_on_exec = o->cmd != NULL, .pipe = o->pipe, .argc = argc, .argv = argv,
+	};
+}
+
+/* Why the recording could not be set up, with the fix where there is one. */
+static void explain_new_failure(int err)
+{
+	if (err == EACCES || err == EPERM)
+		cli_hint_privileges(err);
+	else if (err == ENOENT || err == ENODEV)
+		cli_hint("tracefs must be mounted, with syscall tracepoints "
+			 "(CONFIG_FTRACE_SYSCALLS): as root, mount -t tracefs nodev /sys/kernel/tracing");
+}
+
+/* What the user gave, checked where it can be before anything starts: the command, the processes. */
+static int check_targets(struct record_opts *o)
+{
+	pid_t tgid;
+	int i, err;
+
+	if (o->cmd && (err = launch_check_command(o->cmd[0]))) {
+		cli_error("cannot execute '%s': %s", o->cmd[0], strerror(-err));
+		return err;
+	}
+	for (i = 0; i < o->nr_pids; i++) {
+		if (launch_tgid(o->pids[i], &tgid)) {
+			cli_error("cannot attach to process %d: No such process", (int)o->pids[i]);
+			return -ESRCH;
+		}
+		o->pids[i] = tgid;
+	}
+	return 0;
+}
+
+/* Lets the command run, or enables the attached processes' events and reads their maps. */
+static int start_targets(struct session *s)
+{
+	struct record_opts *o = s->o;
+	int err;
+
+	if (o->cmd)
+		return launch_release(&s->child, o->cmd[0]);
+	if ((err = ms_record_enable(s->rec))) {
+		cli_error("cannot enable events: %s", strerror(-err));
+		return err;
+	}
+	if ((err = synthesize_all(s))) {
+		cli_error("recording stopped: cannot write '%s': %s", o->pipe ? "stdout" : o->output,
+			  strerror(-err));
+		return err;
+	}
+	fprintf(stderr, "mapscope: recording %d process%s into '%s'; Ctrl-C to stop\n", o->nr_pids,
+		o->nr_pids > 1 ? "es" : "", o->pipe ? "stdout" : o->output);
+	return 0;
+}
+
+/* Runs until the processes end or a signal stops us, then ends the file. */
+static int run_and_finish(struct session *s)
+{
+	struct record_opts *o = s->o;
+	int err;
+
+	s->tty = isatty(STDERR_FILENO);
+	err = main_loop(s);
+	launch_finish(&s->child, s->exited[0]);
+	ms_record_stop(s->rec);
+	if (!err)
+		err = ms_record_drain(s->rec);
+	if (err)
+		cli_error("recording stopped: cannot write '%s': %s", o->pipe ? "stdout" : o->output,
+			  strerror(-err));
+	return err;
+}
+
+static int finish(struct session *s, int err)
+{
+	struct record_opts *o = s->o;
+	int cerr = ms_record_close(s->rec);
+
+	if (cerr && !err) {
+		cli_error("cannot write '%s': %s", o->pipe ? "stdout" : o->output, strerror(-cerr));
+		err = cerr;
+	}
+	if (err == -ENOSPC && !o->pipe)
+		cli_hint("'%s' holds what was written before the disk filled up, and reads as it is "
+			 "(mapscope report, perf script); free some space, or record elsewhere with -o",
+			 o->output);
+	if (!o->cmd || s->child.reaped)
+		print_summary(s);
+	return err;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
 	struct session s = { .o = &o, .out_fd = -1, .child = { .go_fd = -1, .err_fd = -1, .pidfd = -1 } };
-	struct ms_live_opts lo = { 0 };
+	struct ms_record_opts ro;
 	int ret = EXIT_RUNTIME, err, i;
-	pid_t tgid;
 
 	err = parse_args(argc, argv, &o);
 	if (err)
 		return err < 0 ? 0 : err;
 	cli_log_init(o.verbose);
-
-	if (o.cmd && (err = launch_check_command(o.cmd[0]))) {
-		cli_error("cannot execute '%s': %s", o.cmd[0], strerror(-err));
+	if (check_targets(&o))
 		return EXIT_RUNTIME;
-	}
-	for (i = 0; i < o.nr_pids; i++) {
-		if (launch_tgid(o.pids[i], &tgid)) {
-			cli_error("cannot attach to process %d: No such process", (int)o.pids[i]);
-			return EXIT_RUNTIME;
-		}
-		o.pids[i] = tgid;
-	}
 	launch_raise_fd_limit();
 	launch_signals();
 
-	lo.fault_period = o.no_samples ? 0 : o.period;
 	if (!o.pages_set)
 		o.pages = default_pages(o.nr_pids);
 	if (o.verbose)
 		fprintf(stderr, "mapscope: ring buffers of %llu pages per CPU\n", (unsigned long long)o.pages);
-	lo.mmap_pages = (unsigned int)o.pages;
-	lo.flags = (o.callchain ? MS_LIVE_CALLCHAIN : 0) | (o.dwarf ? MS_LIVE_DWARF : 0) |
-		   (o.no_vma_tree ? MS_LIVE_NO_VMA_TREE : 0) |
-		   (o.cmd ? MS_LIVE_ENABLE_ON_EXEC : 0);
-	s.live = ms_live_new(&lo);
-	if (!s.live) {
-		if (errno == EACCES || errno == EPERM)
-			cli_hint_privileges(errno);
-		else if (errno == ENOENT || errno == ENODEV)
-			cli_hint("tracefs must be mounted, with syscall tracepoints "
-				 "(CONFIG_FTRACE_SYSCALLS): as root, mount -t tracefs nodev /sys/kernel/tracing");
+	record_options(&o, argc, argv, &ro);
+	s.rec = ms_record_new(&ro);
+	if (!s.rec) {
+		explain_new_failure(errno);
 		goto cleanup;
 	}
 	err = setup_targets(&s);
@@ -719,59 +526,23 @@ int cmd_record(int argc, char **argv)
 		cli_error("cannot create '%s': %s", o.output, strerror(errno));
 		goto cleanup;
 	}
-	if ((err = start_writer(&s, argc, argv))) {
+	if ((err = ms_record_start(s.rec, s.out_fd))) {
 		cli_error("cannot write '%s': %s", o.output, strerror(-err));
 		goto cleanup;
 	}
-	if (o.cmd) {
-		if ((err = launch_release(&s.child, o.cmd[0])))
-			goto finish;
-	} else {
-		if ((err = ms_live_enable(s.live))) {
-			cli_error("cannot enable events: %s", strerror(-err));
-			goto finish;
-		}
-		if ((err = synthesize_all(&s))) {
-			cli_error("recording stopped: cannot write '%s': %s", o.pipe ? "stdout" : o.output,
-				  strerror(-err));
-			goto finish;
-		}
-		fprintf(stderr, "mapscope: recording %d process%s into '%s'; Ctrl-C to stop\n", o.nr_pids,
-			o.nr_pids > 1 ? "es" : "", o.pipe ? "stdout" : o.output);
-	}
-
-	s.tty = isatty(STDERR_FILENO);
-	err = main_loop(&s);
-	launch_finish(&s.child, s.exited[0]);
-	ms_live_disable(s.live);
+	err = start_targets(&s);
 	if (!err)
-		err = drain(&s);
-	if (err)
-		cli_error("recording stopped: cannot write '%s': %s", o.pipe ? "stdout" : o.output,
-			  strerror(-err));
-finish:
-	forget_binaries();
-	if ((i = ms_pdwriter_close(s.writer)) && !err) {
-		cli_error("cannot write '%s': %s", o.pipe ? "stdout" : o.output, strerror(-i));
-		err = i;
-	}
-	if (err == -ENOSPC && !o.pipe)
-		cli_hint("'%s' holds what was written before the disk filled up, and reads as it is "
-			 "(mapscope report, perf script); free some space, or record elsewhere with -o",
-			 o.output);
-	if (!o.cmd || s.child.reaped)
-		print_summary(&s);
-	ret = err ? EXIT_RUNTIME : 0;
+		err = run_and_finish(&s);
+	ret = finish(&s, err) ? EXIT_RUNTIME : 0;
 cleanup:
 	launch_cleanup(&s.child);
 	for (i = o.cmd ? 1 : 0; i < s.nr_pidfds; i++)
 		if (s.pidfds[i] >= 0)
 			close(s.pidfds[i]);
-	ms_pdwriter_free(s.writer);
 	if (s.out_fd >= 0 && s.out_fd != STDOUT_FILENO)
 		close(s.out_fd);
-	if (s.live && ret == 0)
+	if (s.rec && ret == 0)
 		release_events_later();
-	ms_live_free(s.live);
+	ms_record_free(s.rec);
 	return ret;
 }

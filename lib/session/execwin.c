@@ -1,48 +1,42 @@
 /* Which processes are between an exec and the first sample of their own code. */
+#include <errno.h>
 #include <string.h>
 
+#include "perfdata/format.h"
 #include "session/execwin.h"
 
-static uint32_t in_exec[64];
-static size_t nr_in_exec;
-
-void exec_window_track(const struct perf_event_header *h)
+void ms_execwin_init(struct ms_execwin *w)
 {
-	uint64_t ip;
-	uint32_t pid;
-	size_t i;
-
-	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && h->size >= 16) {
-		memcpy(&pid, h + 1, 4);
-		if (!exec_window_open(pid) && nr_in_exec < sizeof(in_exec) / sizeof(in_exec[0]))
-			in_exec[nr_in_exec++] = pid;
-	} else if (h->type == PERF_RECORD_SAMPLE && h->size >= 32 && nr_in_exec) {
-		memcpy(&ip, (const char *)h + 16, 8);    /* IDENTIFIER, IP, then TID */
-		if (ip >> 63)
-			return;                          /* the kernel's code: still the exec's */
-		memcpy(&pid, (const char *)h + 24, 4);
-		for (i = 0; i < nr_in_exec; i++)
-			if (in_exec[i] == pid)
-				in_exec[i] = in_exec[--nr_in_exec];
-	}
+	ms_u32map_init(&w->pids);
 }
 
-bool exec_window_open(uint32_t pid)
+void ms_execwin_release(struct ms_execwin *w)
 {
-	size_t i;
-
-	for (i = 0; i < nr_in_exec; i++)
-		if (in_exec[i] == pid)
-			return true;
-	return false;
+	ms_u32map_release(&w->pids);
 }
 
-bool exec_window_any(void)
+int ms_execwin_track(struct ms_execwin *w, const struct perf_event_header *h)
 {
-	return nr_in_exec > 0;
+	const struct perf_record_comm *comm = (const void *)h;
+	const struct perf_record_sample_head *s = (const void *)h;
+
+	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
+	    perf_record_contains(comm, tid))
+		return ms_u32map_put(&w->pids, comm->pid, w);
+	if (h->type != PERF_RECORD_SAMPLE || !w->pids.len || !perf_record_contains(s, tid))
+		return 0;
+	if (s->ip >> 63)
+		return 0;                    /* the kernel's code: still the exec's */
+	ms_u32map_del(&w->pids, s->pid);
+	return 0;
 }
 
-void exec_window_reset(void)
+bool ms_execwin_open(const struct ms_execwin *w, uint32_t pid)
 {
-	nr_in_exec = 0;
+	return ms_u32map_get(&w->pids, pid) != NULL;
+}
+
+bool ms_execwin_any(const struct ms_execwin *w)
+{
+	return w->pids.len > 0;
 }

@@ -1,0 +1,120 @@
+/*
+ * struct ms_record: a recording, in one object. It owns the live source
+ * (mapscope/live.h) and the perf.data writer (mapscope/pdwriter.h), and
+ * between the two adds what the kernel writes no record of: the binaries'
+ * build-ids, [vsyscall] after each exec, and the ELF loader's trim of an
+ * exec's first map.
+ *
+ *	struct ms_record *r = ms_record_new(&opts);
+ *	ms_record_attach(r, pid);                  (or ms_record_add_task)
+ *	ms_record_start(r, fd);
+ *	ms_record_enable(r);
+ *	ms_record_synthesize(r, pid);
+ *	while (...) { poll(ms_record_fd(r, i) ...); ms_record_drain(r); }
+ *	ms_record_stop(r);
+ *	ms_record_drain(r);
+ *	ms_record_close(r);
+ *	ms_record_free(r);
+ *
+ * The caller runs the loop, handles signals and processes, and says what
+ * it likes about the counts (ms_record_stats). Nothing here prints; causes
+ * go to the library's log callback (mapscope/log.h).
+ */
+#ifndef MAPSCOPE_RECORD_H
+#define MAPSCOPE_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ms_record;
+
+/* Options of ms_record_new(). Zeroed options give the defaults noted. */
+struct ms_record_opts {
+	uint64_t fault_period;       /* a page-fault sample every N faults; 0: no fault samples */
+	unsigned int mmap_pages;     /* ring pages per CPU, a power of two; 0: MS_LIVE_DEFAULT_PAGES */
+	bool callchain;              /* user call chains by frame pointers */
+	bool dwarf;                  /* user registers and stack, unwound at report time */
+	bool no_vma_tree;            /* leave out maple_tree:ma_write */
+	bool enable_on_exec;         /* events start at the tasks' next exec (a command we launch) */
+	bool pipe;                   /* pipe mode: no seeking, headers as records */
+	int argc;                    /* the command line, for the file's CMDLINE */
+	char *const *argv;
+};
+
+/* Counts so far: for a progress line and the summary. */
+struct ms_record_stats {
+	uint64_t samples;            /* PERF_RECORD_SAMPLE records written */
+	uint64_t data_samples;       /* of them, of events with a data address */
+	uint64_t lost;               /* records the kernel reported lost */
+	uint64_t bytes;              /* written so far, headers included */
+};
+
+/*
+ * Prepares the events (ms_live_new); opens nothing yet and writes nothing.
+ * NULL with errno on failure, the cause logged: EACCES/EPERM (privileges),
+ * ENOENT/ENODEV (tracefs or a tracepoint missing).
+ */
+struct ms_record *ms_record_new(const struct ms_record_opts *opts);
+
+/* Follows task tid and what it creates from now on. 0 or a negative errno (as ms_live_add_task). */
+int ms_record_add_task(struct ms_record *r, pid_t tid);
+
+/*
+ * Follows the running process tgid: every thread it has, threads made
+ * while they are found included, and what they create. 0 or a negative
+ * errno (-ESRCH: it has exited).
+ */
+int ms_record_attach(struct ms_record *r, pid_t tgid);
+
+/*
+ * Starts the file on fd: header, attrs, tracing data. fd stays the
+ * caller's: r never closes it, and writes to it until ms_record_close().
+ * Call it once, after the tasks are added. 0 or a negative errno.
+ */
+int ms_record_start(struct ms_record *r, int fd);
+
+/* Enables the events of attached processes (launched ones start at exec). 0 or a negative errno. */
+int ms_record_enable(struct ms_record *r);
+
+/*
+ * Writes the records of what tgid held before we came (COMMs, maps from
+ * /proc), after what the rings hold now, so the file stays in time order.
+ * 0 or a negative errno: -ENOSPC, -EIO, -EPIPE from the output; others
+ * from /proc (the recording can go on).
+ */
+int ms_record_synthesize(struct ms_record *r, pid_t tgid);
+
+/*
+ * The step of the caller's loop: moves what the rings hold into the file
+ * and flushes it there, so the file reads whole up to here. 0 or a
+ * negative errno (from the output).
+ */
+int ms_record_drain(struct ms_record *r);
+
+/* The ring buffers' descriptors, for poll(2): POLLIN when one has data. */
+int ms_record_nr_fds(const struct ms_record *r);
+int ms_record_fd(const struct ms_record *r, int i);
+
+/*
+ * Disables the events, a syscall's exit after its entry; what they wrote
+ * is left for one more ms_record_drain(). 0 or a negative errno.
+ */
+int ms_record_stop(struct ms_record *r);
+
+/* Ends the file: features, final header. 0 or a negative errno. Once. */
+int ms_record_close(struct ms_record *r);
+
+void ms_record_stats(const struct ms_record *r, struct ms_record_stats *st);
+
+/* Closes the events and frees r (not the output's fd). Accepts NULL. */
+void ms_record_free(struct ms_record *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,248 @@
+/*
+ * ms_record: the live source plus the perf.data writer. Every record the
+ * rings hand out goes to the file through write_record(), which adds what
+ * the kernel writes no record of (session/rewrite.h) and keeps the state
+ * that needs: the exec windows and the binaries seen, per recording.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <mapscope/live.h>
+#include <mapscope/pdwriter.h>
+#include <mapscope/record.h>
+#include <mapscope/symbols.h>
+
+#include "kernel/procsynth.h"
+#include "perfdata/format.h"
+#include "session/execwin.h"
+#include "session/rewrite.h"
+#include "util/log.h"
+
+/* The largest MMAP2 rewritten: a path of PATH_MAX and the largest trailer. */
+#define MMAP2_COPY_SIZE (sizeof(struct perf_record_mmap2) + 4096 + 64)
+
+struct ms_record {
+	struct ms_record_opts opts;
+	struct ms_live *live;
+	struct ms_pdwriter *writer;
+	struct ms_tidset attached;   /* threads whose events are open, over every -p process */
+	struct ms_execwin execwin;
+	struct ms_binaries binaries;
+	size_t vsyscall_trailer;     /* 0: no [vsyscall] to write */
+	bool closed;
+	union {                      /* an MMAP2 of the ring's, copied to be changed */
+		struct perf_record_mmap2 m;
+		unsigned char bytes[MMAP2_COPY_SIZE];
+	} copy;
+};
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
+{
+	struct ms_live_opts lo = { .fault_period = opts->fault_period, .mmap_pages = opts->mmap_pages };
+	struct ms_record *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return NULL;
+	r->opts = *opts;
+	ms_tidset_init(&r->attached);
+	ms_execwin_init(&r->execwin);
+	ms_binaries_init(&r->binaries);
+	lo.flags = (opts->callchain ? MS_LIVE_CALLCHAIN : 0) | (opts->dwarf ? MS_LIVE_DWARF : 0) |
+		   (opts->no_vma_tree ? MS_LIVE_NO_VMA_TREE : 0) |
+		   (opts->enable_on_exec ? MS_LIVE_ENABLE_ON_EXEC : 0);
+	r->live = ms_live_new(&lo);
+	if (!r->live) {
+		err = errno;
+		ms_record_free(r);
+		errno = err;
+		return NULL;
+	}
+	return r;
+}
+
+MS_EXPORT int ms_record_add_task(struct ms_record *r, pid_t tid)
+{
+	return ms_live_add_task(r->live, tid);
+}
+
+MS_EXPORT int ms_record_attach(struct ms_record *r, pid_t tgid)
+{
+	return ms_proc_attach(r->live, tgid, &r->attached);
+}
+
+/*
+ * A binary's build-id is read when it is first mapped (a binary rebuilt
+ * later is still told apart) and goes to the writer: the BUILD_ID section
+ * of a file, or a record in a pipe, ahead of the map, so that a report of
+ * the pipe knows it in time.
+ */
+static void note_binary(struct ms_record *r, const struct perf_event_header *h)
+{
+	unsigned char id[64];
+	const char *name;
+	int n;
+
+	if (h->type != PERF_RECORD_MMAP2 || ms_binaries_note(&r->binaries, (const void *)h, &name) <= 0)
+		return;
+	n = ms_elf_build_id(name, id, sizeof(id));
+	if (n > 0)
+		ms_pdwriter_add_build_id(r->writer, name, id, (size_t)n);
+}
+
+/* An MMAP2 in an exec's window, cut as the loader cut it: in r's copy, the ring's own not being ours. */
+static const struct perf_event_header *trim_exec_map(struct ms_record *r, const struct perf_event_header *h)
+{
+	const struct perf_record_mmap2 *m = (const void *)h;
+
+	if (h->type != PERF_RECORD_MMAP2 || !ms_execwin_any(&r->execwin) || h->size > sizeof(r->copy) ||
+	    !perf_record_contains(m, tid) || !ms_execwin_open(&r->execwin, m->pid))
+		return h;
+	memcpy(&r->copy, h, h->size);
+	ms_trim_exec_map(&r->copy.m);
+	return &r->copy.m.header;
+}
+
+/*
+ * [vsyscall]: every x86-64 process has it at a fixed address where the
+ * kernel offers it, but the kernel writes no record of it. /proc shows it,
+ * and so does an attach (read from /proc); after each exec it is written
+ * here as an MMAP2 of the exec's time, with the COMM's own trailer, so
+ * that maps shows it in both modes.
+ */
+static int write_vsyscall(struct ms_record *r, const struct perf_event_header *comm)
+{
+	unsigned char rec[sizeof(struct perf_record_mmap2) + 16 + 64] __attribute__((aligned(8)));
+
+	if (!ms_vsyscall_record((const void *)comm, r->vsyscall_trailer, rec, sizeof(rec)))
+		return 0;
+	return ms_pdwriter_write(r->writer, (const void *)rec);
+}
+
+static int write_record(const struct perf_event_header *h, void *arg)
+{
+	struct ms_record *r = arg;
+	int err;
+
+	if (ms_execwin_track(&r->execwin, h))
+		ms_debug("no memory for an exec's window: its first map is written untrimmed");
+	h = trim_exec_map(r, h);
+	note_binary(r, h);
+	if ((err = ms_pdwriter_write(r->writer, h)))
+		return err;
+	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && r->vsyscall_trailer)
+		return write_vsyscall(r, h);
+	return 0;
+}
+
+MS_EXPORT int ms_record_start(struct ms_record *r, int fd)
+{
+	size_t n = ms_live_nr_evsels(r->live), i;
+	struct ms_pdwriter_evsel *ev = calloc(n, sizeof(*ev));
+	struct ms_pdwriter_opts wo = {
+		.evsels = ev, .nr_evsels = n, .argc = r->opts.argc, .argv = r->opts.argv,
+		.clockid = CLOCK_MONOTONIC, .pipe = r->opts.pipe,
+	};
+
+	if (!ev)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		ev[i].attr = ms_live_evsel_attr(r->live, i);
+		ev[i].name = ms_live_evsel_name(r->live, i);
+		ev[i].ids = ms_live_evsel_ids(r->live, i, &ev[i].nr_ids);
+	}
+	ms_live_tracing_data(r->live, &wo.tracing_data, &wo.tracing_data_len);
+	if (ms_has_vsyscall())
+		r->vsyscall_trailer = ms_sample_id_size(ms_live_evsel_attr(r->live, 0));
+	r->writer = ms_pdwriter_new(fd, &wo);
+	free(ev);
+	return r->writer ? 0 : -errno;
+}
+
+MS_EXPORT int ms_record_enable(struct ms_record *r)
+{
+	return ms_live_enable(r->live);
+}
+
+MS_EXPORT int ms_record_drain(struct ms_record *r)
+{
+	long n = ms_live_drain(r->live, write_record, r);
+	int err;
+
+	if (n < 0)
+		return (int)n;
+	if (n > 0 && (err = ms_pdwriter_finish_round(r->writer)))
+		return err;
+	return ms_pdwriter_flush(r->writer);
+}
+
+/*
+ * The rings fill while /proc is read: they are drained first, so a long
+ * tree (a browser's dozens of processes, thousands of maps, a build-id
+ * read per binary) never holds them back for longer than one process
+ * takes. The records carry the time the read began, taken after the
+ * drain, so the file stays in time order round by round: what was drained
+ * is older, what follows is newer.
+ */
+MS_EXPORT int ms_record_synthesize(struct ms_record *r, pid_t tgid)
+{
+	int err = ms_record_drain(r);
+
+	if (err)
+		return err;
+	return ms_live_synthesize(r->live, tgid, monotonic_ns(), write_record, r);
+}
+
+MS_EXPORT int ms_record_nr_fds(const struct ms_record *r)
+{
+	return ms_live_nr_fds(r->live);
+}
+
+MS_EXPORT int ms_record_fd(const struct ms_record *r, int i)
+{
+	return ms_live_fd(r->live, i);
+}
+
+MS_EXPORT int ms_record_stop(struct ms_record *r)
+{
+	return ms_live_disable(r->live);
+}
+
+MS_EXPORT int ms_record_close(struct ms_record *r)
+{
+	if (r->closed || !r->writer)
+		return 0;
+	r->closed = true;
+	return ms_pdwriter_close(r->writer);
+}
+
+MS_EXPORT void ms_record_stats(const struct ms_record *r, struct ms_record_stats *st)
+{
+	struct ms_pdwriter_stats ws = { 0 };
+
+	if (r->writer)
+		ms_pdwriter_stats(r->writer, &ws);
+	*st = (struct ms_record_stats){ ws.samples, ws.data_samples, ws.lost, ws.bytes };
+}
+
+MS_EXPORT void ms_record_free(struct ms_record *r)
+{
+	if (!r)
+		return;
+	ms_pdwriter_free(r->writer);
+	ms_live_free(r->live);
+	ms_tidset_release(&r->attached);
+	ms_execwin_release(&r->execwin);
+	ms_binaries_release(&r->binaries);
+	free(r);
+}
