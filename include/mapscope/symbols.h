@@ -73,13 +73,6 @@ struct ms_frame {
 int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t addr, struct ms_frame *out, int max);
 
 /*
- * For checking: on, every address is resolved by libdwfl's own search
- * (dwfl_module_addrinfo(), a walk over every symbol); off (the default),
- * by the same rules over a table sorted once per binary.
- */
-void ms_symbols_exact_only(struct ms_symbols *s, bool on);
-
-/*
  * Names the call site of a call chain (innermost first, perf's context
  * markers allowed): site gets the first function outside the C library and
  * the loader (empty if none), text the chain as "f+0x1 <- g+0x2 <- ...".

@@ -5,102 +5,19 @@
  * loaded, each with its bias, found from the first map of each binary.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <sys/types.h>
 
 #include <linux/perf_event.h>
 
-#include <elfutils/libdwelf.h>
 #include <dwarf.h>
-#include <elfutils/libdwfl.h>
 
-#include <mapscope/symbols.h>
+#include "symbols/internal.h"
 
-#include "util/hash.h"
 #include "util/log.h"
-#include "util/u32map.h"
-
-struct seg {
-	uint64_t offset, filesz, vaddr, memsz;
-};
-
-struct cached {
-	uint64_t vaddr;               /* key; UINT64_MAX: empty */
-	const char *name;
-	uint64_t offset;
-};
-
-/* A symbol with a size that libdwfl's search may name, as it sees it. */
-struct sized {                   /* 32 bytes: a table is written once, page by new page */
-	uint64_t value;               /* adjusted, as addresses are */
-	uint64_t maxend;              /* the largest end of this entry and all before it */
-	const char *name;
-	uint32_t size;                /* it holds [value, value + size) */
-	uint32_t idx : 30;            /* its index: the search's order */
-	uint32_t bind : 2;            /* binding_value() */
-};
-
-struct bin {
-	char *path;
-	int state;                    /* 0: not opened, 1: segments read, 2: symbols loaded,
-					 -1: unusable, -2: could not be opened */
-	int open_errno;
-	bool warned;
-	struct seg *segs;
-	size_t nr_segs;
-	uint64_t lo, hi;              /* vaddr span of the loaded image */
-	Dwfl *dwfl;
-	Dwfl_Module *mod;
-	struct cached *cache;
-	size_t cache_cap, cache_len;
-	/* The symbols with a size, by value; sizeless globals' values, sorted. */
-	struct sized *sized;
-	size_t nr_sized;
-	uint64_t *sizeless;
-	size_t nr_sizeless;
-	int first_global;
-	bool table;                   /* sized and sizeless are built */
-	unsigned char want_id[64];    /* the build-id the recording saw */
-	size_t want_id_len;
-};
-
-struct inst {
-	size_t bin;
-	uint64_t bias, lo, hi;        /* addresses [lo, hi) in the process */
-};
-
-struct unwind_arg {
-	uint32_t tid;
-	uint64_t regs[17];            /* DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
-	const unsigned char *stack;
-	size_t stack_len;
-	uint64_t *out;
-	int n, max;
-};
-
-struct proc_bins {
-	struct inst *v;
-	size_t n, cap;
-	size_t hint;
-	Dwfl *dwfl;                   /* for unwinding: every binary at its bias */
-	size_t dwfl_n;                /* instances when it was built */
-	struct unwind_arg *uw;
-};
-
-struct ms_symbols {
-	struct bin *bins;
-	size_t nr_bins, cap_bins;
-	struct ms_u32map procs;       /* pid -> struct proc_bins */
-	uint64_t gen;                 /* moves with every change ms_symbols_track() makes */
-	bool exact_only;              /* no sorted tables: every address through libdwfl's own search */
-};
 
 /*
  * Separate debug files: by build-id under /usr/lib/debug, and by
@@ -124,7 +41,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 					    debuglink_crc, debuginfo_file_name);
 }
 
-static const Dwfl_Callbacks callbacks = {
+const Dwfl_Callbacks ms_dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = find_debuginfo,
 };
@@ -185,46 +102,7 @@ MS_EXPORT void ms_symbols_expect_build_id(struct ms_symbols *s, const char *path
 	s->bins[i].want_id_len = len;
 }
 
-/* Reads the PT_LOAD segments; quietly unusable for files that are not ELF. */
-static void read_segments(struct bin *b)
-{
-	size_t n, i;
-	GElf_Phdr ph;
-	Elf *elf;
-	int fd;
-
-	b->state = -1;
-	fd = open(b->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		b->state = -2;
-		b->open_errno = errno;
-		return;
-	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n)) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return;
-	}
-	b->segs = calloc(n ? n : 1, sizeof(*b->segs));
-	b->lo = UINT64_MAX;
-	for (i = 0; b->segs && i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		b->segs[b->nr_segs++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_memsz };
-		if (ph.p_vaddr < b->lo)
-			b->lo = ph.p_vaddr;
-		if (ph.p_vaddr + ph.p_memsz > b->hi)
-			b->hi = ph.p_vaddr + ph.p_memsz;
-	}
-	elf_end(elf);
-	close(fd);
-	if (b->nr_segs)
-		b->state = 1;
-}
-
-static struct proc_bins *proc_of(struct ms_symbols *s, uint32_t pid, bool create)
+struct proc_bins *ms_symbols_proc(struct ms_symbols *s, uint32_t pid, bool create)
 {
 	struct proc_bins *p = ms_u32map_get(&s->procs, pid);
 
@@ -273,7 +151,7 @@ static void track_map(struct ms_symbols *s, const struct ms_event *ev)
 		return;
 	b = &s->bins[i];
 	if (b->state == 0)
-		read_segments(b);
+		ms_bin_read_segments(b);
 	/* Data files come and go; a missing binary that held code deserves one warning. */
 	if (b->state == -2 && (m->prot & PROT_EXEC) && !b->warned) {
 		b->warned = true;
@@ -285,7 +163,7 @@ static void track_map(struct ms_symbols *s, const struct ms_event *ev)
 		const struct seg *g = &b->segs[k];
 
 		if (m->pgoff >= g->offset && m->pgoff < g->offset + (g->filesz ? g->filesz : 1)) {
-			p = proc_of(s, ev->pid, true);
+			p = ms_symbols_proc(s, ev->pid, true);
 			if (p)
 				add_inst(p, (size_t)i, m->start - (m->pgoff - g->offset + g->vaddr), b);
 			return;
@@ -295,7 +173,7 @@ static void track_map(struct ms_symbols *s, const struct ms_event *ev)
 
 static void clear_proc(struct ms_symbols *s, uint32_t pid)
 {
-	struct proc_bins *p = proc_of(s, pid, false);
+	struct proc_bins *p = ms_symbols_proc(s, pid, false);
 
 	if (p) {
 		p->n = 0;
@@ -324,8 +202,8 @@ MS_EXPORT void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
 			break;
 		s->gen++;
 		clear_proc(s, ev->fork.child_pid);
-		parent = proc_of(s, ev->pid, false);
-		child = parent ? proc_of(s, ev->fork.child_pid, true) : NULL;
+		parent = ms_symbols_proc(s, ev->pid, false);
+		child = parent ? ms_symbols_proc(s, ev->fork.child_pid, true) : NULL;
 		for (i = 0; child && i < parent->n; i++)
 			add_inst(child, parent->v[i].bin, parent->v[i].bias, &s->bins[parent->v[i].bin]);
 		break;
@@ -339,263 +217,10 @@ MS_EXPORT uint64_t ms_symbols_generation(const struct ms_symbols *s)
 	return s->gen;
 }
 
-/* Opens the binary's symbols; a different build-id than recorded makes it unusable. */
-static void load_symbols(struct bin *b)
-{
-	const unsigned char *id;
-	GElf_Addr at;
-	int n;
-
-	b->dwfl = dwfl_begin(&callbacks);
-	if (b->dwfl) {
-		dwfl_report_begin(b->dwfl);
-		b->mod = dwfl_report_elf(b->dwfl, basename(b->path), b->path, -1, 0, false);
-		dwfl_report_end(b->dwfl, NULL, NULL);
-	}
-	if (!b->mod) {
-		ms_warn("cannot read symbols of '%s': %s: its addresses are shown raw", b->path,
-			dwfl_errmsg(-1));
-		b->state = -1;
-		return;
-	}
-	if (b->want_id_len) {
-		n = dwfl_module_build_id(b->mod, &id, &at);
-		if (n != (int)b->want_id_len || memcmp(id, b->want_id, b->want_id_len)) {
-			ms_warn("'%s' is not the binary that was recorded (its build-id differs): "
-				"its addresses are shown raw", b->path);
-			b->state = -1;
-			return;
-		}
-	}
-	b->state = 2;
-}
-
-static struct cached *cache_slot(struct bin *b, uint64_t vaddr)
-{
-	struct cached *old = b->cache;
-	size_t i, j, cap = b->cache_cap;
-
-	if ((b->cache_len + 1) * 2 > b->cache_cap) {
-		b->cache_cap = cap ? 2 * cap : 1024;
-		b->cache = malloc(b->cache_cap * sizeof(*b->cache));
-		if (!b->cache) {
-			b->cache = old;
-			b->cache_cap = cap;
-			return NULL;
-		}
-		for (i = 0; i < b->cache_cap; i++)
-			b->cache[i].vaddr = UINT64_MAX;
-		for (i = 0; i < cap; i++) {
-			if (old[i].vaddr == UINT64_MAX)
-				continue;
-			for (j = ms_hash64(old[i].vaddr, b->cache_cap); b->cache[j].vaddr != UINT64_MAX;
-			     j = (j + 1) & (b->cache_cap - 1))
-				;
-			b->cache[j] = old[i];
-		}
-		free(old);
-	}
-	for (i = ms_hash64(vaddr, b->cache_cap); b->cache[i].vaddr != UINT64_MAX; i = (i + 1) & (b->cache_cap - 1))
-		if (b->cache[i].vaddr == vaddr)
-			return &b->cache[i];
-	return &b->cache[i];
-}
-
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Sorts v[0, n) by value, equal values in the order they came (by index):
- * a least-significant-digit radix sort, 11 bits a pass over only the bits
- * the values use, so libc's table takes two passes instead of a qsort's
- * million calls of a comparison callback. false on ENOMEM (v unsorted).
- */
-static bool sort_sized(struct sized *v, size_t n)
-{
-	struct sized *tmp = malloc(n * sizeof(*tmp)), *src = v, *dst = tmp, *t;
-	uint64_t top = 0;
-	size_t count[2048], i, sum, c;
-	unsigned int shift;
-
-	if (!tmp)
-		return false;
-	for (i = 0; i < n; i++)
-		top |= v[i].value;
-	for (shift = 0; shift < 64 && (top >> shift); shift += 11) {
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[(src[i].value >> shift) & 2047]++;
-		for (i = 0, sum = 0; i < 2048; i++) {
-			c = count[i];
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[count[(src[i].value >> shift) & 2047]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	return true;
-}
-
-/* libdwfl's ranking of bindings: global over weak over local. */
-static int binding_value(const GElf_Sym *sym)
-{
-	switch (GELF_ST_BIND(sym->st_info)) {
-	case STB_GLOBAL: return 3;
-	case STB_WEAK: return 2;
-	case STB_LOCAL: return 1;
-	default: return 0;
-	}
-}
-
-/* b->sized and b->sizeless from every symbol the search would consider. */
-static void build_table(struct bin *b)
-{
-	int i, n = dwfl_module_getsymtab(b->mod);
-	GElf_Addr value;
-	GElf_Word shndx;
-	const char *name;
-	GElf_Sym sym;
-	size_t k;
-
-	b->table = true;
-	b->first_global = dwfl_module_getsymtab_first_global(b->mod);
-	if (n <= 1 || !(b->sized = malloc((size_t)n * sizeof(*b->sized))) ||
-	    !(b->sizeless = malloc((size_t)n * sizeof(*b->sizeless))))
-		return;
-	for (i = 1; i < n; i++) {
-		name = dwfl_module_getsym_info(b->mod, i, &sym, &value, &shndx, NULL, NULL);
-		if (!name || !name[0] || shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
-		    GELF_ST_TYPE(sym.st_info) == STT_FILE || GELF_ST_TYPE(sym.st_info) == STT_TLS)
-			continue;
-		if (sym.st_size > UINT32_MAX || i >= 1 << 30) {
-			b->nr_sized = b->nr_sizeless = 0;   /* beyond the table's fields: libdwfl answers */
-			return;
-		}
-		if (sym.st_size)
-			b->sized[b->nr_sized++] = (struct sized){ value, 0, name, (uint32_t)sym.st_size,
-								  (uint32_t)i, (uint32_t)binding_value(&sym) };
-		else if (i >= b->first_global)
-			b->sizeless[b->nr_sizeless++] = value;
-	}
-	if (!sort_sized(b->sized, b->nr_sized))
-		b->nr_sized = 0;                 /* no table: libdwfl answers */
-	qsort(b->sizeless, b->nr_sizeless, sizeof(*b->sizeless), u64_cmp);
-	for (k = 0; k < b->nr_sized; k++)
-		b->sized[k].maxend = k && b->sized[k - 1].maxend > b->sized[k].value + b->sized[k].size ?
-					     b->sized[k - 1].maxend : b->sized[k].value + b->sized[k].size;
-}
-
-static bool has_sizeless_at(const struct bin *b, uint64_t addr)
-{
-	size_t lo = 0, hi = b->nr_sizeless, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (b->sizeless[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < b->nr_sizeless && b->sizeless[lo] == addr;
-}
-
-/*
- * What dwfl_module_addrinfo() names addr when that is a symbol with a
- * size, from the sorted table instead of a walk over every symbol; NULL
- * where its answer would be a sizeless symbol or none (the caller asks it
- * then). Its search, done the same way: the global symbols first, the
- * local ones only where no global holds addr (and no sizeless global
- * starts exactly there); of the sized symbols holding addr, in table
- * order, one replaces the one before when it starts later or binds more
- * strongly.
- */
-static const struct sized *find_sized(const struct bin *b, uint64_t addr)
-{
-	const struct sized *cand[64], *best, *t;
-	size_t lo = 0, hi = b->nr_sized, mid, nc = 0, j, a, c;
-	int pass, from;
-
-	while (lo < hi) {                    /* lo: entries with value <= addr */
-		mid = lo + (hi - lo) / 2;
-		if (b->sized[mid].value <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (j = lo; j-- > 0 && b->sized[j].maxend > addr;)
-		if (b->sized[j].value + b->sized[j].size > addr) {
-			if (nc == sizeof(cand) / sizeof(cand[0]))
-				return NULL;     /* unusually many: the search answers */
-			cand[nc++] = &b->sized[j];
-		}
-	for (a = 1; a < nc; a++)             /* into table order */
-		for (c = a; c > 0 && cand[c - 1]->idx > cand[c]->idx; c--) {
-			t = cand[c];
-			cand[c] = cand[c - 1];
-			cand[c - 1] = t;
-		}
-	from = b->first_global > 1 ? b->first_global : 1;
-	for (pass = 0; pass < 2; pass++) {
-		if (pass && (b->first_global <= 1 || has_sizeless_at(b, addr)))
-			return NULL;
-		best = NULL;
-		for (a = 0; a < nc; a++) {
-			if (pass ? (int)cand[a]->idx >= from : (int)cand[a]->idx < from)
-				continue;
-			if (!best || best->value < cand[a]->value || best->bind < cand[a]->bind)
-				best = cand[a];
-		}
-		if (best)
-			return best;
-	}
-	return NULL;
-}
-
-/*
- * The name libdwfl gives vaddr, and the offset into it: from the sorted
- * table where the answer is a sized symbol, else by
- * dwfl_module_addrinfo(), which walks the whole symbol table (~830,000
- * instructions on libc) on each call.
- */
-static const char *resolve_name(const struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset)
-{
-	const struct sized *z;
-	const char *name;
-	GElf_Off off;
-	GElf_Sym sym;
-
-	if (!s->exact_only) {
-		if (!b->table)
-			build_table(b);
-		if ((z = find_sized(b, vaddr))) {
-			*offset = vaddr - z->value;
-			return z->name;
-		}
-	}
-	name = dwfl_module_addrinfo(b->mod, vaddr, &off, &sym, NULL, NULL, NULL);
-	*offset = name ? off : 0;
-	return name;
-}
-
-MS_EXPORT void ms_symbols_exact_only(struct ms_symbols *s, bool on)
-{
-	s->exact_only = on;
-}
-
 /* The binary mapped at addr in process pid now, or NULL. */
 static const struct inst *inst_at(struct ms_symbols *s, uint32_t pid, uint64_t addr)
 {
-	struct proc_bins *p = proc_of(s, pid, false);
+	struct proc_bins *p = ms_symbols_proc(s, pid, false);
 	size_t i;
 
 	if (!p)
@@ -614,7 +239,6 @@ MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t ad
 				 struct ms_sym *out)
 {
 	const struct inst *in = inst_at(s, pid, addr);
-	struct cached *c;
 	struct bin *b;
 	Dwfl_Line *line;
 
@@ -625,22 +249,10 @@ MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t ad
 	out->dso = b->path;
 	out->vaddr = addr - in->bias;
 	if (b->state == 1)
-		load_symbols(b);
+		ms_bin_load_symbols(b);
 	if (b->state != 2)
 		return 0;
-	c = cache_slot(b, out->vaddr);
-	if (c && c->vaddr == out->vaddr) {
-		out->name = c->name;
-		out->offset = c->offset;
-	} else {
-		out->name = resolve_name(s, b, out->vaddr, &out->offset);
-		if (c) {
-			c->vaddr = out->vaddr;
-			c->name = out->name;
-			c->offset = out->offset;
-			b->cache_len++;
-		}
-	}
+	out->name = ms_bin_name(s, b, out->vaddr, &out->offset);
 	if (want_line && (line = dwfl_module_getsrc(b->mod, out->vaddr)))
 		out->file = dwfl_lineinfo(line, NULL, &out->line, NULL, NULL, NULL);
 	return 0;
@@ -736,127 +348,6 @@ MS_EXPORT void ms_symbols_call_site(struct ms_symbols *s, uint32_t pid, const ui
 	}
 }
 
-/* --- unwinding ---------------------------------------------------------------- */
-
-static pid_t uw_next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
-{
-	struct unwind_arg *u = dwfl_arg;
-
-	(void)dwfl;
-	if (*thread_argp)
-		return 0;
-	*thread_argp = u;
-	return (pid_t)u->tid;
-}
-
-static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
-{
-	struct unwind_arg *u = dwfl_arg;
-	uint64_t sp = u->regs[7];
-
-	(void)dwfl;
-	if (addr < sp || addr - sp + 8 > u->stack_len)
-		return false;
-	memcpy(result, u->stack + (addr - sp), 8);
-	return true;
-}
-
-static bool uw_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
-{
-	struct unwind_arg *u = thread_arg;
-
-	return dwfl_thread_state_registers(thread, 0, 17, (const Dwarf_Word *)u->regs);
-}
-
-static const Dwfl_Thread_Callbacks uw_callbacks = {
-	.next_thread = uw_next_thread,
-	.memory_read = uw_memory_read,
-	.set_initial_registers = uw_set_initial_registers,
-};
-
-static int uw_frame(Dwfl_Frame *frame, void *arg)
-{
-	struct unwind_arg *u = arg;
-	Dwarf_Addr pc;
-
-	if (!dwfl_frame_pc(frame, &pc, NULL) || u->n >= u->max)
-		return DWARF_CB_ABORT;
-	u->out[u->n++] = pc;
-	return DWARF_CB_OK;
-}
-
-/* The process's binaries reported at their bias, rebuilt when it maps more. */
-static Dwfl *proc_dwfl(struct ms_symbols *s, struct proc_bins *p, uint32_t pid)
-{
-	struct bin *b;
-	size_t i;
-
-	if (p->dwfl && p->dwfl_n == p->n)
-		return p->dwfl;
-	if (p->dwfl)
-		dwfl_end(p->dwfl);
-	p->dwfl = dwfl_begin(&callbacks);
-	if (!p->dwfl)
-		return NULL;
-	if (!p->uw && !(p->uw = calloc(1, sizeof(*p->uw))))
-		return NULL;
-	dwfl_report_begin(p->dwfl);
-	for (i = 0; i < p->n; i++) {
-		b = &s->bins[p->v[i].bin];
-		if (b->state > 0)
-			dwfl_report_elf(p->dwfl, basename(b->path), b->path, -1, p->v[i].bias, false);
-	}
-	dwfl_report_end(p->dwfl, NULL, NULL);
-	p->uw->tid = pid;
-	if (!dwfl_attach_state(p->dwfl, NULL, (pid_t)pid, &uw_callbacks, p->uw)) {
-		ms_debug("cannot prepare unwinding for process %u: %s", pid, dwfl_errmsg(-1));
-		dwfl_end(p->dwfl);
-		p->dwfl = NULL;
-		return NULL;
-	}
-	p->dwfl_n = p->n;
-	return p->dwfl;
-}
-
-/* perf's register order for x86_64: AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8..R15. */
-static bool perf_reg(const uint64_t *regs, uint64_t mask, int bit, uint64_t *v)
-{
-	if (!(mask >> bit & 1))
-		return false;
-	*v = regs[__builtin_popcountll(mask & ((1ULL << bit) - 1))];
-	return true;
-}
-
-MS_EXPORT int ms_symbols_unwind(struct ms_symbols *s, uint32_t pid, const uint64_t *regs, uint64_t mask,
-				const unsigned char *stack, size_t stack_len, uint64_t *out, int max)
-{
-#if defined(__x86_64__)
-	static const int to_perf[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
-	struct proc_bins *p = proc_of(s, pid, false);
-	Dwfl *dwfl;
-	int i;
-
-	if (!p || !regs)
-		return -ENOENT;
-	dwfl = proc_dwfl(s, p, pid);
-	if (!dwfl)
-		return -ENOENT;
-	for (i = 0; i < 17; i++)
-		if (!perf_reg(regs, mask, to_perf[i], &p->uw->regs[i]))
-			return -EINVAL;
-	p->uw->stack = stack;
-	p->uw->stack_len = stack_len;
-	p->uw->out = out;
-	p->uw->n = 0;
-	p->uw->max = max;
-	dwfl_getthread_frames(dwfl, (pid_t)pid, uw_frame, p->uw);
-	return p->uw->n;
-#else
-	(void)s; (void)pid; (void)regs; (void)mask; (void)stack; (void)stack_len; (void)out; (void)max;
-	return -ENOTSUP;
-#endif
-}
-
 MS_EXPORT void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr, char *buf, size_t len)
 {
 	const char *slash;
@@ -868,61 +359,6 @@ MS_EXPORT void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr,
 		snprintf(buf, len, "%s+0x%llx", slash ? slash + 1 : sym->dso, (unsigned long long)sym->vaddr);
 	} else
 		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
-}
-
-MS_EXPORT int ms_elf_build_id(const char *path, unsigned char *id, size_t cap)
-{
-	const void *bits;
-	ssize_t n = -ENOENT;
-	Elf *elf;
-	int fd;
-
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf) {
-		n = dwelf_elf_gnu_build_id(elf, &bits);
-		if (n > 0 && (size_t)n <= cap)
-			memcpy(id, bits, (size_t)n);
-		else
-			n = -ENOENT;
-		elf_end(elf);
-	}
-	close(fd);
-	return (int)n;
-}
-
-MS_EXPORT int ms_elf_first_load(const char *path, uint64_t ino, uint64_t *size)
-{
-	struct stat st;
-	GElf_Phdr ph;
-	size_t n, i;
-	Elf *elf;
-	int fd, err = -ENOENT;
-
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || (uint64_t)st.st_ino != ino) {
-		close(fd);
-		return -ESTALE;
-	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n))
-		for (i = 0; i < n; i++) {
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			*size = (ph.p_filesz + (ph.p_vaddr & 4095) + 4095) & ~4095ULL;
-			err = *size ? 0 : -ENOENT;
-			break;
-		}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return err;
 }
 
 MS_EXPORT void ms_symbols_free(struct ms_symbols *s)

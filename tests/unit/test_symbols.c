@@ -1,7 +1,7 @@
 /*
- * Symbols: the sorted table names every address as libdwfl's own search
- * does (dwfl_module_addrinfo(), a walk over all symbols), checked on the
- * binaries this test runs from: itself, the C library and the loader.
+ * Symbols: following a process's binaries through its map, fork and exec
+ * events, and naming addresses of this very test (its functions are the
+ * ground truth: their addresses are known here).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,92 +15,114 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <linux/perf_event.h>
+
 #include <mapscope/event.h>
 #include <mapscope/symbols.h>
 
-struct text { uint64_t start, end; };
+#include "own_maps.h"
 
-/* Feeds s the executable file mappings of this process; their extents in *t (up to max). */
-static size_t map_own_code(struct ms_symbols *s, struct text *t, size_t max)
+int __attribute__((noinline)) marker_function(int x);
+
+int __attribute__((noinline)) marker_function(int x)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4352], perms[8], path[4096];
-	unsigned long long start, end, pgoff, ino;
-	unsigned int maj, min;
-	struct ms_event ev;
-	size_t n = 0;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f)) {
-		path[0] = '\0';
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &start, &end, perms, &pgoff, &maj, &min,
-			   &ino, path) < 7 || path[0] != '/' || perms[2] != 'x')
-			continue;
-		memset(&ev, 0, sizeof(ev));
-		ev.kind = MS_EV_MAP;
-		ev.pid = ev.tid = (uint32_t)getpid();
-		ev.map = (struct ms_event_map){ .start = start, .end = end, .vma_start = start, .vma_end = end,
-						.pgoff = pgoff, .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-						.maj = maj, .min = min, .ino = ino, .name = path };
-		ms_symbols_track(s, &ev);
-		if (n < max)
-			t[n++] = (struct text){ start, end };
-	}
-	fclose(f);
-	return n;
+	return x * 3 + 1;
 }
 
-static int same(const char *a, const char *b)
+static struct ms_event task_ev(enum ms_event_kind k, uint32_t pid)
 {
-	return a == b || (a && b && !strcmp(a, b));
+	struct ms_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = k;
+	e.pid = e.tid = pid;
+	return e;
 }
 
-static void table_names_as_libdwfl_does(void **state)
+static void names_own_function_and_line(void **state)
 {
-	struct ms_symbols *fast = ms_symbols_new(), *exact = ms_symbols_new();
-	struct text t[32];
-	struct ms_sym a, b;
+	struct ms_symbols *s = ms_symbols_new();
+	uint64_t addr = (uint64_t)(uintptr_t)marker_function;
 	uint32_t pid = (uint32_t)getpid();
-	size_t n, i, k, w, named = 0, checked = 0;
-	uint64_t addr, span;
+	struct text t[32];
+	struct ms_sym sym;
 
-	assert_non_null(fast);
-	assert_non_null(exact);
-	ms_symbols_exact_only(exact, true);
-	n = map_own_code(fast, t, 32);
-	assert_int_equal(map_own_code(exact, t, 32), n);
-	assert_true(n >= 3);                 /* this test, libc, the loader */
-	srand(7);
-	for (i = 0; i < n; i++) {
-		span = t[i].end - t[i].start;
-		/* Spread over the whole text, then dense windows where symbols meet. */
-		for (k = 0; k < 1500; k++) {
-			addr = t[i].start + (uint64_t)rand() % span;
-			for (w = 0; w < (k % 150 == 0 ? 256 : 1); w++, addr += 4) {
-				if (addr >= t[i].end)
-					break;
-				assert_int_equal(ms_symbols_resolve(fast, pid, addr, false, &a),
-						 ms_symbols_resolve(exact, pid, addr, false, &b));
-				if (!same(a.name, b.name) || a.offset != b.offset || !same(a.dso, b.dso))
-					fail_msg("0x%llx in %s: %s+%llu, libdwfl says %s+%llu", (unsigned long long)addr,
-						 b.dso ? b.dso : "?", a.name ? a.name : "(none)",
-						 (unsigned long long)a.offset, b.name ? b.name : "(none)",
-						 (unsigned long long)b.offset);
-				named += a.name != NULL;
-				checked++;
-			}
-		}
-	}
-	print_message("%zu addresses in %zu binaries, %zu named\n", checked, n, named);
-	assert_true(named > checked / 2);
-	ms_symbols_free(fast);
-	ms_symbols_free(exact);
+	assert_non_null(s);
+	assert_int_equal(ms_symbols_resolve(s, pid, addr, false, &sym), -ENOENT);   /* nothing mapped yet */
+	assert_true(map_own_code(s, t, 32) >= 1);
+	assert_int_equal(ms_symbols_resolve(s, pid, addr + 2, true, &sym), 0);
+	assert_string_equal(sym.name, "marker_function");
+	assert_int_equal(sym.offset, 2);
+	assert_non_null(strstr(sym.dso, "test_symbols"));
+	assert_non_null(sym.file);
+	assert_non_null(strstr(sym.file, "test_symbols.c"));
+	assert_true(sym.line > 0);
+	assert_int_equal(ms_symbols_resolve(s, pid + 1, addr, false, &sym), -ENOENT);   /* another process */
+	ms_symbols_free(s);
+}
+
+static void fork_copies_exec_clears(void **state)
+{
+	struct ms_symbols *s = ms_symbols_new();
+	uint64_t addr = (uint64_t)(uintptr_t)marker_function, gen;
+	uint32_t pid = (uint32_t)getpid(), child = pid + 1000;
+	struct ms_event e;
+	struct text t[32];
+	struct ms_sym sym;
+
+	map_own_code(s, t, 32);
+	gen = ms_symbols_generation(s);
+	e = task_ev(MS_EV_FORK, pid);
+	e.fork.child_pid = e.fork.child_tid = child;
+	ms_symbols_track(s, &e);
+	assert_true(ms_symbols_generation(s) > gen);
+	assert_int_equal(ms_symbols_resolve(s, child, addr, false, &sym), 0);
+	assert_string_equal(sym.name, "marker_function");
+	gen = ms_symbols_generation(s);
+	e = task_ev(MS_EV_EXEC, child);
+	ms_symbols_track(s, &e);
+	assert_true(ms_symbols_generation(s) > gen);
+	assert_int_equal(ms_symbols_resolve(s, child, addr, false, &sym), -ENOENT);
+	assert_int_equal(ms_symbols_resolve(s, pid, addr, false, &sym), 0);   /* the parent keeps its own */
+	gen = ms_symbols_generation(s);
+	e = task_ev(MS_EV_SAMPLE, pid);
+	ms_symbols_track(s, &e);
+	assert_int_equal(ms_symbols_generation(s), gen);                      /* samples change nothing */
+	ms_symbols_free(s);
+}
+
+static void call_site_and_format(void **state)
+{
+	struct ms_symbols *s = ms_symbols_new();
+	uint64_t addr = (uint64_t)(uintptr_t)marker_function;
+	uint64_t chain[3] = { PERF_CONTEXT_USER, addr + 1, 0x10 };
+	uint32_t pid = (uint32_t)getpid();
+	char site[64], text[256], buf[64];
+	struct text t[32];
+	struct ms_sym sym = { .dso = "/usr/lib/libx.so", .vaddr = 0x1234 };
+
+	map_own_code(s, t, 32);
+	ms_symbols_call_site(s, pid, chain, 3, site, sizeof(site), text, sizeof(text));
+	assert_string_equal(site, "marker_function");
+	assert_string_equal(text, "marker_function+0x1 <- 0x10");
+	ms_sym_format(&sym, 0, 0x7f00, buf, sizeof(buf));
+	assert_string_equal(buf, "libx.so+0x1234");
+	sym.name = "f";
+	sym.offset = 0x1f;
+	ms_sym_format(&sym, 0, 0x7f00, buf, sizeof(buf));
+	assert_string_equal(buf, "f+0x1f");
+	ms_sym_format(&sym, -ENOENT, 0x7f00, buf, sizeof(buf));
+	assert_string_equal(buf, "0x7f00");
+	assert_int_equal(marker_function(1), 4);
+	ms_symbols_free(s);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(table_names_as_libdwfl_does),
+		cmocka_unit_test(names_own_function_and_line),
+		cmocka_unit_test(fork_copies_exec_clears),
+		cmocka_unit_test(call_site_and_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,117 @@
+/*
+ * Internal to lib/symbols: the binaries, their symbol tables and the
+ * processes that map them, shared by the files that each do one job:
+ * symbols.c (following maps, resolving), symtab.c (a binary's sorted
+ * symbol table), unwind.c (DWARF unwinding), elf.c (reading ELF files
+ * safely).
+ */
+#ifndef MS_SYMBOLS_INTERNAL_H
+#define MS_SYMBOLS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <elfutils/libdwfl.h>
+
+#include <mapscope/symbols.h>
+
+#include "util/u32map.h"
+
+struct seg {
+	uint64_t offset, filesz, vaddr, memsz;
+};
+
+struct cached {
+	uint64_t vaddr;               /* key; UINT64_MAX: empty */
+	const char *name;
+	uint64_t offset;
+};
+
+/* A symbol with a size that libdwfl's search may name, as it sees it. */
+struct sized {                   /* 32 bytes: a table is written once, page by new page */
+	uint64_t value;               /* adjusted, as addresses are */
+	uint64_t maxend;              /* the largest end of this entry and all before it */
+	const char *name;
+	uint32_t size;                /* it holds [value, value + size) */
+	uint32_t idx : 30;            /* its index: the search's order */
+	uint32_t bind : 2;            /* binding_value() */
+};
+
+struct bin {
+	char *path;
+	int state;                    /* 0: not opened, 1: segments read, 2: symbols loaded,
+					 -1: unusable, -2: could not be opened */
+	int open_errno;
+	bool warned;
+	struct seg *segs;
+	size_t nr_segs;
+	uint64_t lo, hi;              /* vaddr span of the loaded image */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct cached *cache;
+	size_t cache_cap, cache_len;
+	/* The symbols with a size, by value; sizeless globals' values, sorted. */
+	struct sized *sized;
+	size_t nr_sized;
+	uint64_t *sizeless;
+	size_t nr_sizeless;
+	int first_global;
+	bool table;                   /* sized and sizeless are built */
+	unsigned char want_id[64];    /* the build-id the recording saw */
+	size_t want_id_len;
+};
+
+struct inst {
+	size_t bin;
+	uint64_t bias, lo, hi;        /* addresses [lo, hi) in the process */
+};
+
+struct unwind_arg {
+	uint32_t tid;
+	uint64_t regs[17];            /* DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
+	const unsigned char *stack;
+	size_t stack_len;
+	uint64_t *out;
+	int n, max;
+};
+
+struct proc_bins {
+	struct inst *v;
+	size_t n, cap;
+	size_t hint;
+	Dwfl *dwfl;                   /* for unwinding: every binary at its bias */
+	size_t dwfl_n;                /* instances when it was built */
+	struct unwind_arg *uw;
+};
+
+struct ms_symbols {
+	struct bin *bins;
+	size_t nr_bins, cap_bins;
+	struct ms_u32map procs;       /* pid -> struct proc_bins */
+	uint64_t gen;                 /* moves with every change ms_symbols_track() makes */
+	bool exact_only;              /* no sorted tables: every address through libdwfl's own search */
+};
+
+/* libdwfl's ways to find a binary and its separate debug file (symbols.c). */
+extern const Dwfl_Callbacks ms_dwfl_callbacks;
+
+/* The binaries of process pid, made when create and missing; NULL when none (symbols.c). */
+struct proc_bins *ms_symbols_proc(struct ms_symbols *s, uint32_t pid, bool create);
+
+/* Reads b's PT_LOAD segments: state 1, or -1 (not ELF), or -2 (open_errno says why) (elf.c). */
+void ms_bin_read_segments(struct bin *b);
+
+/* Opens b's symbols: state 2, or -1 with a warning (symtab.c). */
+void ms_bin_load_symbols(struct bin *b);
+
+/* The name libdwfl gives vaddr in b, and the offset into it; NULL where none (symtab.c). */
+const char *ms_bin_name(const struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset);
+
+/*
+ * For checking: on, every address is resolved by libdwfl's own search
+ * (dwfl_module_addrinfo(), a walk over every symbol); off (the default),
+ * by the same rules over a table sorted once per binary (symtab.c).
+ */
+void ms_symbols_exact_only(struct ms_symbols *s, bool on);
+
+#endif

@@ -1,0 +1,288 @@
+/*
+ * A binary's symbols: libdwfl opens them, and a table sorted once per
+ * binary answers what dwfl_module_addrinfo() would, without its walk over
+ * every symbol on each call; a cache keeps the names found.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/internal.h"
+
+#include "util/hash.h"
+#include "util/log.h"
+
+/* Opens the binary's symbols; a different build-id than recorded makes it unusable. */
+void ms_bin_load_symbols(struct bin *b)
+{
+	const unsigned char *id;
+	GElf_Addr at;
+	int n;
+
+	b->dwfl = dwfl_begin(&ms_dwfl_callbacks);
+	if (b->dwfl) {
+		dwfl_report_begin(b->dwfl);
+		b->mod = dwfl_report_elf(b->dwfl, basename(b->path), b->path, -1, 0, false);
+		dwfl_report_end(b->dwfl, NULL, NULL);
+	}
+	if (!b->mod) {
+		ms_warn("cannot read symbols of '%s': %s: its addresses are shown raw", b->path,
+			dwfl_errmsg(-1));
+		b->state = -1;
+		return;
+	}
+	if (b->want_id_len) {
+		n = dwfl_module_build_id(b->mod, &id, &at);
+		if (n != (int)b->want_id_len || memcmp(id, b->want_id, b->want_id_len)) {
+			ms_warn("'%s' is not the binary that was recorded (its build-id differs): "
+				"its addresses are shown raw", b->path);
+			b->state = -1;
+			return;
+		}
+	}
+	b->state = 2;
+}
+
+static struct cached *cache_slot(struct bin *b, uint64_t vaddr)
+{
+	struct cached *old = b->cache;
+	size_t i, j, cap = b->cache_cap;
+
+	if ((b->cache_len + 1) * 2 > b->cache_cap) {
+		b->cache_cap = cap ? 2 * cap : 1024;
+		b->cache = malloc(b->cache_cap * sizeof(*b->cache));
+		if (!b->cache) {
+			b->cache = old;
+			b->cache_cap = cap;
+			return NULL;
+		}
+		for (i = 0; i < b->cache_cap; i++)
+			b->cache[i].vaddr = UINT64_MAX;
+		for (i = 0; i < cap; i++) {
+			if (old[i].vaddr == UINT64_MAX)
+				continue;
+			for (j = ms_hash64(old[i].vaddr, b->cache_cap); b->cache[j].vaddr != UINT64_MAX;
+			     j = (j + 1) & (b->cache_cap - 1))
+				;
+			b->cache[j] = old[i];
+		}
+		free(old);
+	}
+	for (i = ms_hash64(vaddr, b->cache_cap); b->cache[i].vaddr != UINT64_MAX; i = (i + 1) & (b->cache_cap - 1))
+		if (b->cache[i].vaddr == vaddr)
+			return &b->cache[i];
+	return &b->cache[i];
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Sorts v[0, n) by value, equal values in the order they came (by index):
+ * a least-significant-digit radix sort, 11 bits a pass over only the bits
+ * the values use, so libc's table takes two passes instead of a qsort's
+ * million calls of a comparison callback. false on ENOMEM (v unsorted).
+ */
+static bool sort_sized(struct sized *v, size_t n)
+{
+	struct sized *tmp = malloc(n * sizeof(*tmp)), *src = v, *dst = tmp, *t;
+	uint64_t top = 0;
+	size_t count[2048], i, sum, c;
+	unsigned int shift;
+
+	if (!tmp)
+		return false;
+	for (i = 0; i < n; i++)
+		top |= v[i].value;
+	for (shift = 0; shift < 64 && (top >> shift); shift += 11) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i].value >> shift) & 2047]++;
+		for (i = 0, sum = 0; i < 2048; i++) {
+			c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i].value >> shift) & 2047]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	return true;
+}
+
+/* libdwfl's ranking of bindings: global over weak over local. */
+static int binding_value(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL: return 3;
+	case STB_WEAK: return 2;
+	case STB_LOCAL: return 1;
+	default: return 0;
+	}
+}
+
+/* b->sized and b->sizeless from every symbol the search would consider. */
+static void build_table(struct bin *b)
+{
+	int i, n = dwfl_module_getsymtab(b->mod);
+	GElf_Addr value;
+	GElf_Word shndx;
+	const char *name;
+	GElf_Sym sym;
+	size_t k;
+
+	b->table = true;
+	b->first_global = dwfl_module_getsymtab_first_global(b->mod);
+	if (n <= 1 || !(b->sized = malloc((size_t)n * sizeof(*b->sized))) ||
+	    !(b->sizeless = malloc((size_t)n * sizeof(*b->sizeless))))
+		return;
+	for (i = 1; i < n; i++) {
+		name = dwfl_module_getsym_info(b->mod, i, &sym, &value, &shndx, NULL, NULL);
+		if (!name || !name[0] || shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
+		    GELF_ST_TYPE(sym.st_info) == STT_FILE || GELF_ST_TYPE(sym.st_info) == STT_TLS)
+			continue;
+		if (sym.st_size > UINT32_MAX || i >= 1 << 30) {
+			b->nr_sized = b->nr_sizeless = 0;   /* beyond the table's fields: libdwfl answers */
+			return;
+		}
+		if (sym.st_size)
+			b->sized[b->nr_sized++] = (struct sized){ value, 0, name, (uint32_t)sym.st_size,
+								  (uint32_t)i, (uint32_t)binding_value(&sym) };
+		else if (i >= b->first_global)
+			b->sizeless[b->nr_sizeless++] = value;
+	}
+	if (!sort_sized(b->sized, b->nr_sized))
+		b->nr_sized = 0;                 /* no table: libdwfl answers */
+	qsort(b->sizeless, b->nr_sizeless, sizeof(*b->sizeless), u64_cmp);
+	for (k = 0; k < b->nr_sized; k++)
+		b->sized[k].maxend = k && b->sized[k - 1].maxend > b->sized[k].value + b->sized[k].size ?
+					     b->sized[k - 1].maxend : b->sized[k].value + b->sized[k].size;
+}
+
+static bool has_sizeless_at(const struct bin *b, uint64_t addr)
+{
+	size_t lo = 0, hi = b->nr_sizeless, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (b->sizeless[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < b->nr_sizeless && b->sizeless[lo] == addr;
+}
+
+/*
+ * What dwfl_module_addrinfo() names addr when that is a symbol with a
+ * size, from the sorted table instead of a walk over every symbol; NULL
+ * where its answer would be a sizeless symbol or none (the caller asks it
+ * then). Its search, done the same way: the global symbols first, the
+ * local ones only where no global holds addr (and no sizeless global
+ * starts exactly there); of the sized symbols holding addr, in table
+ * order, one replaces the one before when it starts later or binds more
+ * strongly.
+ */
+static const struct sized *find_sized(const struct bin *b, uint64_t addr)
+{
+	const struct sized *cand[64], *best, *t;
+	size_t lo = 0, hi = b->nr_sized, mid, nc = 0, j, a, c;
+	int pass, from;
+
+	while (lo < hi) {                    /* lo: entries with value <= addr */
+		mid = lo + (hi - lo) / 2;
+		if (b->sized[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (j = lo; j-- > 0 && b->sized[j].maxend > addr;)
+		if (b->sized[j].value + b->sized[j].size > addr) {
+			if (nc == sizeof(cand) / sizeof(cand[0]))
+				return NULL;     /* unusually many: the search answers */
+			cand[nc++] = &b->sized[j];
+		}
+	for (a = 1; a < nc; a++)             /* into table order */
+		for (c = a; c > 0 && cand[c - 1]->idx > cand[c]->idx; c--) {
+			t = cand[c];
+			cand[c] = cand[c - 1];
+			cand[c - 1] = t;
+		}
+	from = b->first_global > 1 ? b->first_global : 1;
+	for (pass = 0; pass < 2; pass++) {
+		if (pass && (b->first_global <= 1 || has_sizeless_at(b, addr)))
+			return NULL;
+		best = NULL;
+		for (a = 0; a < nc; a++) {
+			if (pass ? (int)cand[a]->idx >= from : (int)cand[a]->idx < from)
+				continue;
+			if (!best || best->value < cand[a]->value || best->bind < cand[a]->bind)
+				best = cand[a];
+		}
+		if (best)
+			return best;
+	}
+	return NULL;
+}
+
+/*
+ * The name libdwfl gives vaddr, and the offset into it: from the sorted
+ * table where the answer is a sized symbol, else by
+ * dwfl_module_addrinfo(), which walks the whole symbol table (~830,000
+ * instructions on libc) on each call.
+ */
+static const char *search_name(const struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset)
+{
+	const struct sized *z;
+	const char *name;
+	GElf_Off off;
+	GElf_Sym sym;
+
+	if (!s->exact_only) {
+		if (!b->table)
+			build_table(b);
+		if ((z = find_sized(b, vaddr))) {
+			*offset = vaddr - z->value;
+			return z->name;
+		}
+	}
+	name = dwfl_module_addrinfo(b->mod, vaddr, &off, &sym, NULL, NULL, NULL);
+	*offset = name ? off : 0;
+	return name;
+}
+
+/* search_name() once per address: the names found are kept in b's cache. */
+const char *ms_bin_name(const struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset)
+{
+	struct cached *c = cache_slot(b, vaddr);
+	const char *name;
+
+	if (c && c->vaddr == vaddr) {
+		*offset = c->offset;
+		return c->name;
+	}
+	name = search_name(s, b, vaddr, offset);
+	if (c) {
+		c->vaddr = vaddr;
+		c->name = name;
+		c->offset = *offset;
+		b->cache_len++;
+	}
+	return name;
+}
+
+void ms_symbols_exact_only(struct ms_symbols *s, bool on)
+{
+	s->exact_only = on;
+}
