@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include <elfutils/libdwelf.h>
 
@@ -16,7 +19,67 @@
 
 #include "util/log.h"
 
-/* Reads the PT_LOAD segments; quietly unusable for files that are not ELF. */
+/* Places a recording may name but no binary lives: reading them could block, or read what it must not. */
+static bool refused_place(const char *path)
+{
+	static const char *const dirs[] = { "/proc", "/sys", "/dev" };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		n = strlen(dirs[i]);
+		if (!strncmp(path, dirs[i], n) && (path[n] == '/' || !path[n]))
+			return true;
+	}
+	return false;
+}
+
+/* Whether fd is a regular file, the one stat found at its path, outside /proc and /sys, starting with ELF's magic. */
+static int check_elf_fd(int fd, const struct stat *before)
+{
+	unsigned char magic[SELFMAG];
+	struct statfs fs;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_dev != before->st_dev || st.st_ino != before->st_ino)
+		return -ENOEXEC;             /* replaced between stat and open */
+	if (!fstatfs(fd, &fs) && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))
+		return -EPERM;               /* reached through a link, or a bind mount */
+	if (pread(fd, magic, SELFMAG, 0) != SELFMAG || memcmp(magic, ELFMAG, SELFMAG))
+		return -ENOEXEC;
+	return 0;
+}
+
+/*
+ * A path comes from a recording, which anyone may have made: a FIFO there
+ * would block open() and read() for ever, and report run as root would
+ * read any file it names. So: stat first and open nothing but a regular
+ * file (O_NONBLOCK in case it is swapped for a FIFO in between), then check
+ * the descriptor, and the magic before libelf reads anything.
+ */
+int ms_elf_open(const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	if (refused_place(path))
+		return -EPERM;
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ENOEXEC;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if ((err = check_elf_fd(fd, &st))) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Reads the PT_LOAD segments; quietly unusable for files that are not ELF, or not regular files. */
 void ms_bin_read_segments(struct bin *b)
 {
 	size_t n, i;
@@ -25,10 +88,12 @@ void ms_bin_read_segments(struct bin *b)
 	int fd;
 
 	b->state = -1;
-	fd = open(b->path, O_RDONLY | O_CLOEXEC);
+	fd = ms_elf_open(b->path);
+	if (fd == -ENOEXEC || fd == -EPERM)
+		return;
 	if (fd < 0) {
 		b->state = -2;
-		b->open_errno = errno;
+		b->open_errno = -fd;
 		return;
 	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
@@ -63,9 +128,9 @@ MS_EXPORT int ms_elf_build_id(const char *path, unsigned char *id, size_t cap)
 	int fd;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ms_elf_open(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf) {
 		n = dwelf_elf_gnu_build_id(elf, &bits);
@@ -88,9 +153,9 @@ MS_EXPORT int ms_elf_first_load(const char *path, uint64_t ino, uint64_t *size)
 	int fd, err = -ENOENT;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = ms_elf_open(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) || (uint64_t)st.st_ino != ino) {
 		close(fd);
 		return -ESTALE;

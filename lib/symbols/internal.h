@@ -98,6 +98,16 @@ extern const Dwfl_Callbacks ms_dwfl_callbacks;
 /* The binaries of process pid, made when create and missing; NULL when none (symbols.c). */
 struct proc_bins *ms_symbols_proc(struct ms_symbols *s, uint32_t pid, bool create);
 
+/*
+ * Opens the ELF file at path for reading, never blocking and never
+ * reading what is not one: only a regular file whose first bytes are the
+ * ELF magic, and never one under /proc, /sys or /dev, whatever a
+ * recording names (elf.c). The descriptor (the caller closes it), or
+ * -ENOEXEC (not a regular ELF file), -EPERM (a place refused), or the
+ * -errno of stat or open.
+ */
+int ms_elf_open(const char *path);
+
 /* Reads b's PT_LOAD segments: state 1, or -1 (not ELF), or -2 (open_errno says why) (elf.c). */
 void ms_bin_read_segments(struct bin *b);
 

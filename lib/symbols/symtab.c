@@ -8,6 +8,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbols/internal.h"
 
@@ -17,17 +18,24 @@
 /* Opens the binary's symbols; a different build-id than recorded makes it unusable. */
 void ms_bin_load_symbols(struct bin *b)
 {
+	int fd = ms_elf_open(b->path);   /* again: the file may have changed since its segments were read */
 	const unsigned char *id;
 	GElf_Addr at;
 	int n;
 
+	if (fd < 0) {
+		ms_warn("cannot read symbols of '%s': %s: its addresses are shown raw", b->path, strerror(-fd));
+		b->state = -1;
+		return;
+	}
 	b->dwfl = dwfl_begin(&ms_dwfl_callbacks);
 	if (b->dwfl) {
 		dwfl_report_begin(b->dwfl);
-		b->mod = dwfl_report_elf(b->dwfl, basename(b->path), b->path, -1, 0, false);
+		b->mod = dwfl_report_elf(b->dwfl, basename(b->path), b->path, fd, 0, false);
 		dwfl_report_end(b->dwfl, NULL, NULL);
 	}
 	if (!b->mod) {
+		close(fd);                   /* libdwfl takes it only on success */
 		ms_warn("cannot read symbols of '%s': %s: its addresses are shown raw", b->path,
 			dwfl_errmsg(-1));
 		b->state = -1;

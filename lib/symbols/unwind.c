@@ -7,6 +7,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <dwarf.h>
 
@@ -66,6 +67,7 @@ static Dwfl *proc_dwfl(struct ms_symbols *s, struct proc_bins *p, uint32_t pid)
 {
 	struct bin *b;
 	size_t i;
+	int fd;
 
 	if (p->dwfl && p->dwfl_n == p->n)
 		return p->dwfl;
@@ -79,8 +81,9 @@ static Dwfl *proc_dwfl(struct ms_symbols *s, struct proc_bins *p, uint32_t pid)
 	dwfl_report_begin(p->dwfl);
 	for (i = 0; i < p->n; i++) {
 		b = &s->bins[p->v[i].bin];
-		if (b->state > 0)
-			dwfl_report_elf(p->dwfl, basename(b->path), b->path, -1, p->v[i].bias, false);
+		if (b->state > 0 && (fd = ms_elf_open(b->path)) >= 0 &&
+		    !dwfl_report_elf(p->dwfl, basename(b->path), b->path, fd, p->v[i].bias, false))
+			close(fd);                   /* libdwfl takes it only on success */
 	}
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->uw->tid = pid;

@@ -1,0 +1,127 @@
+/*
+ * Opening binaries a recording names: only regular ELF files, never one
+ * under /proc, /sys or /dev, and never blocking on a FIFO (a hang here
+ * ends in the alarm, a failure).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <mapscope/symbols.h>
+
+#include "symbols/internal.h"
+
+static char dir[64];
+static char path[128];
+
+static const char *in_dir(const char *name)
+{
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
+}
+
+static void fifo_refused_without_blocking(void **state)
+{
+	unsigned char id[64];
+	uint64_t size;
+	struct bin b;
+	char fifo[128];
+
+	snprintf(fifo, sizeof(fifo), "%s", in_dir("fifo"));
+	assert_int_equal(mkfifo(fifo, 0700), 0);
+	assert_int_equal(ms_elf_open(fifo), -ENOEXEC);
+	assert_true(ms_elf_build_id(fifo, id, sizeof(id)) < 0);
+	assert_true(ms_elf_first_load(fifo, 0, &size) < 0);
+	memset(&b, 0, sizeof(b));
+	b.path = fifo;
+	ms_bin_read_segments(&b);
+	assert_int_equal(b.state, -1);               /* quietly unusable, like any file that is not ELF */
+	unlink(fifo);
+}
+
+static void regular_file_not_elf_refused(void **state)
+{
+	const char *shadow = in_dir("shadow");
+	unsigned char id[64];
+	FILE *f = fopen(shadow, "w");
+
+	assert_non_null(f);
+	fputs("root:$6$salt$hash:19000:0:99999:7:::\n", f);
+	fclose(f);
+	assert_int_equal(chmod(shadow, 0600), 0);
+	assert_int_equal(ms_elf_open(shadow), -ENOEXEC);
+	assert_true(ms_elf_build_id(shadow, id, sizeof(id)) < 0);
+	unlink(shadow);
+}
+
+static void proc_sys_dev_refused(void **state)
+{
+	const char *link = in_dir("environ");
+
+	assert_int_equal(ms_elf_open("/proc/self/exe"), -EPERM);   /* an ELF file behind it, all the same */
+	assert_int_equal(ms_elf_open("/proc"), -EPERM);
+	assert_int_equal(ms_elf_open("/sys/kernel/notes"), -EPERM);
+	assert_int_equal(ms_elf_open("/dev/null"), -EPERM);
+	/* A link elsewhere to a file of /proc: the descriptor's file system says where it is. */
+	assert_int_equal(symlink("/proc/self/environ", link), 0);
+	assert_int_equal(ms_elf_open(link), -EPERM);
+	unlink(link);
+	assert_int_equal(ms_elf_open(in_dir("missing")), -ENOENT);
+}
+
+static void real_elf_opens(void **state)
+{
+	char exe[4096];
+	unsigned char magic[4], id[64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct stat st;
+	uint64_t size = 0;
+	struct bin b;
+	int fd;
+
+	assert_true(n > 0);
+	exe[n] = '\0';
+	fd = ms_elf_open(exe);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, magic, 4), 4);
+	assert_memory_equal(magic, "\177ELF", 4);
+	close(fd);
+	assert_true(ms_elf_build_id(exe, id, sizeof(id)) > 0);
+	assert_int_equal(stat(exe, &st), 0);
+	assert_int_equal(ms_elf_first_load(exe, st.st_ino, &size), 0);
+	assert_true(size > 0 && size % 4096 == 0);
+	assert_int_equal(ms_elf_first_load(exe, st.st_ino + 1, &size), -ESTALE);
+	memset(&b, 0, sizeof(b));
+	b.path = exe;
+	ms_bin_read_segments(&b);
+	assert_int_equal(b.state, 1);
+	assert_true(b.nr_segs >= 2 && b.lo < b.hi);
+	free(b.segs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fifo_refused_without_blocking),
+		cmocka_unit_test(regular_file_not_elf_refused),
+		cmocka_unit_test(proc_sys_dev_refused),
+		cmocka_unit_test(real_elf_opens),
+	};
+	int rc;
+
+	alarm(60);                           /* a FIFO opened for reading would block for ever */
+	snprintf(dir, sizeof(dir), "/tmp/test_elf.XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	rmdir(dir);
+	return rc;
+}
