@@ -1,0 +1,564 @@
+/*
+ * Applying changes: each event that changes an address space, as the
+ * kernel does it, on the pieces (pieces.c) under the VMA rules
+ * (vmarules.c), and described for the timeline and the watch channel.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "aspace/internal.h"
+
+static bool alive_overlaps(struct ms_aspace *as, int64_t id, uint64_t start, uint64_t end)
+{
+	const struct ms_region *r = id >= 0 ? as->regions[id] : NULL;
+
+	return r && r->alive && start <= r->end && r->start <= end;
+}
+
+/* The main stack or the heap grows: the same region, more pages. */
+static int grow(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, int64_t id)
+{
+	const struct ms_event_map *m = &ev->map;
+	uint16_t vmflags = (uint16_t)(p->def_vmflags | VF_ACCOUNT);
+	size_t i;
+	int err;
+
+	/* Pages the VMA it joins grew by have its flags; a VMA of their own (brk) has mlockall's, and VM_ACCOUNT. */
+	for (i = lower(p, m->vma_start); i < p->n && p->p[i].start < m->vma_end; i++)
+		if (p->p[i].region == (uint64_t)id && (p->p[i].end <= m->start || p->p[i].start >= m->end)) {
+			vmflags = p->p[i].vmflags;
+			break;
+		}
+	if ((err = ms_pieces_fill(p, m->start, m->end, as->regions[id], m->prot, m->flags, vmflags)))
+		return err;
+	ms_pieces_set_vma(p, m->vma_start, m->vma_end);
+	ms_pieces_touch(as, (uint32_t)id);
+	ms_pieces_settle(as, p, ev->time);
+	return 0;
+}
+
+static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
+		     enum ms_aspace_op *op)
+{
+	const struct ms_event_map *m = &ev->map;
+	bool outside = m->via != MS_VIA_MMAP && m->via != MS_VIA_SHMAT;
+	struct piece pc;
+	size_t i;
+	int id, err;
+
+	if (outside && !strcmp(m->name, "[stack]") && alive_overlaps(as, p->stack, m->start, m->end)) {
+		*op = MS_OP_STACK_GROW;
+		return grow(as, p, ev, p->stack);
+	}
+	if (outside && !strcmp(m->name, "[heap]") && !alive_overlaps(as, p->heap, m->start, m->end)) {
+		/* Without brk records, the kernel's first heap map said //anon: it is this heap. */
+		const struct ms_region *first = ms_aspace_lookup(as, p->pid, m->start);
+
+		if (first && first->kind == MS_KIND_ANON && first->start == m->start) {
+			struct ms_region *h = as->regions[first->id];
+			char *old = (char *)h->proc_name;   /* == h->name: anonymous, never renamed */
+
+			p->heap = h->id;
+			ms_region_rename(h, "[heap]", MS_KIND_HEAP);
+			if (h->name != old) {
+				h->proc_name = h->name;         /* /proc calls it [heap] too */
+				free(old);
+			}
+		}
+	}
+	if (outside && !strcmp(m->name, "[heap]") && alive_overlaps(as, p->heap, m->start, m->end)) {
+		*op = MS_OP_BRK;
+		return grow(as, p, ev, p->heap);
+	}
+	*op = MS_OP_MAP;
+	err = ms_pieces_unmap(as, p, m->start, m->end, -1, ev->time);   /* MAP_FIXED replaces silently */
+	if (err)
+		return err;
+	id = ms_region_new(as, p, ev, m, m->name);
+	if (id < 0)
+		return id;
+	/* What mlockall(MCL_FUTURE) asked for (mm->def_flags); what /proc showed is not known. */
+	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags, (uint32_t)id, false,
+			     (uint16_t)((m->via == MS_VIA_SYNTH ? 0 : p->def_vmflags) | ms_vma_map_accounting(m)), 0 };
+	i = lower(p, m->start);
+	if ((err = ms_pieces_insert(p, i, &pc)))
+		return err;
+	ms_pieces_set_vma(p, m->vma_start, m->vma_end);
+	if (pc.vmflags & VF_LOCKS)
+		ms_vma_populate(as, p, m->start, m->end);
+	if (!strcmp(m->name, "[stack]"))
+		p->stack = id;
+	if (!strcmp(m->name, "[heap]"))
+		p->heap = id;
+	return 0;
+}
+
+static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end;
+	uint64_t ns = ev->remap.new_start, ne = ev->remap.new_end;
+	struct piece *moved, last;
+	size_t i, j, k, n, at;
+	int64_t delta;
+	int err;
+
+	if (ns == os) {                          /* in place */
+		if (ne < oe)
+			return ms_pieces_unmap(as, p, ne, oe, -1, ev->time);
+		i = lower(p, oe - 1);
+		if (ne == oe || i == p->n || p->p[i].end != oe || p->p[i].start >= oe)
+			return 0;
+		last = p->p[i];
+		last.pgoff += oe - last.start;
+		last.start = oe;
+		last.end = ne;
+		last.join = true;
+		if ((err = ms_pieces_unmap(as, p, oe, ne, -1, ev->time)))
+			return err;
+		ms_pieces_touch(as, last.region);
+		err = ms_pieces_insert(p, lower(p, oe), &last);
+		/* Grown up to the next VMA: the kernel merges the two where they match (vma_merge_extend). */
+		k = lower(p, ne);
+		if (!err && k > 0 && k < p->n && p->p[k].start == ne && !ev->remap.tree)
+			ms_vma_join_if_mergeable(as, p, k);
+		ms_pieces_settle(as, p, ev->time);
+		return err;
+	}
+	if ((err = ms_pieces_carve(p, os, oe, &i, &j)))
+		return err;
+	n = j - i;
+	if (!n)
+		return 0;                        /* we never saw what moved */
+	moved = malloc(n * sizeof(*moved));
+	if (!moved)
+		return -ENOMEM;
+	memcpy(moved, p->p + i, n * sizeof(*moved));
+	if (!(ev->remap.flags & MREMAP_DONTUNMAP)) {
+		if (j < p->n)
+			memmove(p->p + i, p->p + j, (p->n - j) * sizeof(*p->p));
+		p->n -= n;
+		if (i < p->n)
+			p->p[i].join = false;
+	}
+	if ((err = ms_pieces_unmap(as, p, ns, ne, -1, ev->time)))
+		goto out;
+	delta = (int64_t)(ns - os);
+	at = lower(p, ns);
+	for (k = 0; k < n; k++) {
+		moved[k].start += (uint64_t)delta;
+		moved[k].end += (uint64_t)delta;
+		if (moved[k].start >= ne)
+			break;
+		if (moved[k].end > ne || k == n - 1)
+			moved[k].end = ne;        /* shrunk, or grown at its end */
+		moved[k].join = k > 0;
+		ms_pieces_touch(as, moved[k].region);
+		if ((err = ms_pieces_insert(p, at++, &moved[k])))
+			goto out;
+	}
+	if (at < p->n)
+		p->p[at].join = false;
+	ms_pieces_settle(as, p, ev->time);
+out:
+	free(moved);
+	return err;
+}
+
+/*
+ * mprotect, VMA by VMA as mprotect_fixup goes: a VMA that has the new
+ * protection already is left whole (newflags == oldflags returns early,
+ * and no record is written); the others are split at the range's ends
+ * and take it.
+ */
+static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	uint64_t start = ev->protect.start, end = ev->protect.end, a, b;
+	size_t i = lower(p, start), first, last, j, k;
+	int err;
+
+	while (i < p->n && p->p[i].start < end) {
+		ms_pieces_vma(p, i, &first, &last);
+		b = p->p[last].end < end ? p->p[last].end : end;
+		if (p->p[i].prot == ev->protect.prot) {
+			i = last + 1;
+			continue;
+		}
+		a = p->p[first].start > start ? p->p[first].start : start;
+		if ((err = ms_pieces_carve(p, a, b, &i, &j)))
+			return err;
+		for (k = i; k < j; k++) {
+			/* mprotect_fixup: made writable, private and reserved, it is accounted from now on. */
+			if ((ev->protect.prot & PROT_WRITE) && !(p->p[k].prot & PROT_WRITE) &&
+			    !(p->p[k].flags & MAP_SHARED) && !(p->p[k].vmflags & VF_NORESERVE))
+				p->p[k].vmflags |= VF_ACCOUNT;
+			p->p[k].prot = ev->protect.prot;
+			ms_pieces_touch(as, p->p[k].region);
+		}
+		if (i < p->n)
+			p->p[i].join = false;
+		if (j < p->n)
+			p->p[j].join = false;
+		i = j;
+	}
+	ms_pieces_settle(as, p, ev->time);
+	return 0;
+}
+
+static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	const struct ms_region *heap = p->heap >= 0 ? as->regions[p->heap] : NULL;
+	struct ms_event grown;
+	enum ms_aspace_op op;
+	uint64_t from;
+
+	if (heap && !heap->alive)
+		heap = NULL;
+	/*
+	 * old == new: the first brk seen of this process (attached to), whose
+	 * break before is not known: the heap's end says where it was.
+	 */
+	if (ev->brk.new_brk == ev->brk.old_brk && heap && ev->brk.new_brk >= heap->start &&
+	    PAGE_ALIGN(ev->brk.new_brk) < heap->end && !ev->brk.vma_end)
+		return ms_pieces_unmap(as, p, PAGE_ALIGN(ev->brk.new_brk), heap->end, p->heap, ev->time);
+	if (ev->brk.vma_end && (ev->brk.new_brk > ev->brk.old_brk ||
+				(ev->brk.new_brk == ev->brk.old_brk && (!heap || ev->brk.vma_end > heap->end)))) {
+		grown = *ev;
+		grown.kind = MS_EV_MAP;
+		memset(&grown.map, 0, sizeof(grown.map));
+		grown.map.start = grown.map.vma_start = ev->brk.vma_start;
+		grown.map.end = grown.map.vma_end = ev->brk.vma_end;
+		grown.map.prot = PROT_READ | PROT_WRITE;
+		grown.map.flags = MAP_PRIVATE;
+		grown.map.name = "[heap]";      /* the kernel's first record says //anon */
+		grown.map.via = MS_VIA_KERNEL;
+		if (heap)
+			return grow(as, p, &grown, p->heap);
+		return apply_map(as, p, &grown, &op);
+	}
+	if (ev->brk.new_brk < ev->brk.old_brk && heap) {
+		/* The kernel never moves the break below where the heap starts. */
+		from = PAGE_ALIGN(ev->brk.new_brk);
+		if (from < heap->start)
+			from = heap->start;
+		return ms_pieces_unmap(as, p, from, PAGE_ALIGN(ev->brk.old_brk), p->heap, ev->time);
+	}
+	return 0;
+}
+
+static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms_event *ev)
+{
+	struct proc *child;
+	uint32_t *map, anon = 0;
+	size_t i;
+	int id;
+	struct ms_event_map m;
+	const struct ms_region *r;
+
+	if (ev->fork.child_pid == ev->pid)
+		return 0;                        /* a thread: same address space */
+	child = proc_get(as, ev->fork.child_pid);
+	if (!child)
+		return -ENOMEM;
+	ms_pieces_clear(as, child, ev->time);
+	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	map = calloc(as->nr ? as->nr : 1, sizeof(*map));   /* parent region -> child region + 1 */
+	if (!map)
+		return -ENOMEM;
+	for (i = 0; i < parent->n; i++) {
+		if (parent->p[i].vmflags & VF_DONTFORK)
+			continue;            /* MADV_DONTFORK: the child has no such VMA */
+		r = as->regions[parent->p[i].region];
+		if (!map[r->id]) {
+			memset(&m, 0, sizeof(m));
+			m.start = r->start;
+			m.end = r->end;
+			m.prot = r->prot;
+			m.flags = r->flags;
+			m.maj = r->maj;
+			m.min = r->min;
+			m.ino = r->ino;
+			m.via = r->via;
+			m.alloc_chain = r->alloc_chain;
+			m.alloc_chain_len = r->alloc_chain_len;
+			id = ms_region_new(as, child, ev, &m, r->proc_name);
+			if (id < 0) {
+				free(map);
+				return id;
+			}
+			ms_region_rename(as->regions[id], r->name, r->kind);
+			map[r->id] = (uint32_t)id + 1;
+			r = as->regions[parent->p[i].region];   /* regions may have moved */
+			if ((int64_t)r->id == parent->heap)
+				child->heap = id;
+			if ((int64_t)r->id == parent->stack)
+				child->stack = id;
+		}
+		if (ms_pieces_insert(child, child->n, &parent->p[i])) {
+			free(map);
+			return -ENOMEM;
+		}
+		child->p[child->n - 1].region = map[r->id] - 1;
+		child->p[child->n - 1].vmflags &= (uint16_t)~VF_LOCKS;   /* dup_mmap: locks are not inherited */
+		/*
+		 * anon_vma_fork: each VMA of the child that had one gets a new one of
+		 * its own; a piece joined to the one before (join is the parent's) shares it.
+		 */
+		if (parent->p[i].anon && !(child->n > 1 && child->p[child->n - 1].join))
+			anon = (++as->last_anon & ~ANON_FORKED) | ANON_FORKED;
+		if (parent->p[i].anon)
+			child->p[child->n - 1].anon = anon;
+	}
+	free(map);
+	return 0;
+}
+
+static void mark_lost(struct ms_aspace *as, struct proc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		as->regions[p->p[i].region]->records_lost = true;
+}
+
+int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const struct ms_event *ev,
+						       enum ms_aspace_op *opp)
+{
+	enum ms_aspace_op op = MS_OP_NONE;
+	uint64_t heap_end;
+	struct proc *p;
+	int err = 0;
+
+	/* A fault waits for the growth it causes: its VMA tree write, then its MMAP2. */
+	if (ev->kind != MS_EV_MAP && ev->kind != MS_EV_LOST && ev->kind != MS_EV_VMA &&
+	    ev->kind != MS_EV_THREAD_SP)
+		resolve_pending(as, ev->tid);
+	if (ev->kind == MS_EV_LOST) {
+		/* What its process had then may have changed unseen. */
+		if ((p = ms_u32map_get(&as->procs, ev->pid)))
+			mark_lost(as, p);
+		goto out;
+	}
+	p = proc_get(as, ev->pid);
+	if (!p)
+		return -ENOMEM;
+	switch (ev->kind) {
+	case MS_EV_MAP:
+		err = apply_map(as, p, ev, &op);
+		resolve_pending(as, ev->tid);
+		break;
+	case MS_EV_UNMAP:
+		op = MS_OP_UNMAP;
+		err = ms_pieces_unmap(as, p, ev->unmap.start, ev->unmap.end, -1, ev->time);
+		break;
+	case MS_EV_SHMDT: {
+		const struct ms_region *r = ms_aspace_lookup(as, ev->pid, ev->shmdt.addr);
+
+		op = MS_OP_UNMAP;
+		if (r)
+			err = ms_pieces_unmap(as, p, r->start, r->end, r->id, ev->time);
+		break;
+	}
+	case MS_EV_REMAP:
+		op = MS_OP_REMAP;
+		err = apply_remap(as, p, ev);
+		break;
+	case MS_EV_PROTECT:
+		op = MS_OP_PROTECT;
+		err = apply_protect(as, p, ev);
+		break;
+	case MS_EV_VMA:
+		ms_pieces_set_vma(p, ev->vma.start, ev->vma.end);
+		break;
+	case MS_EV_BRK:
+		op = MS_OP_BRK;
+		heap_end = p->heap >= 0 && as->regions[p->heap]->alive ? as->regions[p->heap]->end : 0;
+		err = apply_brk(as, p, ev);
+		/* A first brk that only told the break (old == new) and changed nothing is no change. */
+		if (!err && ev->brk.old_brk == ev->brk.new_brk && !ev->brk.vma_end &&
+		    heap_end == (p->heap >= 0 && as->regions[p->heap]->alive ? as->regions[p->heap]->end : 0))
+			op = MS_OP_NONE;
+		break;
+	case MS_EV_MADVISE:
+		op = MS_OP_MADVISE;
+		err = ms_vma_advise(as, p, ev);
+		break;
+	case MS_EV_MLOCK:
+		op = MS_OP_LOCK;
+		err = ms_vma_lock(as, p, ev);
+		break;
+	case MS_EV_FORK:
+		op = MS_OP_FORK;
+		err = apply_fork(as, p, ev);
+		break;
+	case MS_EV_EXEC:
+		op = MS_OP_EXEC;
+		ms_pieces_clear(as, p, ev->time);
+		snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
+		break;
+	case MS_EV_COMM:
+		if (ev->tid == ev->pid || !p->comm[0])
+			snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
+		break;
+	case MS_EV_EXIT:
+		op = MS_OP_EXIT;
+		if (ev->tid == ev->pid)
+			ms_pieces_clear(as, p, ev->time);
+		break;
+	case MS_EV_THREAD_SP:
+		if (ev->tid != ev->pid && ev->tid != p->last_named)
+			ms_stack_name_thread(as, p, ev);
+		break;
+	default:
+		break;
+	}
+out:
+	if (opp)
+		*opp = op;
+	return err;
+}
+
+static void range_of(const struct ms_event *ev, struct ms_change *c)
+{
+	switch (ev->kind) {
+	case MS_EV_MAP: c->start = ev->map.start; c->end = ev->map.end; break;
+	case MS_EV_UNMAP: c->start = ev->unmap.start; c->end = ev->unmap.end; break;
+	case MS_EV_SHMDT: c->start = ev->shmdt.addr; break;
+	case MS_EV_REMAP:
+		c->start = ev->remap.old_start;
+		c->end = ev->remap.old_end;
+		c->new_start = ev->remap.new_start;
+		c->new_end = ev->remap.new_end;
+		break;
+	case MS_EV_PROTECT: c->start = ev->protect.start; c->end = ev->protect.end; break;
+	case MS_EV_BRK: c->start = ev->brk.old_brk; c->end = ev->brk.new_brk; break;
+	case MS_EV_MADVISE: c->start = ev->madvise.start; c->end = ev->madvise.end; break;
+	case MS_EV_MLOCK:
+		if (!ev->mlock.all) {
+			c->start = ev->mlock.start;
+			c->end = ev->mlock.end;
+		}
+		break;
+	default: break;
+	}
+}
+
+static void set_release(struct ms_change *c, uint64_t start, uint64_t end)
+{
+	c->release_start = start;
+	c->release_end = end;
+}
+
+MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event *ev, struct ms_change *c)
+{
+	const struct ms_region *r, *before = NULL;
+	uint64_t shm_start = 0, shm_end = 0;
+	bool occupied = false;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	c->prot = c->advice = c->lock = -1;
+	range_of(ev, c);
+	if (c->start && ev->kind != MS_EV_BRK)
+		before = ms_aspace_lookup(as, ev->pid, c->start);
+	if (before)
+		snprintf(c->name, sizeof(c->name), "%s", before->name);
+	if (ev->kind == MS_EV_SHMDT && before) {
+		shm_start = before->start;
+		shm_end = before->end;
+	}
+	if (ev->kind == MS_EV_MAP) {
+		const struct proc *p = ms_u32map_get(&as->procs, ev->pid);
+		size_t i = p ? lower(p, ev->map.start) : 0;
+
+		occupied = p && i < p->n && p->p[i].start < ev->map.end;
+	}
+	err = ms_aspace_apply(as, ev, &c->op);
+	if (err)
+		return err;
+	if (c->op == MS_OP_NONE)
+		return 0;
+	c->time_ns = ev->time;
+	c->pid = ev->pid;
+	c->tid = ev->tid;
+	if (ev->kind == MS_EV_MAP && c->op == MS_OP_MAP)
+		c->prot = (int)ev->map.prot;
+	else if (ev->kind == MS_EV_PROTECT)
+		c->prot = (int)ev->protect.prot;
+	else if (ev->kind == MS_EV_REMAP)
+		c->prot = ms_aspace_prot_at(as, ev->pid, ev->remap.new_start);
+	else if (ev->kind == MS_EV_MADVISE)
+		c->advice = (int)ev->madvise.advice;
+	else if (ev->kind == MS_EV_MLOCK) {
+		c->lock = (int)ev->mlock.lock;
+		if (ev->mlock.all)
+			snprintf(c->name, sizeof(c->name), "every VMA%s", ev->mlock.def > 0 ? ", and maps to come" : "");
+		else if (ev->mlock.def > 0)
+			snprintf(c->name, sizeof(c->name), "maps to come");
+	}
+	switch (c->op) {
+	case MS_OP_MAP:
+		r = ms_aspace_lookup(as, ev->pid, c->start);
+		c->region = r;
+		snprintf(c->name, sizeof(c->name), "%s", r ? r->name : ev->map.name);
+		if (occupied)                          /* MAP_FIXED over what was there */
+			set_release(c, c->start, c->end);
+		break;
+	case MS_OP_UNMAP:
+		c->region = before;               /* what held the range's start, gone or cut now */
+		if (ev->kind == MS_EV_SHMDT) {
+			c->start = shm_start;
+			c->end = shm_end;
+		}
+		set_release(c, c->start, c->end);
+		break;
+	case MS_OP_REMAP:
+		c->region = ms_aspace_lookup(as, ev->pid, c->new_start);
+		set_release(c, c->start, c->end);
+		break;
+	case MS_OP_PROTECT:
+	case MS_OP_LOCK:
+		c->region = c->start ? ms_aspace_lookup(as, ev->pid, c->start) : NULL;
+		break;
+	case MS_OP_MADVISE:
+		c->region = ms_aspace_lookup(as, ev->pid, c->start);
+		if (ev->madvise.advice == MADV_DONTNEED || ev->madvise.advice == MADV_FREE ||
+		    ev->madvise.advice == MADV_REMOVE || ev->madvise.advice == 24)
+			set_release(c, c->start, c->end);
+		break;
+	case MS_OP_BRK:
+		c->region = ms_aspace_heap(as, ev->pid);
+		snprintf(c->name, sizeof(c->name), "[heap]");
+		if (ev->kind == MS_EV_BRK && ev->brk.new_brk < ev->brk.old_brk)
+			set_release(c, PAGE_ALIGN(ev->brk.new_brk), PAGE_ALIGN(ev->brk.old_brk));
+		break;
+	case MS_OP_STACK_GROW:
+		r = ms_aspace_lookup(as, ev->pid, ev->map.end - 1);
+		c->region = r;
+		if (r) {
+			c->start = r->start;
+			c->end = r->end;
+		}
+		snprintf(c->name, sizeof(c->name), "[stack]");
+		break;
+	case MS_OP_FORK:
+		c->child_pid = ev->fork.child_pid;
+		c->child_tid = ev->fork.child_tid;
+		c->start = c->end = 0;
+		snprintf(c->name, sizeof(c->name), "child %u/%u", c->child_pid, c->child_tid);
+		break;
+	case MS_OP_EXEC:
+		c->release_all = true;
+		snprintf(c->name, sizeof(c->name), "%s", ev->comm.comm);
+		break;
+	case MS_OP_EXIT:
+		c->release_all = ev->tid == ev->pid;
+		c->name[0] = '\0';
+		break;
+	default:
+		break;
+	}
+	return 1;
+}

@@ -1,0 +1,228 @@
+/*
+ * Internal to lib/aspace: the model's state, shared by the files that
+ * each do one of its jobs (aspace.c: objects and lookups; pieces.c: the
+ * sorted piece array; vmarules.c: the kernel's VMA rules; apply.c:
+ * applying changes; charge.c: charging samples; stacks.c: stacks). The
+ * helpers the quick path of charging uses are inline here.
+ */
+#ifndef MS_ASPACE_INTERNAL_H
+#define MS_ASPACE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include <mapscope/aspace.h>
+
+#include "util/log.h"
+#include "util/u32map.h"
+
+#define PAGE_ALIGN(x) (((x) + 4095) & ~4095ULL)
+#define STACK_REACH (1ULL << 30)   /* how far below [stack] a fault may grow it */
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+struct piece {
+	uint64_t start, end;
+	uint64_t pgoff;          /* file offset of start */
+	uint32_t prot, flags;
+	uint32_t region;
+	bool join;               /* same kernel VMA as the piece before it */
+	uint16_t vmflags;        /* VF_*: VMA flags no record shows, which split and merge VMAs */
+	uint32_t anon;           /* its VMA's anon_vma: 0 none yet, else an id (ANON_FORKED: a fork's copy) */
+};
+
+/*
+ * anon_vma: a private writable VMA gets one at its first fault (anon_vma_prepare),
+ * taking a compatible neighbour's where that one is not shared with a fork
+ * (find_mergeable_anon_vma). Two VMAs with different ones never merge, nor
+ * does a fork's copy with one that has none (mm/vma.c, is_mergeable_anon_vma).
+ * Only faults show when one is made: a sampled fault makes it here, so a
+ * read fault (the zero page, no anon_vma) or one not sampled (-c above 1)
+ * is not told apart.
+ */
+#define ANON_FORKED 0x80000000u
+
+/*
+ * The VMA flags that madvise advice sets and clears (mm/madvise.c,
+ * madvise_update_vma), and those of mlock (mm/mlock.c, mlock_fixup).
+ */
+enum { VF_DONTFORK = 1, VF_MERGEABLE = 2, VF_HUGEPAGE = 4, VF_NOHUGEPAGE = 8, VF_DONTDUMP = 16,
+       VF_WIPEONFORK = 32, VF_LOCKED = 64, VF_LOCKONFAULT = 128,
+       /*
+        * Accounting: VM_NORESERVE from MAP_NORESERVE, and VM_ACCOUNT, which a
+        * private writable map has unless NORESERVE (accountable_mapping),
+        * and which mprotect adds but never takes away: a RELRO segment made
+        * read-only keeps it, and never merges with the read-only one before it.
+        */
+       VF_NORESERVE = 256, VF_ACCOUNT = 512 };
+#define VF_LOCKS (VF_LOCKED | VF_LOCKONFAULT)
+
+struct proc {
+	uint32_t pid;
+	struct piece *p;
+	size_t n, cap;
+	size_t hint;             /* the piece the last lookup found: samples cluster */
+	char comm[16];
+	int64_t heap, stack;     /* region ids, or -1 */
+	uint16_t def_vmflags;    /* VF_LOCKS that new maps get: mlockall(MCL_FUTURE) */
+	struct ms_u32map named;  /* tids whose stack has been named */
+	uint32_t last_named;     /* the tid named (or found named) last: samples come in runs */
+};
+
+struct pending {
+	struct ms_event ev;
+	uint64_t *chain;
+};
+
+struct ms_aspace {
+	struct ms_u32map procs;
+	struct proc *last_proc;      /* samples come in runs from one process */
+	struct ms_region **regions;
+	size_t nr, cap;
+	struct ms_u32map pending;    /* tid -> struct pending */
+	struct ms_aspace_listener listener;
+	void *ctx;
+	uint32_t last_anon;          /* the last anon_vma id given */
+	uint32_t touched[64];        /* regions a change touched, for their extents */
+	size_t nr_touched;
+	bool overflow;
+};
+
+/* --- aspace.c --- */
+
+/* Process pid's state, made where there is none; NULL on ENOMEM. It becomes as->last_proc. */
+struct proc *ms_aspace_proc_make(struct ms_aspace *as, uint32_t pid);
+
+/* A new region for map m of process p (named name): its id, or -ENOMEM. Regions may move: ids stay. */
+int ms_region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
+		  const struct ms_event_map *m, const char *name);
+
+/* Gives r a name of its own (its proc_name stays) and a kind. */
+void ms_region_rename(struct ms_region *r, const char *name, enum ms_region_kind kind);
+
+static inline struct proc *proc_get(struct ms_aspace *as, uint32_t pid)
+{
+	return as->last_proc && as->last_proc->pid == pid ? as->last_proc : ms_aspace_proc_make(as, pid);
+}
+
+/* --- pieces.c --- */
+
+/* The first piece whose end lies above addr. */
+static inline size_t lower(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (p->p[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Inserts pc as piece i. 0 or -ENOMEM. */
+int ms_pieces_insert(struct proc *p, size_t i, const struct piece *pc);
+
+/* Makes [start, end) a run of whole pieces, [*i, *j). 0 or -ENOMEM. */
+int ms_pieces_carve(struct proc *p, uint64_t start, uint64_t end, size_t *i, size_t *j);
+
+/* Notes that a change touched region: ms_pieces_settle() recomputes its extent. */
+void ms_pieces_touch(struct ms_aspace *as, uint32_t region);
+
+/* Recomputes the extents of the regions a change touched; ends those left with no pages. */
+void ms_pieces_settle(struct ms_aspace *as, struct proc *p, uint64_t time);
+
+/* Unmaps [start, end) (only region `only`'s pages, unless it is -1), and settles. 0 or -ENOMEM. */
+int ms_pieces_unmap(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end, int64_t only, uint64_t time);
+
+/* The kernel VMA that piece i belongs to: its first and last pieces. */
+void ms_pieces_vma(const struct proc *p, size_t i, size_t *first, size_t *last);
+
+/* Marks [start, end) as one kernel VMA, as an MMAP2 record or the VMA tree reported it. */
+void ms_pieces_set_vma(struct proc *p, uint64_t start, uint64_t end);
+
+/* Adds region r's pages in [start, end) where nothing is mapped (growth). 0 or -ENOMEM. */
+int ms_pieces_fill(struct proc *p, uint64_t start, uint64_t end, const struct ms_region *r,
+		   uint32_t prot, uint32_t flags, uint16_t vmflags);
+
+/* Ends every region of p: an exec, an exit, a fork's child made anew. */
+void ms_pieces_clear(struct ms_aspace *as, struct proc *p, uint64_t time);
+
+/* The region at addr in p: the piece found last first, as samples cluster (p->hint is left at it). */
+static inline const struct ms_region *find(const struct ms_aspace *as, struct proc *p, uint64_t addr)
+{
+	size_t i = p->hint;
+
+	if (i >= p->n || p->p[i].start > addr || p->p[i].end <= addr) {
+		i = lower(p, addr);
+		if (i == p->n || p->p[i].start > addr)
+			return NULL;
+		p->hint = i;
+	}
+	return as->regions[p->p[i].region];
+}
+
+/* --- vmarules.c --- */
+
+/* Whether a fault in this piece makes its VMA's anon_vma: private, writable, none yet. */
+static inline bool wants_anon(const struct piece *pc)
+{
+	return !pc->anon && (pc->prot & PROT_WRITE) && !(pc->flags & MAP_SHARED);
+}
+
+/* One VMA has one anon_vma: after a merge, the one that had it gives it to the rest. */
+void ms_vma_share_anon(struct proc *p, size_t i);
+
+/* Piece k joins the VMA before it where the kernel would merge the two; they then share one anon_vma. */
+void ms_vma_join_if_mergeable(struct ms_aspace *as, struct proc *p, size_t k);
+
+/* VM_NORESERVE and VM_ACCOUNT of a new map. */
+uint16_t ms_vma_map_accounting(const struct ms_event_map *m);
+
+/* madvise advice that changes VMA flags (other advice changes nothing here). 0 or -ENOMEM. */
+int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
+/* mlock, munlock, mlockall, munlockall. 0 or -ENOMEM. */
+int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
+/* Locked VMAs of [start, end) are populated at once: their first write fault makes their anon_vma. */
+void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end);
+
+/* The first fault in piece i's VMA: it takes a neighbour's anon_vma, or a new one. */
+void __attribute__((noinline)) ms_vma_make_anon(struct ms_aspace *as, struct proc *p, size_t i);
+
+/* --- apply.c --- */
+
+/* ms_aspace_apply() for an event that is not a sample; c (NULL: not wanted) describes what it did. */
+int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const struct ms_event *ev,
+						    enum ms_aspace_op *opp);
+
+/* --- charge.c, stacks.c --- */
+
+static inline void charge(struct ms_aspace *as, const struct ms_event *ev, const struct ms_region *r)
+{
+	if (as->listener.charge)
+		as->listener.charge(as->ctx, ev, r);
+}
+
+/* Names the stack of ev's thread (not the main one) from its stack pointer, once. */
+void __attribute__((noinline)) ms_stack_name_thread(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
+/* Holds a fault just below [stack] for the growth record that follows it; false: charge it now. */
+bool __attribute__((noinline)) ms_stack_defer_fault(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
+/* Charges the fault of thread tid held back, if any. */
+void ms_stack_resolve_pending(struct ms_aspace *as, uint32_t tid);
+
+static inline void resolve_pending(struct ms_aspace *as, uint32_t tid)
+{
+	if (as->pending.len)              /* rare: the usual case is that nothing waits */
+		ms_stack_resolve_pending(as, tid);
+}
+
+#endif

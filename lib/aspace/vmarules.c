@@ -1,0 +1,192 @@
+/*
+ * The kernel's VMA rules that no record shows (mm/vma.c, mm/madvise.c,
+ * mm/mlock.c): when two neighbouring VMAs are one, which flags madvise
+ * and mlock set, and where an anon_vma comes from and goes.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "aspace/internal.h"
+
+/* One VMA has one anon_vma: after a merge, the one that had it gives it to the rest. */
+void ms_vma_share_anon(struct proc *p, size_t i)
+{
+	size_t first, last, k;
+	uint32_t anon = 0;
+
+	ms_pieces_vma(p, i, &first, &last);
+	for (k = first; k <= last && !anon; k++)
+		anon = p->p[k].anon;
+	for (k = first; k <= last; k++)
+		p->p[k].anon = anon;
+}
+
+/*
+ * Whether the VMA ending with piece a and the one starting with piece b
+ * (next to it) are one VMA to the kernel's merge rules (mm/vma.c,
+ * is_mergeable_vma): the same protection, sharing and flags, and for a
+ * file the same file at contiguous offsets, and anon_vmas that allow it
+ * (is_mergeable_anon_vma): the same one, or none on one side while the
+ * other's is not a fork's copy.
+ */
+static bool mergeable(const struct ms_aspace *as, const struct piece *a, const struct piece *b)
+{
+	const struct ms_region *ra = as->regions[a->region], *rb = as->regions[b->region];
+	bool fa = ra->ino || ra->maj || ra->min, fb = rb->ino || rb->maj || rb->min;
+
+	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags || a->vmflags != b->vmflags)
+		return false;
+	if (a->anon != b->anon && (a->anon ? b->anon || (a->anon & ANON_FORKED) : (b->anon & ANON_FORKED)))
+		return false;
+	if (fa != fb)
+		return false;
+	if (!fa)
+		return ra->kind != MS_KIND_STACK && rb->kind != MS_KIND_STACK;   /* VM_GROWSDOWN */
+	return ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min &&
+	       a->pgoff + (a->end - a->start) == b->pgoff;
+}
+
+/* Piece k joins the VMA before it where the kernel would merge the two; they then share one anon_vma. */
+void ms_vma_join_if_mergeable(struct ms_aspace *as, struct proc *p, size_t k)
+{
+	p->p[k].join = k > 0 && mergeable(as, &p->p[k - 1], &p->p[k]);
+	if (p->p[k].join)
+		ms_vma_share_anon(p, k);
+}
+
+/* VM_NORESERVE and VM_ACCOUNT of a new map (mm/mmap.c, do_mmap and accountable_mapping). */
+uint16_t ms_vma_map_accounting(const struct ms_event_map *m)
+{
+	if (m->noreserve)
+		return VF_NORESERVE;
+	return (m->prot & PROT_WRITE) && !(m->flags & MAP_SHARED) ? VF_ACCOUNT : 0;
+}
+
+/* What an advice does to a VMA's flags: the flags it sets and those it clears; false for other advice. */
+static bool advice_flags(uint32_t advice, uint16_t *set, uint16_t *clear)
+{
+	*set = *clear = 0;
+	switch (advice) {
+	case MADV_DONTFORK: *set = VF_DONTFORK; break;
+	case MADV_DOFORK: *clear = VF_DONTFORK; break;
+	case MADV_MERGEABLE: *set = VF_MERGEABLE; break;
+	case MADV_UNMERGEABLE: *clear = VF_MERGEABLE; break;
+	case MADV_HUGEPAGE: *set = VF_HUGEPAGE; *clear = VF_NOHUGEPAGE; break;
+	case MADV_NOHUGEPAGE: *set = VF_NOHUGEPAGE; *clear = VF_HUGEPAGE; break;
+	case MADV_DONTDUMP: *set = VF_DONTDUMP; break;
+	case MADV_DODUMP: *clear = VF_DONTDUMP; break;
+	case MADV_WIPEONFORK: *set = VF_WIPEONFORK; break;
+	case MADV_KEEPONFORK: *clear = VF_WIPEONFORK; break;
+	default: return false;
+	}
+	return true;
+}
+
+/*
+ * tree: the VMA tree's writes follow and set the VMAs; pieces are split to
+ * hold their flags, and nothing is merged or parted here.
+ */
+static int change_vmflags(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end,
+			  uint16_t set, uint16_t clear, bool tree)
+{
+	size_t i = lower(p, start), first, last, j, k;
+	uint16_t now;
+	uint64_t a, b;
+	int err;
+
+	while (i < p->n && p->p[i].start < end) {
+		ms_pieces_vma(p, i, &first, &last);
+		b = p->p[last].end < end ? p->p[last].end : end;
+		now = (uint16_t)((p->p[i].vmflags | set) & ~clear);
+		/* [vdso], [vvar]: VM_SPECIAL, which neither mlock nor this advice changes. */
+		if (now == p->p[i].vmflags || as->regions[p->p[i].region]->kind == MS_KIND_VDSO) {
+			i = last + 1;
+			continue;
+		}
+		a = p->p[first].start > start ? p->p[first].start : start;
+		if ((err = ms_pieces_carve(p, a, b, &i, &j)))
+			return err;
+		for (k = i; k < j; k++)
+			p->p[k].vmflags = now;
+		if (i < p->n && !tree)
+			ms_vma_join_if_mergeable(as, p, i);
+		if (j < p->n && !tree)
+			ms_vma_join_if_mergeable(as, p, j);
+		i = j;
+	}
+	return 0;
+}
+
+int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	uint16_t set, clear;
+
+	if (!advice_flags(ev->madvise.advice, &set, &clear))
+		return 0;
+	return change_vmflags(as, p, ev->madvise.start, ev->madvise.end, set, clear, ev->madvise.tree);
+}
+
+static uint16_t lock_vmflags(uint32_t lock)
+{
+	return (uint16_t)((lock & MS_LOCK_LOCKED ? VF_LOCKED : 0) | (lock & MS_LOCK_ONFAULT ? VF_LOCKONFAULT : 0));
+}
+
+/* A VMA locked, not on fault, is populated at once (mm_populate): its first write fault makes its anon_vma. */
+void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i;
+
+	for (i = lower(p, start); i < p->n && p->p[i].start < end; i++)
+		if (wants_anon(&p->p[i]) && (p->p[i].vmflags & VF_LOCKS) == VF_LOCKED &&
+		    as->regions[p->p[i].region]->kind != MS_KIND_VDSO)
+			ms_vma_make_anon(as, p, i);
+}
+
+/* mlock, munlock (a range), mlockall and munlockall (every VMA, and what new maps get). */
+int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	uint64_t start = ev->mlock.all ? 0 : ev->mlock.start, end = ev->mlock.all ? UINT64_MAX : ev->mlock.end;
+	uint16_t set = lock_vmflags(ev->mlock.lock);
+	int err;
+
+	if (ev->mlock.def >= 0)
+		p->def_vmflags = lock_vmflags((uint32_t)ev->mlock.def);
+	if (ev->mlock.def >= 0 && !ev->mlock.all)
+		return 0;                        /* MCL_FUTURE alone */
+	if ((err = change_vmflags(as, p, start, end, set, (uint16_t)(VF_LOCKS & ~set), ev->mlock.tree)))
+		return err;
+	ms_vma_populate(as, p, start, end);
+	return 0;
+}
+
+/* Whether VMAs a and b (next to it) could share an anon_vma: anon_vma_compatible. */
+static bool anon_compatible(const struct ms_aspace *as, const struct piece *a, const struct piece *b)
+{
+	const struct ms_region *ra = as->regions[a->region], *rb = as->regions[b->region];
+
+	/* The protection may differ (VM_ACCESS_FLAGS); nothing else may. */
+	return a->end == b->start && a->flags == b->flags && a->vmflags == b->vmflags &&
+	       ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min &&
+	       (ra->kind == MS_KIND_STACK) == (rb->kind == MS_KIND_STACK) &&
+	       (!ra->ino || a->pgoff + (a->end - a->start) == b->pgoff);
+}
+
+/* The first fault in piece i's VMA: it takes the next VMA's anon_vma, or the previous one's, or a new one. */
+void __attribute__((noinline)) ms_vma_make_anon(struct ms_aspace *as, struct proc *p, size_t i)
+{
+	size_t first, last, k;
+	uint32_t anon = 0, next;
+
+	ms_pieces_vma(p, i, &first, &last);
+	if (last + 1 < p->n && (next = p->p[last + 1].anon) && !(next & ANON_FORKED) &&
+	    anon_compatible(as, &p->p[last], &p->p[last + 1]))
+		anon = next;
+	else if (first > 0 && (next = p->p[first - 1].anon) && !(next & ANON_FORKED) &&
+		 anon_compatible(as, &p->p[first - 1], &p->p[first]))
+		anon = next;
+	if (!anon)
+		anon = ++as->last_anon & ~ANON_FORKED;
+	for (k = first; k <= last; k++)
+		p->p[k].anon = anon;
+}

@@ -1,0 +1,142 @@
+/* The piece array: splits, partial unmaps, VMAs as the records report them. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include <mapscope/aspace.h>
+
+#include "aspace/internal.h"
+
+#include "aspace_events.h"
+
+static void split_and_merge(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event hint;
+	struct vmas v;
+
+	map(as, 16 * P, 32 * P, "//anon");
+	protect(as, 20 * P, 24 * P, PROT_READ);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);                    /* split in three VMAs */
+	assert_int_equal(v.s[1], 20 * P);
+	assert_int_equal(v.e[1], 24 * P);
+	assert_int_equal(v.prot[1], PROT_READ);
+	/* One region still: identity survives the split. */
+	assert_int_equal(region_at(as, PID, 16 * P), region_at(as, PID, 31 * P));
+	assert_int_equal(region_at(as, PID, 16 * P), region_at(as, PID, 21 * P));
+	/* Back to rw: the kernel reports the merged VMA. */
+	protect(as, 20 * P, 24 * P, RW);
+	hint = ev(MS_EV_VMA);
+	hint.vma.start = 16 * P;
+	hint.vma.end = 32 * P;
+	ms_aspace_apply(as, &hint, NULL);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.s[0], 16 * P);
+	assert_int_equal(v.e[0], 32 * P);
+	/* Two adjacent mappings the kernel merged stay two regions. */
+	map(as, 8 * P, 16 * P, "//anon");
+	hint.vma.start = 8 * P;
+	ms_aspace_apply(as, &hint, NULL);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 1);
+	assert_int_not_equal(region_at(as, PID, 8 * P), region_at(as, PID, 16 * P));
+	ms_aspace_free(as);
+}
+
+static void partial_unmaps(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	const struct ms_region *r;
+	int id;
+
+	map(as, 100 * P, 110 * P, "//anon");
+	id = region_at(as, PID, 100 * P);
+	unmap(as, 100 * P, 102 * P);                 /* at the start */
+	unmap(as, 108 * P, 110 * P);                 /* at the end */
+	unmap(as, 104 * P, 105 * P);                 /* in the middle */
+	assert_int_equal(region_at(as, PID, 101 * P), -1);
+	assert_int_equal(region_at(as, PID, 104 * P), -1);
+	assert_int_equal(region_at(as, PID, 102 * P), id);
+	assert_int_equal(region_at(as, PID, 107 * P), id);
+	r = ms_aspace_region(as, (size_t)id);
+	assert_true(r->alive);
+	assert_int_equal(r->start, 102 * P);
+	assert_int_equal(r->end, 108 * P);
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	unmap(as, 100 * P, 110 * P);                 /* the rest: the region's life ends */
+	assert_false(r->alive);
+	assert_int_equal(r->ended_ns, now - 1);
+	/* A new mapping at the same address is a new region. */
+	map(as, 100 * P, 110 * P, "//anon");
+	assert_int_not_equal(region_at(as, PID, 100 * P), id);
+	ms_aspace_free(as);
+}
+
+/*
+ * The array itself, through the internal calls: carving a range splits
+ * pieces at its edges (the parts stay one VMA), a reported VMA sets where
+ * VMAs begin, filling adds pages only where nothing is, and unmapping a
+ * region's last pages ends it.
+ */
+static void carve_fill_and_vmas(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct proc *p = ms_aspace_proc_make(as, PID);
+	const struct ms_region *r;
+	size_t i, j, first, last;
+
+	map(as, 16 * P, 32 * P, "//anon");
+	r = ms_aspace_lookup(as, PID, 16 * P);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(ms_pieces_carve(p, 20 * P, 24 * P, &i, &j), 0);
+	assert_int_equal(p->n, 3);
+	assert_int_equal(i, 1);
+	assert_int_equal(j, 2);
+	assert_int_equal(p->p[1].start, 20 * P);
+	assert_int_equal(p->p[1].end, 24 * P);
+	assert_true(p->p[1].join && p->p[2].join);           /* split by us, one VMA to the kernel */
+	assert_int_equal(p->p[2].pgoff - p->p[1].pgoff, 4 * P);
+	ms_pieces_vma(p, 1, &first, &last);
+	assert_int_equal(first, 0);
+	assert_int_equal(last, 2);
+	assert_int_equal(lower(p, 24 * P), 2);
+	assert_int_equal(lower(p, 24 * P - 1), 1);
+	assert_int_equal(lower(p, 40 * P), 3);
+	ms_pieces_set_vma(p, 16 * P, 20 * P);                 /* the kernel says [16, 20) is a VMA of its own */
+	assert_false(p->p[1].join);
+	ms_pieces_vma(p, 1, &first, &last);
+	assert_int_equal(first, 1);
+	assert_int_equal(last, 2);
+	assert_int_equal(ms_pieces_fill(p, 8 * P, 40 * P, r, RW, MAP_PRIVATE, 0), 0);
+	assert_int_equal(p->n, 5);                            /* [8, 16) and [32, 40) added, the rest kept */
+	assert_int_equal(p->p[0].start, 8 * P);
+	assert_int_equal(p->p[4].start, 32 * P);
+	assert_int_equal(p->p[4].end, 40 * P);
+	ms_pieces_touch(as, r->id);
+	ms_pieces_settle(as, p, now);
+	assert_int_equal(r->start, 8 * P);
+	assert_int_equal(r->end, 40 * P);
+	assert_int_equal(ms_pieces_unmap(as, p, 0, 64 * P, -1, now), 0);
+	assert_int_equal(p->n, 0);
+	assert_false(r->alive);
+	ms_aspace_free(as);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(split_and_merge),
+		cmocka_unit_test(partial_unmaps),
+		cmocka_unit_test(carve_fill_and_vmas),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

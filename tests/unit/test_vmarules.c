@@ -1,0 +1,286 @@
+/* The kernel's VMA rules the model follows with no record to go by: merges, flags, anon_vma, accounting. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include <mapscope/aspace.h>
+
+#include "aspace_events.h"
+
+/*
+ * mprotect to the protection a VMA already has splits nothing (the kernel
+ * returns early, writing no record); over a range spanning VMAs, only the
+ * ones whose protection differs are split.
+ */
+static void mprotect_to_same_protection(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct vmas v;
+
+	map(as, 16 * P, 32 * P, "//anon");
+	protect(as, 20 * P, 21 * P, RW);             /* as it is: one VMA still */
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 1);
+	protect(as, 24 * P, 28 * P, PROT_READ);      /* 16-24 rw, 24-28 r, 28-32 rw */
+	/* 22-30 to r: the r VMA as it is; 22-24 and 28-30 split off and become r. */
+	protect(as, 22 * P, 30 * P, PROT_READ);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 5);
+	assert_int_equal(v.e[0], 22 * P);
+	assert_int_equal(v.s[1], 22 * P);
+	assert_int_equal(v.e[1], 24 * P);
+	assert_int_equal(v.prot[1], PROT_READ);
+	assert_int_equal(v.s[2], 24 * P);            /* untouched, not re-split */
+	assert_int_equal(v.e[2], 28 * P);
+	assert_int_equal(v.s[3], 28 * P);
+	assert_int_equal(v.e[3], 30 * P);
+	assert_int_equal(v.prot[3], PROT_READ);
+	assert_int_equal(v.prot[4], RW);
+	ms_aspace_free(as);
+}
+
+/*
+ * Advice that changes VMA flags splits a VMA where the flags change and
+ * merges neighbours whose flags come to match (mm/vma.c); advice that
+ * changes nothing splits nothing; a file piece merges only with the same
+ * file at contiguous offsets; MADV_DONTFORK parts are not in a child.
+ */
+static void vm_flags_split_and_merge(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event f, m;
+	struct vmas v;
+
+	map(as, 16 * P, 32 * P, "//anon");
+	advise(as, 20 * P, 24 * P, MADV_HUGEPAGE);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.s[1], 20 * P);
+	assert_int_equal(v.e[1], 24 * P);
+	advise(as, 20 * P, 22 * P, MADV_HUGEPAGE);   /* as it is: nothing splits */
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	advise(as, 16 * P, 32 * P, MADV_NOHUGEPAGE); /* all alike again: one VMA */
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.s[0], 16 * P);
+	assert_int_equal(v.e[0], 32 * P);
+	/* DONTDUMP everywhere, DODUMP a part, DONTDUMP it back: split, then one VMA. */
+	advise(as, 16 * P, 32 * P, MADV_DONTDUMP);
+	advise(as, 24 * P, 26 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	advise(as, 24 * P, 26 * P, MADV_DONTDUMP);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	/* A different protection keeps neighbours apart whatever their flags. */
+	protect(as, 28 * P, 32 * P, PROT_READ);
+	advise(as, 16 * P, 32 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	/* Two maps of one file: they merge only at contiguous offsets. */
+	m = ev(MS_EV_MAP);
+	m.map = (struct ms_event_map){ .start = 64 * P, .end = 68 * P, .vma_start = 64 * P, .vma_end = 68 * P,
+				       .pgoff = 0, .prot = PROT_READ, .flags = MAP_PRIVATE, .maj = 8, .ino = 77,
+				       .name = "/f", .via = MS_VIA_MMAP };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	m = ev(MS_EV_MAP);
+	m.map = (struct ms_event_map){ .start = 68 * P, .end = 72 * P, .vma_start = 68 * P, .vma_end = 72 * P,
+				       .pgoff = 8 * P, .prot = PROT_READ, .flags = MAP_PRIVATE, .maj = 8, .ino = 77,
+				       .name = "/f", .via = MS_VIA_MMAP };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	advise(as, 64 * P, 72 * P, MADV_DONTDUMP);
+	advise(as, 64 * P, 72 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 4);     /* the file's two stay two */
+	/* DONTFORK: the child has everything but that part. */
+	advise(as, 16 * P, 20 * P, MADV_DONTFORK);
+	f = ev(MS_EV_FORK);
+	f.fork.child_pid = f.fork.child_tid = PID + 1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	v = vmas_of(as, PID + 1);
+	assert_int_equal(v.s[0], 20 * P);
+	assert_int_equal(region_at(as, PID + 1, 17 * P), -1);
+	assert_true(region_at(as, PID, 17 * P) >= 0);
+	ms_aspace_free(as);
+}
+
+/* mremap growing in place up to the next VMA merges the two where they match (vma_merge_extend). */
+static void mremap_grow_merges_next(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct vmas v;
+
+	map(as, 16 * P, 20 * P, "//anon");
+	map(as, 24 * P, 28 * P, "//anon");
+	map(as, 40 * P, 44 * P, "//anon");
+	protect(as, 48 * P, 52 * P, RW);             /* nothing there: no change */
+	map(as, 48 * P, 52 * P, "//anon");
+	protect(as, 48 * P, 52 * P, PROT_READ);
+	remap(as, 16 * P, 20 * P, 16 * P, 24 * P);   /* up to the next: one VMA */
+	remap(as, 40 * P, 44 * P, 40 * P, 48 * P);   /* up to one of another protection: two */
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.s[0], 16 * P);
+	assert_int_equal(v.e[0], 28 * P);
+	assert_int_equal(v.e[1], 48 * P);
+	assert_int_equal(v.s[2], 48 * P);
+	assert_int_not_equal(region_at(as, PID, 17 * P), region_at(as, PID, 25 * P));   /* two regions still */
+	ms_aspace_free(as);
+}
+
+/*
+ * anon_vma, both ways (mm/vma.c, is_mergeable_anon_vma): VMAs whose flags
+ * come to match merge when one of them has no anon_vma, whichever; they
+ * stay apart when each has its own. A fork's copy with one never merges
+ * with a VMA that has none.
+ */
+static void anon_vma_both_ways(void **state)
+{
+	struct ms_aspace *as;
+	struct ms_event f;
+	int faults;
+
+	for (faults = 0; faults < 4; faults++) {
+		as = halves(16 * P, faults);
+		assert_int_equal(vmas_of(as, PID).n, 2);
+		advise(as, 20 * P, 24 * P, MADV_DODUMP);
+		assert_int_equal(vmas_of(as, PID).n, faults == 3 ? 2 : 1);
+		ms_aspace_free(as);
+	}
+	/* A neighbour with an anon_vma lends it to a compatible VMA's first fault: one anon_vma, one VMA. */
+	as = ms_aspace_new();
+	map(as, 16 * P, 20 * P, "//anon");
+	advise(as, 16 * P, 20 * P, MADV_DONTDUMP);
+	map(as, 20 * P, 24 * P, "//anon");
+	protect(as, 20 * P, 24 * P, PROT_READ);       /* apart by protection only: compatible */
+	sample(as, 17 * P);
+	advise(as, 20 * P, 24 * P, MADV_DONTDUMP);
+	protect(as, 20 * P, 24 * P, RW);
+	sample(as, 21 * P);
+	advise(as, 16 * P, 24 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	ms_aspace_free(as);
+	/* The first half faulted, then forked: in the child it stays apart; in the parent it merges. */
+	as = halves(16 * P, 1);
+	f = ev(MS_EV_FORK);
+	f.fork.child_pid = f.fork.child_tid = PID + 1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	f = ev(MS_EV_MADVISE);
+	f.pid = f.tid = PID + 1;
+	f.madvise.start = 20 * P;
+	f.madvise.end = 24 * P;
+	f.madvise.advice = MADV_DODUMP;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	assert_int_equal(vmas_of(as, PID + 1).n, 2);
+	advise(as, 20 * P, 24 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	ms_aspace_free(as);
+}
+
+/*
+ * mlock family (mm/mlock.c): a lock splits and merges like advice; a lock
+ * not on fault populates, which makes an anon_vma with no fault seen;
+ * mlockall sets every VMA and what later maps get; munlockall clears both;
+ * a fork's child holds no lock.
+ */
+static void mlock_split_merge_populate(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event f;
+	struct vmas v;
+
+	map(as, 16 * P, 32 * P, "//anon");
+	lock(as, 18 * P, 20 * P, MS_LOCK_LOCKED, false, -1);
+	lock(as, 24 * P, 25 * P, MS_LOCK_LOCKED | MS_LOCK_ONFAULT, false, -1);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 5);
+	assert_int_equal(v.s[1], 18 * P);
+	assert_int_equal(v.s[3], 24 * P);
+	lock(as, 18 * P, 20 * P, MS_LOCK_LOCKED, false, -1);   /* as it is: nothing changes */
+	assert_int_equal(vmas_of(as, PID).n, 5);
+	lock(as, 16 * P, 32 * P, 0, false, -1);                /* unlocked: all merge */
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	/* Locked in two steps, under one anon_vma: one VMA. */
+	lock(as, 18 * P, 20 * P, MS_LOCK_LOCKED, false, -1);
+	lock(as, 20 * P, 22 * P, MS_LOCK_LOCKED | MS_LOCK_ONFAULT, false, -1);
+	lock(as, 20 * P, 22 * P, MS_LOCK_LOCKED, false, -1);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	/* Populated by its lock, and faulted while locked on fault: two anon_vmas, two VMAs once unlocked. */
+	map(as, 40 * P, 48 * P, "//anon");
+	lock(as, 40 * P, 44 * P, MS_LOCK_LOCKED, false, -1);
+	lock(as, 44 * P, 48 * P, MS_LOCK_LOCKED | MS_LOCK_ONFAULT, false, -1);
+	sample(as, 45 * P);
+	lock(as, 40 * P, 48 * P, 0, false, -1);
+	assert_int_equal(vmas_of(as, PID).n, 5);               /* 16-18, 18-22, 22-32, 40-44, 44-48 */
+	/* mlockall(MCL_CURRENT | MCL_FUTURE): every VMA locked, so 16-32 is one; a new map is locked too. */
+	lock(as, 0, 0, MS_LOCK_LOCKED, true, MS_LOCK_LOCKED);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	map_vma(as, 48 * P, 50 * P, 44 * P, 50 * P, "//anon");            /* the kernel merged it with 44-48 */
+	lock(as, 49 * P, 50 * P, 0, false, -1);
+	assert_int_equal(vmas_of(as, PID).n, 4);
+	f = ev(MS_EV_FORK);
+	f.fork.child_pid = f.fork.child_tid = PID + 1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	f = ev(MS_EV_MLOCK);                                    /* the child unlocks: nothing to change */
+	f.pid = f.tid = PID + 1;
+	f.mlock.start = 40 * P;
+	f.mlock.end = 50 * P;
+	f.mlock.def = -1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	assert_int_equal(vmas_of(as, PID + 1).n, 4);
+	lock(as, 0, 0, 0, true, 0);                             /* munlockall: 44-49 and 49-50 alike again */
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	/* ... and new maps are not locked: one next to an unlocked VMA merges with it once their advice matches. */
+	map(as, 70 * P, 72 * P, "//anon");
+	advise(as, 70 * P, 72 * P, MADV_DONTDUMP);
+	map(as, 72 * P, 74 * P, "//anon");
+	advise(as, 70 * P, 72 * P, MADV_DODUMP);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 4);
+	assert_int_equal(v.s[3], 70 * P);
+	assert_int_equal(v.e[3], 74 * P);
+	ms_aspace_free(as);
+}
+
+/* VM_ACCOUNT: mprotect adds it and never takes it away, so a RELRO-like piece never merges with read-only. */
+static void accounting_keeps_apart(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event m = ev(MS_EV_MAP);
+
+	m.map = (struct ms_event_map){ .start = 16 * P, .end = 20 * P, .vma_start = 16 * P, .vma_end = 20 * P,
+				       .prot = PROT_READ, .flags = MAP_PRIVATE, .name = "//anon", .via = MS_VIA_MMAP };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	map(as, 20 * P, 24 * P, "//anon");               /* writable: accounted */
+	protect(as, 20 * P, 24 * P, PROT_READ);
+	advise(as, 16 * P, 24 * P, MADV_DONTDUMP);
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	/* MAP_NORESERVE, made writable, is not accounted: it merges with its like. */
+	m = ev(MS_EV_MAP);
+	m.map = (struct ms_event_map){ .start = 40 * P, .end = 48 * P, .vma_start = 40 * P, .vma_end = 48 * P,
+				       .prot = PROT_NONE, .flags = MAP_PRIVATE, .name = "//anon", .via = MS_VIA_MMAP,
+				       .noreserve = true };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	protect(as, 40 * P, 44 * P, RW);
+	advise(as, 40 * P, 48 * P, MADV_DONTDUMP);
+	protect(as, 44 * P, 48 * P, RW);
+	advise(as, 40 * P, 48 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	ms_aspace_free(as);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mprotect_to_same_protection),
+		cmocka_unit_test(vm_flags_split_and_merge),
+		cmocka_unit_test(mremap_grow_merges_next),
+		cmocka_unit_test(anon_vma_both_ways),
+		cmocka_unit_test(mlock_split_merge_populate),
+		cmocka_unit_test(accounting_keeps_apart),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
