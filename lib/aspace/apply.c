@@ -11,6 +11,26 @@
 
 #include "aspace/internal.h"
 
+/* What was in [start, end) is gone. */
+static void set_release(struct ms_change *c, uint64_t start, uint64_t end)
+{
+	c->release_start = start;
+	c->release_end = end;
+}
+
+/* A change to [start, end): it takes the name of the region that held start before it (none for 0). */
+static const struct ms_region *set_range(struct ms_aspace *as, uint32_t pid, struct ms_change *c,
+					 uint64_t start, uint64_t end)
+{
+	const struct ms_region *r = start ? ms_aspace_lookup(as, pid, start) : NULL;
+
+	c->start = start;
+	c->end = end;
+	if (r)
+		snprintf(c->name, sizeof(c->name), "%s", r->name);
+	return r;
+}
+
 static bool alive_overlaps(struct ms_aspace *as, int64_t id, uint64_t start, uint64_t end)
 {
 	const struct ms_region *r = id >= 0 ? as->regions[id] : NULL;
@@ -40,51 +60,75 @@ static int grow(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
 	return 0;
 }
 
-static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
-		     enum ms_aspace_op *op)
+/* Without brk records, the kernel's first heap map said //anon: the anonymous region where the heap starts is it. */
+static void adopt_first_heap(struct ms_aspace *as, struct proc *p, const struct ms_event_map *m)
+{
+	const struct ms_region *first = ms_aspace_lookup(as, p->pid, m->start);
+	struct ms_region *h;
+	char *old;
+
+	if (!first || first->kind != MS_KIND_ANON || first->start != m->start)
+		return;
+	h = as->regions[first->id];
+	old = (char *)h->proc_name;          /* == h->name: anonymous, never renamed */
+	p->heap = h->id;
+	ms_region_rename(h, "[heap]", MS_KIND_HEAP);
+	if (h->name != old) {
+		h->proc_name = h->name;          /* /proc calls it [heap] too */
+		free(old);
+	}
+}
+
+/* The stack grew by a map: the change covers the whole stack now. */
+static int grow_stack(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+{
+	const struct ms_region *r;
+	int err = grow(as, p, ev, p->stack);
+
+	if (err || !c)
+		return err;
+	r = ms_aspace_lookup(as, ev->pid, ev->map.end - 1);
+	c->region = r;
+	if (r) {
+		c->start = r->start;
+		c->end = r->end;
+	}
+	snprintf(c->name, sizeof(c->name), "[stack]");
+	return 0;
+}
+
+/* The heap grew, by a map or a brk: the change is to the heap. */
+static void describe_heap(struct ms_aspace *as, const struct ms_event *ev, struct ms_change *c)
+{
+	c->region = ms_aspace_heap(as, ev->pid);
+	snprintf(c->name, sizeof(c->name), "[heap]");
+}
+
+/* Whether anything is mapped in [start, end). */
+static bool occupied(const struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i = lower(p, start);
+
+	return i < p->n && p->p[i].start < end;
+}
+
+/* A new map: replaces what was under it (MAP_FIXED does so silently) and makes a region. */
+static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
 {
 	const struct ms_event_map *m = &ev->map;
-	bool outside = m->via != MS_VIA_MMAP && m->via != MS_VIA_SHMAT;
+	bool replaces = c && occupied(p, m->start, m->end);
+	const struct ms_region *r;
 	struct piece pc;
-	size_t i;
 	int id, err;
 
-	if (outside && !strcmp(m->name, "[stack]") && alive_overlaps(as, p->stack, m->start, m->end)) {
-		*op = MS_OP_STACK_GROW;
-		return grow(as, p, ev, p->stack);
-	}
-	if (outside && !strcmp(m->name, "[heap]") && !alive_overlaps(as, p->heap, m->start, m->end)) {
-		/* Without brk records, the kernel's first heap map said //anon: it is this heap. */
-		const struct ms_region *first = ms_aspace_lookup(as, p->pid, m->start);
-
-		if (first && first->kind == MS_KIND_ANON && first->start == m->start) {
-			struct ms_region *h = as->regions[first->id];
-			char *old = (char *)h->proc_name;   /* == h->name: anonymous, never renamed */
-
-			p->heap = h->id;
-			ms_region_rename(h, "[heap]", MS_KIND_HEAP);
-			if (h->name != old) {
-				h->proc_name = h->name;         /* /proc calls it [heap] too */
-				free(old);
-			}
-		}
-	}
-	if (outside && !strcmp(m->name, "[heap]") && alive_overlaps(as, p->heap, m->start, m->end)) {
-		*op = MS_OP_BRK;
-		return grow(as, p, ev, p->heap);
-	}
-	*op = MS_OP_MAP;
-	err = ms_pieces_unmap(as, p, m->start, m->end, -1, ev->time);   /* MAP_FIXED replaces silently */
-	if (err)
+	if ((err = ms_pieces_unmap(as, p, m->start, m->end, -1, ev->time)))
 		return err;
-	id = ms_region_new(as, p, ev, m, m->name);
-	if (id < 0)
+	if ((id = ms_region_new(as, p, ev, m, m->name)) < 0)
 		return id;
 	/* What mlockall(MCL_FUTURE) asked for (mm->def_flags); what /proc showed is not known. */
 	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags, (uint32_t)id, false,
 			     (uint16_t)((m->via == MS_VIA_SYNTH ? 0 : p->def_vmflags) | ms_vma_map_accounting(m)), 0 };
-	i = lower(p, m->start);
-	if ((err = ms_pieces_insert(p, i, &pc)))
+	if ((err = ms_pieces_insert(p, lower(p, m->start), &pc)))
 		return err;
 	ms_pieces_set_vma(p, m->vma_start, m->vma_end);
 	if (pc.vmflags & VF_LOCKS)
@@ -93,7 +137,46 @@ static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event
 		p->stack = id;
 	if (!strcmp(m->name, "[heap]"))
 		p->heap = id;
+	if (c) {
+		c->prot = (int)m->prot;
+		c->region = r = ms_aspace_lookup(as, ev->pid, m->start);
+		snprintf(c->name, sizeof(c->name), "%s", r ? r->name : m->name);
+		if (replaces)
+			set_release(c, m->start, m->end);
+	}
 	return 0;
+}
+
+/*
+ * An MMAP2 record: a new map, or, made outside the calls we follow (by
+ * the kernel), the main stack or the heap growing. c (may be NULL) is
+ * filled as it applies.
+ */
+static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
+		     enum ms_aspace_op *op, struct ms_change *c)
+{
+	const struct ms_event_map *m = &ev->map;
+	bool outside = m->via != MS_VIA_MMAP && m->via != MS_VIA_SHMAT;
+	int err;
+
+	if (c) {
+		c->start = m->start;
+		c->end = m->end;
+	}
+	if (outside && !strcmp(m->name, "[stack]") && alive_overlaps(as, p->stack, m->start, m->end)) {
+		*op = MS_OP_STACK_GROW;
+		return grow_stack(as, p, ev, c);
+	}
+	if (outside && !strcmp(m->name, "[heap]") && !alive_overlaps(as, p->heap, m->start, m->end))
+		adopt_first_heap(as, p, m);
+	if (outside && !strcmp(m->name, "[heap]") && alive_overlaps(as, p->heap, m->start, m->end)) {
+		*op = MS_OP_BRK;
+		if (!(err = grow(as, p, ev, p->heap)) && c)
+			describe_heap(as, ev, c);
+		return err;
+	}
+	*op = MS_OP_MAP;
+	return map_new(as, p, ev, c);
 }
 
 static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
@@ -236,7 +319,7 @@ static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event
 		grown.map.via = MS_VIA_KERNEL;
 		if (heap)
 			return grow(as, p, &grown, p->heap);
-		return apply_map(as, p, &grown, &op);
+		return apply_map(as, p, &grown, &op, NULL);
 	}
 	if (ev->brk.new_brk < ev->brk.old_brk && heap) {
 		/* The kernel never moves the break below where the heap starts. */
@@ -323,11 +406,176 @@ static void mark_lost(struct ms_aspace *as, struct proc *p)
 		as->regions[p->p[i].region]->records_lost = true;
 }
 
+
+/*
+ * The changes, each applied and (where c is not NULL) described as it is
+ * applied: what the timeline and the watch channel show. c comes zeroed,
+ * with its prot, advice and lock -1.
+ */
+
+static int change_unmap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+{
+	if (c) {
+		c->region = set_range(as, ev->pid, c, ev->unmap.start, ev->unmap.end);   /* which may end now */
+		set_release(c, ev->unmap.start, ev->unmap.end);
+	}
+	return ms_pieces_unmap(as, p, ev->unmap.start, ev->unmap.end, -1, ev->time);
+}
+
+/* shmdt: the segment attached at the address goes, whole. */
+static int change_shmdt(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+{
+	const struct ms_region *r = ms_aspace_lookup(as, ev->pid, ev->shmdt.addr);
+
+	if (c) {
+		c->region = set_range(as, ev->pid, c, ev->shmdt.addr, 0);
+		c->start = c->region ? c->region->start : 0;
+		c->end = c->region ? c->region->end : 0;
+		set_release(c, c->start, c->end);
+	}
+	return r ? ms_pieces_unmap(as, p, r->start, r->end, r->id, ev->time) : 0;
+}
+
+static int change_remap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+{
+	int err;
+
+	if (c) {
+		set_range(as, ev->pid, c, ev->remap.old_start, ev->remap.old_end);
+		c->new_start = ev->remap.new_start;
+		c->new_end = ev->remap.new_end;
+		set_release(c, ev->remap.old_start, ev->remap.old_end);
+	}
+	if ((err = apply_remap(as, p, ev)) || !c)
+		return err;
+	c->prot = ms_aspace_prot_at(as, ev->pid, ev->remap.new_start);
+	c->region = ms_aspace_lookup(as, ev->pid, ev->remap.new_start);
+	return 0;
+}
+
+static int change_protect(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+{
+	int err;
+
+	if (c) {
+		set_range(as, ev->pid, c, ev->protect.start, ev->protect.end);
+		c->prot = (int)ev->protect.prot;
+	}
+	if ((err = apply_protect(as, p, ev)) || !c)
+		return err;
+	c->region = c->start ? ms_aspace_lookup(as, ev->pid, c->start) : NULL;
+	return 0;
+}
+
+/* madvise: advice that frees pages (DONTNEED, FREE, REMOVE, DONTNEED_LOCKED) releases the range. */
+static int change_madvise(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+{
+	uint32_t advice = ev->madvise.advice;
+	int err;
+
+	if (c) {
+		set_range(as, ev->pid, c, ev->madvise.start, ev->madvise.end);
+		c->advice = (int)advice;
+		if (advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE || advice == 24)
+			set_release(c, ev->madvise.start, ev->madvise.end);
+	}
+	if ((err = ms_vma_advise(as, p, ev)) || !c)
+		return err;
+	c->region = ms_aspace_lookup(as, ev->pid, c->start);
+	return 0;
+}
+
+static int change_mlock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+{
+	int err;
+
+	if (c) {
+		if (!ev->mlock.all)
+			set_range(as, ev->pid, c, ev->mlock.start, ev->mlock.end);
+		c->lock = (int)ev->mlock.lock;
+		if (ev->mlock.all)
+			snprintf(c->name, sizeof(c->name), "every VMA%s", ev->mlock.def > 0 ? ", and maps to come" : "");
+		else if (ev->mlock.def > 0)
+			snprintf(c->name, sizeof(c->name), "maps to come");
+	}
+	if ((err = ms_vma_lock(as, p, ev)) || !c)
+		return err;
+	c->region = c->start ? ms_aspace_lookup(as, ev->pid, c->start) : NULL;
+	return 0;
+}
+
+/* brk: a first one that only told the break (old == new) and changed nothing is no change. */
+static int change_brk(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, enum ms_aspace_op *op,
+		      struct ms_change *c)
+{
+	const struct ms_region *heap = p->heap >= 0 && as->regions[p->heap]->alive ? as->regions[p->heap] : NULL;
+	uint64_t heap_end = heap ? heap->end : 0;
+	int err = apply_brk(as, p, ev);
+
+	heap = p->heap >= 0 && as->regions[p->heap]->alive ? as->regions[p->heap] : NULL;
+	*op = MS_OP_BRK;
+	if (!err && ev->brk.old_brk == ev->brk.new_brk && !ev->brk.vma_end && heap_end == (heap ? heap->end : 0))
+		*op = MS_OP_NONE;
+	if (err || !c || *op == MS_OP_NONE)
+		return err;
+	c->start = ev->brk.old_brk;
+	c->end = ev->brk.new_brk;
+	describe_heap(as, ev, c);
+	if (ev->brk.new_brk < ev->brk.old_brk)
+		set_release(c, PAGE_ALIGN(ev->brk.new_brk), PAGE_ALIGN(ev->brk.old_brk));
+	return 0;
+}
+
+static int change_fork(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+{
+	if (c) {
+		c->child_pid = ev->fork.child_pid;
+		c->child_tid = ev->fork.child_tid;
+		snprintf(c->name, sizeof(c->name), "child %u/%u", c->child_pid, c->child_tid);
+	}
+	return apply_fork(as, p, ev);
+}
+
+/* exec and exit release everything (exit: when the last thread goes, which the leader's exit stands for). */
+static void change_task(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+{
+	bool all = ev->kind == MS_EV_EXEC || ev->tid == ev->pid;
+
+	if (all)
+		ms_pieces_clear(as, p, ev->time);
+	if (ev->kind == MS_EV_EXEC)
+		snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
+	if (!c)
+		return;
+	c->release_all = all;
+	if (ev->kind == MS_EV_EXEC)
+		snprintf(c->name, sizeof(c->name), "%s", ev->comm.comm);
+}
+
+/* Events that change no mapping: a new comm, a VMA the tree reported, a thread's stack pointer. */
+static void apply_other(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	switch (ev->kind) {
+	case MS_EV_VMA:
+		ms_pieces_set_vma(p, ev->vma.start, ev->vma.end);
+		break;
+	case MS_EV_COMM:
+		if (ev->tid == ev->pid || !p->comm[0])
+			snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
+		break;
+	case MS_EV_THREAD_SP:
+		if (ev->tid != ev->pid && ev->tid != p->last_named)
+			ms_stack_name_thread(as, p, ev);
+		break;
+	default:
+		break;
+	}
+}
+
 int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const struct ms_event *ev,
-						       enum ms_aspace_op *opp)
+						    enum ms_aspace_op *opp, struct ms_change *c)
 {
 	enum ms_aspace_op op = MS_OP_NONE;
-	uint64_t heap_end;
 	struct proc *p;
 	int err = 0;
 
@@ -341,224 +589,44 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 			mark_lost(as, p);
 		goto out;
 	}
-	p = proc_get(as, ev->pid);
-	if (!p)
+	if (!(p = proc_get(as, ev->pid)))
 		return -ENOMEM;
 	switch (ev->kind) {
 	case MS_EV_MAP:
-		err = apply_map(as, p, ev, &op);
+		err = apply_map(as, p, ev, &op, c);
 		resolve_pending(as, ev->tid);
 		break;
-	case MS_EV_UNMAP:
-		op = MS_OP_UNMAP;
-		err = ms_pieces_unmap(as, p, ev->unmap.start, ev->unmap.end, -1, ev->time);
-		break;
-	case MS_EV_SHMDT: {
-		const struct ms_region *r = ms_aspace_lookup(as, ev->pid, ev->shmdt.addr);
-
-		op = MS_OP_UNMAP;
-		if (r)
-			err = ms_pieces_unmap(as, p, r->start, r->end, r->id, ev->time);
-		break;
-	}
-	case MS_EV_REMAP:
-		op = MS_OP_REMAP;
-		err = apply_remap(as, p, ev);
-		break;
-	case MS_EV_PROTECT:
-		op = MS_OP_PROTECT;
-		err = apply_protect(as, p, ev);
-		break;
-	case MS_EV_VMA:
-		ms_pieces_set_vma(p, ev->vma.start, ev->vma.end);
-		break;
-	case MS_EV_BRK:
-		op = MS_OP_BRK;
-		heap_end = p->heap >= 0 && as->regions[p->heap]->alive ? as->regions[p->heap]->end : 0;
-		err = apply_brk(as, p, ev);
-		/* A first brk that only told the break (old == new) and changed nothing is no change. */
-		if (!err && ev->brk.old_brk == ev->brk.new_brk && !ev->brk.vma_end &&
-		    heap_end == (p->heap >= 0 && as->regions[p->heap]->alive ? as->regions[p->heap]->end : 0))
-			op = MS_OP_NONE;
-		break;
-	case MS_EV_MADVISE:
-		op = MS_OP_MADVISE;
-		err = ms_vma_advise(as, p, ev);
-		break;
-	case MS_EV_MLOCK:
-		op = MS_OP_LOCK;
-		err = ms_vma_lock(as, p, ev);
-		break;
-	case MS_EV_FORK:
-		op = MS_OP_FORK;
-		err = apply_fork(as, p, ev);
-		break;
-	case MS_EV_EXEC:
-		op = MS_OP_EXEC;
-		ms_pieces_clear(as, p, ev->time);
-		snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
-		break;
-	case MS_EV_COMM:
-		if (ev->tid == ev->pid || !p->comm[0])
-			snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
-		break;
-	case MS_EV_EXIT:
-		op = MS_OP_EXIT;
-		if (ev->tid == ev->pid)
-			ms_pieces_clear(as, p, ev->time);
-		break;
-	case MS_EV_THREAD_SP:
-		if (ev->tid != ev->pid && ev->tid != p->last_named)
-			ms_stack_name_thread(as, p, ev);
-		break;
-	default:
-		break;
+	case MS_EV_UNMAP: op = MS_OP_UNMAP; err = change_unmap(as, p, ev, c); break;
+	case MS_EV_SHMDT: op = MS_OP_UNMAP; err = change_shmdt(as, p, ev, c); break;
+	case MS_EV_REMAP: op = MS_OP_REMAP; err = change_remap(as, p, ev, c); break;
+	case MS_EV_PROTECT: op = MS_OP_PROTECT; err = change_protect(as, p, ev, c); break;
+	case MS_EV_BRK: err = change_brk(as, p, ev, &op, c); break;
+	case MS_EV_MADVISE: op = MS_OP_MADVISE; err = change_madvise(as, p, ev, c); break;
+	case MS_EV_MLOCK: op = MS_OP_LOCK; err = change_mlock(as, p, ev, c); break;
+	case MS_EV_FORK: op = MS_OP_FORK; err = change_fork(as, p, ev, c); break;
+	case MS_EV_EXEC: op = MS_OP_EXEC; change_task(as, p, ev, c); break;
+	case MS_EV_EXIT: op = MS_OP_EXIT; change_task(as, p, ev, c); break;
+	default: apply_other(as, p, ev); break;
 	}
 out:
 	if (opp)
 		*opp = op;
+	if (c)
+		c->op = op;
 	return err;
-}
-
-static void range_of(const struct ms_event *ev, struct ms_change *c)
-{
-	switch (ev->kind) {
-	case MS_EV_MAP: c->start = ev->map.start; c->end = ev->map.end; break;
-	case MS_EV_UNMAP: c->start = ev->unmap.start; c->end = ev->unmap.end; break;
-	case MS_EV_SHMDT: c->start = ev->shmdt.addr; break;
-	case MS_EV_REMAP:
-		c->start = ev->remap.old_start;
-		c->end = ev->remap.old_end;
-		c->new_start = ev->remap.new_start;
-		c->new_end = ev->remap.new_end;
-		break;
-	case MS_EV_PROTECT: c->start = ev->protect.start; c->end = ev->protect.end; break;
-	case MS_EV_BRK: c->start = ev->brk.old_brk; c->end = ev->brk.new_brk; break;
-	case MS_EV_MADVISE: c->start = ev->madvise.start; c->end = ev->madvise.end; break;
-	case MS_EV_MLOCK:
-		if (!ev->mlock.all) {
-			c->start = ev->mlock.start;
-			c->end = ev->mlock.end;
-		}
-		break;
-	default: break;
-	}
-}
-
-static void set_release(struct ms_change *c, uint64_t start, uint64_t end)
-{
-	c->release_start = start;
-	c->release_end = end;
 }
 
 MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event *ev, struct ms_change *c)
 {
-	const struct ms_region *r, *before = NULL;
-	uint64_t shm_start = 0, shm_end = 0;
-	bool occupied = false;
 	int err;
 
 	memset(c, 0, sizeof(*c));
 	c->prot = c->advice = c->lock = -1;
-	range_of(ev, c);
-	if (c->start && ev->kind != MS_EV_BRK)
-		before = ms_aspace_lookup(as, ev->pid, c->start);
-	if (before)
-		snprintf(c->name, sizeof(c->name), "%s", before->name);
-	if (ev->kind == MS_EV_SHMDT && before) {
-		shm_start = before->start;
-		shm_end = before->end;
-	}
-	if (ev->kind == MS_EV_MAP) {
-		const struct proc *p = ms_u32map_get(&as->procs, ev->pid);
-		size_t i = p ? lower(p, ev->map.start) : 0;
-
-		occupied = p && i < p->n && p->p[i].start < ev->map.end;
-	}
-	err = ms_aspace_apply(as, ev, &c->op);
-	if (err)
-		return err;
-	if (c->op == MS_OP_NONE)
-		return 0;
 	c->time_ns = ev->time;
 	c->pid = ev->pid;
 	c->tid = ev->tid;
-	if (ev->kind == MS_EV_MAP && c->op == MS_OP_MAP)
-		c->prot = (int)ev->map.prot;
-	else if (ev->kind == MS_EV_PROTECT)
-		c->prot = (int)ev->protect.prot;
-	else if (ev->kind == MS_EV_REMAP)
-		c->prot = ms_aspace_prot_at(as, ev->pid, ev->remap.new_start);
-	else if (ev->kind == MS_EV_MADVISE)
-		c->advice = (int)ev->madvise.advice;
-	else if (ev->kind == MS_EV_MLOCK) {
-		c->lock = (int)ev->mlock.lock;
-		if (ev->mlock.all)
-			snprintf(c->name, sizeof(c->name), "every VMA%s", ev->mlock.def > 0 ? ", and maps to come" : "");
-		else if (ev->mlock.def > 0)
-			snprintf(c->name, sizeof(c->name), "maps to come");
-	}
-	switch (c->op) {
-	case MS_OP_MAP:
-		r = ms_aspace_lookup(as, ev->pid, c->start);
-		c->region = r;
-		snprintf(c->name, sizeof(c->name), "%s", r ? r->name : ev->map.name);
-		if (occupied)                          /* MAP_FIXED over what was there */
-			set_release(c, c->start, c->end);
-		break;
-	case MS_OP_UNMAP:
-		c->region = before;               /* what held the range's start, gone or cut now */
-		if (ev->kind == MS_EV_SHMDT) {
-			c->start = shm_start;
-			c->end = shm_end;
-		}
-		set_release(c, c->start, c->end);
-		break;
-	case MS_OP_REMAP:
-		c->region = ms_aspace_lookup(as, ev->pid, c->new_start);
-		set_release(c, c->start, c->end);
-		break;
-	case MS_OP_PROTECT:
-	case MS_OP_LOCK:
-		c->region = c->start ? ms_aspace_lookup(as, ev->pid, c->start) : NULL;
-		break;
-	case MS_OP_MADVISE:
-		c->region = ms_aspace_lookup(as, ev->pid, c->start);
-		if (ev->madvise.advice == MADV_DONTNEED || ev->madvise.advice == MADV_FREE ||
-		    ev->madvise.advice == MADV_REMOVE || ev->madvise.advice == 24)
-			set_release(c, c->start, c->end);
-		break;
-	case MS_OP_BRK:
-		c->region = ms_aspace_heap(as, ev->pid);
-		snprintf(c->name, sizeof(c->name), "[heap]");
-		if (ev->kind == MS_EV_BRK && ev->brk.new_brk < ev->brk.old_brk)
-			set_release(c, PAGE_ALIGN(ev->brk.new_brk), PAGE_ALIGN(ev->brk.old_brk));
-		break;
-	case MS_OP_STACK_GROW:
-		r = ms_aspace_lookup(as, ev->pid, ev->map.end - 1);
-		c->region = r;
-		if (r) {
-			c->start = r->start;
-			c->end = r->end;
-		}
-		snprintf(c->name, sizeof(c->name), "[stack]");
-		break;
-	case MS_OP_FORK:
-		c->child_pid = ev->fork.child_pid;
-		c->child_tid = ev->fork.child_tid;
-		c->start = c->end = 0;
-		snprintf(c->name, sizeof(c->name), "child %u/%u", c->child_pid, c->child_tid);
-		break;
-	case MS_OP_EXEC:
-		c->release_all = true;
-		snprintf(c->name, sizeof(c->name), "%s", ev->comm.comm);
-		break;
-	case MS_OP_EXIT:
-		c->release_all = ev->tid == ev->pid;
-		c->name[0] = '\0';
-		break;
-	default:
-		break;
-	}
-	return 1;
+	if (ev->kind == MS_EV_SAMPLE)
+		return ms_aspace_apply(as, ev, NULL);     /* a sample changes no mapping */
+	err = ms_aspace_apply_event(as, ev, NULL, c);
+	return err ? err : c->op != MS_OP_NONE;
 }

@@ -61,7 +61,7 @@ MS_EXPORT int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, e
 	const struct ms_region *r;
 
 	if (ev->kind != MS_EV_SAMPLE)
-		return ms_aspace_apply_event(as, ev, opp);
+		return ms_aspace_apply_event(as, ev, opp, NULL);
 	if (opp)
 		*opp = MS_OP_NONE;
 	if (!(r = quick_region(as, ev)))

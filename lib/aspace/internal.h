@@ -198,9 +198,13 @@ void __attribute__((noinline)) ms_vma_make_anon(struct ms_aspace *as, struct pro
 
 /* --- apply.c --- */
 
-/* ms_aspace_apply() for an event that is not a sample; c (NULL: not wanted) describes what it did. */
+/*
+ * ms_aspace_apply() for an event that is not a sample: *opp (may be NULL)
+ * says what it did, and c (may be NULL; zeroed, with prot, advice and lock
+ * -1) describes it, filled as the change is applied. 0 or -ENOMEM.
+ */
 int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const struct ms_event *ev,
-						    enum ms_aspace_op *opp);
+						    enum ms_aspace_op *opp, struct ms_change *c);
 
 /* --- charge.c, stacks.c --- */
 

@@ -84,8 +84,12 @@ static bool advice_flags(uint32_t advice, uint16_t *set, uint16_t *clear)
 }
 
 /*
- * tree: the VMA tree's writes follow and set the VMAs; pieces are split to
- * hold their flags, and nothing is merged or parted here.
+ * madvise advice that changes VMA flags: VMA by VMA, one whose flags would
+ * not change is left whole; the others are split at the range's ends, take
+ * the flags, and merge with their neighbours where those now match. The
+ * kernel writes no record of any of it. tree: the VMA tree's writes follow
+ * and set the VMAs; pieces are split to hold their flags, and nothing is
+ * merged or parted here.
  */
 static int change_vmflags(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end,
 			  uint16_t set, uint16_t clear, bool tree)
