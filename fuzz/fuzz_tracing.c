@@ -14,6 +14,7 @@
 
 #include <mapscope/pdreader.h>
 
+#include "session/source.h"
 #include "stream/stream.h"
 
 static int count(const struct ms_event *ev, void *ctx)
@@ -40,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t td[2], raw = 12;
 	uint64_t sample[6] = { id, 1 | (1ULL << 32), 5, 0, 0, 0 };
 	struct ms_pdreader *r;
+	struct ms_stream_source src;
 	struct ms_stream *s;
 	char path[64];
 	int fd = memfd_create("fuzz", 0), events = 0;
@@ -65,9 +67,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	put(fd, sample, 24 + 16);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	r = ms_pdreader_open(path);
-	s = r ? ms_stream_new(r) : NULL;
-	if (s)
-		ms_stream_run(s, count, &events);
+	s = r ? session_reader_stream(r) : NULL;
+	if (s) {
+		session_reader_source(r, &src);
+		ms_stream_run(s, &src, count, &events);
+	}
 	ms_stream_free(s);
 	ms_pdreader_free(r);
 out:

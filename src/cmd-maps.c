@@ -92,15 +92,15 @@ static void print_vma(const struct ms_vma *v, void *ctx)
 /* Says so when the process's own records were lost before the instant asked for. */
 static void lost_before(const struct ms_session *s, const struct maps_run *m)
 {
-	struct ms_session_stats st;
-	uint32_t i;
+	struct ms_session_lost lp;
+	size_t i;
 
-	ms_session_stats(s, &st);
-	for (i = 0; i < st.nr_lost_pids && i < 8; i++)
-		if (st.lost_by_pid[i].pid == m->pid && (m->last || st.lost_by_pid[i].first <= m->at))
+	/* The first 8 processes only, as the report's warning names them. */
+	for (i = 0; i < 8 && ms_session_lost_pid(s, i, &lp); i++)
+		if (lp.pid == m->pid && (m->last || lp.first <= m->at))
 			fprintf(stderr, "mapscope: warning: %llu records of process %u were lost before "
 				"then: these maps may be missing changes\n",
-				(unsigned long long)st.lost_by_pid[i].count, m->pid);
+				(unsigned long long)lp.count, m->pid);
 }
 
 int cmd_maps(int argc, char **argv)

@@ -153,7 +153,8 @@ void replay_warnings(struct ms_session *s, const char *path)
 	bool corrupt = ms_session_corrupt(s);
 	struct ms_session_stats st;
 	char aside[512];
-	uint32_t i;
+	struct ms_session_lost lp;
+	size_t i;
 
 	ms_session_stats(s, &st);
 	if (!st.samples && !st.zero_addr && !st.kernel_addr)
@@ -182,10 +183,9 @@ void replay_warnings(struct ms_session *s, const char *path)
 			"maps, unmaps and samples there may be missing, so attribution is uncertain "
 			"(record with a larger ring buffer, -m)\n", (unsigned long long)st.lost,
 			rel_s(&st, st.lost_first), rel_s(&st, st.lost_last));
-		for (i = 0; i < st.nr_lost_pids && i < 8; i++)
+		for (i = 0; i < 8 && ms_session_lost_pid(s, i, &lp); i++)
 			fprintf(stderr, "mapscope: warning:   of process %u: %llu records, from %.6f s to %.6f s\n",
-				st.lost_by_pid[i].pid, (unsigned long long)st.lost_by_pid[i].count,
-				rel_s(&st, st.lost_by_pid[i].first), rel_s(&st, st.lost_by_pid[i].last));
+				lp.pid, (unsigned long long)lp.count, rel_s(&st, lp.first), rel_s(&st, lp.last));
 		if (st.nr_lost_pids > 8)
 			fprintf(stderr, "mapscope: warning:   and of other processes\n");
 	}

@@ -126,16 +126,21 @@ struct ms_session_stats {
 	uint64_t bad_records;      /* other records larger than their type can be: dropped */
 	uint64_t lost;             /* records the kernel reported lost */
 	uint64_t lost_first, lost_last;   /* the times of the first and last LOST records */
-	struct ms_session_lost {            /* the processes whose records were lost, the first 8 */
-		uint32_t pid;
-		uint64_t count, first, last;
-	} lost_by_pid[8];
-	uint32_t nr_lost_pids;             /* entries of lost_by_pid used; past 8, one per LOST record of another */
+	uint32_t nr_lost_pids;     /* processes whose records were lost: ms_session_lost_pid() names them */
 	uint64_t out_of_order;     /* records that came after a later one was emitted */
 	uint64_t first_time, last_time;
 };
 
 void ms_session_stats(const struct ms_session *s, struct ms_session_stats *st);
+
+/* The records of one process that were lost: the times of its first and last LOST record. */
+struct ms_session_lost {
+	uint32_t pid;
+	uint64_t count, first, last;
+};
+
+/* The i-th process whose records were lost, in the order first seen: false past the last. */
+bool ms_session_lost_pid(const struct ms_session *s, size_t i, struct ms_session_lost *out);
 
 /* Whether the recording has the syscalls (munmap, mremap...) and so its unmaps: perf record -d's has not. */
 bool ms_session_has_syscalls(const struct ms_session *s);

@@ -953,43 +953,36 @@ static int read_leading_records(struct ms_pdreader *r)
 	return 0;
 }
 
-MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_header **rec)
+/*
+ * The one way to read the data (libperf's read_event / consume): a span of
+ * the bytes read ahead, whose first record is whole and checked, then
+ * consume() past what was taken. Faster paths stay behind it: a caller
+ * that knows the records it wants checks those that follow the first in
+ * its own pass over the span (ms_pdreader_whole()), with no second pass
+ * here.
+ */
+int ms_pdreader_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off)
 {
 	const struct perf_event_header *h;
 	size_t avail = r->blen - r->bpos;
 	int ret;
 
 	/* The usual case, a whole well-formed data record already in the buffer. */
-	if (!r->peeked && avail >= sizeof(*h)) {
-		h = (const void *)(r->buf + r->bpos);
-		if (h->size >= sizeof(*h) && !(h->size % 8) && h->size <= avail && !reader_owns(r, h)) {
-			r->last_off = r->pos;
-			*rec = h;
-			advance(r, h);
-			drop_behind(r);
-			return 1;
-		}
-	}
 	if (r->peeked) {
-		r->peeked = false;
-		*rec = (const void *)(r->buf + r->bpos);
-		ret = 1;
-	} else
-		ret = next_record(r, rec);
-	if (ret > 0)
-		advance(r, *rec);
-	return ret;
-}
-
-size_t ms_pdreader_peek(const struct ms_pdreader *r, const void **start)
-{
-	if (r->peeked || !r->buf)
-		return 0;
+		r->peeked = false;       /* a pipe's first data record, checked at open */
+	} else if (avail < sizeof(*h) || !ms_pdreader_whole((h = (const void *)(r->buf + r->bpos)), avail) ||
+		   reader_owns(r, h)) {
+		if ((ret = next_record(r, &h)) <= 0)
+			return ret;
+	}
+	r->last_off = r->pos;
 	*start = r->buf + r->bpos;
-	return r->blen - r->bpos;
+	*len = r->blen - r->bpos;
+	*off = r->pos;
+	return 1;
 }
 
-void ms_pdreader_skip(struct ms_pdreader *r, size_t len, size_t last)
+void ms_pdreader_consume(struct ms_pdreader *r, size_t len, size_t last)
 {
 	r->last_off = r->pos + len - last;
 	r->pos += len;
@@ -997,38 +990,17 @@ void ms_pdreader_skip(struct ms_pdreader *r, size_t len, size_t last)
 	drop_behind(r);
 }
 
-int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off)
+MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 {
-	const unsigned char *p, *end, *last = NULL;
-	const struct perf_event_header *h;
-	int ret;
+	const void *start;
+	size_t len;
+	uint64_t off;
+	int ret = ms_pdreader_span(r, &start, &len, &off);
 
-	*off = r->pos;
-	if (!r->peeked && r->buf) {
-		p = r->buf + r->bpos;
-		end = r->buf + r->blen;
-		/* Whole, well-formed data records already in the buffer, in one tight loop. */
-		while (end - p >= (ptrdiff_t)sizeof(*h)) {
-			h = (const void *)p;
-			if (!h->size || h->size % 8 || h->size > end - p || reader_owns(r, h))
-				break;           /* sizes are multiples of 8: 0 is the only one below 8 */
-			last = p;
-			p += h->size;
-		}
-		if (last) {
-			*start = r->buf + r->bpos;
-			*len = (size_t)(p - r->buf) - r->bpos;
-			r->last_off = r->pos + (uint64_t)(last - (const unsigned char *)*start);
-			r->pos += *len;
-			r->bpos += *len;
-			drop_behind(r);
-			return 1;
-		}
+	if (ret > 0) {
+		*rec = start;
+		ms_pdreader_consume(r, (*rec)->size, (*rec)->size);
 	}
-	ret = ms_pdreader_next(r, (const struct perf_event_header **)start);   /* one at a time */
-	if (ret > 0)
-		*len = ((const struct perf_event_header *)*start)->size;
-	*off = r->last_off;
 	return ret;
 }
 

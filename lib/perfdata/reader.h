@@ -1,7 +1,7 @@
 /*
- * Internal: what the stream needs of the reader beyond open / next / free,
- * to read records in spans, take runs of them in one pass, and hold them
- * while it puts them in time order.
+ * Internal: what the stream needs of the reader beyond open / next / free:
+ * one way to read records in spans (whose fast paths take runs of them in
+ * one pass), and a way to hold them while it puts them in time order.
  */
 #ifndef MS_PERFDATA_READER_H
 #define MS_PERFDATA_READER_H
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <mapscope/pdreader.h>
+#include <linux/perf_event.h>
 
 struct ms_evlist;
 
@@ -21,27 +22,26 @@ const struct ms_evlist *ms_pdreader_evlist(const struct ms_pdreader *r);
 void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len);
 
 /*
- * The next data records at once: 1 with [*start, *start + *len) holding one
- * or more whole records one after another (walk them by their sizes; the
- * first lies at byte offset *off in the input), 0 at the end, or an error
- * as ms_pdreader_next() gives. They stay valid as records from
- * ms_pdreader_next() do. Header records of pipe mode are consumed here too.
+ * The one way to read the data: 1 with [*start, *start + *len) the bytes
+ * read ahead, from the next record on (at byte offset *off), 0 at the end,
+ * or an error as ms_pdreader_next() gives. The first record is whole and
+ * checked; the bytes after it are as read, unchecked, and may end inside a
+ * record: a caller walks on only over records that ms_pdreader_whole()
+ * passes and whose type is below 64 (pipe mode's header records are the
+ * reader's, so a span ends at them), then moves past what it took with
+ * ms_pdreader_consume(): len bytes of whole records, the last of them last
+ * bytes long. Header records of pipe mode are consumed here. The bytes stay
+ * valid as records from ms_pdreader_next() do.
  */
-int ms_pdreader_next_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off);
+int ms_pdreader_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off);
+void ms_pdreader_consume(struct ms_pdreader *r, size_t len, size_t last);
 
-/*
- * The bytes read ahead and not yet handed out, unchecked, so that a caller
- * that knows the records it wants can check and take them in one pass:
- * their number (0 where none are buffered; ms_pdreader_next() reads more),
- * with *start set. They may end inside a record. A caller takes only
- * records whose size it checked against the bytes that remain and whose
- * type is below 64 (pipe mode's header records are the reader's), then
- * moves past them with ms_pdreader_skip(): len bytes of whole records, the
- * last of them last bytes long. They stay valid as records from
- * ms_pdreader_next() do.
- */
-size_t ms_pdreader_peek(const struct ms_pdreader *r, const void **start);
-void ms_pdreader_skip(struct ms_pdreader *r, size_t len, size_t last);
+/* Whether the record at h is whole in the avail bytes there, with a size the kernel's have. */
+static inline bool ms_pdreader_whole(const struct perf_event_header *h, size_t avail)
+{
+	/* sizes are multiples of 8: 0 is the only one below 8 */
+	return avail >= sizeof(*h) && h->size && !(h->size % 8) && h->size <= avail;
+}
 
 /*
  * keep: records stay valid until ms_pdreader_release() covers them, so a

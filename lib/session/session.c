@@ -15,6 +15,9 @@
 
 #include "analysis/sites.h"
 #include "aspace/samples.h"
+#include "kernel/live.h"
+#include "perfdata/reader.h"
+#include "session/source.h"
 #include "stream/stream.h"
 #include "util/log.h"
 
@@ -42,6 +45,43 @@ struct ms_session {
 	struct ms_sites sites;      /* with symbols: each region's allocation site, named once here */
 };
 
+/* --- binding a source to the stream ---------------------------------------- */
+
+static int reader_span(void *r, const void **start, size_t *len, uint64_t *off)
+{
+	return ms_pdreader_span(r, start, len, off);
+}
+
+static void reader_consume(void *r, size_t len, size_t last)
+{
+	ms_pdreader_consume(r, len, last);
+}
+
+static void reader_release(void *r, uint64_t upto)
+{
+	ms_pdreader_release(r, upto);
+}
+
+static uint64_t reader_offset_of(void *r, const void *rec)
+{
+	return ms_pdreader_offset_of(r, rec);
+}
+
+void session_reader_source(struct ms_pdreader *r, struct ms_stream_source *src)
+{
+	*src = (struct ms_stream_source){ r, reader_span, reader_consume, reader_release, reader_offset_of };
+	ms_pdreader_keep(r, true);
+}
+
+struct ms_stream *session_reader_stream(struct ms_pdreader *r)
+{
+	const void *td;
+	size_t len;
+
+	ms_pdreader_tracing_data(r, &td, &len);
+	return ms_stream_new(ms_pdreader_evlist(r), td, len, false);
+}
+
 MS_EXPORT struct ms_session *ms_session_open(const char *path, const struct ms_session_opts *opts)
 {
 	struct ms_session *s = calloc(1, sizeof(*s));
@@ -59,7 +99,7 @@ MS_EXPORT struct ms_session *ms_session_open(const char *path, const struct ms_s
 		err = -errno;
 		goto fail;
 	}
-	s->stream = ms_stream_new(s->reader);
+	s->stream = session_reader_stream(s->reader);
 	if (!s->stream || !(s->as = ms_aspace_new()) ||
 	    (s->o.symbols && !(s->syms = ms_symbols_new()))) {
 		err = errno ? -errno : -ENOMEM;
@@ -75,11 +115,14 @@ fail:
 MS_EXPORT struct ms_session *ms_session_open_live(struct ms_live *l)
 {
 	struct ms_session *s = calloc(1, sizeof(*s));
+	const void *td;
+	size_t len;
 
 	if (!s)
 		return NULL;
 	s->o.to_ns = UINT64_MAX;
-	s->stream = ms_stream_new_live(l);
+	ms_live_tracing_data(l, &td, &len);
+	s->stream = ms_stream_new(ms_live_evlist(l), td, len, true);   /* the rings' bytes are written over */
 	if (!s->stream || !(s->as = ms_aspace_new())) {
 		ms_session_free(s);
 		errno = ENOMEM;
@@ -265,6 +308,7 @@ static void begin(struct ms_session *s)
 
 MS_EXPORT int ms_session_run(struct ms_session *s)
 {
+	struct ms_stream_source src;
 	size_t i;
 	int err;
 
@@ -273,7 +317,8 @@ MS_EXPORT int ms_session_run(struct ms_session *s)
 		expect_build_ids(s);
 	if (!s->sees_samples && (err = ms_stream_set_samples_fn(s->stream, on_samples)))
 		return err;
-	err = ms_stream_run(s->stream, on_event, s);
+	session_reader_source(s->reader, &src);
+	err = ms_stream_run(s->stream, &src, on_event, s);
 	if (err == 1)                    /* an analysis had what it needed */
 		return 1;
 	ms_aspace_finish(s->as);
@@ -304,7 +349,26 @@ MS_EXPORT const char *ms_session_alloc_chain(const struct ms_session *s, const s
 
 MS_EXPORT void ms_session_stats(const struct ms_session *s, struct ms_session_stats *st)
 {
-	ms_stream_stats(s->stream, st);
+	struct ms_stream_stats t;
+
+	ms_stream_stats(s->stream, &t);
+	*st = (struct ms_session_stats){
+		.records = t.records, .samples = t.samples, .other_samples = t.other_samples,
+		.zero_addr = t.zero_addr, .kernel_addr = t.kernel_addr, .unknown_id = t.unknown_id,
+		.bad_samples = t.bad_samples, .bad_records = t.bad_records, .lost = t.lost,
+		.lost_first = t.lost_first, .lost_last = t.lost_last, .nr_lost_pids = t.nr_lost_pids,
+		.out_of_order = t.out_of_order, .first_time = t.first_time, .last_time = t.last_time,
+	};
+}
+
+MS_EXPORT bool ms_session_lost_pid(const struct ms_session *s, size_t i, struct ms_session_lost *out)
+{
+	struct ms_stream_lost l;
+
+	if (!ms_stream_lost_pid(s->stream, i, &l))
+		return false;
+	*out = (struct ms_session_lost){ l.pid, l.count, l.first, l.last };
+	return true;
 }
 
 MS_EXPORT bool ms_session_has_syscalls(const struct ms_session *s)

@@ -1,9 +1,12 @@
 /*
  * Internal to lib/stream: the stream's state, shared by its parts, one job
- * a file: stream.c reads, orders and decodes records; tracing.c parses the
- * tracepoint formats (TRACING_DATA) and tells which syscall an event
- * follows; syscalls.c pairs syscall entries and exits, with the maps the
- * kernel writes between them, into changes.
+ * a file: stream.c takes records from a source or a push and feeds the
+ * ordering; ordered.c puts records in time order; evsel.c knows the
+ * events, finds a record's event and time; decode.c turns ordered records
+ * into events and runs of samples; tracing.c parses the tracepoint formats
+ * (TRACING_DATA) and tells which syscall an event follows; syscalls.c
+ * pairs syscall entries and exits, with the maps the kernel writes between
+ * them, into changes.
  */
 #ifndef MS_STREAM_INTERNAL_H
 #define MS_STREAM_INTERNAL_H
@@ -12,9 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <mapscope/live.h>
-#include <mapscope/pdreader.h>
-
+#include "stream/ordered.h"
 #include "stream/sample.h"
 #include "stream/stream.h"
 #include "util/u32map.h"
@@ -75,40 +76,13 @@ struct thread {
 	size_t nr_vmas, cap_vmas;
 };
 
-/* Records of equal time keep their file order: the merge below is stable. */
-struct qent {
-	uint64_t time;
-	const struct perf_event_header *rec;
-};
-
-/*
- * While a file's records come in time order, as they do from one CPU, they
- * are queued as segments, with nothing to sort and nothing per record: a
- * run of the only event's samples lying one after another in the reader's
- * buffer, or one other record.
- */
-struct seg {
-	const unsigned char *p;       /* the first record */
-	uint64_t first, last;         /* the times of the first and the last */
-	size_t n;                     /* records: more than 1 only in a run */
-	bool run;                     /* samples of the only event, fast_size bytes apart */
-	bool clean;                   /* a run known to hold no address that is set aside */
-};
-
-struct chunk {
-	struct chunk *next;
-	size_t used;
-	unsigned char data[1 << 20] __attribute__((aligned(8)));
-};
-
 struct idmap {
 	uint64_t id;
 	uint32_t evsel;
 };
 
 struct ms_stream {
-	struct ms_pdreader *r;        /* the file source, or NULL */
-	struct ms_live *live;         /* the live source, or NULL */
+	const struct ms_stream_source *src;   /* while ms_stream_run() reads one, or NULL */
 	struct idmap *ids;            /* sorted by id */
 	size_t nr_ids;
 	struct evinfo *ev;
@@ -118,16 +92,7 @@ struct ms_stream {
 	bool has_syscalls;
 	bool has_tree;                /* the file has the VMA tree's writes (maple_tree:ma_write) */
 	bool has_enter[SC_NR], has_exit[SC_NR];   /* which halves of each syscall the file has */
-	/* ordering */
-	struct qent *q, *tmp;
-	/* A ring: entry i of nq is q[(qh + i) & (capq - 1)], so nothing moves as it turns. */
-	size_t qh, nq, capq;          /* capq: a power of two, or 0 */
-	size_t nsorted;               /* entries [0, nsorted) are known to be in time order */
-	uint64_t tail_time;           /* the time of the last entry, when nq > 0, or of the last segment */
-	struct seg *segs;             /* a ring as q is; in use while seg_mode holds */
-	size_t sh, nseg, capseg;
-	bool seg_mode;                /* the queue is segs (q is empty) while records come in order */
-	bool seg_ok;                  /* segments may be used: a file with one fixed-layout event */
+	struct ms_ordered ord;
 	/* With one event whose data samples have a fixed layout: their size and TIME's offset. */
 	uint16_t fast_size;
 	/*
@@ -139,14 +104,14 @@ struct ms_stream {
 	bool multi;
 	uint64_t fast_id;
 	int16_t fast_time;
-	uint64_t max_time, next_flush, last_emitted, last_time;
-	struct chunk *arena_cur, *arena_prev;     /* copies of live records */
-	struct chunk *spare;                      /* emptied chunks, kept for reuse */
+	uint64_t next_flush, last_emitted;
 	uint64_t round_off;           /* byte offset of the FINISHED_ROUND before the last one */
 	/* normalising */
 	struct ms_u32map threads;                 /* tid -> struct thread */
 	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
+	struct ms_stream_lost *lost;              /* by process, in the order first seen */
+	size_t cap_lost;
 	ms_stream_fn fn;
 	void *ctx;
 	struct ms_event sev;          /* a data sample's event: what never changes is set once */
@@ -177,6 +142,12 @@ static inline int emit(struct ms_stream *s, struct ms_event *ev)
 	return s->fn(ev, s->ctx);
 }
 
+/* Where a record lies in its source, for what is logged: known only while a source is read (s->src). */
+static inline uint64_t stream_offset_of(const struct ms_stream *s, const struct perf_event_header *rec)
+{
+	return s->src->offset_of(s->src->ctx, rec);
+}
+
 static inline void base_event(struct ms_event *ev, enum ms_event_kind k, const struct ms_sample *smp)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -186,6 +157,44 @@ static inline void base_event(struct ms_event *ev, enum ms_event_kind k, const s
 	ev->tid = smp->tid;
 	ev->cpu = smp->cpu;
 }
+
+/* evsel.c */
+/* The events of ev, classified (tracepoints by the tracing data td[0, len)). 0 or -errno. */
+int stream_setup_evsels(struct ms_stream *s, const struct ms_evlist *ev, const void *td, size_t len);
+/* The event of a sample (-1: none), and of another record's trailer (the first where not known). */
+int stream_sample_evsel(struct ms_stream *s, const struct perf_event_header *rec);
+int stream_trailer_evsel(struct ms_stream *s, const struct perf_event_header *rec);
+bool stream_fast_id_slow(struct ms_stream *s, uint64_t id);
+uint64_t stream_record_time_slow(struct ms_stream *s, const struct perf_event_header *rec);
+
+/* Whether rec is a sample of the fast event: its size, and where the file has other events, its id. */
+static inline bool fast_sample(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	uint64_t id;
+
+	if (rec->size != s->fast_size || rec->type != PERF_RECORD_SAMPLE)
+		return false;
+	if (!s->multi)
+		return true;
+	memcpy(&id, rec + 1, 8);
+	return id == s->fast_id || stream_fast_id_slow(s, id);
+}
+
+/* The time a record is ordered by; the usual case, a sample of the only event, inline. */
+static inline uint64_t record_time(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	uint64_t t;
+
+	if (fast_sample(s, rec)) {
+		memcpy(&t, (const char *)rec + s->fast_time, 8);
+		return t;
+	}
+	return stream_record_time_slow(s, rec);
+}
+
+/* decode.c */
+/* Emits the ordered records with time <= limit. 0 or what fn returned. */
+int stream_flush(struct ms_stream *s, uint64_t limit);
 
 /* tracing.c */
 /*

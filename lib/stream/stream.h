@@ -1,7 +1,10 @@
 /*
- * Internal: the stream turns a perf.data reader's records into normalised events
- * (struct ms_event) in time order. Records of different CPUs are merged by
- * perf's FINISHED_ROUND rule; syscall tracepoint entries and exits are
+ * Internal: the stream turns perf records into normalised events (struct
+ * ms_event) in time order. It is built from an event list and tracing data
+ * and knows no source: the session binds a file to it (ms_stream_run, with
+ * a struct ms_stream_source) or pushes the live rings' records into it
+ * (ms_stream_push, ms_stream_flush). Records of different CPUs are merged
+ * by perf's FINISHED_ROUND rule; syscall tracepoint entries and exits are
  * paired per thread, and a change is emitted when its syscall succeeds,
  * with its exact range.
  */
@@ -12,17 +15,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <linux/perf_event.h>
+
 #include <mapscope/event.h>
-#include <mapscope/pdreader.h>
-#include <mapscope/session.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct ms_stream;
+struct ms_evlist;
 
-/* struct ms_session_stats (mapscope/session.h) is what ms_stream_stats() fills. */
+/* What the stream read, set aside and lost (so far, for pushed records). */
+struct ms_stream_stats {
+	uint64_t records;          /* data records read */
+	uint64_t samples;          /* data-address samples emitted */
+	uint64_t other_samples;    /* samples of events without a data address, tracepoints included */
+	uint64_t zero_addr;        /* data samples at address 0, not accesses: set aside */
+	uint64_t kernel_addr;      /* data samples at kernel addresses: set aside */
+	uint64_t unknown_id;       /* samples whose id matches no event: dropped */
+	uint64_t bad_samples;      /* samples that do not fit their record: dropped */
+	uint64_t bad_records;      /* other records larger than their type can be: dropped */
+	uint64_t lost;             /* records the kernel reported lost */
+	uint64_t lost_first, lost_last;   /* the times of the first and last LOST records */
+	uint32_t nr_lost_pids;     /* processes whose records were lost (ms_stream_lost_pid) */
+	uint64_t out_of_order;     /* records that came after a later one was emitted */
+	uint64_t first_time, last_time;
+};
+
+/* The records of one process that were lost. */
+struct ms_stream_lost {
+	uint32_t pid;
+	uint64_t count, first, last;   /* records; the times of its first and last LOST record */
+};
 
 /* Called for each event; ev is valid during the call only. Non-zero stops the run. */
 typedef int (*ms_stream_fn)(const struct ms_event *ev, void *ctx);
@@ -39,18 +64,37 @@ typedef int (*ms_stream_fn)(const struct ms_event *ev, void *ctx);
 typedef int (*ms_stream_samples_fn)(const struct ms_samples *run, void *ctx);
 
 /*
- * Prepares a stream over r (which stays the caller's and must outlive it).
- * NULL with errno set; EBADMSG where the tracing data does not parse.
+ * Prepares a stream for the events of ev, whose tracepoints the tracing
+ * data [tracing, tracing + len) describes (NULL, 0: none). ev stays the
+ * caller's and must outlive the stream (the attrs are used in place); the
+ * tracing data is read here only. copy: the records it is given are the
+ * caller's during the call only (live rings), so those it holds are
+ * copied. NULL with errno set; EBADMSG where there are no events.
  */
-struct ms_stream *ms_stream_new(struct ms_pdreader *r);
+struct ms_stream *ms_stream_new(const struct ms_evlist *ev, const void *tracing, size_t len, bool copy);
 
 /*
- * Reads every record and emits its events. 0 at the end of the data;
- * -EBADMSG if the data is corrupt (the events before the bad record have
- * been emitted; the cause is logged with its byte offset); or what fn
- * returned.
+ * A source that holds its records until told (a file's reader): the one
+ * reading protocol of lib/perfdata/reader.h, and its ctx.
  */
-int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx);
+struct ms_stream_source {
+	void *ctx;
+	/* As ms_pdreader_span(): the first record whole and checked, the bytes after it not. */
+	int (*span)(void *ctx, const void **start, size_t *len, uint64_t *off);
+	void (*consume)(void *ctx, size_t len, size_t last);
+	/* The records that start before byte offset upto are no longer needed. */
+	void (*release)(void *ctx, uint64_t upto);
+	/* The byte offset of a record taken, for what is logged. */
+	uint64_t (*offset_of)(void *ctx, const void *rec);
+};
+
+/*
+ * Reads every record of src and emits its events. 0 at the end of the
+ * data; -EBADMSG if the data is corrupt (the events before the bad record
+ * have been emitted; the cause is logged with its byte offset); or what fn
+ * returned, or what src->span returned.
+ */
+int ms_stream_run(struct ms_stream *s, const struct ms_stream_source *src, ms_stream_fn fn, void *ctx);
 
 /*
  * Has data samples of a fixed layout (the usual kind) handed over in runs
@@ -59,16 +103,7 @@ int ms_stream_run(struct ms_stream *s, ms_stream_fn fn, void *ctx);
  */
 int ms_stream_set_samples_fn(struct ms_stream *s, ms_stream_samples_fn fn);
 
-struct ms_live;
-
-/*
- * Prepares a stream over a live source: records are pushed in as they are
- * drained from its rings (ms_stream_push) and emitted by ms_stream_flush.
- * l stays the caller's and must outlive the stream. NULL with errno set.
- */
-struct ms_stream *ms_stream_new_live(struct ms_live *l);
-
-/* Queues one record (copied). 0 or -ENOMEM. */
+/* Queues one record (copied where the stream was made with copy). 0 or -ENOMEM. */
 int ms_stream_push(struct ms_stream *s, const struct perf_event_header *rec);
 
 /* Emits the queued records with time <= limit, in time order. 0 or what fn returned. */
@@ -77,7 +112,9 @@ int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn fn, void *
 /* Whether the recording has the syscall records that make unmaps exact. */
 bool ms_stream_has_syscalls(const struct ms_stream *s);
 
-void ms_stream_stats(const struct ms_stream *s, struct ms_session_stats *st);
+void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats *st);
+/* The i-th process whose records were lost, in the order first seen: false past the last. */
+bool ms_stream_lost_pid(const struct ms_stream *s, size_t i, struct ms_stream_lost *out);
 
 /* Accepts NULL. */
 void ms_stream_free(struct ms_stream *s);

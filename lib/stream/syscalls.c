@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "perfdata/reader.h"
 #include "stream/internal.h"
 #include "util/log.h"
 
@@ -532,9 +531,9 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 
 	err = take_mmap(rec, &pm);
 	if (err) {
-		if (s->r)
+		if (s->src)
 			ms_warn("skipping an MMAP record at byte offset %llu %s",
-				(unsigned long long)ms_pdreader_offset_of(s->r, rec),
+				(unsigned long long)stream_offset_of(s, rec),
 				err == -ERANGE ? "whose range lies outside the user address space" :
 				"that does not fit");
 		return err == -ENOMEM ? err : 0;

@@ -24,6 +24,7 @@
 #include <mapscope/pdwriter.h>
 
 #include "stream/stream.h"
+#include "stream_file.h"
 
 #include "perfdata/format.h"
 #include "records.h"
@@ -73,7 +74,7 @@ static int collect(const struct ms_event *ev, void *ctx)
 }
 
 /* Reads fd's file through a stream: what run returned, the events in s, the stats in st. */
-static int run_fd(int fd, struct seen *s, struct ms_session_stats *st)
+static int run_fd(int fd, struct seen *s, struct ms_stream_stats *st)
 {
 	char path[64];
 	struct ms_pdreader *r;
@@ -84,10 +85,10 @@ static int run_fd(int fd, struct seen *s, struct ms_session_stats *st)
 	r = ms_pdreader_open(path);
 	if (!r)
 		return -errno;
-	stream = ms_stream_new(r);
+	stream = stream_file_new(r);
 	assert_non_null(stream);
 	memset(s, 0, sizeof(*s));
-	ret = ms_stream_run(stream, collect, s);
+	ret = stream_file_run(stream, collect, s);
 	if (st)
 		ms_stream_stats(stream, st);
 	ms_stream_free(stream);
@@ -292,7 +293,7 @@ static void compressed_records(void **state)
 {
 	struct sample_rec s[40];
 	struct sample_rec before = sample(ID, 1, 0x100000), after = sample(ID, 500, 0x200000);
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct seen seen;
 	struct ms_pdwriter *w;
 	int fd, pipe, type, i;
@@ -363,7 +364,7 @@ static void group_read_with_lost(void **state)
 	/* header, identifier, ip, pid/tid, time, addr, nr=2 {value, id, lost} x2, chain nr=3, 3 ips */
 	uint64_t rec[1 + 5 + 1 + 6 + 1 + 3];
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(rec) };
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct seen seen;
 	struct ms_pdwriter *w;
 	int fd, pipe;
@@ -411,7 +412,7 @@ static void zero_and_kernel_addresses_set_aside(void **state)
 	struct ms_pdwriter_evsel e[2] = { { &a, "page-faults", &ida, 1 }, { &b, "cpu-clock", &idb, 1 } };
 	struct sample_rec s[4] = { sample(ID, 10, 0), sample(ID, 11, 0x5000),
 				   sample(ID, 12, 0xffff888000001000ULL), sample(ID, 13, 0x6000) };
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct seen seen;
 	struct ms_pdwriter *w;
 	int fd, nr, i;
@@ -448,7 +449,7 @@ static void unknown_ids_are_counted(void **state)
 	uint64_t ida = ID, idb = ID + 1;
 	struct ms_pdwriter_evsel e[2] = { { &a, "page-faults", &ida, 1 }, { &b, "minor-faults", &idb, 1 } };
 	struct sample_rec s[3] = { sample(ID, 10, 0x1000), sample(999, 11, 0x2000), sample(ID + 1, 12, 0x3000) };
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct seen seen;
 	struct ms_pdwriter *w;
 	int fd, ident, i;
@@ -539,7 +540,7 @@ static void oversized_sample_is_damage(void **state)
 	struct sample_rec s[4] = { sample(ID, 10, 0x1000), sample(ID, 11, 0x2000), sample(ID, 12, 0x3000),
 				   sample(ID, 13, 0x4000) };
 	struct perf_file_header fh;
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct seen seen;
 	struct ms_pdwriter *w;
 	char want[64];
@@ -570,7 +571,7 @@ static void oversized_record_is_damage(void **state)
 	unsigned char comm[1024] = { 0 };
 	struct perf_event_header h = { PERF_RECORD_COMM, 0, sizeof(comm) };
 	struct sample_rec s1 = sample(ID, 10, 0x1000);
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct seen seen;
 	struct ms_pdwriter *w;
 	int fd;
@@ -754,7 +755,7 @@ static void pipe_attr_after_data(void **state)
 	struct perf_event_header h = { PERF_RECORD_HEADER_ATTR, 0, sizeof(rec) };
 	uint64_t id = 500, feat = HEADER_EVENT_DESC;
 	uint32_t u[4];
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct seen seen;
 	struct ms_pdwriter *w;
 	int fd, k;

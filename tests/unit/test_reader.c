@@ -20,6 +20,7 @@
 #include <mapscope/pdwriter.h>
 
 #include "stream/stream.h"
+#include "stream_file.h"
 
 #include "perfdata/format.h"
 #include "perfdata/reader.h"
@@ -114,9 +115,9 @@ static int run_file(const char *path, struct seen *s)
 
 	if (!r)
 		return -errno;
-	st = ms_stream_new(r);
+	st = stream_file_new(r);
 	assert_non_null(st);
-	ret = ms_stream_run(st, collect, s);
+	ret = stream_file_run(st, collect, s);
 	ms_stream_free(st);
 	ms_pdreader_free(r);
 	return ret;
@@ -129,7 +130,7 @@ static struct ms_stream *stream_of(const char *path, struct ms_pdreader **r, ms_
 
 	*r = ms_pdreader_open(path);
 	assert_non_null(*r);
-	st = ms_stream_new(*r);
+	st = stream_file_new(*r);
 	assert_non_null(st);
 	if (runs)
 		assert_int_equal(ms_stream_set_samples_fn(st, runs), 0);
@@ -341,10 +342,10 @@ static void survives_mutations(void **state)
 		r = ms_pdreader_open(path);
 		if (!r)
 			continue;
-		st = ms_stream_new(r);
+		st = stream_file_new(r);
 		as = ms_aspace_new();
 		if (st && as)
-			ms_stream_run(st, drive, as);
+			stream_file_run(st, drive, as);
 		ms_aspace_free(as);
 		ms_stream_free(st);
 		ms_pdreader_free(r);
@@ -543,7 +544,7 @@ static void fixed_layouts_decode_each_field(void **state)
 	char *argv[] = { "test" }, path[64];
 	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
-	struct ms_session_stats stats;
+	struct ms_stream_stats stats;
 	struct fields_seen seen;
 	struct ms_pdwriter *w;
 	struct ms_pdreader *r;
@@ -584,7 +585,7 @@ static void fixed_layouts_decode_each_field(void **state)
 		for (runs = 0; runs < 2; runs++) {
 			seen = (struct fields_seen){ .ok = true };
 			st = stream_of(path, &r, runs ? fields_run : NULL);
-			assert_int_equal(ms_stream_run(st, fields_one, &seen), 0);
+			assert_int_equal(stream_file_run(st, fields_one, &seen), 0);
 			assert_int_equal(seen.n, NFIELD_SAMPLES - zero - kernel);
 			assert_true(seen.ok);
 			ms_stream_stats(st, &stats);
@@ -614,7 +615,7 @@ static void samples_in_runs_as_one_by_one(void **state)
 	path_of(fd, path);
 	for (pass = 0; pass < 2; pass++) {
 		st = stream_of(path, &r, pass ? collect_big_run : NULL);
-		assert_int_equal(ms_stream_run(st, collect_big, pass ? &runs : &one), 0);
+		assert_int_equal(stream_file_run(st, collect_big, pass ? &runs : &one), 0);
 		ms_stream_free(st);
 		ms_pdreader_free(r);
 	}
@@ -634,9 +635,9 @@ static void run_big(const char *path, const struct bigseen *want)
 	struct ms_stream *st;
 
 	assert_non_null(r);
-	st = ms_stream_new(r);
+	st = stream_file_new(r);
 	assert_non_null(st);
-	assert_int_equal(ms_stream_run(st, collect_big, &got), 0);
+	assert_int_equal(stream_file_run(st, collect_big, &got), 0);
 	assert_true(got.in_order);
 	assert_int_equal(got.samples, want->samples);
 	assert_int_equal(got.comms, want->comms);
@@ -691,7 +692,7 @@ static void plain_reading_across_blocks(void **state)
 {
 	struct bigseen want;
 	const struct perf_event_header *rec;
-	const unsigned char *p;
+	const unsigned char *p, *end;
 	const void *start;
 	struct sample_rec smp;
 	struct ms_pdreader *r;
@@ -703,20 +704,26 @@ static void plain_reading_across_blocks(void **state)
 	path_of(fd, path);
 	r = ms_pdreader_open(path);
 	assert_non_null(r);
-	while ((n = ms_pdreader_next_span(r, &start, &len, &off)) > 0) {
+	while ((n = ms_pdreader_span(r, &start, &len, &off)) > 0) {
 		if (expect_off)
 			assert_int_equal(off, expect_off);   /* spans follow one another */
-		for (p = start; p < (const unsigned char *)start + len; p += rec->size) {
+		/* Every whole kernel record the span holds, as a plain caller walks it. */
+		for (p = start, end = p + len;;) {
 			rec = (const void *)p;
-			assert_true(rec->size >= 8 && p + rec->size <= (const unsigned char *)start + len);
-			if (rec->type != PERF_RECORD_SAMPLE)
-				continue;
-			assert_int_equal(rec->size, sizeof(smp));
-			memcpy(&smp, rec, sizeof(smp));
-			samples++;
-			sum += smp.addr;
+			assert_true(rec->size >= 8 && p + rec->size <= end);
+			if (rec->type == PERF_RECORD_SAMPLE) {
+				assert_int_equal(rec->size, sizeof(smp));
+				memcpy(&smp, rec, sizeof(smp));
+				samples++;
+				sum += smp.addr;
+			}
+			p += rec->size;
+			if (!ms_pdreader_whole((const void *)p, (size_t)(end - p)) ||
+			    ((const struct perf_event_header *)p)->type >= 64)
+				break;
 		}
-		expect_off = off + len;
+		ms_pdreader_consume(r, (size_t)(p - (const unsigned char *)start), rec->size);
+		expect_off = off + (uint64_t)(p - (const unsigned char *)start);
 		if (!(samples % 3) && ms_pdreader_next(r, &rec) > 0) {   /* mix in the one-at-a-time call */
 			expect_off += rec->size;
 			if (rec->type == PERF_RECORD_SAMPLE) {
@@ -787,7 +794,7 @@ static void ordered_rounds_as_segments(void **state)
 	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
 	struct ordrec *want = calloc(ORD_MAX, sizeof(*want));
 	struct ordseen seen = { calloc(ORD_MAX, sizeof(struct ordrec)), 0, true };
-	struct ms_session_stats stats;
+	struct ms_stream_stats stats;
 	struct ms_pdreader *r;
 	struct ms_stream *st;
 	struct sample_rec smp;
@@ -833,7 +840,7 @@ static void ordered_rounds_as_segments(void **state)
 	for (pass = 0; pass < 2; pass++) {   /* one by one, then in runs */
 		seen.n = 0;
 		st = stream_of(path, &r, pass ? ord_run : NULL);
-		assert_int_equal(ms_stream_run(st, ord_one, &seen), 0);
+		assert_int_equal(stream_file_run(st, ord_one, &seen), 0);
 		ms_stream_stats(st, &stats);
 		assert_true(seen.ok);
 		assert_int_equal(seen.n, nwant);
@@ -855,10 +862,11 @@ static void ordered_rounds_as_segments(void **state)
 }
 
 /*
- * A caller that takes the samples it knows from the bytes read ahead, and
- * everything else one at a time, sees every record once, in order, whole.
+ * A caller that takes the samples it knows from a span in its own pass,
+ * and anything else one record at a time, sees every record once, in
+ * order, whole; the offset is that of the last record taken.
  */
-static void peek_and_skip_take_whole_records(void **state)
+static void span_takes_known_records_in_one_pass(void **state)
 {
 	struct bigseen want;
 	const struct perf_event_header *rec;
@@ -866,52 +874,45 @@ static void peek_and_skip_take_whole_records(void **state)
 	const void *start;
 	struct sample_rec smp;
 	struct ms_pdreader *r;
-	uint64_t samples = 0, sum = 0, others = 0, next_off = 0;
+	uint64_t samples = 0, sum = 0, others = 0, next_off = 0, off;
 	char path[64];
 	int fd = make_big_file(false, &want), n;
-	size_t len, took, peeks = 0;
+	size_t len, took, runs = 0;
 
+	(void)state;
 	path_of(fd, path);
 	r = ms_pdreader_open(path);
 	assert_non_null(r);
-	assert_int_equal(ms_pdreader_peek(r, &start), 0);    /* nothing read ahead yet */
-	for (;;) {
-		if ((len = ms_pdreader_peek(r, &start))) {
-			peeks++;
-			p = start;
-			end = p + len;
-			/* Whole samples only: a record may be cut at the end of what is buffered. */
-			for (took = 0; (size_t)(end - p) >= sizeof(smp); p += sizeof(smp), took++) {
-				rec = (const void *)p;
-				if (rec->type != PERF_RECORD_SAMPLE || rec->size != sizeof(smp))
-					break;
-				memcpy(&smp, p, sizeof(smp));
-				samples++;
-				sum += smp.addr;
-			}
-			if (took) {
-				len = (size_t)(p - (const unsigned char *)start);
-				ms_pdreader_skip(r, len, sizeof(smp));
-				/* The offset is that of the last record taken. */
-				assert_int_equal(ms_pdreader_offset(r), next_off + len - sizeof(smp));
-				next_off += len;
-				continue;
-			}
-		}
-		if ((n = ms_pdreader_next(r, &rec)) <= 0)
-			break;
-		if (next_off)
-			assert_int_equal(ms_pdreader_offset(r), next_off);   /* records follow one another */
-		next_off = ms_pdreader_offset(r) + rec->size;
-		if (rec->type == PERF_RECORD_SAMPLE) {
-			memcpy(&smp, rec, sizeof(smp));
+	while ((n = ms_pdreader_span(r, &start, &len, &off)) > 0) {
+		assert_int_equal(off, next_off ? next_off : off);   /* spans follow one another */
+		p = start;
+		end = p + len;
+		/* Whole samples only: a record may be cut at the end of what is buffered. */
+		for (took = 0; (size_t)(end - p) >= sizeof(smp); p += sizeof(smp), took++) {
+			rec = (const void *)p;
+			if (rec->type != PERF_RECORD_SAMPLE || rec->size != sizeof(smp))
+				break;
+			memcpy(&smp, p, sizeof(smp));
 			samples++;
 			sum += smp.addr;
-		} else
-			others++;
+		}
+		if (took) {
+			runs += took > 1;
+			len = (size_t)(p - (const unsigned char *)start);
+			ms_pdreader_consume(r, len, sizeof(smp));
+			assert_int_equal(ms_pdreader_offset(r), off + len - sizeof(smp));
+			next_off = off + len;
+			continue;
+		}
+		rec = start;                 /* the first record is whole and checked */
+		assert_true(rec->size >= 8 && rec->size <= len);
+		others++;
+		ms_pdreader_consume(r, rec->size, rec->size);
+		assert_int_equal(ms_pdreader_offset(r), off);
+		next_off = off + rec->size;
 	}
 	assert_int_equal(n, 0);
-	assert_true(peeks > 10);
+	assert_true(runs > 10);
 	assert_int_equal(samples, want.samples);
 	assert_int_equal(sum, want.addr_sum);
 	assert_int_equal(others, want.comms + BIG_ROUNDS);   /* COMMs and FINISHED_ROUNDs */
@@ -924,7 +925,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(many_rounds_across_blocks),
 		cmocka_unit_test(plain_reading_across_blocks),
-		cmocka_unit_test(peek_and_skip_take_whole_records),
+		cmocka_unit_test(span_takes_known_records_in_one_pass),
 		cmocka_unit_test(ordered_rounds_as_segments),
 		cmocka_unit_test(samples_in_runs_as_one_by_one),
 		cmocka_unit_test(fixed_layouts_decode_each_field),

@@ -1,8 +1,10 @@
 /*
- * Ordering, as perf does it: records are queued, and at each
- * FINISHED_ROUND what is older than the round before's newest goes out,
- * sorted. Shuffled rounds come out in time order, samples in runs or one
- * by one alike; a record older than what already went out is counted.
+ * The stream over a source: ordering as perf does it (records are queued,
+ * and at each FINISHED_ROUND what is older than the round before's newest
+ * goes out, sorted). Shuffled rounds come out in time order, samples in
+ * runs or one by one alike; a record older than what already went out is
+ * counted. A source of the stream's own, whose spans end anywhere, gives
+ * the same events as a file does, by the fast path and the plain one.
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,8 +18,10 @@
 
 #include <mapscope/pdreader.h>
 
+#include "perfdata/evlist.h"
 #include "stream/internal.h"
 #include "stream/stream.h"
+#include "stream_file.h"
 
 #include "synth.h"
 
@@ -44,7 +48,7 @@ static int on_run(const struct ms_samples *run, void *ctx)
 	struct ms_event tmp, first;
 	size_t i;
 
-	if (g->s && g->s->seg_mode)
+	if (g->s && g->s->ord.seg_mode)
 		g->in_segs += run->n;
 	g->runs++;
 	for (i = 0; i < run->n; i++) {
@@ -57,19 +61,19 @@ static int on_run(const struct ms_samples *run, void *ctx)
 }
 
 /* Replays fd's recording; runs: samples through the runs callback. */
-static void replay(int fd, bool runs, struct got *g, struct ms_session_stats *st)
+static void replay(int fd, bool runs, struct got *g, struct ms_stream_stats *st)
 {
 	struct ms_pdreader *r = ms_pdreader_open(synth_path(fd));
 	struct ms_stream *s;
 
 	assert_non_null(r);
-	s = ms_stream_new(r);
+	s = stream_file_new(r);
 	assert_non_null(s);
 	if (runs)
 		assert_int_equal(ms_stream_set_samples_fn(s, on_run), 0);
 	memset(g, 0, sizeof(*g));
 	g->s = s;
-	assert_int_equal(ms_stream_run(s, on_event, g), 0);
+	assert_int_equal(stream_file_run(s, on_event, g), 0);
 	ms_stream_stats(s, st);
 	ms_stream_free(s);
 	ms_pdreader_free(r);
@@ -82,7 +86,7 @@ static void replay(int fd, bool runs, struct got *g, struct ms_session_stats *st
  */
 static void shuffled_rounds_come_out_sorted(void **state)
 {
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct ms_pdwriter *w;
 	struct got g;
 	uint64_t base;
@@ -121,7 +125,7 @@ static void shuffled_rounds_come_out_sorted(void **state)
  */
 static void queue_goes_back_to_segments(void **state)
 {
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct ms_pdwriter *w;
 	struct got g;
 	uint64_t base;
@@ -171,7 +175,7 @@ static void runs_hold_one_event(void **state)
 	static char *argv[] = { "synthetic" };
 	struct ms_pdwriter_evsel e[2] = { { &a, "loads", &ids[0], 1 }, { &a, "stores", &ids[1], 1 } };
 	struct ms_pdwriter_opts o = { e, 2, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct ms_pdwriter *w;
 	struct sample smp;
 	struct got g;
@@ -203,7 +207,7 @@ static void runs_hold_one_event(void **state)
 /* Samples in order (segments, nothing sorted), then one older than a round already out: counted. */
 static void late_record_counted(void **state)
 {
-	struct ms_session_stats st;
+	struct ms_stream_stats st;
 	struct ms_pdwriter *w;
 	struct got g;
 	int fd, i;
@@ -230,6 +234,161 @@ static void late_record_counted(void **state)
 	close(fd);
 }
 
+/* --- a source of the test's own: spans that end at any byte ------------- */
+
+#define MEM_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR)
+
+struct mem_smp {
+	struct perf_event_header h;
+	uint64_t id, ip;
+	uint32_t pid, tid;
+	uint64_t time, addr;
+};
+
+struct mem {
+	unsigned char buf[64 << 10];
+	size_t len, pos;
+	uint64_t released;
+	unsigned int seed;
+	size_t spans;
+};
+
+static int mem_span(void *ctx, const void **start, size_t *len, uint64_t *off)
+{
+	struct mem *m = ctx;
+	const struct perf_event_header *h = (const void *)(m->buf + m->pos);
+	size_t cut = (size_t)(rand_r(&m->seed) % 300);
+
+	if (m->pos == m->len)
+		return 0;
+	if (cut < h->size)
+		cut = h->size;                   /* the first record whole, the rest cut anywhere */
+	*start = h;
+	*len = cut < m->len - m->pos ? cut : m->len - m->pos;
+	*off = m->pos;
+	m->spans++;
+	return 1;
+}
+
+static void mem_consume(void *ctx, size_t len, size_t last)
+{
+	struct mem *m = ctx;
+
+	assert_true(last <= len && m->pos + len <= m->len);
+	m->pos += len;
+}
+
+static void mem_release(void *ctx, uint64_t upto)
+{
+	struct mem *m = ctx;
+
+	assert_true(upto >= m->released && upto <= m->pos);   /* only what was taken, in order */
+	m->released = upto;
+}
+
+static uint64_t mem_offset_of(void *ctx, const void *rec)
+{
+	struct mem *m = ctx;
+
+	return (uint64_t)((const unsigned char *)rec - m->buf);
+}
+
+static void mem_put(struct mem *m, const void *rec)
+{
+	const struct perf_event_header *h = rec;
+
+	assert_true(m->len + h->size <= sizeof(m->buf));
+	memcpy(m->buf + m->len, rec, h->size);
+	m->len += h->size;
+}
+
+/* 8 rounds of two interleaved CPUs' samples, each reaching into the round before. */
+static void mem_fill(struct mem *m)
+{
+	struct perf_event_header round = { PERF_RECORD_FINISHED_ROUND_, 0, sizeof(round) };
+	struct mem_smp x = { { PERF_RECORD_SAMPLE, 0, sizeof(x) }, 1, 0x401000, 5, 5, 0, 0 };
+	int r, cpu, i;
+
+	memset(m, 0, sizeof(*m));
+	for (r = 0; r < 8; r++) {
+		for (cpu = 0; cpu < 2; cpu++)
+			for (i = 0; i < 40; i++) {
+				x.time = 1000 + (uint64_t)r * 80 - (r ? 20 : 0) + (uint64_t)(2 * i + cpu);
+				x.addr = 0x10000 + x.time * 4096;
+				mem_put(m, &x);
+			}
+		mem_put(m, &round);
+	}
+}
+
+static int mem_event(const struct ms_event *ev, void *ctx)
+{
+	assert_int_equal(ev->kind, MS_EV_SAMPLE);
+	assert_int_equal(ev->sample.addr, 0x10000 + ev->time * 4096);   /* each sample whole */
+	return on_event(ev, ctx);
+}
+
+static int mem_run(const struct ms_samples *run, void *ctx)
+{
+	struct ms_event tmp;
+	size_t i;
+
+	for (i = 0; i < run->n; i++)
+		mem_event(ms_samples_event(run, i, &tmp), ctx);
+	return 0;
+}
+
+/*
+ * The stream knows no source: over the test's own, with one data event (the
+ * fast path: samples taken from the span in one pass) and with two (each
+ * record as it comes), in runs and one by one, every sample comes out
+ * once, in time order, and the source is told to release only what it
+ * handed out.
+ */
+static void any_source_any_spans(void **state)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_PAGE_FAULTS,
+		.sample_type = MEM_TYPE, .sample_id_all = 1,
+	};
+	static struct mem m;
+	struct ms_stream_source src = { &m, mem_span, mem_consume, mem_release, mem_offset_of };
+	struct ms_stream_stats st;
+	struct ms_evlist l;
+	struct ms_stream *s;
+	struct got g;
+	int events, runs, i;
+
+	(void)state;
+	for (events = 1; events <= 2; events++)
+		for (runs = 0; runs < 2; runs++) {
+			memset(&l, 0, sizeof(l));
+			assert_int_equal(ms_evsel_add_id(&l, ms_evlist_add(&l, &a, sizeof(a)), 1), 0);
+			if (events == 2)
+				assert_int_equal(ms_evsel_add_id(&l, ms_evlist_add(&l, &a, sizeof(a)), 2), 0);
+			s = ms_stream_new(&l, NULL, 0, false);
+			assert_non_null(s);
+			assert_int_equal(s->fast_size != 0, events == 1);
+			if (runs)
+				assert_int_equal(ms_stream_set_samples_fn(s, mem_run), 0);
+			mem_fill(&m);
+			m.seed = (unsigned int)(events * 2 + runs);
+			memset(&g, 0, sizeof(g));
+			assert_int_equal(ms_stream_run(s, &src, mem_event, &g), 0);
+			assert_int_equal(m.pos, m.len);
+			assert_true(m.spans > 8);
+			assert_true(m.released > 0);
+			assert_int_equal(g.n, 8 * 80);
+			for (i = 1; i < 8 * 80; i++)
+				assert_true(g.t[i - 1] <= g.t[i]);
+			ms_stream_stats(s, &st);
+			assert_int_equal(st.records, 8 * 81);
+			assert_int_equal(st.out_of_order, 0);
+			ms_stream_free(s);
+			ms_evlist_release(&l);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -237,6 +396,7 @@ int main(void)
 		cmocka_unit_test(queue_goes_back_to_segments),
 		cmocka_unit_test(runs_hold_one_event),
 		cmocka_unit_test(late_record_counted),
+		cmocka_unit_test(any_source_any_spans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
