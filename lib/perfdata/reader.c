@@ -23,78 +23,11 @@
 #include "perfdata/evlist.h"
 #include "perfdata/format.h"
 #include "perfdata/reader.h"
+#include "perfdata/reader_impl.h"
 #include "util/buf.h"
 #include "util/log.h"
 
-#define MAX_EVSELS 4096
-#define MAX_IDS (1u << 20)
-
-struct block {
-	struct block *next;
-	uint64_t base;               /* the offset of data[0], set when it stops being cur */
-	uint64_t end;                /* the file offset just past its last whole record */
-	unsigned char data[];        /* BUF_CAP bytes, 8-aligned */
-};
-
-/*
- * perf record -z: once a compressed record is met, the bytes read from the
- * input are taken here as records, and what fill() hands on is the same
- * stream with each compressed record replaced by what it holds, so that
- * everything above reads one stream of plain records. A record may begin
- * in one compressed record and end in the next (perf compresses its ring
- * buffers in pieces), which a byte stream takes as it comes. Memory stays
- * bounded: one input buffer and zstd's window. Offsets past the first
- * compressed record count the decompressed bytes.
- */
-struct raw {
-	unsigned char *buf;          /* RAW_CAP bytes; input [lo, hi) not yet taken */
-	size_t lo, hi;
-	uint64_t at;                 /* the file offset of buf[hi] */
-	uint64_t rec_off;            /* the file offset of the record at lo */
-	bool eof;
-	size_t copy;                 /* bytes of a plain record at lo still to hand on */
-	ZSTD_DCtx *dctx;
-	ZSTD_inBuffer zin;           /* the compressed record at lo, while zin.pos < zin.size */
-	size_t zrec;                 /* its size, 0 when none is being decompressed */
-	bool zflush;                 /* the last call filled its output: more may be buffered */
-};
-
-struct ms_pdreader {
-	int fd;
-	bool own_fd;
-	/*
-	 * A mapped regular file, or NULL for a pipe. Its data is read where it
-	 * is mapped (mapped: buf is the map, bpos the file offset), with no
-	 * copy, until something needs it moved (a record realigned after one
-	 * of perf's padded to 4, compressed data): from there on (no_map) it is
-	 * read into blocks.
-	 */
-	const unsigned char *map;
-	uint64_t map_len;
-	bool mapped, no_map;
-	uint64_t dropped;            /* mapped: pages below this were let go (MADV_DONTNEED) */
-	uint64_t released;           /* with keep: no record below this is held */
-	bool pipe_layout;
-	uint64_t pos, end;           /* data being read: [pos, end), as file offsets */
-	uint64_t last_off;
-	bool peeked;                 /* a pipe's first data record, read at open */
-	/* Input bytes [pos, pos + blen - bpos) are buf[bpos, blen); buf is cur's. */
-	struct block *cur;
-	unsigned char *buf;
-	size_t bpos, blen;
-	bool eof;                    /* nothing more to read from fd */
-	bool keep;                   /* records live until released, not until the next call */
-	struct block *held, *held_tail;  /* blocks read before cur, oldest first, while keep */
-	struct block *spare;         /* blocks to use again: a new one costs a page fault a page */
-	struct ms_evlist ev;
-	struct ms_buf tracing;
-	struct ms_buf build_ids;     /* the BUILD_ID section, and pipe mode's build-id records */
-	struct raw *raw;             /* decompressing, from the first compressed record on */
-	bool unfinished;             /* a file its recorder never closed */
-	bool by_mapscope, has_sample_time;   /* from the features: mapscope closes with SAMPLE_TIME */
-};
-
-static int bad(uint64_t off, const char *what)
+int pdreader_bad(uint64_t off, const char *what)
 {
 	ms_err("corrupt perf.data at byte offset %llu: %s", (unsigned long long)off, what);
 	return -EBADMSG;
@@ -119,181 +52,6 @@ static int read_full(int fd, void *p, size_t n)
 	return 0;
 }
 
-/* [off, off+len) lies inside the mapped file. */
-static bool in_file(const struct ms_pdreader *r, uint64_t off, uint64_t len)
-{
-	return off <= r->map_len && len <= r->map_len - off;
-}
-
-/* Copies an attr of the file's size into a zeroed one of ours. */
-static int take_attr(struct ms_pdreader *r, const void *p, uint64_t avail, uint64_t off)
-{
-	uint32_t size;
-
-	if (avail < PERF_ATTR_SIZE_VER0)
-		return bad(off, "an event attribute is shorter than the oldest layout (64 bytes)");
-	memcpy(&size, (const char *)p + offsetof(struct perf_event_attr, size), 4);
-	if (size == 0)
-		size = PERF_ATTR_SIZE_VER0;
-	if (size < PERF_ATTR_SIZE_VER0 || size > avail)
-		return bad(off, "an event attribute's size field does not fit its section");
-	if (r->ev.n == MAX_EVSELS)
-		return bad(off, "more than 4096 events");
-	return ms_evlist_add(&r->ev, p, size) ? 0 : -ENOMEM;
-}
-
-/*
- * The ids of the evsel taken last. Bounded in total, not per evsel: many
- * attrs pointing at one ids section would otherwise make a small file ask
- * for gigabytes.
- */
-static int take_ids(struct ms_pdreader *r, const void *p, uint64_t n, uint64_t off)
-{
-	struct ms_evsel *e = r->ev.v[r->ev.n - 1];
-	uint64_t i, id;
-
-	if (n > MAX_IDS - r->ev.nr_ids) {
-		ms_err("corrupt perf.data at byte offset %llu: more than %u event ids in all; "
-		       "refusing to read more", (unsigned long long)off, MAX_IDS);
-		return -EBADMSG;
-	}
-	for (i = 0; i < n; i++) {
-		memcpy(&id, (const char *)p + 8 * i, 8);
-		if (ms_evsel_add_id(&r->ev, e, id))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* EVENT_DESC: u32 nr, u32 attr_size, then per event: attr, u32 nr_ids, string, u64 ids[]. */
-static void take_event_desc(struct ms_pdreader *r, const unsigned char *p, uint64_t len)
-{
-	uint32_t nr, attr_size, nr_ids, slen, i;
-	uint64_t off = 8;
-
-	if (len < 8)
-		return;
-	memcpy(&nr, p, 4);
-	memcpy(&attr_size, p + 4, 4);
-	for (i = 0; i < nr && i < r->ev.n; i++) {
-		if (attr_size > len - off || len - off - attr_size < 8)
-			return;
-		off += attr_size;
-		memcpy(&nr_ids, p + off, 4);
-		memcpy(&slen, p + off + 4, 4);
-		off += 8;
-		if (slen > len - off || !slen)
-			return;
-		/* a second EVENT_DESC replaces the first */
-		if (ms_evsel_set_name(r->ev.v[i], (const char *)p + off, slen))
-			return;
-		off += slen;
-		if ((uint64_t)nr_ids * 8 > len - off)
-			return;
-		off += (uint64_t)nr_ids * 8;
-	}
-}
-
-static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p, uint64_t len)
-{
-	if (feat == HEADER_TRACING_DATA) {
-		r->tracing.len = 0;
-		ms_buf_append(&r->tracing, p, len);
-		return ms_buf_error(&r->tracing);
-	}
-	if (feat == HEADER_EVENT_DESC)
-		take_event_desc(r, p, len);
-	if (feat == HEADER_BUILD_ID) {
-		r->build_ids.len = 0;
-		ms_buf_append(&r->build_ids, p, len);
-	}
-	if (feat == HEADER_VERSION && len > 4 + 8)
-		r->by_mapscope = !memcmp(p + 4, "mapscope", 8);
-	if (feat == HEADER_SAMPLE_TIME)
-		r->has_sample_time = true;
-	return 0;
-}
-
-static int open_file_layout(struct ms_pdreader *r)
-{
-	struct perf_file_header h;
-	struct perf_file_section ids, sec;
-	uint64_t i, n, off, feat_off;
-	bool early = false;
-	int err, bit;
-
-	if (!in_file(r, 0, sizeof(h)))
-		return bad(0, "the file is shorter than a perf.data header");
-	memcpy(&h, r->map, sizeof(h));
-	if (h.size < sizeof(h) || h.attr_size < PERF_ATTR_SIZE_VER0 + sizeof(ids))
-		return bad(8, "the header's sizes are impossible");
-	if (!in_file(r, h.attrs.offset, h.attrs.size))
-		return bad(16, "the attrs section lies outside the file");
-	n = h.attrs.size / h.attr_size;
-	for (i = 0; i < n; i++) {
-		off = h.attrs.offset + i * h.attr_size;
-		if ((err = take_attr(r, r->map + off, h.attr_size - sizeof(ids), off)))
-			return err;
-		memcpy(&ids, r->map + off + h.attr_size - sizeof(ids), sizeof(ids));
-		if (!in_file(r, ids.offset, ids.size) || ids.size % 8)
-			return bad(off + h.attr_size - sizeof(ids), "an event's ids lie outside the file");
-		if ((err = take_ids(r, r->map + ids.offset, ids.size / 8, ids.offset)))
-			return err;
-	}
-	if (!r->ev.n)
-		return bad(16, "the file describes no events");
-	if (h.data.offset > r->map_len)
-		return bad(40, "the data section starts past the end of the file");
-	if (h.data.offset % 8)
-		return bad(40, "the data section does not start on an 8-byte boundary");
-	r->pos = h.data.offset;
-	/*
-	 * No features: the recorder never closed the file (killed, or its
-	 * disk filled). The header's data size is where it last flushed, or
-	 * 0; what lies past it was written too and is read as well.
-	 */
-	if (!h.adds_features[0] && !h.adds_features[1] && !h.adds_features[2] && !h.adds_features[3] &&
-	    (h.data.size == 0 || h.data.offset + h.data.size < r->map_len)) {
-		r->unfinished = true;
-		r->end = r->map_len;
-		return 0;
-	}
-	if (!in_file(r, h.data.offset, h.data.size)) {
-		ms_warn("the file is truncated: the data section should end at byte %llu, the file "
-			"ends at %llu", (unsigned long long)(h.data.offset + h.data.size),
-			(unsigned long long)r->map_len);
-		r->end = r->map_len;
-		return 0;
-	}
-	r->end = h.data.offset + h.data.size;
-	/* Features: one section per set bit, in bit order, after the data. */
-	feat_off = r->end;
-	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
-		if (!(h.adds_features[bit / 64] >> (bit % 64) & 1))
-			continue;
-		if (!in_file(r, feat_off, sizeof(sec))) {
-			ms_warn("the feature table at byte %llu is cut short", (unsigned long long)feat_off);
-			break;
-		}
-		memcpy(&sec, r->map + feat_off, sizeof(sec));
-		feat_off += sizeof(sec);
-		if (!in_file(r, sec.offset, sec.size)) {
-			ms_warn("feature %d lies outside the file (byte %llu)", bit,
-				(unsigned long long)sec.offset);
-			continue;
-		}
-		early |= sec.offset < h.data.offset;
-		if ((err = take_feature(r, bit, r->map + sec.offset, sec.size)))
-			return err;
-	}
-	/*
-	 * mapscope lays its features before the data as it goes, and adds
-	 * SAMPLE_TIME when it closes the file. (Its files from before that
-	 * kept every feature after the data: they were always closed.)
-	 */
-	r->unfinished = r->by_mapscope && early && !r->has_sample_time;
-	return 0;
-}
 
 static int open_stream(struct ms_pdreader *r, const char *path)
 {
@@ -338,19 +96,19 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 	}
 	if (r->map) {
 		if (r->map_len < sizeof(ph)) {
-			err = bad(0, "the file is shorter than any perf.data header");
+			err = pdreader_bad(0, "the file is shorter than any perf.data header");
 			goto fail;
 		}
 		memcpy(&ph, r->map, sizeof(ph));
 	} else if ((err = read_full(r->fd, &ph, sizeof(ph)))) {
 		if (err == -ENODATA)
-			err = bad(0, "the input ended before a perf.data header");
+			err = pdreader_bad(0, "the input ended before a perf.data header");
 		else
 			ms_err("cannot read '%s': %s", path, strerror(-err));
 		goto fail;
 	}
 	if (ph.magic != PERF_MAGIC2) {
-		err = bad(0, ph.magic == __builtin_bswap64(PERF_MAGIC2) ?
+		err = pdreader_bad(0, ph.magic == __builtin_bswap64(PERF_MAGIC2) ?
 			  "a big-endian recording, which this build cannot read" :
 			  ph.magic == PERF_MAGIC1 ?
 			  "a PERFFILE (version 1) recording, written by perf before Linux 2.6.37, which "
@@ -367,9 +125,9 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 		if ((err = read_leading_records(r)))
 			goto fail;
 	} else if (!r->map) {
-		err = bad(8, "a file-mode recording cannot be read from a pipe: pass it with -i FILE");
+		err = pdreader_bad(8, "a file-mode recording cannot be read from a pipe: pass it with -i FILE");
 		goto fail;
-	} else if ((err = open_file_layout(r)))
+	} else if ((err = pdreader_open_file_layout(r)))
 		goto fail;
 	else if (lseek(r->fd, (off_t)r->pos, SEEK_SET) < 0)
 		goto fail_errno;
@@ -501,11 +259,11 @@ static int raw_start_compressed(struct ms_pdreader *r, const struct perf_event_h
 
 	if (h->type == PERF_RECORD_COMPRESSED2) {
 		if (len < 8)
-			return bad(w->rec_off, "a compressed record is too short");
+			return pdreader_bad(w->rec_off, "a compressed record is too short");
 		memcpy(&len, p, 8);
 		p += 8;
 		if (len > h->size - sizeof(*h) - 8u)
-			return bad(w->rec_off, "a compressed record's data size is larger than the record");
+			return pdreader_bad(w->rec_off, "a compressed record's data size is larger than the record");
 	}
 	w->zin = (ZSTD_inBuffer){ p, (size_t)len, 0 };
 	w->zrec = h->size;
@@ -545,7 +303,7 @@ static ssize_t raw_produce(struct ms_pdreader *r, unsigned char *out, size_t roo
 		}
 		if (w->copy) {
 			if (w->hi == w->lo && (ret = raw_fill(r, 1)) <= 0)
-				return ret < 0 ? ret : bad(w->rec_off, "the data ends inside a record");
+				return ret < 0 ? ret : pdreader_bad(w->rec_off, "the data ends inside a record");
 			k = w->hi - w->lo;
 			k = k < w->copy ? k : w->copy;
 			k = k < room - n ? k : room - n;
@@ -560,18 +318,18 @@ static ssize_t raw_produce(struct ms_pdreader *r, unsigned char *out, size_t roo
 			if (ret < 0)
 				return ret;
 			if (w->hi != w->lo)
-				return bad(w->rec_off, "the data ends inside a record header");
+				return pdreader_bad(w->rec_off, "the data ends inside a record header");
 			break;
 		}
 		memcpy(&h, w->buf + w->lo, sizeof(h));   /* after a COMPRESSED record: unaligned */
 		if (h.size < sizeof(h))
-			return bad(w->rec_off, "a record's size is smaller than its header");
+			return pdreader_bad(w->rec_off, "a record's size is smaller than its header");
 		if (h.type != PERF_RECORD_COMPRESSED && h.type != PERF_RECORD_COMPRESSED2) {
 			w->copy = h.size;        /* handed on as it is, checked above like any other */
 			continue;
 		}
 		if ((ret = raw_fill(r, h.size)) <= 0)
-			return ret < 0 ? ret : bad(w->rec_off, "a compressed record runs past the end of the data");
+			return ret < 0 ? ret : pdreader_bad(w->rec_off, "a compressed record runs past the end of the data");
 		if ((ret = raw_start_compressed(r, &h)))
 			return ret;
 	}
@@ -611,7 +369,7 @@ static inline void drop_behind(struct ms_pdreader *r)
  * At the first compressed record (just moved past): the bytes from it on,
  * read already, become raw input, and fill() decompresses from then on.
  */
-static int start_raw(struct ms_pdreader *r, const struct perf_event_header *rec)
+int pdreader_start_raw(struct ms_pdreader *r, const struct perf_event_header *rec)
 {
 	struct raw *w = calloc(1, sizeof(*w));
 	/* Mapped, only the record itself: what follows is read from the file descriptor. */
@@ -777,7 +535,7 @@ static inline bool reader_owns(const struct ms_pdreader *r, const struct perf_ev
 static int cut_short(struct ms_pdreader *r)
 {
 	if (!r->unfinished)
-		return bad(r->pos, "the data ends inside a record header");
+		return pdreader_bad(r->pos, "the data ends inside a record header");
 	ms_warn("the last record, at byte offset %llu, is cut short where writing stopped: "
 		"it is left out", (unsigned long long)r->pos);
 	r->bpos = r->blen;
@@ -796,13 +554,13 @@ static int raw_next(struct ms_pdreader *r, const struct perf_event_header **rec)
 	}
 	h = (const void *)(r->buf + r->bpos);
 	if (h->size < sizeof(*h))
-		return bad(r->pos, "a record's size is smaller than its header");
+		return pdreader_bad(r->pos, "a record's size is smaller than its header");
 	/* The kernel pads its records to 8 bytes; perf's own, the reader takes and realigns after. */
 	if (h->size % 8 && h->type < 64)
-		return bad(r->pos, "a record's size is not a multiple of 8");
+		return pdreader_bad(r->pos, "a record's size is not a multiple of 8");
 	if (r->blen - r->bpos < h->size && (ret = fill(r, h->size)) <= 0)
 		return ret < 0 ? ret : r->unfinished ? cut_short(r) :
-		       bad(r->pos, r->map ? "a record runs past the end of the data" :
+		       pdreader_bad(r->pos, r->map ? "a record runs past the end of the data" :
 			   "the input ends inside a record");
 	*rec = (const void *)(r->buf + r->bpos);
 	return 1;
@@ -819,16 +577,16 @@ static void advance(struct ms_pdreader *r, const struct perf_event_header *rec)
  * Takes the n bytes that follow a record outside its size (tracing data,
  * AUX data) into b, or past them where b is NULL. 0 or -errno.
  */
-static int take_bytes(struct ms_pdreader *r, uint64_t n, struct ms_buf *b, const char *what)
+int pdreader_take_bytes(struct ms_pdreader *r, uint64_t n, struct ms_buf *b, const char *what)
 {
 	uint64_t k;
 	int err;
 
 	if (n > r->end - r->pos)
-		return bad(r->last_off, what);
+		return pdreader_bad(r->last_off, what);
 	while (n) {
 		if ((err = fill(r, 1)) <= 0)
-			return err ? err : bad(r->last_off, what);
+			return err ? err : pdreader_bad(r->last_off, what);
 		k = r->blen - r->bpos < n ? r->blen - r->bpos : n;
 		if (b) {
 			ms_buf_append(b, r->buf + r->bpos, (size_t)k);
@@ -838,78 +596,6 @@ static int take_bytes(struct ms_pdreader *r, uint64_t n, struct ms_buf *b, const
 		r->bpos += (size_t)k;
 		r->pos += k;
 		n -= k;
-	}
-	return 0;
-}
-
-/* EVENT_UPDATE: a name for the event that has this id, where it has none yet. 0 or -ENOMEM. */
-static int take_event_update(struct ms_pdreader *r, const unsigned char *p, uint64_t len)
-{
-	uint64_t type, id;
-	size_t i;
-
-	if (len < 17)
-		return 0;
-	memcpy(&type, p, 8);
-	memcpy(&id, p + 8, 8);
-	if (type != PERF_EVENT_UPDATE_NAME || !memchr(p + 16, 0, len - 16))
-		return 0;
-	i = (size_t)ms_evlist_by_id(&r->ev, id);
-	if (i < r->ev.n && !r->ev.v[i]->name)
-		return ms_evsel_set_name(r->ev.v[i], (const char *)p + 16, len - 16);
-	return 0;
-}
-
-/*
- * The records the reader takes itself (reader_owns). rec has been moved
- * past already (tracing data or AUX data may follow it, outside its size);
- * its bytes are read before anything else is.
- */
-static int take_header_record(struct ms_pdreader *r, const struct perf_event_header *rec)
-{
-	const unsigned char *p = (const unsigned char *)(rec + 1);
-	uint64_t len = rec->size - sizeof(*rec), feat, aux;
-	uint32_t attr_size, size;
-	int err;
-
-	switch (rec->type) {
-	case PERF_RECORD_HEADER_ATTR:
-		if (len < PERF_ATTR_SIZE_VER0)
-			return bad(r->last_off, "an attr record is too short");
-		memcpy(&attr_size, p + offsetof(struct perf_event_attr, size), 4);
-		if (attr_size > len)
-			return bad(r->last_off, "an attr record's attr is larger than the record");
-		if ((err = take_attr(r, p, attr_size, r->last_off)))
-			return err;
-		return take_ids(r, p + attr_size, (len - attr_size) / 8, r->last_off);
-	case PERF_RECORD_HEADER_FEATURE:
-		if (len < 8)
-			return bad(r->last_off, "a feature record is too short");
-		memcpy(&feat, p, 8);
-		return feat < HEADER_FEAT_BITS ? take_feature(r, (int)feat, p + 8, len - 8) : 0;
-	case PERF_RECORD_HEADER_TRACING_DATA:
-		if (len < 4)
-			return bad(r->last_off, "a tracing-data record is too short");
-		memcpy(&size, p, 4);
-		if (size % 8)
-			return bad(r->last_off, "the tracing data's size is not padded to 8 bytes");
-		r->tracing.len = 0;
-		return take_bytes(r, size, &r->tracing, "the input ends inside the tracing data");
-	case PERF_RECORD_EVENT_UPDATE:
-		return take_event_update(r, p, len);
-	case PERF_RECORD_HEADER_BUILD_ID:
-		/* The same layout as the BUILD_ID section's entries. */
-		ms_buf_append(&r->build_ids, rec, rec->size);
-		return ms_buf_error(&r->build_ids);
-	case PERF_RECORD_AUXTRACE:
-		if (len < 8)
-			return bad(r->last_off, "an AUX trace record is too short");
-		memcpy(&aux, p, 8);
-		return take_bytes(r, aux, NULL, "the input ends inside AUX trace data");
-	case PERF_RECORD_COMPRESSED:
-	case PERF_RECORD_COMPRESSED2:
-		return r->raw ? bad(r->last_off, "a compressed record inside compressed data") :
-				start_raw(r, rec);
 	}
 	return 0;
 }
@@ -930,7 +616,7 @@ static int next_record(struct ms_pdreader *r, const struct perf_event_header **r
 		if (!reader_owns(r, *rec))
 			return 1;
 		advance(r, *rec);
-		if ((ret = take_header_record(r, *rec)) || (ret = realign(r)))
+		if ((ret = pdreader_take_header_record(r, *rec)) || (ret = realign(r)))
 			return ret;
 	}
 }
@@ -949,7 +635,7 @@ static int read_leading_records(struct ms_pdreader *r)
 		return ret;
 	r->peeked = ret > 0;
 	if (!r->ev.n)
-		return bad(r->pos, "the recording describes no events");
+		return pdreader_bad(r->pos, "the recording describes no events");
 	return 0;
 }
 
@@ -1019,55 +705,6 @@ uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec)
 	return r->last_off;
 }
 MS_EXPORT bool ms_pdreader_unfinished(const struct ms_pdreader *r) { return r->unfinished; }
-MS_EXPORT size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r) { return r->ev.n; }
-
-MS_EXPORT const struct perf_event_attr *ms_pdreader_attr(const struct ms_pdreader *r, size_t i)
-{
-	return i < r->ev.n ? &r->ev.v[i]->attr : NULL;
-}
-
-MS_EXPORT const char *ms_pdreader_evsel_name(const struct ms_pdreader *r, size_t i)
-{
-	return i < r->ev.n ? r->ev.v[i]->name : NULL;
-}
-
-MS_EXPORT int ms_pdreader_evsel_by_id(const struct ms_pdreader *r, uint64_t id)
-{
-	return ms_evlist_by_id(&r->ev, id);
-}
-
-const struct ms_evlist *ms_pdreader_evlist(const struct ms_pdreader *r)
-{
-	return &r->ev;
-}
-
-MS_EXPORT bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const char **path,
-				    const unsigned char **id, size_t *len)
-{
-	const unsigned char *p = r->build_ids.data, *end = p + r->build_ids.len;
-	struct perf_event_header h;
-
-	for (; p && end - p >= (ptrdiff_t)sizeof(h); p += h.size) {
-		memcpy(&h, p, sizeof(h));
-		if (h.size < sizeof(h) + 4 + 24 + 1 || h.size > end - p)
-			return false;
-		if (!memchr(p + sizeof(h) + 28, 0, h.size - sizeof(h) - 28))
-			return false;
-		if (i-- == 0) {
-			*id = p + sizeof(h) + 4;
-			*len = (h.misc & PERF_RECORD_MISC_BUILD_ID_SIZE) && (*id)[20] <= 20 ? (*id)[20] : 20;
-			*path = (const char *)p + sizeof(h) + 28;
-			return true;
-		}
-	}
-	return false;
-}
-
-void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len)
-{
-	*data = r->tracing.len ? r->tracing.data : NULL;
-	*len = r->tracing.len;
-}
 
 static void free_blocks(struct block *b)
 {
