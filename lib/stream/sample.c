@@ -86,13 +86,75 @@ static int read_format_size(uint64_t fmt, struct cur *c)
 	return skip(c, nr * per);
 }
 
+/* RAW and BRANCH_STACK, where the sample has them. */
+static inline int parse_raw_branch(const struct perf_event_attr *a, struct cur *c, struct ms_sample *s)
+{
+	uint64_t t = a->sample_type, n;
+	uint32_t u[1];
+
+	if (t & PERF_SAMPLE_RAW) {
+		if (c->end - c->p < 4)
+			return -EBADMSG;
+		memcpy(&u[0], c->p, 4);
+		c->p += 4;
+		if (skip(c, u[0]))
+			return -EBADMSG;
+		s->raw = c->p - u[0];
+		s->raw_size = u[0];
+	}
+	if (t & PERF_SAMPLE_BRANCH_STACK) {
+		if (u64(c, &n) || n > 4096)
+			return -EBADMSG;
+		if ((a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && skip(c, 8))
+			return -EBADMSG;
+		if (skip(c, n * 24))
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+/* REGS_USER (the stack pointer among them) and STACK_USER, where the sample has them. */
+static inline int parse_user(const struct perf_event_attr *a, struct cur *c, struct ms_sample *s)
+{
+	uint64_t t = a->sample_type, v, n;
+	int i;
+
+	if (t & PERF_SAMPLE_REGS_USER) {
+		if (u64(c, &v))
+			return -EBADMSG;
+		if (v) {                 /* abi 0: no registers (a kernel thread) */
+			n = (uint64_t)__builtin_popcountll(a->sample_regs_user);
+			i = ms_sample_sp_index(a->sample_regs_user);
+			if ((uint64_t)(c->end - c->p) < n * 8)
+				return -EBADMSG;
+			if (i >= 0) {
+				memcpy(&s->sp, c->p + 8 * i, 8);
+				s->has_sp = true;
+			}
+			s->regs = c->p;
+			s->regs_mask = a->sample_regs_user;
+			c->p += n * 8;
+		}
+	}
+	if (t & PERF_SAMPLE_STACK_USER) {
+		if (u64(c, &n) || skip(c, n))
+			return -EBADMSG;
+		s->stack = c->p - n;
+		s->stack_size = n;
+		if (n && u64(c, &v))
+			return -EBADMSG;
+		if (n && v < n)
+			s->stack_size = v;     /* dyn_size: what was really copied */
+	}
+	return 0;
+}
+
 int ms_sample_parse(const struct perf_event_attr *a, const struct perf_event_header *rec,
 		    struct ms_sample *s)
 {
 	uint64_t t = a->sample_type, v, n;
 	struct cur c = { (const unsigned char *)(rec + 1), (const unsigned char *)rec + rec->size };
 	uint32_t u[2];
-	int i;
 
 	clear(s);
 	if ((t & PERF_SAMPLE_IDENTIFIER) && u64(&c, &s->id))
@@ -138,51 +200,10 @@ int ms_sample_parse(const struct perf_event_attr *a, const struct perf_event_hea
 		s->chain_len = n;
 		c.p += n * 8;
 	}
-	if (t & PERF_SAMPLE_RAW) {
-		if (c.end - c.p < 4)
-			return -EBADMSG;
-		memcpy(&u[0], c.p, 4);
-		c.p += 4;
-		if (skip(&c, u[0]))
-			return -EBADMSG;
-		s->raw = c.p - u[0];
-		s->raw_size = u[0];
-	}
-	if (t & PERF_SAMPLE_BRANCH_STACK) {
-		if (u64(&c, &n) || n > 4096)
-			return -EBADMSG;
-		if ((a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX) && skip(&c, 8))
-			return -EBADMSG;
-		if (skip(&c, n * 24))
-			return -EBADMSG;
-	}
-	if (t & PERF_SAMPLE_REGS_USER) {
-		if (u64(&c, &v))
-			return -EBADMSG;
-		if (v) {                 /* abi 0: no registers (a kernel thread) */
-			n = (uint64_t)__builtin_popcountll(a->sample_regs_user);
-			i = ms_sample_sp_index(a->sample_regs_user);
-			if ((uint64_t)(c.end - c.p) < n * 8)
-				return -EBADMSG;
-			if (i >= 0) {
-				memcpy(&s->sp, c.p + 8 * i, 8);
-				s->has_sp = true;
-			}
-			s->regs = c.p;
-			s->regs_mask = a->sample_regs_user;
-			c.p += n * 8;
-		}
-	}
-	if (t & PERF_SAMPLE_STACK_USER) {
-		if (u64(&c, &n) || skip(&c, n))
-			return -EBADMSG;
-		s->stack = c.p - n;
-		s->stack_size = n;
-		if (n && u64(&c, &v))
-			return -EBADMSG;
-		if (n && v < n)
-			s->stack_size = v;     /* dyn_size: what was really copied */
-	}
+	if ((t & (PERF_SAMPLE_RAW | PERF_SAMPLE_BRANCH_STACK)) && parse_raw_branch(a, &c, s))
+		return -EBADMSG;
+	if ((t & (PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)) && parse_user(a, &c, s))
+		return -EBADMSG;
 	if ((t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) && u64(&c, &s->weight))
 		return -EBADMSG;
 	if ((t & PERF_SAMPLE_DATA_SRC) && u64(&c, &s->data_src))

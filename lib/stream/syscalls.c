@@ -254,11 +254,52 @@ static int emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, str
 	return err;
 }
 
+/* mprotect: the range, then the VMAs the kernel wrote for it (each an MMAP2 between entry and exit). */
+static int on_exit_protect(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	struct ms_event ev;
+	size_t i;
+	int err;
+
+	base_event(&ev, MS_EV_PROTECT, smp);
+	ev.protect.start = t->args[0];
+	ev.protect.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+	ev.protect.prot = (uint32_t)t->args[2];
+	err = emit_with_chain(s, t, &ev);
+	for (i = 0; i < t->nr_maps && !err; i++) {
+		base_event(&ev, MS_EV_VMA, smp);
+		ev.vma.start = t->maps[i].m.vma_start;
+		ev.vma.end = t->maps[i].m.vma_end;
+		err = emit_with_chain(s, t, &ev);
+	}
+	return err;
+}
+
+/* brk: the break moved from the process's last one, *brk, to ret. 0 or what the emit returned. */
+static int on_exit_brk(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret,
+		       uint64_t *brk)
+{
+	struct ms_event ev;
+	int err = 0;
+
+	base_event(&ev, MS_EV_BRK, smp);
+	/* The first brk of a process attached to: the break before is unknown, old == new. */
+	ev.brk.old_brk = *brk ? *brk : ret;
+	ev.brk.new_brk = ret;
+	if (t->nr_maps) {
+		ev.brk.vma_start = t->maps[0].m.vma_start;
+		ev.brk.vma_end = t->maps[0].m.vma_end;
+	}
+	if (ev.brk.old_brk != ev.brk.new_brk || t->nr_maps || !*brk)
+		err = emit_with_chain(s, t, &ev);
+	*brk = ret;
+	return err;
+}
+
 static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
 {
 	struct ms_event ev;
 	uint64_t *brk;
-	size_t i;
 	int err = 0;
 
 	switch (t->sc) {
@@ -288,35 +329,13 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		err = emit_with_chain(s, t, &ev);
 		break;
 	case SC_MPROTECT:
-		if (ret)
-			break;
-		base_event(&ev, MS_EV_PROTECT, smp);
-		ev.protect.start = t->args[0];
-		ev.protect.end = t->args[0] + PAGE_ALIGN(t->args[1]);
-		ev.protect.prot = (uint32_t)t->args[2];
-		err = emit_with_chain(s, t, &ev);
-		for (i = 0; i < t->nr_maps && !err; i++) {
-			base_event(&ev, MS_EV_VMA, smp);
-			ev.vma.start = t->maps[i].m.vma_start;
-			ev.vma.end = t->maps[i].m.vma_end;
-			err = emit_with_chain(s, t, &ev);
-		}
+		if (!ret)
+			err = on_exit_protect(s, smp, t);
 		break;
 	case SC_BRK:
-		brk = brk_slot(s, smp->pid);
-		if (!brk)
+		if (!(brk = brk_slot(s, smp->pid)))
 			return -ENOMEM;
-		base_event(&ev, MS_EV_BRK, smp);
-		/* The first brk of a process attached to: the break before is unknown, old == new. */
-		ev.brk.old_brk = *brk ? *brk : ret;
-		ev.brk.new_brk = ret;
-		if (t->nr_maps) {
-			ev.brk.vma_start = t->maps[0].m.vma_start;
-			ev.brk.vma_end = t->maps[0].m.vma_end;
-		}
-		if (ev.brk.old_brk != ev.brk.new_brk || t->nr_maps || !*brk)
-			err = emit_with_chain(s, t, &ev);
-		*brk = ret;
+		err = on_exit_brk(s, smp, t, ret, brk);
 		break;
 	case SC_MADVISE:
 		if (ret || !wanted_advice(t->args[2]))
