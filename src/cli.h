@@ -9,6 +9,11 @@
 #define EXIT_RUNTIME 1
 #define EXIT_USAGE 2
 
+/* The recording a command writes or reads when no file is named. */
+#define CLI_DEFAULT_DATA "mapscope.data"
+/* The highest PID the kernel hands out (PID_MAX_LIMIT on 64-bit): a larger one is a typing error. */
+#define CLI_PID_MAX 4194304
+
 /* "mapscope: <message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "hint: <message>" on stderr: the fix for the error just printed. */

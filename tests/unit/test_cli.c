@@ -1,4 +1,4 @@
-/* Strict number parsing for options. */
+/* The option parser every command uses, and strict number parsing. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "parse-options.h"
 
 static void parses_in_range(void **state)
 {
@@ -33,11 +39,244 @@ static void rejects_junk_sign_and_range(void **state)
 	assert_int_equal(v, 7);                 /* untouched on failure */
 }
 
+/* What the test table sets; cleared before each parse. */
+static struct {
+	bool b, b2;
+	int count, choice, calls;
+	const char *s, *cb_arg;
+	uint64_t u;
+} v;
+
+static int callback(const struct cli_option *opt, const char *arg)
+{
+	assert_ptr_equal(opt->value, &v);
+	v.calls++;
+	v.cb_arg = arg;
+	return strcmp(arg, "bad") ? 0 : cli_usage_error("test", "bad callback value '%s'", arg);
+}
+
+static const char *const colours[] = { "red", "green", NULL };
+
+static const struct cli_option opts[] = {
+	OPT_BOOL('b', "bool", &v.b, "a flag"),
+	OPT_BOOL(0, "bool-more", &v.b2, "a flag whose name begins with another's"),
+	OPT_COUNT('v', "verbose", &v.count, "say more"),
+	OPT_STRING('s', "string", &v.s, "S", "a string"),
+	OPT_U64('u', "number", &v.u, "N", "a number\nfrom 2 to 10", 2, 10, "invalid number", ": expected 2 to 10"),
+	OPT_CHOICE(0, "colour", &v.choice, "C", "red or green", colours, "unknown colour", ": use red or green"),
+	OPT_CALLBACK(0, "call", &v, "X", "handed to a callback", callback),
+	OPT_MORE_HELP("call", "A-MUCH-LONGER-FORM", "another form of --call"),
+	OPT_END(),
+};
+
+static const struct cli_usage usage = {
+	.cmd = "test", .head = "usage: test [OPTIONS]\n\n", .tail = "\nEXAMPLES\n  test -b\n", .column = 20,
+};
+
+static char *args[32];
+static int nargs;
+static char out[4096], err[1024];
+
+static void slurp(FILE *f, char *buf, size_t len)
+{
+	size_t n;
+
+	rewind(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* Parses the words of line after argv[0] "test"; what is printed lands in out and err. */
+static int parse(const char *line, unsigned int flags)
+{
+	static char copy[256];
+	FILE *fo = tmpfile(), *fe = tmpfile();
+	int saved_out = dup(STDOUT_FILENO), saved_err = dup(STDERR_FILENO), ret;
+	char *tok;
+
+	assert_non_null(fo);
+	assert_non_null(fe);
+	memset(&v, 0, sizeof(v));
+	snprintf(copy, sizeof(copy), "%s", line);
+	nargs = 0;
+	args[nargs++] = "test";
+	for (tok = strtok(copy, " "); tok; tok = strtok(NULL, " "))
+		args[nargs++] = tok;
+	args[nargs] = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	dup2(fileno(fo), STDOUT_FILENO);
+	dup2(fileno(fe), STDERR_FILENO);
+	ret = parse_options(nargs, args, opts, &usage, flags);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, STDOUT_FILENO);
+	dup2(saved_err, STDERR_FILENO);
+	close(saved_out);
+	close(saved_err);
+	slurp(fo, out, sizeof(out));
+	slurp(fe, err, sizeof(err));
+	return ret;
+}
+
+static void assert_usage_error(const char *line, const char *message)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "mapscope: %s\nTry 'mapscope test --help' for more information.\n", message);
+	assert_int_equal(parse(line, 0), PARSE_OPT_ERROR);
+	assert_string_equal(err, want);
+	assert_string_equal(out, "");
+}
+
+/* line parses cleanly: every word read, nothing printed. */
+static void assert_parses(const char *line)
+{
+	int r = parse(line, 0);
+
+	assert_int_equal(r, nargs);
+	assert_string_equal(out, "");
+	assert_string_equal(err, "");
+}
+
+static void reads_every_kind_in_both_forms(void **state)
+{
+	assert_parses("--bool -v -vv --string=x --number 5 --colour green --call y");
+	assert_true(v.b);
+	assert_false(v.b2);
+	assert_int_equal(v.count, 3);
+	assert_string_equal(v.s, "x");
+	assert_int_equal(v.u, 5);
+	assert_int_equal(v.choice, 1);
+	assert_int_equal(v.calls, 1);
+	assert_string_equal(v.cb_arg, "y");
+	assert_parses("-bsfile -u10");      /* a letter that takes a value ends the bundle */
+	assert_true(v.b);
+	assert_string_equal(v.s, "file");
+	assert_int_equal(v.u, 10);
+	assert_parses("-s -v --string= --number=2");
+	assert_string_equal(v.s, "");                           /* "-v" was -s's value, then --string= */
+	assert_int_equal(v.count, 0);
+	assert_int_equal(v.u, 2);
+}
+
+static void long_names_by_unambiguous_prefix(void **state)
+{
+	assert_parses("--str y --num 3 --bool");
+	assert_string_equal(v.s, "y");
+	assert_int_equal(v.u, 3);
+	assert_true(v.b);                       /* an exact name wins over a longer one it begins */
+	assert_false(v.b2);
+	assert_parses("--bool-m");
+	assert_true(v.b2);
+	assert_parses("--call x");  /* the help-only line is no second --call */
+	assert_int_equal(v.calls, 1);
+	assert_usage_error("--boo", "unknown option '--boo'");
+	assert_usage_error("--c x", "unknown option '--c'");
+}
+
+/* Every usage error names what is wrong and the word as typed. */
+static const struct {
+	const char *line, *message;
+} usage_errors[] = {
+	/* a value missing, at the end of the line or of a bundle */
+	{ "--string", "option '--string' needs a value" },
+	{ "-b -vs", "option '-vs' needs a value" },
+	{ "--num", "option '--num' needs a value" },
+	/* a bad number, or one out of range */
+	{ "-u 11", "invalid number '11': expected 2 to 10" },
+	{ "--number=1", "invalid number '1': expected 2 to 10" },
+	{ "-u 5x", "invalid number '5x': expected 2 to 10" },
+	{ "-u -3", "invalid number '-3': expected 2 to 10" },
+	{ "--number=99999999999999999999", "invalid number '99999999999999999999': expected 2 to 10" },
+	/* a bad choice, a callback's own message */
+	{ "--colour blue", "unknown colour 'blue': use red or green" },
+	{ "--call bad", "bad callback value 'bad'" },
+	/* unknown options; a letter inside a bundle names the bundle, not the word before it */
+	{ "--bogus", "unknown option '--bogus'" },
+	{ "--bogus=3", "unknown option '--bogus=3'" },
+	{ "--bool=1", "unknown option '--bool=1'" },
+	{ "-x", "unknown option '-x'" },
+	{ "-s x -bx", "unknown option '-bx'" },
+	{ "-xb", "unknown option '-xb'" },
+	{ "-b --bogus --help", "unknown option '--bogus'" },
+};
+
+static void usage_errors_named(void **state)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(usage_errors) / sizeof(usage_errors[0]); i++)
+		assert_usage_error(usage_errors[i].line, usage_errors[i].message);
+	assert_usage_error("-u 5 -u 11", "invalid number '11': expected 2 to 10");
+	assert_int_equal(v.u, 5);                       /* a bad value leaves the one before */
+}
+
+static void arguments_and_double_dash(void **state)
+{
+	/* Options and arguments in any order; the first argument is the one named. */
+	assert_usage_error("one -b two", "unexpected argument 'one'");
+	assert_true(v.b);
+	assert_usage_error("-- -b", "unexpected argument '-b'");
+	assert_false(v.b);
+	assert_usage_error("-", "unexpected argument '-'");
+	assert_usage_error("one --bogus", "unknown option '--bogus'");
+	/* A command line after the options: it starts at the first argument or after "--". */
+	assert_int_equal(parse("-b cmd -v", PARSE_OPT_STOP_AT_NON_OPTION), 2);
+	assert_string_equal(args[2], "cmd");
+	assert_int_equal(v.count, 0);
+	assert_int_equal(parse("-v -- -b x", PARSE_OPT_STOP_AT_NON_OPTION), 3);
+	assert_string_equal(args[3], "-b");
+	assert_false(v.b);
+	assert_int_equal(parse("-v", PARSE_OPT_STOP_AT_NON_OPTION), 2);
+	assert_int_equal(parse("-v --", PARSE_OPT_STOP_AT_NON_OPTION), 3);
+	assert_string_equal(args[0], "test");            /* argv is left as it was */
+	assert_string_equal(args[1], "-v");
+}
+
+static const char help_text[] =
+"usage: test [OPTIONS]\n"
+"\n"
+"  -b, --bool        a flag\n"
+"      --bool-more   a flag whose name begins with another's\n"
+"  -v, --verbose     say more\n"
+"  -s, --string S    a string\n"
+"  -u, --number N    a number\n"
+"                    from 2 to 10\n"
+"      --colour C    red or green\n"
+"      --call X      handed to a callback\n"
+"      --call A-MUCH-LONGER-FORM  another form of --call\n"
+"  -h, --help        show this help\n"
+"\n"
+"EXAMPLES\n"
+"  test -b\n";
+
+static void help_from_the_table(void **state)
+{
+	assert_int_equal(parse("-h", 0), PARSE_OPT_HELP);
+	assert_string_equal(out, help_text);
+	assert_string_equal(err, "");
+	assert_int_equal(parse("-b --he --bogus", 0), PARSE_OPT_HELP);   /* at once, where it stands */
+	assert_string_equal(out, help_text);
+	assert_int_equal(parse("arg -vh", 0), PARSE_OPT_HELP);
+	assert_int_equal(parse("--help", PARSE_OPT_STOP_AT_NON_OPTION), PARSE_OPT_HELP);
+	assert_int_equal(parse("cmd --help", PARSE_OPT_STOP_AT_NON_OPTION), 1);
+	assert_string_equal(out, "");
+	assert_int_equal(parse_options_failed(PARSE_OPT_HELP), -1);
+	assert_int_equal(parse_options_failed(PARSE_OPT_ERROR), EXIT_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_in_range),
 		cmocka_unit_test(rejects_junk_sign_and_range),
+		cmocka_unit_test(reads_every_kind_in_both_forms),
+		cmocka_unit_test(long_names_by_unambiguous_prefix),
+		cmocka_unit_test(usage_errors_named),
+		cmocka_unit_test(arguments_and_double_dash),
+		cmocka_unit_test(help_from_the_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
