@@ -103,17 +103,3 @@ void cli_hint_privileges(int err)
 		 "to read tracefs (/sys/kernel/tracing/events). Run as root, or: "
 		 "sudo sysctl kernel.perf_event_paranoid=-1", read_paranoid());
 }
-
-int parse_format(const char *cmd, const char *s, int *fmt, bool allow_csv)
-{
-	if (!strcmp(s, "text"))
-		*fmt = CLI_FORMAT_TEXT;
-	else if (!strcmp(s, "json"))
-		*fmt = CLI_FORMAT_JSON;
-	else if (allow_csv && !strcmp(s, "csv"))
-		*fmt = CLI_FORMAT_CSV;
-	else
-		return cli_usage_error(cmd, "unknown format '%s': use %s", s,
-				       allow_csv ? "text, json or csv" : "text or json");
-	return 0;
-}

@@ -27,10 +27,8 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Installs the library's log callback: errors and warnings, debug with verbose. */
 void cli_log_init(int verbose);
 
+/* --format's values, in the order their names have in parse-options' choice lists. */
 enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
-
-/* Parses --format for cmd (csv only where allow_csv) into *fmt; 0 or EXIT_USAGE after the message. */
-int parse_format(const char *cmd, const char *s, int *fmt, bool allow_csv);
 
 /* Prints the common hint for a failure to open perf events (errno err > 0). */
 void cli_hint_privileges(int err);

@@ -5,7 +5,6 @@
  * take no room. A character grid for a terminal, or an SVG.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +16,13 @@
 #include "cli.h"
 #include "commands.h"
 #include "output/svg.h"
+#include "parse-options.h"
 #include "replay.h"
 
-static const char usage_text[] =
+static const struct cli_usage usage = {
+	.cmd = "heatmap",
+	.column = 21,
+	.head =
 "usage: mapscope heatmap [-i FILE] [--pid PID] [--region ID|NAME] [--format text|svg]\n"
 "                        [-o FILE]\n"
 "\n"
@@ -29,21 +32,14 @@ static const char usage_text[] =
 "Only regions with samples are drawn, one band each: the gaps between them\n"
 "take no room, and memory that moved (mremap) keeps its band. Map, unmap,\n"
 "remap and madvise are marked on the band's top edge: M, U, R, A.\n"
-"\n"
-"  -i, --input FILE   the recording (default mapscope.data; '-': stdin)\n"
-"      --pid PID      only this process's regions\n"
-"      --region R     only this region: its id (report --format json's \"id\")\n"
-"                     or a name (\"[heap]\", \"[stack:1234]\", a file's path)\n"
-"      --format FMT   text (default): a character grid, coloured on a\n"
-"                     terminal (not when NO_COLOR is set or stdout is not a\n"
-"                     terminal); svg: an SVG image\n"
-"  -o, --output FILE  write there instead of stdout\n"
-"  -h, --help         show this help\n"
+"\n",
+	.tail =
 "\n"
 "EXAMPLES\n"
 "  mapscope heatmap\n"
 "  mapscope heatmap --region '[heap]'\n"
-"  mapscope heatmap --format svg -o heat.svg\n";
+"  mapscope heatmap --format svg -o heat.svg\n",
+};
 
 #define TEXT_ROWS 8                   /* a band's rows in a terminal: 4 of the grid's each */
 #define TEXT_BANDS 24                 /* bands shown in a terminal, the busiest */
@@ -56,44 +52,27 @@ struct hm_opts {
 
 static int parse_args(int argc, char **argv, struct hm_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "region", required_argument, NULL, 'R' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	static const char *const formats[] = { "text", "svg", NULL };
+	uint64_t pid = 0;
+	int svg = 0;
+	const struct cli_option options[] = {
+		OPT_INPUT(&o->input, CLI_INPUT_HELP),
+		OPT_PID(0, "pid", &pid, "only this process's regions"),
+		OPT_STRING(0, "region", &o->region, "R", "only this region: its id (report --format json's \"id\")\n"
+			   "or a name (\"[heap]\", \"[stack:1234]\", a file's path)"),
+		OPT_CHOICE(0, "format", &svg, "FMT", "text (default): a character grid, coloured on a\n"
+			   "terminal (not when NO_COLOR is set or stdout is not a\nterminal); svg: an SVG image",
+			   formats, "unknown format", ": use text or svg"),
+		OPT_STRING('o', "output", &o->output, "FILE", "write there instead of stdout"),
+		OPT_END(),
 	};
-	uint64_t v;
-	int c;
+	int n;
 
-	o->input = "mapscope.data";
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': o->input = optarg; break;
-		case 'o': o->output = optarg; break;
-		case 'P':
-			if (cli_parse_u64(optarg, 1, 4194304, &v))
-				return cli_usage_error("heatmap", "invalid PID '%s'", optarg);
-			o->pid = (uint32_t)v;
-			break;
-		case 'R': o->region = optarg; break;
-		case 'F':
-			if (!strcmp(optarg, "svg"))
-				o->svg = true;
-			else if (strcmp(optarg, "text"))
-				return cli_usage_error("heatmap", "unknown format '%s': use text or svg", optarg);
-			break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		case ':': return cli_usage_error("heatmap", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("heatmap", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("heatmap", "unexpected argument '%s'", argv[optind]);
+	o->input = CLI_DEFAULT_DATA;
+	if ((n = parse_options(argc, argv, options, &usage, 0)) < 0)
+		return parse_options_failed(n);
+	o->pid = (uint32_t)pid;
+	o->svg = svg;
 	return 0;
 }
 

@@ -4,7 +4,6 @@
  * process_madvise(MADV_COLLAPSE).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "parse-options.h"
 #include "launch.h"
 #include "output/json.h"
 #include "replay.h"
@@ -26,7 +26,10 @@
 #define MADV_COLLAPSE 25
 #endif
 
-static const char usage_text[] =
+static const struct cli_usage usage = {
+	.cmd = "hugepages",
+	.column = 24,
+	.head =
 "usage: mapscope hugepages [-i FILE] [--min-benefit N] [--format text|json]\n"
 "       mapscope hugepages [-i FILE] --apply -p PID [--dry-run]\n"
 "\n"
@@ -40,17 +43,8 @@ static const char usage_text[] =
 "comes with the reason it is or is not advised: too sparse, too\n"
 "short-lived (under 10 ms), VM_NOHUGEPAGE, already huge, or not\n"
 "2 MiB-alignable, and with the exact action to take.\n"
-"\n"
-"  -i, --input FILE      the recording (default mapscope.data)\n"
-"      --min-benefit N   advise only regions whose benefit is at least N (default 1)\n"
-"      --format FMT      text (default) or json\n"
-"      --apply           collapse the advised ranges of process PID now, with\n"
-"                        process_madvise(MADV_COLLAPSE): Linux 6.1 or later,\n"
-"                        CAP_SYS_NICE and ptrace access to it; AnonHugePages\n"
-"                        from /proc/PID/smaps is shown before and after\n"
-"  -p, --pid PID         the live process for --apply (it must be the one recorded)\n"
-"      --dry-run         with --apply: say what would be collapsed, change nothing\n"
-"  -h, --help            show this help\n"
+"\n",
+	.tail =
 "\n"
 "EXIT STATUS\n"
 "  0 done (with --apply: every range collapsed), 1 an error or a range that\n"
@@ -60,7 +54,8 @@ static const char usage_text[] =
 "  mapscope record -p 1234   (Ctrl-C after the program's working phase)\n"
 "  mapscope hugepages\n"
 "  mapscope hugepages --format json --min-benefit 1000\n"
-"  mapscope hugepages --apply -p 1234 --dry-run\n";
+"  mapscope hugepages --apply -p 1234 --dry-run\n",
+};
 
 struct hp_opts {
 	const char *input;
@@ -310,48 +305,28 @@ static int apply(const struct ms_huge_advice *v, size_t n, const struct hp_opts 
 
 static int parse_args(int argc, char **argv, struct hp_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "min-benefit", required_argument, NULL, 'B' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "apply", no_argument, NULL, 'A' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "dry-run", no_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	uint64_t pid = 0;
+	int fmt = CLI_FORMAT_TEXT, n;
+	const struct cli_option options[] = {
+		OPT_INPUT(&o->input, "the recording (default " CLI_DEFAULT_DATA ")"),
+		OPT_U64(0, "min-benefit", &o->min_benefit, "N",
+			"advise only regions whose benefit is at least N (default 1)", 0, UINT64_MAX,
+			"invalid --min-benefit", NULL),
+		OPT_FORMAT_TEXT_JSON(&fmt, "text (default) or json"),
+		OPT_BOOL(0, "apply", &o->apply, "collapse the advised ranges of process PID now, with\n"
+			 "process_madvise(MADV_COLLAPSE): Linux 6.1 or later,\n"
+			 "CAP_SYS_NICE and ptrace access to it; AnonHugePages\n"
+			 "from /proc/PID/smaps is shown before and after"),
+		OPT_PID('p', "pid", &pid, "the live process for --apply (it must be the one recorded)"),
+		OPT_BOOL(0, "dry-run", &o->dry_run, "with --apply: say what would be collapsed, change nothing"),
+		OPT_END(),
 	};
-	uint64_t v;
-	int c, fmt, err;
 
-	o->input = "mapscope.data";
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:p:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': o->input = optarg; break;
-		case 'B':
-			if (cli_parse_u64(optarg, 0, UINT64_MAX, &o->min_benefit))
-				return cli_usage_error("hugepages", "invalid --min-benefit '%s'", optarg);
-			break;
-		case 'F':
-			if ((err = parse_format("hugepages", optarg, &fmt, false)))
-				return err;
-			o->json = fmt == CLI_FORMAT_JSON;
-			break;
-		case 'A': o->apply = true; break;
-		case 'D': o->dry_run = true; break;
-		case 'p':
-			if (cli_parse_u64(optarg, 1, 4194304, &v))
-				return cli_usage_error("hugepages", "invalid PID '%s'", optarg);
-			o->pid = (pid_t)v;
-			break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		case ':': return cli_usage_error("hugepages", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("hugepages", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("hugepages", "unexpected argument '%s'", argv[optind]);
+	o->input = CLI_DEFAULT_DATA;
+	if ((n = parse_options(argc, argv, options, &usage, 0)) < 0)
+		return parse_options_failed(n);
+	o->json = fmt == CLI_FORMAT_JSON;
+	o->pid = (pid_t)pid;
 	if (o->apply != (o->pid != 0))
 		return cli_usage_error("hugepages", "--apply and -p go together");
 	if (o->dry_run && !o->apply)

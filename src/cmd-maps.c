@@ -2,7 +2,6 @@
  * mapscope maps: a process's mappings at one instant, printed exactly as
  * /proc/PID/maps prints them, so that diff against a snapshot works.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,22 +9,20 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "parse-options.h"
 #include "replay.h"
 
-static const char usage_text[] =
+static const struct cli_usage usage = {
+	.cmd = "maps",
+	.column = 21,
+	.head =
 "usage: mapscope maps [-i FILE] --pid PID --at TIME\n"
 "\n"
 "Prints the mappings process PID had at TIME, in the format of\n"
 "/proc/PID/maps (start-end perms offset dev inode name), one line per\n"
 "kernel VMA, as the kernel would have merged them.\n"
-"\n"
-"  -i, --input FILE   the recording (default mapscope.data; '-': stdin)\n"
-"  -p, --pid PID      the process; a thread's id gives its process, as\n"
-"                     /proc/TID/maps does\n"
-"  -t, --at TIME      nanoseconds on the recording's clock (CLOCK_MONOTONIC\n"
-"                     for mapscope record), +SECONDS from the start, end, or\n"
-"                     last: just before the process exited\n"
-"  -h, --help         show this help\n"
+"\n",
+	.tail =
 "\n"
 "[vsyscall] is shown as /proc shows it (the kernel writes no record of it:\n"
 "mapscope record adds one at each exec). Thread stacks carry no name, as in\n"
@@ -35,7 +32,8 @@ static const char usage_text[] =
 "  mapscope maps --pid 1234 --at end\n"
 "  mapscope maps --pid 1234 --at last     # a process that has exited\n"
 "  mapscope maps -i run.data --pid 1234 --at +2.5\n"
-"  mapscope maps --pid 1234 --at 81234567890 | diff - saved-maps.txt\n";
+"  mapscope maps --pid 1234 --at 81234567890 | diff - saved-maps.txt\n",
+};
 
 struct maps_run {
 	uint64_t at;
@@ -103,52 +101,61 @@ static void lost_before(const struct ms_session *s, const struct maps_run *m)
 				(unsigned long long)lp.count, m->pid);
 }
 
+/* --at, and whether it was given. */
+struct maps_at {
+	struct maps_run *m;
+	bool given;
+};
+
+static int opt_at(const struct cli_option *opt, const char *arg)
+{
+	struct maps_at *a = opt->value;
+
+	a->m->last = !strcmp(arg, "last");
+	if (!a->m->last && parse_time(arg, &a->m->at, &a->m->rel))
+		return cli_usage_error("maps", "invalid time '%s': expected nanoseconds, "
+				       "+SECONDS, end or last", arg);
+	a->given = true;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, const char **input, struct maps_run *m)
+{
+	struct maps_at at = { .m = m };
+	uint64_t pid = 0;
+	const struct cli_option options[] = {
+		OPT_INPUT(input, CLI_INPUT_HELP),
+		OPT_PID('p', "pid", &pid, "the process; a thread's id gives its process, as\n/proc/TID/maps does"),
+		OPT_CALLBACK('t', "at", &at, "TIME", "nanoseconds on the recording's clock (CLOCK_MONOTONIC\n"
+			     "for mapscope record), +SECONDS from the start, end, or\n"
+			     "last: just before the process exited", opt_at),
+		OPT_END(),
+	};
+	int n;
+
+	*input = CLI_DEFAULT_DATA;
+	if ((n = parse_options(argc, argv, options, &usage, 0)) < 0)
+		return parse_options_failed(n);
+	m->pid = m->asked = (uint32_t)pid;
+	if (!m->pid || !at.given)
+		return cli_usage_error("maps", "both --pid and --at are needed");
+	return 0;
+}
+
 int cmd_maps(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "at", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct maps_run m = { 0 };
 	/* Every event, samples too: the replay stops at the first one past the instant. */
 	static const struct ms_analysis until = { .name = "maps", .event = stop_after,
 						  .flags = MS_ANALYSIS_SEES_SAMPLES };
 	struct ms_session *s = NULL;
-	const char *input = "mapscope.data";
-	bool have_at = false;
-	uint64_t v;
-	int c, ret;
+	const char *input;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:p:t:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': input = optarg; break;
-		case 'p':
-			if (cli_parse_u64(optarg, 1, 4194304, &v))
-				return cli_usage_error("maps", "invalid PID '%s'", optarg);
-			m.pid = m.asked = (uint32_t)v;
-			break;
-		case 't':
-			m.last = !strcmp(optarg, "last");
-			if (!m.last && parse_time(optarg, &m.at, &m.rel))
-				return cli_usage_error("maps", "invalid time '%s': expected nanoseconds, "
-						       "+SECONDS, end or last", optarg);
-			have_at = true;
-			break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		case ':': return cli_usage_error("maps", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("maps", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("maps", "unexpected argument '%s'", argv[optind]);
-	if (!m.pid || !have_at)
-		return cli_usage_error("maps", "both --pid and --at are needed");
 	cli_log_init(0);
+	ret = parse_args(argc, argv, &input, &m);
+	if (ret)
+		return ret < 0 ? 0 : ret;
 	if ((ret = replay_open(&s, input, NULL)))
 		goto out;
 	if (ms_session_add(s, &until, &m)) {

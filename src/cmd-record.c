@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -25,36 +24,20 @@
 #include "cli.h"
 #include "commands.h"
 #include "launch.h"
+#include "parse-options.h"
 
 
-static const char usage_text[] =
+static const struct cli_usage usage = {
+	.cmd = "record",
+	.column = 24,
+	.head =
 "usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [--no-samples] [--no-vma-tree]\n"
 "                       [--call-graph fp|dwarf] (-p PID[,PID...] | -- CMD [ARGS...])\n"
 "\n"
 "Records every change to the address space of CMD (with its threads and\n"
 "children) or of running processes, and their page faults, into perf.data.\n"
-"\n"
-"  -o, --output FILE     write to FILE (default mapscope.data); an existing\n"
-"                        FILE becomes FILE.old; '-' writes pipe mode to stdout\n"
-"  -p, --pid PID[,...]   attach to running processes and all their threads\n"
-"                        until Ctrl-C or until they exit; their current maps\n"
-"                        are read from /proc first\n"
-"  -c, --count PERIOD    one page-fault sample every PERIOD faults (default 1)\n"
-"  -m, --mmap-pages N    ring buffer pages per CPU, a power of two (default\n"
-"                        1024; attaching to more than 4 processes, 1024 per 4\n"
-"                        of them, up to 8192, within 1/16 of the memory)\n"
-"      --no-samples      record address-space changes only, no page faults\n"
-"      --no-vma-tree     leave out the kernel's VMA tree writes\n"
-"                        (maple_tree:ma_write, recorded where the kernel has\n"
-"                        it): VMA splits and merges are then modelled from\n"
-"                        the kernel's rules alone\n"
-"      --call-graph fp   add user call chains (frame pointers) to page-fault\n"
-"                        and syscall samples: who faulted, who mapped\n"
-"      --call-graph dwarf  copy the user registers and 8 KiB of user stack\n"
-"                        instead, unwound at report time with the binaries'\n"
-"                        CFI: for code built without frame pointers\n"
-"  -v, --verbose         say more\n"
-"  -h, --help            show this help\n"
+"\n",
+	.tail =
 "\n"
 "What is recorded: MMAP2 (every mapping, code and data), COMM, FORK and\n"
 "EXIT records; syscalls:sys_enter_*/sys_exit_* tracepoints for mmap, munmap,\n"
@@ -82,7 +65,8 @@ static const char usage_text[] =
 "  mapscope record -o run.data --call-graph fp -- make -j2\n"
 "  mapscope record -p 1234,1240        (stop with Ctrl-C)\n"
 "  mapscope record -o - -- ./myprog | perf script -i -\n"
-"  perf script -i mapscope.data --show-mmap-events --show-task-events\n";
+"  perf script -i mapscope.data --show-mmap-events --show-task-events\n",
+};
 
 struct record_opts {
 	const char *output;
@@ -101,78 +85,70 @@ struct record_opts {
 	bool pipe;
 };
 
+static int opt_pages(const struct cli_option *opt, const char *arg)
+{
+	struct record_opts *o = opt->value;
+
+	o->pages_set = true;
+	if (cli_parse_u64(arg, 1, 1u << 20, &o->pages) || (o->pages & (o->pages - 1)))
+		return cli_usage_error("record", "invalid ring buffer size '%s': expected "
+				       "a power of two number of pages, such as 1024", arg);
+	return 0;
+}
+
+/* fp and dwarf add up, as they did: the last one does not replace the first. */
+static int opt_call_graph(const struct cli_option *opt, const char *arg)
+{
+	struct record_opts *o = opt->value;
+
+	if (!strcmp(arg, "fp"))
+		o->callchain = true;
+	else if (!strcmp(arg, "dwarf"))
+		o->dwarf = true;
+	else
+		return cli_usage_error("record", "unsupported call-graph mode '%s': "
+				       "use fp (frame pointers) or dwarf (copied stacks)", arg);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "no-samples", no_argument, NULL, 'S' },
-		{ "no-vma-tree", no_argument, NULL, 'T' },
-		{ "call-graph", required_argument, NULL, 'g' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct launch_pids pids = { .cmd = "record", .pids = o->pids, .n = &o->nr_pids };
+	const struct cli_option options[] = {
+		OPT_STRING('o', "output", &o->output, "FILE", "write to FILE (default " CLI_DEFAULT_DATA "); an existing\n"
+			   "FILE becomes FILE.old; '-' writes pipe mode to stdout"),
+		OPT_CALLBACK('p', "pid", &pids, "PID[,...]", "attach to running processes and all their threads\n"
+			     "until Ctrl-C or until they exit; their current maps\nare read from /proc first",
+			     launch_opt_pids),
+		/* 0 until given: -c 1 with --no-samples is a mistake, the default is not. */
+		OPT_U64('c', "count", &o->period, "PERIOD", "one page-fault sample every PERIOD faults (default 1)",
+			1, UINT32_MAX, "invalid sample period", ": expected a whole number from 1 to 4294967295"),
+		OPT_CALLBACK('m', "mmap-pages", o, "N", "ring buffer pages per CPU, a power of two (default\n"
+			     "1024; attaching to more than 4 processes, 1024 per 4\n"
+			     "of them, up to 8192, within 1/16 of the memory)", opt_pages),
+		OPT_BOOL(0, "no-samples", &o->no_samples, "record address-space changes only, no page faults"),
+		OPT_BOOL(0, "no-vma-tree", &o->no_vma_tree, "leave out the kernel's VMA tree writes\n"
+			 "(maple_tree:ma_write, recorded where the kernel has\n"
+			 "it): VMA splits and merges are then modelled from\nthe kernel's rules alone"),
+		OPT_CALLBACK(0, "call-graph", o, "fp", "add user call chains (frame pointers) to page-fault\n"
+			     "and syscall samples: who faulted, who mapped", opt_call_graph),
+		OPT_MORE_HELP("call-graph", "dwarf", "copy the user registers and 8 KiB of user stack\n"
+			      "instead, unwound at report time with the binaries'\n"
+			      "CFI: for code built without frame pointers"),
+		OPT_COUNT('v', "verbose", &o->verbose, "say more"),
+		OPT_END(),
 	};
-	int c;
+	int n;
 
-	o->output = "mapscope.data";
-	o->period = 1;
+	o->output = CLI_DEFAULT_DATA;
 	o->pages = MS_LIVE_DEFAULT_PAGES;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:o:p:c:m:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'p':
-			if (launch_parse_pids(optarg, o->pids, &o->nr_pids))
-				return cli_usage_error("record", "invalid PID list '%s': expected "
-						       "numbers separated by commas", optarg);
-			break;
-		case 'c':
-			o->period_set = true;
-			if (cli_parse_u64(optarg, 1, UINT32_MAX, &o->period))
-				return cli_usage_error("record", "invalid sample period '%s': expected "
-						       "a whole number from 1 to %u", optarg, UINT32_MAX);
-			break;
-		case 'm':
-			o->pages_set = true;
-			if (cli_parse_u64(optarg, 1, 1u << 20, &o->pages) || (o->pages & (o->pages - 1)))
-				return cli_usage_error("record", "invalid ring buffer size '%s': expected "
-						       "a power of two number of pages, such as 1024", optarg);
-			break;
-		case 'S':
-			o->no_samples = true;
-			break;
-		case 'T':
-			o->no_vma_tree = true;
-			break;
-		case 'g':
-			if (!strcmp(optarg, "fp"))
-				o->callchain = true;
-			else if (!strcmp(optarg, "dwarf"))
-				o->dwarf = true;
-			else
-				return cli_usage_error("record", "unsupported call-graph mode '%s': "
-						       "use fp (frame pointers) or dwarf (copied stacks)", optarg);
-			break;
-		case 'v':
-			o->verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return -1;
-		case ':':
-			return cli_usage_error("record", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			return cli_usage_error("record", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		o->cmd = argv + optind;
+	if ((n = parse_options(argc, argv, options, &usage, PARSE_OPT_STOP_AT_NON_OPTION)) < 0)
+		return parse_options_failed(n);
+	if (n < argc)
+		o->cmd = argv + n;
+	o->period_set = o->period != 0;
+	if (!o->period_set)
+		o->period = 1;
 	if (!o->cmd && !o->nr_pids)
 		return cli_usage_error("record", "nothing to record: give a command after '--' "
 				       "or processes with -p");

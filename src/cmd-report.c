@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +22,13 @@
 #include "output/format.h"
 #include "output/html.h"
 #include "output/json.h"
+#include "parse-options.h"
 #include "replay.h"
 
-static const char usage_text[] =
+static const struct cli_usage usage = {
+	.cmd = "report",
+	.column = 24,
+	.head =
 "usage: mapscope report [-i FILE] [--sort KEY,...] [--pid PID] [--comm NAME]\n"
 "                       [--time START,END] [--format text|json|csv|pprof|html]\n"
 "                       [-o FILE]\n"
@@ -33,29 +36,8 @@ static const char usage_text[] =
 "Replays a recording through the address-space model and charges every\n"
 "sampled data address to the region (one mapping's life) that held it at\n"
 "that instant. One row per region; samples no mapping held are 'unmapped'.\n"
-"\n"
-"  -i, --input FILE      the recording (default mapscope.data; '-' reads a\n"
-"                        pipe-mode recording from stdin); perf record -d files too\n"
-"  -s, --sort KEYS       comma-separated: samples (default), region, kind,\n"
-"                        name, pid, pages; and, to group rows by them as\n"
-"                        well as or instead of by region: symbol (code),\n"
-"                        dso (code binary), daddr-symbol (data object),\n"
-"                        alloc (the call that made the region)\n"
-"      --children N      top N code symbols under each region (default 5; 0: none)\n"
-"      --pid PID         only regions of this process\n"
-"      --comm NAME       only regions of processes with this name\n"
-"      --time START,END  only samples in this window; each end is ns on the\n"
-"                        recording's clock, +SECONDS from its start, or empty\n"
-"      --format FMT      text (default), json or csv; or pprof: a gzipped\n"
-"                        profile.proto for go tool pprof, Pyroscope or Parca\n"
-"                        (needs -o), each stack the code that touched the data\n"
-"                        topped by the data region's frame; or html: one\n"
-"                        self-contained page (no network, no external file)\n"
-"                        with the sortable region table, the heatmap (a\n"
-"                        click on a band selects its region), the timeline\n"
-"                        of changes, hugepage advice and unmapped accesses\n"
-"  -o, --output FILE     write there instead of stdout\n"
-"  -h, --help            show this help\n"
+"\n",
+	.tail =
 "\n"
 "Row fields: samples and share, pid, comm, start-end and size (the region's\n"
 "last extent), perms, kind (heap, stack, thread-stack, anon, file, shm,\n"
@@ -80,7 +62,8 @@ static const char usage_text[] =
 "  mapscope report --sort daddr-symbol\n"
 "  mapscope report --pid 1234 --time +1.5,+3\n"
 "  mapscope report --format html -o report.html\n"
-"  mapscope report -i perf.data          (a perf record -d recording)\n";
+"  mapscope report -i perf.data          (a perf record -d recording)\n",
+};
 
 struct report_opts {
 	const char *input;
@@ -98,8 +81,9 @@ struct report_opts {
 	const char *window;          /* --time as given */
 };
 
-static int parse_sort(const char *s, struct report_opts *o)
+static int opt_sort(const struct cli_option *opt, const char *s)
 {
+	struct report_opts *o = opt->value;
 	static const struct { const char *name; enum ms_report_key key; unsigned int group; } names[] = {
 		{ "samples", MS_SORT_SAMPLES, 0 }, { "region", MS_SORT_REGION, MS_GROUP_REGION },
 		{ "kind", MS_SORT_KIND, 0 }, { "name", MS_SORT_NAME, 0 }, { "pid", MS_SORT_PID, 0 },
@@ -147,74 +131,68 @@ static int parse_window(const char *s, struct report_opts *o)
 	return 0;
 }
 
+static int opt_time(const struct cli_option *opt, const char *s)
+{
+	struct report_opts *o = opt->value;
+	int err;
+
+	o->window = s;
+	if ((err = parse_window(s, o)))
+		return cli_usage_error("report", err == -ERANGE ?
+				       "invalid time window '%s': it ends before it starts" :
+				       "invalid time window '%s': expected START,END, "
+				       "each ns, +SECONDS or empty", s);
+	return 0;
+}
+
+#define STRINGIFY(x) #x
+#define STR(x) STRINGIFY(x)
+
 static int parse_args(int argc, char **argv, struct report_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "comm", required_argument, NULL, 'C' },
-		{ "time", required_argument, NULL, 'T' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "children", required_argument, NULL, 'N' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	/* text, json and csv are enum cli_format's; pprof and html follow. */
+	static const char *const formats[] = { "text", "json", "csv", "pprof", "html", NULL };
+	enum { FORMAT_PPROF = CLI_FORMAT_CSV + 1, FORMAT_HTML };
+	uint64_t pid = 0, children = 5;
+	int fmt = CLI_FORMAT_TEXT, n;
+	const struct cli_option options[] = {
+		OPT_INPUT(&o->input, "the recording (default " CLI_DEFAULT_DATA "; '-' reads a\n"
+			  "pipe-mode recording from stdin); perf record -d files too"),
+		OPT_CALLBACK('s', "sort", o, "KEYS", "comma-separated: samples (default), region, kind,\n"
+			     "name, pid, pages; and, to group rows by them as\n"
+			     "well as or instead of by region: symbol (code),\n"
+			     "dso (code binary), daddr-symbol (data object),\n"
+			     "alloc (the call that made the region)", opt_sort),
+		OPT_U64(0, "children", &children, "N", "top N code symbols under each region (default 5; 0: none)",
+			0, MS_REPORT_MAX_CHILDREN, "invalid --children", ": expected 0 to " STR(MS_REPORT_MAX_CHILDREN)),
+		OPT_PID(0, "pid", &pid, "only regions of this process"),
+		OPT_STRING(0, "comm", &o->comm, "NAME", "only regions of processes with this name"),
+		OPT_CALLBACK(0, "time", o, "START,END", "only samples in this window; each end is ns on the\n"
+			     "recording's clock, +SECONDS from its start, or empty", opt_time),
+		OPT_CHOICE(0, "format", &fmt, "FMT", "text (default), json or csv; or pprof: a gzipped\n"
+			   "profile.proto for go tool pprof, Pyroscope or Parca\n"
+			   "(needs -o), each stack the code that touched the data\n"
+			   "topped by the data region's frame; or html: one\n"
+			   "self-contained page (no network, no external file)\n"
+			   "with the sortable region table, the heatmap (a\n"
+			   "click on a band selects its region), the timeline\n"
+			   "of changes, hugepage advice and unmapped accesses",
+			   formats, "unknown format", ": use text, json, csv, pprof or html"),
+		OPT_STRING('o', "output", &o->output, "FILE", "write there instead of stdout"),
+		OPT_END(),
 	};
-	uint64_t v;
-	int c, fmt, err;
 
-	o->children = 5;
-
-	o->input = "mapscope.data";
+	o->input = CLI_DEFAULT_DATA;
 	o->keys[0] = MS_SORT_SAMPLES;
 	o->nr_keys = 1;
-	o->pid = -1;
 	o->to = UINT64_MAX;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': o->input = optarg; break;
-		case 'o': o->output = optarg; break;
-		case 's': if ((err = parse_sort(optarg, o))) return err; break;
-		case 'P':
-			if (cli_parse_u64(optarg, 1, 4194304, &v))
-				return cli_usage_error("report", "invalid PID '%s'", optarg);
-			o->pid = (long)v;
-			break;
-		case 'C': o->comm = optarg; break;
-		case 'N':
-			if (cli_parse_u64(optarg, 0, MS_REPORT_MAX_CHILDREN, &v))
-				return cli_usage_error("report", "invalid --children '%s': expected 0 to %d",
-						       optarg, MS_REPORT_MAX_CHILDREN);
-			o->children = (int)v;
-			break;
-		case 'T':
-			o->window = optarg;
-			if ((err = parse_window(optarg, o)))
-				return cli_usage_error("report", err == -ERANGE ?
-						       "invalid time window '%s': it ends before it starts" :
-						       "invalid time window '%s': expected START,END, "
-						       "each ns, +SECONDS or empty", optarg);
-			break;
-		case 'F':
-			o->pprof = !strcmp(optarg, "pprof");
-			o->html = !strcmp(optarg, "html");
-			if (!strcmp(optarg, "text") || !strcmp(optarg, "json") || !strcmp(optarg, "csv")) {
-				parse_format("report", optarg, &fmt, true);
-				o->format = (enum cli_format)fmt;
-			} else if (!o->pprof && !o->html)
-				return cli_usage_error("report", "unknown format '%s': use text, json, csv, pprof "
-						       "or html", optarg);
-			break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		case ':': return cli_usage_error("report", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if ((n = parse_options(argc, argv, options, &usage, 0)) < 0)
+		return parse_options_failed(n);
+	o->children = (int)children;
+	o->pid = pid ? (long)pid : -1;
+	o->pprof = fmt == FORMAT_PPROF;
+	o->html = fmt == FORMAT_HTML;
+	o->format = o->pprof || o->html ? CLI_FORMAT_TEXT : (enum cli_format)fmt;
 	if (o->pprof && !o->output)
 		return cli_usage_error("report", "--format pprof writes a gzipped binary: name the file with -o");
 	if (o->html && (o->group & ~MS_GROUP_REGION))

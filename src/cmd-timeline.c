@@ -1,15 +1,18 @@
 /* mapscope timeline: every address-space change, in time order. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "parse-options.h"
 #include "print-change.h"
 #include "replay.h"
 
-static const char usage_text[] =
+static const struct cli_usage usage = {
+	.cmd = "timeline",
+	.column = 21,
+	.head =
 "usage: mapscope timeline [-i FILE] [--pid PID] [--format text|json]\n"
 "\n"
 "Lists every address-space change of the recording in time order: map,\n"
@@ -18,17 +21,13 @@ static const char usage_text[] =
 "where it moved, the protection it has now (map, protect, remap), the\n"
 "advice (madvise) or the lock state (lock: locked, onfault, unlocked), and\n"
 "the name of the region concerned.\n"
-"\n"
-"  -i, --input FILE   the recording (default mapscope.data; '-': stdin)\n"
-"      --pid PID      only this process's changes\n"
-"      --format FMT   text (default) or json (one object per line, fields\n"
-"                     time_ns, pid, tid, op, start, end, new_start, new_end,\n"
-"                     prot, advice, lock, name)\n"
-"  -h, --help         show this help\n"
+"\n",
+	.tail =
 "\n"
 "EXAMPLES\n"
 "  mapscope timeline\n"
-"  mapscope timeline --pid 1234 --format json | jq 'select(.op == \"unmap\")'\n";
+"  mapscope timeline --pid 1234 --format json | jq 'select(.op == \"unmap\")'\n",
+};
 
 struct tl {
 	long pid;
@@ -48,43 +47,37 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 
 static const struct ms_analysis timeline_analysis = { .name = "timeline", .change = on_change };
 
+static int parse_args(int argc, char **argv, const char **input, struct tl *t)
+{
+	uint64_t pid = 0;
+	int fmt = CLI_FORMAT_TEXT, n;
+	const struct cli_option options[] = {
+		OPT_INPUT(input, CLI_INPUT_HELP),
+		OPT_PID(0, "pid", &pid, "only this process's changes"),
+		OPT_FORMAT_TEXT_JSON(&fmt, "text (default) or json (one object per line, fields\n"
+				     "time_ns, pid, tid, op, start, end, new_start, new_end,\n"
+				     "prot, advice, lock, name)"),
+		OPT_END(),
+	};
+
+	*input = CLI_DEFAULT_DATA;
+	if ((n = parse_options(argc, argv, options, &usage, 0)) < 0)
+		return parse_options_failed(n);
+	t->pid = pid ? (long)pid : -1;
+	t->json = fmt == CLI_FORMAT_JSON;
+	return 0;
+}
+
 int cmd_timeline(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "pid", required_argument, NULL, 'P' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tl t = { .pid = -1 };
 	struct ms_session *s = NULL;
-	const char *input = "mapscope.data";
-	uint64_t v;
-	int c, ret, fmt;
+	const char *input;
+	int ret;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': input = optarg; break;
-		case 'P':
-			if (cli_parse_u64(optarg, 1, 4194304, &v))
-				return cli_usage_error("timeline", "invalid PID '%s'", optarg);
-			t.pid = (long)v;
-			break;
-		case 'F':
-			if ((ret = parse_format("timeline", optarg, &fmt, false)))
-				return ret;
-			t.json = fmt == CLI_FORMAT_JSON;
-			break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		case ':': return cli_usage_error("timeline", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("timeline", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("timeline", "unexpected argument '%s'", argv[optind]);
+	ret = parse_args(argc, argv, &input, &t);
+	if (ret)
+		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
 	if ((ret = replay_open(&s, input, NULL)))
 		goto out;

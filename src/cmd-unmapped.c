@@ -4,7 +4,6 @@
  * memory: when it was unmapped, by which call, from where.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +16,14 @@
 #include "commands.h"
 #include "output/format.h"
 #include "output/json.h"
+#include "parse-options.h"
 #include "print-change.h"
 #include "replay.h"
 
-static const char usage_text[] =
+static const struct cli_usage usage = {
+	.cmd = "unmapped",
+	.column = 21,
+	.head =
 "usage: mapscope unmapped [-i FILE] [--format text|json]\n"
 "\n"
 "Reports every sampled access to memory that no mapping held at that\n"
@@ -36,14 +39,13 @@ static const char usage_text[] =
 "  never-mapped  nothing ever held it\n"
 "With hardware load samples (where a PMU exists), loads and software\n"
 "prefetches to unmapped addresses (bad prefetches) are reported the same way.\n"
-"\n"
-"  -i, --input FILE   the recording (default mapscope.data)\n"
-"      --format FMT   text (default) or json\n"
-"  -h, --help         show this help\n"
+"\n",
+	.tail =
 "\n"
 "EXAMPLES\n"
 "  mapscope record --call-graph fp -- ./myprog && mapscope unmapped\n"
-"  mapscope unmapped -i run.data --format json\n";
+"  mapscope unmapped -i run.data --format json\n",
+};
 
 struct un_run {
 	struct ms_unmapped *u;
@@ -139,35 +141,34 @@ static void print_accesses(const struct un_run *run, const struct ms_unmapped_ac
 	}
 }
 
+static int parse_args(int argc, char **argv, const char **input, int *fmt)
+{
+	const struct cli_option options[] = {
+		OPT_INPUT(input, "the recording (default " CLI_DEFAULT_DATA ")"),
+		OPT_FORMAT_TEXT_JSON(fmt, "text (default) or json"),
+		OPT_END(),
+	};
+	int n;
+
+	*input = CLI_DEFAULT_DATA;
+	if ((n = parse_options(argc, argv, options, &usage, 0)) < 0)
+		return parse_options_failed(n);
+	return 0;
+}
+
 int cmd_unmapped(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct ms_unmapped_access *acc;
 	struct un_run run = { 0 };
 	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX };
 	struct ms_session *s = NULL;
-	const char *input = "mapscope.data";
+	const char *input;
 	size_t n = 0;
-	int c, fmt = 0, ret, err;
+	int fmt = CLI_FORMAT_TEXT, ret, err;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i': input = optarg; break;
-		case 'F': if ((ret = parse_format("unmapped", optarg, &fmt, false))) return ret; break;
-		case 'h': fputs(usage_text, stdout); return 0;
-		case ':': return cli_usage_error("unmapped", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("unmapped", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return cli_usage_error("unmapped", "unexpected argument '%s'", argv[optind]);
+	ret = parse_args(argc, argv, &input, &fmt);
+	if (ret)
+		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
 	if ((ret = replay_open(&s, input, &so)))
 		goto out;

@@ -4,7 +4,6 @@
  * the traced program pays no wakeup per change).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +13,16 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "parse-options.h"
 #include "launch.h"
 #include "print-change.h"
 
 #define POLL_MS 4
 
-static const char usage_text[] =
+static const struct cli_usage usage = {
+	.cmd = "watch",
+	.column = 23,
+	.head =
 "usage: mapscope watch [--json] [--ops LIST] (-p PID[,PID...] | -- CMD [ARGS...])\n"
 "\n"
 "Prints every change to the address space of CMD (with its threads and\n"
@@ -27,12 +30,8 @@ static const char usage_text[] =
 "protect, brk, stack-grow, madvise, fork, exec, exit, lock. Unmaps made by direct\n"
 "syscalls are seen too: the kernel's tracepoints report them, nothing is\n"
 "patched. At low load a change is printed within a few milliseconds.\n"
-"\n"
-"  -p, --pid PID[,...]  watch running processes and all their threads\n"
-"      --json           one JSON object per line: time_ns, pid, tid, op,\n"
-"                       start, end, new_start, new_end, name\n"
-"      --ops LIST       only these operations, comma-separated\n"
-"  -h, --help           show this help\n"
+"\n",
+	.tail =
 "\n"
 "It ends on Ctrl-C, or when the watched processes have exited; for CMD it\n"
 "then reports the command's exit status on stderr. Exit status: 0, or 1\n"
@@ -44,18 +43,12 @@ static const char usage_text[] =
 "EXAMPLES\n"
 "  mapscope watch -- ./myprog\n"
 "  mapscope watch -p 1234 --ops unmap,remap,madvise\n"
-"  mapscope watch --json -p 1234 | jq -c 'select(.op == \"unmap\")'\n";
-
-struct watch_opts {
-	bool json;
-	unsigned int ops;          /* bit per enum ms_aspace_op; 0: all */
-	pid_t pids[MAX_PIDS];
-	int nr_pids;
-	char **cmd;
+"  mapscope watch --json -p 1234 | jq -c 'select(.op == \"unmap\")'\n",
 };
 
-static int parse_ops(const char *s, unsigned int *mask)
+static int opt_ops(const struct cli_option *opt, const char *s)
 {
+	unsigned int *mask = opt->value;
 	char buf[256], *tok, *save = NULL;
 	int op;
 
@@ -72,35 +65,31 @@ static int parse_ops(const char *s, unsigned int *mask)
 	return 0;
 }
 
+struct watch_opts {
+	bool json;
+	unsigned int ops;          /* bit per enum ms_aspace_op; 0: all */
+	pid_t pids[MAX_PIDS];
+	int nr_pids;
+	char **cmd;
+};
+
 static int parse_args(int argc, char **argv, struct watch_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "ops", required_argument, NULL, 'O' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct launch_pids pids = { .cmd = "watch", .pids = o->pids, .n = &o->nr_pids };
+	const struct cli_option options[] = {
+		OPT_CALLBACK('p', "pid", &pids, "PID[,...]", "watch running processes and all their threads",
+			     launch_opt_pids),
+		OPT_BOOL(0, "json", &o->json, "one JSON object per line: time_ns, pid, tid, op,\n"
+			 "start, end, new_start, new_end, name"),
+		OPT_CALLBACK(0, "ops", &o->ops, "LIST", "only these operations, comma-separated", opt_ops),
+		OPT_END(),
 	};
-	int c, err;
+	int n;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (launch_parse_pids(optarg, o->pids, &o->nr_pids))
-				return cli_usage_error("watch", "invalid PID list '%s': expected numbers "
-						       "separated by commas", optarg);
-			break;
-		case 'J': o->json = true; break;
-		case 'O': if ((err = parse_ops(optarg, &o->ops))) return err; break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		case ':': return cli_usage_error("watch", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("watch", "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		o->cmd = argv + optind;
+	if ((n = parse_options(argc, argv, options, &usage, PARSE_OPT_STOP_AT_NON_OPTION)) < 0)
+		return parse_options_failed(n);
+	if (n < argc)
+		o->cmd = argv + n;
 	if (!o->cmd && !o->nr_pids)
 		return cli_usage_error("watch", "nothing to watch: give a command after '--' or processes with -p");
 	if (o->cmd && o->nr_pids)

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "launch.h"
+#include "parse-options.h"
 
 volatile sig_atomic_t launch_stop;
 
@@ -50,7 +51,7 @@ int launch_parse_pids(const char *s, pid_t *pids, int *n)
 		return -ENOMEM;
 	/* strsep, not strtok: "1,,2" and "1," have an empty item, which is an error. */
 	for (save = copy; (tok = strsep(&save, ",")); ) {
-		if (*n == MAX_PIDS || cli_parse_u64(tok, 1, 4194304, &v)) {
+		if (*n == MAX_PIDS || cli_parse_u64(tok, 1, CLI_PID_MAX, &v)) {
 			err = -EINVAL;
 			break;
 		}
@@ -58,6 +59,15 @@ int launch_parse_pids(const char *s, pid_t *pids, int *n)
 	}
 	free(copy);
 	return err ? err : (*n ? 0 : -EINVAL);
+}
+
+int launch_opt_pids(const struct cli_option *opt, const char *arg)
+{
+	const struct launch_pids *l = opt->value;
+
+	if (launch_parse_pids(arg, l->pids, l->n))
+		return cli_usage_error(l->cmd, "invalid PID list '%s': expected numbers separated by commas", arg);
+	return 0;
 }
 
 int launch_check_command(const char *name)

@@ -25,6 +25,17 @@ void launch_raise_fd_limit(void);
 /* Parses "PID[,PID...]" into pids (at most MAX_PIDS). 0 or -EINVAL. */
 int launch_parse_pids(const char *s, pid_t *pids, int *n);
 
+/* -p PID[,PID...] (an OPT_CALLBACK's context): where the list goes, and the command to name in errors. */
+struct launch_pids {
+	const char *cmd;
+	pid_t *pids;
+	int *n;
+};
+
+struct cli_option;
+/* The OPT_CALLBACK for -p: opt->value is a struct launch_pids. 0, or EXIT_USAGE after the message. */
+int launch_opt_pids(const struct cli_option *opt, const char *arg);
+
 /* Resolves argv[0] as execvp would, so a bad command is reported before anything starts. */
 int launch_check_command(const char *name);
 

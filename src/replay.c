@@ -20,7 +20,7 @@ int replay_open(struct ms_session **s, const char *path, const struct ms_session
 	*s = ms_session_open(path, opts);
 	if (*s)
 		return 0;
-	if (errno == ENOENT && !strcmp(path, "mapscope.data"))
+	if (errno == ENOENT && !strcmp(path, CLI_DEFAULT_DATA))
 		cli_hint("record one first: mapscope record -- CMD, or name a file with -i FILE");
 	else if (errno == ENOMEM)
 		cli_error("cannot read '%s': %s", path, strerror(errno));
