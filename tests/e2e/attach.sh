@@ -6,17 +6,12 @@ source "$(dirname "$0")/lib.sh"
 need_recording
 
 cd "$TMP"
-"$WORKLOADS/spinner" >spin.txt &
-spinner=$!
-trap 'kill $spinner 2>/dev/null || true; rm -rf "$TMP"' EXIT
-for _ in $(seq 100); do grep -q '^ready' spin.txt && break; sleep 0.05; done
-grep -q '^ready' spin.txt || fail "the spinner did not start"
+start_spinner spin.txt
 
 "$MAPSCOPE" record -p "$spinner" -o att.data 2>summary.txt &
 rec=$!
 # Wait until record says it is recording (events enabled, maps read).
-for _ in $(seq 200); do grep -q 'recording 1 process' summary.txt && break; sleep 0.05; done
-grep -q 'recording 1 process' summary.txt || fail "record never said it was recording: $(cat summary.txt)"
+wait_for 'recording 1 process' summary.txt 10 || fail "record never said it was recording: $(cat summary.txt)"
 sleep 0.3
 kill -INT $rec
 status=0; wait $rec || status=$?
@@ -27,7 +22,6 @@ grep -q 'stopped by signal' summary.txt || fail "the summary does not say it was
 perf_script att.data >att.script || fail "perf script failed: $(cat "$TMP/perf-script.err")"
 python3 - spin.txt att.script <<'PY' || fail "the recording lacks the process's state"
 import sys
-sys.path.insert(0, __import__("os").environ["E2E_DIR"])
 import perfscript
 ops = perfscript.parse_workload(open(sys.argv[1]).read())
 recs = perfscript.parse(open(sys.argv[2]).read())
@@ -63,7 +57,7 @@ for i in 1 2 3 4 5 6; do
 done
 trap 'kill ${pids[*]} $spinner 2>/dev/null || true; rm -rf "$TMP"' EXIT
 for i in 1 2 3 4 5 6; do
-	for _ in $(seq 50); do grep -q '^ready' "spin$i.txt" && break; sleep 0.1; done
+	wait_for '^ready' "spin$i.txt" || true
 done
 list=$(IFS=,; echo "${pids[*]}")
 timeout -s INT 2 "$MAPSCOPE" record -v -p "$list" -o six.data 2>six.txt || true

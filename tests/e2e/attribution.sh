@@ -9,15 +9,13 @@ source "$(dirname "$0")/lib.sh"
 need_recording
 cd "$TMP"
 
-"$MAPSCOPE" record -o at.data -- "$WORKLOADS/attrib" >at.txt 2>summary.txt ||
-	fail "record failed: $(cat summary.txt)"
+ms_record summary.txt -o at.data -- "$WORKLOADS/attrib" >at.txt
 "$MAPSCOPE" report -i at.data --format json >report.json || fail "report failed"
 perf report -i at.data --stdio -n --mem-mode --sort=dso_daddr >perf.txt 2>perf.err ||
 	fail "perf report failed: $(cat perf.err)"
 
 python3 - at.txt report.json perf.txt <<'PY' || fail "attribution is wrong"
 import json, re, sys
-sys.path.insert(0, __import__("os").environ["E2E_DIR"])
 import perfscript
 ops = perfscript.parse_workload(open(sys.argv[1]).read())
 rep = json.load(open(sys.argv[2]))

@@ -6,8 +6,7 @@ source "$(dirname "$0")/lib.sh"
 need_recording
 cd "$TMP"
 
-"$MAPSCOPE" record --call-graph fp -o cg.data -- "$WORKLOADS/aspace-ops" >/dev/null 2>summary.txt ||
-	fail "record failed: $(cat summary.txt)"
+ms_record summary.txt --call-graph fp -o cg.data -- "$WORKLOADS/aspace-ops" >/dev/null
 perf script -i cg.data -F event,ip,sym 2>/dev/null >cg.script || fail "perf script failed"
 deepest=$(awk '/page-faults:/ { if (n > max) max = n; n = 0; next }
 	       /^[a-z ]*syscalls:/ { if (n > max) max = n; n = 0; next }

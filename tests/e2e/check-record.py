@@ -11,8 +11,7 @@ import collections
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import perfscript  # noqa: E402
+import perfscript  # found beside this file, or through PYTHONPATH (lib.sh)
 
 PAGE = 4096
 MAP_FIXED = 0x10

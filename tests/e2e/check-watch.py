@@ -10,8 +10,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import perfscript  # noqa: E402
+import perfscript  # found beside this file, or through PYTHONPATH (lib.sh)
 
 
 def main():

@@ -6,8 +6,7 @@ need_recording
 cd "$TMP"
 [ -x "$WORKLOADS/example-replay" ] || fail "examples/replay.c was not built"
 
-"$MAPSCOPE" record -o ex.data -- "$WORKLOADS/attrib" >attrib.txt 2>summary.txt ||
-	fail "record failed: $(cat summary.txt)"
+ms_record summary.txt -o ex.data -- "$WORKLOADS/attrib" >attrib.txt
 "$WORKLOADS/example-replay" ex.data >ex.txt 2>ex.err || fail "example-replay failed: $(cat ex.err)"
 "$MAPSCOPE" report -i ex.data --format json >report.json 2>/dev/null || fail "report failed"
 python3 - ex.txt report.json <<'PY' || exit 1

@@ -9,8 +9,7 @@ command -v xmllint >/dev/null || skip "xmllint is not installed (Debian package 
 command -v script >/dev/null || skip "script is not installed (Debian package bsdutils)"
 cd "$TMP"
 
-"$MAPSCOPE" record -o hm.data -- "$WORKLOADS/aspace-ops" "$WORKLOADS/exec-target" >ops.txt 2>summary.txt ||
-	fail "record failed: $(cat summary.txt)"
+ms_record summary.txt -o hm.data -- "$WORKLOADS/aspace-ops" "$WORKLOADS/exec-target" >ops.txt
 "$MAPSCOPE" report -i hm.data --format json >report.json 2>/dev/null || fail "report failed"
 
 "$MAPSCOPE" heatmap -i hm.data --format svg -o hm.svg 2>err.txt || fail "heatmap --format svg failed: $(cat err.txt)"

@@ -25,8 +25,7 @@ dom() {
 	grep -q 'data-ready="true"' "$2" || fail "the page's script did not finish on $1"
 }
 
-"$MAPSCOPE" record -o ops.data -- "$WORKLOADS/aspace-ops" "$WORKLOADS/exec-target" >ops.txt 2>rec.txt ||
-	fail "record failed: $(cat rec.txt)"
+ms_record rec.txt -o ops.data -- "$WORKLOADS/aspace-ops" "$WORKLOADS/exec-target" >ops.txt
 "$MAPSCOPE" report -i ops.data --format json >report.json 2>/dev/null || fail "report failed"
 "$MAPSCOPE" timeline -i ops.data --format json >timeline.json 2>/dev/null || fail "timeline failed"
 "$MAPSCOPE" hugepages -i ops.data --format json >huge.json 2>/dev/null || fail "hugepages failed"
@@ -155,7 +154,7 @@ cp ops.html "$ARTEFACTS/html-report.html"
 echo "screenshot: $ARTEFACTS/html-report.png"
 
 # Unmapped accesses: one row per group that mapscope unmapped finds.
-"$MAPSCOPE" record -o bad.data -- "$WORKLOADS/badaccess" >/dev/null 2>rec.txt || fail "record failed: $(cat rec.txt)"
+ms_record rec.txt -o bad.data -- "$WORKLOADS/badaccess" >/dev/null
 "$MAPSCOPE" unmapped -i bad.data --format json >unmapped.json 2>/dev/null || fail "unmapped failed"
 "$MAPSCOPE" report -i bad.data --format html -o bad.html 2>err.txt || fail "report --format html failed: $(cat err.txt)"
 dom bad.html bad.dom
@@ -179,7 +178,7 @@ grep -q 'class="warn">No sample was charged' nod.dom || fail "an empty page does
 grep -q 'id="heat-note">No samples to draw' nod.dom || fail "an empty heatmap does not say so"
 
 # 10,022 regions: a page of rows and bands, and the count of all.
-"$MAPSCOPE" record -o many.data -- "$WORKLOADS/many-maps" 10000 2 >many.txt 2>rec.txt || fail "record failed: $(cat rec.txt)"
+ms_record rec.txt -o many.data -- "$WORKLOADS/many-maps" 10000 2 >many.txt
 "$MAPSCOPE" report -i many.data --format json >many.json 2>/dev/null || fail "report failed"
 "$MAPSCOPE" report -i many.data --format html -o many.html 2>err.txt || fail "report --format html failed: $(cat err.txt)"
 dom many.html many.dom

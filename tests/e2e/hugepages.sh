@@ -15,7 +15,6 @@ record_triggered "$WORKLOADS/huge" huge.txt h.data
 "$MAPSCOPE" hugepages -i h.data >advice.txt || fail "hugepages (text) failed"
 python3 - huge.txt advice.json <<'PY' || fail "wrong advice"
 import json, sys
-sys.path.insert(0, __import__("os").environ["E2E_DIR"])
 import perfscript
 ops = {o["name"]: o for o in perfscript.parse_workload(open(sys.argv[1]).read()) if o["op"] == "region"}
 adv = json.load(open(sys.argv[2]))["advice"]

@@ -5,6 +5,9 @@ set -euo pipefail
 : "${WORKLOADS:?set WORKLOADS to the built tests/workloads folder}"
 : "${E2E_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}"
 
+# The checkers' shared parsers (perfscript.py) import alike from a file or a heredoc.
+export PYTHONPATH="$E2E_DIR${PYTHONPATH:+:$PYTHONPATH}"
+
 TMP=$(mktemp -d /tmp/mapscope-e2e.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -16,6 +19,32 @@ pass() { echo "ok: $*"; }
 need_recording() {
 	[ "$(id -u)" -eq 0 ] || skip "recording needs root here (tracepoints, tracefs)"
 	command -v perf >/dev/null || skip "perf is not installed (Debian package linux-perf)"
+}
+
+# ms_record ERR ARGS...: mapscope record ARGS, its summary (stderr) in ERR; fails with it if record does.
+ms_record() {
+	local err=$1
+	shift
+	"$MAPSCOPE" record "$@" 2>"$err" || fail "record $* exited $?: $(cat "$err")"
+}
+
+# wait_for PATTERN FILE [SECONDS]: until a line of FILE matches PATTERN (5 s at most); 1 if none did.
+wait_for() {
+	local _
+	for _ in $(seq $((${3:-5} * 20))); do
+		grep -q -- "$1" "$2" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# start_spinner OUT: starts the spinner workload (it prints "ready", then maps
+# and unmaps until killed) with its output in OUT, killed at exit; sets spinner to its pid.
+start_spinner() {
+	"$WORKLOADS/spinner" >"$1" &
+	spinner=$!
+	trap 'kill $spinner 2>/dev/null || true; rm -rf "$TMP"' EXIT
+	wait_for '^ready' "$1" || fail "the spinner did not start: $(cat "$1")"
 }
 
 # perf script in the fixed layout perfscript.py parses.
@@ -51,14 +80,12 @@ record_triggered() {
 	"$1" >"$out" &
 	wl=$!
 	trap 'kill -USR2 $wl 2>/dev/null || true; rm -rf "$TMP"' EXIT
-	for _ in $(seq 100); do grep -q '^ready' "$out" && break; sleep 0.05; done
+	wait_for '^ready' "$out" || true
 	"$MAPSCOPE" record -p $wl -o "$data" 2>rec.txt &
 	rec=$!
-	for _ in $(seq 200); do grep -q 'recording 1 process' rec.txt && break; sleep 0.05; done
-	grep -q 'recording 1 process' rec.txt || fail "record never said it was recording: $(cat rec.txt)"
+	wait_for 'recording 1 process' rec.txt 10 || fail "record never said it was recording: $(cat rec.txt)"
 	kill -USR1 $wl
-	for _ in $(seq 200); do grep -q '^touched' "$out" && break; sleep 0.05; done
-	grep -q '^touched' "$out" || fail "the workload did not do its work: $(cat "$out")"
+	wait_for '^touched' "$out" 10 || fail "the workload did not do its work: $(cat "$out")"
 	kill -INT $rec
 	wait $rec || fail "record exited $?: $(cat rec.txt)"
 }

@@ -6,8 +6,7 @@ source "$(dirname "$0")/lib.sh"
 need_recording
 cd "$TMP"
 
-"$MAPSCOPE" record -m 1 -o lost.data -- "$WORKLOADS/fault-loop" 64 1 2>summary.txt ||
-	fail "record failed: $(cat summary.txt)"
+ms_record summary.txt -m 1 -o lost.data -- "$WORKLOADS/fault-loop" 64 1
 cat summary.txt
 ours=$(sed -n 's/.*, \([0-9]*\) records lost.*/\1/p' summary.txt)
 [ "$ours" -gt 0 ] || skip "a 1-page ring lost nothing this time: nothing to count"

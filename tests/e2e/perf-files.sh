@@ -78,7 +78,6 @@ report_json lone.data >lone.json
 check_counts "lone sys_enter_munmap" lone.json "$(perf_count lone.data)"
 python3 - at.txt lone.json <<'PY' || fail "the lone munmap entries were not applied"
 import json, sys
-sys.path.insert(0, __import__("os").environ["E2E_DIR"])
 import perfscript
 rep = json.load(open(sys.argv[2]))
 bad = 0

@@ -5,8 +5,7 @@ source "$(dirname "$0")/lib.sh"
 need_recording
 
 cd "$TMP"
-"$MAPSCOPE" record -o w.data -- "$WORKLOADS/aspace-ops" >/dev/null 2>summary.txt ||
-	fail "record failed: $(cat summary.txt)"
+ms_record summary.txt -o w.data -- "$WORKLOADS/aspace-ops" >/dev/null
 ours=$(summary_samples summary.txt)
 [ -n "$ours" ] && [ "$ours" -gt 0 ] || fail "no sample count in the summary: $(cat summary.txt)"
 
@@ -67,8 +66,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["headers"]
 	fail "perf data convert's JSON lacks the CPU description"
 pass "perf data convert --to-json: $ours samples"
 
-"$MAPSCOPE" record -o - -- "$WORKLOADS/aspace-ops" 2>pipe-summary.txt >pipe.data ||
-	fail "pipe-mode record failed: $(cat pipe-summary.txt)"
+ms_record pipe-summary.txt -o - -- "$WORKLOADS/aspace-ops" >pipe.data
 grep -q '^mmap pid=' pipe-summary.txt || fail "the workload's stdout did not go to stderr in pipe mode"
 pipe_ours=$(summary_samples pipe-summary.txt)
 perf_script - <pipe.data >pipe.script || fail "perf script -i - failed: $(cat "$TMP/perf-script.err")"

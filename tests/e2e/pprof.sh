@@ -10,7 +10,7 @@ command -v go >/dev/null || skip "go is not installed (Debian package golang-go)
 cd "$TMP"
 export HOME="$TMP" GOCACHE="$TMP/gocache" GOFLAGS=-mod=mod   # go wants somewhere to write
 
-"$MAPSCOPE" record -o p.data -- "$WORKLOADS/attrib" >attrib.txt 2>summary.txt || fail "record failed: $(cat summary.txt)"
+ms_record summary.txt -o p.data -- "$WORKLOADS/attrib" >attrib.txt
 "$MAPSCOPE" report -i p.data --format json >report.json 2>/dev/null || fail "report failed"
 "$MAPSCOPE" report -i p.data --format pprof -o p.pb.gz 2>err.txt || fail "report --format pprof failed: $(cat err.txt)"
 [ "$(head -c 2 p.pb.gz | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "the profile is not gzipped"
@@ -40,7 +40,6 @@ def parse(path):
 PY
 python3 - report.json raw.txt <<'PY' || fail "the profile does not match the report"
 import json, sys
-sys.path.insert(0, ".")
 from raw import parse
 rep = json.load(open(sys.argv[1]))
 types, samples = parse(sys.argv[2])
@@ -69,7 +68,6 @@ PY
 go tool pprof -raw win.pb.gz >winraw.txt 2>raw.err || fail "go tool pprof -raw cannot read it: $(cat raw.err)"
 python3 - win.json winraw.txt <<'PY' || fail "the window's samples differ"
 import json, sys
-sys.path.insert(0, ".")
 from raw import parse
 want = json.load(open(sys.argv[1]))["samples"]
 got = sum(v["samples"] for v, _ in parse(sys.argv[2])[1])
@@ -80,12 +78,11 @@ grep -q "Type: samples" top.txt || fail "the default sample type is not samples"
 expect_status 2 "$MAPSCOPE" report -i p.data --format pprof
 
 # Inlined code: the named workload's fill_buffer writes its buffer through poke, inlined into it.
-"$MAPSCOPE" record --call-graph fp -o n.data -- "$WORKLOADS/named" >named.txt 2>summary.txt || fail "record failed: $(cat summary.txt)"
+ms_record summary.txt --call-graph fp -o n.data -- "$WORKLOADS/named" >named.txt
 "$MAPSCOPE" report -i n.data --format pprof -o n.pb.gz 2>err.txt || fail "report --format pprof failed: $(cat err.txt)"
 go tool pprof -raw n.pb.gz >nraw.txt 2>raw.err || fail "go tool pprof -raw cannot read it: $(cat raw.err)"
 python3 - named.txt nraw.txt <<'PY' || fail "the inlined frames are wrong"
 import re, sys
-sys.path.insert(0, ".")
 from raw import parse
 want = re.search(r"^inlined func=(\w+) caller=(\w+) object=buffer pages=(\d+)", open(sys.argv[1]).read(), re.M)
 types, samples = parse(sys.argv[2])

@@ -15,7 +15,7 @@ grep -qa $'\rmapscope: [0-9]* samples ([0-9]* data addresses), [0-9.]* MiB, [0-9
 	fail "no live counts on a terminal: $(head -c 300 rec.tty | od -c | head -5)"
 tr '\r' '\n' <rec.tty | grep -q '^.\[Kmapscope: [0-9]* samples .* written to' ||
 	fail "the live counts' line is not cleared before the summary"
-"$MAPSCOPE" record -o small.data -- "$WORKLOADS/fault-loop" 64 1 2>rec.pipe >/dev/null || fail "record failed"
+ms_record rec.pipe -o small.data -- "$WORKLOADS/fault-loop" 64 1 >/dev/null
 grep -q $'\r' rec.pipe && fail "live counts through a pipe"
 
 for cmd in "report --children 0" "heatmap"; do

@@ -5,8 +5,7 @@ source "$(dirname "$0")/lib.sh"
 need_recording
 
 cd "$TMP"
-"$MAPSCOPE" record -o ops.data -- "$WORKLOADS/aspace-ops" "$WORKLOADS/exec-target" \
-	>ops.txt 2>summary.txt || fail "record exited $?: $(cat summary.txt)"
+ms_record summary.txt -o ops.data -- "$WORKLOADS/aspace-ops" "$WORKLOADS/exec-target" >ops.txt
 cat summary.txt
 [ "$(stat -c %a ops.data)" = 600 ] || fail "ops.data has mode $(stat -c %a ops.data), not 0600"
 perf_script ops.data >ops.script || fail "perf script failed: $(cat "$TMP/perf-script.err")"

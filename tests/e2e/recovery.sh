@@ -30,7 +30,7 @@ check() {
 # SIGKILL of the recorder, after it has flushed a few times.
 "$MAPSCOPE" record -o killed.data -- "$WORKLOADS/spinner" >spinner.txt 2>rec.err &
 rec=$!
-for _ in $(seq 100); do grep -q '^ready' spinner.txt 2>/dev/null && break; sleep 0.05; done
+wait_for '^ready' spinner.txt || true
 sleep 1
 kill -KILL $rec
 wait $rec 2>/dev/null || true

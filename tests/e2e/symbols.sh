@@ -20,7 +20,6 @@ perf report -i n.data --stdio >/dev/null 2>perf.err || fail "perf report rejects
 
 python3 - n.txt regions.json daddr.json symbol.json "$2" <<'PY' || fail "symbols are wrong"
 import json, sys
-sys.path.insert(0, __import__("os").environ["E2E_DIR"])
 import perfscript
 ops = perfscript.parse_workload(open(sys.argv[1]).read())
 regions = json.load(open(sys.argv[2]))["regions"]

@@ -14,7 +14,6 @@ cd "$TMP"
 cat un.txt
 python3 - bad.txt un.json <<'PY' || fail "wrong unmapped report"
 import json, sys
-sys.path.insert(0, __import__("os").environ["E2E_DIR"])
 import perfscript
 want = [o for o in perfscript.parse_workload(open(sys.argv[1]).read()) if o["op"] == "access"]
 got = json.load(open(sys.argv[2]))["accesses"]

@@ -15,10 +15,7 @@ python3 "$E2E_DIR/check-watch.py" out.txt || fail "watch missed or reordered cha
 ops=$(grep '^{' ops.txt | python3 -c 'import json,sys; print(" ".join(sorted({json.loads(l)["op"] for l in sys.stdin})))')
 [ "$ops" = unmap ] || fail "--ops unmap printed: $ops"
 
-"$WORKLOADS/spinner" >spin.txt &
-spinner=$!
-trap 'kill $spinner 2>/dev/null || true; rm -rf "$TMP"' EXIT
-for _ in $(seq 100); do grep -q '^ready' spin.txt && break; sleep 0.05; done
+start_spinner spin.txt
 timeout -s INT 1 "$MAPSCOPE" watch --json -p "$spinner" >att.txt 2>att.err || true
 grep -q '"op": "unmap"' att.txt || fail "watch -p saw no unmap of the spinner: $(head -3 att.txt) $(cat att.err)"
 kill $spinner
