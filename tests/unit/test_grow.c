@@ -1,0 +1,108 @@
+/*
+ * The growth helper: an array grows to hold what is asked (doubling, from
+ * its first size), keeps what it held, zeroes what is new where asked,
+ * and refuses, leaving the array and its count as they were, past its cap
+ * or where the bytes would overflow.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "util/grow.h"
+
+static void grows_by_doubling_and_keeps_contents(void **state)
+{
+	uint32_t *v = NULL;
+	size_t alloc = 0, i;
+
+	(void)state;
+	assert_int_equal(MS_ALLOC_GROW(v, 1, alloc), 0);
+	assert_non_null(v);
+	assert_int_equal(alloc, 16);                 /* the first size */
+	for (i = 0; i < 16; i++)
+		v[i] = (uint32_t)i * 3;
+	assert_int_equal(MS_ALLOC_GROW(v, 16, alloc), 0);
+	assert_int_equal(alloc, 16);                 /* it fits: nothing to do */
+	assert_int_equal(MS_ALLOC_GROW(v, 17, alloc), 0);
+	assert_int_equal(alloc, 32);                 /* doubled */
+	assert_int_equal(MS_ALLOC_GROW(v, 200, alloc), 0);
+	assert_int_equal(alloc, 256);                /* doubled until 200 fit */
+	for (i = 0; i < 16; i++)
+		assert_int_equal(v[i], i * 3);
+	v[199] = 7;                                  /* ASan: the last one asked for is there */
+	free(v);
+}
+
+static void zeroes_new_elements(void **state)
+{
+	uint64_t *v = NULL;
+	size_t alloc = 0, i;
+
+	(void)state;
+	assert_int_equal(MS_GROW(v, 3, alloc, 4, SIZE_MAX, true), 0);
+	assert_int_equal(alloc, 4);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(v[i], 0);
+		v[i] = ~0ULL;
+	}
+	assert_int_equal(MS_ALLOC_GROW_ZERO(v, 100, alloc), 0);
+	assert_int_equal(alloc, 128);
+	for (i = 0; i < 128; i++)
+		assert_int_equal(v[i], i < 4 ? ~0ULL : 0);
+	free(v);
+}
+
+static void cap_refuses_and_leaves_array(void **state)
+{
+	char *v = NULL, *before;
+	size_t alloc = 0;
+
+	(void)state;
+	assert_int_equal(MS_GROW(v, 5, alloc, 4, 10, false), 0);
+	assert_int_equal(alloc, 8);
+	memcpy(v, "abcde", 5);
+	/* Doubling would give 16: the cap holds it at 10, which 9 fits. */
+	assert_int_equal(MS_GROW(v, 9, alloc, 4, 10, false), 0);
+	assert_int_equal(alloc, 10);
+	memcpy(v + 5, "fghij", 5);
+	before = v;
+	assert_int_equal(MS_GROW(v, 11, alloc, 4, 10, false), -ENOMEM);
+	assert_ptr_equal(v, before);
+	assert_int_equal(alloc, 10);
+	assert_memory_equal(v, "abcdefghij", 10);
+	free(v);
+}
+
+static void overflow_refused(void **state)
+{
+	struct big { char b[1 << 20]; } *v = NULL;
+	size_t alloc = 0;
+
+	(void)state;
+	/* SIZE_MAX / 4096 elements of 1 MiB: past SIZE_MAX bytes, so no allocation is tried. */
+	assert_int_equal(MS_ALLOC_GROW(v, SIZE_MAX / 4096, alloc), -ENOMEM);
+	assert_null(v);
+	assert_int_equal(alloc, 0);
+	assert_int_equal(MS_ALLOC_GROW(v, 2, alloc), 0);
+	assert_int_equal(alloc, 16);
+	/* Doubling near the limit stops at it rather than wrapping. */
+	assert_null(ms_grow(v, 1 << 20, (size_t)PTRDIFF_MAX / (1 << 20) + 1, &alloc, 16, SIZE_MAX, false));
+	assert_int_equal(alloc, 16);
+	free(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(grows_by_doubling_and_keeps_contents),
+		cmocka_unit_test(zeroes_new_elements),
+		cmocka_unit_test(cap_refuses_and_leaves_array),
+		cmocka_unit_test(overflow_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
