@@ -12,6 +12,7 @@
 
 #include <mapscope/heatmap.h>
 
+#include "util/grow.h"
 #include "util/log.h"
 
 #define CELLS (MS_HEATMAP_ROWS * MS_HEATMAP_COLS)
@@ -48,20 +49,10 @@ MS_EXPORT struct ms_heatmap *ms_heatmap_new(uint32_t pid)
 
 static struct band *band_of(struct ms_heatmap *hm, const struct ms_region *r)
 {
-	struct band **grown, *b;
-	size_t cap;
+	struct band *b;
 
-	if (r->id >= hm->cap) {
-		cap = hm->cap ? hm->cap : 256;
-		while (cap <= r->id)
-			cap *= 2;
-		grown = realloc(hm->by_region, cap * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		memset(grown + hm->cap, 0, (cap - hm->cap) * sizeof(*grown));
-		hm->by_region = grown;
-		hm->cap = cap;
-	}
+	if (MS_GROW(hm->by_region, (size_t)r->id + 1, hm->cap, 256, SIZE_MAX, true))
+		return NULL;
 	if ((b = hm->by_region[r->id]))
 		return b;
 	b = calloc(1, sizeof(*b));
@@ -177,9 +168,7 @@ static void on_start(void *ctx, struct ms_session *s)
 static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
 	struct ms_heatmap *hm = ctx;
-	struct ms_heatmap_mark *grown;
 	struct band *b;
-	size_t cap;
 
 	(void)s;
 	(void)ev;
@@ -190,14 +179,8 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 		return -ENOMEM;
 	if (c->region->end - c->region->start > b->pub.size)
 		b->pub.size = c->region->end - c->region->start;
-	if (b->pub.nr_marks == b->cap_marks) {
-		cap = b->cap_marks ? 2 * b->cap_marks : 8;
-		grown = realloc(b->marks, cap * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		b->marks = grown;
-		b->cap_marks = cap;
-	}
+	if (MS_GROW(b->marks, b->pub.nr_marks + 1, b->cap_marks, 8, SIZE_MAX, false))
+		return -ENOMEM;
 	b->marks[b->pub.nr_marks++] = (struct ms_heatmap_mark){ .time_ns = c->time_ns, .op = c->op };
 	return 0;
 }

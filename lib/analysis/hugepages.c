@@ -11,6 +11,7 @@
 
 #include <mapscope/hugepages.h>
 
+#include "util/grow.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -190,10 +191,10 @@ static void follow_remap(struct ms_hugepages *hp, const struct ms_region *r, con
 {
 	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end, delta = ev->remap.new_start - os;
 	uint64_t idx, first = os / MS_HUGE_SPAN, last = (oe - 1) / MS_HUGE_SPAN, addr, b, key;
-	uint64_t *moved = NULL, nmoved = 0, cap = 0, f, sm, tl, share[3] = { 0, 0, 0 };
+	uint64_t *moved = NULL, f, sm, tl, share[3] = { 0, 0, 0 };
+	size_t nmoved = 0, cap = 0;
 	struct span *s, *t;
 	uint32_t page, before;
-	void *grown;
 
 	if (oe <= os || delta == 0 || last - first > hp->len + 1)
 		return;              /* no move, or a range larger than every span there is */
@@ -206,14 +207,10 @@ static void follow_remap(struct ms_hugepages *hp, const struct ms_region *r, con
 			addr = idx * MS_HUGE_SPAN + (uint64_t)page * 4096;
 			if (addr < os || addr >= oe || !(s->bits[page / 64] >> (page % 64) & 1))
 				continue;
-			if (nmoved == cap) {
-				cap = cap ? 2 * cap : 512;
-				if (!(grown = realloc(moved, cap * sizeof(*moved)))) {
-					hp->error = -ENOMEM;
-					free(moved);
-					return;
-				}
-				moved = grown;
+			if (MS_GROW(moved, nmoved + 1, cap, 512, SIZE_MAX, false)) {
+				hp->error = -ENOMEM;
+				free(moved);
+				return;
 			}
 			moved[nmoved++] = addr + delta;
 			s->bits[page / 64] &= ~(1ULL << (page % 64));
@@ -250,8 +247,6 @@ static void follow_remap(struct ms_hugepages *hp, const struct ms_region *r, con
 static void note(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_event *ev)
 {
 	const struct ms_region *r;
-	unsigned char *grown;
-	size_t cap;
 
 	if (ev->kind == MS_EV_REMAP) {
 		r = ms_aspace_lookup(as, ev->pid, ev->remap.old_start);
@@ -266,17 +261,8 @@ static void note(struct ms_hugepages *hp, const struct ms_aspace *as, const stru
 	r = ms_aspace_lookup(as, ev->pid, ev->madvise.start);
 	if (!r)
 		return;
-	if (r->id >= hp->cap_flags) {
-		cap = hp->cap_flags ? hp->cap_flags : 256;
-		while (cap <= r->id)
-			cap *= 2;
-		grown = realloc(hp->flags, cap);
-		if (!grown)
-			return;
-		memset(grown + hp->cap_flags, 0, cap - hp->cap_flags);
-		hp->flags = grown;
-		hp->cap_flags = cap;
-	}
+	if (MS_GROW(hp->flags, (size_t)r->id + 1, hp->cap_flags, 256, SIZE_MAX, true))
+		return;
 	hp->flags[r->id] = ev->madvise.advice == MADV_NOHUGEPAGE ? F_NOHUGE : F_HUGE;
 }
 

@@ -13,6 +13,7 @@
 #include <mapscope/symbols.h>
 
 #include "aspace/samples.h"
+#include "util/grow.h"
 #include "util/hash.h"
 #include "util/log.h"
 
@@ -128,21 +129,15 @@ static int chunk_grow(struct chunkmap *m)
 static int64_t __attribute__((noinline)) chunk_bits(struct chunkmap *m, uint64_t key)
 {
 	size_t i;
-	void *grown;
 
 	if ((m->len + 1) * 2 > m->cap && chunk_grow(m))
 		return -ENOMEM;
 	for (i = ms_hash64(key, m->cap); m->keys[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1))
 		if (m->keys[i] == key)
 			return m->idx[i];
-	if (m->nbits == m->capbits) {
-		/* 2048 to start (128 KiB): mapped on its own, so unused pages cost nothing and growth copies nothing. */
-		grown = realloc(m->bits, (m->capbits ? 2 * m->capbits : 2048) * sizeof(*m->bits));
-		if (!grown)
-			return -ENOMEM;
-		m->bits = grown;
-		m->capbits = m->capbits ? 2 * m->capbits : 2048;
-	}
+	/* 2048 to start (128 KiB): mapped on its own, so unused pages cost nothing and growth copies nothing. */
+	if (MS_GROW(m->bits, m->nbits + 1, m->capbits, 2048, SIZE_MAX, false))
+		return -ENOMEM;
 	memset(m->bits[m->nbits], 0, sizeof(m->bits[0]));
 	m->keys[i] = key;
 	m->idx[i] = (uint32_t)m->nbits;
@@ -152,22 +147,12 @@ static int64_t __attribute__((noinline)) chunk_bits(struct chunkmap *m, uint64_t
 
 static struct stat * __attribute__((noinline)) slot_grow(struct ms_report *rep, size_t i)
 {
-	size_t cap;
-	struct stat *grown;
+	size_t k = rep->cap;
 
-	{
-		cap = rep->cap ? rep->cap : 256;
-		while (cap <= i)
-			cap *= 2;
-		grown = realloc(rep->st, cap * sizeof(*grown));
-		if (!grown)
-			return NULL;
-		memset(grown + rep->cap, 0, (cap - rep->cap) * sizeof(*grown));
-		for (size_t k = rep->cap; k < cap; k++)
-			grown[k].last_chunk = UINT64_MAX;
-		rep->st = grown;
-		rep->cap = cap;
-	}
+	if (MS_GROW(rep->st, i + 1, rep->cap, 256, SIZE_MAX, true))
+		return NULL;
+	for (; k < rep->cap; k++)
+		rep->st[k].last_chunk = UINT64_MAX;
 	return &rep->st[i];
 }
 
@@ -241,7 +226,6 @@ static int tuple_grow(struct ms_report *rep)
 /* The slot of a group, made if new; 0 on ENOMEM. */
 static size_t tuple_slot(struct ms_report *rep, const struct tuple *t)
 {
-	struct tuple *grown;
 	size_t j;
 
 	if (!rep->nr_tuples)
@@ -251,13 +235,8 @@ static size_t tuple_slot(struct ms_report *rep, const struct tuple *t)
 	for (j = tuple_hash(t, rep->tcap); rep->tslots[j]; j = (j + 1) & (rep->tcap - 1))
 		if (!memcmp(&rep->tuples[rep->tslots[j]], t, sizeof(*t)))
 			return rep->tslots[j];
-	if (rep->nr_tuples >= rep->cap_tuples) {
-		grown = realloc(rep->tuples, (rep->cap_tuples ? 2 * rep->cap_tuples : 256) * sizeof(*grown));
-		if (!grown)
-			return 0;
-		rep->tuples = grown;
-		rep->cap_tuples = rep->cap_tuples ? 2 * rep->cap_tuples : 256;
-	}
+	if (MS_GROW(rep->tuples, rep->nr_tuples + 1, rep->cap_tuples, 256, SIZE_MAX, false))
+		return 0;
 	rep->tuples[rep->nr_tuples] = *t;
 	rep->tslots[j] = (uint32_t)rep->nr_tuples;
 	return rep->nr_tuples++;

@@ -3,28 +3,8 @@
 #include <string.h>
 
 #include "analysis/sites.h"
+#include "util/grow.h"
 #include "util/log.h"
-
-static int grow(struct ms_sites *t, size_t id)
-{
-	size_t cap = t->cap ? t->cap : 256;
-	char **site, **chain;
-
-	while (cap <= id)
-		cap *= 2;
-	site = realloc(t->site, cap * sizeof(*site));
-	if (!site)
-		return -ENOMEM;
-	t->site = site;
-	chain = realloc(t->chain, cap * sizeof(*chain));
-	if (!chain)
-		return -ENOMEM;
-	t->chain = chain;
-	memset(t->site + t->cap, 0, (cap - t->cap) * sizeof(*site));
-	memset(t->chain + t->cap, 0, (cap - t->cap) * sizeof(*chain));
-	t->cap = cap;
-	return 0;
-}
 
 int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_region *r,
 		  const struct ms_event *ev)
@@ -33,6 +13,7 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 	uint64_t unwound[64];
 	const uint64_t *frames = r->alloc_chain;
 	uint32_t nr = r->alloc_chain_len;
+	struct ms_site *s;
 	int n;
 
 	if (!syms)
@@ -45,24 +26,25 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 	}
 	if (!nr)
 		return 0;
-	if (r->id >= t->cap && grow(t, r->id))
+	if (MS_GROW(t->by_region, (size_t)r->id + 1, t->cap, 256, SIZE_MAX, true))
 		return -ENOMEM;
 	ms_symbols_call_site(syms, r->pid, frames, nr, site, sizeof(site), chain, sizeof(chain));
-	free(t->site[r->id]);
-	free(t->chain[r->id]);
-	t->site[r->id] = site[0] ? strdup(site) : NULL;
-	t->chain[r->id] = strdup(chain);
+	s = &t->by_region[r->id];
+	free(s->site);
+	free(s->chain);
+	s->site = site[0] ? strdup(site) : NULL;
+	s->chain = strdup(chain);
 	return 0;
 }
 
 const char *ms_sites_site(const struct ms_sites *t, const struct ms_region *r)
 {
-	return r && r->id < t->cap ? t->site[r->id] : NULL;
+	return r && r->id < t->cap ? t->by_region[r->id].site : NULL;
 }
 
 const char *ms_sites_chain(const struct ms_sites *t, const struct ms_region *r)
 {
-	return r && r->id < t->cap ? t->chain[r->id] : NULL;
+	return r && r->id < t->cap ? t->by_region[r->id].chain : NULL;
 }
 
 void ms_sites_release(struct ms_sites *t)
@@ -70,10 +52,9 @@ void ms_sites_release(struct ms_sites *t)
 	size_t i;
 
 	for (i = 0; i < t->cap; i++) {
-		free(t->site[i]);
-		free(t->chain[i]);
+		free(t->by_region[i].site);
+		free(t->by_region[i].chain);
 	}
-	free(t->site);
-	free(t->chain);
+	free(t->by_region);
 	memset(t, 0, sizeof(*t));
 }

@@ -10,9 +10,13 @@
 #include <mapscope/aspace.h>
 #include <mapscope/symbols.h>
 
+struct ms_site {
+	char *site;               /* the allocating function, or NULL */
+	char *chain;              /* the call chain as text, or NULL */
+};
+
 struct ms_sites {
-	char **site;              /* region id -> allocating function, or NULL */
-	char **chain;             /* region id -> the call chain as text, or NULL */
+	struct ms_site *by_region;   /* region id -> its site; both owned */
 	size_t cap;
 };
 

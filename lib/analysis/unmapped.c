@@ -13,6 +13,7 @@
 #include <mapscope/unmapped.h>
 
 #include "aspace/samples.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 #define NEAR (1ULL << 30)           /* how far past the heap or below the stack still counts as near */
@@ -74,19 +75,14 @@ MS_EXPORT struct ms_unmapped *ms_unmapped_new(void)
 /* Every change: the releases are remembered. */
 static void note(struct ms_unmapped *u, const struct ms_event *ev, const struct ms_change *c)
 {
-	struct release *grown, *r;
+	struct release *r;
 
 	if ((c->op != MS_OP_UNMAP && c->op != MS_OP_REMAP && c->op != MS_OP_BRK) ||
 	    c->release_end <= c->release_start)
 		return;
-	if (u->nr_rel == u->cap_rel) {
-		grown = realloc(u->rel, (u->cap_rel ? 2 * u->cap_rel : 64) * sizeof(*grown));
-		if (!grown) {
-			u->error = -ENOMEM;
-			return;
-		}
-		u->rel = grown;
-		u->cap_rel = u->cap_rel ? 2 * u->cap_rel : 64;
+	if (MS_GROW(u->rel, u->nr_rel + 1, u->cap_rel, 64, SIZE_MAX, false)) {
+		u->error = -ENOMEM;
+		return;
 	}
 	r = &u->rel[u->nr_rel++];
 	*r = (struct release){ c->pid, c->tid, c->release_start, c->release_end, c->time_ns, c->op,
@@ -127,7 +123,7 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 {
 	struct ms_unmapped *u = ctx;
 	const struct release *freed = NULL;
-	struct ms_unmapped_access *a, *grown;
+	struct ms_unmapped_access *a;
 	enum ms_access_kind kind = kind_of(ev);
 	enum ms_unmapped_class cls;
 	size_t i;
@@ -146,14 +142,9 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 			return;
 		}
 	}
-	if (u->nr_acc == u->cap_acc) {
-		grown = realloc(u->acc, (u->cap_acc ? 2 * u->cap_acc : 32) * sizeof(*grown));
-		if (!grown) {
-			u->error = -ENOMEM;
-			return;
-		}
-		u->acc = grown;
-		u->cap_acc = u->cap_acc ? 2 * u->cap_acc : 32;
+	if (MS_GROW(u->acc, u->nr_acc + 1, u->cap_acc, 32, SIZE_MAX, false)) {
+		u->error = -ENOMEM;
+		return;
 	}
 	a = &u->acc[u->nr_acc++];
 	*a = (struct ms_unmapped_access){ .cls = cls, .kind = kind, .pid = ev->pid, .tid = ev->tid, .ip = ev->sample.ip,

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/grow.h"
 
 void ms_buf_init(struct ms_buf *b)
 {
@@ -17,23 +18,10 @@ void ms_buf_release(struct ms_buf *b)
 
 static int reserve(struct ms_buf *b, size_t n)
 {
-	size_t cap;
-	void *p;
-
 	if (b->error)
 		return b->error;
-	if (n <= b->cap - b->len)
-		return 0;
-	if (n > SIZE_MAX / 2 - b->len)
+	if (n > SIZE_MAX - b->len || MS_GROW(b->data, b->len + n, b->cap, 256, SIZE_MAX, false))
 		return b->error = -ENOMEM;
-	cap = b->cap ? b->cap : 256;
-	while (cap - b->len < n)
-		cap *= 2;
-	p = realloc(b->data, cap);
-	if (!p)
-		return b->error = -ENOMEM;
-	b->data = p;
-	b->cap = cap;
 	return 0;
 }
 
