@@ -196,7 +196,7 @@ int cmd_heatmap(int argc, char **argv)
 	cli_log_init(0);
 	if ((ret = replay_open(&s, o.input, NULL)))
 		goto out;
-	hm = ms_heatmap_new(o.pid);
+	hm = ms_heatmap_new(&(struct ms_heatmap_opts){ .pid = o.pid });
 	if (!hm || ms_session_add(s, &ms_heatmap_analysis, hm)) {
 		ret = EXIT_RUNTIME;
 		goto out;

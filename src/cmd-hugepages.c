@@ -341,7 +341,7 @@ int cmd_hugepages(int argc, char **argv)
 	struct hp_run run = { 0 };
 	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX };
 	struct ms_session *s = NULL;
-	struct ms_huge_advice *v = NULL;
+	const struct ms_huge_advice *v = NULL;
 	struct ms_session_stats st;
 	size_t n = 0;
 	int ret, err;
@@ -378,7 +378,6 @@ int cmd_hugepages(int argc, char **argv)
 	if (ms_session_corrupt(s))
 		ret = EXIT_RUNTIME;
 out:
-	free(v);
 	ms_hugepages_free(run.hp);
 	ms_session_free(s);
 	return ret;

@@ -246,7 +246,7 @@ static void text_region(const struct ms_region *r)
 	       r->start, r->end, r->end - r->start, perms, ms_region_kind_name(r->kind));
 }
 
-static void print_text(const struct report_opts *o, struct ms_report_row *rows, size_t n,
+static void print_text(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
 		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
 		       bool uncertain)
 {
@@ -398,7 +398,7 @@ static void json_totals(struct ms_json *w, uint64_t total, const struct ms_sessi
 	ms_json_object_end(w);
 }
 
-static void print_json(const struct report_opts *o, struct ms_report_row *rows, size_t n,
+static void print_json(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
 		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
 		       bool uncertain, const struct ms_session *s)
 {
@@ -430,7 +430,7 @@ static void print_json(const struct report_opts *o, struct ms_report_row *rows, 
 	putchar('\n');
 }
 
-static void print_csv(const struct report_opts *o, struct ms_report_row *rows, size_t n,
+static void print_csv(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
 		      const struct ms_report_row *un, uint64_t total)
 {
 	char perms[5];
@@ -497,7 +497,7 @@ int cmd_report(int argc, char **argv)
 	struct ms_report *rep = NULL;
 	struct ms_html *html = NULL;
 	struct ms_pprof *pp = NULL;
-	struct ms_report_row *rows = NULL, un;
+	const struct ms_report_row *rows = NULL, *un;
 	struct ms_session_stats st;
 	size_t n;
 	int ret, err;
@@ -516,14 +516,13 @@ int cmd_report(int argc, char **argv)
 	ret = replay_open(&s, o.input, &so);
 	if (ret)
 		goto out;
-	rep = ms_report_new(o.from_rel ? 0 : o.from, o.to_rel ? UINT64_MAX : o.to);
+	rep = ms_report_new(&(struct ms_report_opts){ .group = o.group, .children = (unsigned int)o.children });
 	if (!rep || ms_session_add(s, &ms_report_analysis, rep) ||
 	    (o.html && !(html = ms_html_new(s, o.pid, o.comm))) ||
 	    (o.pprof && (!(pp = ms_pprof_new()) || ms_session_add(s, &ms_pprof_analysis, pp)))) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	ms_report_configure(rep, o.group ? o.group : MS_GROUP_REGION, ms_session_symbols(s), o.children);
 	if (!o.group)
 		o.group = MS_GROUP_REGION;
 	ret = replay_run(s, o.input);
@@ -550,7 +549,7 @@ int cmd_report(int argc, char **argv)
 	}
 	if (o.html) {
 		struct ms_html_report in = {
-			.h = html, .input = o.input, .window = o.window, .rep = rep, .rows = rows, .n = n, .un = &un,
+			.h = html, .input = o.input, .window = o.window, .rep = rep, .rows = rows, .n = n, .un = un,
 			.total = ms_report_total(rep), .st = &st, .uncertain = uncertain,
 		};
 
@@ -561,14 +560,13 @@ int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	} else if (o.format == CLI_FORMAT_JSON)
-		print_json(&o, rows, n, &un, ms_report_total(rep), &st, uncertain, s);
+		print_json(&o, rows, n, un, ms_report_total(rep), &st, uncertain, s);
 	else if (o.format == CLI_FORMAT_CSV)
-		print_csv(&o, rows, n, &un, ms_report_total(rep));
+		print_csv(&o, rows, n, un, ms_report_total(rep));
 	else
-		print_text(&o, rows, n, &un, ms_report_total(rep), &st, uncertain);
+		print_text(&o, rows, n, un, ms_report_total(rep), &st, uncertain);
 	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
 out:
-	free(rows);
 	ms_html_free(html);
 	ms_pprof_free(pp);
 	ms_report_free(rep);

@@ -9,6 +9,11 @@
  * width when the recording or the region outgrows the grid. Where the
  * session has a time window, only its samples are counted; the time axis
  * still starts at the recording's first event.
+ *
+ * Results are borrowed, as from every analysis of the library: what it
+ * hands out belongs to the heatmap and stays valid until the next call that
+ * makes them again or ms_heatmap_free(); the caller frees none of it. Regions
+ * they point to belong to the address-space model (the session's).
  */
 #ifndef MAPSCOPE_HEATMAP_H
 #define MAPSCOPE_HEATMAP_H
@@ -44,8 +49,12 @@ struct ms_heatmap_band {
 	size_t nr_marks;
 };
 
-/* pid: only that process's samples and regions (0: every process). NULL with errno set. */
-struct ms_heatmap *ms_heatmap_new(uint32_t pid);
+struct ms_heatmap_opts {
+	uint32_t pid;                     /* only this process's samples and regions (0: every process) */
+};
+
+/* opts may be NULL: every process. NULL with errno set. */
+struct ms_heatmap *ms_heatmap_new(const struct ms_heatmap_opts *opts);
 
 /* The analysis (ctx: the heatmap). */
 extern const struct ms_analysis ms_heatmap_analysis;
@@ -53,14 +62,17 @@ extern const struct ms_analysis ms_heatmap_analysis;
 /*
  * After the run: the bands of the regions with samples, by pid and start
  * address, and the grid's time axis (the first event's time and the width
- * of a column). The bands live as long as the heatmap and the session.
+ * of a column). Borrowed: *bands, their cells and marks stay valid until
+ * the next ms_heatmap_bands() or ms_heatmap_free(). 0, or -ENOMEM with
+ * the bands of the call before released.
  */
 int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_band **bands, size_t *n,
 		     uint64_t *start_ns, uint64_t *col_ns);
 
-/* The largest cell of all bands. */
+/* The largest cell of all bands (as of the last ms_heatmap_bands()). */
 uint32_t ms_heatmap_max(const struct ms_heatmap *hm);
 
+/* Accepts NULL. */
 void ms_heatmap_free(struct ms_heatmap *hm);
 
 #ifdef __cplusplus

@@ -4,6 +4,11 @@
  * distinct 4 KiB pages touched, the page faults, the data samples and the
  * TLB-miss samples (hardware memory samples only), and ranks the regions
  * by the faults and TLB entries hugepages would save.
+ *
+ * Results are borrowed, as from every analysis of the library: what it
+ * hands out belongs to the advisor and stays valid until the next call that
+ * makes them again or ms_hugepages_free(); the caller frees none of it. Regions
+ * they point to belong to the address-space model (the session's).
  */
 #ifndef MAPSCOPE_HUGEPAGES_H
 #define MAPSCOPE_HUGEPAGES_H
@@ -39,7 +44,7 @@ struct ms_huge_advice {
 	uint64_t tlb_entries_now, tlb_entries_huge;
 	uint64_t benefit;          /* faults saved plus TLB misses */
 	bool advised;
-	char reason[256];
+	const char *reason;        /* why, in words */
 };
 
 /* NULL with errno set. opts may be NULL for the defaults. */
@@ -55,10 +60,12 @@ extern const struct ms_analysis ms_hugepages_analysis;
 /*
  * The advice for every candidate region that was touched, advised ones first
  * by benefit. end_ns: the recording's end, for the lifetimes of regions still
- * alive. *out is the caller's to free(). 0 or -ENOMEM.
+ * alive. Borrowed: *out and its reasons stay valid until the next
+ * ms_hugepages_advice() or ms_hugepages_free(). 0, or -ENOMEM with the
+ * advice of the call before released.
  */
 int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns,
-			struct ms_huge_advice **out, size_t *n);
+			const struct ms_huge_advice **out, size_t *n);
 
 /* Whether any TLB-miss samples were seen (hardware memory events). */
 bool ms_hugepages_have_tlb(const struct ms_hugepages *hp);

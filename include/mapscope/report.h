@@ -1,7 +1,13 @@
 /*
  * ms_report: samples per region. It listens to an ms_aspace's charges and
  * keeps, for each region and for "unmapped", the samples, the distinct
- * 4 KiB pages touched and the first and last sample times.
+ * 4 KiB pages touched and the first and last sample times. Where the
+ * session has a time window (ms_session_opts), only its samples count.
+ *
+ * Results are borrowed, as from every analysis of the library: what it
+ * hands out belongs to the report and stays valid until the next call that
+ * makes them again or ms_report_free(); the caller frees none of it. Regions
+ * they point to belong to the address-space model (the session's).
  */
 #ifndef MAPSCOPE_REPORT_H
 #define MAPSCOPE_REPORT_H
@@ -18,6 +24,7 @@ extern "C" {
 
 struct ms_report;
 
+/* The most code symbols a region row keeps under it (ms_report_opts.children). */
 #define MS_REPORT_MAX_CHILDREN 16
 
 struct ms_report_child {
@@ -32,7 +39,7 @@ struct ms_report_row {
 	const char *daddr_symbol;         /* data symbol of the address (grouped by daddr-symbol) */
 	const char *alloc;                /* allocation site of the region (grouped by alloc) */
 	uint64_t samples, pages, first_ns, last_ns;
-	struct ms_report_child children[MS_REPORT_MAX_CHILDREN]; /* top code symbols (region rows) */
+	const struct ms_report_child *children;  /* top code symbols, most samples first (region rows) */
 	int nr_children;
 };
 
@@ -49,36 +56,39 @@ enum ms_report_key {
 	MS_SORT_PAGES,      /* most first */
 };
 
-/* Only samples in [from_ns, to_ns] count (0, UINT64_MAX: all). NULL with errno. */
-struct ms_report *ms_report_new(uint64_t from_ns, uint64_t to_ns);
+struct ms_report_opts {
+	unsigned int group;        /* what rows are made of: MS_GROUP_* combined (0: MS_GROUP_REGION) */
+	/*
+	 * How many top code symbols to keep under each region row (at most
+	 * MS_REPORT_MAX_CHILDREN); names, like the groups by symbol, dso and
+	 * data symbol, come from the session's symbols (ms_session_opts.symbols).
+	 */
+	unsigned int children;
+};
 
-struct ms_symbols;
-
-/*
- * Groups rows by the MS_GROUP_* in mask, resolving names through syms
- * (which the caller feeds and keeps); children: how many top code symbols
- * to keep under each region row (needs syms). Call before any sample.
- */
-void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms, int children);
+/* opts may be NULL: rows by region, no children. NULL with errno set. */
+struct ms_report *ms_report_new(const struct ms_report_opts *opts);
 
 /*
  * The report as an analysis of a session (ctx: the report): it counts the
  * charged samples, keeps to the session's window where it has one, and
- * takes the regions' allocation sites from the session
+ * takes the symbols and the regions' allocation sites from the session
  * (ms_session_alloc_site; the session needs symbols for them).
  */
 extern const struct ms_analysis ms_report_analysis;
 
 /*
- * Builds the rows, one per region of as (those with no samples too), sorted
- * by keys. *rows is the caller's to free(); the "unmapped" row is
- * *unmapped. 0 or -ENOMEM.
+ * Builds the rows, one per region of as (those with no samples too), or
+ * one per group, sorted by keys, and the "unmapped" row (region mode; all
+ * zero otherwise). Borrowed: *rows, their children and *unmapped stay
+ * valid until the next ms_report_rows() or ms_report_free(). 0, or
+ * -ENOMEM with the results of the call before released.
  */
 int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 		   const enum ms_report_key *keys, size_t nr_keys,
-		   struct ms_report_row **rows, size_t *nr_rows, struct ms_report_row *unmapped);
+		   const struct ms_report_row **rows, size_t *nr_rows, const struct ms_report_row **unmapped);
 
-/* Samples charged (within the time range), to regions and to "unmapped". */
+/* Samples charged (within the session's window), to regions and to "unmapped". */
 uint64_t ms_report_total(const struct ms_report *rep);
 
 /* Accepts NULL. */

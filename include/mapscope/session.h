@@ -8,7 +8,7 @@
  * once, here, for every analysis.
  *
  *	struct ms_session *s = ms_session_open("mapscope.data", NULL);
- *	struct ms_report *rep = ms_report_new(0, UINT64_MAX);
+ *	struct ms_report *rep = ms_report_new(NULL);
  *	ms_session_add(s, &ms_report_analysis, rep);
  *	ms_session_run(s);
  *	... ms_report_rows(rep, ms_session_aspace(s), ...) ...

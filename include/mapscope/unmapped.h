@@ -2,7 +2,13 @@
  * ms_unmapped: accesses to memory that was not mapped (or not accessible)
  * at that instant: use after munmap, guard-page hits, wild pointers, bad
  * prefetches (with hardware load samples). Each is classified and grouped
- * by the code that made it.
+ * by the code that made it. It has no options.
+ *
+ * Results are borrowed, as from every analysis of the library: what it
+ * hands out belongs to the analysis and stays valid until the next call
+ * that makes them again or ms_unmapped_free(); the caller frees none of
+ * it. Regions they point to belong to the address-space model (the
+ * session's).
  */
 #ifndef MAPSCOPE_UNMAPPED_H
 #define MAPSCOPE_UNMAPPED_H
@@ -59,7 +65,12 @@ struct ms_unmapped *ms_unmapped_new(void);
  */
 extern const struct ms_analysis ms_unmapped_analysis;
 
-/* The accesses, grouped by (class, code address), most frequent first. *out lives as long as u. */
+/*
+ * The accesses, grouped by (class, code address), most frequent first.
+ * Borrowed: *out, its call names and chains stay valid until the next
+ * ms_unmapped_results() or ms_unmapped_free(). 0, or the error that
+ * stopped the counting (-ENOMEM).
+ */
 int ms_unmapped_results(struct ms_unmapped *u, const struct ms_unmapped_access **out, size_t *n);
 
 const char *ms_unmapped_class_name(enum ms_unmapped_class c);

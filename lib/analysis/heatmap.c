@@ -31,18 +31,18 @@ struct ms_heatmap {
 	uint64_t from, to;
 	struct band **by_region;          /* region id -> its band, or NULL */
 	size_t cap;
-	struct ms_heatmap_band *out;
+	struct ms_heatmap_band *out;      /* the last ms_heatmap_bands(), lent to the caller */
 	uint32_t max;
 	int error;
 };
 
-MS_EXPORT struct ms_heatmap *ms_heatmap_new(uint32_t pid)
+MS_EXPORT struct ms_heatmap *ms_heatmap_new(const struct ms_heatmap_opts *opts)
 {
 	struct ms_heatmap *hm = calloc(1, sizeof(*hm));
 
 	if (!hm)
 		return NULL;
-	hm->pid = pid;
+	hm->pid = opts ? opts->pid : 0;
 	hm->col_ns = 1000;
 	return hm;
 }
@@ -207,9 +207,10 @@ MS_EXPORT int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_ba
 	struct band *b;
 	size_t i, k, m = 0;
 
+	free(hm->out);
+	hm->out = NULL;
 	if (hm->error)
 		return hm->error;
-	free(hm->out);
 	hm->out = malloc((hm->cap ? hm->cap : 1) * sizeof(*hm->out));
 	if (!hm->out)
 		return -ENOMEM;

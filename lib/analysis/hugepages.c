@@ -19,6 +19,8 @@
 #define MADV_COLLAPSE 25
 #endif
 
+#define REASON_MAX 256
+
 struct span {
 	uint64_t key;             /* (region id + 1) << 32 | the span's index (address / 2 MiB); 0: empty */
 	uint64_t bits[8];
@@ -34,6 +36,9 @@ struct ms_hugepages {
 	size_t cap_flags;
 	bool have_tlb;
 	int error;
+	/* The last ms_hugepages_advice(), lent to the caller until the next or ms_hugepages_free(). */
+	struct ms_huge_advice *advice;
+	char (*reasons)[REASON_MAX];    /* advice[i].reason's text, one buffer each */
 };
 
 enum { F_HUGE = 1, F_NOHUGE = 2 };
@@ -266,47 +271,45 @@ static void note(struct ms_hugepages *hp, const struct ms_aspace *as, const stru
 	hp->flags[r->id] = ev->madvise.advice == MADV_NOHUGEPAGE ? F_NOHUGE : F_HUGE;
 }
 
+/* What a region's spans add up to, beyond the sums in its advice. */
+struct tally {
+	uint64_t dense_pages, dense_tlb;
+	uint64_t best_at, best_len;   /* the longest run of dense spans the region holds at the end */
+	uint32_t best, dense;         /* the most pages touched in one span; the dense spans */
+};
+
 /*
- * The advice for region r from its spans sp[0, n), in address order: only
+ * Sums region r's spans sp[0, n), in address order, into a and t: only
  * the spans that were touched are visited, so the work is linear in them
  * whatever the region's size. Pages, faults, samples and TLB misses are
  * the region's whole life (pages that mremap moved went with the memory:
- * follow_remap). Whether it is advised comes from its dense spans; where
- * to advise, from the longest run of dense spans the region holds at the
- * end, so that an action never covers memory it no longer has, nor a
- * hole another region took. A region dense while it lived and gone by the
- * end is advised with no range: for where it is made.
+ * follow_remap). Where to advise comes from the longest run of dense
+ * spans the region holds at the end, so that an action never covers
+ * memory it no longer has, nor a hole another region took.
  */
-static void advise(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_region *r,
-		   struct span *const *sp, size_t n, uint64_t end_ns, struct ms_huge_advice *a)
+static void sum_spans(const struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_region *r,
+		      struct span *const *sp, size_t n, struct ms_huge_advice *a, struct tally *t)
 {
-	uint64_t first = (r->start + MS_HUGE_SPAN - 1) & ~(MS_HUGE_SPAN - 1);
-	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), at, life, spans, idx, prev = 0;
-	uint64_t dense_pages = 0, dense_tlb = 0, run_at = 0, run_len = 0, best_at = 0, best_len = 0;
-	unsigned char flags = r->id < hp->cap_flags ? hp->flags[r->id] : 0;
-	uint32_t best = 0, dense = 0;
+	uint64_t at, idx, prev = 0, run_at = 0, run_len = 0;
 	const struct span *s;
 	size_t i;
 
-	memset(a, 0, sizeof(*a));
-	a->region = r;
-	spans = last > first ? (last - first) / MS_HUGE_SPAN : 0;
-	a->aligned_spans = spans > UINT32_MAX ? UINT32_MAX : (uint32_t)spans;
+	memset(t, 0, sizeof(*t));
 	for (i = 0; i < n; i++) {
 		s = sp[i];
 		a->pages += s->pages;
 		a->faults += s->faults;
 		a->samples += s->samples;
 		a->tlb_misses += s->tlb;
-		if (s->pages > best)
-			best = s->pages;
+		if (s->pages > t->best)
+			t->best = s->pages;
 		if (s->pages < hp->o.min_pages) {
 			run_len = 0;
 			continue;
 		}
-		dense++;
-		dense_pages += s->pages;
-		dense_tlb += s->tlb;
+		t->dense++;
+		t->dense_pages += s->pages;
+		t->dense_tlb += s->tlb;
 		idx = s->key & 0xffffffffULL;
 		at = idx * MS_HUGE_SPAN;
 		if (!r->alive || !ms_aspace_holds(as, r->pid, r->id, at, at + MS_HUGE_SPAN)) {
@@ -320,47 +323,75 @@ static void advise(struct ms_hugepages *hp, const struct ms_aspace *as, const st
 			run_len = 1;
 		}
 		prev = idx;
-		if (run_len > best_len) {
-			best_at = run_at;
-			best_len = run_len;
+		if (run_len > t->best_len) {
+			t->best_at = run_at;
+			t->best_len = run_len;
 		}
 	}
-	a->spans = dense;
-	a->faults_saved = dense ? dense_pages - dense : 0;
-	a->tlb_entries_now = dense ? dense_pages : 0;
-	a->tlb_entries_huge = dense;
-	a->benefit = a->faults_saved + (dense ? dense_tlb : 0);
-	life = (r->ended_ns ? r->ended_ns : end_ns) - r->created_ns;
-	if (!a->aligned_spans && !dense)
-		snprintf(a->reason, sizeof(a->reason), "not 2 MiB-alignable: no whole 2 MiB-aligned span lies "
+}
+
+/*
+ * Whether a is advised, and why, in reason (REASON_MAX bytes): the first
+ * objection in order, or the case for it. A region dense while it lived
+ * and gone by the end is advised with no range: for where it is made.
+ */
+static void judge(const struct ms_hugepages *hp, const struct ms_region *r, const struct tally *t,
+		  uint64_t life, struct ms_huge_advice *a, char *reason)
+{
+	unsigned char flags = r->id < hp->cap_flags ? hp->flags[r->id] : 0;
+
+	if (!a->aligned_spans && !t->dense)
+		snprintf(reason, REASON_MAX, "not 2 MiB-alignable: no whole 2 MiB-aligned span lies "
 			 "inside its %llu KiB", (unsigned long long)((r->end - r->start) >> 10));
 	else if (flags == F_NOHUGE)
-		snprintf(a->reason, sizeof(a->reason), "VM_NOHUGEPAGE: the program asked for no hugepages "
+		snprintf(reason, REASON_MAX, "VM_NOHUGEPAGE: the program asked for no hugepages "
 			 "(madvise MADV_NOHUGEPAGE)");
 	else if (flags == F_HUGE)
-		snprintf(a->reason, sizeof(a->reason), "already huge: madvise(MADV_HUGEPAGE) or MADV_COLLAPSE "
+		snprintf(reason, REASON_MAX, "already huge: madvise(MADV_HUGEPAGE) or MADV_COLLAPSE "
 			 "was applied to it");
 	else if (life < hp->o.min_life_ns)
-		snprintf(a->reason, sizeof(a->reason), "too short-lived: it lived %.3f ms", (double)life / 1e6);
-	else if (!dense)
-		snprintf(a->reason, sizeof(a->reason), "too sparse: at most %u of 512 pages touched in any 2 MiB "
-			 "span (%u needed)", best, hp->o.min_pages);
+		snprintf(reason, REASON_MAX, "too short-lived: it lived %.3f ms", (double)life / 1e6);
+	else if (!t->dense)
+		snprintf(reason, REASON_MAX, "too sparse: at most %u of 512 pages touched in any 2 MiB "
+			 "span (%u needed)", t->best, hp->o.min_pages);
 	else if (a->benefit < hp->o.min_benefit)
-		snprintf(a->reason, sizeof(a->reason), "benefit too small: %llu (minimum %llu)",
+		snprintf(reason, REASON_MAX, "benefit too small: %llu (minimum %llu)",
 			 (unsigned long long)a->benefit, (unsigned long long)hp->o.min_benefit);
 	else {
 		a->advised = true;
-		if (best_len) {
-			a->start = best_at;
-			a->end = best_at + best_len * MS_HUGE_SPAN;
+		if (t->best_len) {
+			a->start = t->best_at;
+			a->end = t->best_at + t->best_len * MS_HUGE_SPAN;
 		}
-		snprintf(a->reason, sizeof(a->reason), "dense: %u of %u spans with %llu pages touched on "
-			 "average; saves %llu faults and %llu TLB entries%s", dense, a->aligned_spans,
-			 (unsigned long long)(dense_pages / dense), (unsigned long long)a->faults_saved,
+		snprintf(reason, REASON_MAX, "dense: %u of %u spans with %llu pages touched on "
+			 "average; saves %llu faults and %llu TLB entries%s", t->dense, a->aligned_spans,
+			 (unsigned long long)(t->dense_pages / t->dense), (unsigned long long)a->faults_saved,
 			 (unsigned long long)(a->tlb_entries_now - a->tlb_entries_huge),
-			 best_len ? "" : !r->alive ? "; gone by the end: advise it where it is made" :
+			 t->best_len ? "" : !r->alive ? "; gone by the end: advise it where it is made" :
 			 "; none of it is where it was dense any more: advise it where it is made");
 	}
+}
+
+/* The advice for region r from its spans sp[0, n), in address order; its reason goes in reason. */
+static void advise(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_region *r,
+		   struct span *const *sp, size_t n, uint64_t end_ns, struct ms_huge_advice *a, char *reason)
+{
+	uint64_t first = (r->start + MS_HUGE_SPAN - 1) & ~(MS_HUGE_SPAN - 1);
+	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), spans;
+	struct tally t;
+
+	memset(a, 0, sizeof(*a));
+	a->region = r;
+	a->reason = reason;
+	spans = last > first ? (last - first) / MS_HUGE_SPAN : 0;
+	a->aligned_spans = spans > UINT32_MAX ? UINT32_MAX : (uint32_t)spans;
+	sum_spans(hp, as, r, sp, n, a, &t);
+	a->spans = t.dense;
+	a->faults_saved = t.dense ? t.dense_pages - t.dense : 0;
+	a->tlb_entries_now = t.dense ? t.dense_pages : 0;
+	a->tlb_entries_huge = t.dense;
+	a->benefit = a->faults_saved + (t.dense ? t.dense_tlb : 0);
+	judge(hp, r, &t, (r->ended_ns ? r->ended_ns : end_ns) - r->created_ns, a, reason);
 	if (!a->advised)
 		a->start = a->end = 0;
 }
@@ -385,22 +416,33 @@ static int cmp_advice(const void *pa, const void *pb)
 	return a->region->id < b->region->id ? -1 : a->region->id > b->region->id;
 }
 
+/* The advice of the last ms_hugepages_advice(), released. */
+static void advice_release(struct ms_hugepages *hp)
+{
+	free(hp->advice);
+	free(hp->reasons);
+	hp->advice = NULL;
+	hp->reasons = NULL;
+}
+
 MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns,
-				  struct ms_huge_advice **out, size_t *n)
+				  const struct ms_huge_advice **out, size_t *n)
 {
 	size_t nr = ms_aspace_nr_regions(as), i, j, ns = 0, k = 0;
 	struct span **sp;
 	struct ms_huge_advice *v;
 	uint64_t id;
 
+	advice_release(hp);
 	if (hp->error)
 		return hp->error;
 	/* The spans by region, then address: each region's lie together. */
 	sp = malloc((hp->len ? hp->len : 1) * sizeof(*sp));
-	v = calloc(nr ? nr : 1, sizeof(*v));
-	if (!sp || !v) {
+	v = hp->advice = calloc(nr ? nr : 1, sizeof(*v));
+	hp->reasons = malloc((nr ? nr : 1) * sizeof(*hp->reasons));
+	if (!sp || !v || !hp->reasons) {
 		free(sp);
-		free(v);
+		advice_release(hp);
 		return -ENOMEM;
 	}
 	for (i = 0; i < hp->cap; i++)
@@ -412,7 +454,8 @@ MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspac
 		id = sp[i]->key >> 32;
 		for (j = i + 1; j < ns && sp[j]->key >> 32 == id; j++)
 			;
-		advise(hp, as, ms_aspace_region(as, (size_t)id - 1), sp + i, j - i, end_ns, &v[k++]);
+		advise(hp, as, ms_aspace_region(as, (size_t)id - 1), sp + i, j - i, end_ns, &v[k], hp->reasons[k]);
+		k++;
 	}
 	free(sp);
 	if (k)
@@ -431,6 +474,7 @@ MS_EXPORT void ms_hugepages_free(struct ms_hugepages *hp)
 {
 	if (!hp)
 		return;
+	advice_release(hp);
 	free(hp->t);
 	free(hp->flags);
 	free(hp);

@@ -59,9 +59,10 @@ struct memo {
 #define MEMO_SIZE 256
 
 struct ms_report {
-	uint64_t from, to;
+	uint64_t from, to;            /* the session's window; 0, UINT64_MAX without one */
 	unsigned int group;
-	struct ms_symbols *syms;
+	unsigned int want_children;   /* as asked; nr_children: kept, where the session has symbols */
+	struct ms_symbols *syms;      /* the session's */
 	int nr_children;
 	struct tuple *tuples;     /* slot -> its group (slot 0 unused) */
 	size_t nr_tuples, cap_tuples;
@@ -77,24 +78,24 @@ struct ms_report {
 	struct chunkmap chunks;   /* key: (slot << KEY_SLOT) ^ (page / 512) */
 	uint64_t total;
 	int error;
+	/* The last ms_report_rows(), lent to the caller until the next or ms_report_free(). */
+	struct ms_report_row *rows;
+	struct ms_report_child *kids;   /* nr_children for each row, in the rows' first order */
+	struct ms_report_row unmapped;
 };
 
-MS_EXPORT struct ms_report *ms_report_new(uint64_t from_ns, uint64_t to_ns)
+MS_EXPORT struct ms_report *ms_report_new(const struct ms_report_opts *opts)
 {
 	struct ms_report *rep = calloc(1, sizeof(*rep));
 
 	if (!rep)
 		return NULL;
-	rep->from = from_ns;
-	rep->to = to_ns;
-	rep->group = MS_GROUP_REGION;
+	rep->to = UINT64_MAX;
+	rep->group = opts && opts->group ? opts->group : MS_GROUP_REGION;
+	if (opts)
+		rep->want_children = opts->children > MS_REPORT_MAX_CHILDREN ? MS_REPORT_MAX_CHILDREN :
+					opts->children;
 	return rep;
-}
-
-static void set_window(struct ms_report *rep, uint64_t from_ns, uint64_t to_ns)
-{
-	rep->from = from_ns;
-	rep->to = to_ns;
 }
 
 static int chunk_grow(struct chunkmap *m)
@@ -474,28 +475,25 @@ static void on_charge_run(void *ctx, const struct ms_samples *run, const struct 
 		window ? charge_region_run(rep, run, r, true, false) : charge_region_run(rep, run, r, false, false);
 }
 
-MS_EXPORT void ms_report_configure(struct ms_report *rep, unsigned int mask, struct ms_symbols *syms,
-				   int children)
-{
-	rep->group = mask ? mask : MS_GROUP_REGION;
-	rep->syms = syms;
-	rep->nr_children = syms ? (children > MS_REPORT_MAX_CHILDREN ? MS_REPORT_MAX_CHILDREN : children) : 0;
-}
-
-/* The session's window, once its relative ends are known. */
+/* The session's window, once its relative ends are known: the one window there is. */
 static void on_start(void *ctx, struct ms_session *s)
 {
-	uint64_t from, to;
+	struct ms_report *rep = ctx;
 
-	if (ms_session_window(s, &from, &to))
-		set_window(ctx, from, to);
+	if (!ms_session_window(s, &rep->from, &rep->to)) {
+		rep->from = 0;
+		rep->to = UINT64_MAX;
+	}
 }
 
+/* Before any sample: the session's symbols name code (children, groups by code) and alloc sites. */
 static void on_begin(void *ctx, struct ms_session *s)
 {
 	struct ms_report *rep = ctx;
 
 	rep->s = s;
+	rep->syms = ms_session_symbols(s);
+	rep->nr_children = rep->syms ? (int)rep->want_children : 0;
 }
 
 MS_EXPORT const struct ms_analysis ms_report_analysis = {
@@ -577,35 +575,49 @@ static bool child_before(const struct child *c, const struct ms_report_child *d)
 	return k ? k < 0 : name_cmp(c->dso, d->dso) < 0;
 }
 
-/* Top code symbols under each region row. */
-static void fill_children(struct ms_report *rep, struct ms_report_row *rows, size_t n, size_t nr_regions)
+/*
+ * Top code symbols under each region row: row i's are rep->kids[i * nc,
+ * (i + 1) * nc), kept sorted as the table's children are inserted.
+ * 0 or -ENOMEM.
+ */
+static int fill_children(struct ms_report *rep, struct ms_report_row *rows, size_t n, size_t nr_regions)
 {
-	struct ms_report_row **by_region = calloc(nr_regions + 1, sizeof(*by_region));
+	const int nc = rep->nr_children;
+	size_t *by_region = calloc(nr_regions + 1, sizeof(*by_region));   /* region id + 1 -> row + 1 */
+	struct ms_report_child *kids;
 	struct ms_report_row *row;
 	size_t i;
 	int k, at;
 
-	if (!by_region)
-		return;
-	for (i = 0; i < n; i++)
+	rep->kids = calloc(n ? n * (size_t)nc : 1, sizeof(*rep->kids));
+	if (!by_region || !rep->kids) {
+		free(by_region);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		rows[i].children = rep->kids + i * (size_t)nc;
 		if (rows[i].region)
-			by_region[rows[i].region->id + 1] = &rows[i];
+			by_region[rows[i].region->id + 1] = i + 1;
+	}
 	for (i = 0; i < rep->ccap; i++) {
 		const struct child *c = &rep->children[i];
 
-		if (!c->region || c->region > nr_regions || !(row = by_region[c->region]))
+		if (!c->region || c->region > nr_regions || !by_region[c->region])
 			continue;
-		for (at = row->nr_children; at > 0 && child_before(c, &row->children[at - 1]); at--)
+		row = &rows[by_region[c->region] - 1];
+		kids = rep->kids + (by_region[c->region] - 1) * (size_t)nc;
+		for (at = row->nr_children; at > 0 && child_before(c, &kids[at - 1]); at--)
 			;
-		if (at >= rep->nr_children)
+		if (at >= nc)
 			continue;
-		for (k = row->nr_children < rep->nr_children ? row->nr_children : rep->nr_children - 1; k > at; k--)
-			row->children[k] = row->children[k - 1];
-		row->children[at] = (struct ms_report_child){ c->symbol, c->dso, c->samples };
-		if (row->nr_children < rep->nr_children)
+		for (k = row->nr_children < nc ? row->nr_children : nc - 1; k > at; k--)
+			kids[k] = kids[k - 1];
+		kids[at] = (struct ms_report_child){ c->symbol, c->dso, c->samples };
+		if (row->nr_children < nc)
 			row->nr_children++;
 	}
 	free(by_region);
+	return 0;
 }
 
 /*
@@ -631,21 +643,31 @@ static void count_pages(struct ms_report *rep)
 	}
 }
 
+/* The results of the last ms_report_rows(), released. */
+static void rows_release(struct ms_report *rep)
+{
+	free(rep->rows);
+	free(rep->kids);
+	rep->rows = NULL;
+	rep->kids = NULL;
+	memset(&rep->unmapped, 0, sizeof(rep->unmapped));
+}
+
 MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 			     const enum ms_report_key *keys, size_t nr_keys,
-			     struct ms_report_row **rows, size_t *nr_rows, struct ms_report_row *unmapped)
+			     const struct ms_report_row **rows, size_t *nr_rows, const struct ms_report_row **unmapped)
 {
 	size_t n = ms_aspace_nr_regions(as), i, out_n = 0;
 	struct ms_report_row *out;
 	struct stat zero = { 0 }, *s;
 	const struct tuple *t;
 
+	rows_release(rep);
 	if (rep->error)
 		return rep->error;
 	count_pages(rep);
-	memset(unmapped, 0, sizeof(*unmapped));
 	if (rep->group != MS_GROUP_REGION) {
-		out = calloc(rep->nr_tuples ? rep->nr_tuples : 1, sizeof(*out));
+		out = rep->rows = calloc(rep->nr_tuples ? rep->nr_tuples : 1, sizeof(*out));
 		if (!out)
 			return -ENOMEM;
 		for (i = 1; i < rep->nr_tuples; i++) {
@@ -658,7 +680,7 @@ MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 			};
 		}
 	} else {
-		out = calloc(n ? n : 1, sizeof(*out));
+		out = rep->rows = calloc(n ? n : 1, sizeof(*out));
 		if (!out)
 			return -ENOMEM;
 		for (i = 0; i < n; i++) {
@@ -668,16 +690,19 @@ MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 				.samples = s->samples, .pages = s->pages, .first_ns = s->first, .last_ns = s->last };
 		}
 		s = rep->cap ? &rep->st[0] : &zero;
-		*unmapped = (struct ms_report_row){ .samples = s->samples, .pages = s->pages,
-						    .first_ns = s->first, .last_ns = s->last };
-		if (rep->nr_children)
-			fill_children(rep, out, out_n, n);
+		rep->unmapped = (struct ms_report_row){ .samples = s->samples, .pages = s->pages,
+							.first_ns = s->first, .last_ns = s->last };
+		if (rep->nr_children && fill_children(rep, out, out_n, n)) {
+			rows_release(rep);
+			return -ENOMEM;
+		}
 	}
 	sort_keys = keys;
 	sort_nr = nr_keys;
 	qsort(out, out_n, sizeof(*out), cmp_rows);
 	*rows = out;
 	*nr_rows = out_n;
+	*unmapped = &rep->unmapped;
 	return 0;
 }
 
@@ -685,6 +710,7 @@ MS_EXPORT void ms_report_free(struct ms_report *rep)
 {
 	if (!rep)
 		return;
+	rows_release(rep);
 	free(rep->tuples);
 	free(rep->tslots);
 	free(rep->children);

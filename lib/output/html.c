@@ -108,7 +108,7 @@ struct ms_html *ms_html_new(struct ms_session *s, long pid, const char *comm)
 	h->s = s;
 	h->pid = pid;
 	h->comm = comm;
-	h->hm = ms_heatmap_new(pid >= 0 ? (uint32_t)pid : 0);
+	h->hm = ms_heatmap_new(&(struct ms_heatmap_opts){ .pid = pid >= 0 ? (uint32_t)pid : 0 });
 	h->hp = ms_hugepages_new(NULL);
 	h->un = ms_unmapped_new();
 	if (!h->hm || !h->hp || !h->un || ms_session_add(s, &ms_heatmap_analysis, h->hm) ||
@@ -339,7 +339,7 @@ static void huge_advice(struct ms_json *w, const struct ms_huge_advice *a)
 
 static int write_huge(struct ms_json *w, const struct ms_html_report *in)
 {
-	struct ms_huge_advice *v = NULL;
+	const struct ms_huge_advice *v = NULL;
 	size_t n = 0, i, left = 0, others = 0;
 	int err;
 
@@ -366,7 +366,6 @@ static int write_huge(struct ms_json *w, const struct ms_html_report *in)
 	ms_json_array_end(w);
 	ms_json_key_u64(w, "left_out", left);
 	ms_json_object_end(w);
-	free(v);
 	return 0;
 }
 

@@ -30,7 +30,7 @@ static struct ms_event ev(enum ms_event_kind k, uint64_t t)
 
 static void grid_keeps_every_sample(void **state)
 {
-	struct ms_heatmap *hm = ms_heatmap_new(0);
+	struct ms_heatmap *hm = ms_heatmap_new(NULL);
 	struct ms_aspace *as = ms_aspace_new();
 	struct ms_aspace_listener l = { .charge = ms_heatmap_analysis.charge };
 	const struct ms_heatmap_band *b;
@@ -82,7 +82,8 @@ static void grid_keeps_every_sample(void **state)
 static void runs_fill_cells_as_one_by_one(void **state)
 {
 	static struct ms_event evs[4000];
-	struct ms_heatmap *hm[2] = { ms_heatmap_new(PID), ms_heatmap_new(PID) };
+	const struct ms_heatmap_opts opts = { .pid = PID };   /* the map of one process */
+	struct ms_heatmap *hm[2] = { ms_heatmap_new(&opts), ms_heatmap_new(&opts) };
 	struct ms_aspace *as[2] = { ms_aspace_new(), ms_aspace_new() };
 	struct ms_aspace_listener l[2] = { { .charge = ms_heatmap_analysis.charge },
 					   { .charge = ms_heatmap_analysis.charge,

@@ -33,8 +33,8 @@ static size_t count(const char *hay, const char *needle)
 static char *page_of(long pid, const char *input)
 {
 	struct ms_session *s = ms_session_open(golden_path("mapscope-ops.data"), NULL);
-	struct ms_report *rep = ms_report_new(0, UINT64_MAX);
-	struct ms_report_row *rows = NULL, un;
+	struct ms_report *rep = ms_report_new(NULL);
+	const struct ms_report_row *rows = NULL, *un;
 	struct ms_session_stats st;
 	struct ms_html *h;
 	char *buf = NULL;
@@ -46,16 +46,14 @@ static char *page_of(long pid, const char *input)
 	assert_non_null(rep);
 	assert_int_equal(ms_session_add(s, &ms_report_analysis, rep), 0);
 	assert_non_null(h = ms_html_new(s, pid, NULL));
-	ms_report_configure(rep, MS_GROUP_REGION, NULL, 0);
 	assert_int_equal(ms_session_run(s), 0);
 	assert_int_equal(ms_report_rows(rep, ms_session_aspace(s), NULL, 0, &rows, &n, &un), 0);
 	ms_session_stats(s, &st);
 	assert_non_null(f = open_memstream(&buf, &len));
 	assert_int_equal(ms_html_write(f, &(struct ms_html_report){ .h = h, .input = input, .rep = rep, .rows = rows,
-								   .n = n, .un = &un, .total = ms_report_total(rep),
+								   .n = n, .un = un, .total = ms_report_total(rep),
 								   .st = &st }), 0);
 	fclose(f);
-	free(rows);
 	ms_html_free(h);
 	ms_report_free(rep);
 	ms_session_free(s);

@@ -68,7 +68,7 @@ static struct ms_session *replay(const struct ms_analysis *a, void *analysis, ui
 static void tlb_misses_reach_hugepage_advice(void **state)
 {
 	struct ms_hugepages *hp = ms_hugepages_new(NULL);
-	struct ms_huge_advice *v;
+	const struct ms_huge_advice *v;
 	struct ms_session *s;
 	uint64_t end;
 	size_t n;
@@ -87,7 +87,6 @@ static void tlb_misses_reach_hugepage_advice(void **state)
 	assert_int_equal(v[0].faults, 0);            /* hardware samples, not faults */
 	assert_int_equal(v[0].tlb_misses, 512);
 	assert_int_equal(v[0].benefit, 511 + 512);   /* faults saved plus TLB misses */
-	free(v);
 	ms_session_free(s);
 	ms_hugepages_free(hp);
 	close(path_fd);
@@ -156,7 +155,7 @@ static void hugepage_advice_over_many_regions(void **state)
 {
 	struct ms_hugepages *hp = ms_hugepages_new(NULL);
 	struct ms_aspace *as = ms_aspace_new();
-	struct ms_huge_advice *v;
+	const struct ms_huge_advice *v;
 	struct ms_event ev = { 0 };
 	const uint64_t dense = 0x40000000, vast = 0x100000000000ULL, small = 0x200000000000ULL;
 	size_t n, i, found = 0;
@@ -208,7 +207,6 @@ static void hugepage_advice_over_many_regions(void **state)
 		}
 	}
 	assert_int_equal(found, 1);
-	free(v);
 	ms_aspace_free(as);
 	ms_hugepages_free(hp);
 }
@@ -256,7 +254,7 @@ static void page_faults_in_runs_reach_hugepage_advice(void **state)
 	struct ms_hugepages *hp = ms_hugepages_new(NULL);
 	struct ms_pdwriter *w = synth_writer_of(&path_fd, true);
 	const uint64_t base = 0x10100000;
-	struct ms_huge_advice *v;
+	const struct ms_huge_advice *v;
 	struct ms_session *s;
 	uint64_t end, t = 20 * MS, faults = 0;
 	size_t n, i;
@@ -290,7 +288,6 @@ static void page_faults_in_runs_reach_hugepage_advice(void **state)
 	assert_int_equal(v[0].samples, faults);
 	assert_int_equal(v[0].faults, 768 + 384);
 	assert_int_equal(v[0].tlb_misses, 0);
-	free(v);
 	ms_session_free(s);
 	ms_hugepages_free(hp);
 	close(path_fd);
@@ -308,7 +305,7 @@ static void hugepage_runs_as_one_by_one(void **state)
 	struct ms_aspace_listener l[2] = { { .charge = ms_hugepages_analysis.charge },
 					   { .charge = ms_hugepages_analysis.charge,
 					     .charge_run = ms_hugepages_analysis.charge_run } };
-	struct ms_huge_advice *v[2];
+	const struct ms_huge_advice *v[2];
 	struct ms_event m = { .kind = MS_EV_MAP, .time = 1, .pid = 7, .tid = 7 };
 	size_t n[2], i;
 	int j;
@@ -344,7 +341,6 @@ static void hugepage_runs_as_one_by_one(void **state)
 		assert_true(v[0][i].tlb_misses > 0 && v[0][i].tlb_misses < v[0][i].samples);
 	}
 	for (j = 0; j < 2; j++) {
-		free(v[j]);
 		ms_aspace_free(as[j]);
 		ms_hugepages_free(hp[j]);
 	}

@@ -1,7 +1,9 @@
 /*
  * The per-region report, fed by the model driven by hand: samples and
- * distinct pages per region, the unmapped row, the time window, the sort
- * keys, and runs of samples counted as one by one.
+ * distinct pages per region, the unmapped row, the time window (the
+ * session's, the only one), the sort keys, the options (groups, children)
+ * and runs of samples counted as one by one. Results are borrowed: the
+ * tests free only the report (ASan finds a leak or a double free).
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -11,11 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include <mapscope/report.h>
+#include <mapscope/session.h>
 
 #include "runs.h"
+#include "synth.h"
 
 #define P 4096ULL
 #define PID 9
@@ -38,6 +43,30 @@ static struct ms_event touch(uint64_t t, uint64_t addr)
 	e.sample.has_addr = true;
 	e.sample.fault = true;
 	return e;
+}
+
+/*
+ * The session's window [from, to], as the report hears it when a replay
+ * starts: a session over a small synthetic recording, opened with that
+ * window and not run. The report has no window of its own.
+ */
+static void window_of_session(struct ms_report *rep, uint64_t from, uint64_t to)
+{
+	struct ms_session_opts o = { .from_ns = from, .to_ns = to };
+	struct ms_pdwriter *w;
+	struct ms_session *s;
+	int fd;
+
+	w = synth_writer(&fd);
+	assert_non_null(w);
+	put_map(w, 1, 0x400000, 0x1000, PROT_READ | PROT_EXEC, "/bin/x", 42);
+	put_sample(w, 2, 0x400010, 0x400000, LOAD);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	assert_non_null(s = ms_session_open(synth_path(fd), &o));
+	ms_report_analysis.start(rep, s);
+	ms_session_free(s);
+	close(fd);
 }
 
 /*
@@ -78,7 +107,7 @@ static struct ms_aspace *feed(struct ms_report *rep, bool runs)
 static void regions_pages_and_unmapped(void **state)
 {
 	static const enum ms_report_key by_region[] = { MS_SORT_REGION };
-	struct ms_report_row *rows, un;
+	const struct ms_report_row *rows, *un;
 	struct ms_report *rep;
 	struct ms_aspace *as;
 	size_t n;
@@ -86,7 +115,7 @@ static void regions_pages_and_unmapped(void **state)
 
 	(void)state;
 	for (runs = 0; runs < 2; runs++) {
-		rep = ms_report_new(0, UINT64_MAX);
+		rep = ms_report_new(NULL);
 		as = feed(rep, runs);
 		assert_int_equal(ms_report_rows(rep, as, by_region, 1, &rows, &n, &un), 0);
 		assert_int_equal(n, 2);
@@ -97,10 +126,9 @@ static void regions_pages_and_unmapped(void **state)
 		assert_int_equal(rows[0].last_ns, 12);
 		assert_int_equal(rows[1].samples, 5);
 		assert_int_equal(rows[1].pages, 4);
-		assert_int_equal(un.samples, 2);
-		assert_int_equal(un.first_ns, 30);
+		assert_int_equal(un->samples, 2);
+		assert_int_equal(un->first_ns, 30);
 		assert_int_equal(ms_report_total(rep), 10);
-		free(rows);
 		ms_report_free(rep);
 		ms_aspace_free(as);
 	}
@@ -109,31 +137,34 @@ static void regions_pages_and_unmapped(void **state)
 static void window_and_keys(void **state)
 {
 	static const enum ms_report_key by_samples[] = { MS_SORT_SAMPLES }, by_pages[] = { MS_SORT_PAGES };
-	struct ms_report_row *rows, un;
-	struct ms_report *rep = ms_report_new(11, 21);
-	struct ms_aspace *as = feed(rep, true);
+	const struct ms_report_row *rows, *un;
+	struct ms_report *rep = ms_report_new(NULL);
+	struct ms_aspace *as;
 	size_t n;
 
 	(void)state;
+	window_of_session(rep, 11, 21);
+	as = feed(rep, true);
 	/* 11..21 ns: a's samples at 11 and 12, b's at 20 and 21; none unmapped. */
 	assert_int_equal(ms_report_rows(rep, as, by_samples, 1, &rows, &n, &un), 0);
 	assert_int_equal(ms_report_total(rep), 4);
-	assert_int_equal(un.samples, 0);
+	assert_int_equal(un->samples, 0);
 	assert_int_equal(rows[0].samples, 2);
 	assert_int_equal(rows[1].samples, 2);
-	free(rows);
 	ms_report_free(rep);
 	ms_aspace_free(as);
 
-	rep = ms_report_new(0, UINT64_MAX);
+	/* A session without a window: every sample. */
+	rep = ms_report_new(NULL);
+	window_of_session(rep, 0, UINT64_MAX);
 	as = feed(rep, false);
 	assert_int_equal(ms_report_rows(rep, as, by_samples, 1, &rows, &n, &un), 0);
+	assert_int_equal(ms_report_total(rep), 10);
 	assert_int_equal(rows[0].region->start, 2 << 20);   /* 5 samples first */
-	free(rows);
+	/* Asked again: new rows in place of the old, which the report frees. */
 	assert_int_equal(ms_report_rows(rep, as, by_pages, 1, &rows, &n, &un), 0);
 	assert_int_equal(rows[0].pages, 4);
 	assert_int_equal(rows[1].pages, 2);
-	free(rows);
 	ms_report_free(rep);
 	ms_aspace_free(as);
 }
@@ -158,7 +189,7 @@ static void runs_counted_exactly(void **state)
 	struct ms_event maps[2] = { map_ev(1, a0, a0 + a_pages * P), map_ev(2, b0, b0 + b_pages * P) };
 	struct ms_aspace_listener l = { .charge = ms_report_analysis.charge,
 					.charge_run = ms_report_analysis.charge_run };
-	struct ms_report_row *rows, un;
+	const struct ms_report_row *rows, *un;
 	struct ms_report *rep;
 	struct ms_aspace *as;
 	size_t i, k, n, w;
@@ -192,7 +223,8 @@ static void runs_counted_exactly(void **state)
 				seen[which][page] = 1;
 			}
 		}
-		rep = ms_report_new(windows[w][0], windows[w][1]);
+		rep = ms_report_new(NULL);
+		window_of_session(rep, windows[w][0], windows[w][1]);
 		as = ms_aspace_new();
 		ms_aspace_set_listener(as, &l, rep);
 		for (k = 0; k < 2; k++)
@@ -208,13 +240,112 @@ static void runs_counted_exactly(void **state)
 			assert_int_equal(rows[k].first_ns, first[k]);
 			assert_int_equal(rows[k].last_ns, last[k]);
 		}
-		assert_int_equal(un.samples, want[2]);
+		assert_int_equal(un->samples, want[2]);
 		assert_int_equal(ms_report_total(rep), want[0] + want[1] + want[2]);
 		assert_true(want[0] > 1000 && want[1] > 1000 && pages[0] > 1000);
-		free(rows);
 		ms_report_free(rep);
 		ms_aspace_free(as);
 	}
+}
+
+/*
+ * Options: rows grouped by region and code binary, then by binary alone.
+ * Without a session there are no symbols, so every binary is [unknown]:
+ * one row per region, one for the samples of no region, or one in all.
+ */
+static void groups_from_options(void **state)
+{
+	static const enum ms_report_key by_samples[] = { MS_SORT_SAMPLES };
+	const struct ms_report_row *rows, *un;
+	struct ms_report *rep;
+	struct ms_aspace *as;
+	size_t n;
+
+	(void)state;
+	rep = ms_report_new(&(struct ms_report_opts){ .group = MS_GROUP_REGION | MS_GROUP_DSO });
+	as = feed(rep, true);
+	assert_int_equal(ms_report_rows(rep, as, by_samples, 1, &rows, &n, &un), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(rows[0].samples, 5);
+	assert_int_equal(rows[0].region->start, 2 << 20);
+	assert_string_equal(rows[0].dso, "[unknown]");
+	assert_int_equal(rows[1].samples, 3);
+	assert_int_equal(rows[2].samples, 2);
+	assert_null(rows[2].region);                      /* the unmapped samples, a row of their own */
+	assert_null(rows[0].children);
+	assert_int_equal(un->samples, 0);                 /* no separate unmapped row when grouped */
+	ms_report_free(rep);
+	ms_aspace_free(as);
+
+	rep = ms_report_new(&(struct ms_report_opts){ .group = MS_GROUP_DSO });
+	as = feed(rep, false);
+	assert_int_equal(ms_report_rows(rep, as, by_samples, 1, &rows, &n, &un), 0);
+	assert_int_equal(n, 1);
+	assert_null(rows[0].region);
+	assert_int_equal(rows[0].samples, 10);
+	assert_int_equal(rows[0].pages, 8);               /* 2 + 4 + the 2 unmapped */
+	ms_report_free(rep);
+	ms_aspace_free(as);
+}
+
+/*
+ * Children come from the session's symbols: 6 samples of user code (which
+ * cannot be named: [unknown]) and 3 of kernel code in one data region.
+ * children 1 keeps the top one, 3 keeps both, most samples first; without
+ * symbols in the session none are kept, whatever the options ask.
+ */
+static void children_from_session_symbols(void **state)
+{
+	static const enum ms_report_key by_region[] = { MS_SORT_REGION };
+	const struct ms_report_row *rows, *un;
+	struct ms_report *rep;
+	struct ms_session *s;
+	struct ms_pdwriter *w;
+	unsigned int want;
+	size_t n, i, data;
+	int fd, k, pass;
+
+	(void)state;
+	w = synth_writer(&fd);
+	assert_non_null(w);
+	put_map(w, 1 * MS, 0x400000, 0x1000, PROT_READ | PROT_EXEC, "/bin/x", 42);
+	put_map(w, 2 * MS, 0x10000000, 64 << 10, PROT_READ | PROT_WRITE, "//anon", 0);
+	for (i = 0; i < 9; i++)
+		put_sample(w, 3 * MS + i, i % 3 == 2 ? 0xffffffff81000000ULL : 0x400010, 0x10000000 + i * 4096, LOAD);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	for (pass = 0; pass < 3; pass++) {
+		want = pass == 0 ? 1 : 3;
+		s = ms_session_open(synth_path(fd), &(struct ms_session_opts){ .symbols = pass < 2,
+									     .to_ns = UINT64_MAX });
+		rep = ms_report_new(&(struct ms_report_opts){ .children = want });
+		assert_non_null(s);
+		assert_int_equal(ms_session_add(s, &ms_report_analysis, rep), 0);
+		assert_int_equal(ms_session_run(s), 0);
+		assert_int_equal(ms_report_rows(rep, ms_session_aspace(s), by_region, 1, &rows, &n, &un), 0);
+		for (data = n, i = 0; i < n; i++)
+			if (rows[i].region->start == 0x10000000)
+				data = i;
+		assert_true(data < n);
+		assert_int_equal(rows[data].samples, 9);
+		if (pass == 2) {
+			assert_int_equal(rows[data].nr_children, 0);
+		} else {
+			assert_int_equal(rows[data].nr_children, pass == 0 ? 1 : 2);
+			assert_string_equal(rows[data].children[0].symbol, "[unknown]");
+			assert_int_equal(rows[data].children[0].samples, 6);
+			if (pass == 1) {
+				assert_string_equal(rows[data].children[1].symbol, "[kernel]");
+				assert_int_equal(rows[data].children[1].samples, 3);
+			}
+		}
+		for (i = 0; i < n; i++)             /* the code region: no samples, no children */
+			for (k = 0; k < rows[i].nr_children; k++)
+				assert_int_equal(i, data);
+		ms_report_free(rep);
+		ms_session_free(s);
+	}
+	close(fd);
 }
 
 int main(void)
@@ -223,6 +354,8 @@ int main(void)
 		cmocka_unit_test(regions_pages_and_unmapped),
 		cmocka_unit_test(window_and_keys),
 		cmocka_unit_test(runs_counted_exactly),
+		cmocka_unit_test(groups_from_options),
+		cmocka_unit_test(children_from_session_symbols),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,7 +58,7 @@ static int drop_recording(void **state)
 static void report_counts(struct ms_report *rep, struct ms_session *s, uint64_t *total, uint64_t *data)
 {
 	static const enum ms_report_key keys[] = { MS_SORT_REGION };
-	struct ms_report_row *rows, un;
+	const struct ms_report_row *rows, *un;
 	size_t n, i;
 
 	assert_int_equal(ms_report_rows(rep, ms_session_aspace(s), keys, 1, &rows, &n, &un), 0);
@@ -67,18 +67,17 @@ static void report_counts(struct ms_report *rep, struct ms_session *s, uint64_t 
 	for (i = 0; i < n; i++)
 		if (rows[i].region->start == 0x10000000)
 			*data = rows[i].samples;
-	free(rows);
 }
 
 /* Report, hugepages and unmapped in one pass: each hears every charge, as it would alone. */
 static void three_analyses_in_one_pass(void **state)
 {
 	struct ms_session *s = ms_session_open(synth_path(fd), NULL), *alone;
-	struct ms_report *rep = ms_report_new(0, UINT64_MAX), *rep_alone = ms_report_new(0, UINT64_MAX);
+	struct ms_report *rep = ms_report_new(NULL), *rep_alone = ms_report_new(NULL);
 	struct ms_hugepages *hp = ms_hugepages_new(NULL);
 	struct ms_unmapped *u = ms_unmapped_new();
 	const struct ms_unmapped_access *acc;
-	struct ms_huge_advice *v;
+	const struct ms_huge_advice *v;
 	uint64_t total, data, total_alone, data_alone;
 	size_t n;
 
@@ -98,7 +97,6 @@ static void three_analyses_in_one_pass(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(v[0].pages, 512);
 	assert_true(v[0].advised);
-	free(v);
 	/* The report alone: the model calls it directly, and it counts the same. */
 	alone = ms_session_open(synth_path(fd), NULL);
 	assert_int_equal(ms_session_add(alone, &ms_report_analysis, rep_alone), 0);
@@ -150,7 +148,7 @@ static void relative_window(void **state)
 	struct ms_session_opts o = { .from_ns = 19 * MS + 100000, .to_ns = 19 * MS + 199999,
 				     .from_rel = true, .to_rel = true };
 	struct ms_session *s = ms_session_open(synth_path(fd), &o);
-	struct ms_report *rep = ms_report_new(0, UINT64_MAX);
+	struct ms_report *rep = ms_report_new(NULL);
 	uint64_t total, data, from, to;
 
 	(void)state;
@@ -237,7 +235,7 @@ static void fast_path_among_other_events(void **state)
 	struct ms_pdwriter_evsel e[2] = { { &a, "mem-loads", &ida, 1 }, { &b, "cs", &idb, 1 } };
 	char *argv[] = { "synthetic" };
 	struct ms_pdwriter_opts o = { e, 2, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
-	struct ms_report *rep = ms_report_new(0, UINT64_MAX);
+	struct ms_report *rep = ms_report_new(NULL);
 	struct ms_pdwriter *w;
 	struct ms_session *s;
 	struct sample smp;
