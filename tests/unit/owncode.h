@@ -1,0 +1,52 @@
+/*
+ * Symbols for the unit tests from the binaries they run from: this
+ * process's executable file mappings, fed to an ms_symbols as a session
+ * would from the recording's maps.
+ */
+#ifndef TESTS_UNIT_OWNCODE_H
+#define TESTS_UNIT_OWNCODE_H
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <mapscope/event.h>
+#include <mapscope/symbols.h>
+
+struct text { uint64_t start, end; };
+
+/*
+ * Feeds s the executable file mappings of this process; their extents in
+ * t[0, max), and how many are there.
+ */
+static size_t map_own_code(struct ms_symbols *s, struct text *t, size_t max)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4352], perms[8], path[4096];
+	unsigned long long start, end, pgoff, ino;
+	unsigned int maj, min;
+	struct ms_event ev;
+	size_t n = 0;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		path[0] = '\0';
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &start, &end, perms, &pgoff, &maj, &min,
+			   &ino, path) < 7 || path[0] != '/' || perms[2] != 'x')
+			continue;
+		memset(&ev, 0, sizeof(ev));
+		ev.kind = MS_EV_MAP;
+		ev.pid = ev.tid = (uint32_t)getpid();
+		ev.map = (struct ms_event_map){ .start = start, .end = end, .vma_start = start, .vma_end = end,
+						.pgoff = pgoff, .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
+						.maj = maj, .min = min, .ino = ino, .name = path };
+		ms_symbols_track(s, &ev);
+		if (n < max)
+			t[n++] = (struct text){ start, end };
+	}
+	fclose(f);
+	return n;
+}
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * The hugepage advisor, fed by the model driven by hand: a 4 MiB region
+ * with 300 pages touched in its first 2 MiB span and 100 in its second.
+ * The options decide what is dense, what benefit is worth advising and
+ * what lives too short; the reason says which. The advice is borrowed:
+ * asked again it is made anew from what was counted since, and the test
+ * frees only the advisor.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include <mapscope/hugepages.h>
+
+#define P 4096ULL
+#define BASE 0x40000000ULL          /* 2 MiB-aligned */
+#define SPAN (2ULL << 20)
+#define END_NS 200000000ULL         /* 0.2 s: the recording's end */
+
+static void apply(struct ms_aspace *as, struct ms_event *ev)
+{
+	assert_int_equal(ms_aspace_apply(as, ev, NULL), 0);
+}
+
+/* Touches pages [first, first + n) of the region at time 0.1 s. */
+static void touch(struct ms_aspace *as, uint64_t first, uint64_t n)
+{
+	struct ms_event ev = { .kind = MS_EV_SAMPLE, .time = 100000000, .pid = 7, .tid = 7 };
+	uint64_t i;
+
+	ev.sample.addr = 0;
+	ev.sample.has_addr = true;
+	ev.sample.fault = true;
+	for (i = first; i < first + n; i++) {
+		ev.sample.addr = BASE + i * P;
+		apply(as, &ev);
+	}
+}
+
+/* The model with the region mapped at 1 ns (and a shared file mapping, never a candidate), hp listening. */
+static struct ms_aspace *model(struct ms_hugepages *hp)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event ev = { .kind = MS_EV_MAP, .time = 1, .pid = 7, .tid = 7 };
+
+	assert_non_null(hp);
+	assert_non_null(as);
+	ms_aspace_set_listener(as, &(struct ms_aspace_listener){ .charge = ms_hugepages_analysis.charge }, hp);
+	ev.map = (struct ms_event_map){ .start = BASE, .end = BASE + 2 * SPAN, .vma_start = BASE,
+					.vma_end = BASE + 2 * SPAN, .prot = PROT_READ | PROT_WRITE,
+					.flags = MAP_PRIVATE, .name = "//anon", .via = MS_VIA_MMAP };
+	apply(as, &ev);
+	ev.map = (struct ms_event_map){ .start = BASE + 4 * SPAN, .end = BASE + 5 * SPAN, .vma_start = BASE + 4 * SPAN,
+					.vma_end = BASE + 5 * SPAN, .prot = PROT_READ, .flags = MAP_SHARED,
+					.name = "/data/file", .ino = 9, .maj = 8, .via = MS_VIA_MMAP };
+	apply(as, &ev);
+	touch(as, 0, 300);
+	touch(as, 512, 100);
+	touch(as, 4 * 512, 512);      /* the file: not counted */
+	return as;
+}
+
+static const struct ms_huge_advice *advice(struct ms_hugepages *hp, struct ms_aspace *as)
+{
+	const struct ms_huge_advice *v;
+	size_t n;
+
+	assert_int_equal(ms_hugepages_advice(hp, as, END_NS, &v, &n), 0);
+	assert_int_equal(n, 1);                       /* the anonymous region alone */
+	assert_int_equal(v[0].region->start, BASE);
+	assert_int_equal(v[0].aligned_spans, 2);
+	assert_non_null(v[0].reason);
+	return v;
+}
+
+static void defaults_advise_the_dense_span(void **state)
+{
+	struct ms_hugepages *hp = ms_hugepages_new(NULL);
+	struct ms_aspace *as = model(hp);
+	const struct ms_huge_advice *v = advice(hp, as);
+
+	(void)state;
+	/* 256 pages make a span dense: the first only. */
+	assert_true(v->advised);
+	assert_int_equal(v->spans, 1);
+	assert_int_equal(v->start, BASE);
+	assert_int_equal(v->end, BASE + SPAN);
+	assert_int_equal(v->pages, 400);
+	assert_int_equal(v->faults, 400);
+	assert_int_equal(v->faults_saved, 299);
+	assert_int_equal(v->benefit, 299);
+	assert_string_equal(v->reason, "dense: 1 of 2 spans with 300 pages touched on average; "
+			    "saves 299 faults and 299 TLB entries");
+	ms_aspace_free(as);
+	ms_hugepages_free(hp);
+}
+
+static void options_decide(void **state)
+{
+	struct ms_hugepages_opts o = { .min_pages = 64 };
+	struct ms_hugepages *hp = ms_hugepages_new(&o);
+	struct ms_aspace *as = model(hp);
+	const struct ms_huge_advice *v = advice(hp, as);
+
+	(void)state;
+	/* 64 pages make a span dense: both, the whole region. */
+	assert_true(v->advised);
+	assert_int_equal(v->spans, 2);
+	assert_int_equal(v->end, BASE + 2 * SPAN);
+	assert_int_equal(v->faults_saved, 398);
+	ms_aspace_free(as);
+	ms_hugepages_free(hp);
+
+	o = (struct ms_hugepages_opts){ .min_benefit = 1000 };
+	hp = ms_hugepages_new(&o);
+	as = model(hp);
+	v = advice(hp, as);
+	assert_false(v->advised);
+	assert_int_equal(v->start, 0);
+	assert_int_equal(v->end, 0);
+	assert_string_equal(v->reason, "benefit too small: 299 (minimum 1000)");
+	ms_aspace_free(as);
+	ms_hugepages_free(hp);
+
+	o = (struct ms_hugepages_opts){ .min_life_ns = 1000000000 };
+	hp = ms_hugepages_new(&o);
+	as = model(hp);
+	v = advice(hp, as);
+	assert_false(v->advised);
+	assert_string_equal(v->reason, "too short-lived: it lived 200.000 ms");
+	ms_aspace_free(as);
+	ms_hugepages_free(hp);
+
+	o = (struct ms_hugepages_opts){ .min_pages = 400 };
+	hp = ms_hugepages_new(&o);
+	as = model(hp);
+	v = advice(hp, as);
+	assert_false(v->advised);
+	assert_string_equal(v->reason, "too sparse: at most 300 of 512 pages touched in any 2 MiB span "
+			    "(400 needed)");
+	ms_aspace_free(as);
+	ms_hugepages_free(hp);
+}
+
+/* Asked again after more samples: made anew, the first advice released by the advisor. */
+static void advice_made_anew(void **state)
+{
+	struct ms_hugepages *hp = ms_hugepages_new(NULL);
+	struct ms_aspace *as = model(hp);
+	const struct ms_huge_advice *v = advice(hp, as);
+
+	(void)state;
+	assert_int_equal(v->spans, 1);
+	assert_false(ms_hugepages_have_tlb(hp));
+	touch(as, 512 + 100, 200);        /* the second span now dense too */
+	v = advice(hp, as);
+	assert_int_equal(v->spans, 2);
+	assert_int_equal(v->pages, 600);
+	assert_int_equal(v->end, BASE + 2 * SPAN);
+	assert_non_null(strstr(v->reason, "dense: 2 of 2 spans"));
+	ms_aspace_free(as);
+	ms_hugepages_free(hp);
+	ms_hugepages_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults_advise_the_dense_span),
+		cmocka_unit_test(options_decide),
+		cmocka_unit_test(advice_made_anew),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

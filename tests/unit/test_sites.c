@@ -1,0 +1,110 @@
+/*
+ * Allocation sites: a region's site is the first frame of its creating
+ * call chain that the symbols name, and its chain is every frame as text;
+ * both are the table's, kept per region id as the table grows, replaced
+ * when a region is named again, and freed by ms_sites_release (ASan finds
+ * a leak). The frames are functions of this test, named from its own
+ * binary's mappings.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/perf_event.h>
+
+#include <mapscope/event.h>
+#include <mapscope/symbols.h>
+
+#include "analysis/sites.h"
+
+#include "owncode.h"
+
+/* Two functions of this test, to stand as frames (never called), each more than a few bytes long. */
+volatile int sites_sink;
+
+__attribute__((noinline)) void sites_alloc_here(void)
+{
+	sites_sink++;
+	sites_sink++;
+}
+
+__attribute__((noinline)) void sites_caller(void)
+{
+	sites_alloc_here();
+	sites_sink++;
+}
+
+static void nothing_without_symbols_or_chain(void **state)
+{
+	uint64_t chain[2] = { (uint64_t)(uintptr_t)sites_alloc_here + 1, (uint64_t)(uintptr_t)sites_caller + 1 };
+	struct ms_region r = { .id = 2, .pid = (uint32_t)getpid(), .alloc_chain = chain, .alloc_chain_len = 2 };
+	struct ms_symbols *syms = ms_symbols_new();
+	struct ms_sites t = { 0 };
+
+	(void)state;
+	assert_non_null(syms);
+	assert_int_equal(ms_sites_note(&t, NULL, &r, NULL), 0);     /* no symbols: nothing to name with */
+	assert_int_equal(t.cap, 0);
+	r.alloc_chain_len = 0;
+	assert_int_equal(ms_sites_note(&t, syms, &r, NULL), 0);     /* no chain, no stack to unwind */
+	assert_int_equal(t.cap, 0);
+	assert_null(ms_sites_site(&t, &r));
+	assert_null(ms_sites_chain(&t, &r));
+	assert_null(ms_sites_site(&t, NULL));
+	ms_sites_release(&t);
+	ms_symbols_free(syms);
+}
+
+static void named_kept_grown_and_replaced(void **state)
+{
+	uint64_t chain[4] = { PERF_CONTEXT_USER, 0x10, (uint64_t)(uintptr_t)sites_alloc_here + 1,
+			      (uint64_t)(uintptr_t)sites_caller + 1 };
+	struct ms_region r = { .id = 3, .pid = (uint32_t)getpid(), .alloc_chain = chain, .alloc_chain_len = 4 };
+	struct ms_region other = r, none = { .id = 4 };
+	struct ms_symbols *syms = ms_symbols_new();
+	struct ms_sites t = { 0 };
+	struct text text[32];
+
+	(void)state;
+	assert_non_null(syms);
+	assert_true(map_own_code(syms, text, 32) >= 1);      /* this test, at least */
+	assert_int_equal(ms_sites_note(&t, syms, &r, NULL), 0);
+	/* 0x10 names nothing: the site is the first frame named; the context marker is no frame. */
+	assert_string_equal(ms_sites_site(&t, &r), "sites_alloc_here");
+	assert_string_equal(ms_sites_chain(&t, &r), "0x10 <- sites_alloc_here+0x1 <- sites_caller+0x1");
+	assert_null(ms_sites_site(&t, &none));
+	/* A region far past the table's first size: it grows, and what it held stays. */
+	other.id = 5000;
+	other.alloc_chain = chain + 3;
+	other.alloc_chain_len = 1;
+	assert_int_equal(ms_sites_note(&t, syms, &other, NULL), 0);
+	assert_true(t.cap > 5000);
+	assert_string_equal(ms_sites_site(&t, &other), "sites_caller");
+	assert_string_equal(ms_sites_site(&t, &r), "sites_alloc_here");
+	assert_null(ms_sites_chain(&t, &none));
+	/* Named again (a region id reused by a new table's owner): replaced, the old strings freed. */
+	r.alloc_chain = chain + 3;
+	r.alloc_chain_len = 1;
+	assert_int_equal(ms_sites_note(&t, syms, &r, NULL), 0);
+	assert_string_equal(ms_sites_chain(&t, &r), "sites_caller+0x1");
+	ms_sites_release(&t);
+	assert_int_equal(t.cap, 0);
+	assert_null(ms_sites_site(&t, &r));
+	ms_symbols_free(syms);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(nothing_without_symbols_or_chain),
+		cmocka_unit_test(named_kept_grown_and_replaced),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
