@@ -8,11 +8,18 @@
 #include <mapscope/log.h>
 
 #include "cli.h"
+#include "output/text.h"
 
+/* A message may quote a name from a recording: its control bytes are escaped, one message a line. */
 static void __attribute__((format(printf, 2, 0))) vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+
 	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	ms_text_str(stderr, msg ? msg : "(message lost: out of memory)");
+	free(msg);
 	fputc('\n', stderr);
 }
 
@@ -67,12 +74,13 @@ static int verbose_level;
 
 static void log_cb(enum ms_log_level level, const char *msg, void *ctx)
 {
+	/* The library's messages quote names from the recording: escaped here, where they reach the terminal. */
 	if (level == MS_LOG_ERROR)
-		fprintf(stderr, "mapscope: %s\n", msg);
+		fprintf(stderr, "mapscope: %s\n", MS_TEXT(msg));
 	else if (level == MS_LOG_WARN)
-		fprintf(stderr, "mapscope: warning: %s\n", msg);
+		fprintf(stderr, "mapscope: warning: %s\n", MS_TEXT(msg));
 	else if (verbose_level >= (level == MS_LOG_INFO ? 1 : 2))
-		fprintf(stderr, "mapscope: %s\n", msg);
+		fprintf(stderr, "mapscope: %s\n", MS_TEXT(msg));
 }
 
 void cli_log_init(int verbose)

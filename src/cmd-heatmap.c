@@ -18,6 +18,7 @@
 #include "output/svg.h"
 #include "parse-options.h"
 #include "replay.h"
+#include "output/text.h"
 
 static const struct cli_usage usage = {
 	.cmd = "heatmap",
@@ -145,7 +146,7 @@ static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size
 	for (i = 0; i < n; i++) {
 		ms_size_text(b[i]->size, size, sizeof(size));
 		fprintf(f, "%s  %s, %s, pid %u, region %u: %" PRIu64 " samples\n", b[i]->region->name[0] ?
-			b[i]->region->name : "[anon]", ms_region_kind_name(b[i]->region->kind), size,
+			MS_TEXT(b[i]->region->name) : "[anon]", ms_region_kind_name(b[i]->region->kind), size,
 			b[i]->region->pid, b[i]->region->id, b[i]->samples);
 		memset(edge, '-', MS_HEATMAP_COLS);
 		edge[MS_HEATMAP_COLS] = '\0';

@@ -21,6 +21,7 @@
 #include "launch.h"
 #include "output/json.h"
 #include "replay.h"
+#include "output/text.h"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
@@ -110,11 +111,11 @@ static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp
 		printf("%-7s %7u %-12s %016" PRIx64 "-%016" PRIx64 " %-33s %3u/%-3u %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 		       " %9" PRIu64 "  %s\n", a->advised ? "yes" : "no", r->pid, ms_region_kind_name(r->kind), r->start, r->end,
 		       adv, a->spans, a->aligned_spans, a->pages, a->faults, a->samples, a->benefit,
-		       r->name[0] ? r->name : "[anon]");
-		printf("%9s %s\n", "why:", a->reason);
+		       r->name[0] ? MS_TEXT(r->name) : "[anon]");
+		printf("%9s %s\n", "why:", MS_TEXT(a->reason));
 		if (a->advised) {
 			action(a, run, act, sizeof(act));
-			printf("%9s %s\n", "do:", act);
+			printf("%9s %s\n", "do:", MS_TEXT(act));
 		}
 	}
 }

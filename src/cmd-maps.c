@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "parse-options.h"
 #include "replay.h"
+#include "output/text.h"
 
 static const struct cli_usage usage = {
 	.cmd = "maps",
@@ -81,7 +82,7 @@ static void print_vma(const struct ms_vma *v, void *ctx)
 		     v->prot & PROT_EXEC ? 'x' : '-', v->flags & MAP_SHARED ? 's' : 'p', v->offset,
 		     v->maj, v->min, v->ino);
 	if (v->name[0])
-		printf("%-*s %s\n", 72, line, v->name);   /* the kernel pads the name to column 73 */
+		printf("%-*s %s\n", 72, line, MS_TEXT(v->name));   /* the kernel pads the name to column 73 */
 	else
 		printf("%s\n", line);
 	(void)n;

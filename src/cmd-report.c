@@ -22,6 +22,7 @@
 #include "output/format.h"
 #include "output/html.h"
 #include "output/json.h"
+#include "output/text.h"
 #include "parse-options.h"
 #include "replay.h"
 
@@ -242,7 +243,7 @@ static void text_region(const struct ms_region *r)
 		return;
 	}
 	ms_format_perms(r->prot, r->flags, perms);
-	printf(" %7u %-15s %016" PRIx64 "-%016" PRIx64 " %10" PRIu64 " %-5s %-12s", r->pid, r->comm,
+	printf(" %7u %-15s %016" PRIx64 "-%016" PRIx64 " %10" PRIu64 " %-5s %-12s", r->pid, MS_TEXT(r->comm),
 	       r->start, r->end, r->end - r->start, perms, ms_region_kind_name(r->kind));
 }
 
@@ -289,23 +290,23 @@ static void print_text(const struct report_opts *o, const struct ms_report_row *
 		printf(" %7" PRIu64, r->pages);
 		text_times(r, t0);
 		if (by_region)
-			printf("  %s%s", !r->region ? "[unmapped]" : r->region->name[0] ? r->region->name : "[anon]",
+			printf("  %s%s", !r->region ? "[unmapped]" : r->region->name[0] ? MS_TEXT(r->region->name) : "[anon]",
 			       r->region && r->region->records_lost ? " (records of its process were lost)" : "");
 		if (o->group & MS_GROUP_SYMBOL)
-			printf("  %s", r->symbol);
+			printf("  %s", MS_TEXT(r->symbol));
 		if (o->group & MS_GROUP_DSO)
-			printf("  %s", base(r->dso));
+			printf("  %s", MS_TEXT(base(r->dso)));
 		if (o->group & MS_GROUP_DADDR)
-			printf("  %s", r->daddr_symbol);
+			printf("  %s", MS_TEXT(r->daddr_symbol));
 		if (o->group & MS_GROUP_ALLOC)
-			printf("  %s", r->alloc);
+			printf("  %s", MS_TEXT(r->alloc));
 		printf("\n");
 		if (o->group == MS_GROUP_REGION && r->alloc && r->samples)
-			printf("%17s allocated by %s\n", "", r->alloc);
+			printf("%17s allocated by %s\n", "", MS_TEXT(r->alloc));
 		for (k = 0; k < r->nr_children; k++)
 			printf("%17s %9" PRIu64 " %6.2f%%  %s  (%s)\n", "", r->children[k].samples,
-			       share(r->children[k].samples, r->samples), r->children[k].symbol,
-			       base(r->children[k].dso));
+			       share(r->children[k].samples, r->samples), MS_TEXT(r->children[k].symbol),
+			       MS_TEXT(base(r->children[k].dso)));
 	}
 	if (o->group == MS_GROUP_REGION) {
 		printf("%9" PRIu64 " %6.2f%%", un->samples, share(un->samples, total));

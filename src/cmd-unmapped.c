@@ -19,6 +19,7 @@
 #include "parse-options.h"
 #include "print-change.h"
 #include "replay.h"
+#include "output/text.h"
 
 static const struct cli_usage usage = {
 	.cmd = "unmapped",
@@ -92,13 +93,13 @@ static void text_access(const struct ms_unmapped_access *a, const struct code *c
 {
 	printf("%-12s %-8s %7" PRIu64 " %7u %18" PRIx64 " %11.6f %11.6f  %s", ms_unmapped_class_name(a->cls),
 	       ms_access_kind_name(a->kind), a->count, a->pid, a->address, ((double)a->first_ns - t0) / 1e9,
-	       ((double)a->last_ns - t0) / 1e9, code->sym);
+	       ((double)a->last_ns - t0) / 1e9, MS_TEXT(code->sym));
 	if (code->file)
-		printf(" (%s:%d)", code->file, code->line);
+		printf(" (%s:%d)", MS_TEXT(code->file), code->line);
 	printf("\n");
 	if (a->cls == MS_UNMAPPED_FREED)
 		printf("%12s unmapped %.6f s earlier by %s in thread %u%s%s\n", "", (double)(a->first_ns - a->freed_ns) / 1e9,
-		       a->freed_call, a->freed_tid, site[0] ? ", called from " : "", site);
+		       MS_TEXT(a->freed_call), a->freed_tid, site[0] ? ", called from " : "", MS_TEXT(site));
 }
 
 /* The accesses as a table or as {"accesses": [...]}; t0 is the recording's first time. */

@@ -4,6 +4,7 @@
 #include "output/format.h"
 #include "output/json.h"
 #include "print-change.h"
+#include "output/text.h"
 
 void print_change_header(FILE *f)
 {
@@ -63,5 +64,5 @@ void print_change(FILE *f, const struct ms_change *c, bool json)
 		fprintf(f, "%33s", "");
 	if (c->new_start)
 		fprintf(f, " -> %016" PRIx64 "-%016" PRIx64, c->new_start, c->new_end);
-	fprintf(f, " %-8s %s\n", ms_format_change_what(c, buf), c->name);
+	fprintf(f, " %-8s %s\n", ms_format_change_what(c, buf), MS_TEXT(c->name));
 }

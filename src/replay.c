@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "output/format.h"
 #include "replay.h"
+#include "output/text.h"
 
 int replay_open(struct ms_session **s, const char *path, const struct ms_session_opts *opts)
 {
@@ -138,7 +139,7 @@ static void warn_no_addresses(const struct ms_pdreader *r, const char *path)
 	if (used >= sizeof(names) - 1)
 		snprintf(names + sizeof(names) - 5, 5, "...");
 	fprintf(stderr, "mapscope: warning: '%s' has no data addresses: its events (%s) were recorded "
-		"without them; record with 'mapscope record', or 'perf record -d'\n", path, names);
+		"without them; record with 'mapscope record', or 'perf record -d'\n", path, MS_TEXT(names));
 }
 
 /* A time as seconds from the start of the recording. */

@@ -1,4 +1,4 @@
-/* The CSV writer: fields as they are, or quoted with quotes doubled. */
+/* The CSV writer: fields as they are, or quoted with quotes doubled; control bytes escaped, in quotes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,13 +37,23 @@ static void fields(void **state)
 	check("/lib/a b.so", "/lib/a b.so");
 	check("a,b", "\"a,b\"");
 	check("say \"hi\"", "\"say \"\"hi\"\"\"");
-	check("two\nlines", "\"two\nlines\"");
+}
+
+/* A name with a newline or an escape sequence stays one field on one line. */
+static void controls(void **state)
+{
+	(void)state;
+	check("two\nlines", "\"two\\nlines\"");
+	check("\033[31mred", "\"\\x1b[31mred\"");
+	check("a\\b", "\"a\\\\b\"");
+	check("x,\n\"FAKE\"", "\"x,\\n\"\"FAKE\"\"\"");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fields),
+		cmocka_unit_test(controls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
