@@ -539,8 +539,11 @@ int cmd_report(int argc, char **argv)
 	/* No unmap records, or records lost: maps and unmaps may be missing. */
 	uncertain = !ms_session_has_syscalls(s) || st.lost;
 	replay_warnings(s, o.input);
+	/* A damaged file gives what was read before the damage, and exit 1, in every format. */
 	if (o.pprof) {
 		ret = write_pprof(&o, pp, &st);
+		if (!ret && ms_session_corrupt(s))
+			ret = EXIT_RUNTIME;
 		goto out;
 	}
 	if (o.output && !freopen(o.output, "w", stdout)) {
