@@ -14,6 +14,7 @@
 #include <mapscope/heatmap.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "commands.h"
 #include "output/svg.h"
 #include "parse-options.h"
@@ -188,6 +189,7 @@ int cmd_heatmap(int argc, char **argv)
 	uint64_t start, col_ns;
 	size_t n, i, m = 0;
 	FILE *f = stdout;
+	struct outfile out;
 	int ret, err;
 	const char *nc;
 
@@ -225,8 +227,7 @@ int cmd_heatmap(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	if (o.output && !(f = fopen(o.output, "w"))) {
-		cli_error("cannot create '%s': %s", o.output, strerror(errno));
+	if (o.output && !(f = outfile_fopen(&out, o.output))) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
@@ -245,11 +246,8 @@ int cmd_heatmap(int argc, char **argv)
 		print_text(f, pick, n, m, col_ns,
 			   !o.output && isatty(STDOUT_FILENO) && !(nc && nc[0]));
 	}
-	if (f != stdout && fclose(f)) {
-		cli_error("cannot write '%s': %s", o.output, strerror(errno));
-		ret = EXIT_RUNTIME;
+	if (f != stdout && (ret = outfile_fclose(&out, f)))
 		goto out;
-	}
 	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
 out:
 	free(kept);

@@ -17,6 +17,7 @@
 #include <mapscope/symbols.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "commands.h"
 #include "output/csv.h"
 #include "output/format.h"
@@ -472,22 +473,54 @@ static void print_csv(const struct report_opts *o, const struct ms_report_row *r
 /* The samples of what --pid and --comm keep, as a pprof profile in o->output. */
 static int write_pprof(const struct report_opts *o, struct ms_pprof *pp, const struct ms_session_stats *st)
 {
-	int fd, err;
+	struct outfile out;
+	int ret, err;
 
-	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		cli_error("cannot create '%s': %s", o->output, strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	err = ms_pprof_write(pp, fd, o->pid > 0 ? (uint32_t)o->pid : 0, o->comm,
+	if ((ret = outfile_open(&out, o->output)))
+		return ret;
+	err = ms_pprof_write(pp, out.fd, o->pid > 0 ? (uint32_t)o->pid : 0, o->comm,
 			     st->last_time > st->first_time ? st->last_time - st->first_time : 0);
-	if (close(fd) && !err)
+	if (!err && close(out.fd))
 		err = -errno;
-	if (err) {
+	out.fd = -1;
+	if (err)
 		cli_error("cannot write '%s': %s", o->output, strerror(-err));
-		return EXIT_RUNTIME;
-	}
+	return outfile_close(&out, !err);
+}
+
+/* The report in the format asked for, on stdout (the -o file by then): 0, or EXIT_RUNTIME after the message. */
+static int print_report(const struct report_opts *o, const struct ms_html_report *in,
+			const struct ms_report_row *rows, const struct ms_session *s)
+{
+	int err;
+
+	if (o->html) {
+		if ((err = ms_html_write(stdout, in)) || fflush(stdout)) {
+			cli_error("cannot write '%s': %s", o->output ? o->output : "standard output",
+				  strerror(err ? -err : errno));
+			return EXIT_RUNTIME;
+		}
+	} else if (o->format == CLI_FORMAT_JSON)
+		print_json(o, rows, in->n, in->un, in->total, in->st, in->uncertain, s);
+	else if (o->format == CLI_FORMAT_CSV)
+		print_csv(o, rows, in->n, in->un, in->total);
+	else
+		print_text(o, rows, in->n, in->un, in->total, in->st, in->uncertain);
 	return 0;
+}
+
+/*
+ * Renames the -o file into place where everything was written, even on a
+ * damaged input (what was read is a report, and the exit status says the
+ * rest); removes it where the writing failed. 0 or EXIT_RUNTIME.
+ */
+static int finish_output(struct outfile *out, bool failed)
+{
+	bool written = out->fd < 0 && !fflush(stdout) && !ferror(stdout);
+
+	if (out->fd < 0 && !written && !failed)
+		cli_error("cannot write '%s': %s", out->path, strerror(errno));
+	return outfile_close(out, written && !failed);
 }
 
 int cmd_report(int argc, char **argv)
@@ -500,9 +533,11 @@ int cmd_report(int argc, char **argv)
 	struct ms_pprof *pp = NULL;
 	const struct ms_report_row *rows = NULL, *un;
 	struct ms_session_stats st;
+	struct outfile out = { 0 };
+	struct ms_html_report in;
 	size_t n;
 	int ret, err;
-	bool uncertain;
+	bool uncertain, failed = false;
 
 	ret = parse_args(argc, argv, &o);
 	if (ret)
@@ -546,31 +581,20 @@ int cmd_report(int argc, char **argv)
 			ret = EXIT_RUNTIME;
 		goto out;
 	}
-	if (o.output && !freopen(o.output, "w", stdout)) {
-		cli_error("cannot create '%s': %s", o.output, strerror(errno));
-		ret = EXIT_RUNTIME;
+	if (o.output && ((ret = outfile_open(&out, o.output)) || (ret = outfile_stdout(&out))))
+		goto out;
+	in = (struct ms_html_report){
+		.h = html, .input = o.input, .window = o.window, .rep = rep, .rows = rows, .n = n, .un = un,
+		.total = ms_report_total(rep), .st = &st, .uncertain = uncertain,
+	};
+	if ((ret = print_report(&o, &in, rows, s))) {
+		failed = true;
 		goto out;
 	}
-	if (o.html) {
-		struct ms_html_report in = {
-			.h = html, .input = o.input, .window = o.window, .rep = rep, .rows = rows, .n = n, .un = un,
-			.total = ms_report_total(rep), .st = &st, .uncertain = uncertain,
-		};
-
-		if ((err = ms_html_write(stdout, &in)) || fflush(stdout)) {
-			cli_error("cannot write '%s': %s", o.output ? o.output : "standard output",
-				  strerror(err ? -err : errno));
-			ret = EXIT_RUNTIME;
-			goto out;
-		}
-	} else if (o.format == CLI_FORMAT_JSON)
-		print_json(&o, rows, n, un, ms_report_total(rep), &st, uncertain, s);
-	else if (o.format == CLI_FORMAT_CSV)
-		print_csv(&o, rows, n, un, ms_report_total(rep));
-	else
-		print_text(&o, rows, n, un, ms_report_total(rep), &st, uncertain);
 	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
 out:
+	if (out.path && (err = finish_output(&out, failed)) && !ret)
+		ret = err;
 	ms_html_free(html);
 	ms_pprof_free(pp);
 	ms_report_free(rep);

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# What report writes: a damaged input exits 1 in every format, pprof too.
+# What report and heatmap write: a damaged input exits 1 in every format,
+# pprof too; -o never writes through a symbolic link planted at its path
+# (the link is refused and its target left alone), and an ordinary -o
+# still works, with a sensible mode.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 golden="${SRC_DIR:-$E2E_DIR/../..}/tests/golden/mapscope-ops.data"
@@ -31,4 +34,41 @@ for f in cut.data flip.data; do
 	echo "ok: damaged $f:$codes"
 done
 
-pass "damaged inputs exit 1 in every format"
+# A link planted at the output path: refused, its target untouched, nothing left behind.
+echo precious >target
+ln -s target link
+for c in "report" "report --format json" "report --format csv" "report --format html" \
+	"report --format pprof" "heatmap" "heatmap --format svg"; do
+	got=0
+	# shellcheck disable=SC2086
+	"$MAPSCOPE" $c -i "$golden" -o link >out.txt 2>err.txt || got=$?
+	[ $got -eq 1 ] || fail "'$c -o link' exited $got, expected 1"
+	grep -qx "mapscope: cannot write 'link': it is a symbolic link" err.txt ||
+		fail "'$c -o link' said: $(cat err.txt)"
+	[ "$(cat target)" = precious ] || fail "'$c -o link' wrote through the link"
+	[ -L link ] || fail "'$c -o link' removed the link"
+	[ "$(ls -A | grep -c tmp)" -eq 0 ] || fail "'$c -o link' left a temporary file: $(ls -A)"
+	echo "ok: $c -o link refused"
+done
+
+# An ordinary -o: written whole, mode 0644 less the umask, over an older file too.
+umask 027
+"$MAPSCOPE" report -i "$golden" >want.txt
+for i in 1 2; do
+	"$MAPSCOPE" report -i "$golden" -o new.txt >out.txt || fail "report -o failed"
+	cmp -s want.txt new.txt || fail "report -o wrote other bytes than stdout"
+	[ "$(stat -c %a new.txt)" = 640 ] || fail "report -o made mode $(stat -c %a new.txt), expected 640"
+	[ ! -s out.txt ] || fail "report -o also wrote to stdout"
+done
+"$MAPSCOPE" heatmap -i "$golden" -o heat.txt || fail "heatmap -o failed"
+"$MAPSCOPE" heatmap -i "$golden" >want.txt
+cmp -s want.txt heat.txt || fail "heatmap -o wrote other bytes than stdout"
+"$MAPSCOPE" report -i "$golden" --format pprof -o p.pb || fail "report --format pprof -o failed"
+[ "$(stat -c %a p.pb)" = 640 ] || fail "pprof -o made mode $(stat -c %a p.pb), expected 640"
+[ "$(ls -A | grep -c tmp)" -eq 0 ] || fail "a temporary file was left: $(ls -A)"
+# A directory that cannot be written: the error names the target, nothing is made.
+got=0
+"$MAPSCOPE" report -i "$golden" -o "$TMP/no/such/dir/x.txt" 2>err.txt || got=$?
+[ $got -eq 1 ] && grep -q "cannot create '$TMP/no/such/dir/x.txt': No such file or directory" err.txt ||
+	fail "-o into a missing directory: exit $got, $(cat err.txt)"
+pass "outputs are written whole, never through a link; damaged inputs exit 1 in every format"
