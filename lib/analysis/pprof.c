@@ -24,6 +24,7 @@
 #include <mapscope/symbols.h>
 
 #include "profile.pb-c.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 struct strtab {
@@ -46,7 +47,6 @@ static uint64_t hash(const char *s)
 static int64_t intern(struct strtab *t, const char *s)
 {
 	size_t i, k, *slot;
-	char **grown;
 
 	if (t->n * 2 >= t->nslot) {
 		size_t n = t->nslot ? 2 * t->nslot : 1024;
@@ -66,13 +66,8 @@ static int64_t intern(struct strtab *t, const char *s)
 	for (i = hash(s) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
 		if (!strcmp(t->s[t->slot[i] - 1], s))
 			return (int64_t)(t->slot[i] - 1);
-	if (t->n == t->cap) {
-		grown = realloc(t->s, (t->cap ? 2 * t->cap : 256) * sizeof(*grown));
-		if (!grown)
-			return -1;
-		t->s = grown;
-		t->cap = t->cap ? 2 * t->cap : 256;
-	}
+	if (MS_GROW(t->s, t->n + 1, t->cap, 256, SIZE_MAX, false))
+		return -1;
 	if (!(t->s[t->n] = strdup(s)))
 		return -1;
 	t->slot[i] = t->n + 1;
@@ -149,22 +144,6 @@ static uint64_t key_hash(const struct key *k)
 	return mix(k->ip * 0x9e3779b97f4a7c15ULL ^ ((uint64_t)k->region << 32 | k->pid));
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (!(q = realloc(*p, n * size)))
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* Adds (region key, page) to the set; true when it was not there. */
 static bool page_new(struct ms_pprof *pp, uint64_t region, uint64_t page)
 {
@@ -213,7 +192,7 @@ static uint64_t function(struct ms_pprof *pp, const char *name, const char *file
 		return 0;
 	if ((size_t)k < pp->nfn)
 		return (uint64_t)k + 1;          /* seen: keys and functions are made in step */
-	if (grow((void **)&pp->fn, &pp->cap_fn, pp->nfn + 1, sizeof(*pp->fn)))
+	if (MS_GROW(pp->fn, pp->nfn + 1, pp->cap_fn, 64, SIZE_MAX, false))
 		return 0;
 	perftools__profiles__function__init(&pp->fn[pp->nfn]);
 	pp->fn[pp->nfn].id = pp->nfn + 1;
@@ -245,9 +224,9 @@ static uint64_t location(struct ms_pprof *pp, const struct ms_frame *f, int n)
 		return 0;
 	if ((size_t)k < pp->nloc)
 		return (uint64_t)k + 1;
-	if (grow((void **)&pp->loc, &pp->cap_loc, pp->nloc + 1, sizeof(*pp->loc)) ||
-	    grow((void **)&pp->loc_line, &pp->cap_loc_line, pp->nloc + 1, sizeof(*pp->loc_line)) ||
-	    grow((void **)&pp->lines, &pp->cap_lines, pp->nlines + (size_t)n, sizeof(*pp->lines)))
+	if (MS_GROW(pp->loc, pp->nloc + 1, pp->cap_loc, 64, SIZE_MAX, false) ||
+	    MS_GROW(pp->loc_line, pp->nloc + 1, pp->cap_loc_line, 64, SIZE_MAX, false) ||
+	    MS_GROW(pp->lines, pp->nlines + (size_t)n, pp->cap_lines, 64, SIZE_MAX, false))
 		return 0;
 	perftools__profiles__location__init(&pp->loc[pp->nloc]);
 	pp->loc[pp->nloc].id = pp->nloc + 1;
@@ -310,7 +289,7 @@ static struct row *row_of(struct ms_pprof *pp, const struct ms_region *r, uint32
 		if (w->k.ip == ip && w->k.pid == pid && w->k.region == k.region)
 			return w;
 	}
-	if (grow((void **)&pp->rows, &pp->cap_rows, pp->nr_rows + 1, sizeof(*pp->rows)))
+	if (MS_GROW(pp->rows, pp->nr_rows + 1, pp->cap_rows, 64, SIZE_MAX, false))
 		return NULL;
 	pp->rows[pp->nr_rows] = (struct row){ .k = k, .r = r, .loc = code_location(pp, pid, ip) };
 	if (!pp->rows[pp->nr_rows].loc)
@@ -449,134 +428,190 @@ static int write_gzip(int fd, const uint8_t *data, size_t len)
 	return err ? err : zr == Z_STREAM_END ? 0 : -EIO;
 }
 
-MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const char *comm, uint64_t duration_ns)
+/* What the profile message points into while it is packed: owned here, freed by out_release(). */
+struct out {
+	Perftools__Profiles__ValueType types[4], period, *type_p[4];
+	size_t nt;                            /* value types in use */
+	Perftools__Profiles__Sample *smp, **smp_p;
+	Perftools__Profiles__Label *lab, **lab_p;
+	Perftools__Profiles__Location **loc_p;
+	Perftools__Profiles__Function **fn_p;
+	Perftools__Profiles__Line **line_p;
+	uint64_t *ids;                        /* two locations a sample: code, then data region */
+	int64_t *vals;                        /* four values a sample at most */
+	size_t ns;                            /* samples filled */
+	int64_t kpid, kcomm, kkind;           /* label keys */
+};
+
+static void out_release(struct out *o)
 {
-	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType types[4], period = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	Perftools__Profiles__ValueType *type_p[4];
-	Perftools__Profiles__Sample *smp = NULL, **smp_p = NULL;
-	Perftools__Profiles__Label *lab = NULL, **lab_p = NULL;
-	Perftools__Profiles__Location **loc_p = NULL;
-	Perftools__Profiles__Function **fn_p = NULL;
-	Perftools__Profiles__Line **line_p = NULL;
-	uint64_t *ids = NULL;
-	int64_t *vals = NULL;
-	uint8_t *buf = NULL;
-	char frame[512];
-	size_t i, k, nr = pp->nr_rows, ns = 0, nt = 2;
-	int64_t kpid, kcomm, kkind;
-	int err = -ENOMEM;
+	free(o->loc_p);
+	free(o->fn_p);
+	free(o->line_p);
+	free(o->smp);
+	free(o->smp_p);
+	free(o->lab);
+	free(o->lab_p);
+	free(o->ids);
+	free(o->vals);
+}
 
-	if (pp->err)
-		return pp->err;
-	smp = calloc(nr ? nr : 1, sizeof(*smp));
-	smp_p = calloc(nr ? nr : 1, sizeof(*smp_p));
-	lab = calloc(3 * (nr ? nr : 1), sizeof(*lab));
-	lab_p = calloc(3 * (nr ? nr : 1), sizeof(*lab_p));
-	ids = calloc(2 * (nr ? nr : 1), sizeof(*ids));
-	vals = calloc(4 * (nr ? nr : 1), sizeof(*vals));
-	if (!smp || !smp_p || !lab || !lab_p || !ids || !vals)
-		goto out;
+/* Room for nr samples. 0 or -ENOMEM. */
+static int out_alloc(struct out *o, size_t nr)
+{
+	nr = nr ? nr : 1;
+	o->smp = calloc(nr, sizeof(*o->smp));
+	o->smp_p = calloc(nr, sizeof(*o->smp_p));
+	o->lab = calloc(3 * nr, sizeof(*o->lab));
+	o->lab_p = calloc(3 * nr, sizeof(*o->lab_p));
+	o->ids = calloc(2 * nr, sizeof(*o->ids));
+	o->vals = calloc(4 * nr, sizeof(*o->vals));
+	return o->smp && o->smp_p && o->lab && o->lab_p && o->ids && o->vals ? 0 : -ENOMEM;
+}
+
+/* samples and pages always; faults and TLB misses where the recording has them. */
+static void value_types(struct ms_pprof *pp, struct out *o)
+{
+	size_t k;
+
+	o->nt = 2;
 	for (k = 0; k < 4; k++) {
-		perftools__profiles__value_type__init(&types[k]);
-		type_p[k] = &types[k];
-		types[k].unit = intern(&pp->st, "count");
+		perftools__profiles__value_type__init(&o->types[k]);
+		o->type_p[k] = &o->types[k];
+		o->types[k].unit = intern(&pp->st, "count");
 	}
-	types[0].type = intern(&pp->st, "samples");
-	types[1].type = intern(&pp->st, "pages");
-	/* Faults and TLB misses where the recording has them: page-fault events, hardware memory samples. */
+	o->types[0].type = intern(&pp->st, "samples");
+	o->types[1].type = intern(&pp->st, "pages");
 	if (pp->have_faults)
-		types[nt++].type = intern(&pp->st, "faults");
+		o->types[o->nt++].type = intern(&pp->st, "faults");
 	if (pp->have_tlb)
-		types[nt++].type = intern(&pp->st, "tlb_misses");
-	period.type = types[0].type;
-	period.unit = types[0].unit;
-	kpid = intern(&pp->st, "pid");
-	kcomm = intern(&pp->st, "comm");
-	kkind = intern(&pp->st, "kind");
-	for (i = 0; i < nr; i++) {
-		const struct row *w = &pp->rows[i];
-		const char *c = row_comm(pp, w);
+		o->types[o->nt++].type = intern(&pp->st, "tlb_misses");
+	perftools__profiles__value_type__init(&o->period);
+	o->period.type = o->types[0].type;
+	o->period.unit = o->types[0].unit;
+	o->kpid = intern(&pp->st, "pid");
+	o->kcomm = intern(&pp->st, "comm");
+	o->kkind = intern(&pp->st, "kind");
+}
 
-		if ((pid && w->k.pid != pid) || (comm && strcmp(comm, c)))
-			continue;
-		region_frame(pp, w->r, frame, sizeof(frame));
-		perftools__profiles__sample__init(&smp[ns]);
-		/* The leaf first: the code that touched the data, then the data region on top. */
-		ids[2 * ns] = w->loc;
-		ids[2 * ns + 1] = location(pp, &(struct ms_frame){ .name = frame }, 1);
-		if (!ids[2 * ns + 1])
-			goto out;
-		smp[ns].location_id = &ids[2 * ns];
-		smp[ns].n_location_id = 2;
-		vals[4 * ns] = (int64_t)w->samples;
-		vals[4 * ns + 1] = (int64_t)w->pages;
-		k = 2;
-		if (pp->have_faults)
-			vals[4 * ns + k++] = (int64_t)w->faults;
-		if (pp->have_tlb)
-			vals[4 * ns + k++] = (int64_t)w->tlb;
-		smp[ns].value = &vals[4 * ns];
-		smp[ns].n_value = nt;
-		for (k = 0; k < 3; k++) {
-			perftools__profiles__label__init(&lab[3 * ns + k]);
-			lab_p[3 * ns + k] = &lab[3 * ns + k];
-		}
-		lab[3 * ns].key = kpid;
-		lab[3 * ns].num = w->k.pid;
-		lab[3 * ns + 1].key = kcomm;
-		lab[3 * ns + 1].str = intern(&pp->st, c);
-		lab[3 * ns + 2].key = kkind;
-		lab[3 * ns + 2].str = intern(&pp->st, w->r ? ms_region_kind_name(w->r->kind) : "unmapped");
-		if (lab[3 * ns + 1].str < 0 || lab[3 * ns + 2].str < 0)
-			goto out;
-		smp[ns].label = &lab_p[3 * ns];
-		smp[ns].n_label = 3;
-		smp_p[ns] = &smp[ns];
-		ns++;
+/* Row w as the next sample: the leaf is the code that touched the data, the data region on top. 0 or -ENOMEM. */
+static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, const char *comm)
+{
+	Perftools__Profiles__Sample *smp = &o->smp[o->ns];
+	Perftools__Profiles__Label *lab = &o->lab[3 * o->ns];
+	uint64_t *ids = &o->ids[2 * o->ns];
+	int64_t *vals = &o->vals[4 * o->ns];
+	char frame[512];
+	size_t k = 2;
+
+	region_frame(pp, w->r, frame, sizeof(frame));
+	perftools__profiles__sample__init(smp);
+	ids[0] = w->loc;
+	ids[1] = location(pp, &(struct ms_frame){ .name = frame }, 1);
+	if (!ids[1])
+		return -ENOMEM;
+	smp->location_id = ids;
+	smp->n_location_id = 2;
+	vals[0] = (int64_t)w->samples;
+	vals[1] = (int64_t)w->pages;
+	if (pp->have_faults)
+		vals[k++] = (int64_t)w->faults;
+	if (pp->have_tlb)
+		vals[k++] = (int64_t)w->tlb;
+	smp->value = vals;
+	smp->n_value = o->nt;
+	for (k = 0; k < 3; k++) {
+		perftools__profiles__label__init(&lab[k]);
+		o->lab_p[3 * o->ns + k] = &lab[k];
 	}
-	loc_p = calloc(pp->nloc ? pp->nloc : 1, sizeof(*loc_p));
-	fn_p = calloc(pp->nfn ? pp->nfn : 1, sizeof(*fn_p));
-	line_p = calloc(pp->nlines ? pp->nlines : 1, sizeof(*line_p));
-	if (!loc_p || !fn_p || !line_p)
-		goto out;
+	lab[0].key = o->kpid;
+	lab[0].num = w->k.pid;
+	lab[1].key = o->kcomm;
+	lab[1].str = intern(&pp->st, comm);
+	lab[2].key = o->kkind;
+	lab[2].str = intern(&pp->st, w->r ? ms_region_kind_name(w->r->kind) : "unmapped");
+	if (lab[1].str < 0 || lab[2].str < 0)
+		return -ENOMEM;
+	smp->label = &o->lab_p[3 * o->ns];
+	smp->n_label = 3;
+	o->smp_p[o->ns++] = smp;
+	return 0;
+}
+
+/* The pointer arrays the message wants over the locations, functions and lines. 0 or -ENOMEM. */
+static int tables(struct ms_pprof *pp, struct out *o)
+{
+	size_t i;
+
+	o->loc_p = calloc(pp->nloc ? pp->nloc : 1, sizeof(*o->loc_p));
+	o->fn_p = calloc(pp->nfn ? pp->nfn : 1, sizeof(*o->fn_p));
+	o->line_p = calloc(pp->nlines ? pp->nlines : 1, sizeof(*o->line_p));
+	if (!o->loc_p || !o->fn_p || !o->line_p)
+		return -ENOMEM;
 	for (i = 0; i < pp->nlines; i++)
-		line_p[i] = &pp->lines[i];
+		o->line_p[i] = &pp->lines[i];
 	for (i = 0; i < pp->nloc; i++) {
-		pp->loc[i].line = &line_p[pp->loc_line[i]];
-		loc_p[i] = &pp->loc[i];
+		pp->loc[i].line = &o->line_p[pp->loc_line[i]];
+		o->loc_p[i] = &pp->loc[i];
 	}
 	for (i = 0; i < pp->nfn; i++)
-		fn_p[i] = &pp->fn[i];
-	p.sample_type = type_p;
-	p.n_sample_type = nt;
-	p.sample = smp_p;
-	p.n_sample = ns;
-	p.location = loc_p;
+		o->fn_p[i] = &pp->fn[i];
+	return 0;
+}
+
+/* Packs the profile and writes it gzipped to fd. 0 or a negative errno. */
+static int pack(struct ms_pprof *pp, struct out *o, int fd, uint64_t duration_ns)
+{
+	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	uint8_t *buf;
+	int err;
+
+	p.sample_type = o->type_p;
+	p.n_sample_type = o->nt;
+	p.sample = o->smp_p;
+	p.n_sample = o->ns;
+	p.location = o->loc_p;
 	p.n_location = pp->nloc;
-	p.function = fn_p;
+	p.function = o->fn_p;
 	p.n_function = pp->nfn;
 	p.string_table = pp->st.s;
 	p.n_string_table = pp->st.n;
 	/* The recording's clock is CLOCK_MONOTONIC, not a date: no time_nanos, only the duration. */
 	p.duration_nanos = (int64_t)duration_ns;
-	p.default_sample_type = types[0].type;
-	p.period_type = &period;
+	p.default_sample_type = o->types[0].type;
+	p.period_type = &o->period;
 	p.period = 1;
 	buf = malloc(perftools__profiles__profile__get_packed_size(&p) + 1);
 	if (!buf)
-		goto out;
+		return -ENOMEM;
 	err = write_gzip(fd, buf, perftools__profiles__profile__pack(&p, buf));
-out:
 	free(buf);
-	free(loc_p);
-	free(fn_p);
-	free(line_p);
-	free(smp);
-	free(smp_p);
-	free(lab);
-	free(lab_p);
-	free(ids);
-	free(vals);
+	return err;
+}
+
+MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const char *comm, uint64_t duration_ns)
+{
+	struct out o = { 0 };
+	size_t i;
+	int err;
+
+	if (pp->err)
+		return pp->err;
+	if ((err = out_alloc(&o, pp->nr_rows)))
+		goto out;
+	value_types(pp, &o);
+	for (i = 0; i < pp->nr_rows; i++) {
+		const struct row *w = &pp->rows[i];
+		const char *c = row_comm(pp, w);
+
+		if ((pid && w->k.pid != pid) || (comm && strcmp(comm, c)))
+			continue;
+		if ((err = add_sample(pp, &o, w, c)))
+			goto out;
+	}
+	if (!(err = tables(pp, &o)))
+		err = pack(pp, &o, fd, duration_ns);
+out:
+	out_release(&o);
 	return err;
 }
