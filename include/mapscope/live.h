@@ -6,7 +6,7 @@
  *
  * Records are handed out exactly as the kernel wrote them (perf.data
  * format); every event carries PERF_SAMPLE_IDENTIFIER and the same
- * sample_id_all fields (TID, TIME, ID, CPU), so perf can read them mixed.
+ * sample_id_all fields (TID, TIME, IDENTIFIER), so perf can read them mixed.
  */
 #ifndef MAPSCOPE_LIVE_H
 #define MAPSCOPE_LIVE_H
