@@ -14,6 +14,7 @@
 #include <linux/perf_event.h>
 
 #include "aspace/internal.h"
+#include "util/grow.h"
 
 MS_EXPORT struct ms_aspace *ms_aspace_new(void)
 {
@@ -145,16 +146,11 @@ static void set_alloc_chain(struct ms_aspace *as, struct proc *p, struct ms_regi
 int ms_region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
 		      const struct ms_event_map *m, const char *name)
 {
-	struct ms_region *r, **grown;
+	struct ms_region *r;
 	bool has_file = m->maj || m->min || m->ino;
 
-	if (as->nr == as->cap) {
-		grown = realloc(as->regions, (as->cap ? 2 * as->cap : 256) * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		as->regions = grown;
-		as->cap = as->cap ? 2 * as->cap : 256;
-	}
+	if (MS_GROW(as->regions, as->nr + 1, as->cap, 256, SIZE_MAX, false))
+		return -ENOMEM;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;

@@ -11,18 +11,12 @@
 #include <string.h>
 
 #include "aspace/internal.h"
+#include "util/grow.h"
 
 int ms_pieces_insert(struct proc *p, size_t i, const struct piece *pc)
 {
-	struct piece *grown;
-
-	if (p->n == p->cap) {
-		grown = realloc(p->p, (p->cap ? 2 * p->cap : 32) * sizeof(*grown));
-		if (!grown)
-			return -ENOMEM;
-		p->p = grown;
-		p->cap = p->cap ? 2 * p->cap : 32;
-	}
+	if (MS_GROW(p->p, p->n + 1, p->cap, 32, SIZE_MAX, false))
+		return -ENOMEM;
 	if (i < p->n)
 		memmove(p->p + i + 1, p->p + i, (p->n - i) * sizeof(*p->p));
 	p->p[i] = *pc;
