@@ -4,15 +4,14 @@
 #include <string.h>
 
 #include "perfdata/evlist.h"
+#include "util/grow.h"
 
 struct ms_evsel *ms_evlist_add(struct ms_evlist *l, const void *attr, size_t size)
 {
-	struct ms_evsel *e, **grown;
+	struct ms_evsel *e;
 
-	grown = realloc(l->v, (l->n + 1) * sizeof(*l->v));
-	if (!grown)
+	if (MS_ALLOC_GROW(l->v, l->n + 1, l->cap))
 		return NULL;
-	l->v = grown;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
@@ -24,15 +23,8 @@ struct ms_evsel *ms_evlist_add(struct ms_evlist *l, const void *attr, size_t siz
 
 int ms_evsel_add_id(struct ms_evlist *l, struct ms_evsel *e, uint64_t id)
 {
-	uint64_t *p;
-
-	if (e->nr_ids == e->cap_ids) {
-		p = realloc(e->ids, (e->cap_ids ? 2 * e->cap_ids : 8) * sizeof(*e->ids));
-		if (!p)
-			return -ENOMEM;
-		e->ids = p;
-		e->cap_ids = e->cap_ids ? 2 * e->cap_ids : 8;
-	}
+	if (MS_GROW(e->ids, e->nr_ids + 1, e->cap_ids, 8, SIZE_MAX, false))
+		return -ENOMEM;
 	e->ids[e->nr_ids++] = id;
 	l->nr_ids++;
 	return 0;

@@ -22,7 +22,7 @@ struct ms_evsel {
 struct ms_evlist {
 	/* Each evsel on its own: a stream keeps pointers to their attrs while more come in. */
 	struct ms_evsel **v;
-	size_t n;
+	size_t n, cap;
 	uint64_t nr_ids;             /* of every evsel together */
 };
 
