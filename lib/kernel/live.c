@@ -25,6 +25,7 @@
 #include "kernel/tracefs.h"
 #include "perfdata/evlist.h"
 #include "util/buf.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 /*
@@ -402,17 +403,11 @@ static int map_ring(struct ms_live *l, struct ring *r, int fd)
 static int push_fd(struct ms_live *l, int fd, unsigned int evsel)
 {
 	uint64_t id;
-	void *p;
 
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
 		return -errno;
-	if (l->nr_fds == l->cap_fds) {
-		p = realloc(l->fds, (l->cap_fds ? 2 * l->cap_fds : 64) * sizeof(*l->fds));
-		if (!p)
-			return -ENOMEM;
-		l->fds = p;
-		l->cap_fds = l->cap_fds ? 2 * l->cap_fds : 64;
-	}
+	if (MS_GROW(l->fds, l->nr_fds + 1, l->cap_fds, 64, SIZE_MAX, false))
+		return -ENOMEM;
 	if (ms_evsel_add_id(&l->ev, l->ev.v[evsel], id))
 		return -ENOMEM;
 	l->fds[l->nr_fds++] = (struct efd){ fd, evsel };
