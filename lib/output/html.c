@@ -21,6 +21,7 @@
 #include "output/json.h"
 #include "ms_version.h"
 #include "output/html.h"
+#include "util/grow.h"
 
 /* The page, with "/ *MAPSCOPE-DATA* /" (no spaces) where the data goes. */
 __asm__(".pushsection .rodata\n"
@@ -75,15 +76,8 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	h->changes_total++;
 	if (h->nr_changes == HTML_MAX_CHANGES)
 		return 0;
-	if (h->nr_changes == h->cap_changes) {
-		size_t cap = h->cap_changes ? 2 * h->cap_changes : 1024;
-		void *p = realloc(h->changes, cap * sizeof(*h->changes));
-
-		if (!p)
-			return -ENOMEM;
-		h->changes = p;
-		h->cap_changes = cap;
-	}
+	if (MS_GROW(h->changes, h->nr_changes + 1, h->cap_changes, 1024, HTML_MAX_CHANGES, false))
+		return -ENOMEM;
 	x = &h->changes[h->nr_changes];
 	*x = (struct html_change){
 		.time_ns = c->time_ns, .start = c->start, .end = c->end, .new_start = c->new_start,
