@@ -13,6 +13,7 @@
 #include "perfdata/evlist.h"
 #include "stream/internal.h"
 #include "util/buf.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 MS_EXPORT const char *ms_event_advice_name(uint32_t advice)
@@ -289,19 +290,13 @@ static bool implausible(const struct perf_event_header *rec)
 /* Counts a LOST record against the process it names (the task writing when the ring overflowed). */
 static int note_lost(struct ms_stream *s, uint32_t pid, uint64_t count, uint64_t time)
 {
-	struct ms_stream_lost *l;
 	size_t i, n = s->st.nr_lost_pids;
 
 	for (i = 0; i < n && s->lost[i].pid != pid; i++)
 		;
 	if (i == n) {
-		if (n == s->cap_lost) {
-			l = realloc(s->lost, (n ? 2 * n : 8) * sizeof(*l));
-			if (!l)
-				return -ENOMEM;
-			s->lost = l;
-			s->cap_lost = n ? 2 * n : 8;
-		}
+		if (MS_GROW(s->lost, n + 1, s->cap_lost, 8, SIZE_MAX, false))
+			return -ENOMEM;
 		s->lost[i] = (struct ms_stream_lost){ pid, 0, time, time };
 		s->st.nr_lost_pids++;
 	}

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "stream/internal.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 #ifndef MLOCK_ONFAULT
@@ -422,7 +423,6 @@ int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struc
 	uint64_t start = field(ei, smp, 0), last = field(ei, smp, 1), val = field(ei, smp, 2);
 	struct thread *t;
 	struct ms_event ev;
-	void *grown;
 
 	if (!(val >> 63) || start & 4095 || (last & 4095) != 4095 || last >= USER_END || start > last)
 		return 0;
@@ -435,13 +435,8 @@ int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struc
 		ev.vma.end = last + 1;
 		return emit(s, &ev);
 	}
-	if (t->nr_vmas == t->cap_vmas) {
-		grown = realloc(t->vmas, (t->cap_vmas * 2 + 8) * sizeof(*t->vmas));
-		if (!grown)
-			return -ENOMEM;
-		t->vmas = grown;
-		t->cap_vmas = t->cap_vmas * 2 + 8;
-	}
+	if (MS_GROW(t->vmas, t->nr_vmas + 1, t->cap_vmas, 8, SIZE_MAX, false))
+		return -ENOMEM;
 	t->vmas[t->nr_vmas][0] = start;
 	t->vmas[t->nr_vmas++][1] = last + 1;
 	return 0;
@@ -545,7 +540,6 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 {
 	struct pending_map pm;
 	struct thread *t = ms_u32map_get(&s->threads, smp->tid);
-	void *grown;
 	int err;
 
 	err = take_mmap(rec, &pm);
@@ -563,14 +557,9 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 	}
 	/* Inside a followed syscall, the map belongs to it (the stack grows on its own). */
 	if (t && t->sc >= 0 && strcmp(pm.name, "[stack]")) {
-		if (t->nr_maps == t->cap_maps) {
-			grown = realloc(t->maps, (t->cap_maps * 2 + 2) * sizeof(*t->maps));
-			if (!grown) {
-				free(pm.name);
-				return -ENOMEM;
-			}
-			t->maps = grown;
-			t->cap_maps = t->cap_maps * 2 + 2;
+		if (MS_GROW(t->maps, t->nr_maps + 1, t->cap_maps, 2, SIZE_MAX, false)) {
+			free(pm.name);
+			return -ENOMEM;
 		}
 		t->maps[t->nr_maps++] = pm;
 		return 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "stream/internal.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 const struct stream_syscall stream_syscalls[SC_NR] = {
@@ -181,7 +182,7 @@ static const unsigned char *skip_section(const unsigned char *p, const unsigned 
 static int walk_tracing_data(const unsigned char *p, size_t len, struct tp_format **out, size_t *nout)
 {
 	const unsigned char *end = p + len;
-	struct tp_format *v = NULL, *grown;
+	struct tp_format *v = NULL;
 	uint32_t n, nsys, i, j;
 	size_t nv = 0, cap = 0;
 	uint64_t size;
@@ -221,13 +222,9 @@ static int walk_tracing_data(const unsigned char *p, size_t len, struct tp_forma
 			memcpy(&size, p, 8);
 			p += 8;
 			NEED(size);
-			if (nv == cap) {
-				cap = cap ? 2 * cap : 32;
-				if (!(grown = realloc(v, cap * sizeof(*v)))) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = grown;
+			if (MS_GROW(v, nv + 1, cap, 32, SIZE_MAX, false)) {
+				free(v);
+				return -ENOMEM;
 			}
 			v[nv] = (struct tp_format){ sys, (const char *)p, (size_t)size, 0 };
 			if (!read_id(&v[nv]))
