@@ -16,6 +16,7 @@
 #include <dwarf.h>
 
 #include "symbols/internal.h"
+#include "util/grow.h"
 
 #include "util/log.h"
 
@@ -69,7 +70,6 @@ static void real_path(const char *name, char *out, size_t len)
 
 static ssize_t bin_index(struct ms_symbols *s, const char *path, bool create)
 {
-	void *grown;
 	size_t i;
 
 	for (i = 0; i < s->nr_bins; i++)
@@ -77,13 +77,8 @@ static ssize_t bin_index(struct ms_symbols *s, const char *path, bool create)
 			return (ssize_t)i;
 	if (!create)
 		return -1;
-	if (s->nr_bins == s->cap_bins) {
-		grown = realloc(s->bins, (s->cap_bins ? 2 * s->cap_bins : 32) * sizeof(*s->bins));
-		if (!grown)
-			return -1;
-		s->bins = grown;
-		s->cap_bins = s->cap_bins ? 2 * s->cap_bins : 32;
-	}
+	if (MS_GROW(s->bins, s->nr_bins + 1, s->cap_bins, 32, SIZE_MAX, false))
+		return -1;
 	memset(&s->bins[s->nr_bins], 0, sizeof(s->bins[0]));
 	s->bins[s->nr_bins].path = strdup(path);
 	if (!s->bins[s->nr_bins].path)
@@ -118,19 +113,13 @@ struct proc_bins *ms_symbols_proc(struct ms_symbols *s, uint32_t pid, bool creat
 
 static void add_inst(struct proc_bins *p, size_t bin, uint64_t bias, const struct bin *b)
 {
-	struct inst *grown;
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
 		if (p->v[i].bin == bin && p->v[i].bias == bias)
 			return;
-	if (p->n == p->cap) {
-		grown = realloc(p->v, (p->cap ? 2 * p->cap : 16) * sizeof(*grown));
-		if (!grown)
-			return;
-		p->v = grown;
-		p->cap = p->cap ? 2 * p->cap : 16;
-	}
+	if (MS_GROW(p->v, p->n + 1, p->cap, 16, SIZE_MAX, false))
+		return;
 	p->v[p->n++] = (struct inst){ bin, bias, bias + b->lo, bias + b->hi };
 }
 
