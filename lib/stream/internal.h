@@ -63,7 +63,8 @@ struct thread {
 	int sc;                       /* the open syscall, or -1 */
 	uint64_t args[5];
 	uint64_t *chain;
-	uint32_t chain_len, chain_cap;
+	uint32_t chain_len;
+	size_t chain_cap;
 	uint64_t stack[8];            /* the top of the user stack at the entry */
 	uint32_t stack_len;
 	uint64_t regs[32];            /* --call-graph dwarf: registers and stack at the entry */

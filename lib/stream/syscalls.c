@@ -71,8 +71,6 @@ static uint64_t field(const struct evinfo *ei, const struct ms_sample *smp, int 
 
 static int keep_chain(struct thread *t, const struct ms_sample *smp)
 {
-	uint64_t *p;
-
 	t->chain_len = 0;
 	t->regs_mask = 0;
 	t->ustack_len = 0;
@@ -90,13 +88,8 @@ static int keep_chain(struct thread *t, const struct ms_sample *smp)
 		memcpy(t->stack, smp->stack, t->stack_len * 8);
 	if (!smp->chain_len)
 		return 0;
-	if (smp->chain_len > t->chain_cap) {
-		p = realloc(t->chain, smp->chain_len * 8);
-		if (!p)
-			return -ENOMEM;
-		t->chain = p;
-		t->chain_cap = (uint32_t)smp->chain_len;
-	}
+	if (MS_GROW(t->chain, smp->chain_len, t->chain_cap, 16, SIZE_MAX, false))
+		return -ENOMEM;
 	memcpy(t->chain, smp->chain, smp->chain_len * 8);
 	t->chain_len = (uint32_t)smp->chain_len;
 	return 0;
