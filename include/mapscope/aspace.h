@@ -101,7 +101,12 @@ struct ms_change {
 	 */
 	uint64_t release_start, release_end;
 	bool release_all;
-	char name[256];               /* the region concerned; fork: "child P/T"; exec: the new name */
+	/*
+	 * The region concerned; fork: "child P/T"; exec: the new name; "" when
+	 * none, never NULL. The model owns it: valid until the next event is
+	 * applied to the aspace. Whoever keeps a change longer copies it.
+	 */
+	const char *name;
 	int prot;                     /* map, protect, remap: the protection now (PROT_*); else -1 */
 	int advice;                   /* madvise: the advice (MADV_*); else -1 */
 	int lock;                     /* lock: the lock state the range takes (MS_LOCK_*, 0: unlocked); else -1 */
@@ -116,6 +121,7 @@ struct ms_change {
 /*
  * Applies ev like ms_aspace_apply() and describes what it changed. 1 with
  * *out filled when the address space changed, 0 when not, -ENOMEM.
+ * out->name is borrowed from as until the next event is applied.
  */
 int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event *ev, struct ms_change *out);
 

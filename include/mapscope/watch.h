@@ -57,7 +57,8 @@ int ms_watch_fd(const struct ms_watch *w);
 
 /*
  * The next event: 1 with *ev filled, 0 when there is none now, or a
- * negative errno.
+ * negative errno. ev->change.name is the watch's, valid until the next
+ * call or ms_watch_close().
  */
 int ms_watch_next(struct ms_watch *w, struct ms_watch_event *ev);
 

@@ -27,7 +27,7 @@ static const struct ms_region *set_range(struct ms_aspace *as, uint32_t pid, str
 	c->start = start;
 	c->end = end;
 	if (r)
-		snprintf(c->name, sizeof(c->name), "%s", r->name);
+		snprintf(as->change_name, sizeof(as->change_name), "%s", r->name);
 	return r;
 }
 
@@ -93,7 +93,7 @@ static int grow_stack(struct ms_aspace *as, struct proc *p, const struct ms_even
 		c->start = r->start;
 		c->end = r->end;
 	}
-	snprintf(c->name, sizeof(c->name), "[stack]");
+	snprintf(as->change_name, sizeof(as->change_name), "[stack]");
 	return 0;
 }
 
@@ -101,7 +101,7 @@ static int grow_stack(struct ms_aspace *as, struct proc *p, const struct ms_even
 static void describe_heap(struct ms_aspace *as, const struct ms_event *ev, struct ms_change *c)
 {
 	c->region = ms_aspace_heap(as, ev->pid);
-	snprintf(c->name, sizeof(c->name), "[heap]");
+	snprintf(as->change_name, sizeof(as->change_name), "[heap]");
 }
 
 /* Whether anything is mapped in [start, end). */
@@ -140,7 +140,7 @@ static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *
 	if (c) {
 		c->prot = (int)m->prot;
 		c->region = r = ms_aspace_lookup(as, ev->pid, m->start);
-		snprintf(c->name, sizeof(c->name), "%s", r ? r->name : m->name);
+		snprintf(as->change_name, sizeof(as->change_name), "%s", r ? r->name : m->name);
 		if (replaces)
 			set_release(c, m->start, m->end);
 	}
@@ -494,9 +494,9 @@ static int change_mlock(struct ms_aspace *as, struct proc *p, const struct ms_ev
 			set_range(as, ev->pid, c, ev->mlock.start, ev->mlock.end);
 		c->lock = (int)ev->mlock.lock;
 		if (ev->mlock.all)
-			snprintf(c->name, sizeof(c->name), "every VMA%s", ev->mlock.def > 0 ? ", and maps to come" : "");
+			snprintf(as->change_name, sizeof(as->change_name), "every VMA%s", ev->mlock.def > 0 ? ", and maps to come" : "");
 		else if (ev->mlock.def > 0)
-			snprintf(c->name, sizeof(c->name), "maps to come");
+			snprintf(as->change_name, sizeof(as->change_name), "maps to come");
 	}
 	if ((err = ms_vma_lock(as, p, ev)) || !c)
 		return err;
@@ -531,7 +531,7 @@ static int change_fork(struct ms_aspace *as, struct proc *p, const struct ms_eve
 	if (c) {
 		c->child_pid = ev->fork.child_pid;
 		c->child_tid = ev->fork.child_tid;
-		snprintf(c->name, sizeof(c->name), "child %u/%u", c->child_pid, c->child_tid);
+		snprintf(as->change_name, sizeof(as->change_name), "child %u/%u", c->child_pid, c->child_tid);
 	}
 	return apply_fork(as, p, ev);
 }
@@ -549,7 +549,7 @@ static void change_task(struct ms_aspace *as, struct proc *p, const struct ms_ev
 		return;
 	c->release_all = all;
 	if (ev->kind == MS_EV_EXEC)
-		snprintf(c->name, sizeof(c->name), "%s", ev->comm.comm);
+		snprintf(as->change_name, sizeof(as->change_name), "%s", ev->comm.comm);
 }
 
 /* Events that change no mapping: a new comm, a VMA the tree reported, a thread's stack pointer. */
@@ -621,6 +621,8 @@ MS_EXPORT int ms_aspace_apply_change(struct ms_aspace *as, const struct ms_event
 	int err;
 
 	memset(c, 0, sizeof(*c));
+	as->change_name[0] = '\0';
+	c->name = as->change_name;       /* filled, if at all, as the event is applied */
 	c->prot = c->advice = c->lock = -1;
 	c->time_ns = ev->time;
 	c->pid = ev->pid;

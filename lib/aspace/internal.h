@@ -87,6 +87,7 @@ struct ms_aspace {
 	void *ctx;
 	uint32_t last_anon;          /* the last anon_vma id given */
 	uint32_t touched[64];        /* regions a change touched, for their extents */
+	char change_name[256];       /* the last ms_change's name: 256 as the timeline has always cut it */
 	size_t nr_touched;
 	bool overflow;
 };

@@ -30,8 +30,9 @@ struct ms_watch {
 	const struct perf_event_mmap_page **pages;
 	size_t ring_size;
 	uint64_t bump;                /* atomic: makes the generation move when rings fill */
-	struct ms_watch_event *q;
+	struct ms_watch_event *q;     /* each change.name is the watch's, malloc'd */
 	size_t head, len, cap;
+	char *handed;                 /* the name the last ms_watch_next handed out */
 	int error;
 };
 
@@ -43,15 +44,21 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Queues a copy of ev: its change's name, the model's until the next event, is copied. */
 static int push_event(struct ms_watch *w, const struct ms_watch_event *ev)
 {
 	struct ms_watch_event *grown;
+	char *name = strdup(ev->change.name ? ev->change.name : "");
 	size_t i;
 
+	if (!name)
+		return -ENOMEM;
 	if (w->len == w->cap) {
 		grown = malloc((w->cap ? 2 * w->cap : 64) * sizeof(*grown));
-		if (!grown)
+		if (!grown) {
+			free(name);
 			return -ENOMEM;
+		}
 		for (i = 0; i < w->len; i++)
 			grown[i] = w->q[(w->head + i) % w->cap];
 		free(w->q);
@@ -59,7 +66,8 @@ static int push_event(struct ms_watch *w, const struct ms_watch_event *ev)
 		w->head = 0;
 		w->cap = w->cap ? 2 * w->cap : 64;
 	}
-	w->q[(w->head + w->len++) % w->cap] = *ev;
+	w->q[(w->head + w->len) % w->cap] = *ev;
+	w->q[(w->head + w->len++) % w->cap].change.name = name;
 	return 0;
 }
 
@@ -189,6 +197,8 @@ MS_EXPORT int ms_watch_next(struct ms_watch *w, struct ms_watch_event *ev)
 	if (!w->len)
 		return 0;
 	*ev = w->q[w->head];
+	free(w->handed);
+	w->handed = (char *)ev->change.name;
 	w->head = (w->head + 1) % w->cap;
 	w->len--;
 	return 1;
@@ -219,6 +229,9 @@ MS_EXPORT void ms_watch_close(struct ms_watch *w)
 	ms_session_free(w->session);
 	ms_live_free(w->live);
 	free(w->pages);
+	for (; w->len; w->len--, w->head = (w->head + 1) % w->cap)
+		free((char *)w->q[w->head].change.name);
 	free(w->q);
+	free(w->handed);
 	free(w);
 }
