@@ -71,6 +71,13 @@ static int push_event(struct ms_watch *w, const struct ms_watch_event *ev)
 	return 0;
 }
 
+/* Empties the queue, freeing the names it owns. */
+static void drop_queued(struct ms_watch *w)
+{
+	for (; w->len; w->len--, w->head = (w->head + 1) % w->cap)
+		free((char *)w->q[w->head].change.name);
+}
+
 /* Lost records: everything may have changed unseen. */
 static int on_lost(void *ctx, struct ms_session *s, const struct ms_event *ev)
 {
@@ -161,7 +168,7 @@ static int setup(struct ms_watch *w, pid_t pid, unsigned int flags)
 	err = ms_live_synthesize(w->live, pid, now_ns(), push_record, w->session);
 	if (!err)
 		err = ms_session_flush(w->session, UINT64_MAX);
-	w->len = 0;                   /* the synthesised maps are not changes */
+	drop_queued(w);               /* the synthesised maps are not changes */
 	return err;
 }
 
@@ -229,8 +236,7 @@ MS_EXPORT void ms_watch_close(struct ms_watch *w)
 	ms_session_free(w->session);
 	ms_live_free(w->live);
 	free(w->pages);
-	for (; w->len; w->len--, w->head = (w->head + 1) % w->cap)
-		free((char *)w->q[w->head].change.name);
+	drop_queued(w);
 	free(w->q);
 	free(w->handed);
 	free(w);
