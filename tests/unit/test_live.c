@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -25,11 +26,12 @@
 struct seen {
 	uint64_t start, len;             /* the mapping the test makes */
 	uint32_t pid, tid;
-	uint64_t enter_id, exit_id, fault_id[2];
+	uint64_t enter_ids[256], exit_ids[256];   /* one id per CPU each */
+	int nr_enter, nr_exit;
 	int mmap2, enter, exit, fault, others;
 };
 
-/* The evsel named name: its first id (every CPU's ids belong to it). */
+/* The ids of the evsel named name, one per CPU it is open on; their count. */
 static int evsel_ids(const struct ms_live *l, const char *name, uint64_t *ids, size_t max)
 {
 	size_t i, n;
@@ -42,6 +44,14 @@ static int evsel_ids(const struct ms_live *l, const char *name, uint64_t *ids, s
 			return (int)n;
 		}
 	return 0;
+}
+
+static bool has_id(const uint64_t *ids, int n, uint64_t id)
+{
+	while (n-- > 0)
+		if (ids[n] == id)
+			return true;
+	return false;
 }
 
 static int on_record(const struct perf_event_header *rec, void *ctx)
@@ -59,9 +69,9 @@ static int on_record(const struct perf_event_header *rec, void *ctx)
 
 		if (h->pid != s->pid || h->tid != s->tid)
 			return 0;
-		if (h->identifier == s->enter_id)
+		if (has_id(s->enter_ids, s->nr_enter, h->identifier))
 			s->enter++;
-		else if (h->identifier == s->exit_id)
+		else if (has_id(s->exit_ids, s->nr_exit, h->identifier))
 			s->exit++;
 		else
 			s->others++;
@@ -92,7 +102,6 @@ static void sees_what_this_thread_does(void **state)
 	struct ms_live_opts o = { .fault_period = 1 };
 	struct ms_live *l = ms_live_new(&o);
 	struct seen s = { 0 };
-	uint64_t ids[256];
 	char *p;
 
 	(void)state;
@@ -100,10 +109,9 @@ static void sees_what_this_thread_does(void **state)
 	s.pid = (uint32_t)getpid();
 	s.tid = (uint32_t)syscall(SYS_gettid);
 	assert_int_equal(ms_live_add_task(l, (pid_t)s.tid), 0);
-	assert_true(evsel_ids(l, "syscalls:sys_enter_munmap", ids, 256) > 0);
-	s.enter_id = ids[0];
-	assert_true(evsel_ids(l, "syscalls:sys_exit_munmap", ids, 256) > 0);
-	s.exit_id = ids[0];
+	s.nr_enter = evsel_ids(l, "syscalls:sys_enter_munmap", s.enter_ids, 256);
+	s.nr_exit = evsel_ids(l, "syscalls:sys_exit_munmap", s.exit_ids, 256);
+	assert_true(s.nr_enter > 0 && s.nr_enter <= 256 && s.nr_exit > 0 && s.nr_exit <= 256);
 	assert_true(ms_live_nr_fds(l) > 0);
 	assert_true(ms_live_fd(l, 0) >= 0);
 
