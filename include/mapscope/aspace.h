@@ -32,7 +32,7 @@ const char *ms_region_kind_name(enum ms_region_kind k);
 struct ms_region {
 	uint32_t id;               /* dense from 0, in order of creation */
 	uint32_t pid;
-	char comm[16];             /* the process's name when the region was made */
+	const char *comm;          /* the process's name when the region was made; the model's, for its life */
 	uint64_t start, end;       /* its extent now, or when it ended */
 	uint32_t prot, flags;      /* of its first page */
 	uint32_t maj, min;

@@ -522,7 +522,7 @@ static int cmp_str(const char *a, const char *b)
 static int cmp_rows(const void *pa, const void *pb)
 {
 	const struct ms_report_row *a = pa, *b = pb;
-	const struct ms_region none = { .id = UINT32_MAX, .name = "" };
+	const struct ms_region none = { .id = UINT32_MAX, .name = "", .comm = "" };
 	const struct ms_region *ra = a->region ? a->region : &none, *rb = b->region ? b->region : &none;
 	size_t k;
 	int c = 0;

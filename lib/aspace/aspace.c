@@ -156,7 +156,11 @@ int ms_region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *e
 		return -ENOMEM;
 	r->id = (uint32_t)as->nr;
 	r->pid = p->pid;
-	memcpy(r->comm, p->comm, sizeof(r->comm));
+	r->comm = strdup(p->comm);
+	if (!r->comm) {
+		free(r);
+		return -ENOMEM;
+	}
 	r->start = m->start;
 	r->end = m->end;
 	r->prot = m->prot;
@@ -311,6 +315,7 @@ MS_EXPORT void ms_aspace_free(struct ms_aspace *as)
 		if (as->regions[i]->name != as->regions[i]->proc_name)
 			free((char *)as->regions[i]->name);
 		free((char *)as->regions[i]->proc_name);
+		free((char *)as->regions[i]->comm);
 		free(as->regions[i]->alloc_chain);
 		free(as->regions[i]);
 	}
