@@ -24,7 +24,7 @@
 
 #include "analysis/sites.h"
 
-#include "owncode.h"
+#include "own_maps.h"
 
 /* Two functions of this test, to stand as frames (never called), each more than a few bytes long. */
 volatile int sites_sink;
