@@ -35,6 +35,13 @@ enum ms_event_kind {
 	MS_EV_LOST,         /* records the kernel could not write */
 	MS_EV_MLOCK,        /* mlock, mlock2, munlock, mlockall, munlockall: lock */
 	MS_EV_THREAD_SP,    /* a thread's user stack pointer (in sample.sp), which names its stack */
+	MS_EV_ACCESS,       /* ongoing access to a range over one interval (accessed bits, DAMON): access */
+};
+
+/* Which evidence an MS_EV_ACCESS carries. */
+enum ms_access_source {
+	MS_ACCESS_REFERENCED = 1,  /* smaps Referenced: after clear_refs, per VMA (record --referenced) */
+	MS_ACCESS_DAMON = 2,       /* damon:damon_aggregated, per DAMON region (record --damon) */
 };
 
 /* The lock state mlock gives a VMA (VM_LOCKED, VM_LOCKONFAULT). */
@@ -113,6 +120,19 @@ struct ms_event {
 			uint32_t chain_len;
 		} sample;
 		struct { uint64_t count; } lost;
+		/*
+		 * [start, end) of process pid over the interval_ns that ended at
+		 * time. REFERENCED: referenced, rss, anon, anon_huge are smaps'
+		 * bytes for that VMA. DAMON: nr_accesses (0..max_nr_accesses, how
+		 * many of the interval's checks found the region accessed) and age
+		 * (aggregation intervals it kept that count).
+		 */
+		struct {
+			uint64_t start, end, interval_ns;
+			uint64_t referenced, rss, anon, anon_huge;
+			uint32_t nr_accesses, max_nr_accesses, age;
+			enum ms_access_source source;
+		} access;
 	};
 };
 
