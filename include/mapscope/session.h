@@ -158,6 +158,15 @@ struct ms_symbols *ms_session_symbols(const struct ms_session *s);
 const char *ms_session_alloc_site(const struct ms_session *s, const struct ms_region *r);
 const char *ms_session_alloc_chain(const struct ms_session *s, const struct ms_region *r);
 
+/*
+ * The user code addresses of r's creating call chain, innermost first
+ * (return addresses, as the frame-pointer chain or the DWARF unwinding of
+ * the copied stack gave them; no perf context markers): *ips points at
+ * them, borrowed from s for its life. Returns how many; 0 with *ips NULL
+ * where the chain is unknown.
+ */
+size_t ms_session_alloc_ips(const struct ms_session *s, const struct ms_region *r, const uint64_t **ips);
+
 /* The time of the first event with one, or 0 before it. */
 uint64_t ms_session_first_time(const struct ms_session *s);
 

@@ -13,6 +13,8 @@
 struct ms_site {
 	char *site;               /* the allocating function, or NULL */
 	char *chain;              /* the call chain as text, or NULL */
+	uint64_t *ips;            /* the chain's code addresses, innermost first, or NULL */
+	uint32_t nr_ips;
 };
 
 struct ms_sites {
@@ -28,6 +30,8 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 		  const struct ms_event *ev);
 const char *ms_sites_site(const struct ms_sites *t, const struct ms_region *r);
 const char *ms_sites_chain(const struct ms_sites *t, const struct ms_region *r);
+/* r's chain's code addresses (borrowed from t); 0 with *ips NULL where none was noted. */
+size_t ms_sites_ips(const struct ms_sites *t, const struct ms_region *r, const uint64_t **ips);
 void ms_sites_release(struct ms_sites *t);
 
 #endif

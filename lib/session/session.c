@@ -347,6 +347,20 @@ MS_EXPORT const char *ms_session_alloc_chain(const struct ms_session *s, const s
 	return r ? ms_sites_chain(&s->sites, r) : NULL;
 }
 
+MS_EXPORT size_t ms_session_alloc_ips(const struct ms_session *s, const struct ms_region *r,
+				      const uint64_t **ips)
+{
+	size_t n = r ? ms_sites_ips(&s->sites, r, ips) : 0;
+
+	if (!n && r && r->alloc_chain_len) {
+		*ips = r->alloc_chain;       /* no symbols: the frame-pointer chain as the model repaired it */
+		return r->alloc_chain_len;
+	}
+	if (!n)
+		*ips = NULL;
+	return n;
+}
+
 MS_EXPORT void ms_session_stats(const struct ms_session *s, struct ms_session_stats *st)
 {
 	struct ms_stream_stats t;

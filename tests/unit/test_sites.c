@@ -80,6 +80,15 @@ static void named_kept_grown_and_replaced(void **state)
 	assert_string_equal(ms_sites_site(&t, &r), "sites_alloc_here");
 	assert_string_equal(ms_sites_chain(&t, &r), "0x10 <- sites_alloc_here+0x1 <- sites_caller+0x1");
 	assert_null(ms_sites_site(&t, &none));
+	{
+		const uint64_t *ips = chain;
+
+		/* The addresses as they were, innermost first, without the context marker. */
+		assert_int_equal(ms_sites_ips(&t, &r, &ips), 3);
+		assert_memory_equal(ips, chain + 1, 3 * sizeof(uint64_t));
+		assert_int_equal(ms_sites_ips(&t, &none, &ips), 0);
+		assert_null(ips);
+	}
 	/* A region far past the table's first size: it grows, and what it held stays. */
 	other.id = 5000;
 	other.alloc_chain = chain + 3;
