@@ -38,6 +38,8 @@ static const struct cli_usage usage = {
 "  below-stack   below the main stack, where it did not grow\n"
 "  beyond-heap   past the end of the heap\n"
 "  never-mapped  nothing ever held it\n"
+"  null-page     below vm.mmap_min_addr (64 KiB): a NULL pointer, or a\n"
+"                field of a NULL struct pointer, read or written\n"
 "With hardware load samples (where a PMU exists), loads and software\n"
 "prefetches to unmapped addresses (bad prefetches) are reported the same way.\n"
 "\n",

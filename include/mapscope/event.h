@@ -113,6 +113,9 @@ struct ms_event {
 		struct {
 			uint64_t addr, ip, sp;
 			uint64_t data_src;      /* PERF_SAMPLE_DATA_SRC, 0 when absent */
+			/* the events this sample stands for: PERIOD, else the event's fixed
+			 * sample_period (record -c N); 0 when unknown (a frequency without PERIOD) */
+			uint64_t period;
 			bool has_addr, has_sp;
 			bool fault;             /* from a page-fault event */
 			uint32_t evsel;                 /* index of the event that sampled */
@@ -150,6 +153,7 @@ struct ms_samples {
 	size_t n, stride;
 	uint16_t addr, ip, time, pid;
 	int16_t cpu, data_src;           /* 32 and 64 bits, or -1: absent (0) */
+	int16_t period;                  /* 64 bits, or -1: every sample has proto->sample.period */
 	const struct ms_event *evs;      /* base as an ms_event array, or NULL */
 	const struct ms_event *proto;    /* where evs is NULL: what the samples share */
 };
@@ -175,6 +179,12 @@ static inline uint64_t ms_samples_time(const struct ms_samples *v, size_t i)
 static inline uint64_t ms_samples_ip(const struct ms_samples *v, size_t i)
 {
 	return ms_samples_u64(v, i, v->ip);
+}
+
+/* The events sample i stands for (struct ms_event's sample.period). */
+static inline uint64_t ms_samples_period(const struct ms_samples *v, size_t i)
+{
+	return v->period >= 0 ? ms_samples_u64(v, i, (size_t)v->period) : v->proto->sample.period;
 }
 
 static inline uint32_t ms_samples_pid(const struct ms_samples *v, size_t i)

@@ -29,7 +29,16 @@ enum ms_unmapped_class {
 	MS_UNMAPPED_GUARD,        /* a PROT_NONE page: a guard, a thread stack's guard */
 	MS_UNMAPPED_BEYOND_HEAP,  /* just past the heap's end */
 	MS_UNMAPPED_BELOW_STACK,  /* below the main stack, where it did not grow */
+	MS_UNMAPPED_NULL,         /* below vm.mmap_min_addr (MS_UNMAPPED_NULL_LIMIT): a NULL pointer's access */
 };
+
+/*
+ * Where the null pages end: vm.mmap_min_addr, which no mapping may go
+ * below. The recording does not carry the recording machine's value, so
+ * this is the kernel's usual default (x86 and arm64: 64 KiB; a machine set
+ * lower maps nothing there either but its own root processes).
+ */
+#define MS_UNMAPPED_NULL_LIMIT 0x10000ULL
 
 /* What the access was, from the sample's data source (hardware memory samples). */
 enum ms_access_kind {

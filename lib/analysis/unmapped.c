@@ -38,7 +38,8 @@ struct ms_unmapped {
 
 MS_EXPORT const char *ms_unmapped_class_name(enum ms_unmapped_class c)
 {
-	static const char *const n[] = { "never-mapped", "freed", "guard", "beyond-heap", "below-stack" };
+	static const char *const n[] = { "never-mapped", "freed", "guard", "beyond-heap", "below-stack",
+					 "null-page" };
 
 	return n[c];
 }
@@ -112,6 +113,8 @@ static enum ms_unmapped_class classify(const struct ms_unmapped *u, const struct
 	*freed = freed_by(u, ev->pid, a);
 	if (*freed)
 		return MS_UNMAPPED_FREED;
+	if (a < MS_UNMAPPED_NULL_LIMIT)
+		return MS_UNMAPPED_NULL;
 	if (stack && a < stack->start && stack->start - a <= NEAR)
 		return MS_UNMAPPED_BELOW_STACK;
 	if (heap && a >= heap->end && a - heap->end <= NEAR)

@@ -36,6 +36,8 @@ static inline void ms_samples_fill(const struct ms_samples *run, size_t i, struc
 		memcpy(&ev->cpu, p + run->cpu, 4);
 	if (run->data_src >= 0)
 		memcpy(&ev->sample.data_src, p + run->data_src, 8);
+	if (run->period >= 0)
+		memcpy(&ev->sample.period, p + run->period, 8);
 }
 
 /*

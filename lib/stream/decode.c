@@ -61,6 +61,16 @@ static inline bool not_user(uint64_t addr)
 	return __builtin_expect(addr - 1 >= (1ULL << 63) - 1, 0);
 }
 
+/*
+ * Whether a sample at addr that not_user() found goes on all the same: 0
+ * from an event whose address is always the access's (a page fault, a
+ * memory event) is a null-pointer access, not "no address".
+ */
+static inline bool zero_kept(const struct evinfo *ei, uint64_t addr)
+{
+	return !addr && ei->real_zero;
+}
+
 /* Counts a sample that not_user() sets aside. 0. */
 static int __attribute__((noinline, cold)) set_aside(struct ms_stream *s, uint64_t addr)
 {
@@ -120,8 +130,9 @@ on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struc
 	ev->tid = (uint32_t)(v >> 32);
 	ev->cpu = l->cpu >= 0 ? (uint32_t)load64(rec, l->cpu) : 0;
 	ev->sample.addr = load64(rec, l->addr);
-	if (not_user(ev->sample.addr))
+	if (not_user(ev->sample.addr) && !zero_kept(ei, ev->sample.addr))
 		return set_aside(s, ev->sample.addr);
+	ev->sample.period = l->period >= 0 ? load64(rec, l->period) : ei->period;
 	ev->sample.ip = l->ip >= 0 ? load64(rec, l->ip) : 0;
 	ev->sample.sp = l->sp >= 0 ? load64(rec, l->sp) : 0;
 	ev->sample.has_sp = l->sp >= 0;
@@ -172,7 +183,7 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 		s->st.other_samples++;
 		return smp.has_sp && smp.tid != smp.pid ? stream_thread_sp(s, &smp) : 0;
 	}
-	if (not_user(smp.addr))
+	if (not_user(smp.addr) && !zero_kept(ei, smp.addr))
 		return set_aside(s, smp.addr);
 	ev.kind = MS_EV_SAMPLE;
 	ev.time = smp.time;
@@ -198,6 +209,7 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	ev.sample.has_sp = smp.has_sp;
 	ev.sample.data_src = smp.data_src;
 	ev.sample.fault = ei->fault;
+	ev.sample.period = ei->attr->sample_type & PERF_SAMPLE_PERIOD ? smp.period : ei->period;
 	ev.sample.evsel = (uint32_t)e;
 	ev.sample.chain = smp.chain;
 	ev.sample.chain_len = (uint32_t)smp.chain_len;
@@ -374,6 +386,8 @@ static inline __attribute__((always_inline)) void batch_prepare(struct ms_stream
 		ev->sample.has_sp = sp;
 		ev->sample.fault = s->ev[s->fast_ev].fault;
 		ev->sample.evsel = (uint32_t)s->fast_ev;
+		if (l->period < 0)
+			ev->sample.period = s->ev[s->fast_ev].period;
 		if (l->time < 0)
 			ev->time = 0;
 		if (l->tid < 0)
@@ -403,6 +417,7 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 							     bool dense, bool cpu, bool sp, bool dsrc)
 {
 	const struct ms_sample_layout l = s->ev[s->fast_ev].lay;
+	const struct evinfo *ei = &s->ev[s->fast_ev];
 	const struct perf_event_header *rec;
 	const uint16_t size = s->fast_size;
 	struct ms_event *batch = s->batch, *ev;
@@ -449,7 +464,9 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			ev->sample.sp = load64(rec, l.sp);
 		if (dsrc)
 			ev->sample.data_src = load64(rec, l.data_src);
-		if (not_user(ev->sample.addr)) {
+		if (l.period >= 0)
+			ev->sample.period = load64(rec, l.period);
+		if (not_user(ev->sample.addr) && !zero_kept(ei, ev->sample.addr)) {
 			set_aside(s, ev->sample.addr);
 			continue;
 		}
@@ -520,7 +537,7 @@ static int send_view(struct ms_stream *s, const unsigned char *p, size_t n, bool
 		end = !clean && n - from > VIEW_CHUNK ? from + VIEW_CHUNK : n;
 		for (i = from; i < end && !clean; i++) {
 			memcpy(&addr, p + i * size + at, 8);
-			if (!not_user(addr))
+			if (!not_user(addr) || zero_kept(&s->ev[s->fast_ev], addr))
 				continue;
 			set_aside(s, addr);
 			if (i > from) {

@@ -41,7 +41,7 @@ int ms_sample_parse_id(const struct perf_event_attr *attr, const struct perf_eve
 struct ms_sample_layout {
 	bool fixed;                /* false: decode with ms_sample_parse */
 	uint16_t size;             /* the record size every sample of the event has */
-	int16_t ip, tid, time, addr, cpu, data_src, sp;
+	int16_t ip, tid, time, addr, cpu, data_src, sp, period;
 	int16_t abi;               /* REGS_USER's abi word: 0 there means no registers follow */
 };
 

@@ -398,18 +398,20 @@ static void group_read_with_lost(void **state)
 
 /*
  * Samples that are not user accesses are set aside and counted: address 0
- * (perf -d writes it for events without an address) and kernel addresses.
+ * of an event without an address (perf -d writes it for cpu-clock) and
+ * kernel addresses. A page fault at 0 is a NULL pointer's access: kept.
  * Both ways samples are decoded: the only event's fixed layout, and a
  * full parse where there are several events.
  */
 static void zero_and_kernel_addresses_set_aside(void **state)
 {
 	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST,
+				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_type = ST,
 				     .sample_id_all = 1 };
 	struct perf_event_attr b = a;
 	uint64_t ida = ID, idb = ID + 1;
-	struct ms_pdwriter_evsel e[2] = { { &a, "page-faults", &ida, 1 }, { &b, "cpu-clock", &idb, 1 } };
+	struct ms_pdwriter_evsel e[2] = { { &a, "cpu-clock", &ida, 1 }, { &b, "page-faults", &idb, 1 } };
+	struct sample_rec fault0 = sample(ID + 1, 14, 0);
 	struct sample_rec s[4] = { sample(ID, 10, 0), sample(ID, 11, 0x5000),
 				   sample(ID, 12, 0xffff888000001000ULL), sample(ID, 13, 0x6000) };
 	struct ms_stream_stats st;
@@ -417,20 +419,23 @@ static void zero_and_kernel_addresses_set_aside(void **state)
 	struct ms_pdwriter *w;
 	int fd, nr, i;
 
-	b.type = PERF_TYPE_SOFTWARE;
-	b.config = PERF_COUNT_SW_CPU_CLOCK;
+	b.config = PERF_COUNT_SW_PAGE_FAULTS;
 	for (nr = 1; nr <= 2; nr++) {
 		w = writer(&fd, false, e, (size_t)nr);
 		for (i = 0; i < 4; i++)
 			assert_int_equal(ms_pdwriter_write(w, &s[i].h), 0);
+		if (nr == 2)
+			assert_int_equal(ms_pdwriter_write(w, &fault0.h), 0);
 		finish(w);
 		assert_int_equal(run_fd(fd, &seen, &st), 0);
-		assert_int_equal(st.samples, 2);
+		assert_int_equal(st.samples, nr == 2 ? 3 : 2);
 		assert_int_equal(st.zero_addr, 1);
 		assert_int_equal(st.kernel_addr, 1);
-		assert_int_equal(seen.n, 2);
+		assert_int_equal(seen.n, nr == 2 ? 3 : 2);
 		assert_int_equal(seen.addrs[0], 0x5000);
 		assert_int_equal(seen.addrs[1], 0x6000);
+		if (nr == 2)
+			assert_int_equal(seen.addrs[2], 0);
 		close(fd);
 	}
 }

@@ -1,7 +1,9 @@
 /*
  * Records -> events (lib/stream/decode.c), through a stream that copies
  * what is pushed into it, as the live rings bind it: samples decoded at
- * their offsets, set aside at address 0 and kernel addresses; forks,
+ * their offsets with the period they stand for, set aside at kernel
+ * addresses and at address 0 where the event has no address (a page
+ * fault's address 0 is a NULL pointer's access, kept); forks,
  * exits, exec and comm; lost records counted by process, however many;
  * a record larger than its type can be dropped as damage.
  */
@@ -70,11 +72,13 @@ static int on_event(const struct ms_event *ev, void *ctx)
 	return 0;
 }
 
-static struct ms_stream *stream_of(struct ms_evlist *l)
+/* A stream of page faults, one sampled in 16 (or, with clock, perf -d's cpu-clock, which has no address). */
+static struct ms_stream *stream_of_event(struct ms_evlist *l, bool clock)
 {
 	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a), .config = PERF_COUNT_SW_PAGE_FAULTS,
-		.sample_type = TYPE, .sample_id_all = 1,
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+		.config = clock ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_PAGE_FAULTS,
+		.sample_type = TYPE, .sample_id_all = 1, .sample_period = 16,
 	};
 	struct ms_stream *s;
 
@@ -83,6 +87,11 @@ static struct ms_stream *stream_of(struct ms_evlist *l)
 	s = ms_stream_new(l, NULL, 0, true);
 	assert_non_null(s);
 	return s;
+}
+
+static struct ms_stream *stream_of(struct ms_evlist *l)
+{
+	return stream_of_event(l, false);
 }
 
 static void push_sample(struct ms_stream *s, uint64_t time, uint64_t addr)
@@ -107,21 +116,37 @@ static void samples_decoded_and_set_aside(void **state)
 	push_sample(s, 200, 0xffffffff81000000);
 	push_sample(s, 150, 0x10000);
 	assert_int_equal(ms_stream_flush(s, UINT64_MAX, on_event, &g), 0);
-	assert_int_equal(g.n, 2);
-	assert_int_equal(g.ev[0].time, 150);            /* in time order */
-	assert_int_equal(g.ev[0].sample.addr, 0x10000);
-	assert_int_equal(g.ev[0].sample.ip, 0x401000);
-	assert_int_equal(g.ev[0].pid, 10);
-	assert_int_equal(g.ev[0].tid, 11);
-	assert_true(g.ev[0].sample.fault);
-	assert_int_equal(g.ev[1].sample.addr, 0x7f0000001000);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.ev[0].time, 100);            /* in time order; a fault at 0 is an access */
+	assert_int_equal(g.ev[0].sample.addr, 0);
+	assert_int_equal(g.ev[1].time, 150);
+	assert_int_equal(g.ev[1].sample.addr, 0x10000);
+	assert_int_equal(g.ev[1].sample.ip, 0x401000);
+	assert_int_equal(g.ev[1].pid, 10);
+	assert_int_equal(g.ev[1].tid, 11);
+	assert_true(g.ev[1].sample.fault);
+	assert_int_equal(g.ev[1].sample.period, 16);    /* -c 16: each stands for 16 faults */
+	assert_int_equal(g.ev[2].sample.addr, 0x7f0000001000);
 	ms_stream_stats(s, &st);
 	assert_int_equal(st.records, 4);
-	assert_int_equal(st.samples, 2);
-	assert_int_equal(st.zero_addr, 1);
+	assert_int_equal(st.samples, 3);
+	assert_int_equal(st.zero_addr, 0);
 	assert_int_equal(st.kernel_addr, 1);
 	assert_int_equal(st.first_time, 100);
 	assert_int_equal(st.last_time, 300);
+	ms_stream_free(s);
+	ms_evlist_release(&l);
+
+	/* perf -d's clock writes 0 for "no address": set aside. */
+	s = stream_of_event(&l, true);
+	g.n = 0;
+	push_sample(s, 100, 0);
+	push_sample(s, 150, 0x10000);
+	assert_int_equal(ms_stream_flush(s, UINT64_MAX, on_event, &g), 0);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.ev[0].sample.addr, 0x10000);
+	ms_stream_stats(s, &st);
+	assert_int_equal(st.zero_addr, 1);
 	ms_stream_free(s);
 	ms_evlist_release(&l);
 }

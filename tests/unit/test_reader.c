@@ -475,12 +475,16 @@ static int collect_big_run(const struct ms_samples *run, void *ctx)
 /*
  * Every field of fixed-layout samples, whether IP..ADDR lie side by side or
  * not, one by one or in runs; with an IP the runs lie over the file's own
- * bytes. Samples with address 0 or a kernel address, at the ends of runs
- * and inside them, are set aside and counted either way.
+ * bytes. Samples with a kernel address, at the ends of runs and inside
+ * them, are set aside and counted either way, and so are those at address
+ * 0 of an event without addresses (perf -d's cpu-clock); a page fault's
+ * address 0 is a NULL pointer's access, kept.
  */
 #define NFIELD_SAMPLES 700
 
 struct fields_seen { int n, raw, views; uint64_t at; bool ok; };
+
+static bool fields_fault;            /* the event is page faults, not perf -d's cpu-clock */
 
 /* Sample i's address: 0 and kernel ones here and there, first and last among them. */
 static uint64_t field_addr(uint64_t i)
@@ -496,7 +500,7 @@ static void check_fields(struct fields_seen *f, const struct ms_event *ev, bool 
 {
 	uint64_t i = f->at;
 
-	while (i < NFIELD_SAMPLES && (field_addr(i) - 1) >= (1ULL << 63) - 1)
+	while (i < NFIELD_SAMPLES && (field_addr(i) >> 63 || (!field_addr(i) && !fields_fault)))
 		i++;                         /* set aside: never seen */
 	f->at = i + 1;
 	f->n++;
@@ -504,7 +508,7 @@ static void check_fields(struct fields_seen *f, const struct ms_event *ev, bool 
 		 ev->tid == 20 + (uint32_t)i % 5 && ev->sample.addr == field_addr(i) &&
 		 ev->sample.data_src == 0x42 + i && ev->sample.ip == (with_ip ? 0x400000 + i : 0) &&
 		 ev->cpu == (with_ip ? (uint32_t)i % 2 : 0) && ev->sample.has_addr && !ev->sample.has_sp &&
-		 ev->sample.fault && ev->sample.evsel == 0;
+		 ev->sample.fault == fields_fault && ev->sample.evsel == 0;
 }
 
 static bool fields_with_ip;
@@ -555,8 +559,12 @@ static void fixed_layouts_decode_each_field(void **state)
 		zero += !field_addr(i);
 		kernel += field_addr(i) >> 63;
 	}
-	for (layout = 0; layout < 2; layout++) {
-		fields_with_ip = layout == 1;
+	/* No IP, faults; an IP, perf -d's clock; an IP, faults. */
+	for (layout = 0; layout < 3; layout++) {
+		fields_with_ip = layout >= 1;
+		fields_fault = layout != 1;
+		a.config = fields_fault ? PERF_COUNT_SW_PAGE_FAULTS : PERF_COUNT_SW_CPU_CLOCK;
+		e.name = fields_fault ? "page-faults" : "cpu-clock";
 		a.sample_type = layout ? PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 					 PERF_SAMPLE_CPU | PERF_SAMPLE_DATA_SRC :
 					 PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
@@ -586,11 +594,11 @@ static void fixed_layouts_decode_each_field(void **state)
 			seen = (struct fields_seen){ .ok = true };
 			st = stream_of(path, &r, runs ? fields_run : NULL);
 			assert_int_equal(stream_file_run(st, fields_one, &seen), 0);
-			assert_int_equal(seen.n, NFIELD_SAMPLES - zero - kernel);
+			assert_int_equal(seen.n, NFIELD_SAMPLES - (fields_fault ? 0 : zero) - kernel);
 			assert_true(seen.ok);
 			ms_stream_stats(st, &stats);
-			assert_int_equal(stats.samples, NFIELD_SAMPLES - zero - kernel);
-			assert_int_equal(stats.zero_addr, zero);
+			assert_int_equal(stats.samples, NFIELD_SAMPLES - (fields_fault ? 0 : zero) - kernel);
+			assert_int_equal(stats.zero_addr, fields_fault ? 0 : zero);
 			assert_int_equal(stats.kernel_addr, kernel);
 			/* With an IP, each run lies over the file: none is a copy. */
 			if (runs)

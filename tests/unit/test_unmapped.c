@@ -1,7 +1,8 @@
 /*
  * Accesses to memory not mapped at that instant, from a synthetic
  * recording replayed by a session: each class (never mapped, beyond the
- * heap, below the stack, a PROT_NONE guard) and each kind of access is a
+ * heap, below the stack, a PROT_NONE guard, a NULL pointer's page: address
+ * 0 from a memory event is an access, not "no address") and each kind of access is a
  * group of its own per code address, counted, timed and ordered most
  * frequent first; ordinary accesses are not counted. The results are
  * borrowed: asked twice, the same; the test frees only the analysis.
@@ -51,6 +52,9 @@ static int make_recording(void **state)
 	for (i = 0; i < 4; i++)
 		put_sample(w, 35 * MS + (uint64_t)i, 0x400400, WILD + (uint64_t)i * 8, LOAD);
 	put_sample(w, 40 * MS, 0x400400, WILD, PREFETCH);
+	put_sample(w, 45 * MS, 0x400600, 0, LOAD);           /* *NULL */
+	put_sample(w, 45 * MS + 1, 0x400600, 0, LOAD);
+	put_sample(w, 45 * MS + 2, 0x400600, 0x10, LOAD);    /* NULL->field */
 	assert_int_equal(ms_pdwriter_close(w), 0);
 	ms_pdwriter_free(w);
 	return 0;
@@ -89,17 +93,20 @@ static void classes_grouped_by_code(void **state)
 	assert_int_equal(ms_session_add(s, &ms_unmapped_analysis, u), 0);
 	assert_int_equal(ms_session_run(s), 0);
 	assert_int_equal(ms_unmapped_results(u, &acc, &n), 0);
-	assert_int_equal(n, 5);
+	assert_int_equal(n, 6);
 	check(&acc[0], MS_UNMAPPED_NEVER, MS_ACCESS_LOAD, 0x400400, WILD, 4, 35 * MS, 35 * MS + 3);
+	/* Three each: the earlier first. */
 	check(&acc[1], MS_UNMAPPED_BEYOND_HEAP, MS_ACCESS_LOAD, 0x400100, HEAP + 0x21010, 3, 10 * MS, 10 * MS + 2);
-	check(&acc[2], MS_UNMAPPED_BELOW_STACK, MS_ACCESS_LOAD, 0x400200, STACK - (16 << 20), 2, 20 * MS,
+	check(&acc[2], MS_UNMAPPED_NULL, MS_ACCESS_LOAD, 0x400600, 0, 3, 45 * MS, 45 * MS + 2);
+	check(&acc[3], MS_UNMAPPED_BELOW_STACK, MS_ACCESS_LOAD, 0x400200, STACK - (16 << 20), 2, 20 * MS,
 	      20 * MS + 1);
 	/* One each: the earlier first. */
-	check(&acc[3], MS_UNMAPPED_GUARD, MS_ACCESS_LOAD, 0x400300, GUARD + 8, 1, 30 * MS, 30 * MS);
-	check(&acc[4], MS_UNMAPPED_NEVER, MS_ACCESS_PREFETCH, 0x400400, WILD, 1, 40 * MS, 40 * MS);
+	check(&acc[4], MS_UNMAPPED_GUARD, MS_ACCESS_LOAD, 0x400300, GUARD + 8, 1, 30 * MS, 30 * MS);
+	check(&acc[5], MS_UNMAPPED_NEVER, MS_ACCESS_PREFETCH, 0x400400, WILD, 1, 40 * MS, 40 * MS);
 	assert_null(acc[0].freed_call);
 	assert_string_equal(ms_unmapped_class_name(acc[1].cls), "beyond-heap");
-	assert_string_equal(ms_access_kind_name(acc[4].kind), "prefetch");
+	assert_string_equal(ms_unmapped_class_name(acc[2].cls), "null-page");
+	assert_string_equal(ms_access_kind_name(acc[5].kind), "prefetch");
 	/* Borrowed: asked again, the same accesses, still the analysis's. */
 	assert_int_equal(ms_unmapped_results(u, &again, &n2), 0);
 	assert_int_equal(n2, n);
