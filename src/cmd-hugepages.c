@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <mapscope/hugepages.h>
@@ -18,6 +19,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "parse-options.h"
+#include "hugepages-do.h"
 #include "launch.h"
 #include "output/json.h"
 #include "replay.h"
@@ -38,18 +40,23 @@ static const struct cli_usage usage = {
 "transparent hugepages. For every 2 MiB-aligned span of each region it\n"
 "counts the distinct 4 KiB pages touched, the page faults, the data samples\n"
 "and the TLB-miss samples (hardware memory samples, where recorded). A span\n"
-"with at least half its pages touched is dense; a region with dense spans\n"
-"is advised, ranked by benefit: the faults hugepages would save (pages\n"
-"touched minus one per hugepage) plus the TLB misses there. Each region\n"
-"comes with the reason it is or is not advised: too sparse, too\n"
-"short-lived (under 10 ms), VM_NOHUGEPAGE, already huge, or not\n"
-"2 MiB-alignable, and with the exact action to take.\n"
+"lying whole inside the region with at least half its pages touched is\n"
+"dense; a region with dense spans is advised, ranked by benefit: the faults\n"
+"hugepages would save in the advised spans (pages touched minus one per\n"
+"hugepage) plus the TLB misses there. A sampled recording (record -c N,\n"
+"perf's -F) is scaled: a sampled fault stands for N pages first touched,\n"
+"and the figures are said to be estimates. Each region comes with the\n"
+"reason it is or is not advised: too sparse, cannot tell (sampled too\n"
+"coarsely), too short-lived (under 10 ms), VM_NOHUGEPAGE, already huge, or\n"
+"not 2 MiB-alignable, and with the action to take: glibc's tunable for\n"
+"malloc's memory, a JVM's option, madvise after the mmap in the function\n"
+"that made it, --apply for a live process.\n"
 "\n",
 	.tail =
 "\n"
 "EXIT STATUS\n"
-"  0 done (with --apply: every range collapsed), 1 an error or a range that\n"
-"  could not be collapsed, 2 bad usage.\n"
+"  0 done (with --apply: every range collapsed, or on hugepages already),\n"
+"  1 an error or a range that could not be collapsed, 2 bad usage.\n"
 "\n"
 "EXAMPLES\n"
 "  mapscope record -p 1234   (Ctrl-C after the program's working phase)\n"
@@ -70,33 +77,17 @@ struct hp_run {
 	struct ms_session *s;         /* the regions' allocation sites */
 };
 
-static const char *site_of(const struct hp_run *run, const struct ms_region *r)
-{
-	return ms_session_alloc_site(run->s, r);
-}
-
-static void action(const struct ms_huge_advice *a, const struct hp_run *run, char *buf, size_t len)
-{
-	const char *site = site_of(run, a->region);
-
-	if (!a->advised)
-		snprintf(buf, len, "none");
-	else if (!a->end)                /* dense while it lived, not where it is now */
-		snprintf(buf, len, "madvise(MADV_HUGEPAGE) on it where it is made%s%s",
-			 site ? ", after the mmap in " : "", site ? site : "");
-	else
-		snprintf(buf, len, "madvise(0x%" PRIx64 ", 0x%" PRIx64 ", MADV_HUGEPAGE)%s%s, or: mapscope hugepages "
-			 "--apply -p %u", a->start, a->end - a->start, site ? " after the mmap in " : "",
-			 site ? site : "", a->region->pid);
-}
-
 static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp_run *run, bool tlb)
 {
-	char act[512];
+	enum hugepages_how how;
+	char act[1024];
 	size_t i;
 
 	printf("# 2 MiB spans: dense when at least half their pages were touched%s\n",
 	       tlb ? "" : "; no TLB-miss samples in this recording (no hardware memory events)");
+	if (n && v[0].estimated)
+		printf("# sampled, 1 event in %" PRIu64 " recorded (on average): pages, faults and benefit are "
+		       "estimates\n", v[0].period);
 	printf("%-7s %7s %-12s %-33s %-33s %6s %8s %8s %8s %9s  %s\n", "advised", "pid", "kind", "region",
 	       "advise", "spans", "pages", "faults", "samples", "benefit", "name");
 	for (i = 0; i < n; i++) {
@@ -104,27 +95,28 @@ static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp
 		const struct ms_region *r = a->region;
 		char adv[40];
 
+		how = hugepages_do(a, run->s, act, sizeof(act));
 		if (a->advised && a->end)
 			snprintf(adv, sizeof(adv), "%016" PRIx64 "-%016" PRIx64, a->start, a->end);
 		else
-			snprintf(adv, sizeof(adv), "-");
+			snprintf(adv, sizeof(adv), "%s", hugepages_how_short(how));
 		printf("%-7s %7u %-12s %016" PRIx64 "-%016" PRIx64 " %-33s %3u/%-3u %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 		       " %9" PRIu64 "  %s\n", a->advised ? "yes" : "no", r->pid, ms_region_kind_name(r->kind), r->start, r->end,
 		       adv, a->spans, a->aligned_spans, a->pages, a->faults, a->samples, a->benefit,
 		       r->name[0] ? MS_TEXT(r->name) : "[anon]");
 		printf("%9s %s\n", "why:", MS_TEXT(a->reason));
-		if (a->advised) {
-			action(a, run, act, sizeof(act));
+		if (a->advised)
 			printf("%9s %s\n", "do:", MS_TEXT(act));
-		}
 	}
 }
 
 static void json_advice(struct ms_json *w, const struct ms_huge_advice *a, const struct hp_run *run)
 {
 	const struct ms_region *r = a->region;
-	char act[512];
+	enum hugepages_how how;
+	char act[1024];
 
+	how = hugepages_do(a, run->s, act, sizeof(act));
 	ms_json_object_begin(w);
 	ms_json_key_u64(w, "pid", r->pid);
 	ms_json_key_addr_or_null(w, "start", a->start, a->advised && a->end);
@@ -147,10 +139,13 @@ static void json_advice(struct ms_json *w, const struct ms_huge_advice *a, const
 	ms_json_key_u64(w, "tlb_entries_now", a->tlb_entries_now);
 	ms_json_key_u64(w, "tlb_entries_huge", a->tlb_entries_huge);
 	ms_json_key_u64(w, "benefit", a->benefit);
+	ms_json_key_u64(w, "sample_period", a->period);
+	ms_json_key_bool(w, "estimated", a->estimated);
 	ms_json_key_bool(w, "advised", a->advised);
 	ms_json_key_str(w, "reason", a->reason);
-	ms_json_key_str(w, "alloc", site_of(run, r));
-	action(a, run, act, sizeof(act));
+	ms_json_key_str(w, "alloc", hugepages_alloc(r, run->s));
+	ms_json_key_str(w, "alloc_chain", ms_session_alloc_chain(run->s, r));
+	ms_json_key_str(w, "how", hugepages_how_name(how));
 	ms_json_key_str(w, "action", act);
 	ms_json_object_end(w);
 }
@@ -197,14 +192,33 @@ static long anon_huge_kb(pid_t pid, uint64_t start, uint64_t end)
 	return total;
 }
 
+/* Whether the running kernel is older than major.minor. */
+static bool kernel_before(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma < major || (ma == major && mi < minor);
+}
+
+/*
+ * What the kernel meant (mm/khugepaged.c, madvise_collapse_errno; seen
+ * on 6.18): a span already huge succeeds; one with no page table at all
+ * (never touched, or released since) fails EINVAL, as do read-only and
+ * userfaultfd memory.
+ */
 static const char *collapse_error(int e)
 {
 	switch (e) {
-	case EINVAL: return "the kernel refuses MADV_COLLAPSE here (it needs Linux 6.1+, anonymous or shmem memory, "
-			    "and transparent hugepages not 'never')";
+	case EINVAL: return kernel_before(6, 1) ? "this kernel has no MADV_COLLAPSE: Linux 6.1+ is needed" :
+			    "the span holds no memory now (never touched, or released since: MADV_DONTNEED, "
+			    "munmap) or memory that cannot be collapsed (read-only, userfaultfd)";
 	case ENOMEM: return "no hugepage could be had (memory low or fragmented: try after "
 			    "echo 1 > /proc/sys/vm/compact_memory), or the range is no longer mapped";
 	case EAGAIN: return "the pages were busy (locked or being changed): try again";
+	case EBUSY: return "the memory cgroup's limit left no room for a hugepage";
 	case EPERM: return "not allowed: process_madvise on another process needs CAP_SYS_NICE";
 	case EACCES: return "not allowed: ptrace access to the process is needed (same user, or root)";
 	case ESRCH: return "the process has exited";
@@ -258,12 +272,77 @@ static int check_access(pid_t pid)
 	return 0;
 }
 
+/* How the spans of one range fared: collapsed (or huge already), or the first error and where. */
+struct collapse {
+	uint32_t ok, failed;
+	int err;                      /* the first failure's errno */
+	uint64_t at[4];               /* the first failed spans */
+};
+
+/*
+ * Collapses [start, end) of the process one 2 MiB span at a time: the
+ * kernel stops a range at its first failing span, and says nothing of
+ * which; span by span, the rest are collapsed and the failures named.
+ */
+static void collapse_spans(int pidfd, uint64_t start, uint64_t end, struct collapse *c)
+{
+	struct iovec iov;
+	uint64_t at;
+
+	memset(c, 0, sizeof(*c));
+	for (at = start; at < end; at += MS_HUGE_SPAN) {
+		iov = (struct iovec){ (void *)(uintptr_t)at, MS_HUGE_SPAN };
+		if (syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_COLLAPSE, 0) >= 0) {
+			c->ok++;
+			continue;
+		}
+		if (!c->failed)
+			c->err = errno;
+		if (c->failed < 4)
+			c->at[c->failed] = at;
+		c->failed++;
+	}
+}
+
+/*
+ * One advised range: what was done, said truly. A span already huge
+ * collapses "successfully" and changes nothing: a range that was all huge
+ * before (after an earlier --apply, say) is said to be so. smaps counts
+ * whole VMAs, which may be larger than the range: a range is huge already
+ * only when collapsing it changed nothing either.
+ */
+static int apply_range(int pidfd, const struct ms_huge_advice *a, const struct hp_opts *o)
+{
+	long before = anon_huge_kb(o->pid, a->start, a->end), after, range_kb = (long)((a->end - a->start) >> 10);
+	uint32_t i, spans = (uint32_t)((a->end - a->start) / MS_HUGE_SPAN);
+	struct collapse c;
+
+	printf("%016" PRIx64 "-%016" PRIx64 " (%u spans, %s): ", a->start, a->end, spans,
+	       a->region->name[0] ? MS_TEXT(a->region->name) : "[anon]");
+	if (o->dry_run) {
+		printf(before >= range_kb ? "already on hugepages, it seems: AnonHugePages now %ld kB\n" :
+		       "would collapse; AnonHugePages now %ld kB\n", before);
+		return 0;
+	}
+	collapse_spans(pidfd, a->start, a->end, &c);
+	after = anon_huge_kb(o->pid, a->start, a->end);
+	if (!c.failed && after == before && before >= range_kb)
+		printf("already on hugepages (AnonHugePages %ld kB, unchanged): nothing to do\n", before);
+	else if (!c.failed)
+		printf("collapsed; AnonHugePages %ld kB -> %ld kB\n", before, after);
+	if (!c.failed)
+		return 0;
+	printf("collapsed %u of %u spans (AnonHugePages %ld kB -> %ld kB); %u failed: %s (%s), at", c.ok, spans,
+	       before, after, c.failed, strerror(c.err), collapse_error(c.err));
+	for (i = 0; i < c.failed && i < 4; i++)
+		printf(" 0x%" PRIx64, c.at[i]);
+	printf("%s\n", c.failed > 4 ? " ..." : "");
+	return -1;
+}
+
 static int apply(const struct ms_huge_advice *v, size_t n, const struct hp_opts *o)
 {
 	int pidfd, failed = 0, done = 0;
-	struct iovec iov;
-	long before, after;
-	ssize_t r;
 	size_t i;
 
 	if (check_access(o->pid))
@@ -278,24 +357,10 @@ static int apply(const struct ms_huge_advice *v, size_t n, const struct hp_opts 
 
 		if (!a->advised || !a->end || a->region->pid != (uint32_t)o->pid)
 			continue;            /* only ranges the process holds now */
-		before = anon_huge_kb(o->pid, a->start, a->end);
-		printf("%016" PRIx64 "-%016" PRIx64 " (%u spans, %s): ", a->start, a->end, a->spans,
-		       a->region->name[0] ? a->region->name : "[anon]");
-		if (o->dry_run) {
-			printf("would collapse; AnonHugePages now %ld kB\n", before);
-			done++;
-			continue;
-		}
-		iov = (struct iovec){ (void *)(uintptr_t)a->start, a->end - a->start };
-		r = syscall(SYS_process_madvise, pidfd, &iov, 1, MADV_COLLAPSE, 0);
-		after = anon_huge_kb(o->pid, a->start, a->end);
-		if (r < 0) {
-			printf("failed: %s (%s); AnonHugePages %ld kB\n", strerror(errno), collapse_error(errno), after);
+		if (apply_range(pidfd, a, o))
 			failed++;
-		} else {
-			printf("collapsed; AnonHugePages %ld kB -> %ld kB\n", before, after);
+		else
 			done++;
-		}
 	}
 	close(pidfd);
 	if (!done && !failed)
@@ -324,6 +389,7 @@ static int parse_args(int argc, char **argv, struct hp_opts *o)
 	};
 
 	o->input = CLI_DEFAULT_DATA;
+	o->min_benefit = 1;               /* as --help says; 0 advises any dense region */
 	if ((n = parse_options(argc, argv, options, &usage, 0)) < 0)
 		return parse_options_failed(n);
 	o->json = fmt == CLI_FORMAT_JSON;

@@ -30,19 +30,29 @@ struct ms_hugepages;
 
 struct ms_hugepages_opts {
 	uint32_t min_pages;        /* pages of 512 a span needs to be dense (0: 256) */
-	uint64_t min_benefit;      /* benefit below this is not advised (0: 1) */
+	uint64_t min_benefit;      /* benefit below this is not advised (0: any benefit) */
 	uint64_t min_life_ns;      /* regions that lived less are too short-lived (0: 10 ms) */
 };
 
+/*
+ * Pages, faults, TLB misses and what follows from them are scaled by the
+ * recording's sampling (record -c N, perf's -F: a sampled fault stands for
+ * its period's faults, each a page first touched); estimated says so, and
+ * period with what resolution. Dense spans are whole 2 MiB-aligned spans
+ * inside the region with at least min_pages pages touched, so spans <=
+ * aligned_spans and faults_saved <= spans * 511.
+ */
 struct ms_huge_advice {
 	const struct ms_region *region;
-	uint64_t start, end;       /* the 2 MiB-aligned range to advise; 0, 0 when not advised */
-	uint32_t spans;            /* dense spans in it */
-	uint32_t aligned_spans;    /* 2 MiB-aligned spans inside the region */
-	uint64_t pages, faults, samples, tlb_misses;  /* in the dense spans, or the whole region if none */
-	uint64_t faults_saved;     /* pages touched minus one per hugepage */
+	uint64_t start, end;       /* the 2 MiB-aligned range to advise; 0, 0 when not advised or none held now */
+	uint32_t spans;            /* dense spans advised: in [start, end), or all of them where it is made */
+	uint32_t aligned_spans;    /* whole 2 MiB-aligned spans inside the region */
+	uint64_t pages, faults, samples, tlb_misses;  /* of the whole region (samples: as seen, unscaled) */
+	uint64_t faults_saved;     /* pages touched in the advised spans minus one per hugepage */
 	uint64_t tlb_entries_now, tlb_entries_huge;
-	uint64_t benefit;          /* faults saved plus TLB misses */
+	uint64_t benefit;          /* faults saved plus TLB misses, in the advised spans */
+	uint64_t period;           /* 1: every event seen; else 1 sample in period (on average) */
+	bool estimated;            /* the figures are estimates from sampling */
 	bool advised;
 	const char *reason;        /* why, in words */
 };

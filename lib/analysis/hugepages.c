@@ -1,6 +1,13 @@
 /*
  * Per (region, 2 MiB span): a 512-bit page map and counters, in one hash
  * table. Advice is computed at the end from those and the region's life.
+ *
+ * A sampled recording (record -c N, perf's -F) sees 1 fault in N: each
+ * fault is a page's first touch, so a sampled fault stands for N touched
+ * pages and N faults (the sample's period). A sample of any other event
+ * (a load, a TLB miss) stands for N events, not N pages: its page counts
+ * once, a lower bound, and the span is "cannot tell" rather than "too
+ * sparse" when N pages each could have filled it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,13 +26,15 @@
 #define MADV_COLLAPSE 25
 #endif
 
-#define REASON_MAX 256
+#define REASON_MAX 512
 
 struct span {
 	uint64_t key;             /* (region id + 1) << 32 | the span's index (address / 2 MiB); 0: empty */
 	uint64_t bits[8];
-	uint32_t pages;
-	uint64_t faults, samples, tlb;
+	uint32_t pages;           /* pages sampled */
+	uint64_t est;             /* pages touched, estimated: the periods of the faults that found new pages */
+	uint64_t upper;           /* the most pages the samples could stand for: every new page's period */
+	uint64_t faults, samples, tlb;  /* faults and TLB misses by the periods, samples as seen */
 };
 
 struct ms_hugepages {
@@ -35,6 +44,8 @@ struct ms_hugepages {
 	unsigned char *flags;     /* per region: 1 hugepage advised already, 2 nohugepage */
 	size_t cap_flags;
 	bool have_tlb;
+	uint64_t nr_samples, weight, min_period, max_period;   /* the sampling, for what the figures are */
+	bool all_faults;                                       /* every sample was a page fault's */
 	int error;
 	/* The last ms_hugepages_advice(), lent to the caller until the next or ms_hugepages_free(). */
 	struct ms_huge_advice *advice;
@@ -53,10 +64,9 @@ MS_EXPORT struct ms_hugepages *ms_hugepages_new(const struct ms_hugepages_opts *
 		hp->o = *opts;
 	if (!hp->o.min_pages)
 		hp->o.min_pages = 256;
-	if (!hp->o.min_benefit)
-		hp->o.min_benefit = 1;
 	if (!hp->o.min_life_ns)
 		hp->o.min_life_ns = 10000000;
+	hp->all_faults = true;
 	return hp;
 }
 
@@ -113,19 +123,40 @@ static struct span *span_of(struct ms_hugepages *hp, const struct ms_region *r, 
 	return s;
 }
 
-/* One sample at addr in span s: its page, and whether it was a fault or a TLB miss. */
-static inline void count(struct ms_hugepages *hp, struct span *s, uint64_t addr, bool fault, bool tlb)
+/* The sampling seen: one sample standing for period events (0, unknown, as 1). */
+static inline uint64_t sampled(struct ms_hugepages *hp, uint64_t period)
 {
-	uint64_t page = (addr % MS_HUGE_SPAN) >> 12;
+	uint64_t w = period ? period : 1;
 
+	if (!hp->nr_samples || w < hp->min_period)
+		hp->min_period = w;
+	if (w > hp->max_period)
+		hp->max_period = w;
+	hp->nr_samples++;
+	hp->weight += w;
+	return w;
+}
+
+/*
+ * One sample at addr in span s, standing for period events: its page, and
+ * whether it was a fault (a page's first touch: period pages) or a TLB miss.
+ */
+static inline void count(struct ms_hugepages *hp, struct span *s, uint64_t addr, bool fault, bool tlb,
+			 uint64_t period)
+{
+	uint64_t page = (addr % MS_HUGE_SPAN) >> 12, w = sampled(hp, period);
+
+	hp->all_faults &= fault;
 	if (!(s->bits[page / 64] >> (page % 64) & 1)) {
 		s->bits[page / 64] |= 1ULL << (page % 64);
 		s->pages++;
+		s->est += fault ? w : 1;
+		s->upper += w;
 	}
 	s->samples++;
-	s->faults += fault;
+	s->faults += fault ? w : 0;
 	if (tlb) {
-		s->tlb++;
+		s->tlb += w;
 		hp->have_tlb = true;
 	}
 }
@@ -137,7 +168,7 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 
 	if (!r || !candidate(r) || !(s = span_of(hp, r, ev->sample.addr)))
 		return;
-	count(hp, s, ev->sample.addr, ev->sample.fault, ms_event_tlb_miss(ev));
+	count(hp, s, ev->sample.addr, ev->sample.fault, ms_event_tlb_miss(ev), ev->sample.period);
 }
 
 /*
@@ -164,12 +195,12 @@ static void on_charge_run(void *ctx, const struct ms_samples *run, const struct 
 		}
 		if (run->evs) {
 			ev = &run->evs[i];
-			count(hp, s, addr, ev->sample.fault, ms_event_tlb_miss(ev));
+			count(hp, s, addr, ev->sample.fault, ms_event_tlb_miss(ev), ev->sample.period);
 			continue;
 		}
 		if (run->data_src >= 0)
 			dsrc = ms_samples_u64(run, i, (size_t)run->data_src);
-		count(hp, s, addr, run->proto->sample.fault, ms_data_src_tlb_miss(dsrc));
+		count(hp, s, addr, run->proto->sample.fault, ms_data_src_tlb_miss(dsrc), ms_samples_period(run, i));
 	}
 }
 
@@ -185,6 +216,65 @@ MS_EXPORT const struct ms_analysis ms_hugepages_analysis = {
 	.name = "hugepages", .event = on_event, .charge = on_charge, .charge_run = on_charge_run,
 };
 
+/* A page that mremap moved: where to, and the pages it stands for (estimated, could be). */
+struct moved {
+	uint64_t addr, est, upper;
+};
+
+/*
+ * Span s had before pages; the m = before - s->pages last of mv are those
+ * that left it: they take their share of its estimates, spread exactly
+ * over them, and its counts go into share (faults, samples, TLB misses).
+ */
+static void move_share(struct span *s, uint32_t before, struct moved *mv, uint64_t share[3])
+{
+	uint64_t *c[3] = { &s->faults, &s->samples, &s->tlb }, m = before - s->pages, k, x;
+	uint64_t est = s->est * m / before, upper = s->upper * m / before;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		x = *c[i] * m / before;
+		*c[i] -= x;
+		share[i] += x;
+	}
+	for (k = 0; k < m; k++) {
+		mv[k].est = est * (k + 1) / m - est * k / m;
+		mv[k].upper = upper * (k + 1) / m - upper * k / m;
+	}
+	s->est -= est;
+	s->upper -= upper;
+}
+
+/* The pages of region r that follow_remap() took, put where they went; the counts go with the first. */
+static void land(struct ms_hugepages *hp, const struct ms_region *r, const struct moved *mv, size_t n,
+		 const uint64_t share[3])
+{
+	struct span *t;
+	uint32_t page;
+	uint64_t key;
+	size_t b;
+
+	for (b = 0; b < n; b++) {
+		key = ((uint64_t)r->id + 1) << 32 | ((mv[b].addr / MS_HUGE_SPAN) & 0xffffffffULL);
+		if (!(t = find(hp, key, true))) {
+			hp->error = -ENOMEM;
+			return;
+		}
+		page = (uint32_t)((mv[b].addr % MS_HUGE_SPAN) >> 12);
+		if (!(t->bits[page / 64] >> (page % 64) & 1)) {
+			t->bits[page / 64] |= 1ULL << (page % 64);
+			t->pages++;
+			t->est += mv[b].est;
+			t->upper += mv[b].upper;
+		}
+		if (b == 0) {
+			t->faults += share[0];
+			t->samples += share[1];
+			t->tlb += share[2];
+		}
+	}
+}
+
 /*
  * mremap moved [old_start, old_end) of region r to new_start: the pages
  * touched there go with the memory, into the spans of its new home, and
@@ -195,10 +285,10 @@ MS_EXPORT const struct ms_analysis ms_hugepages_analysis = {
 static void follow_remap(struct ms_hugepages *hp, const struct ms_region *r, const struct ms_event *ev)
 {
 	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end, delta = ev->remap.new_start - os;
-	uint64_t idx, first = os / MS_HUGE_SPAN, last = (oe - 1) / MS_HUGE_SPAN, addr, b, key;
-	uint64_t *moved = NULL, f, sm, tl, share[3] = { 0, 0, 0 };
-	size_t nmoved = 0, cap = 0;
-	struct span *s, *t;
+	uint64_t idx, first = os / MS_HUGE_SPAN, last = (oe - 1) / MS_HUGE_SPAN, addr, share[3] = { 0 };
+	struct moved *mv = NULL;
+	size_t nmoved = 0, cap = 0, from;
+	struct span *s;
 	uint32_t page, before;
 
 	if (oe <= os || delta == 0 || last - first > hp->len + 1)
@@ -208,44 +298,25 @@ static void follow_remap(struct ms_hugepages *hp, const struct ms_region *r, con
 		if (!s || !s->pages)
 			continue;
 		before = s->pages;
+		from = nmoved;
 		for (page = 0; page < 512; page++) {
 			addr = idx * MS_HUGE_SPAN + (uint64_t)page * 4096;
 			if (addr < os || addr >= oe || !(s->bits[page / 64] >> (page % 64) & 1))
 				continue;
-			if (MS_GROW(moved, nmoved + 1, cap, 512, SIZE_MAX, false)) {
+			if (MS_GROW(mv, nmoved + 1, cap, 512, SIZE_MAX, false)) {
 				hp->error = -ENOMEM;
-				free(moved);
+				free(mv);
 				return;
 			}
-			moved[nmoved++] = addr + delta;
+			mv[nmoved++].addr = addr + delta;
 			s->bits[page / 64] &= ~(1ULL << (page % 64));
 			s->pages--;
 		}
-		/* The counts go with the pages, in proportion. */
-		f = s->faults * (before - s->pages) / before;
-		sm = s->samples * (before - s->pages) / before;
-		tl = s->tlb * (before - s->pages) / before;
-		s->faults -= f, s->samples -= sm, s->tlb -= tl;
-		share[0] += f, share[1] += sm, share[2] += tl;
+		if (nmoved > from)
+			move_share(s, before, mv + from, share);
 	}
-	for (b = 0; b < nmoved; b++) {
-		key = ((uint64_t)r->id + 1) << 32 | ((moved[b] / MS_HUGE_SPAN) & 0xffffffffULL);
-		if (!(t = find(hp, key, true))) {
-			hp->error = -ENOMEM;
-			break;
-		}
-		page = (uint32_t)((moved[b] % MS_HUGE_SPAN) >> 12);
-		if (!(t->bits[page / 64] >> (page % 64) & 1)) {
-			t->bits[page / 64] |= 1ULL << (page % 64);
-			t->pages++;
-		}
-		if (b == 0) {            /* the counts, with the first page moved */
-			t->faults += share[0];
-			t->samples += share[1];
-			t->tlb += share[2];
-		}
-	}
-	free(moved);
+	land(hp, r, mv, nmoved, share);
+	free(mv);
 }
 
 /* Each event before the model applies it: hugepage madvise calls are noted, and memory that moves. */
@@ -273,61 +344,127 @@ static void note(struct ms_hugepages *hp, const struct ms_aspace *as, const stru
 
 /* What a region's spans add up to, beyond the sums in its advice. */
 struct tally {
+	uint32_t dense;                 /* whole spans inside the region with enough pages touched */
 	uint64_t dense_pages, dense_tlb;
-	uint64_t best_at, best_len;   /* the longest run of dense spans the region holds at the end */
-	uint32_t best, dense;         /* the most pages touched in one span; the dense spans */
+	uint64_t best, best_upper;      /* the most pages touched in one whole span: estimated, and could be */
+	/* The longest run of dense spans the region holds at the end: where to advise. */
+	uint64_t run_at, run_len, run_pages, run_tlb;
 };
+
+static inline uint64_t capped(uint64_t pages)
+{
+	return pages < 512 ? pages : 512;
+}
+
+/*
+ * Whether span idx lies wholly inside region r: only such a span can be a
+ * hugepage of r's. A span a region shares with another (at its unaligned
+ * ends) is counted in its pages but is never dense.
+ */
+static inline bool whole(const struct ms_region *r, uint64_t idx)
+{
+	return idx * MS_HUGE_SPAN >= r->start && (idx + 1) * MS_HUGE_SPAN <= r->end;
+}
+
+/* The current run of held dense spans, and the longest so far in t. */
+struct run {
+	uint64_t at, len, pages, tlb, prev;
+};
+
+static void run_extend(struct run *c, struct tally *t, uint64_t idx, uint64_t pages, uint64_t tlb)
+{
+	if (c->len && idx == c->prev + 1) {
+		c->len++;
+		c->pages += pages;
+		c->tlb += tlb;
+	} else
+		*c = (struct run){ idx * MS_HUGE_SPAN, 1, pages, tlb, 0 };
+	c->prev = idx;
+	if (c->len > t->run_len) {
+		t->run_at = c->at;
+		t->run_len = c->len;
+		t->run_pages = c->pages;
+		t->run_tlb = c->tlb;
+	}
+}
 
 /*
  * Sums region r's spans sp[0, n), in address order, into a and t: only
  * the spans that were touched are visited, so the work is linear in them
- * whatever the region's size. Pages, faults, samples and TLB misses are
- * the region's whole life (pages that mremap moved went with the memory:
- * follow_remap). Where to advise comes from the longest run of dense
- * spans the region holds at the end, so that an action never covers
- * memory it no longer has, nor a hole another region took.
+ * whatever the region's size. Pages (estimated, at most 512 a span),
+ * faults, samples and TLB misses are the region's whole life (pages that
+ * mremap moved went with the memory: follow_remap). Dense spans are whole
+ * spans inside its extent (now, or when it ended). Where to advise comes
+ * from the longest run of dense spans the region holds at the end, so
+ * that an action never covers memory it no longer has, nor a hole another
+ * region took.
  */
 static void sum_spans(const struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_region *r,
 		      struct span *const *sp, size_t n, struct ms_huge_advice *a, struct tally *t)
 {
-	uint64_t at, idx, prev = 0, run_at = 0, run_len = 0;
+	struct run cur = { 0 };
+	uint64_t idx, est, at;
 	const struct span *s;
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < n; i++) {
 		s = sp[i];
-		a->pages += s->pages;
+		est = capped(s->est);
+		a->pages += est;
 		a->faults += s->faults;
 		a->samples += s->samples;
 		a->tlb_misses += s->tlb;
-		if (s->pages > t->best)
-			t->best = s->pages;
-		if (s->pages < hp->o.min_pages) {
-			run_len = 0;
-			continue;
-		}
-		t->dense++;
-		t->dense_pages += s->pages;
-		t->dense_tlb += s->tlb;
 		idx = s->key & 0xffffffffULL;
 		at = idx * MS_HUGE_SPAN;
-		if (!r->alive || !ms_aspace_holds(as, r->pid, r->id, at, at + MS_HUGE_SPAN)) {
-			run_len = 0;
+		if (!whole(r, idx)) {
+			cur.len = 0;
 			continue;
 		}
-		if (run_len && idx == prev + 1)
-			run_len++;
-		else {
-			run_at = at;
-			run_len = 1;
-		}
-		prev = idx;
-		if (run_len > t->best_len) {
-			t->best_at = run_at;
-			t->best_len = run_len;
-		}
+		t->best = est > t->best ? est : t->best;
+		t->best_upper = capped(s->upper) > t->best_upper ? capped(s->upper) : t->best_upper;
+		if (est < hp->o.min_pages || !r->alive || !ms_aspace_holds(as, r->pid, r->id, at, at + MS_HUGE_SPAN))
+			cur.len = 0;
+		else
+			run_extend(&cur, t, idx, est, s->tlb);
+		if (est < hp->o.min_pages)
+			continue;
+		t->dense++;
+		t->dense_pages += est;
+		t->dense_tlb += s->tlb;
 	}
+}
+
+/* What the figures are: "" when every event was seen, else the sampling they were estimated from. */
+static void sampling_note(const struct ms_hugepages *hp, char *buf, size_t len)
+{
+	const char *what = hp->all_faults ? "faults" : "samples";
+
+	if (hp->max_period <= 1)
+		buf[0] = '\0';
+	else if (hp->min_period == hp->max_period)
+		snprintf(buf, len, "~ estimated from 1 in %llu %s", (unsigned long long)hp->max_period, what);
+	else
+		snprintf(buf, len, "~ estimated from 1 in %llu %s on average (the period varies: perf -F)",
+			 (unsigned long long)((hp->weight + hp->nr_samples / 2) / hp->nr_samples), what);
+}
+
+/* Why a region with no dense span is not advised: too sparse, or sampled too coarsely to tell. */
+static void sparse_reason(const struct ms_hugepages *hp, const struct tally *t, char *reason)
+{
+	char est[96];
+
+	sampling_note(hp, est, sizeof(est));
+	if (t->best_upper >= hp->o.min_pages)
+		snprintf(reason, REASON_MAX, "cannot tell: at most %llu of 512 pages seen in any 2 MiB span, but "
+			 "each sample stands for %s%llu events, so up to %llu could have been touched (%u needed): "
+			 "record page faults (without -c) to know", (unsigned long long)t->best,
+			 hp->min_period == hp->max_period ? "" : "~",
+			 (unsigned long long)((hp->weight + hp->nr_samples / 2) / hp->nr_samples),
+			 (unsigned long long)t->best_upper, hp->o.min_pages);
+	else
+		snprintf(reason, REASON_MAX, "too sparse: at most %llu of 512 pages touched in any 2 MiB span "
+			 "(%u needed)%s%s", (unsigned long long)t->best, hp->o.min_pages, est[0] ? "; " : "", est);
 }
 
 /*
@@ -339,8 +476,9 @@ static void judge(const struct ms_hugepages *hp, const struct ms_region *r, cons
 		  uint64_t life, struct ms_huge_advice *a, char *reason)
 {
 	unsigned char flags = r->id < hp->cap_flags ? hp->flags[r->id] : 0;
+	char est[96], run[96] = "";
 
-	if (!a->aligned_spans && !t->dense)
+	if (!a->aligned_spans)
 		snprintf(reason, REASON_MAX, "not 2 MiB-alignable: no whole 2 MiB-aligned span lies "
 			 "inside its %llu KiB", (unsigned long long)((r->end - r->start) >> 10));
 	else if (flags == F_NOHUGE)
@@ -352,45 +490,58 @@ static void judge(const struct ms_hugepages *hp, const struct ms_region *r, cons
 	else if (life < hp->o.min_life_ns)
 		snprintf(reason, REASON_MAX, "too short-lived: it lived %.3f ms", (double)life / 1e6);
 	else if (!t->dense)
-		snprintf(reason, REASON_MAX, "too sparse: at most %u of 512 pages touched in any 2 MiB "
-			 "span (%u needed)", t->best, hp->o.min_pages);
+		sparse_reason(hp, t, reason);
 	else if (a->benefit < hp->o.min_benefit)
 		snprintf(reason, REASON_MAX, "benefit too small: %llu (minimum %llu)",
 			 (unsigned long long)a->benefit, (unsigned long long)hp->o.min_benefit);
 	else {
 		a->advised = true;
-		if (t->best_len) {
-			a->start = t->best_at;
-			a->end = t->best_at + t->best_len * MS_HUGE_SPAN;
+		if (t->run_len) {
+			a->start = t->run_at;
+			a->end = t->run_at + t->run_len * MS_HUGE_SPAN;
 		}
+		if (t->run_len && t->run_len < t->dense)
+			snprintf(run, sizeof(run), "; advised: the longest run of them it still holds, %llu spans",
+				 (unsigned long long)t->run_len);
+		sampling_note(hp, est, sizeof(est));
 		snprintf(reason, REASON_MAX, "dense: %u of %u spans with %llu pages touched on "
-			 "average; saves %llu faults and %llu TLB entries%s", t->dense, a->aligned_spans,
+			 "average; saves %llu faults and %llu TLB entries%s%s%s%s", t->dense, a->aligned_spans,
 			 (unsigned long long)(t->dense_pages / t->dense), (unsigned long long)a->faults_saved,
-			 (unsigned long long)(a->tlb_entries_now - a->tlb_entries_huge),
-			 t->best_len ? "" : !r->alive ? "; gone by the end: advise it where it is made" :
-			 "; none of it is where it was dense any more: advise it where it is made");
+			 (unsigned long long)(a->tlb_entries_now - a->tlb_entries_huge), run,
+			 t->run_len ? "" : !r->alive ? "; gone by the end: advise it as it is made" :
+			 "; none of it is where it was dense any more: advise it as it is made",
+			 est[0] ? "; " : "", est);
 	}
 }
 
-/* The advice for region r from its spans sp[0, n), in address order; its reason goes in reason. */
+/*
+ * The advice for region r from its spans sp[0, n), in address order; its
+ * reason goes in reason. The figures of the benefit count only the spans
+ * advised: the run held at the end, or, for a region to advise where it
+ * is made, every dense span.
+ */
 static void advise(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_region *r,
 		   struct span *const *sp, size_t n, uint64_t end_ns, struct ms_huge_advice *a, char *reason)
 {
 	uint64_t first = (r->start + MS_HUGE_SPAN - 1) & ~(MS_HUGE_SPAN - 1);
-	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), spans;
+	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), spans, pages, tlb;
 	struct tally t;
 
 	memset(a, 0, sizeof(*a));
 	a->region = r;
 	a->reason = reason;
+	a->period = hp->nr_samples ? (hp->weight + hp->nr_samples / 2) / hp->nr_samples : 1;
+	a->estimated = hp->max_period > 1;
 	spans = last > first ? (last - first) / MS_HUGE_SPAN : 0;
 	a->aligned_spans = spans > UINT32_MAX ? UINT32_MAX : (uint32_t)spans;
 	sum_spans(hp, as, r, sp, n, a, &t);
-	a->spans = t.dense;
-	a->faults_saved = t.dense ? t.dense_pages - t.dense : 0;
-	a->tlb_entries_now = t.dense ? t.dense_pages : 0;
-	a->tlb_entries_huge = t.dense;
-	a->benefit = a->faults_saved + (t.dense ? t.dense_tlb : 0);
+	a->spans = (uint32_t)(t.run_len ? t.run_len : t.dense);
+	pages = t.run_len ? t.run_pages : t.dense_pages;
+	tlb = t.run_len ? t.run_tlb : t.dense_tlb;
+	a->faults_saved = pages - a->spans;
+	a->tlb_entries_now = pages;
+	a->tlb_entries_huge = a->spans;
+	a->benefit = a->faults_saved + tlb;
 	judge(hp, r, &t, (r->ended_ns ? r->ended_ns : end_ns) - r->created_ns, a, reason);
 	if (!a->advised)
 		a->start = a->end = 0;

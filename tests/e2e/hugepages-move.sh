@@ -3,7 +3,8 @@
 # workload says what it did): the region's pages and faults cover its whole
 # life, the pages mremap moved count in their new home, the advised range
 # covers only what the region holds at the end and never the hole another
-# region took, a region gone by the end is advised with no range, and
+# region took, a region gone by the end is advised with no range (its
+# action says how, for the next run, never --apply), and
 # --apply --dry-run offers only the live ranges.
 source "$(dirname "$0")/lib.sh"
 need_recording
@@ -45,7 +46,8 @@ for a in adv:
     if a["start"] and a is not hole:
         check(not (int(a["start"], 16) < he and hs < int(a["end"], 16)), f"{a['start']}-{a['end']} stays out of the hole another region took")
 check(hole and hole["advised"] and (int(hole["start"], 16), int(hole["end"], 16)) == r["hole"], "the region in the hole is advised on its own memory")
-check(gone and gone["advised"] and gone["start"] is None and "where it is made" in gone["action"],
+check(gone and gone["advised"] and gone["start"] is None and gone["how"] and "--apply" not in gone["action"]
+      and "mapscope run --hugepages" in gone["action"],
       f"the region gone by the end is advised with no range: {gone and gone['reason']}")
 sys.exit(bad)
 PY

@@ -71,17 +71,17 @@ expect_status() {
 	[ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want"
 }
 
-# record_triggered WORKLOAD OUT DATA: starts WORKLOAD (it prints "ready", does
-# its work on SIGUSR1, prints "touched", and exits on SIGUSR2) with its
-# output in OUT, records it with -p into DATA around that work, and leaves
-# it running (sent SIGUSR2 at exit). Sets wl to its pid.
+# record_triggered WORKLOAD OUT DATA [RECORD-OPTION...]: starts WORKLOAD (it
+# prints "ready", does its work on SIGUSR1, prints "touched", and exits on
+# SIGUSR2) with its output in OUT, records it with -p into DATA around that
+# work, and leaves it running (sent SIGUSR2 at exit). Sets wl to its pid.
 record_triggered() {
 	local out=$2 data=$3 rec
 	"$1" >"$out" &
 	wl=$!
 	trap 'kill -USR2 $wl 2>/dev/null || true; rm -rf "$TMP"' EXIT
 	wait_for '^ready' "$out" || true
-	"$MAPSCOPE" record -p $wl -o "$data" 2>rec.txt &
+	"$MAPSCOPE" record -p $wl -o "$data" "${@:4}" 2>rec.txt &
 	rec=$!
 	wait_for 'recording 1 process' rec.txt 10 || fail "record never said it was recording: $(cat rec.txt)"
 	kill -USR1 $wl
