@@ -63,12 +63,16 @@ static inline bool not_user(uint64_t addr)
 
 /*
  * Whether a sample at addr that not_user() found goes on all the same: 0
- * from an event whose address is always the access's (a page fault, a
- * memory event) is a null-pointer access, not "no address".
+ * is a NULL pointer's access where the address is always the access's: a
+ * page fault's, or a memory sample's whose data source names the access
+ * (load, store, prefetch, exec). perf -d's cycles carry a data source too,
+ * but "not available" (PERF_MEM_OP_NA), and 0 there means no address.
  */
-static inline bool zero_kept(const struct evinfo *ei, uint64_t addr)
+static inline bool zero_kept(const struct evinfo *ei, uint64_t addr, uint64_t data_src)
 {
-	return !addr && ei->real_zero;
+	const uint64_t ops = PERF_MEM_OP_LOAD | PERF_MEM_OP_STORE | PERF_MEM_OP_PFETCH | PERF_MEM_OP_EXEC;
+
+	return !addr && (ei->fault || (data_src >> PERF_MEM_OP_SHIFT & ops));
 }
 
 /* Counts a sample that not_user() sets aside. 0. */
@@ -130,7 +134,8 @@ on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struc
 	ev->tid = (uint32_t)(v >> 32);
 	ev->cpu = l->cpu >= 0 ? (uint32_t)load64(rec, l->cpu) : 0;
 	ev->sample.addr = load64(rec, l->addr);
-	if (not_user(ev->sample.addr) && !zero_kept(ei, ev->sample.addr))
+	if (not_user(ev->sample.addr) &&
+	    !zero_kept(ei, ev->sample.addr, l->data_src >= 0 ? load64(rec, l->data_src) : 0))
 		return set_aside(s, ev->sample.addr);
 	ev->sample.period = l->period >= 0 ? load64(rec, l->period) : ei->period;
 	ev->sample.ip = l->ip >= 0 ? load64(rec, l->ip) : 0;
@@ -183,7 +188,7 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 		s->st.other_samples++;
 		return smp.has_sp && smp.tid != smp.pid ? stream_thread_sp(s, &smp) : 0;
 	}
-	if (not_user(smp.addr) && !zero_kept(ei, smp.addr))
+	if (not_user(smp.addr) && !zero_kept(ei, smp.addr, smp.data_src))
 		return set_aside(s, smp.addr);
 	ev.kind = MS_EV_SAMPLE;
 	ev.time = smp.time;
@@ -466,7 +471,7 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			ev->sample.data_src = load64(rec, l.data_src);
 		if (l.period >= 0)
 			ev->sample.period = load64(rec, l.period);
-		if (not_user(ev->sample.addr) && !zero_kept(ei, ev->sample.addr)) {
+		if (not_user(ev->sample.addr) && !zero_kept(ei, ev->sample.addr, ev->sample.data_src)) {
 			set_aside(s, ev->sample.addr);
 			continue;
 		}
@@ -528,7 +533,7 @@ static int send_view(struct ms_stream *s, const unsigned char *p, size_t n, bool
 	struct ms_samples v = s->view;
 	const size_t size = s->fast_size, at = v.addr;
 	size_t i, from, end, sent = 0;
-	uint64_t addr;
+	uint64_t addr, dsrc;
 	int err = 0;
 
 	if (s->nbatch && (err = stream_flush_batch(s)))
@@ -537,7 +542,12 @@ static int send_view(struct ms_stream *s, const unsigned char *p, size_t n, bool
 		end = !clean && n - from > VIEW_CHUNK ? from + VIEW_CHUNK : n;
 		for (i = from; i < end && !clean; i++) {
 			memcpy(&addr, p + i * size + at, 8);
-			if (!not_user(addr) || zero_kept(&s->ev[s->fast_ev], addr))
+			if (!not_user(addr))
+				continue;
+			dsrc = 0;
+			if (v.data_src >= 0)
+				memcpy(&dsrc, p + i * size + v.data_src, 8);
+			if (zero_kept(&s->ev[s->fast_ev], addr, dsrc))
 				continue;
 			set_aside(s, addr);
 			if (i > from) {

@@ -93,18 +93,6 @@ static bool clock_event(const struct perf_event_attr *a)
 	       (a->sample_type & PERF_SAMPLE_REGS_USER) && !(a->sample_type & PERF_SAMPLE_DATA_SRC);
 }
 
-/*
- * A hardware memory event (PEBS, IBS, SPE: the ones that sample a data
- * source): its address is the access's, so 0 is a null-pointer access,
- * as it is for a page fault. Any other event perf -d samples writes 0
- * where it has no address.
- */
-static bool data_event(const struct perf_event_attr *a)
-{
-	return a->type != PERF_TYPE_SOFTWARE && a->type != PERF_TYPE_TRACEPOINT &&
-	       (a->sample_type & PERF_SAMPLE_DATA_SRC);
-}
-
 int stream_setup_evsels(struct ms_stream *s, const struct ms_evlist *ev, const void *td, size_t len)
 {
 	const struct perf_event_attr *a;
@@ -132,7 +120,6 @@ int stream_setup_evsels(struct ms_stream *s, const struct ms_evlist *ev, const v
 				 (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
 				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
-		s->ev[i].real_zero = s->ev[i].fault || data_event(a);
 		s->ev[i].period = a->freq ? 0 : a->sample_period;
 		if (a->type != PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_ADDR) && !clock_event(a))
 			s->ev[i].kind = EK_DATA;

@@ -51,7 +51,6 @@ struct evinfo {
 	struct ms_sample_layout lay; /* fixed offsets, where its samples have them */
 	uint16_t fixed_size;         /* a data sample of this size decodes by lay; 0: never */
 	bool fault;                  /* a page-fault software event */
-	bool real_zero;              /* its address 0 is an access (a fault's, a memory event's), not "none" */
 	uint64_t period;             /* what a sample without PERIOD stands for: sample_period, 0 with a frequency */
 };
 

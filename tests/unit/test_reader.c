@@ -486,6 +486,15 @@ struct fields_seen { int n, raw, views; uint64_t at; bool ok; };
 
 static bool fields_fault;            /* the event is page faults, not perf -d's cpu-clock */
 
+/*
+ * Sample i's data source: the page faults' any, the clock's "not
+ * available" (PERF_MEM_OP_NA), as perf -d writes it for cycles.
+ */
+static uint64_t field_dsrc(uint64_t i)
+{
+	return fields_fault ? 0x42 + i : ((0x42 + i) & ~0x1fULL) | PERF_MEM_OP_NA;
+}
+
 /* Sample i's address: 0 and kernel ones here and there, first and last among them. */
 static uint64_t field_addr(uint64_t i)
 {
@@ -506,7 +515,7 @@ static void check_fields(struct fields_seen *f, const struct ms_event *ev, bool 
 	f->n++;
 	f->ok &= ev->kind == MS_EV_SAMPLE && ev->time == 1000 + i && ev->pid == 10 + (uint32_t)i % 3 &&
 		 ev->tid == 20 + (uint32_t)i % 5 && ev->sample.addr == field_addr(i) &&
-		 ev->sample.data_src == 0x42 + i && ev->sample.ip == (with_ip ? 0x400000 + i : 0) &&
+		 ev->sample.data_src == field_dsrc(i) && ev->sample.ip == (with_ip ? 0x400000 + i : 0) &&
 		 ev->cpu == (with_ip ? (uint32_t)i % 2 : 0) && ev->sample.has_addr && !ev->sample.has_sp &&
 		 ev->sample.fault == fields_fault && ev->sample.evsel == 0;
 }
@@ -580,7 +589,7 @@ static void fixed_layouts_decode_each_field(void **state)
 			rec[k++] = field_addr(i);                              /* ADDR */
 			if (layout)
 				rec[k++] = i % 2;                              /* CPU */
-			rec[k++] = 0x42 + i;                                   /* DATA_SRC */
+			rec[k++] = field_dsrc(i);                              /* DATA_SRC */
 			h.size = (uint16_t)(8 * k);
 			memcpy(&rec[0], &h, 8);
 			assert_int_equal(ms_pdwriter_write(w, (const void *)rec), 0);
