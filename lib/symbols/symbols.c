@@ -148,10 +148,17 @@ static void track_map(struct ms_symbols *s, const struct ms_event *ev)
 	}
 	if (b->state < 0)
 		return;
-	for (k = 0; k < b->nr_segs; k++) {
+	/*
+	 * A segment that starts inside a page shares that page with the end of
+	 * the one before (libpython's RW segment at 0x414ed0, after an R one
+	 * ending at 0x414078): its map starts at that page, and is the later
+	 * segment's. The earlier one would put the binary a page off, and
+	 * unwinding through it would read another function's CFI.
+	 */
+	for (k = b->nr_segs; k-- > 0;) {
 		const struct seg *g = &b->segs[k];
 
-		if (m->pgoff >= g->offset && m->pgoff < g->offset + (g->filesz ? g->filesz : 1)) {
+		if (m->pgoff >= (g->offset & ~(uint64_t)4095) && m->pgoff < g->offset + (g->filesz ? g->filesz : 1)) {
 			p = ms_symbols_proc(s, ev->pid, true);
 			if (p)
 				add_inst(p, (size_t)i, m->start - (m->pgoff - g->offset + g->vaddr), b);
