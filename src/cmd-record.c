@@ -32,7 +32,8 @@ static const struct cli_usage usage = {
 	.column = 24,
 	.head =
 "usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [--no-samples] [--no-vma-tree]\n"
-"                       [--call-graph fp|dwarf] (-p PID[,PID...] | -- CMD [ARGS...])\n"
+"                       [--call-graph fp|dwarf] [--no-alloc-stacks]\n"
+"                       (-p PID[,PID...] | -- CMD [ARGS...])\n"
 "\n"
 "Records every change to the address space of CMD (with its threads and\n"
 "children) or of running processes, and their page faults, into perf.data.\n"
@@ -43,8 +44,10 @@ static const struct cli_usage usage = {
 "EXIT records; syscalls:sys_enter_*/sys_exit_* tracepoints for mmap, munmap,\n"
 "mremap, mprotect, brk, madvise, shmat, shmdt, mlock, mlock2, munlock,\n"
 "mlockall and munlockall (the last five where the kernel has them);\n"
-"page-fault samples with the data address. Times are CLOCK_MONOTONIC\n"
-"nanoseconds.\n"
+"page-fault samples with the data address. The entries of mmap, mremap,\n"
+"brk and shmat carry the user registers and 8 KiB of user stack, unwound\n"
+"by report to name the code that made each region. Times are\n"
+"CLOCK_MONOTONIC nanoseconds.\n"
 "\n"
 "Ctrl-C, SIGTERM or the command dying by a signal still leave a complete\n"
 "file. So do SIGKILL of mapscope and a full disk, up to the last flush (a\n"
@@ -76,6 +79,7 @@ struct record_opts {
 	bool pages_set;              /* -m given */
 	bool no_samples;
 	bool no_vma_tree;
+	bool no_alloc_stacks;
 	bool callchain;
 	bool dwarf;
 	int verbose;
@@ -135,6 +139,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		OPT_MORE_HELP("call-graph", "dwarf", "copy the user registers and 8 KiB of user stack\n"
 			      "instead, unwound at report time with the binaries'\n"
 			      "CFI: for code built without frame pointers"),
+		OPT_BOOL(0, "no-alloc-stacks", &o->no_alloc_stacks, "no stack copies on the mapping syscalls\n"
+			 "(mmap, mremap, brk, shmat): smaller files, and\n"
+			 "allocation sites only from --call-graph"),
 		OPT_COUNT('v', "verbose", &o->verbose, "say more"),
 		OPT_END(),
 	};
@@ -371,6 +378,7 @@ static void record_options(const struct record_opts *o, int argc, char **argv, s
 	*ro = (struct ms_record_opts){
 		.fault_period = o->no_samples ? 0 : o->period, .mmap_pages = (unsigned int)o->pages,
 		.callchain = o->callchain, .dwarf = o->dwarf, .no_vma_tree = o->no_vma_tree,
+		.no_alloc_stacks = o->no_alloc_stacks,
 		.enable_on_exec = o->cmd != NULL, .pipe = o->pipe, .argc = argc, .argv = argv,
 	};
 }

@@ -34,6 +34,13 @@ struct ms_live_opts {
 #define MS_LIVE_WAKEUP_EACH    (1u << 2) /* poll wakes for every record (costs the traced thread ~10 us) */
 #define MS_LIVE_DWARF          (1u << 3) /* user registers and 8 KiB of user stack on samples, for unwinding */
 #define MS_LIVE_NO_VMA_TREE    (1u << 4) /* leave out maple_tree:ma_write, the kernel's own VMA boundaries */
+/*
+ * User registers and a snapshot of the user stack (MS_LIVE_ALLOC_STACK_BYTES)
+ * on the entries of the syscalls that make memory (mmap, mremap, brk,
+ * shmat) only, for unwinding who made each region; never on page faults.
+ */
+#define MS_LIVE_ALLOC_STACKS   (1u << 5)
+#define MS_LIVE_ALLOC_STACK_BYTES 8192u
 
 /* The ring buffer size used when opts->mmap_pages is 0. */
 #define MS_LIVE_DEFAULT_PAGES 1024u

@@ -40,6 +40,7 @@ struct ms_record_opts {
 	bool callchain;              /* user call chains by frame pointers */
 	bool dwarf;                  /* user registers and stack, unwound at report time */
 	bool no_vma_tree;            /* leave out maple_tree:ma_write */
+	bool no_alloc_stacks;        /* no stack snapshots on the mapping syscalls (MS_LIVE_ALLOC_STACKS) */
 	bool enable_on_exec;         /* events start at the tasks' next exec (a command we launch) */
 	bool pipe;                   /* pipe mode: no seeking, headers as records */
 	int argc;                    /* the command line, for the file's CMDLINE */

@@ -216,6 +216,40 @@ static void add_sp_evsel(struct ms_live *l)
 	add_evsel(l, "task-clock", "", PHASE_FAULTS, &a);
 }
 
+/* The syscalls that make memory: the entries whose stacks name the code that made a region. */
+static bool makes_memory(const char *sc)
+{
+	return !strcmp(sc, "mmap") || !strcmp(sc, "mremap") || !strcmp(sc, "brk") || !strcmp(sc, "shmat");
+}
+
+/* What of the user stack a syscall's sample copies, beyond --call-graph dwarf's every event. */
+static void syscall_stack_attr(const struct ms_live *l, const char *sc, bool enter, struct perf_event_attr *a)
+{
+	uint32_t bytes = 0;
+
+	if (l->opts.flags & MS_LIVE_DWARF)
+		return;
+	/*
+	 * The frame-pointer walk skips the caller of a syscall wrapper
+	 * (it builds no frame): the top of the user stack holds it.
+	 */
+	if (l->opts.flags & MS_LIVE_CALLCHAIN)
+		bytes = STACK_TOP_BYTES;
+	/*
+	 * glibc and most runtimes are built without frame pointers: a copy of
+	 * the stack at the entry, unwound later with the binaries' CFI, names
+	 * who made the memory, at a cost paid per mapping call, not per fault.
+	 */
+	if (enter && USER_REGS_ALL && (l->opts.flags & MS_LIVE_ALLOC_STACKS) && makes_memory(sc))
+		bytes = MS_LIVE_ALLOC_STACK_BYTES;
+	if (!bytes)
+		return;
+	a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	a->sample_stack_user = bytes;
+	/* perf unwinds any sample with a stack: give it every register. */
+	a->sample_regs_user = USER_REGS_ALL;
+}
+
 static int add_tracepoints(struct ms_live *l, const char *dir)
 {
 	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0]) + 1];
@@ -241,16 +275,7 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 				return err;
 			}
 			tracepoint_attr(l, id, &a);
-			/*
-			 * The frame-pointer walk skips the caller of a syscall wrapper
-			 * (it builds no frame): the top of the user stack holds it.
-			 */
-			if (l->opts.flags & MS_LIVE_CALLCHAIN) {
-				a.sample_type |= PERF_SAMPLE_STACK_USER;
-				a.sample_stack_user = STACK_TOP_BYTES;
-				/* perf unwinds any sample with a stack: give it every register. */
-				a.sample_regs_user = USER_REGS_ALL;
-			}
+			syscall_stack_attr(l, syscalls[i], k == 0, &a);
 			snprintf(full, sizeof(full), "syscalls:%s", tp);
 			snprintf(path, sizeof(path), "syscalls/%s", tp);
 			add_evsel(l, full, path, k ? PHASE_EXIT : PHASE_ENTER, &a);

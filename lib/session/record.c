@@ -60,6 +60,7 @@ MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
 	ms_binaries_init(&r->binaries);
 	lo.flags = (opts->callchain ? MS_LIVE_CALLCHAIN : 0) | (opts->dwarf ? MS_LIVE_DWARF : 0) |
 		   (opts->no_vma_tree ? MS_LIVE_NO_VMA_TREE : 0) |
+		   (opts->no_alloc_stacks ? 0 : MS_LIVE_ALLOC_STACKS) |
 		   (opts->enable_on_exec ? MS_LIVE_ENABLE_ON_EXEC : 0);
 	r->live = ms_live_new(&lo);
 	if (!r->live) {

@@ -157,11 +157,68 @@ static void drain_frees_the_rings(void **state)
 	ms_live_free(l);
 }
 
+/* The stack bytes event name's samples copy: 0 where they copy none. */
+static uint32_t stack_bytes(const struct ms_live *l, const char *name)
+{
+	const struct perf_event_attr *a;
+	size_t i;
+
+	for (i = 0; i < ms_live_nr_evsels(l); i++) {
+		a = ms_live_evsel_attr(l, i);
+		if (!strcmp(ms_live_evsel_name(l, i), name))
+			return (a->sample_type & PERF_SAMPLE_STACK_USER) ? a->sample_stack_user : 0;
+	}
+	fail_msg("no event '%s'", name);
+	return 0;
+}
+
+/*
+ * Stacks on the entries of the calls that make memory only: a stack per
+ * page fault is what loses records (a fault storm fills the rings).
+ */
+static void alloc_stacks_on_mapping_entries_only(void **state)
+{
+	static const char *const makers[] = { "mmap", "mremap", "brk", "shmat" };
+	struct ms_live_opts o = { .fault_period = 1, .flags = MS_LIVE_ALLOC_STACKS };
+	struct ms_live *l = ms_live_new(&o), *plain;
+	const struct perf_event_attr *a;
+	char name[64];
+	size_t i, k, with = 0;
+
+	(void)state;
+	assert_non_null(l);
+	for (k = 0; k < 4; k++) {
+		snprintf(name, sizeof(name), "syscalls:sys_enter_%s", makers[k]);
+		assert_int_equal(stack_bytes(l, name), MS_LIVE_ALLOC_STACK_BYTES);
+		snprintf(name, sizeof(name), "syscalls:sys_exit_%s", makers[k]);
+		assert_int_equal(stack_bytes(l, name), 0);
+	}
+	for (i = 0; i < ms_live_nr_evsels(l); i++) {
+		a = ms_live_evsel_attr(l, i);
+		if (!(a->sample_type & PERF_SAMPLE_STACK_USER))
+			continue;
+		with++;
+		/* An unwinder starts from every register: IP, SP and BP among them. */
+		assert_true(a->sample_type & PERF_SAMPLE_REGS_USER);
+		assert_true(__builtin_popcountll(a->sample_regs_user) >= 17);
+	}
+	assert_int_equal(with, 4);                /* page faults, munmap, the tree: none */
+	assert_int_equal(stack_bytes(l, "page-faults"), 0);
+	assert_int_equal(stack_bytes(l, "syscalls:sys_enter_munmap"), 0);
+	o.flags = 0;
+	plain = ms_live_new(&o);
+	assert_non_null(plain);
+	assert_int_equal(stack_bytes(plain, "syscalls:sys_enter_mmap"), 0);
+	ms_live_free(plain);
+	ms_live_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sees_what_this_thread_does),
 		cmocka_unit_test(drain_frees_the_rings),
+		cmocka_unit_test(alloc_stacks_on_mapping_entries_only),
 	};
 	struct ms_live_opts o = { .fault_period = 1 };
 	struct ms_live *probe;
