@@ -74,8 +74,14 @@ int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t addr, struct 
 
 /*
  * Names the call site of a call chain (innermost first, perf's context
- * markers allowed): site gets the first function outside the C library and
- * the loader (empty if none), text the chain as "f+0x1 <- g+0x2 <- ...".
+ * markers allowed). site gets the code that made the memory: the first
+ * frame past the mechanism (the C library, the loader, glibc malloc,
+ * python's obmalloc and PyMem, operator new, jemalloc, tcmalloc) and its
+ * two callers, inlined calls expanded, as "function (file:line) ← caller
+ * ← caller" (UTF-8; file:line where the binary has debuginfo); where
+ * every frame is the mechanism, the first past the allocator's functions
+ * (the loader's own maps); empty if none is named. text gets the chain as
+ * "f+0x1 <- g+0x2 <- ...".
  */
 void ms_symbols_call_site(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
 			  char *site, size_t site_len, char *text, size_t text_len);

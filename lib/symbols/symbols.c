@@ -11,8 +11,6 @@
 #include <sys/mman.h>
 #include <sys/types.h>
 
-#include <linux/perf_event.h>
-
 #include <dwarf.h>
 
 #include "symbols/internal.h"
@@ -310,38 +308,6 @@ MS_EXPORT int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t add
 	out[n].file = file;
 	out[n].line = line;
 	return n + 1;
-}
-
-/* Frames of the C library and the loader are the mechanism, not the site. */
-static bool runtime_dso(const char *dso)
-{
-	const char *base = dso ? strrchr(dso, '/') : NULL;
-
-	base = base ? base + 1 : dso;
-	return base && (!strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8) ||
-			!strncmp(base, "libpthread", 10));
-}
-
-MS_EXPORT void ms_symbols_call_site(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
-				    char *site, size_t site_len, char *text, size_t text_len)
-{
-	char frame[256];
-	struct ms_sym sym;
-	size_t at = 0;
-	uint32_t i, shown = 0;
-	int err;
-
-	site[0] = text[0] = '\0';
-	for (i = 0; i < len && shown < 12; i++) {
-		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
-			continue;
-		err = ms_symbols_resolve(s, pid, chain[i], false, &sym);
-		ms_sym_format(&sym, err, chain[i], frame, sizeof(frame));
-		if (at < text_len)
-			at += (size_t)snprintf(text + at, text_len - at, "%s%s", shown++ ? " <- " : "", frame);
-		if (!site[0] && !err && sym.name && !runtime_dso(sym.dso))
-			snprintf(site, site_len, "%s", sym.name);
-	}
 }
 
 MS_EXPORT void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr, char *buf, size_t len)

@@ -41,6 +41,11 @@ __attribute__((noinline)) void sites_caller(void)
 	sites_sink++;
 }
 
+static bool starts_with(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
+}
+
 static void nothing_without_symbols_or_chain(void **state)
 {
 	uint64_t chain[2] = { (uint64_t)(uintptr_t)sites_alloc_here + 1, (uint64_t)(uintptr_t)sites_caller + 1 };
@@ -77,7 +82,8 @@ static void named_kept_grown_and_replaced(void **state)
 	assert_true(map_own_code(syms, text, 32) >= 1);      /* this test, at least */
 	assert_int_equal(ms_sites_note(&t, syms, &r, NULL), 0);
 	/* 0x10 names nothing: the site is the first frame named; the context marker is no frame. */
-	assert_string_equal(ms_sites_site(&t, &r), "sites_alloc_here");
+	assert_true(starts_with(ms_sites_site(&t, &r), "sites_alloc_here"));
+	assert_non_null(strstr(ms_sites_site(&t, &r), " \u2190 sites_caller"));
 	assert_string_equal(ms_sites_chain(&t, &r), "0x10 <- sites_alloc_here+0x1 <- sites_caller+0x1");
 	assert_null(ms_sites_site(&t, &none));
 	{
@@ -95,8 +101,8 @@ static void named_kept_grown_and_replaced(void **state)
 	other.alloc_chain_len = 1;
 	assert_int_equal(ms_sites_note(&t, syms, &other, NULL), 0);
 	assert_true(t.cap > 5000);
-	assert_string_equal(ms_sites_site(&t, &other), "sites_caller");
-	assert_string_equal(ms_sites_site(&t, &r), "sites_alloc_here");
+	assert_true(starts_with(ms_sites_site(&t, &other), "sites_caller"));
+	assert_true(starts_with(ms_sites_site(&t, &r), "sites_alloc_here"));
 	assert_null(ms_sites_chain(&t, &none));
 	/* Named again (a region id reused by a new table's owner): replaced, the old strings freed. */
 	r.alloc_chain = chain + 3;

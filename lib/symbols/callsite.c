@@ -1,0 +1,179 @@
+/*
+ * Allocation sites: the code that made a region, named from the call chain
+ * of the syscall that made it. The innermost frames are the mechanism (the
+ * mmap or brk wrapper, glibc malloc's internals, python's obmalloc, the
+ * loader): the site is the first frame past them, printed as
+ * "function (file:line) ← caller ← caller", inlined calls expanded.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+
+#include <mapscope/symbols.h>
+
+#include "util/log.h"
+
+#define SITE_FRAMES 3            /* the site and two callers */
+#define MAX_FRAMES 128           /* inlined ones included */
+
+/* Binaries whose every frame is the mechanism: the C library, the loader, allocators. */
+static bool runtime_dso(const char *dso)
+{
+	static const char *const libs[] = {
+		"libc.so", "ld-linux", "libpthread", "libjemalloc", "libtcmalloc", "libmimalloc",
+	};
+	const char *base = dso ? strrchr(dso, '/') : NULL;
+	size_t i;
+
+	base = base ? base + 1 : dso;
+	for (i = 0; base && i < sizeof(libs) / sizeof(libs[0]); i++)
+		if (!strncmp(base, libs[i], strlen(libs[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Allocator functions wherever they are linked: glibc's malloc and
+ * syscall wrappers (a static binary), python's obmalloc, PyMem and the
+ * object allocators over them, C++ operator new, jemalloc and tcmalloc.
+ * Exact names, and prefixes distinctive enough not to catch a user's.
+ */
+static bool allocator_fn(const char *name)
+{
+	static const char *const exact[] = {
+		"malloc", "calloc", "realloc", "memalign", "aligned_alloc", "posix_memalign", "valloc",
+		"pvalloc", "sysmalloc", "sysmalloc_mmap", "new_heap", "alloc_new_heap", "arena_get2",
+		"tcache_init", "ptmalloc_init", "mmap", "mmap64", "__mmap", "__mmap64", "mremap", "__mremap",
+		"brk", "__brk", "sbrk", "__sbrk", "shmat", "__glibc_morecore", "__minimal_malloc",
+		"__minimal_calloc", "__rtld_malloc", "PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc",
+		"_PyObject_Malloc", "_PyObject_Calloc", "_PyObject_Realloc", "new_arena",
+		"allocate_from_new_pool", "gc_alloc", "_PyObject_GC_New", "_PyObject_GC_NewVar",
+		"_PyObject_GC_Link", "_PyObject_GC_Resize", "_PyObject_New", "_PyObject_NewVar",
+		"PyType_GenericAlloc", "_PyType_AllocNoTrack", "operator new", "operator new[]",
+	};
+	static const char *const prefix[] = {
+		"__libc_", "_int_", "sysmalloc", "_mid_memalign", "PyMem_", "_PyMem_", "pymalloc_",
+		"_PyObject_Arena", "_Znwm", "_Znam", "je_", "tc_", "_ZN8tcmalloc", "mi_malloc", "mi_heap_",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(name, exact[i]))
+			return true;
+	for (i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return true;
+	return false;
+}
+
+struct cs_frame {
+	struct ms_frame f;
+	const char *dso;
+	uint64_t addr, vaddr;
+	bool found;                  /* a binary holds addr */
+};
+
+/*
+ * The chain's frames, inlined calls expanded, innermost first. The
+ * innermost address is where the syscall was made; every other one is a
+ * return address, looked up one byte back so that a call at a function's
+ * end is not put in the next function.
+ */
+static int expand(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
+		  struct cs_frame *out, int max)
+{
+	struct ms_frame fr[16];
+	struct ms_sym sym;
+	uint64_t addr;
+	uint32_t i;
+	int n = 0, k, m, first = 1;
+
+	for (i = 0; i < len && n < max; i++) {
+		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		addr = first ? chain[i] : chain[i] - 1;
+		first = 0;
+		m = ms_symbols_frames(s, pid, addr, fr, 16);
+		if (ms_symbols_resolve(s, pid, addr, false, &sym))
+			memset(&sym, 0, sizeof(sym));
+		for (k = 0; k < (m ? m : 1) && n < max; k++, n++) {
+			out[n].f = m ? fr[k] : (struct ms_frame){ 0 };
+			out[n].dso = sym.dso;
+			out[n].addr = chain[i];
+			out[n].vaddr = sym.vaddr;
+			out[n].found = sym.dso != NULL;
+		}
+	}
+	return n;
+}
+
+/* The site's first frame: past the mechanism; where every frame is mechanism, past the allocator's functions. */
+static int site_frame(const struct cs_frame *f, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].f.name && !runtime_dso(f[i].dso) && !allocator_fn(f[i].f.name))
+			return i;
+	/* The loader's own maps, libc's own mallocs: name the code there that asked. */
+	for (i = 0; i < n; i++)
+		if (f[i].f.name && !allocator_fn(f[i].f.name))
+			return i;
+	return -1;
+}
+
+/* "name (file:line)", "name", "binary+0x1f" or "0x7f..": at most len bytes. */
+static size_t frame_text(const struct cs_frame *f, char *buf, size_t len)
+{
+	const char *file = f->f.file ? strrchr(f->f.file, '/') : NULL, *bin;
+
+	file = file ? file + 1 : f->f.file;
+	if (f->f.name && file && f->f.line > 0)
+		return (size_t)snprintf(buf, len, "%s (%s:%d)", f->f.name, file, f->f.line);
+	if (f->f.name)
+		return (size_t)snprintf(buf, len, "%s", f->f.name);
+	if (f->found) {
+		bin = strrchr(f->dso, '/');
+		return (size_t)snprintf(buf, len, "%s+0x%llx", bin ? bin + 1 : f->dso, (unsigned long long)f->vaddr);
+	}
+	return (size_t)snprintf(buf, len, "0x%llx", (unsigned long long)f->addr);
+}
+
+static void site_text(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
+		      char *site, size_t site_len)
+{
+	struct cs_frame f[MAX_FRAMES];
+	size_t at = 0;
+	int n = expand(s, pid, chain, len, f, MAX_FRAMES), i, first = site_frame(f, n);
+
+	site[0] = '\0';
+	for (i = first; first >= 0 && i < n && i < first + SITE_FRAMES && at < site_len; i++) {
+		if (i > first)
+			at += (size_t)snprintf(site + at, site_len - at, " \u2190 ");
+		if (at < site_len)
+			at += frame_text(&f[i], site + at, site_len - at);
+	}
+}
+
+MS_EXPORT void ms_symbols_call_site(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
+				    char *site, size_t site_len, char *text, size_t text_len)
+{
+	char frame[256];
+	struct ms_sym sym;
+	size_t at = 0;
+	uint32_t i, shown = 0;
+	int err;
+
+	text[0] = '\0';
+	for (i = 0; i < len && shown < 12; i++) {
+		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		err = ms_symbols_resolve(s, pid, chain[i], false, &sym);
+		ms_sym_format(&sym, err, chain[i], frame, sizeof(frame));
+		if (at < text_len)
+			at += (size_t)snprintf(text + at, text_len - at, "%s%s", shown++ ? " <- " : "", frame);
+	}
+	site_text(s, pid, chain, len, site, site_len);
+}
