@@ -249,8 +249,12 @@ static int __attribute__((noinline)) apply_change(struct ms_session *s, const st
 
 	if (err <= 0)
 		return err;                   /* nothing changed, or an error */
-	/* A region just made: its site is named now, while its process's binaries are known. */
-	if (s->syms && c.op == MS_OP_MAP && c.region && (err = ms_sites_note(&s->sites, s->syms, c.region, ev)))
+	/*
+	 * A region just made: its site is named now, while its process's
+	 * binaries are known. The heap is made by the first brk that grows it.
+	 */
+	if (s->syms && c.region && (c.op == MS_OP_MAP || (c.op == MS_OP_BRK && !ms_sites_chain(&s->sites, c.region))) &&
+	    (err = ms_sites_note(&s->sites, s->syms, c.region, ev)))
 		return err;
 	for (i = 0; i < s->n; i++)
 		if (s->an[i].a->change && (err = s->an[i].a->change(s->an[i].ctx, s, ev, &c)))
