@@ -27,7 +27,7 @@ static int keep_ips(struct ms_site *s, const uint64_t *frames, uint32_t nr)
 int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_region *r,
 		  const struct ms_event *ev)
 {
-	char site[256], chain[1024];
+	char site[768], chain[1024];
 	uint64_t unwound[64];
 	const uint64_t *frames = r->alloc_chain;
 	uint32_t nr = r->alloc_chain_len;

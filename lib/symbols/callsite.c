@@ -5,8 +5,11 @@
  * loader): the site is the first frame past them, printed as
  * "function (file:line) ← caller ← caller", inlined calls expanded.
  */
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/perf_event.h>
@@ -46,7 +49,7 @@ static bool allocator_fn(const char *name)
 		"malloc", "calloc", "realloc", "memalign", "aligned_alloc", "posix_memalign", "valloc",
 		"pvalloc", "sysmalloc", "sysmalloc_mmap", "new_heap", "alloc_new_heap", "arena_get2",
 		"tcache_init", "ptmalloc_init", "mmap", "mmap64", "__mmap", "__mmap64", "mremap", "__mremap",
-		"brk", "__brk", "sbrk", "__sbrk", "shmat", "__glibc_morecore", "__minimal_malloc",
+		"brk", "__brk", "sbrk", "__sbrk", "shmat", "__glibc_morecore", "__default_morecore", "__minimal_malloc",
 		"__minimal_calloc", "__rtld_malloc", "PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc",
 		"_PyObject_Malloc", "_PyObject_Calloc", "_PyObject_Realloc", "new_arena",
 		"allocate_from_new_pool", "gc_alloc", "_PyObject_GC_New", "_PyObject_GC_NewVar",
@@ -57,10 +60,11 @@ static bool allocator_fn(const char *name)
 		"__libc_", "_int_", "sysmalloc", "_mid_memalign", "PyMem_", "_PyMem_", "pymalloc_",
 		"_PyObject_Arena", "_Znwm", "_Znam", "je_", "tc_", "_ZN8tcmalloc", "mi_malloc", "mi_heap_",
 	};
-	size_t i;
+	/* A clone's or a versioned symbol's suffix is no part of the name: tcache_init.part.0, x@GLIBC_2.2.5. */
+	size_t len = strcspn(name, ".@"), i;
 
 	for (i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (!strcmp(name, exact[i]))
+		if (strlen(exact[i]) == len && !strncmp(name, exact[i], len))
 			return true;
 	for (i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
 		if (!strncmp(name, prefix[i], strlen(prefix[i])))
@@ -114,8 +118,9 @@ static int site_frame(const struct cs_frame *f, int n)
 {
 	int i;
 
+	/* A binary without symbols (a stripped libstdc++) still says where: binary+offset. */
 	for (i = 0; i < n; i++)
-		if (f[i].f.name && !runtime_dso(f[i].dso) && !allocator_fn(f[i].f.name))
+		if (f[i].found && !runtime_dso(f[i].dso) && !(f[i].f.name && allocator_fn(f[i].f.name)))
 			return i;
 	/* The loader's own maps, libc's own mallocs: name the code there that asked. */
 	for (i = 0; i < n; i++)
@@ -124,16 +129,60 @@ static int site_frame(const struct cs_frame *f, int n)
 	return -1;
 }
 
+typedef char *(*demangle_fn)(const char *name, char *buf, size_t *len, int *status);
+
+static demangle_fn cxa_demangle;
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+
+/* The C++ runtime's demangler, where it can be loaded: the library itself links no C++. */
+static void load_demangler(void)
+{
+	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+	cxa_demangle = h ? (demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
+}
+
+/*
+ * A C++ symbol as people read it, without its parameters (a site's three
+ * frames stay on a line): "v8::base::OS::Allocate". The mangled name where
+ * no demangler is at hand. The result is malloc'd; NULL: use name.
+ */
+static char *demangled(const char *name)
+{
+	char *d, *p;
+	int status = -1, depth = 0;
+
+	if (strncmp(name, "_Z", 2) || pthread_once(&demangle_once, load_demangler) || !cxa_demangle)
+		return NULL;
+	d = cxa_demangle(name, NULL, NULL, &status);
+	if (!d || status)
+		return NULL;
+	p = strrchr(d, ')');
+	for (; p && p > d; p--) {
+		depth += *p == ')' ? 1 : *p == '(' ? -1 : 0;
+		if (!depth) {
+			*p = '\0';              /* the parameter list, and a const after it */
+			break;
+		}
+	}
+	return d;
+}
+
 /* "name (file:line)", "name", "binary+0x1f" or "0x7f..": at most len bytes. */
 static size_t frame_text(const struct cs_frame *f, char *buf, size_t len)
 {
-	const char *file = f->f.file ? strrchr(f->f.file, '/') : NULL, *bin;
+	const char *file = f->f.file ? strrchr(f->f.file, '/') : NULL, *bin, *name;
+	char *d = f->f.name ? demangled(f->f.name) : NULL;
+	size_t n;
 
 	file = file ? file + 1 : f->f.file;
-	if (f->f.name && file && f->f.line > 0)
-		return (size_t)snprintf(buf, len, "%s (%s:%d)", f->f.name, file, f->f.line);
-	if (f->f.name)
-		return (size_t)snprintf(buf, len, "%s", f->f.name);
+	name = d ? d : f->f.name;
+	if (name) {
+		n = file && f->f.line > 0 ? (size_t)snprintf(buf, len, "%s (%s:%d)", name, file, f->f.line)
+					  : (size_t)snprintf(buf, len, "%s", name);
+		free(d);
+		return n;
+	}
 	if (f->found) {
 		bin = strrchr(f->dso, '/');
 		return (size_t)snprintf(buf, len, "%s+0x%llx", bin ? bin + 1 : f->dso, (unsigned long long)f->vaddr);
