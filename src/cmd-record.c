@@ -45,7 +45,7 @@ static const struct cli_usage usage = {
 "mremap, mprotect, brk, madvise, shmat, shmdt, mlock, mlock2, munlock,\n"
 "mlockall and munlockall (the last five where the kernel has them);\n"
 "page-fault samples with the data address. The entries of mmap, mremap,\n"
-"brk and shmat carry the user registers and 8 KiB of user stack, unwound\n"
+"brk and shmat carry the user registers and 4 KiB of user stack, unwound\n"
 "by report to name the code that made each region. Times are\n"
 "CLOCK_MONOTONIC nanoseconds.\n"
 "\n"

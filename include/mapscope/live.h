@@ -38,9 +38,12 @@ struct ms_live_opts {
  * User registers and a snapshot of the user stack (MS_LIVE_ALLOC_STACK_BYTES)
  * on the entries of the syscalls that make memory (mmap, mremap, brk,
  * shmat) only, for unwinding who made each region; never on page faults.
+ * 4 KiB: 2 KiB already named python3's, node's and the JVM's sites with
+ * two callers each; 8 KiB lost records in a storm of mmap calls
+ * (docs/PERFORMANCE.md).
  */
 #define MS_LIVE_ALLOC_STACKS   (1u << 5)
-#define MS_LIVE_ALLOC_STACK_BYTES 8192u
+#define MS_LIVE_ALLOC_STACK_BYTES 4096u
 
 /* The ring buffer size used when opts->mmap_pages is 0. */
 #define MS_LIVE_DEFAULT_PAGES 1024u
