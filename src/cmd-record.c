@@ -282,7 +282,9 @@ static void print_summary(struct session *s)
 		status[2] ? status : "", launch_stop ? " (stopped by signal)" : "");
 	if (st.lost)
 		cli_hint("records were lost: raise the ring buffer size with -m (now %llu pages) "
-			 "or sample fewer faults with -c", (unsigned long long)s->o->pages);
+			 "or sample fewer faults with -c%s", (unsigned long long)s->o->pages,
+			 s->o->no_alloc_stacks ? "" : "; a program that maps memory very often: "
+			 "--no-alloc-stacks (allocation sites are then not named)");
 }
 
 /* The maps each attached process had before we came, read from /proc while the events already run. */
