@@ -109,13 +109,20 @@ struct proc_bins *ms_symbols_proc(struct ms_symbols *s, uint32_t pid, bool creat
 	return p;
 }
 
-static void add_inst(struct proc_bins *p, size_t bin, uint64_t bias, const struct bin *b)
+static bool has_inst(const struct proc_bins *p, size_t bin, uint64_t bias)
 {
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
 		if (p->v[i].bin == bin && p->v[i].bias == bias)
-			return;
+			return true;
+	return false;
+}
+
+static void add_inst(struct proc_bins *p, size_t bin, uint64_t bias, const struct bin *b)
+{
+	if (has_inst(p, bin, bias))
+		return;
 	if (MS_GROW(p->v, p->n + 1, p->cap, 16, SIZE_MAX, false))
 		return;
 	p->v[p->n++] = (struct inst){ bin, bias, bias + b->lo, bias + b->hi };
@@ -126,6 +133,8 @@ static void track_map(struct ms_symbols *s, const struct ms_event *ev)
 	const struct ms_event_map *m = &ev->map;
 	char path[4096];
 	struct proc_bins *p;
+	uint64_t bias, first = 0;
+	bool found = false;
 	struct bin *b;
 	ssize_t i;
 	size_t k;
@@ -149,20 +158,27 @@ static void track_map(struct ms_symbols *s, const struct ms_event *ev)
 	/*
 	 * A segment that starts inside a page shares that page with the end of
 	 * the one before (libpython's RW segment at 0x414ed0, after an R one
-	 * ending at 0x414078): its map starts at that page, and is the later
-	 * segment's. The earlier one would put the binary a page off, and
-	 * unwinding through it would read another function's CFI.
+	 * ending at 0x414078), so a map at that page's offset may be of either.
+	 * The one that puts the binary where its other maps put it is right (the
+	 * loader maps the first segment, at offset 0, first); taking the wrong
+	 * one puts the binary a page off, and unwinding through it reads
+	 * another function's CFI. With no other map to agree with, the first.
 	 */
-	for (k = b->nr_segs; k-- > 0;) {
+	p = ms_symbols_proc(s, ev->pid, false);
+	for (k = 0; k < b->nr_segs; k++) {
 		const struct seg *g = &b->segs[k];
 
-		if (m->pgoff >= (g->offset & ~(uint64_t)4095) && m->pgoff < g->offset + (g->filesz ? g->filesz : 1)) {
-			p = ms_symbols_proc(s, ev->pid, true);
-			if (p)
-				add_inst(p, (size_t)i, m->start - (m->pgoff - g->offset + g->vaddr), b);
+		if (!(m->pgoff >= (g->offset & ~(uint64_t)4095) && m->pgoff < g->offset + (g->filesz ? g->filesz : 1)))
+			continue;
+		bias = m->start - (m->pgoff - g->offset + g->vaddr);
+		if (!found)
+			first = bias;
+		found = true;
+		if (p && has_inst(p, (size_t)i, bias))
 			return;
-		}
 	}
+	if (found && (p = ms_symbols_proc(s, ev->pid, true)))
+		add_inst(p, (size_t)i, first, b);
 }
 
 static void clear_proc(struct ms_symbols *s, uint32_t pid)

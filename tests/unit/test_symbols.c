@@ -21,6 +21,7 @@
 #include <mapscope/symbols.h>
 
 #include "own_maps.h"
+#include "symbols/internal.h"
 
 int __attribute__((noinline)) marker_function(int x);
 
@@ -107,12 +108,64 @@ static void format(void **state)
 	assert_string_equal(buf, "0x7f00");
 }
 
+static void feed_map(struct ms_symbols *s, const char *path, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t prot)
+{
+	struct ms_event e = task_ev(MS_EV_MAP, 4242);
+
+	e.map = (struct ms_event_map){ .start = start, .end = start + len, .vma_start = start, .vma_end = start + len,
+				       .pgoff = pgoff, .prot = prot, .flags = MAP_PRIVATE, .maj = 8, .min = 1, .ino = 99,
+				       .name = path };
+	ms_symbols_track(s, &e);
+}
+
+/*
+ * A segment that starts inside the page where the one before it ends
+ * (this test's own RW segment, as the linker lays it out, and libdl's,
+ * libpython's): the maps of both segments start at that page's offset.
+ * Each belongs to the segment that puts the binary where its first map
+ * did: one instance, at the loader's base, never a second a page off.
+ */
+static void segments_sharing_a_page(void **state)
+{
+	const uint64_t base = 0x500000000000ULL;
+	struct ms_symbols *s = ms_symbols_new();
+	struct proc_bins *p;
+	const struct seg *g;
+	char self[4096] = "";
+	size_t k;
+	struct bin *b;
+
+	(void)state;
+	assert_true(readlink("/proc/self/exe", self, sizeof(self) - 1) > 0);
+	feed_map(s, self, base, 0x1000, 0, PROT_READ);
+	p = ms_symbols_proc(s, 4242, false);
+	assert_non_null(p);
+	assert_int_equal(p->n, 1);
+	b = &s->bins[p->v[0].bin];
+	for (k = 1; k < b->nr_segs; k++)
+		if ((b->segs[k].offset & ~4095ULL) < b->segs[k - 1].offset + b->segs[k - 1].filesz)
+			break;
+	if (k == b->nr_segs) {
+		ms_symbols_free(s);
+		skip();                          /* laid out with no shared page */
+	}
+	g = &b->segs[k];
+	/* The earlier segment's map, then the later one's, both at the shared page's offset. */
+	feed_map(s, self, base + ((g - 1)->vaddr & ~4095ULL) + ((g->offset & ~4095ULL) - ((g - 1)->offset & ~4095ULL)),
+		 0x1000, g->offset & ~4095ULL, PROT_READ);
+	feed_map(s, self, base + (g->vaddr & ~4095ULL), 0x1000, g->offset & ~4095ULL, PROT_READ | PROT_WRITE);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->v[0].bias, base);
+	ms_symbols_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names_own_function_and_line),
 		cmocka_unit_test(fork_copies_exec_clears),
 		cmocka_unit_test(format),
+		cmocka_unit_test(segments_sharing_a_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
