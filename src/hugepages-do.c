@@ -160,7 +160,8 @@ enum hugepages_how hugepages_do(const struct ms_huge_advice *a, struct ms_sessio
 	} else {
 		how = HOW_UNNAMED;
 		snprintf(fix, sizeof(fix), "madvise(p, len, MADV_HUGEPAGE) right after the mmap that makes this "
-			 "%" PRIu64 " MiB region (record --call-graph dwarf to name where that is)",
+			 "%" PRIu64 " MiB region (mapscope record, without --no-alloc-stacks, names where "
+			 "that is)",
 			 (r->end - r->start) >> 20);
 	}
 	if (a->end)
