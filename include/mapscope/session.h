@@ -129,6 +129,9 @@ struct ms_session_stats {
 	uint32_t nr_lost_pids;     /* processes whose records were lost: ms_session_lost_pid() names them */
 	uint64_t out_of_order;     /* records that came after a later one was emitted */
 	uint64_t first_time, last_time;
+	/* Appended, so that the fields above keep their places. */
+	uint64_t unknown_records;  /* records of a type neither the kernel nor perf defines: dropped */
+	uint64_t bad_names;        /* MMAP and COMM names with no end inside their record: cut there */
 };
 
 void ms_session_stats(const struct ms_session *s, struct ms_session_stats *st);

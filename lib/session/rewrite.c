@@ -18,15 +18,6 @@
 /* The name's bytes in the record: "[vsyscall]" with its NUL, padded to 8. */
 #define VSYSCALL_NAME_SIZE 16
 
-size_t ms_sample_id_size(const struct perf_event_attr *attr)
-{
-	if (!attr->sample_id_all)
-		return 0;
-	return 8 * (size_t)__builtin_popcountll(attr->sample_type &
-		(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-		 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
-}
-
 bool ms_has_vsyscall(void)
 {
 	char line[256];

@@ -12,10 +12,8 @@
 #include <stddef.h>
 
 #include "perfdata/format.h"
+#include "stream/sample.h"          /* ms_sample_id_size */
 #include "util/buf.h"
-
-/* The size of the sample_id_all trailer on attr's non-sample records; 0 where it has none. */
-size_t ms_sample_id_size(const struct perf_event_attr *attr);
 
 /* Whether this machine maps [vsyscall] into processes (it shows in our own maps). */
 bool ms_has_vsyscall(void);

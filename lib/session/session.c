@@ -374,6 +374,7 @@ MS_EXPORT void ms_session_stats(const struct ms_session *s, struct ms_session_st
 		.records = t.records, .samples = t.samples, .other_samples = t.other_samples,
 		.zero_addr = t.zero_addr, .kernel_addr = t.kernel_addr, .unknown_id = t.unknown_id,
 		.bad_samples = t.bad_samples, .bad_records = t.bad_records, .lost = t.lost,
+		.unknown_records = t.unknown_records, .bad_names = t.bad_names,
 		.lost_first = t.lost_first, .lost_last = t.lost_last, .nr_lost_pids = t.nr_lost_pids,
 		.out_of_order = t.out_of_order, .first_time = t.first_time, .last_time = t.last_time,
 	};

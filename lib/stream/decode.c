@@ -260,24 +260,58 @@ static int on_task(struct ms_stream *s, const struct perf_event_header *rec, con
 	return emit(s, &ev);
 }
 
+/* Where a record's sample_id trailer begins. */
+static const char *trailer_start(struct ms_stream *s, const struct perf_event_header *rec)
+{
+	size_t id = ms_sample_id_size(s->ev[stream_trailer_evsel(s, rec)].attr);
+
+	return (const char *)rec + (rec->size > id ? rec->size - id : 0);
+}
+
+void stream_unknown_record(struct ms_stream *s, const struct perf_event_header *rec, uint64_t off)
+{
+	if (s->st.unknown_records++ < 8)
+		ms_warn("skipping a record of type %u at byte offset %llu: neither the kernel nor perf "
+			"defines that type, so the file is damaged there, and the record is lost", rec->type,
+			(unsigned long long)off);
+}
+
+char *stream_record_name(struct ms_stream *s, const struct perf_event_header *rec, const char *name,
+			 const char *end)
+{
+	const char *nul = memchr(name, 0, (size_t)(end - name));
+
+	if (!nul && s->st.bad_names++ < 8 && s->src)
+		ms_warn("the name in a record of type %u at byte offset %llu has no end inside the record: "
+			"it is read as far as the record allows, and may be wrong", rec->type,
+			(unsigned long long)stream_offset_of(s, rec));
+	return strndup(name, (size_t)((nul ? nul : end) - name));
+}
+
 static int on_comm(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp)
 {
 	const char *name = (const char *)(rec + 1) + 8;
-	const char *end = (const char *)rec + rec->size;
+	const char *end = trailer_start(s, rec);
 	struct ms_event ev;
 	uint64_t *brk;
 	uint32_t v[2];
+	char *comm;
+	int err;
 
-	if (rec->size < sizeof(*rec) + 9 || !memchr(name, 0, (size_t)(end - name)))
+	if (end <= name)
 		return 0;
+	if (!(comm = stream_record_name(s, rec, name, end)))
+		return -ENOMEM;
 	memcpy(v, rec + 1, 8);
 	base_event(&ev, (rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? MS_EV_EXEC : MS_EV_COMM, smp);
 	if (ev.kind == MS_EV_EXEC && (brk = ms_u32map_get(&s->brks, v[0])))
 		*brk = 0;                /* a new image: its first brk starts from its own break */
 	ev.pid = v[0];
 	ev.tid = v[1];
-	ev.comm.comm = name;
-	return emit(s, &ev);
+	ev.comm.comm = comm;
+	err = emit(s, &ev);
+	free(comm);
+	return err;
 }
 
 /*
@@ -365,6 +399,8 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 		ev.lost.count = lost;
 		return emit(s, &ev);
 	}
+	if (!rec->type || rec->type > STREAM_KERNEL_TYPE_LAST)
+		stream_unknown_record(s, rec, s->src ? stream_offset_of(s, rec) : 0);
 	return 0;
 }
 

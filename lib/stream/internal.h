@@ -27,6 +27,13 @@
 #define IS_ERR_VALUE(x) ((x) >= (uint64_t)-4095)
 
 enum { PERF_RECORD_FINISHED_ROUND_ = 68 };
+/*
+ * The last record types the kernel and perf define (kernel 6.18's
+ * CALLCHAIN_DEFERRED; perf's schedstat records), with room for a few
+ * more: a record past them, or of type 0, is damage (a flipped type byte
+ * turns a sample into one), counted and said, never skipped unseen.
+ */
+enum { STREAM_KERNEL_TYPE_LAST = 24, STREAM_PERF_TYPE_LAST = 90 };
 
 enum sc { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_MPROTECT, SC_BRK, SC_MADVISE, SC_SHMAT, SC_SHMDT,
 	  SC_MLOCK, SC_MLOCK2, SC_MUNLOCK, SC_MLOCKALL, SC_MUNLOCKALL, SC_NR };
@@ -197,6 +204,16 @@ static inline uint64_t record_time(struct ms_stream *s, const struct perf_event_
 /* decode.c */
 /* Emits the ordered records with time <= limit. 0 or what fn returned. */
 int stream_flush(struct ms_stream *s, uint64_t limit);
+/* Counts a record of a type nobody defines, and says where the first few lie (off: its offset). */
+void stream_unknown_record(struct ms_stream *s, const struct perf_event_header *rec, uint64_t off);
+/*
+ * A name in a record (MMAP's file, COMM's comm) from name up to the
+ * sample_id trailer the record ends with (end: where the trailer
+ * begins), copied; one with no NUL before the trailer is cut there,
+ * counted and said, never read into the trailer. NULL: no memory.
+ */
+char *stream_record_name(struct ms_stream *s, const struct perf_event_header *rec, const char *name,
+			 const char *end);
 
 /* tracing.c */
 /*

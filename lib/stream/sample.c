@@ -266,6 +266,15 @@ void ms_sample_layout_of(const struct perf_event_attr *a, struct ms_sample_layou
 	l->fixed = true;
 }
 
+size_t ms_sample_id_size(const struct perf_event_attr *attr)
+{
+	if (!attr->sample_id_all)
+		return 0;
+	return 8 * (size_t)__builtin_popcountll(attr->sample_type &
+		(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+		 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
+}
+
 int ms_sample_parse_id(const struct perf_event_attr *a, const struct perf_event_header *rec,
 		       struct ms_sample *s)
 {

@@ -7,6 +7,7 @@
 #define MS_STREAM_SAMPLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
 
@@ -28,6 +29,9 @@ struct ms_sample {
 /* Decodes a sample body (after the header). 0, or -EBADMSG if it does not fit. */
 int ms_sample_parse(const struct perf_event_attr *attr, const struct perf_event_header *rec,
 		    struct ms_sample *s);
+
+/* The size of the sample_id_all trailer the event puts after its other records (0: none). */
+size_t ms_sample_id_size(const struct perf_event_attr *attr);
 
 /* Decodes the sample_id_all trailer of a non-sample record. 0 or -EBADMSG. */
 int ms_sample_parse_id(const struct perf_event_attr *attr, const struct perf_event_header *rec,

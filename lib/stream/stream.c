@@ -133,6 +133,8 @@ static int take_record(struct ms_stream *s, const struct perf_event_header *rec,
 		return finished_round(s, off);
 	if (rec->type < 64)                  /* kernel records; perf's own are headers */
 		return enqueue(s, rec);
+	if (rec->type > STREAM_PERF_TYPE_LAST)
+		stream_unknown_record(s, rec, off);
 	return 0;
 }
 

@@ -484,10 +484,11 @@ int stream_thread_sp(struct ms_stream *s, const struct ms_sample *smp)
 	return emit(s, &ev);
 }
 
-/* MMAP and MMAP2 bodies. */
-static int take_mmap(const struct perf_event_header *rec, struct pending_map *pm)
+/* MMAP and MMAP2 bodies; the name ends before the sample_id trailer of id bytes. */
+static int take_mmap(struct ms_stream *s, const struct perf_event_header *rec, size_t id, struct pending_map *pm)
 {
-	const unsigned char *p = (const unsigned char *)(rec + 1), *end = (const unsigned char *)rec + rec->size;
+	const unsigned char *p = (const unsigned char *)(rec + 1);
+	const unsigned char *end = (const unsigned char *)rec + (rec->size > id ? rec->size - id : 0);
 	size_t fixed = rec->type == PERF_RECORD_MMAP2 ? 8 + 24 + 24 + 8 : 8 + 24;
 	uint32_t pidtid[2];
 	uint64_t v[3];
@@ -523,9 +524,7 @@ static int take_mmap(const struct perf_event_header *rec, struct pending_map *pm
 		pm->m.flags = MAP_PRIVATE;
 	}
 	name = (const char *)p + fixed;
-	if (!memchr(name, 0, (size_t)(end - (const unsigned char *)name)))
-		return -EBADMSG;
-	pm->name = strdup(name);
+	pm->name = stream_record_name(s, rec, name, (const char *)end);
 	return pm->name ? 0 : -ENOMEM;
 }
 
@@ -535,7 +534,7 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 	struct thread *t = ms_u32map_get(&s->threads, smp->tid);
 	int err;
 
-	err = take_mmap(rec, &pm);
+	err = take_mmap(s, rec, ms_sample_id_size(s->ev[stream_trailer_evsel(s, rec)].attr), &pm);
 	if (err) {
 		if (s->src)
 			ms_warn("skipping an MMAP record at byte offset %llu %s",
