@@ -264,11 +264,64 @@ static int raw_start_compressed(struct ms_pdreader *r, const struct perf_event_h
 		p += 8;
 		if (len > h->size - sizeof(*h) - 8u)
 			return pdreader_bad(w->rec_off, "a compressed record's data size is larger than the record");
+		/* perf pads the data to 8 bytes, no more: a smaller size would leave data unread. */
+		if (h->size - sizeof(*h) - 8u - len >= 8)
+			return pdreader_bad(w->rec_off, "a compressed record's data size is smaller than its data");
 	}
 	w->zin = (ZSTD_inBuffer){ p, (size_t)len, 0 };
+	w->zin_total += len;
 	w->zrec = h->size;
 	w->zflush = false;
 	return 0;
+}
+
+/*
+ * How far compressed data may expand: perf's records of page faults
+ * compress about 12 to 1 (measured here with perf record -z), and no
+ * recording comes near 256 to 1, while a crafted record (a "zstd bomb")
+ * expands 10,000 to 1 and more. Past RAW_FLOOR bytes, the data may not
+ * have expanded more than RAW_RATIO times what was read of it.
+ */
+#define RAW_RATIO 256u
+#define RAW_FLOOR (16u << 20)
+
+/* After zstd handed on more: refuses what no recording expands to, or data cut inside a block. */
+static int raw_check(struct ms_pdreader *r, size_t more, size_t hint)
+{
+	struct raw *w = r->raw;
+
+	w->zout_total += more;
+	w->zhint = hint;
+	if (w->zout_total <= RAW_FLOOR || w->zout_total / RAW_RATIO <= w->zin_total)
+		return 0;
+	ms_err("corrupt perf.data at byte offset %llu: refusing compressed data that expands to more than "
+	       "%u times its size (%llu bytes from %llu): no recording compresses so well, so it is "
+	       "damaged or made to exhaust the reader; what follows is left out",
+	       (unsigned long long)w->rec_off, RAW_RATIO, (unsigned long long)w->zout_total,
+	       (unsigned long long)w->zin_total);
+	return -EBADMSG;
+}
+
+/*
+ * At the end of the input: zstd must not hold part of a block. perf
+ * flushes at the end of each stretch it compresses, so its data ends on a
+ * block boundary (hint 3, a block header, or 0, a frame's end); a record
+ * whose data was cut, or a data size that leaves part out, ends inside
+ * one, and the records the rest would have held are lost.
+ */
+static int raw_end(struct ms_pdreader *r)
+{
+	struct raw *w = r->raw;
+
+	if (w->zhint <= 3)               /* ZSTD_blockHeaderSize, not in zstd's stable API */
+		return 0;
+	if (r->unfinished) {             /* where writing stopped, as cut_short() says */
+		ms_warn("the compressed data ends inside a zstd block where writing stopped: the records "
+			"it held are left out");
+		return 0;
+	}
+	return pdreader_bad(w->rec_off, "the compressed data ends inside a zstd block: the records it "
+			    "held are cut short");
 }
 
 /*
@@ -293,6 +346,8 @@ static ssize_t raw_produce(struct ms_pdreader *r, unsigned char *out, size_t roo
 				return -EBADMSG;
 			}
 			n += o.pos;
+			if ((ret = raw_check(r, o.pos, zr)))
+				return ret;
 			w->zflush = o.pos == o.size;
 			if (w->zin.pos == w->zin.size && !w->zflush) {
 				w->lo += w->zrec;        /* all of it handed on */
@@ -319,6 +374,8 @@ static ssize_t raw_produce(struct ms_pdreader *r, unsigned char *out, size_t roo
 				return ret;
 			if (w->hi != w->lo)
 				return pdreader_bad(w->rec_off, "the data ends inside a record header");
+			if (!n && (ret = raw_end(r)))
+				return ret;
 			break;
 		}
 		memcpy(&h, w->buf + w->lo, sizeof(h));   /* after a COMPRESSED record: unaligned */

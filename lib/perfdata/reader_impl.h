@@ -46,6 +46,8 @@ struct raw {
 	ZSTD_inBuffer zin;           /* the compressed record at lo, while zin.pos < zin.size */
 	size_t zrec;                 /* its size, 0 when none is being decompressed */
 	bool zflush;                 /* the last call filled its output: more may be buffered */
+	size_t zhint;                /* zstd's last hint: more than a block header, it is inside a block */
+	uint64_t zin_total, zout_total;   /* compressed bytes taken, and what they expanded to, so far */
 };
 
 struct ms_pdreader {
