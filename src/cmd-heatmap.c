@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "outfile.h"
 #include "commands.h"
+#include "output/format.h"
 #include "output/svg.h"
 #include "parse-options.h"
 #include "replay.h"
@@ -192,6 +193,7 @@ int cmd_heatmap(int argc, char **argv)
 	struct outfile out;
 	int ret, err;
 	const char *nc;
+	char losses[1024];
 
 	ret = parse_args(argc, argv, &o);
 	if (ret)
@@ -232,8 +234,10 @@ int cmd_heatmap(int argc, char **argv)
 		goto out;
 	}
 	if (o.svg)
-		ms_svg_heatmap_write(f, kept, m, ms_heatmap_max(hm), col_ns);
+		ms_svg_heatmap_write(f, kept, m, ms_heatmap_max(hm), col_ns,
+				     ms_format_losses(s, losses, sizeof(losses)) ? losses : NULL);
 	else {
+		replay_loss_line(s, f, "# ");
 		/* The busiest bands, shown in address order. */
 		for (i = 0; i < m; i++)
 			pick[i] = &kept[i];
@@ -248,7 +252,7 @@ int cmd_heatmap(int argc, char **argv)
 	}
 	if (f != stdout && (ret = outfile_fclose(&out, f)))
 		goto out;
-	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
+	ret = replay_status(s);
 out:
 	free(kept);
 	free(pick);

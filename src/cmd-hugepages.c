@@ -88,6 +88,7 @@ static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp
 	if (n && v[0].estimated)
 		printf("# sampled, 1 event in %" PRIu64 " recorded (on average): pages, faults and benefit are "
 		       "estimates\n", v[0].period);
+	replay_loss_line(run->s, stdout, "# ");
 	printf("%-7s %7s %-12s %-33s %-33s %6s %8s %8s %8s %9s  %s\n", "advised", "pid", "kind", "region",
 	       "advise", "spans", "pages", "faults", "samples", "benefit", "name");
 	for (i = 0; i < n; i++) {
@@ -158,6 +159,7 @@ static void print_json(const struct ms_huge_advice *v, size_t n, const struct hp
 	ms_json_init(&w, stdout, 0);
 	ms_json_object_begin(&w);
 	ms_json_key_bool(&w, "tlb_samples", tlb);
+	replay_loss_json(run->s, &w);
 	ms_json_key(&w, "advice");
 	ms_json_array_begin(&w);
 	for (i = 0; i < n; i++) {
@@ -442,7 +444,7 @@ int cmd_hugepages(int argc, char **argv)
 		print_json(v, n, &run, ms_hugepages_have_tlb(run.hp));
 	else
 		print_text(v, n, &run, ms_hugepages_have_tlb(run.hp));
-	if (ms_session_corrupt(s))
+	if (replay_status(s))
 		ret = EXIT_RUNTIME;
 out:
 	ms_hugepages_free(run.hp);

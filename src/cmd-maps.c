@@ -179,8 +179,9 @@ int cmd_maps(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	replay_loss_line(s, stdout, "# ");
 	ms_aspace_for_each_vma(ms_session_aspace(s), m.pid, print_vma, NULL);
-	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
+	ret = replay_status(s);
 out:
 	ms_session_free(s);
 	return ret;

@@ -410,6 +410,7 @@ static void print_json(const struct report_opts *o, const struct ms_report_row *
 	ms_json_init(&w, stdout, 0);
 	ms_json_object_begin(&w);
 	json_totals(&w, total, st, uncertain);
+	replay_loss_json(s, &w);
 	ms_json_newline(&w, 1);
 	ms_json_key(&w, "regions");
 	ms_json_array_begin(&w);
@@ -471,11 +472,18 @@ static void print_csv(const struct report_opts *o, const struct ms_report_row *r
 }
 
 /* The samples of what --pid and --comm keep, as a pprof profile in o->output. */
-static int write_pprof(const struct report_opts *o, struct ms_pprof *pp, const struct ms_session_stats *st)
+static int write_pprof(const struct report_opts *o, struct ms_pprof *pp, const struct ms_session_stats *st,
+		       const struct ms_session *s)
 {
 	struct outfile out;
+	char line[1024] = "losses: ";
 	int ret, err;
 
+	/* A comment (pprof -comments), as every other format carries the losses. */
+	if (ms_format_losses(s, line + 8, sizeof(line) - 8) && ms_pprof_add_comment(pp, line)) {
+		cli_error("cannot write '%s': %s", o->output, strerror(ENOMEM));
+		return EXIT_RUNTIME;
+	}
 	if ((ret = outfile_open(&out, o->output)))
 		return ret;
 	err = ms_pprof_write(pp, out.fd, o->pid > 0 ? (uint32_t)o->pid : 0, o->comm,
@@ -500,9 +508,14 @@ static int print_report(const struct report_opts *o, const struct ms_html_report
 				  strerror(err ? -err : errno));
 			return EXIT_RUNTIME;
 		}
-	} else if (o->format == CLI_FORMAT_JSON)
+		return 0;
+	}
+	if (o->format == CLI_FORMAT_JSON) {
 		print_json(o, rows, in->n, in->un, in->total, in->st, in->uncertain, s);
-	else if (o->format == CLI_FORMAT_CSV)
+		return 0;
+	}
+	replay_loss_line(s, stdout, "# ");     /* a comment line in the CSV and the table alike */
+	if (o->format == CLI_FORMAT_CSV)
 		print_csv(o, rows, in->n, in->un, in->total);
 	else
 		print_text(o, rows, in->n, in->un, in->total, in->st, in->uncertain);
@@ -576,9 +589,9 @@ int cmd_report(int argc, char **argv)
 	replay_warnings(s, o.input);
 	/* A damaged file gives what was read before the damage, and exit 1, in every format. */
 	if (o.pprof) {
-		ret = write_pprof(&o, pp, &st);
-		if (!ret && ms_session_corrupt(s))
-			ret = EXIT_RUNTIME;
+		ret = write_pprof(&o, pp, &st, s);
+		if (!ret)
+			ret = replay_status(s);
 		goto out;
 	}
 	if (o.output && ((ret = outfile_open(&out, o.output)) || (ret = outfile_stdout(&out))))
@@ -591,7 +604,7 @@ int cmd_report(int argc, char **argv)
 		failed = true;
 		goto out;
 	}
-	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
+	ret = replay_status(s);
 out:
 	if (out.path && (err = finish_output(&out, failed)) && !ret)
 		ret = err;

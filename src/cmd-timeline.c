@@ -5,6 +5,8 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "output/format.h"
+#include "output/json.h"
 #include "parse-options.h"
 #include "print-change.h"
 #include "replay.h"
@@ -46,6 +48,25 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 }
 
 static const struct ms_analysis timeline_analysis = { .name = "timeline", .change = on_change };
+
+/* After the changes: what the recording lost, a comment line, or a JSON line of its own. */
+static void timeline_losses(const struct ms_session *s, bool json)
+{
+	struct ms_json w;
+	char line[1024];
+
+	if (!json) {
+		replay_loss_line(s, stdout, "# ");
+		return;
+	}
+	if (!ms_format_losses(s, line, sizeof(line)))
+		return;
+	ms_json_init(&w, stdout, 0);
+	ms_json_object_begin(&w);
+	ms_json_key_str(&w, "losses", line);
+	ms_json_object_end(&w);
+	putchar('\n');
+}
 
 static int parse_args(int argc, char **argv, const char **input, struct tl *t)
 {
@@ -90,7 +111,8 @@ int cmd_timeline(int argc, char **argv)
 	if ((ret = replay_run(s, input)))
 		goto out;
 	replay_warnings(s, input);
-	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
+	timeline_losses(s, t.json);
+	ret = replay_status(s);
 out:
 	ms_session_free(s);
 	return ret;

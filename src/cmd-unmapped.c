@@ -40,6 +40,8 @@ static const struct cli_usage usage = {
 "  never-mapped  nothing ever held it\n"
 "  null-page     below vm.mmap_min_addr (64 KiB): a NULL pointer, or a\n"
 "                field of a NULL struct pointer, read or written\n"
+"  uncertain     in a process whose records were lost: the map that held\n"
+"                it may be among them\n"
 "With hardware load samples (where a PMU exists), loads and software\n"
 "prefetches to unmapped addresses (bad prefetches) are reported the same way.\n"
 "\n",
@@ -53,6 +55,7 @@ static const struct cli_usage usage = {
 struct un_run {
 	struct ms_unmapped *u;
 	struct ms_symbols *syms;
+	const struct ms_session *s;
 };
 
 struct code {
@@ -116,9 +119,11 @@ static void print_accesses(const struct un_run *run, const struct ms_unmapped_ac
 	ms_json_init(&w, stdout, 0);
 	if (fmt == CLI_FORMAT_JSON) {
 		ms_json_object_begin(&w);
+		replay_loss_json(run->s, &w);
 		ms_json_key(&w, "accesses");
 		ms_json_array_begin(&w);
 	} else {
+		replay_loss_line(run->s, stdout, "# ");
 		printf("%-12s %-8s %7s %7s %18s %11s %11s  %s\n", "class", "access", "count", "pid", "address", "first",
 		       "last", "code");
 	}
@@ -177,6 +182,7 @@ int cmd_unmapped(int argc, char **argv)
 		goto out;
 	run.u = ms_unmapped_new();
 	run.syms = ms_session_symbols(s);
+	run.s = s;
 	if (!run.u || ms_session_add(s, &ms_unmapped_analysis, run.u)) {
 		ret = EXIT_RUNTIME;
 		goto out;
@@ -190,7 +196,7 @@ int cmd_unmapped(int argc, char **argv)
 	}
 	replay_warnings(s, input);
 	print_accesses(&run, acc, n, fmt, (double)ms_session_first_time(s));
-	ret = ms_session_corrupt(s) ? EXIT_RUNTIME : 0;
+	ret = replay_status(s);
 out:
 	ms_unmapped_free(run.u);
 	ms_session_free(s);

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "output/format.h"
+#include "output/json.h"
 #include "replay.h"
 #include "output/text.h"
 
@@ -190,9 +191,40 @@ void replay_warnings(struct ms_session *s, const char *path)
 		if (st.nr_lost_pids > 8)
 			fprintf(stderr, "mapscope: warning:   and of other processes\n");
 	}
+	if (st.unknown_records)
+		fprintf(stderr, "mapscope: warning: '%s' is damaged: %llu records of types neither the kernel "
+			"nor perf defines were skipped, and what they held is missing\n", path,
+			(unsigned long long)st.unknown_records);
+	if (st.bad_names)
+		fprintf(stderr, "mapscope: warning: '%s' is damaged: %llu names with no end inside their record "
+			"were cut where the record ends, and may be wrong\n", path, (unsigned long long)st.bad_names);
 	if (st.out_of_order)
 		fprintf(stderr, "mapscope: warning: %llu records came out of time order\n",
 			(unsigned long long)st.out_of_order);
+}
+
+void replay_loss_line(const struct ms_session *s, FILE *f, const char *prefix)
+{
+	char line[1024];
+
+	if (ms_format_losses(s, line, sizeof(line)))
+		fprintf(f, "%slosses: %s\n", prefix, line);
+}
+
+void replay_loss_json(const struct ms_session *s, struct ms_json *w)
+{
+	char line[1024];
+
+	if (ms_format_losses(s, line, sizeof(line)))
+		ms_json_key_str(w, "losses", line);
+}
+
+int replay_status(const struct ms_session *s)
+{
+	struct ms_session_stats st;
+
+	ms_session_stats(s, &st);
+	return ms_session_corrupt(s) || st.unknown_records || st.bad_names ? EXIT_RUNTIME : 0;
 }
 
 int parse_time(const char *s, uint64_t *ns, bool *relative)

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <mapscope/session.h>
 
@@ -23,6 +24,24 @@ int replay_run(struct ms_session *s, const char *path);
 
 /* Prints the warnings a reader of the output must see (uncertain attribution, lost records, corruption). */
 void replay_warnings(struct ms_session *s, const char *path);
+
+/*
+ * What the recording lost (ms_format_losses), carried in every output so
+ * that a file read later says it is incomplete: a line "PREFIXlosses:
+ * ...\n" on f (a comment in text and CSV: prefix "# "), or the "losses"
+ * key of a JSON object. Nothing where nothing was lost.
+ */
+void replay_loss_line(const struct ms_session *s, FILE *f, const char *prefix);
+struct ms_json;
+void replay_loss_json(const struct ms_session *s, struct ms_json *w);
+
+/*
+ * The exit status of a command that read the session: EXIT_RUNTIME where
+ * records were lost to damage (a damaged record, one of an unknown type,
+ * a name cut short), else 0. What the kernel reported lost is said, not
+ * failed on: the recording is as the kernel wrote it.
+ */
+int replay_status(const struct ms_session *s);
 
 /*
  * Parses a time: integer nanoseconds on the recording's clock, "+SECONDS"

@@ -39,6 +39,13 @@ extern const struct ms_analysis ms_pprof_analysis;
  */
 int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const char *comm, uint64_t duration_ns);
 
+/*
+ * Adds a comment to the profile (pprof -comments shows them), such as
+ * what the recording lost. text is copied. 0, -ENOSPC past the fourth, or
+ * -ENOMEM.
+ */
+int ms_pprof_add_comment(struct ms_pprof *pp, const char *text);
+
 /* Accepts NULL. */
 void ms_pprof_free(struct ms_pprof *pp);
 

@@ -121,6 +121,8 @@ struct ms_pprof {
 
 	/* The profile's tables. */
 	struct strtab st;
+	int64_t comments[4];          /* the profile's comments, as string indexes */
+	size_t nr_comments;
 	struct strtab fn_keys;        /* "name\001file" of function i at index i */
 	struct strtab loc_keys;       /* the line list of location i at index i */
 	Perftools__Profiles__Function *fn;
@@ -576,6 +578,8 @@ static int pack(struct ms_pprof *pp, struct out *o, int fd, uint64_t duration_ns
 	p.n_function = pp->nfn;
 	p.string_table = pp->st.s;
 	p.n_string_table = pp->st.n;
+	p.comment = pp->comments;
+	p.n_comment = pp->nr_comments;
 	/* The recording's clock is CLOCK_MONOTONIC, not a date: no time_nanos, only the duration. */
 	p.duration_nanos = (int64_t)duration_ns;
 	p.default_sample_type = o->types[0].type;
@@ -587,6 +591,18 @@ static int pack(struct ms_pprof *pp, struct out *o, int fd, uint64_t duration_ns
 	err = write_gzip(fd, buf, perftools__profiles__profile__pack(&p, buf));
 	free(buf);
 	return err;
+}
+
+MS_EXPORT int ms_pprof_add_comment(struct ms_pprof *pp, const char *text)
+{
+	int64_t k;
+
+	if (pp->nr_comments == sizeof(pp->comments) / sizeof(pp->comments[0]))
+		return -ENOSPC;
+	if ((k = intern(&pp->st, text)) < 0)
+		return -ENOMEM;
+	pp->comments[pp->nr_comments++] = k;
+	return 0;
 }
 
 MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const char *comm, uint64_t duration_ns)

@@ -3,8 +3,11 @@
  * the CSV, the JSON and the HTML page never disagree about them.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
+
+#include <mapscope/pdreader.h>
 
 #include "output/format.h"
 
@@ -67,4 +70,55 @@ void ms_format_set_aside(const struct ms_session_stats *st, char *out, size_t le
 	PART(st->bad_samples, "that do not fit their records");
 	PART(st->bad_records, "damaged records of other kinds (not samples; see the warnings)");
 #undef PART
+}
+
+/* Seconds from the start of the recording. */
+static double rel_s(const struct ms_session_stats *st, uint64_t t)
+{
+	return (double)(t > st->first_time ? t - st->first_time : 0) / 1e9;
+}
+
+/* Appends "; " and one part of the losses line to out[0, len), at *used. */
+static void __attribute__((format(printf, 4, 5))) add_part(char *out, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used && *used < len)
+		*used += (size_t)snprintf(out + *used, len - *used, "; ");
+	if (*used >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(out + *used, len - *used, fmt, ap);
+	va_end(ap);
+	*used += n > 0 ? (size_t)n : 0;
+}
+
+bool ms_format_losses(const struct ms_session *s, char *out, size_t len)
+{
+	struct ms_session_stats st;
+	size_t used = 0;
+
+	ms_session_stats(s, &st);
+	out[0] = 0;
+	if (st.lost)
+		add_part(out, len, &used, "%llu records lost by the kernel, from %.6f s to %.6f s",
+			 (unsigned long long)st.lost, rel_s(&st, st.lost_first), rel_s(&st, st.lost_last));
+	if (st.unknown_records)
+		add_part(out, len, &used, "%llu records of unknown types skipped",
+			 (unsigned long long)st.unknown_records);
+	if (st.bad_records)
+		add_part(out, len, &used, "%llu damaged records skipped", (unsigned long long)st.bad_records);
+	if (st.bad_samples)
+		add_part(out, len, &used, "%llu samples that do not fit their records skipped",
+			 (unsigned long long)st.bad_samples);
+	if (st.bad_names)
+		add_part(out, len, &used, "%llu names with no end cut short", (unsigned long long)st.bad_names);
+	if (ms_session_corrupt(s))
+		add_part(out, len, &used, "the data is damaged or cut short: the records after the damage are missing");
+	if (ms_pdreader_unfinished(ms_session_reader(s)))
+		add_part(out, len, &used, "the recording was not finished: the records after its last flush are missing");
+	if (used && used < len)
+		snprintf(out + used, len - used, "; attribution is uncertain");
+	return used > 0;
 }

@@ -6,6 +6,7 @@
 #ifndef MS_OUTPUT_FORMAT_H
 #define MS_OUTPUT_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,17 @@ void ms_format_code(struct ms_symbols *syms, uint32_t pid, uint64_t ip, char *bu
 
 /* "N at address 0 (...), M at kernel addresses": the samples not charged, and why; "" where none. */
 void ms_format_set_aside(const struct ms_session_stats *st, char *out, size_t len);
+
+/*
+ * What the recording lost, in one line that every output carries in its
+ * own way (a comment line in text and CSV, a "losses" key in JSON, a text
+ * element in SVG, a comment in pprof), so that an output read later, away
+ * from the warnings on the terminal, says it is incomplete: records the
+ * kernel lost, records skipped as damaged or of unknown types, names cut
+ * short, the data cut short by damage, an unfinished recording. "" and
+ * false where nothing was lost.
+ */
+bool ms_format_losses(const struct ms_session *s, char *out, size_t len);
 
 /* Every sample record of the file, of any event (what perf script counts). */
 static inline uint64_t ms_format_file_samples(const struct ms_session_stats *st)

@@ -88,7 +88,8 @@ static void svg_band(FILE *f, const struct ms_heatmap_band *b, int y, uint32_t m
 	fputs("</g>\n", f);
 }
 
-int ms_svg_heatmap_write(FILE *f, const struct ms_heatmap_band *b, size_t n, uint32_t max, uint64_t col_ns)
+int ms_svg_heatmap_write(FILE *f, const struct ms_heatmap_band *b, size_t n, uint32_t max, uint64_t col_ns,
+			 const char *losses)
 {
 	const int width = SVG_LABEL + MS_HEATMAP_COLS * SVG_CW + 20, step = SVG_BAND_H + SVG_GAP;
 	size_t i;
@@ -103,6 +104,11 @@ int ms_svg_heatmap_write(FILE *f, const struct ms_heatmap_band *b, size_t n, uin
 	fprintf(f, "<text x=\"%d\" y=\"%d\">0 s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.6f s</text>\n",
 		SVG_LABEL, SVG_TOP + (int)n * step + 10, SVG_LABEL + MS_HEATMAP_COLS * SVG_CW,
 		SVG_TOP + (int)n * step + 10, (double)(col_ns * MS_HEATMAP_COLS) / 1e9);
+	if (losses) {
+		fprintf(f, "<text class=\"losses\" x=\"4\" y=\"%d\" fill=\"#c00\">losses: ", SVG_TOP + (int)n * step + 26);
+		ms_xml_str(f, losses);
+		fputs("</text>\n", f);
+	}
 	fputs("</svg>\n", f);
 	return ferror(f) ? -EIO : 0;
 }

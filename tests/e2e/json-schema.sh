@@ -19,7 +19,9 @@ json() {
 	"$MAPSCOPE" "$@" >"out$n.json" 2>/dev/null || fail "mapscope $* exited $?"
 	runs+=("$label=out$n.json")
 }
-for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data; do
+# A record the kernel lost: every output carries its "losses".
+python3 "$E2E_DIR/perfdata-craft.py" lost "$golden/mapscope-ops.data" lost.data 10 || fail "cannot craft a file with losses"
+for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data lost.data; do
 	json report report -i "$f" --format json --children 3
 	json report-grouped report -i "$f" --format json --sort region,symbol
 	json report-grouped report -i "$f" --format json --sort dso,daddr-symbol,alloc
