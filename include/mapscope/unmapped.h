@@ -30,6 +30,11 @@ enum ms_unmapped_class {
 	MS_UNMAPPED_BEYOND_HEAP,  /* just past the heap's end */
 	MS_UNMAPPED_BELOW_STACK,  /* below the main stack, where it did not grow */
 	MS_UNMAPPED_NULL,         /* below vm.mmap_min_addr (MS_UNMAPPED_NULL_LIMIT): a NULL pointer's access */
+	/*
+	 * In a process whose records were lost: the map that held it may be
+	 * among them, so none of the classes above can be told.
+	 */
+	MS_UNMAPPED_UNCERTAIN,
 };
 
 /*
