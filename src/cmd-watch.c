@@ -80,7 +80,8 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 		OPT_CALLBACK('p', "pid", &pids, "PID[,...]", "watch running processes and all their threads",
 			     launch_opt_pids),
 		OPT_BOOL(0, "json", &o->json, "one JSON object per line: time_ns, pid, tid, op,\n"
-			 "start, end, new_start, new_end, name"),
+			 "start, end, new_start, new_end, name; CMD's standard\n"
+			 "output goes to standard error, so the stream stays JSON"),
 		OPT_CALLBACK(0, "ops", &o->ops, "LIST", "only these operations, comma-separated", opt_ops),
 		OPT_END(),
 	};
@@ -184,7 +185,8 @@ int cmd_watch(int argc, char **argv)
 	launch_raise_fd_limit();
 	launch_signals();
 	if (o.cmd) {
-		if ((err = launch_fork(&child, o.cmd, false))) {
+		/* Under --json, what CMD prints must not split or forge the stream's lines. */
+		if ((err = launch_fork(&child, o.cmd, o.json))) {
 			cli_error("cannot start '%s': %s", o.cmd[0], strerror(-err));
 			goto out;
 		}

@@ -9,10 +9,15 @@ cd "$TMP"
 "$MAPSCOPE" watch --json -- "$WORKLOADS/aspace-ops" "$WORKLOADS/exec-target" >out.txt 2>err.txt ||
 	fail "watch exited $?: $(cat err.txt)"
 grep -q "'$WORKLOADS/aspace-ops' exited with status 0" err.txt || fail "the exit status is not reported: $(cat err.txt)"
-python3 "$E2E_DIR/check-watch.py" out.txt || fail "watch missed or reordered changes"
+# Under --json the command's own output goes to stderr: stdout is JSON, every line.
+python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' out.txt ||
+	fail "the JSON stream holds a line that is not JSON: $(grep -v '^{' out.txt | head -3)"
+grep -q '^mmap pid=' err.txt || fail "the command's output is not on stderr: $(head -3 err.txt)"
+cat out.txt err.txt >mixed.txt
+python3 "$E2E_DIR/check-watch.py" mixed.txt || fail "watch missed or reordered changes"
 
 "$MAPSCOPE" watch --json --ops unmap -- "$WORKLOADS/aspace-ops" >ops.txt 2>/dev/null
-ops=$(grep '^{' ops.txt | python3 -c 'import json,sys; print(" ".join(sorted({json.loads(l)["op"] for l in sys.stdin})))')
+ops=$(python3 -c 'import json,sys; print(" ".join(sorted({json.loads(l)["op"] for l in sys.stdin})))' <ops.txt)
 [ "$ops" = unmap ] || fail "--ops unmap printed: $ops"
 
 start_spinner spin.txt
