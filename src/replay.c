@@ -192,8 +192,8 @@ void replay_warnings(struct ms_session *s, const char *path)
 			fprintf(stderr, "mapscope: warning:   and of other processes\n");
 	}
 	if (st.unknown_records)
-		fprintf(stderr, "mapscope: warning: '%s' is damaged: %llu records of types neither the kernel "
-			"nor perf defines were skipped, and what they held is missing\n", path,
+		fprintf(stderr, "mapscope: warning: '%s' is damaged: %llu records of types nobody defines, or "
+			"that none of its events writes, were skipped, and what they held is missing\n", path,
 			(unsigned long long)st.unknown_records);
 	if (st.bad_names)
 		fprintf(stderr, "mapscope: warning: '%s' is damaged: %llu names with no end inside their record "

@@ -130,7 +130,7 @@ struct ms_session_stats {
 	uint64_t out_of_order;     /* records that came after a later one was emitted */
 	uint64_t first_time, last_time;
 	/* Appended, so that the fields above keep their places. */
-	uint64_t unknown_records;  /* records of a type neither the kernel nor perf defines: dropped */
+	uint64_t unknown_records;  /* records of a type nobody defines, or none of the events writes: dropped */
 	uint64_t bad_names;        /* MMAP and COMM names with no end inside their record: cut there */
 };
 

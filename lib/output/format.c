@@ -105,7 +105,7 @@ bool ms_format_losses(const struct ms_session *s, char *out, size_t len)
 		add_part(out, len, &used, "%llu records lost by the kernel, from %.6f s to %.6f s",
 			 (unsigned long long)st.lost, rel_s(&st, st.lost_first), rel_s(&st, st.lost_last));
 	if (st.unknown_records)
-		add_part(out, len, &used, "%llu records of unknown types skipped",
+		add_part(out, len, &used, "%llu records of unknown or unasked-for types skipped",
 			 (unsigned long long)st.unknown_records);
 	if (st.bad_records)
 		add_part(out, len, &used, "%llu damaged records skipped", (unsigned long long)st.bad_records);

@@ -271,9 +271,9 @@ static const char *trailer_start(struct ms_stream *s, const struct perf_event_he
 void stream_unknown_record(struct ms_stream *s, const struct perf_event_header *rec, uint64_t off)
 {
 	if (s->st.unknown_records++ < 8)
-		ms_warn("skipping a record of type %u at byte offset %llu: neither the kernel nor perf "
-			"defines that type, so the file is damaged there, and the record is lost", rec->type,
-			(unsigned long long)off);
+		ms_warn("skipping a record of type %u at byte offset %llu: it is of a type nobody defines, "
+			"or one none of the file's events writes, so the file is damaged there, and the "
+			"record is lost", rec->type, (unsigned long long)off);
 }
 
 char *stream_record_name(struct ms_stream *s, const struct perf_event_header *rec, const char *name,
@@ -356,6 +356,43 @@ static int note_lost(struct ms_stream *s, uint32_t pid, uint64_t count, uint64_t
 	return 0;
 }
 
+/*
+ * Whether any event of the file asked for records of this type: the kernel
+ * writes a READ, a context switch or a text-poke record only for an event
+ * whose attr asks for it, and perf never makes one up, so such a record in
+ * a file none of whose events did is damage (a flipped type byte makes a
+ * sample a READ). Namespace, ksymbol, BPF and cgroup records perf writes
+ * itself at the start, whatever the attrs say: those, and the other
+ * types, any file may have.
+ */
+static bool written_by_events(const struct ms_stream *s, uint32_t type)
+{
+	const struct perf_event_attr *a;
+	size_t i;
+
+	for (i = 0; i < s->nr_ev; i++) {
+		a = s->ev[i].attr;
+		switch (type) {
+		case PERF_RECORD_READ:
+			if (a->inherit_stat)
+				return true;
+			break;
+		case PERF_RECORD_SWITCH:
+		case PERF_RECORD_SWITCH_CPU_WIDE:
+			if (a->context_switch)
+				return true;
+			break;
+		case PERF_RECORD_TEXT_POKE:
+			if (a->text_poke)
+				return true;
+			break;
+		default:
+			return true;
+		}
+	}
+	return false;
+}
+
 static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const struct perf_event_header *rec,
 						   uint64_t time)
 {
@@ -399,7 +436,7 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 		ev.lost.count = lost;
 		return emit(s, &ev);
 	}
-	if (!rec->type || rec->type > STREAM_KERNEL_TYPE_LAST)
+	if (!rec->type || rec->type > STREAM_KERNEL_TYPE_LAST || !written_by_events(s, rec->type))
 		stream_unknown_record(s, rec, s->src ? stream_offset_of(s, rec) : 0);
 	return 0;
 }

@@ -36,7 +36,7 @@ struct ms_stream_stats {
 	uint64_t unknown_id;       /* samples whose id matches no event: dropped */
 	uint64_t bad_samples;      /* samples that do not fit their record: dropped */
 	uint64_t bad_records;      /* other records larger than their type can be: dropped */
-	uint64_t unknown_records;  /* records of a type neither the kernel nor perf defines: dropped */
+	uint64_t unknown_records;  /* records of a type nobody defines, or none of the events writes: dropped */
 	uint64_t bad_names;        /* MMAP and COMM names with no end inside their record: cut there */
 	uint64_t lost;             /* records the kernel reported lost */
 	uint64_t lost_first, lost_last;   /* the times of the first and last LOST records */
