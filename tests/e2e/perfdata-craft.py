@@ -18,6 +18,7 @@ KIND is one of:
   many-maps N     IN's first COMM, then N mappings of one process, each
                   touched once: N MMAP2 and N samples (ARG: N)
   flip SEED       SEED picks 1 to 8 random byte flips in the data, or a cut
+  flips N         N files OUT.0 ... OUT.N-1, each as flip with its index
 The crafted inputs live here, as a script, rather than as checked-in
 binaries. IN is a file of mapscope record (its first event the page
 faults, with sample_id_all). Needs the zstd command for the zstd kinds.
@@ -217,6 +218,10 @@ def main():
         return
     elif kind == "flip":
         pd.write(dst, flip(pd, arg))
+        return
+    elif kind == "flips":
+        for i in range(arg):
+            pd.write(f"{dst}.{i}", flip(pd, i))
         return
     else:
         sys.exit(f"unknown kind '{kind}'\n{__doc__}")

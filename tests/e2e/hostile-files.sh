@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Hostile recordings, made from the golden one by perfdata-craft.py: each
+# loss is counted and said (stderr, and a "losses" line in every output),
+# damage exits 1, names are read only as far as their record goes, and
+# compressed data is checked: cut short, a data size that leaves data out,
+# and a "zstd bomb" that expands 12,000 to 1 are refused with a message.
+# Needs no privileges.
+source "$(dirname "$0")/lib.sh"
+golden="$SRC_DIR/tests/golden/mapscope-ops.data"
+craft() { python3 "$E2E_DIR/perfdata-craft.py" "$@" || fail "perfdata-craft.py $* failed"; }
+cd "$TMP"
+
+# run NAME ARGS...: mapscope ARGS into NAME.out and NAME.err; the exit status in $rc.
+run() {
+	local name=$1
+	shift
+	rc=0
+	"$MAPSCOPE" "$@" >"$name.out" 2>"$name.err" || rc=$?
+}
+
+# Records the kernel lost: said on stderr and in every output, in that output's way; exit 0.
+craft lost "$golden" lost.data 1000
+pid=15327
+for c in "report" "report --format csv" "report --format json" "timeline" "timeline --format json" \
+	"unmapped" "unmapped --format json" "hugepages" "hugepages --format json" "heatmap" \
+	"heatmap --format svg" "maps --pid $pid --at +0.012"; do
+	# shellcheck disable=SC2086
+	run out $c -i lost.data
+	[ "$rc" -eq 0 ] || fail "'$c' of a file with lost records exited $rc: $(cat out.err)"
+	grep -q 'lost 1000 records' out.err || fail "'$c' does not warn of the lost records: $(cat out.err)"
+	case "$c" in
+	*json*) want='"losses": "1000 records lost by the kernel, from 0.000051 s to 0.000051 s; attribution is uncertain"' ;;
+	*svg*) want='<text class="losses" x="4" y="[0-9]*" fill="#c00">losses: 1000 records lost by the kernel' ;;
+	*) want='^# losses: 1000 records lost by the kernel, from 0.000051 s to 0.000051 s; attribution is uncertain$' ;;
+	esac
+	grep -q "$want" out.out || fail "'$c' does not carry the losses in its output: $(head -3 out.out)"
+done
+"$MAPSCOPE" timeline -i lost.data --format json 2>/dev/null |
+	python3 -c 'import json, sys; [json.loads(l) for l in sys.stdin]' || fail "the JSON timeline does not parse"
+run pprof report -i lost.data --format pprof -o lost.pb.gz
+[ "$rc" -eq 0 ] || fail "pprof of a file with lost records exited $rc"
+zcat lost.pb.gz | grep -aq 'losses: 1000 records lost by the kernel' || fail "the pprof profile has no losses comment"
+# A file without losses carries no losses line.
+"$MAPSCOPE" report -i "$golden" --format csv 2>/dev/null | grep -q '^# losses' && fail "a whole file has a losses line"
+pass "lost records: said on stderr, and by each of 13 outputs in its own way"
+
+# A map the kernel lost: what fell in it is uncertain, not never-mapped, in
+# the process and in the child it forked, which started with a copy.
+craft lose-map "$golden" lostmap.data
+run lm unmapped -i lostmap.data --format json
+[ "$rc" -eq 0 ] || fail "unmapped of a file with a lost map exited $rc: $(cat lm.err)"
+python3 - lm.out <<'PY' || fail "the accesses to the lost map are not all uncertain"
+import json, sys
+acc = json.load(open(sys.argv[1]))["accesses"]
+classes = sorted(set((a["pid"], a["class"]) for a in acc))
+print(classes)
+sys.exit(classes != [(15327, "uncertain"), (15330, "uncertain")])
+PY
+pass "accesses to a map whose record was lost are uncertain, in the process and its child"
+
+# A record of a type nobody defines: counted, said, exit 1.
+craft unknown-type "$golden" unknown.data
+run u report -i unknown.data --format json
+[ "$rc" -eq 1 ] || fail "a record of an unknown type: exit $rc"
+grep -q 'skipping a record of type 61 at byte offset 2824: it is of a type nobody defines' u.err || fail "no warning of the unknown record: $(cat u.err)"
+grep -q '"losses": "1 records of unknown or unasked-for types skipped; attribution is uncertain"' u.out ||
+	fail "the JSON report does not count the unknown record"
+want=$("$MAPSCOPE" report -i "$golden" --format json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["file_samples"])')
+got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["file_samples"])' u.out)
+[ "$got" -eq $((want - 1)) ] || fail "$got samples of $want, with one sample's type flipped"
+pass "a record of an unknown type: counted, said, exit 1"
+
+# Names without their NUL: read up to the trailer, never into it; counted, exit 1.
+craft mmap-no-nul "$golden" noname.data
+run n timeline -i noname.data
+[ "$rc" -eq 1 ] || fail "an MMAP2 name with no NUL: exit $rc"
+grep -Eq ' B{48}$' n.out || fail "the name runs into the trailer: $(grep -a BBB n.out | cat -A | head -2)"
+grep -q 'names with no end inside their record' n.err || fail "no warning of the name cut short: $(cat n.err)"
+grep -q '^# losses: 1 names with no end cut short' n.out || fail "the timeline does not carry the cut name"
+craft comm-no-nul "$golden" nocomm.data
+run c report -i nocomm.data --format json
+[ "$rc" -eq 1 ] || fail "a COMM name with no NUL: exit $rc"
+grep -Eq '"comm": "C{15}"' c.out || fail "the comm is not read up to its trailer: $(grep -a CCC c.out | head -2)"
+pass "MMAP2 and COMM names with no NUL: read as far as the record goes, said, exit 1"
+
+command -v zstd >/dev/null || skip "no zstd command to compress with (scripts/install-deps.sh installs it)"
+# Compressed as perf record -z does: the same report.
+craft zstd-ok "$golden" z.data
+"$MAPSCOPE" report -i "$golden" >plain.txt 2>/dev/null
+run z report -i z.data
+[ "$rc" -eq 0 ] && cmp -s plain.txt z.out || fail "the compressed file reads differently: exit $rc, $(diff plain.txt z.out | head -5)"
+craft zstd-short "$golden" zshort.data
+run zs report -i zshort.data --format csv
+[ "$rc" -eq 1 ] && grep -q "data size is smaller than its data" zs.err || fail "a short data size: exit $rc, $(cat zs.err)"
+grep -q '^# losses: the data is damaged or cut short' zs.out || fail "the CSV of a damaged file has no losses line"
+craft zstd-cut "$golden" zcut.data
+run zc report -i zcut.data
+[ "$rc" -eq 1 ] && grep -q "ends inside a zstd block" zc.err || fail "compressed data cut short: exit $rc, $(cat zc.err)"
+# A record that expands to 64 MiB of records, over 10,000 times its size.
+craft zstd-bomb "$golden" bomb.data 64
+for c in report timeline unmapped hugepages heatmap; do
+	run b "$c" -i bomb.data
+	[ "$rc" -eq 1 ] && grep -q "refusing compressed data that expands to more than 256 times its size" b.err ||
+		fail "$c of a zstd bomb: exit $rc, $(cat b.err)"
+done
+pass "compressed data: read as perf writes it; cut short, a short data size and a bomb refused, exit 1"
