@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A campaign of damaged recordings: a few hundred variants of the golden
 # recordings (byte flips, a cut), each read by report (JSON and HTML),
-# timeline (JSON) and unmapped. None may hang or crash; JSON and
+# every fourth by timeline (JSON) and unmapped too. None may hang or crash; JSON and
 # HTML must be valid UTF-8 and JSON must parse; where samples were lost
 # (fewer in the file than the original has), a message must say so.
 # CAMPAIGN=N sets the number of variants of each recording (default 100).
@@ -44,12 +44,14 @@ for base in mapscope-ops perf-ops; do
 		fi
 		runs h report -i "$f" --format html
 		iconv -f UTF-8 -t UTF-8 h.out >/dev/null 2>&1 || fail "report --format html of variant $i of $base is not UTF-8"
-		runs t timeline -i "$f" --format json
-		iconv -f UTF-8 -t UTF-8 t.out >/dev/null 2>&1 || fail "timeline --format json of variant $i of $base is not UTF-8"
-		runs u unmapped -i "$f"
 		total=$((total + 1))
+		if [ $((i % 4)) -eq 0 ]; then        # every fourth by the other commands too: the same reader
+			runs t timeline -i "$f" --format json
+			iconv -f UTF-8 -t UTF-8 t.out >/dev/null 2>&1 || fail "timeline --format json of variant $i of $base is not UTF-8"
+			runs u unmapped -i "$f"
+		fi
 		rm -f "$f"
 	done
 done
 [ "$silent" -eq 0 ] || fail "$silent of $total variants lost samples without a word"
-pass "$total damaged variants, 4 commands each: no hang, no crash, valid UTF-8 JSON and HTML, every loss said"
+pass "$total damaged variants, 2 to 4 commands each: no hang, no crash, valid UTF-8 JSON and HTML, every loss said"
