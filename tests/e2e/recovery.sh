@@ -20,7 +20,7 @@ check() {
 	[ "$perfs" -gt 0 ] || fail "$name: perf cannot read the file: $(head -3 p.err)"
 	[ "$ours" -eq "$perfs" ] || fail "$name: mapscope reads $ours samples, perf script $perfs"
 	unmaps=$("$MAPSCOPE" timeline -i "$f" --format json 2>/dev/null |
-		python3 -c 'import json,sys; print(sum(json.loads(l)["op"] == "unmap" for l in sys.stdin if l.strip()))')
+		python3 -c 'import json,sys; print(sum(json.loads(l).get("op") == "unmap" for l in sys.stdin if l.strip()))')
 	[ "$unmaps" -ge "$min" ] || fail "$name: only $unmaps unmaps recovered"
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["samples"] == 0)' r.json ||
 		fail "$name: no data samples recovered"
