@@ -32,7 +32,7 @@ static const struct cli_usage usage = {
 	.column = 24,
 	.head =
 "usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [--no-samples] [--no-vma-tree]\n"
-"                       [--call-graph fp|dwarf] [--no-alloc-stacks]\n"
+"                       [--call-graph fp|dwarf] [--no-alloc-stacks] [--referenced[=MS]]\n"
 "                       (-p PID[,PID...] | -- CMD [ARGS...])\n"
 "\n"
 "Records every change to the address space of CMD (with its threads and\n"
@@ -82,6 +82,7 @@ struct record_opts {
 	bool no_alloc_stacks;
 	bool callchain;
 	bool dwarf;
+	uint64_t referenced_ms;      /* --referenced: its interval; 0: not given */
 	int verbose;
 	pid_t pids[MAX_PIDS];
 	int nr_pids;
@@ -115,6 +116,17 @@ static int opt_call_graph(const struct cli_option *opt, const char *arg)
 	return 0;
 }
 
+static int opt_referenced(const struct cli_option *opt, const char *arg)
+{
+	struct record_opts *o = opt->value;
+
+	o->referenced_ms = MS_RECORD_REFERENCED_MS;
+	if (arg && cli_parse_u64(arg, 1, 3600000, &o->referenced_ms))
+		return cli_usage_error("record", "invalid interval '%s' for --referenced: expected "
+				       "milliseconds from 1 to 3600000, such as 100", arg);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct record_opts *o)
 {
 	struct launch_pids pids = { .cmd = "record", .pids = o->pids, .n = &o->nr_pids };
@@ -142,6 +154,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		OPT_BOOL(0, "no-alloc-stacks", &o->no_alloc_stacks, "no stack copies on the mapping syscalls\n"
 			 "(mmap, mremap, brk, shmat): smaller files, and\n"
 			 "allocation sites only from --call-graph"),
+		OPT_CALLBACK_OPTARG("referenced", o, "[=MS]", "every MS milliseconds (default 100), each\n"
+				    "process's accessed bits per VMA: smaps Referenced:,\n"
+				    "then cleared (clear_refs); the pages touched in each\n"
+				    "interval, with no PMU and no DAMON", opt_referenced),
 		OPT_COUNT('v', "verbose", &o->verbose, "say more"),
 		OPT_END(),
 	};
@@ -239,7 +255,8 @@ static int main_loop(struct session *s)
 	for (i = 0; i < s->nr_pidfds; i++)
 		fds[nr_rings + i] = (struct pollfd){ .fd = s->pidfds[i], .events = POLLIN };
 	while (!launch_stop) {
-		if (poll(fds, (nfds_t)(nr_rings + s->nr_pidfds), 250) < 0 && errno != EINTR) {
+		if (poll(fds, (nfds_t)(nr_rings + s->nr_pidfds), ms_record_wait_ms(s->rec, 250)) < 0 &&
+		    errno != EINTR) {
 			err = -errno;
 			break;
 		}
@@ -382,6 +399,7 @@ static void record_options(const struct record_opts *o, int argc, char **argv, s
 		.callchain = o->callchain, .dwarf = o->dwarf, .no_vma_tree = o->no_vma_tree,
 		.no_alloc_stacks = o->no_alloc_stacks,
 		.enable_on_exec = o->cmd != NULL, .pipe = o->pipe, .argc = argc, .argv = argv,
+		.referenced_ms = (uint32_t)o->referenced_ms,
 	};
 }
 

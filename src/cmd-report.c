@@ -248,9 +248,27 @@ static void text_region(const struct ms_region *r)
 	       r->start, r->end, r->end - r->start, perms, ms_region_kind_name(r->kind));
 }
 
+/* The columns of ongoing access, where the recording has it (access: its evidence). */
+static void text_access_head(const char *access)
+{
+	if (access)
+		printf(" %8s %8s %8s %6s", "ref-mean", "ref-peak", "accesses", "hot");
+}
+
+static void text_access(const char *access, const struct ms_report_row *r)
+{
+	if (!access)
+		return;
+	if (!r || !r->access_intervals)
+		printf(" %8s %8s %8s %6s", "-", "-", "-", "-");
+	else
+		printf(" %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %5.1f%%", r->ref_pages_mean, r->ref_pages_peak,
+		       r->accesses, 100.0 * r->hot_share);
+}
+
 static void print_text(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
 		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
-		       bool uncertain)
+		       bool uncertain, const char *access)
 {
 	bool by_region = o->group & MS_GROUP_REGION;
 	double t0 = (double)st->first_time;
@@ -265,10 +283,17 @@ static void print_text(const struct report_opts *o, const struct ms_report_row *
 	printf("# samples in the file: %" PRIu64 " (%" PRIu64 " with a data address)%s%s\n",
 	       ms_format_file_samples(st), st->samples, aside[0] ? "; set aside: " : "", aside);
 	printf("# times are seconds from the start of the recording\n");
+	if (access && by_region)
+		printf("# ongoing access from %s: referenced 4 KiB pages per interval (mean, peak), "
+		       "accesses counted, share of the region hot per interval\n", access);
+	if (!by_region)
+		access = NULL;
 	printf("%9s %7s", "samples", "share");
 	if (by_region)
 		printf(" %7s %-15s %-33s %10s %-5s %-12s", "pid", "comm", "start-end", "size", "perms", "kind");
-	printf(" %7s %11s %11s ", "pages", "first", "last");
+	printf(" %7s %11s %11s", "pages", "first", "last");
+	text_access_head(access);
+	printf(" ");
 	if (by_region)
 		printf(" name");
 	if (o->group & MS_GROUP_SYMBOL)
@@ -290,6 +315,7 @@ static void print_text(const struct report_opts *o, const struct ms_report_row *
 			text_region(r->region);
 		printf(" %7" PRIu64, r->pages);
 		text_times(r, t0);
+		text_access(access, r);
 		if (by_region)
 			printf("  %s%s", !r->region ? "[unmapped]" : r->region->name[0] ? MS_TEXT(r->region->name) : "[anon]",
 			       r->region && r->region->records_lost ? " (records of its process were lost)" : "");
@@ -314,6 +340,7 @@ static void print_text(const struct report_opts *o, const struct ms_report_row *
 		text_region(NULL);
 		printf(" %7" PRIu64, un->pages);
 		text_times(un, t0);
+		text_access(access, NULL);
 		printf("  [unmapped]\n");
 	}
 }
@@ -354,8 +381,18 @@ static void json_children(struct ms_json *w, const struct ms_report_row *r)
 	ms_json_array_end(w);
 }
 
+/* Ongoing access, in a row of a recording that has it. */
+static void json_access(struct ms_json *w, const struct ms_report_row *r)
+{
+	ms_json_key_u64(w, "access_intervals", r->access_intervals);
+	ms_json_key_u64(w, "referenced_pages_mean", r->ref_pages_mean);
+	ms_json_key_u64(w, "referenced_pages_peak", r->ref_pages_peak);
+	ms_json_key_u64(w, "accesses", r->accesses);
+	ms_json_key_u64(w, "hot_share_ppm", (uint64_t)(r->hot_share * 1e6 + 0.5));
+}
+
 static void json_row(struct ms_json *w, const struct report_opts *o, const struct ms_report_row *r,
-		     const struct ms_session *s)
+		     const struct ms_session *s, const char *access)
 {
 	ms_json_object_begin(w);
 	if (r->region)
@@ -377,6 +414,8 @@ static void json_row(struct ms_json *w, const struct report_opts *o, const struc
 	if (o->group == MS_GROUP_REGION) {
 		ms_json_key_str(w, "alloc_chain", ms_session_alloc_chain(s, r->region));
 		json_children(w, r);
+		if (access)
+			json_access(w, r);
 	}
 	ms_json_object_end(w);
 }
@@ -402,7 +441,7 @@ static void json_totals(struct ms_json *w, uint64_t total, const struct ms_sessi
 
 static void print_json(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
 		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
-		       bool uncertain, const struct ms_session *s)
+		       bool uncertain, const struct ms_session *s, const char *access)
 {
 	struct ms_json w;
 	size_t i;
@@ -411,6 +450,8 @@ static void print_json(const struct report_opts *o, const struct ms_report_row *
 	ms_json_object_begin(&w);
 	json_totals(&w, total, st, uncertain);
 	replay_loss_json(s, &w);
+	if (access)
+		ms_json_key_str(&w, "access_evidence", access);
 	ms_json_newline(&w, 1);
 	ms_json_key(&w, "regions");
 	ms_json_array_begin(&w);
@@ -418,7 +459,7 @@ static void print_json(const struct report_opts *o, const struct ms_report_row *
 		if ((o->group & MS_GROUP_REGION) && !wanted(o, rows[i].region))
 			continue;
 		ms_json_newline(&w, 2);
-		json_row(&w, o, &rows[i], s);
+		json_row(&w, o, &rows[i], s, access);
 	}
 	ms_json_array_end(&w);
 	ms_json_newline(&w, 1);
@@ -433,13 +474,23 @@ static void print_json(const struct report_opts *o, const struct ms_report_row *
 	putchar('\n');
 }
 
+static void csv_access(const char *access, const struct ms_report_row *r)
+{
+	if (access && r && r->access_intervals)
+		printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.4f", r->ref_pages_mean, r->ref_pages_peak, r->accesses,
+		       r->hot_share);
+	else if (access)
+		printf(",,,,");
+}
+
 static void print_csv(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
-		      const struct ms_report_row *un, uint64_t total)
+		      const struct ms_report_row *un, uint64_t total, const char *access)
 {
 	char perms[5];
 	size_t i;
 
-	printf("samples,share,pid,comm,start,end,size,perms,kind,name,pages,first_ns,last_ns,symbol,dso,daddr_symbol,alloc\n");
+	printf("samples,share,pid,comm,start,end,size,perms,kind,name,pages,first_ns,last_ns,symbol,dso,daddr_symbol,alloc%s\n",
+	       access ? ",referenced_pages_mean,referenced_pages_peak,accesses,hot_share" : "");
 	for (i = 0; i < n; i++) {
 		const struct ms_report_row *row = &rows[i];
 		const struct ms_region *r = row->region;
@@ -464,11 +515,13 @@ static void print_csv(const struct report_opts *o, const struct ms_report_row *r
 		ms_csv_str(stdout, row->daddr_symbol ? row->daddr_symbol : "");
 		printf(",");
 		ms_csv_str(stdout, row->alloc ? row->alloc : "");
+		csv_access(access, row);
 		printf("\n");
 	}
 	if (o->group == MS_GROUP_REGION)
-		printf("%" PRIu64 ",%.4f,,,,,,,unmapped,[unmapped],%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,,\n",
-		       un->samples, share(un->samples, total), un->pages, un->first_ns, un->last_ns);
+		printf("%" PRIu64 ",%.4f,,,,,,,unmapped,[unmapped],%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,,%s\n",
+		       un->samples, share(un->samples, total), un->pages, un->first_ns, un->last_ns,
+		       access ? ",,,," : "");
 }
 
 /* The samples of what --pid and --comm keep, as a pprof profile in o->output. */
@@ -500,6 +553,8 @@ static int write_pprof(const struct report_opts *o, struct ms_pprof *pp, const s
 static int print_report(const struct report_opts *o, const struct ms_html_report *in,
 			const struct ms_report_row *rows, const struct ms_session *s)
 {
+	/* Rows by region only: the figures are a region's. */
+	const char *access = o->group & MS_GROUP_REGION ? ms_report_access_evidence(in->rep) : NULL;
 	int err;
 
 	if (o->html) {
@@ -511,14 +566,14 @@ static int print_report(const struct report_opts *o, const struct ms_html_report
 		return 0;
 	}
 	if (o->format == CLI_FORMAT_JSON) {
-		print_json(o, rows, in->n, in->un, in->total, in->st, in->uncertain, s);
+		print_json(o, rows, in->n, in->un, in->total, in->st, in->uncertain, s, access);
 		return 0;
 	}
 	replay_loss_line(s, stdout, "# ");     /* a comment line in the CSV and the table alike */
 	if (o->format == CLI_FORMAT_CSV)
-		print_csv(o, rows, in->n, in->un, in->total);
+		print_csv(o, rows, in->n, in->un, in->total, access);
 	else
-		print_text(o, rows, in->n, in->un, in->total, in->st, in->uncertain);
+		print_text(o, rows, in->n, in->un, in->total, in->st, in->uncertain, access);
 	return 0;
 }
 

@@ -94,6 +94,7 @@ static int set_value(const struct parser *p, const struct cli_option *o, const c
 	case CLI_OPT_CHOICE:
 		return set_choice(p, o, arg);
 	case CLI_OPT_CALLBACK:
+	case CLI_OPT_CALLBACK_OPTARG:
 		return o->callback(o, arg) ? PARSE_OPT_ERROR : 0;
 	default:
 		return 0;
@@ -136,7 +137,7 @@ static int read_long(struct parser *p)
 	const char *arg = p->argv[p->i++], *name = arg + 2, *eq = strchr(name, '=');
 	const struct cli_option *o = find_long(p->opts, name, eq ? (size_t)(eq - name) : strlen(name));
 
-	if (!o || (eq && !takes_value(o)))
+	if (!o || (eq && !takes_value(o) && o->kind != CLI_OPT_CALLBACK_OPTARG))
 		return usage_error(p, "unknown option", arg, NULL);
 	if (eq)
 		return set_value(p, o, eq + 1);
@@ -226,7 +227,7 @@ static void print_option(FILE *out, const struct cli_option *o, int column)
 	else
 		n = fprintf(out, "      --%s", o->long_name);
 	if (o->argh)
-		n += fprintf(out, " %s", o->argh);
+		n += fprintf(out, o->kind == CLI_OPT_CALLBACK_OPTARG ? "%s" : " %s", o->argh);
 	fprintf(out, "%*s", n <= column - 2 ? column - n : 2, "");
 	for (h = o->help; (nl = strchr(h, '\n')); h = nl + 1)
 		fprintf(out, "%.*s\n%*s", (int)(nl - h), h, column, "");

@@ -25,6 +25,7 @@ enum cli_option_kind {
 	CLI_OPT_U64,            /* a decimal uint64_t in [min, max] */
 	CLI_OPT_CHOICE,         /* an int set to the value's index in choices */
 	CLI_OPT_CALLBACK,       /* the value handed to callback */
+	CLI_OPT_CALLBACK_OPTARG,/* callback, with the value after "--name=", or NULL for "--name" alone */
 	CLI_OPT_MORE_HELP,      /* a help line only: another form of the option above */
 	CLI_OPT_HELP,           /* -h, --help: the parser adds it to every table */
 };
@@ -57,6 +58,10 @@ struct cli_option {
 	  .choices = (list), .what = (bad), .expect = (exp) }
 #define OPT_CALLBACK(s, l, v, a, h, cb) \
 	{ .kind = CLI_OPT_CALLBACK, .short_name = (s), .long_name = (l), .value = (v), .argh = (a), .help = (h), \
+	  .callback = (cb) }
+/* A long option whose value is optional: "--l" or "--l=VALUE"; a helps as "[=VALUE]". */
+#define OPT_CALLBACK_OPTARG(l, v, a, h, cb) \
+	{ .kind = CLI_OPT_CALLBACK_OPTARG, .long_name = (l), .value = (v), .argh = (a), .help = (h), \
 	  .callback = (cb) }
 #define OPT_MORE_HELP(l, a, h) { .kind = CLI_OPT_MORE_HELP, .long_name = (l), .argh = (a), .help = (h) }
 

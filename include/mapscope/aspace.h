@@ -68,6 +68,13 @@ struct ms_aspace_listener {
 	 * protection (ms_aspace_prot_at() of the first says it for all).
 	 */
 	void (*charge_run)(void *ctx, const struct ms_samples *run, const struct ms_region *r);
+	/*
+	 * Optional: an access event (MS_EV_ACCESS), charged where it lands at
+	 * its instant: once per region its range overlaps, with the overlap
+	 * [start, end), in address order; and once per stretch of it where
+	 * nothing was mapped, with r NULL.
+	 */
+	void (*access)(void *ctx, const struct ms_event *ev, const struct ms_region *r, uint64_t start, uint64_t end);
 };
 
 /* NULL with errno set. */

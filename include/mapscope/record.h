@@ -43,9 +43,18 @@ struct ms_record_opts {
 	bool no_alloc_stacks;        /* no stack snapshots on the mapping syscalls (MS_LIVE_ALLOC_STACKS) */
 	bool enable_on_exec;         /* events start at the tasks' next exec (a command we launch) */
 	bool pipe;                   /* pipe mode: no seeking, headers as records */
+	/*
+	 * record --referenced: every referenced_ms, each followed process's
+	 * accessed bits per VMA (smaps Referenced:, then clear_refs), written
+	 * as mapscope:vma_referenced samples; 0: not sampled.
+	 */
+	uint32_t referenced_ms;
 	int argc;                    /* the command line, for the file's CMDLINE */
 	char *const *argv;
 };
+
+/* The interval of record --referenced where the user gives none. */
+#define MS_RECORD_REFERENCED_MS 100
 
 /* Counts so far: for a progress line and the summary. */
 struct ms_record_stats {
@@ -92,10 +101,18 @@ int ms_record_synthesize(struct ms_record *r, pid_t tgid);
 
 /*
  * The step of the caller's loop: moves what the rings hold into the file
- * and flushes it there, so the file reads whole up to here. 0 or a
+ * and, where an interval of --referenced has ended, the accessed bits;
+ * then flushes it there, so the file reads whole up to here. 0 or a
  * negative errno (from the output).
  */
 int ms_record_drain(struct ms_record *r);
+
+/*
+ * How long the caller's loop may wait (poll) before the next
+ * ms_record_drain() is due, at most max_ms: with --referenced, the time
+ * to the end of the interval.
+ */
+int ms_record_wait_ms(const struct ms_record *r, int max_ms);
 
 /* The ring buffers' descriptors, for poll(2): POLLIN when one has data. */
 int ms_record_nr_fds(const struct ms_record *r);

@@ -41,6 +41,15 @@ struct ms_report_row {
 	uint64_t samples, pages, first_ns, last_ns;
 	const struct ms_report_child *children;  /* top code symbols, most samples first (region rows) */
 	int nr_children;
+	/*
+	 * Ongoing access (region rows, where the recording has it: record
+	 * --referenced, --damon): the intervals that said something of the
+	 * region (0: none), its referenced 4 KiB pages per interval (mean and
+	 * peak), the accesses counted (DAMON, hardware samples), and the share
+	 * of the region found accessed in an interval, on average (0 to 1).
+	 */
+	uint64_t access_intervals, ref_pages_mean, ref_pages_peak, accesses;
+	double hot_share;
 };
 
 /* What rows are made of: a combination of these (default: region). */
@@ -87,6 +96,9 @@ extern const struct ms_analysis ms_report_analysis;
 int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 		   const enum ms_report_key *keys, size_t nr_keys,
 		   const struct ms_report_row **rows, size_t *nr_rows, const struct ms_report_row **unmapped);
+
+/* The evidence of ongoing access the recording held, in words, or NULL where it held none. */
+const char *ms_report_access_evidence(const struct ms_report *rep);
 
 /* Samples charged (within the session's window), to regions and to "unmapped". */
 uint64_t ms_report_total(const struct ms_report *rep);

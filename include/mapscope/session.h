@@ -62,6 +62,14 @@ struct ms_analysis {
 	/* Once, at the end of the recording, after the model charged what waited. */
 	void (*finish)(void *ctx, struct ms_session *s);
 	unsigned int flags;
+	/*
+	 * Ongoing access (MS_EV_ACCESS: accessed bits, DAMON) the model
+	 * charged to r, the overlap of ev's range with it at ev's instant
+	 * being [start, end); r NULL: a stretch where nothing was mapped. A
+	 * range over several regions comes once per region, so a figure for
+	 * the whole range (ev->access.referenced) is the analysis's to share.
+	 */
+	void (*access)(void *ctx, const struct ms_event *ev, const struct ms_region *r, uint64_t start, uint64_t end);
 };
 
 #define MS_ANALYSIS_SEES_SAMPLES (1u << 0)

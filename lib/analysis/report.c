@@ -12,6 +12,7 @@
 #include <mapscope/report.h>
 #include <mapscope/symbols.h>
 
+#include "analysis/access.h"
 #include "aspace/samples.h"
 #include "util/grow.h"
 #include "util/hash.h"
@@ -77,6 +78,7 @@ struct ms_report {
 	size_t cap;
 	struct chunkmap chunks;   /* key: (slot << KEY_SLOT) ^ (page / 512) */
 	uint64_t total;
+	struct ms_access_table access;   /* ongoing access per region */
 	int error;
 	/* The last ms_report_rows(), lent to the caller until the next or ms_report_free(). */
 	struct ms_report_row *rows;
@@ -496,10 +498,38 @@ static void on_begin(void *ctx, struct ms_session *s)
 	rep->nr_children = rep->syms ? (int)rep->want_children : 0;
 }
 
+/* Ongoing access, within the session's window. */
+static void on_access(void *ctx, const struct ms_event *ev, const struct ms_region *r, uint64_t start, uint64_t end)
+{
+	struct ms_report *rep = ctx;
+
+	if (ev->time >= rep->from && ev->time <= rep->to)
+		ms_access_table_charge(&rep->access, ev, r, start, end);
+}
+
 MS_EXPORT const struct ms_analysis ms_report_analysis = {
 	.name = "report", .charge = on_charge, .charge_run = on_charge_run, .begin = on_begin,
-	.start = on_start,
+	.start = on_start, .access = on_access,
 };
+
+MS_EXPORT const char *ms_report_access_evidence(const struct ms_report *rep)
+{
+	return ms_access_table_evidence(&rep->access);
+}
+
+/* A region row's figures of ongoing access. */
+static void access_figures(struct ms_report *rep, struct ms_report_row *row)
+{
+	const struct ms_access_stat *a = row->region ? ms_access_table_get(&rep->access, row->region->id) : NULL;
+
+	if (!a)
+		return;
+	row->access_intervals = a->intervals;
+	row->ref_pages_mean = ms_access_ref_pages_mean(a);
+	row->ref_pages_peak = ms_access_ref_pages_peak(a);
+	row->accesses = a->accesses;
+	row->hot_share = ms_access_hot_share(a);
+}
 
 MS_EXPORT uint64_t ms_report_total(const struct ms_report *rep)
 {
@@ -663,9 +693,10 @@ MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 	const struct tuple *t;
 
 	rows_release(rep);
-	if (rep->error)
-		return rep->error;
+	if (rep->error || rep->access.error)
+		return rep->error ? rep->error : rep->access.error;
 	count_pages(rep);
+	ms_access_table_settle(&rep->access);
 	if (rep->group != MS_GROUP_REGION) {
 		out = rep->rows = calloc(rep->nr_tuples ? rep->nr_tuples : 1, sizeof(*out));
 		if (!out)
@@ -688,6 +719,7 @@ MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 			out[out_n++] = (struct ms_report_row){ .region = ms_aspace_region(as, i),
 				.alloc = rep->s ? ms_session_alloc_site(rep->s, ms_aspace_region(as, i)) : NULL,
 				.samples = s->samples, .pages = s->pages, .first_ns = s->first, .last_ns = s->last };
+			access_figures(rep, &out[out_n - 1]);
 		}
 		s = rep->cap ? &rep->st[0] : &zero;
 		rep->unmapped = (struct ms_report_row){ .samples = s->samples, .pages = s->pages,
@@ -718,5 +750,6 @@ MS_EXPORT void ms_report_free(struct ms_report *rep)
 	free(rep->chunks.idx);
 	free(rep->chunks.bits);
 	free(rep->st);
+	ms_access_table_release(&rep->access);
 	free(rep);
 }

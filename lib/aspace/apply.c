@@ -606,6 +606,7 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 	case MS_EV_FORK: op = MS_OP_FORK; err = change_fork(as, p, ev, c); break;
 	case MS_EV_EXEC: op = MS_OP_EXEC; change_task(as, p, ev, c); break;
 	case MS_EV_EXIT: op = MS_OP_EXIT; change_task(as, p, ev, c); break;
+	case MS_EV_ACCESS: ms_aspace_charge_access(as, p, ev); break;
 	default: apply_other(as, p, ev); break;
 	}
 out:

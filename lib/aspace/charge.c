@@ -162,3 +162,35 @@ int ms_aspace_apply_samples(struct ms_aspace *as, const struct ms_samples *run)
 	return !run->evs || (run->n && !run->evs[0].sample.has_sp) ? apply_run(as, run, true) :
 								       apply_run(as, run, false);
 }
+
+/*
+ * An access range (a VMA's accessed bits, a DAMON region) over the pieces
+ * it covers now: one call per run of pieces of one region with no hole
+ * between them, and one per hole. A range over two regions that one
+ * kernel VMA holds (merged) is told apart here, by the regions' own
+ * pieces, so each gets its share.
+ */
+void ms_aspace_charge_access(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	uint64_t at = ev->access.start, end = ev->access.end, from;
+	size_t i = lower(p, at);
+	uint32_t region;
+
+	if (!as->listener.access)
+		return;
+	while (at < end) {
+		if (i == p->n || p->p[i].start >= end) {
+			as->listener.access(as->ctx, ev, NULL, at, end);
+			return;
+		}
+		if (p->p[i].start > at) {
+			as->listener.access(as->ctx, ev, NULL, at, p->p[i].start);
+			at = p->p[i].start;
+		}
+		region = p->p[i].region;
+		from = at;
+		for (; i < p->n && p->p[i].region == region && p->p[i].start <= at && at < end; i++)
+			at = p->p[i].end < end ? p->p[i].end : end;
+		as->listener.access(as->ctx, ev, as->regions[region], from, at);
+	}
+}

@@ -215,6 +215,9 @@ static inline void charge(struct ms_aspace *as, const struct ms_event *ev, const
 		as->listener.charge(as->ctx, ev, r);
 }
 
+/* An access event's range, charged to the regions it overlaps now (and where none is, to none). */
+void ms_aspace_charge_access(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
 /* Names the stack of ev's thread (not the main one) from its stack pointer, once. */
 void __attribute__((noinline)) ms_stack_name_thread(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
 

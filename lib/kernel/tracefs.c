@@ -200,3 +200,62 @@ int ms_tracefs_tracing_data(const char *dir, const char *const *names, size_t n,
 	ms_buf_u64(out, 0);                  /* no saved cmdlines: COMM records name tasks */
 	return ms_buf_error(out);
 }
+
+/* Past a section named name (len bytes with its NUL) and sized by the u64 after it, or NULL. */
+static const unsigned char *past_section(const unsigned char *p, const unsigned char *end, const char *name,
+					 size_t len)
+{
+	uint64_t size;
+
+	if ((size_t)(end - p) < len + 8 || memcmp(p, name, len))
+		return NULL;
+	memcpy(&size, p + len, 8);
+	p += len + 8;
+	return (uint64_t)(end - p) < size ? NULL : p + size;
+}
+
+/* Where the count of systems lies in the blob [p, end), or NULL where it does not parse that far. */
+static const unsigned char *systems_at(const unsigned char *p, const unsigned char *end)
+{
+	const unsigned char *z;
+	uint32_t n, i;
+	uint64_t size;
+
+	if (end - p < 10 || memcmp(p, "\027\010\104tracing", 10))
+		return NULL;
+	if (!(z = memchr(p + 10, 0, (size_t)(end - p - 10))) || end - (z + 1) < 6)
+		return NULL;                 /* the version string, then endianness, long size, page size */
+	p = z + 7;
+	if (!(p = past_section(p, end, "header_page", 12)) || !(p = past_section(p, end, "header_event", 13)) ||
+	    end - p < 4)
+		return NULL;
+	memcpy(&n, p, 4);                    /* ftrace formats */
+	for (p += 4, i = 0; i < n; i++) {
+		if (end - p < 8)
+			return NULL;
+		memcpy(&size, p, 8);
+		if ((uint64_t)(end - p - 8) < size)
+			return NULL;
+		p += 8 + size;
+	}
+	return end - p < 4 ? NULL : p;
+}
+
+int ms_tracefs_add_system(const void *td, size_t len, const char *sys, const void *fmt, size_t fmt_len,
+			  struct ms_buf *out)
+{
+	const unsigned char *p = td, *at = systems_at(p, p + len);
+	uint32_t nsys;
+
+	if (!at)
+		return -EBADMSG;
+	memcpy(&nsys, at, 4);
+	ms_buf_append(out, p, (size_t)(at - p));
+	ms_buf_u32(out, nsys + 1);
+	ms_buf_cstr(out, sys);               /* first: what follows the systems is copied as it is */
+	ms_buf_u32(out, 1);
+	ms_buf_u64(out, fmt_len);
+	ms_buf_append(out, fmt, fmt_len);
+	ms_buf_append(out, at + 4, (size_t)(p + len - (at + 4)));
+	return ms_buf_error(out);
+}

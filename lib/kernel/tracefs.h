@@ -31,4 +31,13 @@ int ms_tracefs_event_id(const char *dir, const char *sys, const char *name,
 int ms_tracefs_tracing_data(const char *dir, const char *const *names, size_t n,
 			    struct ms_buf *out);
 
+/*
+ * Copies the TRACING_DATA blob td[0, len) into out with one more system,
+ * sys, of one event whose format text is fmt[0, fmt_len): for events
+ * that no tracefs has (mapscope's own), so that perf prints them too.
+ * 0, -EBADMSG where td does not parse up to its systems, or -ENOMEM.
+ */
+int ms_tracefs_add_system(const void *td, size_t len, const char *sys, const void *fmt, size_t fmt_len,
+			  struct ms_buf *out);
+
 #endif

@@ -15,6 +15,8 @@
 #include <mapscope/symbols.h>
 
 #include "kernel/procsynth.h"
+#include "kernel/refsample.h"
+#include "kernel/tracefs.h"
 #include "perfdata/format.h"
 #include "session/execwin.h"
 #include "session/rewrite.h"
@@ -31,6 +33,9 @@ struct ms_record {
 	struct ms_execwin execwin;
 	struct ms_binaries binaries;
 	size_t vsyscall_trailer;     /* 0: no [vsyscall] to write */
+	struct ms_refsampler *refs;  /* record --referenced, or NULL */
+	uint16_t ref_tp;             /* its tracepoint's id */
+	struct ms_buf tracing;       /* with --referenced: the live tracepoints' formats and its own */
 	bool closed;
 	union {                      /* an MMAP2 of the ring's, copied to be changed */
 		struct perf_record_mmap2 m;
@@ -44,6 +49,59 @@ static uint64_t monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The id of mapscope:vma_referenced: the highest a tracepoint can have
+ * (common_type is 16 bits) that no recorded tracepoint has, so that perf
+ * finds its format by it.
+ */
+static uint16_t free_tracepoint_id(const struct ms_live *l)
+{
+	const struct perf_event_attr *a;
+	uint16_t id = UINT16_MAX;
+	size_t i;
+
+	for (i = 0; i < ms_live_nr_evsels(l); i++)
+		if ((a = ms_live_evsel_attr(l, i))->type == PERF_TYPE_TRACEPOINT && a->config == id) {
+			id--;
+			i = (size_t)-1;          /* again, from the first */
+		}
+	return id;
+}
+
+/* record --referenced: the sampler, which follows what ms_record follows. 0 or -ENOMEM. */
+static int referenced_new(struct ms_record *r)
+{
+	if (!r->opts.referenced_ms)
+		return 0;
+	r->ref_tp = free_tracepoint_id(r->live);
+	r->refs = ms_refsampler_new("/proc", (uint64_t)r->opts.referenced_ms * 1000000ULL, r->ref_tp);
+	return r->refs ? 0 : -ENOMEM;
+}
+
+/* A process to sample with --referenced, from now on. */
+static void referenced_follow(struct ms_record *r, pid_t tgid)
+{
+	int err;
+
+	if (r->refs && (err = ms_refsampler_add(r->refs, tgid, monotonic_ns())) && err != -ESRCH && err != -ENOENT)
+		ms_warn("cannot clear the accessed bits of process %d: %s: its accesses are not sampled",
+			(int)tgid, strerror(-err));
+}
+
+/* A new process joins the sampled ones, one that exited leaves them. */
+static void referenced_task(struct ms_record *r, const struct perf_event_header *h)
+{
+	const struct perf_record_fork *f = (const void *)h;
+
+	if (!r->refs || (h->type != PERF_RECORD_FORK && h->type != PERF_RECORD_EXIT) ||
+	    !perf_record_contains(f, ptid))
+		return;
+	if (h->type == PERF_RECORD_FORK && f->pid != f->ppid)
+		referenced_follow(r, (pid_t)f->pid);
+	else if (h->type == PERF_RECORD_EXIT && f->pid == f->tid)
+		ms_refsampler_remove(r->refs, (pid_t)f->pid);
 }
 
 MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
@@ -62,8 +120,9 @@ MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
 		   (opts->no_vma_tree ? MS_LIVE_NO_VMA_TREE : 0) |
 		   (opts->no_alloc_stacks ? 0 : MS_LIVE_ALLOC_STACKS) |
 		   (opts->enable_on_exec ? MS_LIVE_ENABLE_ON_EXEC : 0);
+	ms_buf_init(&r->tracing);
 	r->live = ms_live_new(&lo);
-	if (!r->live) {
+	if (!r->live || (errno = -referenced_new(r))) {
 		err = errno;
 		ms_record_free(r);
 		errno = err;
@@ -74,12 +133,20 @@ MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
 
 MS_EXPORT int ms_record_add_task(struct ms_record *r, pid_t tid)
 {
-	return ms_live_add_task(r->live, tid);
+	int err = ms_live_add_task(r->live, tid);
+
+	if (!err)
+		referenced_follow(r, tid);   /* a command we launch: its pid is its process's */
+	return err;
 }
 
 MS_EXPORT int ms_record_attach(struct ms_record *r, pid_t tgid)
 {
-	return ms_proc_attach(r->live, tgid, &r->attached);
+	int err = ms_proc_attach(r->live, tgid, &r->attached);
+
+	if (!err)
+		referenced_follow(r, tgid);
+	return err;
 }
 
 /*
@@ -139,6 +206,7 @@ static int write_record(const struct perf_event_header *h, void *arg)
 		ms_debug("no memory for an exec's window: its first map is written untrimmed");
 	h = trim_exec_map(r, h);
 	note_binary(r, h);
+	referenced_task(r, h);
 	if ((err = ms_pdwriter_write(r->writer, h)))
 		return err;
 	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && r->vsyscall_trailer)
@@ -146,14 +214,42 @@ static int write_record(const struct perf_event_header *h, void *arg)
 	return 0;
 }
 
+/*
+ * With --referenced, its event joins the live ones in the header (one id,
+ * ours) and its format the tracing data, as its system's only event.
+ */
+static int referenced_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, struct perf_event_attr *attr,
+			     struct ms_pdwriter_opts *wo)
+{
+	static const uint64_t id = MS_REFERENCED_ID;
+	struct ms_buf fmt;
+	int err;
+
+	if (!r->refs)
+		return 0;
+	ms_referenced_attr(r->ref_tp, attr);
+	ev[wo->nr_evsels++] = (struct ms_pdwriter_evsel){ attr, MS_REFERENCED_NAME, &id, 1 };
+	ms_buf_init(&fmt);
+	ms_referenced_format(r->ref_tp, &fmt);
+	err = ms_buf_error(&fmt) ? -ENOMEM : ms_tracefs_add_system(wo->tracing_data, wo->tracing_data_len,
+								   MS_REFERENCED_SYS, fmt.data, fmt.len,
+								   &r->tracing);
+	ms_buf_release(&fmt);
+	wo->tracing_data = r->tracing.data;
+	wo->tracing_data_len = r->tracing.len;
+	return err;
+}
+
 MS_EXPORT int ms_record_start(struct ms_record *r, int fd)
 {
 	size_t n = ms_live_nr_evsels(r->live), i;
-	struct ms_pdwriter_evsel *ev = calloc(n, sizeof(*ev));
+	struct ms_pdwriter_evsel *ev = calloc(n + 1, sizeof(*ev));
+	struct perf_event_attr ref_attr;
 	struct ms_pdwriter_opts wo = {
 		.evsels = ev, .nr_evsels = n, .argc = r->opts.argc, .argv = r->opts.argv,
 		.clockid = CLOCK_MONOTONIC, .pipe = r->opts.pipe,
 	};
+	int err;
 
 	if (!ev)
 		return -ENOMEM;
@@ -163,6 +259,10 @@ MS_EXPORT int ms_record_start(struct ms_record *r, int fd)
 		ev[i].ids = ms_live_evsel_ids(r->live, i, &ev[i].nr_ids);
 	}
 	ms_live_tracing_data(r->live, &wo.tracing_data, &wo.tracing_data_len);
+	if ((err = referenced_header(r, ev, &ref_attr, &wo))) {
+		free(ev);
+		return err;
+	}
 	if (ms_has_vsyscall())
 		r->vsyscall_trailer = ms_sample_id_size(ms_live_evsel_attr(r->live, 0));
 	r->writer = ms_pdwriter_new(fd, &wo);
@@ -175,6 +275,11 @@ MS_EXPORT int ms_record_enable(struct ms_record *r)
 	return ms_live_enable(r->live);
 }
 
+static int write_plain(const struct perf_event_header *h, void *arg)
+{
+	return ms_pdwriter_write(((struct ms_record *)arg)->writer, h);
+}
+
 MS_EXPORT int ms_record_drain(struct ms_record *r)
 {
 	long n = ms_live_drain(r->live, write_record, r);
@@ -184,7 +289,22 @@ MS_EXPORT int ms_record_drain(struct ms_record *r)
 		return (int)n;
 	if (n > 0 && (err = ms_pdwriter_finish_round(r->writer)))
 		return err;
+	/* Stamped after the drain, as ms_record_synthesize() stamps its records: the file stays in order. */
+	if (r->refs && r->writer && (err = ms_refsampler_tick(r->refs, monotonic_ns(), write_plain, r)))
+		return err;
 	return ms_pdwriter_flush(r->writer);
+}
+
+MS_EXPORT int ms_record_wait_ms(const struct ms_record *r, int max_ms)
+{
+	uint64_t now = monotonic_ns(), due;
+
+	if (!r->refs)
+		return max_ms;
+	due = ms_refsampler_due(r->refs);
+	if (due <= now)
+		return 0;
+	return (due - now) / 1000000ULL + 1 < (uint64_t)max_ms ? (int)((due - now) / 1000000ULL + 1) : max_ms;
 }
 
 /*
@@ -242,6 +362,8 @@ MS_EXPORT void ms_record_free(struct ms_record *r)
 		return;
 	ms_pdwriter_free(r->writer);
 	ms_live_free(r->live);
+	ms_refsampler_free(r->refs);
+	ms_buf_release(&r->tracing);
 	ms_tidset_release(&r->attached);
 	ms_execwin_release(&r->execwin);
 	ms_binaries_release(&r->binaries);

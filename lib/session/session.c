@@ -193,19 +193,31 @@ static void fan_charge_run(void *ctx, const struct ms_samples *run, const struct
 	}
 }
 
+static void fan_access(void *ctx, const struct ms_event *ev, const struct ms_region *r, uint64_t start,
+		       uint64_t end)
+{
+	struct ms_session *s = ctx;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->an[i].a->access)
+			s->an[i].a->access(s->an[i].ctx, ev, r, start, end);
+}
+
 static void listen(struct ms_session *s)
 {
-	struct ms_aspace_listener l = { .charge = fan_charge, .charge_run = fan_charge_run };
+	struct ms_aspace_listener l = { .charge = fan_charge, .charge_run = fan_charge_run, .access = fan_access };
 	const struct slot *one = NULL;
 	size_t i, takers = 0;
 
 	for (i = 0; i < s->n; i++)
-		if (s->an[i].a->charge) {
+		if (s->an[i].a->charge || s->an[i].a->access) {
 			one = &s->an[i];
 			takers++;
 		}
 	if (takers == 1) {
-		l = (struct ms_aspace_listener){ .charge = one->a->charge, .charge_run = one->a->charge_run };
+		l = (struct ms_aspace_listener){ .charge = one->a->charge, .charge_run = one->a->charge_run,
+						 .access = one->a->access };
 		ms_aspace_set_listener(s->as, &l, one->ctx);
 	} else if (takers > 1) {
 		ms_aspace_set_listener(s->as, &l, s);

@@ -45,7 +45,8 @@ struct stream_syscall {
 };
 extern const struct stream_syscall stream_syscalls[SC_NR];
 
-enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE };
+/* EK_ACCESS: mapscope:vma_referenced, record --referenced's accessed bits per VMA. */
+enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS };
 
 struct evinfo {
 	const struct perf_event_attr *attr;
@@ -54,7 +55,7 @@ struct evinfo {
 	int time_from_end;           /* TIME's offset back from a trailer's end, or -1 */
 	enum sc sc;
 	int nr_fields;
-	uint16_t off[5], size[5];    /* from its format in the tracing data */
+	uint16_t off[8], size[8];    /* from its format in the tracing data */
 	struct ms_sample_layout lay; /* fixed offsets, where its samples have them */
 	uint16_t fixed_size;         /* a data sample of this size decodes by lay; 0: never */
 	bool fault;                  /* a page-fault software event */
@@ -230,6 +231,10 @@ int stream_thread_sp(struct ms_stream *s, const struct ms_sample *smp);
 int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp);
 /* At the end: the maps of syscalls whose exit never came go out as the kernel's. */
 int stream_flush_threads(struct ms_stream *s);
+
+/* referenced.c: a sample of mapscope:vma_referenced (EK_ACCESS; its fields in stream_referenced_fields order). */
+extern const char *const stream_referenced_fields[8];
+int stream_on_referenced(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
 /* A thread ended, or the stream does: its state goes. */
 void stream_thread_gone(struct ms_stream *s, uint32_t tid);
 void stream_free_threads(struct ms_stream *s);

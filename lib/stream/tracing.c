@@ -274,6 +274,22 @@ static void classify_vma_tree(struct evinfo *ei, const struct tp_format *f)
 	ei->kind = EK_VMA_TREE;
 }
 
+/* mapscope:vma_referenced: record --referenced's figures for one VMA, each a field of 8 bytes but pid. */
+static void classify_referenced(struct evinfo *ei, const struct tp_format *f)
+{
+	int k;
+
+	for (k = 0; k < 8; k++)
+		if (!find_field(f, stream_referenced_fields[k], &ei->off[k], &ei->size[k]) ||
+		    ei->size[k] != (k ? 8 : 4)) {
+			ms_warn("tracepoint 'mapscope:vma_referenced' has no field '%s' of %d bytes: ignoring it",
+				stream_referenced_fields[k], k ? 8 : 4);
+			return;
+		}
+	ei->nr_fields = 8;
+	ei->kind = EK_ACCESS;
+}
+
 /* A syscall tracepoint, its fields' places from its format. */
 static void classify(struct evinfo *ei, const struct tp_format *f)
 {
@@ -284,6 +300,10 @@ static void classify(struct evinfo *ei, const struct tp_format *f)
 	name_of(f, name, sizeof(name));
 	if (!strcmp(f->sys, "maple_tree") && !strcmp(name, "ma_write")) {
 		classify_vma_tree(ei, f);
+		return;
+	}
+	if (!strcmp(f->sys, "mapscope") && !strcmp(name, "vma_referenced")) {
+		classify_referenced(ei, f);
 		return;
 	}
 	if (strcmp(f->sys, "syscalls") || (i = syscall_of(name, &exit)) < 0)
