@@ -35,6 +35,12 @@ static const struct cli_usage usage = {
 "Only regions with samples are drawn, one band each: the gaps between them\n"
 "take no room, and memory that moved (mremap) keeps its band. Map, unmap,\n"
 "remap and madvise are marked on the band's top edge: M, U, R, A.\n"
+"\n"
+"Where the recording has ongoing access (record --referenced, --damon), the\n"
+"heat is that instead: each cell the share of its bytes found accessed in\n"
+"the interval that covers it (with --referenced, a region's whole band\n"
+"shows its referenced share per interval), and the output says so; the\n"
+"regions drawn are then those with access or samples.\n"
 "\n",
 	.tail =
 "\n"
@@ -127,7 +133,7 @@ static uint32_t text_cell(const struct ms_heatmap_band *b, size_t r, size_t col)
 }
 
 static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size_t all,
-		       uint64_t col_ns, bool colour)
+		       uint64_t col_ns, bool colour, const char *what)
 {
 	static const char ramp[] = " .:-=+*#%@";
 	/* A heat ramp of 256-colour backgrounds: blue to red to yellow. */
@@ -139,6 +145,8 @@ static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size
 	uint32_t v, max = 0;
 	int lv;
 
+	if (what)
+		fprintf(f, "heat: the share of each cell found accessed per interval, from %s\n", what);
 	/* The scale's top: the largest text cell (a sum of grid rows) of the bands shown. */
 	for (i = 0; i < n; i++)
 		for (r = 0; r < TEXT_ROWS; r++)
@@ -180,6 +188,21 @@ static void print_text(FILE *f, const struct ms_heatmap_band **b, size_t n, size
 		fprintf(f, "(%zu more regions with samples: --region names one, --format svg draws all)\n", all - n);
 }
 
+/*
+ * With ongoing access, the bands' heat is their access shares: each
+ * band's cells point at them (a band charged none, at zeros), and the
+ * scale's top is a cell wholly accessed.
+ */
+static uint32_t draw_access(struct ms_heatmap_band *kept, size_t m)
+{
+	static const uint32_t none[MS_HEATMAP_ROWS * MS_HEATMAP_COLS];
+	size_t i;
+
+	for (i = 0; i < m; i++)
+		kept[i].cells = kept[i].access_cells ? kept[i].access_cells : none;
+	return MS_HEATMAP_ACCESS_FULL;
+}
+
 int cmd_heatmap(int argc, char **argv)
 {
 	struct hm_opts o = { 0 };
@@ -192,8 +215,9 @@ int cmd_heatmap(int argc, char **argv)
 	FILE *f = stdout;
 	struct outfile out;
 	int ret, err;
-	const char *nc;
+	const char *nc, *heat;
 	char losses[1024];
+	uint32_t max;
 
 	ret = parse_args(argc, argv, &o);
 	if (ret)
@@ -233,8 +257,10 @@ int cmd_heatmap(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	heat = ms_heatmap_evidence(hm);
+	max = heat ? draw_access(kept, m) : ms_heatmap_max(hm);
 	if (o.svg)
-		ms_svg_heatmap_write(f, kept, m, ms_heatmap_max(hm), col_ns,
+		ms_svg_heatmap_write(f, kept, m, max, col_ns, heat,
 				     ms_format_losses(s, losses, sizeof(losses)) ? losses : NULL);
 	else {
 		replay_loss_line(s, f, "# ");
@@ -248,7 +274,7 @@ int cmd_heatmap(int argc, char **argv)
 		}
 		nc = getenv("NO_COLOR");
 		print_text(f, pick, n, m, col_ns,
-			   !o.output && isatty(STDOUT_FILENO) && !(nc && nc[0]));
+			   !o.output && isatty(STDOUT_FILENO) && !(nc && nc[0]), heat);
 	}
 	if (f != stdout && (ret = outfile_fclose(&out, f)))
 		goto out;

@@ -5,6 +5,9 @@
  * from its start) by MS_HEATMAP_COLS columns (time, from the recording's
  * first event); a band belongs to its region, so memory that moved
  * (mremap) keeps its band. Map, unmap, remap and madvise are kept as marks.
+ * Where the recording has ongoing access (MS_EV_ACCESS: record --referenced,
+ * --damon), each band also holds its share accessed per interval, drawn
+ * over the rows and columns the interval's range and time cover.
  * Cells are aggregated as the samples come: a column or a row doubles in
  * width when the recording or the region outgrows the grid. Where the
  * session has a time window, only its samples are counted; the time axis
@@ -47,7 +50,18 @@ struct ms_heatmap_band {
 	const uint32_t *cells;            /* [MS_HEATMAP_ROWS][MS_HEATMAP_COLS]; row 0: the lowest offsets */
 	const struct ms_heatmap_mark *marks;
 	size_t nr_marks;
+	/*
+	 * Ongoing access, where the recording has it (ms_heatmap_evidence):
+	 * per cell, the most of its bytes found accessed in an interval that
+	 * covers it, in millionths (1000000: all); NULL where none was charged
+	 * to the region. access_events: the charges that filled it.
+	 */
+	const uint32_t *access_cells;
+	uint64_t access_events;
 };
+
+/* The scale of access_cells: a cell wholly accessed. */
+#define MS_HEATMAP_ACCESS_FULL 1000000u
 
 struct ms_heatmap_opts {
 	uint32_t pid;                     /* only this process's samples and regions (0: every process) */
@@ -68,6 +82,13 @@ extern const struct ms_analysis ms_heatmap_analysis;
  */
 int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_band **bands, size_t *n,
 		     uint64_t *start_ns, uint64_t *col_ns);
+
+/*
+ * Which ongoing access the bands' access_cells hold, in words ("accessed
+ * bits per interval (record --referenced)"), or NULL where the recording
+ * has none and only samples (first touches, for page faults) are drawn.
+ */
+const char *ms_heatmap_evidence(const struct ms_heatmap *hm);
 
 /* The largest cell of all bands (as of the last ms_heatmap_bands()). */
 uint32_t ms_heatmap_max(const struct ms_heatmap *hm);

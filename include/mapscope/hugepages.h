@@ -55,6 +55,12 @@ struct ms_huge_advice {
 	bool estimated;            /* the figures are estimates from sampling */
 	bool advised;
 	const char *reason;        /* why, in words */
+	/*
+	 * Ongoing access, where the recording has it (record --referenced,
+	 * --damon): the bytes of the region found accessed per interval, on
+	 * average; advised regions are then ranked by it, and the reason says so.
+	 */
+	uint64_t hot_bytes;
 };
 
 /* NULL with errno set. opts may be NULL for the defaults. */

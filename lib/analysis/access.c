@@ -93,13 +93,15 @@ const struct ms_access_stat *ms_access_table_get(const struct ms_access_table *t
 	return id < t->cap && t->v[id].intervals ? &t->v[id] : NULL;
 }
 
-const char *ms_access_table_evidence(const struct ms_access_table *t)
+const char *ms_access_evidence(unsigned int sources)
 {
-	if (ms_access_table_has(t, MS_ACCESS_DAMON) && ms_access_table_has(t, MS_ACCESS_REFERENCED))
+	const unsigned int damon = 1u << MS_ACCESS_DAMON, ref = 1u << MS_ACCESS_REFERENCED;
+
+	if ((sources & damon) && (sources & ref))
 		return "DAMON and accessed bits (record --damon, --referenced)";
-	if (ms_access_table_has(t, MS_ACCESS_DAMON))
+	if (sources & damon)
 		return "DAMON access monitoring (record --damon)";
-	if (ms_access_table_has(t, MS_ACCESS_REFERENCED))
+	if (sources & ref)
 		return "accessed bits per interval (record --referenced)";
 	return NULL;
 }

@@ -51,8 +51,13 @@ static inline bool ms_access_table_has(const struct ms_access_table *t, enum ms_
 	return t->sources & (1u << src);
 }
 
-/* The evidence in words ("accessed bits (record --referenced)"), or NULL where there is none. */
-const char *ms_access_table_evidence(const struct ms_access_table *t);
+/* The evidence of sources (1 << MS_ACCESS_* each) in words, or NULL where there is none. */
+const char *ms_access_evidence(unsigned int sources);
+
+static inline const char *ms_access_table_evidence(const struct ms_access_table *t)
+{
+	return ms_access_evidence(t->sources);
+}
 
 /* The mean and peak referenced 4 KiB pages per interval, and the share of the region hot (0 to 1). */
 uint64_t ms_access_ref_pages_mean(const struct ms_access_stat *a);

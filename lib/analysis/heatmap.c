@@ -12,6 +12,7 @@
 
 #include <mapscope/heatmap.h>
 
+#include "analysis/access.h"
 #include "util/grow.h"
 #include "util/log.h"
 
@@ -20,6 +21,7 @@
 struct band {
 	struct ms_heatmap_band pub;
 	uint32_t *cells;
+	uint32_t *acc;                /* access shares, or NULL: none charged */
 	struct ms_heatmap_mark *marks;
 	size_t cap_marks;
 };
@@ -33,6 +35,7 @@ struct ms_heatmap {
 	size_t cap;
 	struct ms_heatmap_band *out;      /* the last ms_heatmap_bands(), lent to the caller */
 	uint32_t max;
+	unsigned int sources;         /* of access: 1 << MS_ACCESS_* each seen */
 	int error;
 };
 
@@ -65,6 +68,36 @@ static struct band *band_of(struct ms_heatmap *hm, const struct ms_region *r)
 	return hm->by_region[r->id] = b;
 }
 
+static inline uint32_t max_of(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+/* Access shares merge by the most: a cell shows the busiest interval it covers. */
+static void widen_access(uint32_t *acc)
+{
+	size_t row, col;
+	uint32_t *c;
+
+	for (row = 0; row < MS_HEATMAP_ROWS; row++) {
+		c = acc + row * MS_HEATMAP_COLS;
+		for (col = 0; col < MS_HEATMAP_COLS / 2; col++)
+			c[col] = max_of(c[2 * col], c[2 * col + 1]);
+		memset(c + MS_HEATMAP_COLS / 2, 0, MS_HEATMAP_COLS / 2 * sizeof(*c));
+	}
+}
+
+static void deepen_access(uint32_t *acc)
+{
+	size_t row, col;
+
+	for (row = 0; row < MS_HEATMAP_ROWS / 2; row++)
+		for (col = 0; col < MS_HEATMAP_COLS; col++)
+			acc[row * MS_HEATMAP_COLS + col] = max_of(acc[2 * row * MS_HEATMAP_COLS + col],
+								  acc[(2 * row + 1) * MS_HEATMAP_COLS + col]);
+	memset(acc + MS_HEATMAP_ROWS / 2 * MS_HEATMAP_COLS, 0, CELLS / 2 * sizeof(*acc));
+}
+
 /* Columns twice as wide, in every band: column 2i and 2i+1 become i. */
 static void widen(struct ms_heatmap *hm)
 {
@@ -76,6 +109,8 @@ static void widen(struct ms_heatmap *hm)
 	for (i = 0; i < hm->cap; i++) {
 		if (!(b = hm->by_region[i]))
 			continue;
+		if (b->acc)
+			widen_access(b->acc);
 		for (row = 0; row < MS_HEATMAP_ROWS; row++) {
 			c = b->cells + row * MS_HEATMAP_COLS;
 			for (col = 0; col < MS_HEATMAP_COLS / 2; col++)
@@ -91,6 +126,8 @@ static void deepen(struct band *b)
 	size_t row, col;
 
 	b->pub.row_bytes *= 2;
+	if (b->acc)
+		deepen_access(b->acc);
 	for (row = 0; row < MS_HEATMAP_ROWS / 2; row++)
 		for (col = 0; col < MS_HEATMAP_COLS; col++)
 			b->cells[row * MS_HEATMAP_COLS + col] = b->cells[2 * row * MS_HEATMAP_COLS + col] +
@@ -185,10 +222,59 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	return 0;
 }
 
+/* The cells an access charge covers: its overlap's rows, its interval's columns, at its share. */
+static void fill_access(struct ms_heatmap *hm, struct band *b, const struct ms_region *r, const struct ms_event *ev,
+			uint64_t start, uint64_t end)
+{
+	uint64_t t = ev->time, from = t - (ev->access.interval_ns < t ? ev->access.interval_ns : t);
+	uint64_t c0, c1, r0, r1, row, col, share;
+
+	while ((t - hm->t0) / hm->col_ns >= MS_HEATMAP_COLS)
+		widen(hm);
+	if (r->end - r->start > b->pub.size)
+		b->pub.size = r->end - r->start;
+	start = start > r->start ? start - r->start : 0;
+	end = end > r->start ? end - r->start : 0;
+	while (end && (end - 1) / b->pub.row_bytes >= MS_HEATMAP_ROWS)
+		deepen(b);
+	share = end > start ? (uint64_t)((unsigned __int128)ms_access_hot_bytes(ev, start + r->start, end + r->start) *
+					 MS_HEATMAP_ACCESS_FULL / (end - start)) : 0;
+	if (share > MS_HEATMAP_ACCESS_FULL)
+		share = MS_HEATMAP_ACCESS_FULL;
+	c0 = from > hm->t0 ? (from - hm->t0) / hm->col_ns : 0;
+	c1 = (t - hm->t0) / hm->col_ns;
+	r0 = start / b->pub.row_bytes;
+	r1 = end ? (end - 1) / b->pub.row_bytes : 0;
+	for (row = r0; row <= r1 && row < MS_HEATMAP_ROWS; row++)
+		for (col = c0; col <= c1; col++)
+			b->acc[row * MS_HEATMAP_COLS + col] = max_of(b->acc[row * MS_HEATMAP_COLS + col], (uint32_t)share);
+	b->pub.access_events++;
+}
+
+static void on_access(void *ctx, const struct ms_event *ev, const struct ms_region *r, uint64_t start, uint64_t end)
+{
+	struct ms_heatmap *hm = ctx;
+	struct band *b;
+
+	if (!r || end <= start || (hm->pid && r->pid != hm->pid) || !shown(hm, ev->time))
+		return;
+	if (!(b = band_of(hm, r)) || (!b->acc && !(b->acc = calloc(CELLS, sizeof(*b->acc))))) {
+		hm->error = -ENOMEM;
+		return;
+	}
+	hm->sources |= 1u << ev->access.source;
+	fill_access(hm, b, r, ev, start, end);
+}
+
 MS_EXPORT const struct ms_analysis ms_heatmap_analysis = {
 	.name = "heatmap", .charge = on_charge, .charge_run = on_charge_run, .change = on_change,
-	.start = on_start,
+	.start = on_start, .access = on_access,
 };
+
+MS_EXPORT const char *ms_heatmap_evidence(const struct ms_heatmap *hm)
+{
+	return ms_access_evidence(hm->sources);
+}
 
 static int by_place(const void *pa, const void *pb)
 {
@@ -216,9 +302,10 @@ MS_EXPORT int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_ba
 		return -ENOMEM;
 	hm->max = 0;
 	for (i = 0; i < hm->cap; i++) {
-		if (!(b = hm->by_region[i]) || !b->pub.samples)
+		if (!(b = hm->by_region[i]) || (!b->pub.samples && !b->pub.access_events))
 			continue;
 		b->pub.cells = b->cells;
+		b->pub.access_cells = b->acc;
 		b->pub.marks = b->marks;
 		for (k = 0; k < b->pub.nr_marks; k++) {
 			b->marks[k].col = (uint32_t)((b->marks[k].time_ns > hm->t0 ? b->marks[k].time_ns - hm->t0 : 0) /
@@ -253,6 +340,7 @@ MS_EXPORT void ms_heatmap_free(struct ms_heatmap *hm)
 	for (i = 0; i < hm->cap; i++)
 		if (hm->by_region[i]) {
 			free(hm->by_region[i]->cells);
+			free(hm->by_region[i]->acc);
 			free(hm->by_region[i]->marks);
 			free(hm->by_region[i]);
 		}

@@ -18,6 +18,7 @@
 
 #include <mapscope/hugepages.h>
 
+#include "analysis/access.h"
 #include "util/grow.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -46,6 +47,7 @@ struct ms_hugepages {
 	bool have_tlb;
 	uint64_t nr_samples, weight, min_period, max_period;   /* the sampling, for what the figures are */
 	bool all_faults;                                       /* every sample was a page fault's */
+	struct ms_access_table access;   /* ongoing access per region, where the recording has it */
 	int error;
 	/* The last ms_hugepages_advice(), lent to the caller until the next or ms_hugepages_free(). */
 	struct ms_huge_advice *advice;
@@ -212,8 +214,17 @@ static int on_event(void *ctx, struct ms_session *s, const struct ms_event *ev)
 	return 0;
 }
 
+static void on_access(void *ctx, const struct ms_event *ev, const struct ms_region *r, uint64_t start, uint64_t end)
+{
+	struct ms_hugepages *hp = ctx;
+
+	if (r && candidate(r))
+		ms_access_table_charge(&hp->access, ev, r, start, end);
+}
+
 MS_EXPORT const struct ms_analysis ms_hugepages_analysis = {
 	.name = "hugepages", .event = on_event, .charge = on_charge, .charge_run = on_charge_run,
+	.access = on_access,
 };
 
 /* A page that mremap moved: where to, and the pages it stands for (estimated, could be). */
@@ -567,6 +578,49 @@ static int cmp_advice(const void *pa, const void *pb)
 	return a->region->id < b->region->id ? -1 : a->region->id > b->region->id;
 }
 
+/* Advised first, then by ongoing access, then as cmp_advice() has them (a stable tie: benefit, pages, id). */
+static int cmp_access(const void *pa, const void *pb)
+{
+	const struct ms_huge_advice *a = pa, *b = pb;
+
+	if (a->advised != b->advised)
+		return a->advised ? -1 : 1;
+	if (a->hot_bytes != b->hot_bytes)
+		return a->hot_bytes > b->hot_bytes ? -1 : 1;
+	return cmp_advice(pa, pb);
+}
+
+/*
+ * Where the recording has ongoing access (accessed bits, DAMON), the
+ * regions that faults found dense are ranked by how hard they are used
+ * since: a table touched once and left is worth less than one rewritten
+ * all along. The reason says which evidence ranked it. 0 or -ENOMEM.
+ */
+static int rank_by_access(struct ms_hugepages *hp, struct ms_huge_advice *v, size_t n)
+{
+	const char *evidence = ms_access_table_evidence(&hp->access);
+	const struct ms_access_stat *st;
+	size_t i, len;
+	char *reason;
+
+	if (hp->access.error)
+		return hp->access.error;
+	if (!evidence)
+		return 0;
+	ms_access_table_settle(&hp->access);
+	for (i = 0; i < n; i++) {
+		st = ms_access_table_get(&hp->access, v[i].region->id);
+		v[i].hot_bytes = st ? st->hot_sum / st->intervals : 0;
+		reason = (char *)v[i].reason;        /* one of hp->reasons */
+		len = strlen(reason);
+		if (v[i].advised)
+			snprintf(reason + len, REASON_MAX - len, "; ongoing access: %.1f MiB found accessed per "
+				 "interval, from %s", (double)v[i].hot_bytes / (1 << 20), evidence);
+	}
+	qsort(v, n, sizeof(*v), cmp_access);
+	return 0;
+}
+
 /* The advice of the last ms_hugepages_advice(), released. */
 static void advice_release(struct ms_hugepages *hp)
 {
@@ -583,6 +637,7 @@ MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspac
 	struct span **sp;
 	struct ms_huge_advice *v;
 	uint64_t id;
+	int err;
 
 	advice_release(hp);
 	if (hp->error)
@@ -611,6 +666,8 @@ MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspac
 	free(sp);
 	if (k)
 		qsort(v, k, sizeof(*v), cmp_advice);
+	if (k && (err = rank_by_access(hp, v, k)))
+		return err;
 	*out = v;
 	*n = k;
 	return 0;
@@ -628,5 +685,6 @@ MS_EXPORT void ms_hugepages_free(struct ms_hugepages *hp)
 	advice_release(hp);
 	free(hp->t);
 	free(hp->flags);
+	ms_access_table_release(&hp->access);
 	free(hp);
 }

@@ -180,6 +180,12 @@ static void html_region(struct ms_json *w, const struct ms_html_report *in, cons
 	key_str(w, "alloc_chain", ms_session_alloc_chain(in->h->s, r));
 	if (r->records_lost)
 		ms_json_key_bool(w, "lost", true);
+	if (row->access_intervals) {                 /* ongoing access: record --referenced, --damon */
+		ms_json_key_u64(w, "ref_mean", row->ref_pages_mean);
+		ms_json_key_u64(w, "ref_peak", row->ref_pages_peak);
+		ms_json_key_u64(w, "accesses", row->accesses);
+		ms_json_key_u64(w, "hot_ppm", (uint64_t)(row->hot_share * 1e6 + 0.5));
+	}
 	if (row->nr_children) {
 		ms_json_key(w, "code");
 		ms_json_array_begin(w);
@@ -222,8 +228,11 @@ static void write_regions(struct ms_json *w, const struct ms_html_report *in, ui
 	ms_json_object_end(w);
 }
 
-static void heat_band(struct ms_json *w, const struct ms_heatmap_band *b)
+/* With ongoing access, a band's heat is its access shares (a band charged none: no cells). */
+static void heat_band(struct ms_json *w, const struct ms_heatmap_band *b, bool access)
 {
+	static const uint32_t none[MS_HEATMAP_ROWS * MS_HEATMAP_COLS];
+	const uint32_t *cells = !access ? b->cells : b->access_cells ? b->access_cells : none;
 	size_t k;
 
 	ms_json_object_begin(w);
@@ -235,9 +244,9 @@ static void heat_band(struct ms_json *w, const struct ms_heatmap_band *b)
 	ms_json_key(w, "cells");
 	ms_json_array_begin_tight(w);
 	for (k = 0; k < MS_HEATMAP_ROWS * MS_HEATMAP_COLS; k++) {
-		if (b->cells[k]) {
+		if (cells[k]) {
 			ms_json_u64(w, k);
-			ms_json_u64(w, b->cells[k]);
+			ms_json_u64(w, cells[k]);
 		}
 	}
 	ms_json_array_end(w);
@@ -255,6 +264,7 @@ static void heat_band(struct ms_json *w, const struct ms_heatmap_band *b)
 
 static int write_heat(struct ms_json *w, const struct ms_html_report *in)
 {
+	const char *access = ms_heatmap_evidence(in->h->hm);
 	const struct ms_heatmap_band *b;
 	uint64_t start, col_ns;
 	size_t n, i;
@@ -262,20 +272,24 @@ static int write_heat(struct ms_json *w, const struct ms_html_report *in)
 
 	if ((err = ms_heatmap_bands(in->h->hm, &b, &n, &start, &col_ns)))
 		return err;
+	if (access) {
+		ms_json_newline(w, 0);
+		ms_json_key_str(w, "access", access);
+	}
 	ms_json_newline(w, 0);
 	ms_json_key(w, "heat");
 	ms_json_object_begin(w);
 	ms_json_key_int(w, "cols", MS_HEATMAP_COLS);
 	ms_json_key_int(w, "rows", MS_HEATMAP_ROWS);
 	ms_json_key_u64(w, "col_ns", col_ns);
-	ms_json_key_u64(w, "max", ms_heatmap_max(in->h->hm));
+	ms_json_key_u64(w, "max", access ? MS_HEATMAP_ACCESS_FULL : ms_heatmap_max(in->h->hm));
 	ms_json_key(w, "bands");
 	ms_json_array_begin(w);
 	for (i = 0; i < n; i++) {
 		if (!keep(in->h, b[i].region, b[i].region->pid))
 			continue;
 		ms_json_newline(w, 0);
-		heat_band(w, &b[i]);
+		heat_band(w, &b[i], access != NULL);
 	}
 	ms_json_array_end(w);
 	ms_json_object_end(w);

@@ -89,7 +89,7 @@ static void svg_band(FILE *f, const struct ms_heatmap_band *b, int y, uint32_t m
 }
 
 int ms_svg_heatmap_write(FILE *f, const struct ms_heatmap_band *b, size_t n, uint32_t max, uint64_t col_ns,
-			 const char *losses)
+			 const char *heat, const char *losses)
 {
 	const int width = SVG_LABEL + MS_HEATMAP_COLS * SVG_CW + 20, step = SVG_BAND_H + SVG_GAP;
 	size_t i;
@@ -98,7 +98,12 @@ int ms_svg_heatmap_write(FILE *f, const struct ms_heatmap_band *b, size_t n, uin
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"monospace\" "
 		"font-size=\"11\">\n", width, SVG_TOP + (int)n * step + 30);
 	fprintf(f, "<text x=\"4\" y=\"16\">mapscope heatmap: time along x (a column: %.6f s), offsets in "
-		"each region along y; %zu regions</text>\n", (double)col_ns / 1e9, n);
+		"each region along y; %zu regions", (double)col_ns / 1e9, n);
+	if (heat) {
+		fputs("; heat: ", f);
+		ms_xml_str(f, heat);
+	}
+	fputs("</text>\n", f);
 	for (i = 0; i < n; i++)
 		svg_band(f, &b[i], SVG_TOP + (int)i * step, max);
 	fprintf(f, "<text x=\"%d\" y=\"%d\">0 s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.6f s</text>\n",

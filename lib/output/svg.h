@@ -21,11 +21,12 @@ void ms_xml_str(FILE *f, const char *s);
 
 /*
  * The heatmap as an SVG image: one band each of b[0, n) (max: the largest
- * cell, col_ns: a column's width in time; losses: what the recording
- * lost, a line drawn under the bands, or NULL). 0, or -EIO when f
- * reports an error.
+ * cell, col_ns: a column's width in time; heat: what the cells' heat is,
+ * said in the title, or NULL for the samples; losses: what the recording
+ * lost, a line drawn under the bands, or NULL). 0, or -EIO when f reports
+ * an error.
  */
 int ms_svg_heatmap_write(FILE *f, const struct ms_heatmap_band *b, size_t n, uint32_t max, uint64_t col_ns,
-			 const char *losses);
+			 const char *heat, const char *losses);
 
 #endif

@@ -32,7 +32,7 @@ static char *svg_of(const struct ms_heatmap_band *b, size_t n, uint32_t max, uin
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	assert_int_equal(ms_svg_heatmap_write(f, b, n, max, col_ns, NULL), 0);
+	assert_int_equal(ms_svg_heatmap_write(f, b, n, max, col_ns, NULL, NULL), 0);
 	fclose(f);
 	return buf;
 }
