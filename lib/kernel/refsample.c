@@ -138,6 +138,8 @@ int ms_refsampler_add(struct ms_refsampler *rs, pid_t tgid, uint64_t now)
 		return err;
 	if (MS_GROW(rs->procs, rs->n + 1, rs->cap, 8, SIZE_MAX, false))
 		return -ENOMEM;
+	if (!rs->n)
+		rs->due = now + rs->interval_ns;     /* the first process: its first interval is a whole one */
 	rs->procs[rs->n++] = (struct proc_state){ tgid, now };
 	return 0;
 }
@@ -214,8 +216,11 @@ int ms_refsampler_tick(struct ms_refsampler *rs, uint64_t now, ms_live_fn fn, vo
 		else
 			i++;
 	}
-	/* The next interval from now: a late tick never makes a burst of short ones. */
-	rs->due = now + rs->interval_ns;
+	/*
+	 * The next from the clears: an interval is never shorter than asked,
+	 * however long the reads took; a late tick makes no burst of short ones.
+	 */
+	rs->due = monotonic_ns() + rs->interval_ns;
 	return 0;
 }
 

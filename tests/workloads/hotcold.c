@@ -51,16 +51,17 @@ int main(int argc, char **argv)
 	if (res == MAP_FAILED)
 		return 1;
 	a = ((uintptr_t)res + 2 * MIB - 1) & ~(2 * MIB - 1);
-	hot = mmap((void *)a, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	/* Cold first: where nothing but first touches ranked them, it would come first (the older region). */
 	cold = mmap((void *)(a + LEN + 2 * MIB), LEN, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	hot = mmap((void *)a, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 	if (hot == MAP_FAILED || cold == MAP_FAILED)
 		return 1;
 	printf("region name=hot start=%p end=%p\n", (void *)hot, (void *)(hot + LEN));
 	printf("region name=cold start=%p end=%p\n", (void *)cold, (void *)(cold + LEN));
 	fflush(stdout);
-	touch(hot, LEN, 1);
 	touch(cold, LEN, 1);
+	touch(hot, LEN, 1);
 	printf("touched t=%llu\n", now_ns());
 	fflush(stdout);
 	for (end = now_ns() + (unsigned long long)(seconds * 1e9); now_ns() < end; rewrites++) {
