@@ -117,12 +117,48 @@ static void fails_on_missing_format_or_bad_name(void **state)
 	ms_buf_release(&b);
 }
 
+/* A system tracefs does not have, added to a blob: first among the systems, the rest as it was. */
+static void adds_a_system_of_its_own(void **state)
+{
+	const char *names[] = { "syscalls/sys_enter_munmap" };
+	struct ms_buf b, out;
+	struct cursor c;
+
+	ms_buf_init(&b);
+	ms_buf_init(&out);
+	assert_int_equal(ms_tracefs_tracing_data(root, names, 1, &b), 0);
+	assert_int_equal(ms_tracefs_add_system(b.data, b.len, "mapscope", "FMT-ours", 8, &out), 0);
+	assert_int_equal(out.len, b.len + strlen("mapscope") + 1 + 4 + 8 + 8);
+	c = (struct cursor){ out.data, out.data + out.len };
+	c.p += 10;
+	str(&c);
+	c.p += 6;
+	assert_string_equal(str(&c), "header_page");
+	sized(&c, "HP");
+	assert_string_equal(str(&c), "header_event");
+	sized(&c, "HEV");
+	assert_int_equal(u32(&c), 0);
+	assert_int_equal(u32(&c), 2);
+	assert_string_equal(str(&c), "mapscope");
+	assert_int_equal(u32(&c), 1);
+	sized(&c, "FMT-ours");
+	assert_string_equal(str(&c), "syscalls");
+	assert_int_equal(u32(&c), 1);
+	sized(&c, "FMT-enter-munmap");
+	/* A blob that does not parse up to its systems is refused. */
+	out.len = 0;
+	assert_int_equal(ms_tracefs_add_system(b.data, 30, "mapscope", "F", 1, &out), -EBADMSG);
+	ms_buf_release(&b);
+	ms_buf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reads_event_id),
 		cmocka_unit_test(builds_blob_grouped_by_system),
 		cmocka_unit_test(fails_on_missing_format_or_bad_name),
+		cmocka_unit_test(adds_a_system_of_its_own),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
