@@ -50,7 +50,9 @@ static const struct cli_usage usage = {
 "coarsely), too short-lived (under 10 ms), VM_NOHUGEPAGE, already huge, or\n"
 "not 2 MiB-alignable, and with the action to take: glibc's tunable for\n"
 "malloc's memory, a JVM's option, madvise after the mmap in the function\n"
-"that made it, --apply for a live process.\n"
+"that made it, --apply for a live process. Where the recording has ongoing\n"
+"access (record --referenced, --damon), the advised regions are ranked by\n"
+"it instead, and the reason says so.\n"
 "\n",
 	.tail =
 "\n"
