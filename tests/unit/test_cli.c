@@ -52,7 +52,7 @@ static int callback(const struct cli_option *opt, const char *arg)
 	assert_ptr_equal(opt->value, &v);
 	v.calls++;
 	v.cb_arg = arg;
-	return strcmp(arg, "bad") ? 0 : cli_usage_error("test", "bad callback value '%s'", arg);
+	return arg && !strcmp(arg, "bad") ? cli_usage_error("test", "bad callback value '%s'", arg) : 0;
 }
 
 static const char *const colours[] = { "red", "green", NULL };
@@ -267,6 +267,30 @@ static void help_from_the_table(void **state)
 	assert_int_equal(parse_options_failed(PARSE_OPT_ERROR), EXIT_USAGE);
 }
 
+/* An optional value: "--opt" alone hands the callback NULL, "--opt=V" V; the next word is never taken. */
+static void optional_value(void **state)
+{
+	static const struct cli_option optarg_opts[] = {
+		OPT_CALLBACK_OPTARG("every", &v, "[=MS]", "an optional value", callback),
+		OPT_END(),
+	};
+	char *argv1[] = { "test", "--every", "word", NULL }, *argv2[] = { "test", "--every=50", NULL };
+	FILE *f = tmpfile();
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	v.cb_arg = "unset";
+	assert_int_equal(parse_options(3, argv1, optarg_opts, &usage, PARSE_OPT_STOP_AT_NON_OPTION), 2);
+	assert_int_equal(v.calls, 1);
+	assert_null(v.cb_arg);
+	memset(&v, 0, sizeof(v));
+	assert_int_equal(parse_options(2, argv2, optarg_opts, &usage, 0), 2);
+	assert_string_equal(v.cb_arg, "50");
+	parse_options_usage(f, optarg_opts, &usage);
+	slurp(f, out, sizeof(out));
+	assert_non_null(strstr(out, "      --every[=MS]  "));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +301,7 @@ int main(void)
 		cmocka_unit_test(usage_errors_named),
 		cmocka_unit_test(arguments_and_double_dash),
 		cmocka_unit_test(help_from_the_table),
+		cmocka_unit_test(optional_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
