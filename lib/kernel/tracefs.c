@@ -18,6 +18,7 @@
 
 #include "kernel/tracefs.h"
 #include "util/log.h"
+#include "util/tracedata.h"
 
 const char *ms_tracefs_dir(void)
 {
@@ -201,19 +202,6 @@ int ms_tracefs_tracing_data(const char *dir, const char *const *names, size_t n,
 	return ms_buf_error(out);
 }
 
-/* Past a section named name (len bytes with its NUL) and sized by the u64 after it, or NULL. */
-static const unsigned char *past_section(const unsigned char *p, const unsigned char *end, const char *name,
-					 size_t len)
-{
-	uint64_t size;
-
-	if ((size_t)(end - p) < len + 8 || memcmp(p, name, len))
-		return NULL;
-	memcpy(&size, p + len, 8);
-	p += len + 8;
-	return (uint64_t)(end - p) < size ? NULL : p + size;
-}
-
 /* Where the count of systems lies in the blob [p, end), or NULL where it does not parse that far. */
 static const unsigned char *systems_at(const unsigned char *p, const unsigned char *end)
 {
@@ -226,7 +214,7 @@ static const unsigned char *systems_at(const unsigned char *p, const unsigned ch
 	if (!(z = memchr(p + 10, 0, (size_t)(end - p - 10))) || end - (z + 1) < 6)
 		return NULL;                 /* the version string, then endianness, long size, page size */
 	p = z + 7;
-	if (!(p = past_section(p, end, "header_page", 12)) || !(p = past_section(p, end, "header_event", 13)) ||
+	if (!(p = ms_tracedata_skip_section(p, end, "header_page", 12)) || !(p = ms_tracedata_skip_section(p, end, "header_event", 13)) ||
 	    end - p < 4)
 		return NULL;
 	memcpy(&n, p, 4);                    /* ftrace formats */

@@ -11,6 +11,7 @@
 #include "stream/internal.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/tracedata.h"
 
 const struct stream_syscall stream_syscalls[SC_NR] = {
 	[SC_MMAP] = { "mmap", { "addr", "len", "prot", "flags" } },
@@ -161,19 +162,6 @@ static bool read_id(struct tp_format *f)
 	return n >= 0 && number_at(id, id + n, &f->id);
 }
 
-/* Past a section of the blob named name (len bytes, its NUL too) and sized by the u64 after it; NULL: damage. */
-static const unsigned char *skip_section(const unsigned char *p, const unsigned char *end, const char *name,
-					 size_t len)
-{
-	uint64_t size;
-
-	if ((size_t)(end - p) < len + 8 || memcmp(p, name, len))
-		return NULL;
-	memcpy(&size, p + len, 8);
-	p += len + 8;
-	return (size_t)(end - p) < size ? NULL : p + size;
-}
-
 /*
  * Walks the TRACING_DATA blob (perf's trace-event-info layout): the event
  * formats go into *out (malloc'd, *n of them), the rest is skipped. 0, or
@@ -197,7 +185,7 @@ static int walk_tracing_data(const unsigned char *p, size_t len, struct tp_forma
 	STR(sys);                               /* version */
 	NEED(6);                                /* endianness, long size, page size */
 	p += 6;
-	if (!(p = skip_section(p, end, "header_page", 12)) || !(p = skip_section(p, end, "header_event", 13)))
+	if (!(p = ms_tracedata_skip_section(p, end, "header_page", 12)) || !(p = ms_tracedata_skip_section(p, end, "header_event", 13)))
 		goto bad;
 	NEED(4);
 	memcpy(&n, p, 4);                       /* ftrace formats: not needed */

@@ -3,6 +3,7 @@
 #define TESTS_UNIT_FAKE_TRACEFS_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -22,6 +23,15 @@ static void fake_put(const char *root, const char *rel, const char *text)
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+/* Removes the tree under root, as a teardown does: 0, or -1 where it could not. */
+static inline int fake_remove(const char *root)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) ? -1 : 0;
 }
 
 #endif
