@@ -76,4 +76,7 @@ grep -q '^heat: the share of each cell found accessed per interval, from accesse
 	fail "the heatmap does not say it drew the accessed bits: $(head -2 heat.txt)"
 "$MAPSCOPE" heatmap -i r.data --format svg >heat.svg || fail "heatmap --format svg failed"
 grep -q 'heat: accessed bits' heat.svg || fail "the SVG heatmap does not say it drew the accessed bits"
+"$MAPSCOPE" report -i r.data --format html -o r.html || fail "report --format html failed"
+grep -q '"access": *"accessed bits per interval' r.html && grep -q '"ref_mean": *[0-9]' r.html ||
+	fail "the HTML report carries no access figures"
 pass "the hot region's referenced pages are many times the cold one's in every interval; report, hugepages and heatmap use them"

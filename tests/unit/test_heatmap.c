@@ -132,11 +132,60 @@ static void runs_fill_cells_as_one_by_one(void **state)
 	}
 }
 
+/*
+ * Ongoing access (record --referenced): a region with no samples gets a
+ * band; each interval's share lies over the columns its interval covers
+ * and the rows of its range, the busiest where two meet; the heatmap says
+ * which evidence it holds.
+ */
+static void access_shares_per_interval(void **state)
+{
+	struct ms_heatmap *hm = ms_heatmap_new(NULL);
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_aspace_listener l = { .access = ms_heatmap_analysis.access };
+	const struct ms_heatmap_band *b;
+	struct ms_event m = ev(MS_EV_MAP, 1), a;
+	uint64_t start, col_ns, col;
+	size_t n;
+
+	(void)state;
+	ms_aspace_set_listener(as, &l, hm);
+	m.map = (struct ms_event_map){ .start = 1 << 20, .end = (1 << 20) + 32 * P, .vma_start = 1 << 20,
+				       .vma_end = (1 << 20) + 32 * P, .prot = PROT_READ | PROT_WRITE,
+				       .flags = MAP_PRIVATE, .name = "//anon", .via = MS_VIA_MMAP };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	assert_null(ms_heatmap_evidence(hm));
+	a = ev(MS_EV_ACCESS, 100);                  /* the first interval, [0, 100): all of the region */
+	a.access = (typeof(a.access)){ .start = 1 << 20, .end = (1 << 20) + 32 * P, .interval_ns = 100,
+				       .referenced = 8 * P, .source = MS_ACCESS_REFERENCED };
+	assert_int_equal(ms_aspace_apply(as, &a, NULL), 0);
+	a.time = 200;                               /* the second, [100, 200): its first half only */
+	a.access.end = (1 << 20) + 16 * P;
+	a.access.referenced = 16 * P;
+	assert_int_equal(ms_aspace_apply(as, &a, NULL), 0);
+	assert_int_equal(ms_heatmap_bands(hm, &b, &n, &start, &col_ns), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(b[0].samples, 0);
+	assert_int_equal(b[0].access_events, 2);
+	assert_non_null(b[0].access_cells);
+	assert_non_null(strstr(ms_heatmap_evidence(hm), "record --referenced"));
+	assert_int_equal(b[0].row_bytes, P);
+	assert_int_equal(col_ns, 1000);             /* columns of 1 us: both intervals lie in the first */
+	/* Both intervals fall in column 0: row 0 holds the busier (all of its half), row 31 the first's quarter. */
+	assert_int_equal(b[0].access_cells[0], MS_HEATMAP_ACCESS_FULL);
+	assert_int_equal(b[0].access_cells[31 * MS_HEATMAP_COLS], MS_HEATMAP_ACCESS_FULL / 4);
+	for (col = 1; col < MS_HEATMAP_COLS; col++)
+		assert_int_equal(b[0].access_cells[col], 0);
+	ms_heatmap_free(hm);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(grid_keeps_every_sample),
 		cmocka_unit_test(runs_fill_cells_as_one_by_one),
+		cmocka_unit_test(access_shares_per_interval),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
