@@ -579,9 +579,13 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 	struct proc *p;
 	int err = 0;
 
-	/* A fault waits for the growth it causes: its VMA tree write, then its MMAP2. */
+	/*
+	 * A fault waits for the growth it causes: its VMA tree write, then its
+	 * MMAP2. An access sample (written by the recorder, not the thread)
+	 * may fall between the two.
+	 */
 	if (ev->kind != MS_EV_MAP && ev->kind != MS_EV_LOST && ev->kind != MS_EV_VMA &&
-	    ev->kind != MS_EV_THREAD_SP)
+	    ev->kind != MS_EV_THREAD_SP && ev->kind != MS_EV_ACCESS)
 		resolve_pending(as, ev->tid);
 	if (ev->kind == MS_EV_LOST) {
 		/* What its process had then may have changed unseen. */
