@@ -62,7 +62,7 @@ static const struct cli_usage usage = {
 "  1 recording failed, 2 bad usage.\n"
 "\n"
 "--referenced clears the accessed bits that the kernel's reclaim reads, and\n"
-"reading and clearing them costs in proportion to the resident memory (about\n"
+"reading and clearing them costs in proportion to the resident memory (20 to\n"
 "50 ms each per GiB here): see ACCESSED BITS in mapscope-record(1).\n"
 "\n"
 "Needs root, or CAP_PERFMON, or kernel.perf_event_paranoid=-1, and tracefs.\n"
