@@ -95,6 +95,7 @@ struct ms_refsampler {
 	const char *proc;
 	uint64_t interval_ns, due;
 	uint16_t tp_id;
+	bool flush_tlb;              /* clearing the bits also flushes the TLB (no soft-dirty here) */
 	struct proc_state *procs;
 	size_t n, cap;
 	struct ms_buf text;          /* smaps, read whole */
@@ -121,6 +122,7 @@ struct ms_refsampler *ms_refsampler_new(const char *proc, uint64_t interval_ns, 
 	rs->proc = proc;
 	rs->interval_ns = interval_ns ? interval_ns : 100000000ULL;
 	rs->tp_id = tp_id;
+	rs->flush_tlb = !ms_smaps_kernel_has_soft_dirty();
 	rs->due = monotonic_ns() + rs->interval_ns;
 	ms_buf_init(&rs->text);
 	return rs;
@@ -134,7 +136,7 @@ int ms_refsampler_add(struct ms_refsampler *rs, pid_t tgid, uint64_t now)
 	for (i = 0; i < rs->n; i++)
 		if (rs->procs[i].pid == tgid)
 			return 0;
-	if ((err = ms_smaps_clear_refs(rs->proc, tgid)))
+	if ((err = ms_smaps_clear_refs(rs->proc, tgid, rs->flush_tlb)))
 		return err;
 	if (MS_GROW(rs->procs, rs->n + 1, rs->cap, 8, SIZE_MAX, false))
 		return -ENOMEM;
@@ -192,7 +194,7 @@ static int sample_one(struct ms_refsampler *rs, struct proc_state *p)
 	}
 	if (err)
 		return err;
-	if (ms_smaps_clear_refs(rs->proc, p->pid))
+	if (ms_smaps_clear_refs(rs->proc, p->pid, rs->flush_tlb))
 		return 1;                    /* exited between the two */
 	p->cleared = monotonic_ns();
 	return 0;

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "kernel/smaps.h"
@@ -84,13 +85,12 @@ int ms_smaps_parse(const char *text, size_t len, ms_smaps_fn fn, void *ctx)
 	return open ? fn(&v, ctx) : 0;
 }
 
-int ms_smaps_read(const char *proc, pid_t pid, struct ms_buf *buf, ms_smaps_fn fn, void *ctx)
+/* The whole of path into buf. 0 or a negative errno. */
+static int read_whole(const char *path, struct ms_buf *buf)
 {
-	char path[64];
 	ssize_t n;
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "%s/%d/smaps", proc, (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -112,12 +112,21 @@ int ms_smaps_read(const char *proc, pid_t pid, struct ms_buf *buf, ms_smaps_fn f
 		buf->len += (size_t)n;
 	}
 	close(fd);
-	if (err)
+	return err;
+}
+
+int ms_smaps_read(const char *proc, pid_t pid, struct ms_buf *buf, ms_smaps_fn fn, void *ctx)
+{
+	char path[64];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%d/smaps", proc, (int)pid);
+	if ((err = read_whole(path, buf)))
 		return err;
 	return ms_smaps_parse((const char *)buf->data, buf->len, fn, ctx);
 }
 
-int ms_smaps_clear_refs(const char *proc, pid_t pid)
+int ms_smaps_clear_refs(const char *proc, pid_t pid, bool flush_tlb)
 {
 	char path[64];
 	int fd, err = 0;
@@ -128,6 +137,51 @@ int ms_smaps_clear_refs(const char *proc, pid_t pid)
 		return -errno;
 	if (write(fd, "1", 1) != 1)
 		err = -errno;
+	/* "4" clears soft-dirty bits, which this kernel lacks, and flushes the TLB of the process's mm. */
+	else if (flush_tlb && write(fd, "4", 1) != 1)
+		err = -errno;
 	close(fd);
 	return err;
+}
+
+bool ms_smaps_vmflags_soft_dirty(const char *text, size_t len, uint64_t addr)
+{
+	const char *p = text, *end = text + len, *nl, *flags;
+	bool in = false;
+
+	for (; p < end; p = nl + 1) {
+		unsigned long long lo, hi;
+
+		if (!(nl = memchr(p, '\n', (size_t)(end - p))))
+			nl = end;
+		if (sscanf(p, "%llx-%llx ", &lo, &hi) == 2 && memchr(p, ' ', (size_t)(nl - p)))
+			in = lo <= addr && addr < hi;
+		else if (in && (size_t)(nl - p) > 8 && !memcmp(p, "VmFlags:", 8)) {
+			for (flags = p + 8; flags + 2 <= nl; flags++)
+				if (flags[-1] == ' ' && flags[0] == 's' && flags[1] == 'd' &&
+				    (flags + 2 == nl || flags[2] == ' '))
+					return true;
+			return false;
+		}
+		if (nl == end)
+			break;
+	}
+	return false;
+}
+
+bool ms_smaps_kernel_has_soft_dirty(void)
+{
+	struct ms_buf buf;
+	void *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bool has = true;            /* unknown: say yes, so nobody's soft-dirty bits are cleared */
+
+	if (page == MAP_FAILED)
+		return true;
+	ms_buf_init(&buf);
+	/* A fresh mapping always has VM_SOFTDIRTY where the kernel tracks it. */
+	if (!read_whole("/proc/self/smaps", &buf))
+		has = ms_smaps_vmflags_soft_dirty((const char *)buf.data, buf.len, (uint64_t)(uintptr_t)page);
+	ms_buf_release(&buf);
+	munmap(page, 4096);
+	return has;
 }
