@@ -16,6 +16,7 @@
 #include <mapscope/hugepages.h>
 #include <mapscope/symbols.h>
 
+#include "advice-file.h"
 #include "cli.h"
 #include "commands.h"
 #include "parse-options.h"
@@ -33,7 +34,7 @@ static const struct cli_usage usage = {
 	.cmd = "hugepages",
 	.column = 24,
 	.head =
-"usage: mapscope hugepages [-i FILE] [--min-benefit N] [--format text|json]\n"
+"usage: mapscope hugepages [-i FILE] [--min-benefit N] [--format text|json] [--save FILE]\n"
 "       mapscope hugepages [-i FILE] --apply -p PID [--dry-run]\n"
 "\n"
 "Says which private anonymous and shmem regions belong on 2 MiB\n"
@@ -64,11 +65,12 @@ static const struct cli_usage usage = {
 "  mapscope record -p 1234   (Ctrl-C after the program's working phase)\n"
 "  mapscope hugepages\n"
 "  mapscope hugepages --format json --min-benefit 1000\n"
-"  mapscope hugepages --apply -p 1234 --dry-run\n",
+"  mapscope hugepages --apply -p 1234 --dry-run\n"
+"  mapscope hugepages -i run1.data --save advice.json\n",
 };
 
 struct hp_opts {
-	const char *input;
+	const char *input, *save;
 	uint64_t min_benefit;
 	bool json, apply, dry_run;
 	pid_t pid;
@@ -389,6 +391,8 @@ static int parse_args(int argc, char **argv, struct hp_opts *o)
 			 "from /proc/PID/smaps is shown before and after"),
 		OPT_PID('p', "pid", &pid, "the live process for --apply (it must be the one recorded)"),
 		OPT_BOOL(0, "dry-run", &o->dry_run, "with --apply: say what would be collapsed, change nothing"),
+		OPT_STRING(0, "save", &o->save, "FILE", "also write the advice to FILE, keyed by what made\n"
+			   "each region, for mapscope run --hugepages FILE"),
 		OPT_END(),
 	};
 
@@ -400,6 +404,8 @@ static int parse_args(int argc, char **argv, struct hp_opts *o)
 	o->pid = (pid_t)pid;
 	if (o->apply != (o->pid != 0))
 		return cli_usage_error("hugepages", "--apply and -p go together");
+	if (o->save && o->apply)
+		return cli_usage_error("hugepages", "--save goes without --apply");
 	if (o->dry_run && !o->apply)
 		return cli_usage_error("hugepages", "--dry-run goes with --apply");
 	return 0;
@@ -410,6 +416,7 @@ int cmd_hugepages(int argc, char **argv)
 	struct hp_opts o = { 0 };
 	struct ms_hugepages_opts ho = { 0 };
 	struct hp_run run = { 0 };
+	struct ms_advice *adv = NULL;
 	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX };
 	struct ms_session *s = NULL;
 	const struct ms_huge_advice *v = NULL;
@@ -430,6 +437,10 @@ int cmd_hugepages(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	if (o.save && (!(adv = ms_advice_new()) || ms_session_add(s, &ms_advice_analysis, adv))) {
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
 	if ((ret = replay_run(s, o.input)))
 		goto out;
 	ms_session_stats(s, &st);
@@ -440,6 +451,8 @@ int cmd_hugepages(int argc, char **argv)
 		goto out;
 	}
 	replay_warnings(s, o.input);
+	if (o.save && (ret = advice_file_save(o.save, adv, s, v, n)))
+		goto out;
 	if (o.apply)
 		ret = apply(v, n, &o);
 	else if (o.json)
@@ -449,6 +462,7 @@ int cmd_hugepages(int argc, char **argv)
 	if (replay_status(s))
 		ret = EXIT_RUNTIME;
 out:
+	ms_advice_free(adv);
 	ms_hugepages_free(run.hp);
 	ms_session_free(s);
 	return ret;

@@ -9,6 +9,7 @@ int cmd_watch(int argc, char **argv);
 int cmd_hugepages(int argc, char **argv);
 int cmd_unmapped(int argc, char **argv);
 int cmd_heatmap(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 
 #endif

@@ -70,20 +70,21 @@ int launch_opt_pids(const struct cli_option *opt, const char *arg)
 	return 0;
 }
 
-int launch_check_command(const char *name)
+int launch_resolve_command(const char *name, char *full, size_t len)
 {
 	const char *path = getenv("PATH");
-	char full[4096];
 	const char *p, *end;
 	int saw_eacces = 0;
 
-	if (strchr(name, '/'))
+	if (strchr(name, '/')) {
+		snprintf(full, len, "%s", name);
 		return access(name, X_OK) ? -errno : 0;
+	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	for (p = path; ; p = end + 1) {
 		end = strchrnul(p, ':');
-		snprintf(full, sizeof(full), "%.*s/%s", (int)(end - p), end == p ? "." : p, name);
+		snprintf(full, len, "%.*s/%s", (int)(end - p), end == p ? "." : p, name);
 		if (!access(full, X_OK))
 			return 0;
 		saw_eacces |= errno == EACCES;
@@ -91,6 +92,13 @@ int launch_check_command(const char *name)
 			break;
 	}
 	return saw_eacces ? -EACCES : -ENOENT;
+}
+
+int launch_check_command(const char *name)
+{
+	char full[4096];
+
+	return launch_resolve_command(name, full, sizeof(full));
 }
 
 int launch_tgid(pid_t pid, pid_t *tgid)

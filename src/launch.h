@@ -38,6 +38,8 @@ int launch_opt_pids(const struct cli_option *opt, const char *arg);
 
 /* Resolves argv[0] as execvp would, so a bad command is reported before anything starts. */
 int launch_check_command(const char *name);
+/* The same, with the file it found in full (len bytes). */
+int launch_resolve_command(const char *name, char *full, size_t len);
 
 /* The process (thread group) of pid. 0 or -ESRCH. */
 int launch_tgid(pid_t pid, pid_t *tgid);

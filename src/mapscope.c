@@ -19,6 +19,7 @@ static const struct command {
 	{ "hugepages", cmd_hugepages, "which regions belong on hugepages, and applying it" },
 	{ "unmapped", cmd_unmapped, "accesses to memory that was not mapped, and the code that made them" },
 	{ "heatmap", cmd_heatmap, "where in each region, and when, the accesses landed: a terminal grid or SVG" },
+	{ "run", cmd_run, "run a command with hugepage advice from an earlier recording applied" },
 };
 
 static const struct command *find(const char *name)

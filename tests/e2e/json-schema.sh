@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docs/json-schema.md against real output: every command's --format json on
 # the golden recordings and on a recording of badaccess (freed, guard and
-# never-mapped accesses, with call chains), checked field by field, both
+# never-mapped accesses, with call chains) and the advice file hugepages
+# --save writes, checked field by field, both
 # ways, by check-json-schema.py. Every output must also decode as strict UTF-8.
 source "$(dirname "$0")/lib.sh"
 need_recording
@@ -31,6 +32,11 @@ for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data lost.data 
 	json hugepages hugepages -i "$f" --format json
 	json unmapped unmapped -i "$f" --format json
 done
+# The advice file of hugepages --save, from a recording with the creating call chains.
+"$MAPSCOPE" record --call-graph dwarf -o pay.data -- "$WORKLOADS/payoff" --hot 8 --sparse 8 --cold 8 --reads 1000 \
+	--buffers 0 >/dev/null 2>&1 || fail "record of payoff failed"
+"$MAPSCOPE" hugepages -i pay.data --save advice.json >/dev/null 2>&1 || fail "hugepages --save failed"
+runs+=("advice=advice.json")
 python3 "$E2E_DIR/check-json-schema.py" "$SRC_DIR/docs/json-schema.md" "${runs[@]}" ||
 	fail "the JSON output and docs/json-schema.md differ"
 pass "every field documented, every documented field seen, in ${#runs[@]} outputs"
