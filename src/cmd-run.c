@@ -123,8 +123,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	int n;
 	const struct cli_option options[] = {
 		OPT_STRING(0, "hugepages", &o->advice, "FILE", "the advice to apply, from mapscope hugepages --save"),
-		OPT_BOOL(0, "hugepages-all", &o->all, "advise every private anonymous mapping of 2 MiB\n"
-			 "or more instead: the upper bound to measure advice against"),
+		OPT_BOOL(0, "hugepages-all", &o->all, "advise every private anonymous mapping and all of\n"
+			 "malloc's memory instead (glibc's tunable too): the\n"
+			 "upper bound to measure advice against"),
 		OPT_COUNT('v', "verbose", &o->verbose, "say which rules are applied"),
 		OPT_END(),
 	};
@@ -154,7 +155,7 @@ static int prepare(const struct run_opts *o, const struct ms_advice *adv)
 	}
 	rules = adv ? ms_advice_encode(adv) : strdup("all");
 	if (!rules || setenv("MAPSCOPE_HUGEPAGES", rules, 1) || env_append("LD_PRELOAD", shim, ':', true) ||
-	    (adv && ms_advice_wants_malloc_hugetlb(adv) &&
+	    ((!adv || ms_advice_wants_malloc_hugetlb(adv)) &&
 	     env_append("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", ':', false))) {
 		cli_error("cannot set the environment for '%s': %s", o->cmd[0], strerror(ENOMEM));
 		free(rules);
@@ -164,7 +165,7 @@ static int prepare(const struct run_opts *o, const struct ms_advice *adv)
 	for (i = 0; o->verbose && adv && i < ms_advice_nr_rules(adv); i++)
 		fprintf(stderr, "mapscope: rule %zu: memory made by %s\n", i + 1,
 			ms_advice_rule_site(adv, i) ? ms_advice_rule_site(adv, i) : "(unnamed code)");
-	if (o->verbose && adv && ms_advice_wants_malloc_hugetlb(adv))
+	if (o->verbose && getenv("GLIBC_TUNABLES"))
 		fprintf(stderr, "mapscope: GLIBC_TUNABLES=%s\n", getenv("GLIBC_TUNABLES"));
 	return 0;
 }

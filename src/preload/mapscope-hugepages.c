@@ -14,8 +14,9 @@
  * 2 MiB page are looked at, so small allocations cost one compare.
  *
  * The rules come from MAPSCOPE_HUGEPAGES in the environment ("all" for
- * every private anonymous mapping: the upper bound a benchmark compares
- * with). Nothing here allocates: it runs inside malloc.
+ * every private anonymous mapping, whatever its size, and malloc's blocks:
+ * the upper bound a benchmark compares with). Nothing here allocates: it
+ * runs inside malloc.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -241,8 +242,15 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
 	void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 
-	if (p != MAP_FAILED && len >= SPAN && (flags & MAP_ANONYMOUS) && !(flags & MAP_STACK) &&
-	    (prot & PROT_WRITE))
+	if (p == MAP_FAILED || !(flags & MAP_ANONYMOUS) || (flags & MAP_STACK) || !(prot & PROT_WRITE))
+		return p;
+	/* Every private anonymous mapping, whole: small ones merge into VMAs that can hold hugepages. */
+	if (advise_all && ready && !(flags & MAP_SHARED)) {
+		int saved = errno;
+
+		madvise(p, len, MADV_HUGEPAGE);
+		errno = saved;
+	} else if (len >= SPAN)
 		consider(p, len, flags & MAP_SHARED ? 's' : 'a');
 	return p;
 }

@@ -6,7 +6,7 @@
 # cold regions (dense: advised) are on hugepages, its sparse one (not
 # advised) is not. The same workload run plainly has none (THP in madvise
 # mode), --hugepages-all puts the sparse one on them too, and a statically
-# linked copy is out of the shim's reach, and said to be.
+# linked copy and a raw mmap system call are out of the shim's reach.
 source "$(dirname "$0")/lib.sh"
 need_recording
 thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo missing)
@@ -92,6 +92,13 @@ finish_wl
 [ "$sparse" -gt 0 ] || fail "--hugepages-all left the sparse region on 4 KiB pages"
 pass "without advice no hugepages; with --hugepages-all the sparse region too ($sparse kB)"
 
+# A blind spot: a mapping made by the system call itself, not mmap(3), is not seen.
+run_wl raw.txt "$MAPSCOPE" run --hugepages-all -- "$WORKLOADS/payoff" "${args[@]}" --wait --raw
+sparse=$(huge_kb raw.txt sparse) hot=$(huge_kb raw.txt hot)
+finish_wl
+[ "$sparse" -eq 0 ] && [ "$hot" -gt 0 ] || fail "a raw mmap system call: sparse $sparse kB, hot $hot kB"
+pass "a raw mmap system call is out of reach, as mapscope-run(1) says"
+
 if [ -x "$WORKLOADS/payoff-static" ]; then
 	run_wl static.txt "$MAPSCOPE" run --hugepages shim.json -- "$WORKLOADS/payoff-static" "${args[@]}" --wait
 	hot=$(huge_kb static.txt hot)
@@ -101,3 +108,13 @@ if [ -x "$WORKLOADS/payoff-static" ]; then
 	[ "$hot" -eq 0 ] || fail "a static program got hugepages through the shim? ($hot kB)"
 	pass "a statically linked program: out of reach, and said so"
 fi
+
+# What run says when it cannot: each with its exit status and its subject.
+expect_status 127 "$MAPSCOPE" run --hugepages shim.json -- no-such-command-here 2>err.txt
+grep -q "cannot run 'no-such-command-here'" err.txt || fail "a missing command is not named: $(cat err.txt)"
+echo '{"rules": 1}' >bad.json
+expect_status 1 "$MAPSCOPE" run --hugepages bad.json -- true 2>err.txt
+grep -q "cannot read 'bad.json': not a hugepage advice file" err.txt || fail "a bad file is not refused: $(cat err.txt)"
+expect_status 2 "$MAPSCOPE" run -- true 2>err.txt
+expect_status 3 "$MAPSCOPE" run --hugepages shim.json -- sh -c 'exit 3'
+pass "run: a missing command (127), a bad advice file (1), bad usage (2); the command's own status"

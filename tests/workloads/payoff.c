@@ -15,15 +15,18 @@
  *   memory rss_kb=N anon_huge_kb=N
  *
  * With --wait it then prints "done pid=N" and waits for a line on stdin, so
- * that a test can read /proc/PID/smaps while it lives.
+ * that a test can read /proc/PID/smaps while it lives. With --raw the sparse
+ * region is mapped by a raw system call, not through mmap(3).
  *
- * payoff [--hot MIB] [--sparse MIB] [--cold MIB] [--reads N] [--buffers N] [--wait]
+ * payoff [--hot MIB] [--sparse MIB] [--cold MIB] [--reads N] [--buffers N] [--wait] [--raw]
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,9 +63,11 @@ __attribute__((noinline)) static char *make_hot(size_t len)
 	return p;
 }
 
-__attribute__((noinline)) static char *make_sparse(size_t len)
+/* With raw, by the system call itself, as a program that bypasses mmap(3) would. */
+__attribute__((noinline)) static char *make_sparse(size_t len, bool raw)
 {
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = raw ? (char *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+		  mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
@@ -140,11 +145,17 @@ int main(int argc, char **argv)
 	size_t cold_len = arg(argc, argv, "--cold", 256) * MIB;
 	uint64_t reads = arg(argc, argv, "--reads", 50000000), t, sum;
 	unsigned buffers = (unsigned)arg(argc, argv, "--buffers", 50);
-	char *hot = make_hot(hot_len), *sparse = make_sparse(sparse_len), *cold = make_cold(cold_len);
-	int i, wait = 0;
+	bool wait = false, raw = false;
+	char *hot, *sparse, *cold;
+	int i;
 
-	for (i = 1; i < argc; i++)
+	for (i = 1; i < argc; i++) {
 		wait |= !strcmp(argv[i], "--wait");
+		raw |= !strcmp(argv[i], "--raw");
+	}
+	hot = make_hot(hot_len);
+	sparse = make_sparse(sparse_len, raw);
+	cold = make_cold(cold_len);
 	if (!hot || !sparse || !cold) {
 		fprintf(stderr, "payoff: out of memory\n");
 		return 1;
