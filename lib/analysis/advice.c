@@ -83,26 +83,32 @@ static int build_id_of(struct ms_advice *adv, const char *path, const unsigned c
 }
 
 /*
- * The creating call chain of region r, innermost first, into out (CHAIN_MAX):
- * unwound from the stack copy where record took one (--call-graph dwarf),
- * else the frame-pointer chain the model kept. Until the session hands out
- * its own (ms_session_alloc_ips), this is the one place that reads it.
+ * The creating call chain of region r, innermost first, into out
+ * (CHAIN_MAX): the session's (ms_session_alloc_ips) for a mapping; a heap
+ * made by brk is not a mapping the session names, so its chain is
+ * unwound here from the stack copy, where record took one.
  */
-static uint32_t region_ips(struct ms_symbols *syms, const struct ms_region *r, const struct ms_event *ev,
+static uint32_t region_ips(struct ms_session *s, const struct ms_change *c, const struct ms_event *ev,
 			   uint64_t *out)
 {
-	uint32_t n = r->alloc_chain_len < CHAIN_MAX ? r->alloc_chain_len : CHAIN_MAX;
+	const struct ms_region *r = c->region;
+	const uint64_t *ips;
+	size_t n = c->op == MS_OP_MAP ? ms_session_alloc_ips(s, r, &ips) : 0;
 	int got;
 
-	if (ev && ev->uregs && ev->ustack) {
-		got = ms_symbols_unwind(syms, r->pid, ev->uregs, ev->uregs_mask, ev->ustack, ev->ustack_len,
-					out, CHAIN_MAX);
-		if (got > 0)
-			return (uint32_t)got;
+	if (!n && ev && ev->uregs && ev->ustack) {
+		got = ms_symbols_unwind(ms_session_symbols(s), r->pid, ev->uregs, ev->uregs_mask, ev->ustack,
+					ev->ustack_len, out, CHAIN_MAX);
+		return got > 0 ? (uint32_t)got : 0;
 	}
+	if (!n && r->alloc_chain_len) {
+		ips = r->alloc_chain;
+		n = r->alloc_chain_len;
+	}
+	n = n < CHAIN_MAX ? n : CHAIN_MAX;
 	if (n)
-		memcpy(out, r->alloc_chain, n * sizeof(*out));
-	return n;
+		memcpy(out, ips, n * sizeof(*out));
+	return (uint32_t)n;
 }
 
 static char kind_letter(const struct ms_region *r)
@@ -115,11 +121,13 @@ static char kind_letter(const struct ms_region *r)
 }
 
 /* The key of region r as it is made: 0 with k filled (k->nr 0 where no frame names a site). */
-static int key_region(struct ms_advice *adv, struct ms_symbols *syms, const struct ms_region *r,
+static int key_region(struct ms_advice *adv, struct ms_session *s, const struct ms_change *c,
 		      const struct ms_event *ev, struct ms_advice_key *k)
 {
+	struct ms_symbols *syms = ms_session_symbols(s);
+	const struct ms_region *r = c->region;
 	uint64_t ips[CHAIN_MAX];
-	uint32_t n = region_ips(syms, r, ev, ips), i;
+	uint32_t n = region_ips(s, c, ev, ips), i;
 	const unsigned char *id;
 	struct ms_sym sym;
 	int len;
@@ -157,7 +165,7 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 		return -ENOMEM;
 	if (adv->by_region[r->id].kind)
 		return 0;                    /* keyed when it was made: a brk that grows it is not its maker */
-	return key_region(adv, syms, r, ev, &adv->by_region[r->id]);
+	return key_region(adv, s, c, ev, &adv->by_region[r->id]);
 }
 
 MS_EXPORT const struct ms_analysis ms_advice_analysis = {
