@@ -42,6 +42,25 @@ struct ms_advice_key {
 	struct ms_advice_frame f[MS_ADVICE_FRAMES];
 };
 
+/*
+ * Whether the binary at path is the mechanism of an allocation, not its
+ * site: the C library, the loader, an allocator library, the shim itself.
+ * A key's frames begin after these and end where the chain returns to them.
+ */
+static inline bool ms_advice_runtime_object(const char *path)
+{
+	static const char *const names[] = { "libc.so", "ld-linux", "libpthread", "libjemalloc", "libtcmalloc",
+					     "libmimalloc", "mapscope-hugepages" };
+	const char *base = path ? strrchr(path, '/') : NULL;
+	size_t i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; base && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(base, names[i], strlen(names[i])))
+			return true;
+	return false;
+}
+
 static inline uint8_t ms_advice_size_class(uint64_t bytes)
 {
 	return bytes ? (uint8_t)(63 - __builtin_clzll(bytes)) : 0;

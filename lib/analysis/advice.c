@@ -45,21 +45,6 @@ MS_EXPORT struct ms_advice *ms_advice_new(void)
 	return calloc(1, sizeof(struct ms_advice));
 }
 
-/* The frames that are the mechanism of an allocation, not its site. */
-static bool runtime_dso(const char *dso)
-{
-	static const char *const names[] = { "libc.so", "ld-linux", "libpthread", "libjemalloc", "libtcmalloc",
-					     "libmimalloc", "mapscope-hugepages" };
-	const char *base = dso ? strrchr(dso, '/') : NULL;
-	size_t i;
-
-	base = base ? base + 1 : dso;
-	for (i = 0; base && i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strncmp(base, names[i], strlen(names[i])))
-			return true;
-	return false;
-}
-
 /* The build-id of the binary at path, read once. Its length, or negative where it has none. */
 static int build_id_of(struct ms_advice *adv, const char *path, const unsigned char **id)
 {
@@ -138,9 +123,9 @@ static int key_region(struct ms_advice *adv, struct ms_session *s, const struct 
 	for (i = 0; i < n && k->nr < MS_ADVICE_FRAMES; i++) {
 		if (ms_symbols_resolve(syms, r->pid, ips[i], false, &sym) || !sym.dso)
 			break;               /* a frame no binary holds: the chain is not to be trusted past it */
-		if (runtime_dso(sym.dso) && !k->nr)
+		if (ms_advice_runtime_object(sym.dso) && !k->nr)
 			continue;
-		if (runtime_dso(sym.dso))
+		if (ms_advice_runtime_object(sym.dso))
 			break;               /* back in the runtime (main's caller, a callback): the site ends */
 		if ((len = build_id_of(adv, sym.dso, &id)) == -ENOMEM)
 			return -ENOMEM;

@@ -63,20 +63,6 @@ struct find {
 	bool runtime, found;
 };
 
-static bool runtime_name(const char *path)
-{
-	static const char *const names[] = { "libc.so", "ld-linux", "libpthread", "libjemalloc", "libtcmalloc",
-					     "libmimalloc", "mapscope-hugepages" };
-	const char *base = strrchr(path, '/');
-	size_t i;
-
-	base = base ? base + 1 : path;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strncmp(base, names[i], strlen(names[i])))
-			return true;
-	return false;
-}
-
 /* The GNU build-id note of an object, from its PT_NOTE segments in memory. */
 static void build_id(const struct dl_phdr_info *info, struct ms_advice_frame *f)
 {
@@ -116,7 +102,7 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
 		if (q->ip < a || q->ip >= a + info->dlpi_phdr[i].p_memsz)
 			continue;
 		/* The main program's name is "": it is never the runtime. */
-		q->runtime = info->dlpi_name[0] && runtime_name(info->dlpi_name);
+		q->runtime = info->dlpi_name[0] && ms_advice_runtime_object(info->dlpi_name);
 		q->found = true;
 		if (!q->runtime) {
 			q->f->vaddr = q->ip - info->dlpi_addr;

@@ -61,6 +61,11 @@ static void keys_match_by_code_kind_and_size(void **state)
 	assert_true(ms_advice_key_match(&rule, &k));
 	k.nr = 1;                                  /* a shorter one: not known to be the same */
 	assert_false(ms_advice_key_match(&rule, &k));
+	assert_true(ms_advice_runtime_object("/usr/lib/x86_64-linux-gnu/libc.so.6"));
+	assert_true(ms_advice_runtime_object("/lib64/ld-linux-x86-64.so.2"));
+	assert_true(ms_advice_runtime_object("/opt/mapscope/lib/mapscope/mapscope-hugepages.so"));
+	assert_false(ms_advice_runtime_object("/usr/bin/python3.11"));
+	assert_false(ms_advice_runtime_object("/usr/lib/libcrypto.so.3"));
 	assert_int_equal(ms_advice_size_class(64ULL << 20), 26);
 	assert_int_equal(ms_advice_size_class((64ULL << 20) + 4096), 26);
 }
