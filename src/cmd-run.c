@@ -102,6 +102,21 @@ static bool is_static(const char *path)
 	return !interp;
 }
 
+/* Warns where transparent hugepages are off: advice would change nothing. */
+static void check_thp(void)
+{
+	char mode[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+
+	if (f && fgets(mode, sizeof(mode), f) && strstr(mode, "[never]")) {
+		fprintf(stderr, "mapscope: transparent hugepages are off here ('never'): MADV_HUGEPAGE changes "
+			"nothing\n");
+		cli_hint("echo madvise >/sys/kernel/mm/transparent_hugepage/enabled (as root)");
+	}
+	if (f)
+		fclose(f);
+}
+
 /* Appends value to the list in environment variable name (sep between), or sets it. 0 or -ENOMEM. */
 static int env_append(const char *name, const char *value, char sep, bool first)
 {
@@ -188,6 +203,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_RUNTIME;
 	if (adv && !ms_advice_nr_rules(adv))
 		fprintf(stderr, "mapscope: '%s' advises nothing: '%s' runs as it would alone\n", o.advice, o.cmd[0]);
+	check_thp();
 	if (is_static(path))
 		fprintf(stderr, "mapscope: '%s' is statically linked: the shim cannot reach it, and only "
 			"glibc's own tunable (GLIBC_TUNABLES) applies\n", o.cmd[0]);
