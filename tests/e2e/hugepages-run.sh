@@ -39,6 +39,14 @@ json.dump(dict(adv, rules=[{"kind": "heap", "size_class": 20, "frames": frame}])
 PY
 pass "--save keys the advised regions by their code: make_hot and make_cold, not make_sparse"
 
+# A recording without call chains keys nothing, and says why.
+"$MAPSCOPE" hugepages -i "$SRC_DIR/tests/golden/mapscope-ops.data" --save none.json >/dev/null 2>none.txt ||
+	fail "--save of a recording without chains failed: $(cat none.txt)"
+grep -q 'had no call chain to key it by: record with --call-graph dwarf' none.txt ||
+	fail "--save did not say that the advised regions had no chain: $(cat none.txt)"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["rules"] == []' none.json || fail "rules without chains"
+pass "--save of a recording without call chains: no rules, and the reason"
+
 # run_wl OUT CMD...: starts CMD (payoff --wait) with stdin held open; sets wl to its pid once it is done.
 run_wl() {
 	local out=$1
