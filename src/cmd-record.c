@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "launch.h"
 #include "parse-options.h"
+#include "record-damon.h"
 
 
 static const struct cli_usage usage = {
@@ -33,6 +34,7 @@ static const struct cli_usage usage = {
 	.head =
 "usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [--no-samples] [--no-vma-tree]\n"
 "                       [--call-graph fp|dwarf] [--no-alloc-stacks] [--referenced[=MS]]\n"
+"                       [--damon [--damon-intervals S,A,U] [--damon-regions MIN,MAX]]\n"
 "                       (-p PID[,PID...] | -- CMD [ARGS...])\n"
 "\n"
 "Records every change to the address space of CMD (with its threads and\n"
@@ -47,7 +49,9 @@ static const struct cli_usage usage = {
 "page-fault samples with the data address. The entries of mmap, mremap,\n"
 "brk and shmat carry the user registers and 4 KiB of user stack, unwound\n"
 "by report to name the code that made each region. Times are\n"
-"CLOCK_MONOTONIC nanoseconds.\n"
+"CLOCK_MONOTONIC nanoseconds. With --damon, damon:damon_aggregated samples of a kdamond of\n"
+"ours, removed at the end however record ends; none is made where another\n"
+"kdamond exists (that one is never touched): record then goes on without.\n"
 "\n"
 "Ctrl-C, SIGTERM or the command dying by a signal still leave a complete\n"
 "file. So do SIGKILL of mapscope and a full disk, up to the last flush (a\n"
@@ -72,6 +76,7 @@ static const struct cli_usage usage = {
 "  mapscope record -o run.data --call-graph fp -- make -j2\n"
 "  mapscope record --referenced=200 -p 1234   (accessed bits, every 200 ms)\n"
 "  mapscope record -p 1234,1240        (stop with Ctrl-C)\n"
+"  mapscope record --damon -- ./myprog\n"
 "  mapscope record -o - -- ./myprog | perf script -i -\n"
 "  perf script -i mapscope.data --show-mmap-events --show-task-events\n",
 };
@@ -93,6 +98,7 @@ struct record_opts {
 	int nr_pids;
 	char **cmd;
 	bool pipe;
+	struct record_damon damon;
 };
 
 static int opt_pages(const struct cli_option *opt, const char *arg)
@@ -163,6 +169,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				    "process's accessed bits per VMA: smaps Referenced:,\n"
 				    "then cleared (clear_refs); the pages touched in each\n"
 				    "interval, with no PMU and no DAMON", opt_referenced),
+		OPT_BOOL(0, "damon", &o->damon.on, "DAMON's access counts per region of the processes\n"
+			 "(a kdamond of ours; none is made where another runs)"),
+		OPT_CALLBACK(0, "damon-intervals", &o->damon, "S,A,U", "DAMON's sampling, aggregation and update\n"
+			     "intervals in us (default 5000,100000,1000000)", record_damon_opt_intervals),
+		OPT_CALLBACK(0, "damon-regions", &o->damon, "MIN,MAX", "DAMON's region counts (default 10,1000)",
+			     record_damon_opt_regions),
 		OPT_COUNT('v', "verbose", &o->verbose, "say more"),
 		OPT_END(),
 	};
@@ -516,7 +528,9 @@ int cmd_record(int argc, char **argv)
 		o.pages = default_pages(o.nr_pids);
 	if (o.verbose)
 		fprintf(stderr, "mapscope: ring buffers of %llu pages per CPU\n", (unsigned long long)o.pages);
+	record_damon_check(&o.damon);
 	record_options(&o, argc, argv, &ro);
+	record_damon_options(&o.damon, &ro);
 	s.rec = ms_record_new(&ro);
 	if (!s.rec) {
 		explain_new_failure(errno);
@@ -529,6 +543,7 @@ int cmd_record(int argc, char **argv)
 		cli_hint_privileges(-err);
 		goto cleanup;
 	}
+	record_damon_start(&o.damon, s.rec, o.cmd ? &s.child.pid : o.pids, o.cmd ? 1 : (size_t)o.nr_pids);
 
 	s.out_fd = o.pipe ? STDOUT_FILENO : open_output(o.output);
 	if (s.out_fd < 0) {

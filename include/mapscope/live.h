@@ -44,6 +44,7 @@ struct ms_live_opts {
  */
 #define MS_LIVE_ALLOC_STACKS   (1u << 5)
 #define MS_LIVE_ALLOC_STACK_BYTES 4096u
+#define MS_LIVE_DAMON          (1u << 6) /* damon:damon_aggregated, for the kdamond given to ms_live_add_kthread */
 
 /* The ring buffer size used when opts->mmap_pages is 0. */
 #define MS_LIVE_DEFAULT_PAGES 1024u
@@ -64,6 +65,13 @@ struct ms_live *ms_live_new(const struct ms_live_opts *opts);
  * open file limit); the cause is logged.
  */
 int ms_live_add_task(struct ms_live *l, pid_t tid);
+
+/*
+ * Opens the events that fire in a kernel thread of ours (MS_LIVE_DAMON: the
+ * kdamond) for thread tid on every online CPU, counting at once; after
+ * ms_live_add_task(), whose rings they share. 0 or a negative errno.
+ */
+int ms_live_add_kthread(struct ms_live *l, pid_t tid);
 
 /* Enables every event. 0 or a negative errno. */
 int ms_live_enable(struct ms_live *l);

@@ -49,6 +49,14 @@ struct ms_record_opts {
 	 * as mapscope:vma_referenced samples; 0: not sampled.
 	 */
 	uint32_t referenced_ms;
+	/*
+	 * DAMON: damon:damon_aggregated is prepared, for a kdamond of ours
+	 * that ms_record_damon_start() makes; zeroed intervals (us) and
+	 * region counts take DAMON's defaults (5 ms, 100 ms, 1 s; 10, 1000).
+	 */
+	bool damon;
+	uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
+	uint32_t damon_min_regions, damon_max_regions;
 	int argc;                    /* the command line, for the file's CMDLINE */
 	char *const *argv;
 };
@@ -87,6 +95,23 @@ int ms_record_attach(struct ms_record *r, pid_t tgid);
  * Call it once, after the tasks are added. 0 or a negative errno.
  */
 int ms_record_start(struct ms_record *r, int fd);
+
+/*
+ * Whether DAMON can monitor for us: 0, -EBUSY where a kdamond that is not
+ * ours exists (it is never touched: record without DAMON), -ENOENT where
+ * the kernel has no DAMON sysfs interface, or another negative errno.
+ */
+int ms_record_damon_available(void);
+
+/*
+ * Starts a kdamond of ours (opts.damon) monitoring pids[0, n), in that
+ * order, and records its damon:damon_aggregated samples, each written
+ * with its target's pid and tid. After the tasks are added, before
+ * ms_record_start(). It is turned off and removed by ms_record_stop() or
+ * ms_record_free(), and by a watchdog process if the recorder dies. 0 or
+ * a negative errno (-EBUSY: DAMON is someone else's), the cause logged.
+ */
+int ms_record_damon_start(struct ms_record *r, const pid_t *pids, size_t n);
 
 /* Enables the events of attached processes (launched ones start at exec). 0 or a negative errno. */
 int ms_record_enable(struct ms_record *r);

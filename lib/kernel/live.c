@@ -40,7 +40,8 @@ static const char *const syscalls[] = {
 };
 #define FIRST_OPTIONAL 8
 
-enum phase { PHASE_FAULTS, PHASE_ENTER, PHASE_EXIT };
+/* KTHREAD: opened for a kernel thread we started (a kdamond), on from its open, never for the tasks. */
+enum phase { PHASE_FAULTS, PHASE_ENTER, PHASE_EXIT, PHASE_KTHREAD };
 
 /* What live needs of an event beyond the list's attr, name and ids. */
 struct evsel_use {
@@ -250,9 +251,38 @@ static void syscall_stack_attr(const struct ms_live *l, const char *sc, bool ent
 	a->sample_regs_user = USER_REGS_ALL;
 }
 
+/*
+ * damon:damon_aggregated, which fires in the kdamond's thread, not in the
+ * tasks: opened for that thread alone (ms_live_add_kthread), counting from
+ * its open, with its raw fields and nothing of user space.
+ */
+static int add_damon_evsel(struct ms_live *l, const char *dir)
+{
+	struct perf_event_attr a;
+	uint64_t id;
+	int err = ms_tracefs_event_id(dir, "damon", "damon_aggregated", &id);
+
+	if (err) {
+		ms_err("cannot read tracepoint 'damon:damon_aggregated' in '%s/events': %s%s", dir,
+		       strerror(-err), err == -ENOENT ? ": the kernel needs CONFIG_DAMON_VADDR" : "");
+		return err;
+	}
+	memset(&a, 0, sizeof(a));
+	common_attr(&a, &l->opts);
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.config = id;
+	a.sample_period = 1;
+	a.sample_type = SAMPLE_ID_BITS | PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_RAW;
+	a.sample_regs_user = a.sample_stack_user = 0;
+	a.exclude_callchain_kernel = 0;
+	a.inherit = a.disabled = a.enable_on_exec = 0;
+	add_evsel(l, "damon:damon_aggregated", "damon/damon_aggregated", PHASE_KTHREAD, &a);
+	return l->oom ? -ENOMEM : 0;
+}
+
 static int add_tracepoints(struct ms_live *l, const char *dir)
 {
-	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0]) + 1];
+	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0]) + 2];
 	struct perf_event_attr a;
 	char tp[64], full[128], path[128];
 	size_t i, k, n = 0;
@@ -297,6 +327,10 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 			return -ENOMEM;
 		names[n++] = l->use[l->ev.n - 1].tp;
 	}
+	if ((l->opts.flags & MS_LIVE_DAMON) && (err = add_damon_evsel(l, dir)))
+		return err;
+	if (l->opts.flags & MS_LIVE_DAMON)
+		names[n++] = l->use[l->ev.n - 1].tp;
 	return ms_tracefs_tracing_data(dir, names, n, &l->tracing_data);
 }
 
@@ -375,7 +409,7 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	if (!l->opts.mmap_pages)
 		l->opts.mmap_pages = MS_LIVE_DEFAULT_PAGES;
 	ms_buf_init(&l->tracing_data);
-	l->use = calloc(3 + 2 * nsys, sizeof(*l->use));
+	l->use = calloc(5 + 2 * nsys, sizeof(*l->use));
 	if (!l->use) {
 		err = -ENOMEM;
 		goto fail;
@@ -478,7 +512,19 @@ MS_EXPORT int ms_live_add_task(struct ms_live *l, pid_t tid)
 
 	for (c = 0; c < l->nr_cpus; c++)
 		for (e = 0; e < l->ev.n; e++)
-			if ((err = open_one(l, tid, &l->rings[c], e)))
+			if (l->use[e].phase != PHASE_KTHREAD && (err = open_one(l, tid, &l->rings[c], e)))
+				return err;
+	return 0;
+}
+
+MS_EXPORT int ms_live_add_kthread(struct ms_live *l, pid_t tid)
+{
+	unsigned int e;
+	int c, err;
+
+	for (c = 0; c < l->nr_cpus; c++)
+		for (e = 0; e < l->ev.n; e++)
+			if (l->use[e].phase == PHASE_KTHREAD && (err = open_one(l, tid, &l->rings[c], e)))
 				return err;
 	return 0;
 }
@@ -508,7 +554,8 @@ MS_EXPORT int ms_live_disable(struct ms_live *l)
 {
 	int err;
 
-	if ((err = set_enabled(l, PERF_EVENT_IOC_DISABLE, PHASE_FAULTS)) ||
+	if ((err = set_enabled(l, PERF_EVENT_IOC_DISABLE, PHASE_KTHREAD)) ||
+	    (err = set_enabled(l, PERF_EVENT_IOC_DISABLE, PHASE_FAULTS)) ||
 	    (err = set_enabled(l, PERF_EVENT_IOC_DISABLE, PHASE_ENTER)))
 		return err;
 	return set_enabled(l, PERF_EVENT_IOC_DISABLE, PHASE_EXIT);

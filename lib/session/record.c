@@ -14,6 +14,8 @@
 #include <mapscope/record.h>
 #include <mapscope/symbols.h>
 
+#include "kernel/damon.h"
+#include "kernel/live.h"
 #include "kernel/procsynth.h"
 #include "kernel/refsample.h"
 #include "kernel/tracefs.h"
@@ -36,6 +38,11 @@ struct ms_record {
 	struct ms_refsampler *refs;  /* record --referenced, or NULL */
 	uint16_t ref_tp;             /* its tracepoint's id */
 	struct ms_buf tracing;       /* with --referenced: the live tracepoints' formats and its own */
+	struct ms_damon *damon;      /* our kdamond, or NULL */
+	pid_t *damon_pids;           /* its targets, by target_id */
+	size_t nr_damon_pids;
+	int damon_evsel;             /* damon:damon_aggregated's index, or -1 */
+	struct perf_event_attr damon_attr;   /* as the file has it: the intervals in config1, config2 */
 	bool closed;
 	union {                      /* an MMAP2 of the ring's, copied to be changed */
 		struct perf_record_mmap2 m;
@@ -116,7 +123,9 @@ MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
 	ms_tidset_init(&r->attached);
 	ms_execwin_init(&r->execwin);
 	ms_binaries_init(&r->binaries);
+	r->damon_evsel = -1;
 	lo.flags = (opts->callchain ? MS_LIVE_CALLCHAIN : 0) | (opts->dwarf ? MS_LIVE_DWARF : 0) |
+		   (opts->damon ? MS_LIVE_DAMON : 0) |
 		   (opts->no_vma_tree ? MS_LIVE_NO_VMA_TREE : 0) |
 		   (opts->no_alloc_stacks ? 0 : MS_LIVE_ALLOC_STACKS) |
 		   (opts->enable_on_exec ? MS_LIVE_ENABLE_ON_EXEC : 0);
@@ -197,6 +206,35 @@ static int write_vsyscall(struct ms_record *r, const struct perf_event_header *c
 	return ms_pdwriter_write(r->writer, (const void *)rec);
 }
 
+/*
+ * A damon:damon_aggregated sample happens in the kdamond; it is written as
+ * its target's (target_id: the order the targets were given), so that the
+ * file needs no table of them and perf script shows whose it is.
+ */
+static const struct perf_event_header *damon_as_target(struct ms_record *r, const struct perf_event_header *h)
+{
+	const struct ms_damon_sample *ds = (const void *)h;
+	const uint64_t *ids;
+	size_t nr, i;
+	uint64_t target;
+
+	if (r->damon_evsel < 0 || h->type != PERF_RECORD_SAMPLE || h->size < MS_DAMON_SAMPLE_MIN ||
+	    h->size > sizeof(r->copy))
+		return h;
+	ids = ms_live_evsel_ids(r->live, (size_t)r->damon_evsel, &nr);
+	for (i = 0; i < nr && ids[i] != ds->identifier; i++)
+		;
+	if (i == nr)
+		return h;
+	memcpy(&target, (const unsigned char *)h + MS_DAMON_SAMPLE_TARGET, 8);
+	if (target >= r->nr_damon_pids)
+		return h;
+	memcpy(&r->copy, h, h->size);
+	((struct ms_damon_sample *)&r->copy)->pid = (uint32_t)r->damon_pids[target];
+	((struct ms_damon_sample *)&r->copy)->tid = (uint32_t)r->damon_pids[target];
+	return (const void *)&r->copy;
+}
+
 static int write_record(const struct perf_event_header *h, void *arg)
 {
 	struct ms_record *r = arg;
@@ -204,6 +242,7 @@ static int write_record(const struct perf_event_header *h, void *arg)
 
 	if (ms_execwin_track(&r->execwin, h))
 		ms_debug("no memory for an exec's window: its first map is written untrimmed");
+	h = damon_as_target(r, h);
 	h = trim_exec_map(r, h);
 	note_binary(r, h);
 	referenced_task(r, h);
@@ -257,6 +296,8 @@ MS_EXPORT int ms_record_start(struct ms_record *r, int fd)
 		ev[i].attr = ms_live_evsel_attr(r->live, i);
 		ev[i].name = ms_live_evsel_name(r->live, i);
 		ev[i].ids = ms_live_evsel_ids(r->live, i, &ev[i].nr_ids);
+		if ((int)i == r->damon_evsel)
+			ev[i].attr = &r->damon_attr;
 	}
 	ms_live_tracing_data(r->live, &wo.tracing_data, &wo.tracing_data_len);
 	if ((err = referenced_header(r, ev, &ref_attr, &wo))) {
@@ -334,9 +375,63 @@ MS_EXPORT int ms_record_fd(const struct ms_record *r, int i)
 	return ms_live_fd(r->live, i);
 }
 
+MS_EXPORT int ms_record_damon_available(void)
+{
+	return ms_damon_available(ms_damon_root());
+}
+
+/* The damon event's index, and its attr as the file has it: DAMON's intervals ride in config1 and config2. */
+static void note_damon_evsel(struct ms_record *r, const struct ms_damon_opts *o)
+{
+	size_t i, n = ms_live_nr_evsels(r->live);
+	const char *name;
+
+	for (i = 0; i < n; i++) {
+		name = ms_live_evsel_name(r->live, i);
+		if (name && !strcmp(name, "damon:damon_aggregated")) {
+			r->damon_evsel = (int)i;
+			r->damon_attr = *ms_live_evsel_attr(r->live, i);
+			r->damon_attr.config1 = o->sample_us;
+			r->damon_attr.config2 = o->aggr_us;
+		}
+	}
+}
+
+MS_EXPORT int ms_record_damon_start(struct ms_record *r, const pid_t *pids, size_t n)
+{
+	struct ms_damon_opts o = {
+		r->opts.damon_sample_us, r->opts.damon_aggr_us, r->opts.damon_update_us,
+		r->opts.damon_min_regions, r->opts.damon_max_regions,
+	};
+	int err;
+
+	if (!r->opts.damon || r->damon || !n)
+		return -EINVAL;
+	ms_damon_opts_fill(&o);
+	r->damon_pids = malloc(n * sizeof(*pids));
+	if (!r->damon_pids)
+		return -ENOMEM;
+	memcpy(r->damon_pids, pids, n * sizeof(*pids));
+	r->nr_damon_pids = n;
+	r->damon = ms_damon_start(ms_damon_root(), &o, pids, n);
+	if (!r->damon)
+		return -errno;
+	if ((err = ms_live_add_kthread(r->live, ms_damon_kdamond(r->damon)))) {
+		ms_damon_stop(r->damon);
+		r->damon = NULL;
+		return err;
+	}
+	note_damon_evsel(r, &o);
+	return 0;
+}
+
+/* DAMON first: its last aggregation is then in the rings for the final drain. */
 MS_EXPORT int ms_record_stop(struct ms_record *r)
 {
-	return ms_live_disable(r->live);
+	int err = ms_damon_stop(r->damon);
+
+	r->damon = NULL;
+	return ms_live_disable(r->live) ?: err;
 }
 
 MS_EXPORT int ms_record_close(struct ms_record *r)
@@ -360,6 +455,8 @@ MS_EXPORT void ms_record_free(struct ms_record *r)
 {
 	if (!r)
 		return;
+	ms_damon_stop(r->damon);
+	free(r->damon_pids);
 	ms_pdwriter_free(r->writer);
 	ms_live_free(r->live);
 	ms_refsampler_free(r->refs);

@@ -188,6 +188,8 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 		s->st.other_samples++;
 		return stream_on_referenced(s, ei, &smp);
 	}
+	if (ei->kind == EK_DAMON)
+		return stream_on_damon(s, ei, &smp);
 	if (ei->kind != EK_DATA || !smp.has_addr) {
 		s->st.other_samples++;
 		return smp.has_sp && smp.tid != smp.pid ? stream_thread_sp(s, &smp) : 0;

@@ -46,7 +46,7 @@ struct stream_syscall {
 extern const struct stream_syscall stream_syscalls[SC_NR];
 
 /* EK_ACCESS: mapscope:vma_referenced, record --referenced's accessed bits per VMA. */
-enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS };
+enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS, EK_DAMON };
 
 struct evinfo {
 	const struct perf_event_attr *attr;
@@ -229,6 +229,11 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
 int stream_thread_sp(struct ms_stream *s, const struct ms_sample *smp);
 int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp);
+/* damonagg.c: damon:damon_aggregated, known by its format (find reads f's fields), and its samples. */
+bool stream_classify_damon(struct evinfo *ei, const char *sys, const char *name,
+			   bool (*find)(const void *f, const char *field, uint16_t *off, uint16_t *size),
+			   const void *f);
+int stream_on_damon(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
 /* At the end: the maps of syscalls whose exit never came go out as the kernel's. */
 int stream_flush_threads(struct ms_stream *s);
 

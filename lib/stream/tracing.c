@@ -278,6 +278,11 @@ static void classify_referenced(struct evinfo *ei, const struct tp_format *f)
 	ei->kind = EK_ACCESS;
 }
 
+static bool find_field_of(const void *f, const char *name, uint16_t *off, uint16_t *size)
+{
+	return find_field(f, name, off, size);
+}
+
 /* A syscall tracepoint, its fields' places from its format. */
 static void classify(struct evinfo *ei, const struct tp_format *f)
 {
@@ -294,6 +299,8 @@ static void classify(struct evinfo *ei, const struct tp_format *f)
 		classify_referenced(ei, f);
 		return;
 	}
+	if (stream_classify_damon(ei, f->sys, name, find_field_of, f))
+		return;
 	if (strcmp(f->sys, "syscalls") || (i = syscall_of(name, &exit)) < 0)
 		return;
 	ei->sc = (enum sc)i;
