@@ -116,6 +116,7 @@ struct ms_event {
 			/* the events this sample stands for: PERIOD, else the event's fixed
 			 * sample_period (record -c N); 0 when unknown (a frequency without PERIOD) */
 			uint64_t period;
+			uint64_t weight;        /* PERF_SAMPLE_WEIGHT: the access's cost in cycles (PEBS, IBS, SPE), 0 when absent */
 			bool has_addr, has_sp;
 			bool fault;             /* from a page-fault event */
 			uint32_t evsel;                 /* index of the event that sampled */
@@ -154,6 +155,8 @@ struct ms_samples {
 	uint16_t addr, ip, time, pid;
 	int16_t cpu, data_src;           /* 32 and 64 bits, or -1: absent (0) */
 	int16_t period;                  /* 64 bits, or -1: every sample has proto->sample.period */
+	int16_t weight;                  /* 64 bits (the low 32 with WEIGHT_STRUCT), or -1: absent (0) */
+	bool weight_struct;
 	const struct ms_event *evs;      /* base as an ms_event array, or NULL */
 	const struct ms_event *proto;    /* where evs is NULL: what the samples share */
 };

@@ -621,6 +621,20 @@ static int rank_by_access(struct ms_hugepages *hp, struct ms_huge_advice *v, siz
 	return 0;
 }
 
+/*
+ * Where hardware samples say which accesses missed the TLB, those misses
+ * rank the advice: they are what a hugepage saves on every access, where
+ * faults are saved once.
+ */
+static int cmp_advice_tlb(const void *pa, const void *pb)
+{
+	const struct ms_huge_advice *a = pa, *b = pb;
+
+	if (a->advised == b->advised && a->tlb_misses != b->tlb_misses)
+		return a->tlb_misses > b->tlb_misses ? -1 : 1;
+	return cmp_advice(pa, pb);
+}
+
 /* The advice of the last ms_hugepages_advice(), released. */
 static void advice_release(struct ms_hugepages *hp)
 {
@@ -665,7 +679,7 @@ MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspac
 	}
 	free(sp);
 	if (k)
-		qsort(v, k, sizeof(*v), cmp_advice);
+		qsort(v, k, sizeof(*v), hp->have_tlb ? cmp_advice_tlb : cmp_advice);
 	if (k && (err = rank_by_access(hp, v, k)))
 		return err;
 	*out = v;

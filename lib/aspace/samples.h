@@ -38,6 +38,11 @@ static inline void ms_samples_fill(const struct ms_samples *run, size_t i, struc
 		memcpy(&ev->sample.data_src, p + run->data_src, 8);
 	if (run->period >= 0)
 		memcpy(&ev->sample.period, p + run->period, 8);
+	if (__builtin_expect(run->weight >= 0, 0)) {
+		memcpy(&ev->sample.weight, p + run->weight, 8);
+		if (run->weight_struct)
+			ev->sample.weight &= 0xffffffffu;
+	}
 }
 
 /*

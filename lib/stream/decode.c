@@ -85,6 +85,12 @@ static int __attribute__((noinline, cold)) set_aside(struct ms_stream *s, uint64
 	return 0;
 }
 
+/* WEIGHT as it is, or WEIGHT_STRUCT's latency: its low 32 bits. */
+static inline uint64_t sample_weight(const struct evinfo *ei, uint64_t w)
+{
+	return ei->attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT ? w & 0xffffffffu : w;
+}
+
 /* A data sample whose fields all lie at fixed offsets: loads, no walk over sample_type. */
 int ms_stream_set_samples_fn(struct ms_stream *s, ms_stream_samples_fn fn)
 {
@@ -142,6 +148,7 @@ on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struc
 	ev->sample.sp = l->sp >= 0 ? load64(rec, l->sp) : 0;
 	ev->sample.has_sp = l->sp >= 0;
 	ev->sample.data_src = l->data_src >= 0 ? load64(rec, l->data_src) : 0;
+	ev->sample.weight = __builtin_expect(l->weight >= 0, 0) ? sample_weight(ei, load64(rec, l->weight)) : 0;
 	ev->sample.fault = ei->fault;
 	ev->sample.evsel = (uint32_t)e;
 	s->st.samples++;
@@ -219,6 +226,7 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	ev.sample.has_addr = true;
 	ev.sample.has_sp = smp.has_sp;
 	ev.sample.data_src = smp.data_src;
+	ev.sample.weight = sample_weight(ei, smp.weight);
 	ev.sample.fault = ei->fault;
 	ev.sample.period = ei->attr->sample_type & PERF_SAMPLE_PERIOD ? smp.period : ei->period;
 	ev.sample.evsel = (uint32_t)e;
@@ -484,6 +492,8 @@ static inline __attribute__((always_inline)) void batch_prepare(struct ms_stream
 			ev->sample.sp = 0;
 		if (!dsrc)
 			ev->sample.data_src = 0;
+		if (l->weight < 0)
+			ev->sample.weight = 0;
 	}
 }
 
@@ -550,6 +560,8 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			ev->sample.data_src = load64(rec, l.data_src);
 		if (l.period >= 0)
 			ev->sample.period = load64(rec, l.period);
+		if (__builtin_expect(l.weight >= 0, 0))
+			ev->sample.weight = sample_weight(ei, load64(rec, l.weight));
 		if (not_user(ev->sample.addr) && !zero_kept(ei, ev->sample.addr, ev->sample.data_src)) {
 			set_aside(s, ev->sample.addr);
 			continue;

@@ -192,7 +192,9 @@ static void fast_view(struct ms_stream *s)
 	s->view = (struct ms_samples){
 		.n = 1, .stride = s->fast_size, .addr = (uint16_t)l->addr, .ip = (uint16_t)l->ip,
 		.time = (uint16_t)l->time, .pid = (uint16_t)l->tid, .cpu = l->cpu, .data_src = l->data_src,
-		.period = l->period, .proto = &s->vproto,
+		.period = l->period,
+		.weight = l->weight, .weight_struct = !!(ei->attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT),
+		.proto = &s->vproto,
 	};
 }
 

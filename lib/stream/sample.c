@@ -229,7 +229,7 @@ void ms_sample_layout_of(const struct perf_event_attr *a, struct ms_sample_layou
 	int off = 8, i;
 
 	*l = (struct ms_sample_layout){ .ip = -1, .tid = -1, .time = -1, .addr = -1, .cpu = -1,
-					.data_src = -1, .sp = -1, .abi = -1, .period = -1 };
+					.data_src = -1, .sp = -1, .abi = -1, .period = -1, .weight = -1 };
 	if (t & variable)
 		return;
 #define AT(flag, field) do { if (t & (flag)) { l->field = (int16_t)off; off += 8; } } while (0)
@@ -249,7 +249,7 @@ void ms_sample_layout_of(const struct perf_event_attr *a, struct ms_sample_layou
 			l->sp = (int16_t)(off + 8 + 8 * i);
 		off += 8 + 8 * __builtin_popcountll(a->sample_regs_user);
 	}
-	off += t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT) ? 8 : 0;
+	AT(PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT, weight);
 	AT(PERF_SAMPLE_DATA_SRC, data_src);
 	off += t & PERF_SAMPLE_TRANSACTION ? 8 : 0;
 	off += t & PERF_SAMPLE_PHYS_ADDR ? 8 : 0;
@@ -326,7 +326,9 @@ MS_EXPORT struct ms_samples ms_samples_of(const struct ms_event *evs, size_t n)
 		.addr = offsetof(struct ms_event, sample.addr), .ip = offsetof(struct ms_event, sample.ip),
 		.time = offsetof(struct ms_event, time), .pid = offsetof(struct ms_event, pid),
 		.cpu = offsetof(struct ms_event, cpu), .data_src = offsetof(struct ms_event, sample.data_src),
-		.period = offsetof(struct ms_event, sample.period), .evs = evs, .proto = evs,
+		.period = offsetof(struct ms_event, sample.period),
+		.weight = offsetof(struct ms_event, sample.weight),
+		.evs = evs, .proto = evs,
 	};
 }
 

@@ -46,6 +46,7 @@ struct ms_sample_layout {
 	bool fixed;                /* false: decode with ms_sample_parse */
 	uint16_t size;             /* the record size every sample of the event has */
 	int16_t ip, tid, time, addr, cpu, data_src, sp, period;
+	int16_t weight;            /* WEIGHT's u64, or WEIGHT_STRUCT's (its low 32 bits the latency) */
 	int16_t abi;               /* REGS_USER's abi word: 0 there means no registers follow */
 };
 
