@@ -26,6 +26,7 @@
 #include "output/text.h"
 #include "parse-options.h"
 #include "replay.h"
+#include "report-memlevel.h"
 
 static const struct cli_usage usage = {
 	.cmd = "report",
@@ -293,6 +294,8 @@ static void print_text(const struct report_opts *o, const struct ms_report_row *
 		printf(" %7s %-15s %-33s %10s %-5s %-12s", "pid", "comm", "start-end", "size", "perms", "kind");
 	printf(" %7s %11s %11s", "pages", "first", "last");
 	text_access_head(access);
+	if (by_region)
+		report_memlevel_text_header();
 	printf(" ");
 	if (by_region)
 		printf(" name");
@@ -316,6 +319,8 @@ static void print_text(const struct report_opts *o, const struct ms_report_row *
 		printf(" %7" PRIu64, r->pages);
 		text_times(r, t0);
 		text_access(access, r);
+		if (by_region)
+			report_memlevel_text(r->region);
 		if (by_region)
 			printf("  %s%s", !r->region ? "[unmapped]" : r->region->name[0] ? MS_TEXT(r->region->name) : "[anon]",
 			       r->region && r->region->records_lost ? " (records of its process were lost)" : "");
@@ -341,6 +346,7 @@ static void print_text(const struct report_opts *o, const struct ms_report_row *
 		printf(" %7" PRIu64, un->pages);
 		text_times(un, t0);
 		text_access(access, NULL);
+		report_memlevel_text(NULL);
 		printf("  [unmapped]\n");
 	}
 }
@@ -416,6 +422,7 @@ static void json_row(struct ms_json *w, const struct report_opts *o, const struc
 		json_children(w, r);
 		if (access)
 			json_access(w, r);
+		report_memlevel_json(w, r->region);
 	}
 	ms_json_object_end(w);
 }
@@ -469,6 +476,8 @@ static void print_json(const struct report_opts *o, const struct ms_report_row *
 	ms_json_key_u64(&w, "pages", un->pages);
 	ms_json_key_u64(&w, "first_ns", un->first_ns);
 	ms_json_key_u64(&w, "last_ns", un->last_ns);
+	if (o->group == MS_GROUP_REGION)
+		report_memlevel_json(&w, NULL);
 	ms_json_object_end(&w);
 	ms_json_object_end(&w);
 	putchar('\n');
@@ -489,8 +498,11 @@ static void print_csv(const struct report_opts *o, const struct ms_report_row *r
 	char perms[5];
 	size_t i;
 
-	printf("samples,share,pid,comm,start,end,size,perms,kind,name,pages,first_ns,last_ns,symbol,dso,daddr_symbol,alloc%s\n",
+	printf("samples,share,pid,comm,start,end,size,perms,kind,name,pages,first_ns,last_ns,symbol,dso,daddr_symbol,alloc%s",
 	       access ? ",referenced_pages_mean,referenced_pages_peak,accesses,hot_share" : "");
+	if (o->group == MS_GROUP_REGION)
+		report_memlevel_csv_header();
+	printf("\n");
 	for (i = 0; i < n; i++) {
 		const struct ms_report_row *row = &rows[i];
 		const struct ms_region *r = row->region;
@@ -516,12 +528,17 @@ static void print_csv(const struct report_opts *o, const struct ms_report_row *r
 		printf(",");
 		ms_csv_str(stdout, row->alloc ? row->alloc : "");
 		csv_access(access, row);
+		if (o->group == MS_GROUP_REGION)
+			report_memlevel_csv(r);
 		printf("\n");
 	}
-	if (o->group == MS_GROUP_REGION)
-		printf("%" PRIu64 ",%.4f,,,,,,,unmapped,[unmapped],%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,,%s\n",
+	if (o->group == MS_GROUP_REGION) {
+		printf("%" PRIu64 ",%.4f,,,,,,,unmapped,[unmapped],%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,,%s",
 		       un->samples, share(un->samples, total), un->pages, un->first_ns, un->last_ns,
 		       access ? ",,,," : "");
+		report_memlevel_csv(NULL);
+		printf("\n");
+	}
 }
 
 /* The samples of what --pid and --comm keep, as a pprof profile in o->output. */
@@ -623,7 +640,8 @@ int cmd_report(int argc, char **argv)
 	rep = ms_report_new(&(struct ms_report_opts){ .group = o.group, .children = (unsigned int)o.children });
 	if (!rep || ms_session_add(s, &ms_report_analysis, rep) ||
 	    (o.html && !(html = ms_html_new(s, o.pid, o.comm))) ||
-	    (o.pprof && (!(pp = ms_pprof_new()) || ms_session_add(s, &ms_pprof_analysis, pp)))) {
+	    (o.pprof && (!(pp = ms_pprof_new()) || ms_session_add(s, &ms_pprof_analysis, pp))) ||
+	    report_memlevel_add(s)) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
@@ -665,6 +683,7 @@ out:
 		ret = err;
 	ms_html_free(html);
 	ms_pprof_free(pp);
+	report_memlevel_free();
 	ms_report_free(rep);
 	ms_session_free(s);
 	return ret;

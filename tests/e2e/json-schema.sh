@@ -12,6 +12,8 @@ cd "$TMP"
 "$MAPSCOPE" record --call-graph fp -o bad.data -- "$WORKLOADS/badaccess" >/dev/null 2>&1 || fail "record failed"
 # Ongoing access (record --referenced): the report's access fields.
 "$MAPSCOPE" record --referenced=20 -o ref.data -- "$WORKLOADS/hotcold" 0.3 >/dev/null 2>&1 || fail "record --referenced failed"
+# Hardware memory samples (PEBS style), which this machine cannot take: the report's memory fields.
+"$WORKLOADS/ms-synth" pebs hw.data >/dev/null || fail "ms-synth failed"
 runs=()
 n=0
 # json LABEL ARGS...: runs mapscope ARGS into a file checked as LABEL.
@@ -24,7 +26,7 @@ json() {
 }
 # A record the kernel lost: every output carries its "losses".
 python3 "$E2E_DIR/perfdata-craft.py" lost "$golden/mapscope-ops.data" lost.data 10 || fail "cannot craft a file with losses"
-for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data lost.data ref.data; do
+for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data lost.data ref.data hw.data; do
 	json report report -i "$f" --format json --children 3
 	json report-grouped report -i "$f" --format json --sort region,symbol
 	json report-grouped report -i "$f" --format json --sort dso,daddr-symbol,alloc

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Hardware memory samples as Intel PEBS, AMD IBS and Arm SPE write them,
+# which this machine cannot take, from synthetic recordings (ms-synth,
+# whose ground truth is printed): report's TLB, level and latency columns
+# in text, CSV and JSON; unmapped names the bad prefetch and the wild load.
+# A page-fault recording's report has none of the columns.
+source "$(dirname "$0")/lib.sh"
+cd "$TMP"
+synth="$WORKLOADS/ms-synth"
+
+for style in pebs ibs spe; do
+	"$synth" $style $style.data >$style.truth || fail "ms-synth $style failed"
+	grep -q "tlb_misses 50, weight 100\*4+50\*300+20\*40 = 16200" $style.truth || fail "$style: the ground truth changed"
+	"$MAPSCOPE" report -i $style.data >$style.txt 2>/dev/null || fail "$style: report failed"
+	grep -q "tlb-miss level        latency  name" $style.txt || fail "$style: no memory columns: $(cat $style.txt)"
+	# 180 samples, 50 dTLB misses, most from L1, 16200 cycles over the 170 weighted: 95.
+	grep -Eq "^ +180 .* 50 L1 +95  \[anon\]$" $style.txt || fail "$style: the region's columns are wrong: $(cat $style.txt)"
+	grep -Eq "^ +2 .* 1 RAM +200  \[unmapped\]$" $style.txt || fail "$style: the unmapped row's columns are wrong"
+	"$MAPSCOPE" report -i $style.data --format csv >$style.csv 2>/dev/null || fail "$style: report csv failed"
+	head -1 $style.csv | grep -q ",tlb_misses,level,weight_sum,weighted$" || fail "$style: no CSV columns"
+	grep -q "^180,.*,50,L1,16200,170$" $style.csv || fail "$style: CSV row wrong: $(cat $style.csv)"
+	"$MAPSCOPE" report -i $style.data --format json >$style.json 2>/dev/null || fail "$style: report json failed"
+	python3 - $style.json <<'EOF' || fail "$style: JSON memory wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [x for x in d["regions"] if x["start"] == "0x10000000"][0]["memory"]
+assert r == {"samples": 180, "tlb_misses": 50, "level": "L1", "levels": {"L1": 110, "L3": 20, "RAM": 50},
+             "weight_sum": 16200, "weighted": 170}, r
+assert d["unmapped"]["memory"]["samples"] == 2
+EOF
+	"$MAPSCOPE" unmapped -i $style.data >$style.un 2>/dev/null || fail "$style: unmapped failed"
+	grep -Eq "^never-mapped prefetch +1 +4242 +30000000 .* 0x400100$" $style.un || fail "$style: no bad prefetch: $(cat $style.un)"
+	grep -Eq "^never-mapped load +1 +4242 +30001000 " $style.un || fail "$style: no wild load"
+	pass "$style: TLB, level and latency columns; the bad prefetch is an unmapped prefetch"
+done
+
+# Page faults only: the report is as it always was, without the columns.
+(cd "$SRC_DIR/tests/golden" && "$MAPSCOPE" report --children 0 -i mapscope-ops.data) >golden.txt 2>/dev/null || fail "report of the golden file failed"
+cmp -s golden.txt "$SRC_DIR/tests/golden/mapscope-ops.report.txt" || fail "a page-fault report changed"
+pass "a page-fault recording's report: unchanged"
