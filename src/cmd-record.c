@@ -26,6 +26,7 @@
 #include "launch.h"
 #include "parse-options.h"
 #include "record-damon.h"
+#include "record-events.h"
 
 
 static const struct cli_usage usage = {
@@ -34,6 +35,7 @@ static const struct cli_usage usage = {
 	.head =
 "usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [--no-samples] [--no-vma-tree]\n"
 "                       [--call-graph fp|dwarf] [--no-alloc-stacks] [--referenced[=MS]]\n"
+"                       [-e EVENT]...\n"
 "                       [--damon [--damon-intervals S,A,U] [--damon-regions MIN,MAX]]\n"
 "                       (-p PID[,PID...] | -- CMD [ARGS...])\n"
 "\n"
@@ -76,6 +78,7 @@ static const struct cli_usage usage = {
 "  mapscope record -o run.data --call-graph fp -- make -j2\n"
 "  mapscope record --referenced=200 -p 1234   (accessed bits, every 200 ms)\n"
 "  mapscope record -p 1234,1240        (stop with Ctrl-C)\n"
+"  mapscope record -e mem-loads -e mem-stores -- ./myprog\n"
 "  mapscope record --damon -- ./myprog\n"
 "  mapscope record -o - -- ./myprog | perf script -i -\n"
 "  perf script -i mapscope.data --show-mmap-events --show-task-events\n",
@@ -99,6 +102,7 @@ struct record_opts {
 	char **cmd;
 	bool pipe;
 	struct record_damon damon;
+	struct record_events events;
 };
 
 static int opt_pages(const struct cli_option *opt, const char *arg)
@@ -169,6 +173,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				    "process's accessed bits per VMA: smaps Referenced:,\n"
 				    "then cleared (clear_refs); the pages touched in each\n"
 				    "interval, with no PMU and no DAMON", opt_referenced),
+		OPT_CALLBACK('e', "event", &o->events, "EVENT", "also sample data addresses with a hardware event:\n"
+			     "mem-loads, mem-stores, dTLB-load-misses,\n"
+			     "cpu/mem-loads,ldlat=30/P, ibs_op//, arm_spe//", record_events_opt),
 		OPT_BOOL(0, "damon", &o->damon.on, "DAMON's access counts per region of the processes\n"
 			 "(a kdamond of ours; none is made where another runs)"),
 		OPT_CALLBACK(0, "damon-intervals", &o->damon, "S,A,U", "DAMON's sampling, aggregation and update\n"
@@ -521,6 +528,9 @@ int cmd_record(int argc, char **argv)
 	cli_log_init(o.verbose);
 	if (check_targets(&o))
 		return EXIT_RUNTIME;
+	if ((ret = record_events_resolve(&o.events)))
+		return ret;
+	ret = EXIT_RUNTIME;
 	launch_raise_fd_limit();
 	launch_signals();
 
@@ -531,6 +541,7 @@ int cmd_record(int argc, char **argv)
 	record_damon_check(&o.damon);
 	record_options(&o, argc, argv, &ro);
 	record_damon_options(&o.damon, &ro);
+	record_events_options(&o.events, &ro);
 	s.rec = ms_record_new(&ro);
 	if (!s.rec) {
 		explain_new_failure(errno);
@@ -541,6 +552,7 @@ int cmd_record(int argc, char **argv)
 		if (err == -ESRCH)
 			cli_error("cannot attach: the process exited");
 		cli_hint_privileges(-err);
+		record_events_hint(&o.events, -err);
 		goto cleanup;
 	}
 	record_damon_start(&o.damon, s.rec, o.cmd ? &s.child.pid : o.pids, o.cmd ? 1 : (size_t)o.nr_pids);

@@ -27,6 +27,15 @@ struct ms_live_opts {
 	uint64_t fault_period;     /* a page-fault sample every N faults; 0: no fault samples */
 	unsigned int mmap_pages;   /* data pages per CPU ring, a power of two; 0: 1024 */
 	unsigned int flags;        /* MS_LIVE_* */
+	/*
+	 * Hardware data-address events (record -e): each attr's type, config,
+	 * config1, config2, precise_ip, exclusions and sample_period (0: 4000
+	 * samples a second) are taken; samples carry ADDR, DATA_SRC and WEIGHT.
+	 * Read during ms_live_new() only.
+	 */
+	const struct perf_event_attr *hw_events;
+	const char *const *hw_names;
+	size_t nr_hw_events;
 };
 
 #define MS_LIVE_CALLCHAIN      (1u << 0) /* user callchains (frame pointers) on samples */

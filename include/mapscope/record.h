@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <linux/perf_event.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,6 +58,10 @@ struct ms_record_opts {
 	bool damon;
 	uint64_t damon_sample_us, damon_aggr_us, damon_update_us;
 	uint32_t damon_min_regions, damon_max_regions;
+	/* Hardware data-address events (mapscope/live.h's hw_events), named as the user named them. */
+	const struct perf_event_attr *hw_events;
+	const char *const *hw_names;
+	size_t nr_hw_events;
 	int argc;                    /* the command line, for the file's CMDLINE */
 	char *const *argv;
 };
@@ -95,6 +100,15 @@ int ms_record_attach(struct ms_record *r, pid_t tgid);
  * Call it once, after the tasks are added. 0 or a negative errno.
  */
 int ms_record_start(struct ms_record *r, int fd);
+
+/*
+ * Resolves a hardware data-address event by the name users know
+ * (mem-loads, mem-stores, dTLB-load-misses, cpu/mem-loads,ldlat=30/P,
+ * ibs_op//, arm_spe//) through the PMUs' sysfs files, for hw_events. 0,
+ * -ENODEV where this machine has no PMU that takes it, -ENOENT where the
+ * PMU has no such event, -EINVAL where spec does not parse; why says it.
+ */
+int ms_record_event_resolve(const char *spec, struct perf_event_attr *attr, char *why, size_t len);
 
 /*
  * Whether DAMON can monitor for us: 0, -EBUSY where a kdamond that is not

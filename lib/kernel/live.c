@@ -280,6 +280,38 @@ static int add_damon_evsel(struct ms_live *l, const char *dir)
 	return l->oom ? -ENOMEM : 0;
 }
 
+/*
+ * The hardware data-address events, with what every event has: user
+ * accesses only (kernel addresses are set aside anyway), ADDR, DATA_SRC
+ * and WEIGHT on each sample.
+ */
+static void add_hw_evsels(struct ms_live *l)
+{
+	const struct perf_event_attr *u;
+	struct perf_event_attr a;
+	size_t i;
+
+	for (i = 0; i < l->opts.nr_hw_events && !l->oom; i++) {
+		u = &l->opts.hw_events[i];
+		memset(&a, 0, sizeof(a));
+		common_attr(&a, &l->opts);
+		a.type = u->type;
+		a.config = u->config;
+		a.config1 = u->config1;
+		a.config2 = u->config2;
+		a.precise_ip = u->precise_ip;
+		a.exclude_user = u->exclude_user;
+		a.exclude_kernel = 1;
+		a.sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+		a.sample_period = u->sample_period;
+		if (!a.sample_period) {
+			a.freq = 1;
+			a.sample_freq = 4000;
+		}
+		add_evsel(l, l->opts.hw_names[i], "", PHASE_FAULTS, &a);
+	}
+}
+
 static int add_tracepoints(struct ms_live *l, const char *dir)
 {
 	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0]) + 2];
@@ -409,7 +441,7 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	if (!l->opts.mmap_pages)
 		l->opts.mmap_pages = MS_LIVE_DEFAULT_PAGES;
 	ms_buf_init(&l->tracing_data);
-	l->use = calloc(5 + 2 * nsys, sizeof(*l->use));
+	l->use = calloc(5 + 2 * nsys + opts->nr_hw_events, sizeof(*l->use));
 	if (!l->use) {
 		err = -ENOMEM;
 		goto fail;
@@ -428,6 +460,7 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	}
 	add_fault_evsel(l);
 	add_sp_evsel(l);
+	add_hw_evsels(l);
 	err = l->oom ? -ENOMEM : add_tracepoints(l, dir);
 	if (err)
 		goto fail;

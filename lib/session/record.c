@@ -15,6 +15,7 @@
 #include <mapscope/symbols.h>
 
 #include "kernel/damon.h"
+#include "kernel/hwevent.h"
 #include "kernel/live.h"
 #include "kernel/procsynth.h"
 #include "kernel/refsample.h"
@@ -124,6 +125,9 @@ MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
 	ms_execwin_init(&r->execwin);
 	ms_binaries_init(&r->binaries);
 	r->damon_evsel = -1;
+	lo.hw_events = opts->hw_events;
+	lo.hw_names = opts->hw_names;
+	lo.nr_hw_events = opts->nr_hw_events;
 	lo.flags = (opts->callchain ? MS_LIVE_CALLCHAIN : 0) | (opts->dwarf ? MS_LIVE_DWARF : 0) |
 		   (opts->damon ? MS_LIVE_DAMON : 0) |
 		   (opts->no_vma_tree ? MS_LIVE_NO_VMA_TREE : 0) |
@@ -373,6 +377,11 @@ MS_EXPORT int ms_record_nr_fds(const struct ms_record *r)
 MS_EXPORT int ms_record_fd(const struct ms_record *r, int i)
 {
 	return ms_live_fd(r->live, i);
+}
+
+MS_EXPORT int ms_record_event_resolve(const char *spec, struct perf_event_attr *attr, char *why, size_t len)
+{
+	return ms_hwevent_resolve(ms_pmu_root(), spec, attr, why, len);
 }
 
 MS_EXPORT int ms_record_damon_available(void)
