@@ -282,6 +282,22 @@ struct ms_damon *ms_damon_start(const char *root, const struct ms_damon_opts *op
 	return d;
 }
 
+const struct perf_event_header *ms_damon_sample_as_target(const struct perf_event_header *h, const pid_t *pids,
+							  size_t n, void *out, size_t outlen)
+{
+	struct ms_damon_sample *ds = out;
+	uint64_t target;
+
+	if (h->size < MS_DAMON_SAMPLE_MIN || h->size > outlen)
+		return h;
+	memcpy(&target, (const unsigned char *)h + MS_DAMON_SAMPLE_TARGET, 8);
+	if (target >= n)
+		return h;
+	memcpy(out, h, h->size);
+	ds->pid = ds->tid = (uint32_t)pids[target];
+	return out;
+}
+
 pid_t ms_damon_kdamond(const struct ms_damon *d)
 {
 	return d->kdamond;

@@ -41,6 +41,15 @@ struct ms_damon_sample {
 #define MS_DAMON_SAMPLE_TARGET (MS_DAMON_SAMPLE_RAW + 8)
 #define MS_DAMON_SAMPLE_MIN (MS_DAMON_SAMPLE_TARGET + 8)
 
+/*
+ * A damon:damon_aggregated sample h, as its target's: copied into out
+ * (outlen bytes) with pid and tid set to pids[target_id]. Returns out, or
+ * h itself where it is too short or large, or its target_id is not
+ * below n.
+ */
+const struct perf_event_header *ms_damon_sample_as_target(const struct perf_event_header *h, const pid_t *pids,
+							  size_t n, void *out, size_t outlen);
+
 /* DAMON's monitoring attributes; zeroed fields take DAMON's own defaults. */
 struct ms_damon_opts {
 	uint64_t sample_us;          /* how often a region's accessed bit is checked (5 ms) */

@@ -220,23 +220,15 @@ static const struct perf_event_header *damon_as_target(struct ms_record *r, cons
 	const struct ms_damon_sample *ds = (const void *)h;
 	const uint64_t *ids;
 	size_t nr, i;
-	uint64_t target;
 
-	if (r->damon_evsel < 0 || h->type != PERF_RECORD_SAMPLE || h->size < MS_DAMON_SAMPLE_MIN ||
-	    h->size > sizeof(r->copy))
+	if (r->damon_evsel < 0 || h->type != PERF_RECORD_SAMPLE || h->size < MS_DAMON_SAMPLE_MIN)
 		return h;
 	ids = ms_live_evsel_ids(r->live, (size_t)r->damon_evsel, &nr);
 	for (i = 0; i < nr && ids[i] != ds->identifier; i++)
 		;
 	if (i == nr)
 		return h;
-	memcpy(&target, (const unsigned char *)h + MS_DAMON_SAMPLE_TARGET, 8);
-	if (target >= r->nr_damon_pids)
-		return h;
-	memcpy(&r->copy, h, h->size);
-	((struct ms_damon_sample *)&r->copy)->pid = (uint32_t)r->damon_pids[target];
-	((struct ms_damon_sample *)&r->copy)->tid = (uint32_t)r->damon_pids[target];
-	return (const void *)&r->copy;
+	return ms_damon_sample_as_target(h, r->damon_pids, r->nr_damon_pids, &r->copy, sizeof(r->copy));
 }
 
 static int write_record(const struct perf_event_header *h, void *arg)

@@ -155,6 +155,34 @@ static void killed_recorder_leaves_nothing(void **state)
 	assert_string_equal(get("kdamonds/0/state"), "off");
 }
 
+/* An aggregate from the kdamond, written as its target's: pid and tid by target_id, the rest as it was. */
+static void aggregate_as_its_target(void **state)
+{
+	const pid_t pids[] = { 1000, 2000 };
+	union { struct ms_damon_sample s; unsigned char b[128]; } in = { 0 }, out;
+	const struct perf_event_header *h;
+	uint64_t target = 1;
+
+	(void)state;
+	in.s.header = (struct perf_event_header){ PERF_RECORD_SAMPLE, 0, 104 };
+	in.s.pid = in.s.tid = 77;                       /* the kdamond */
+	in.s.time = 12345;
+	in.s.raw_size = 52;
+	memcpy(in.b + MS_DAMON_SAMPLE_TARGET, &target, 8);
+	h = ms_damon_sample_as_target(&in.s.header, pids, 2, &out, sizeof(out));
+	assert_ptr_equal(h, &out);
+	assert_int_equal(out.s.pid, 2000);
+	assert_int_equal(out.s.tid, 2000);
+	assert_int_equal(out.s.time, 12345);
+	assert_memory_equal(out.b + MS_DAMON_SAMPLE_TARGET, &target, 8);
+	assert_int_equal(in.s.pid, 77);                 /* the ring's record is not written */
+	target = 2;                                     /* no such target: left as it is */
+	memcpy(in.b + MS_DAMON_SAMPLE_TARGET, &target, 8);
+	assert_ptr_equal(ms_damon_sample_as_target(&in.s.header, pids, 2, &out, sizeof(out)), &in.s.header);
+	in.s.header.size = 40;                          /* too short to hold a target */
+	assert_ptr_equal(ms_damon_sample_as_target(&in.s.header, pids, 2, &out, sizeof(out)), &in.s.header);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -162,6 +190,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(configured_started_and_removed, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(someone_elses_is_left_alone, make_tree, remove_tree),
 		cmocka_unit_test_setup_teardown(killed_recorder_leaves_nothing, make_tree, remove_tree),
+		cmocka_unit_test(aggregate_as_its_target),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
