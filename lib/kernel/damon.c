@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "kernel/damon.h"
+#include "kernel/tracefs.h"
 #include "util/log.h"
 
 #define KDAMOND "kdamonds/0"
@@ -82,20 +83,9 @@ static int put_u64(const char *root, const char *rel, uint64_t v)
 static int get(const char *root, const char *rel, char *out, size_t len)
 {
 	char path[512];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, out, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	out[n] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	return 0;
+	return ms_kernel_read_line(path, out, len);
 }
 
 int ms_damon_available(const char *root)

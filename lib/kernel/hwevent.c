@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "kernel/hwevent.h"
+#include "kernel/tracefs.h"
 
 const char *ms_pmu_root(void)
 {
@@ -37,21 +38,10 @@ static int say(char *why, size_t len, int err, const char *fmt, ...)
 /* root/pmu/rel's text, its trailing newline cut. 0 or a negative errno. */
 static int read_text(const char *root, const char *pmu, const char *rel, char *out, size_t len)
 {
-	char path[512];
-	ssize_t n;
-	int fd;
+	char path[1024];
 
 	snprintf(path, sizeof(path), "%s/%s/%s", root, pmu, rel);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, out, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	out[n] = '\0';
-	out[strcspn(out, "\n")] = '\0';
-	return 0;
+	return ms_kernel_read_line(path, out, len);
 }
 
 /* The machine's core PMU (cpu, cpu_core, armv8_pmuv3_0, ...) into pmu, or false where it has none. */

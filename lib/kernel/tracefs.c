@@ -29,6 +29,23 @@ const char *ms_tracefs_dir(void)
 	return dir;
 }
 
+int ms_kernel_read_line(const char *path, char *out, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, out, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	return 0;
+}
+
 /* Reads a whole (pseudo-)file; tracefs files report size 0, so read to EOF. */
 static int read_file(const char *path, struct ms_buf *out)
 {

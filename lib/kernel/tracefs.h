@@ -18,6 +18,12 @@
  */
 const char *ms_tracefs_dir(void);
 
+/*
+ * The first line of a small kernel file (a sysfs attribute, a tracefs
+ * id), without its newline, into out (cut to len - 1). 0 or a negative errno.
+ */
+int ms_kernel_read_line(const char *path, char *out, size_t len);
+
 /* Reads DIR/events/SYS/NAME/id. 0 or a negative errno. */
 int ms_tracefs_event_id(const char *dir, const char *sys, const char *name,
 			uint64_t *id);

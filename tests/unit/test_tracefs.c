@@ -152,6 +152,23 @@ static void adds_a_system_of_its_own(void **state)
 	ms_buf_release(&out);
 }
 
+static void reads_a_line(void **state)
+{
+	char path[128], text[8];
+
+	(void)state;
+	put("nr_kdamonds", "12\nmore\n");
+	snprintf(path, sizeof(path), "%s/nr_kdamonds", root);
+	assert_int_equal(ms_kernel_read_line(path, text, sizeof(text)), 0);
+	assert_string_equal(text, "12");
+	put("long", "0123456789\n");
+	snprintf(path, sizeof(path), "%s/long", root);
+	assert_int_equal(ms_kernel_read_line(path, text, sizeof(text)), 0);
+	assert_string_equal(text, "0123456");         /* cut to the buffer */
+	snprintf(path, sizeof(path), "%s/none", root);
+	assert_int_equal(ms_kernel_read_line(path, text, sizeof(text)), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +176,9 @@ int main(void)
 		cmocka_unit_test(builds_blob_grouped_by_system),
 		cmocka_unit_test(fails_on_missing_format_or_bad_name),
 		cmocka_unit_test(adds_a_system_of_its_own),
+}
+
+		cmocka_unit_test(reads_a_line),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
