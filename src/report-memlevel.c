@@ -3,6 +3,7 @@
  * cmd-report.c adds a call per format and nothing else.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -29,6 +30,12 @@ struct ms_memlevel *report_memlevel(void)
 	return memlevel;
 }
 
+/* The columns are shown where a sample said something: perf record -d of cycles has DATA_SRC, all 0. */
+static bool shown(void)
+{
+	return memlevel && ms_memlevel_any(memlevel);
+}
+
 static const struct ms_memlevel_stat *stat_of(const struct ms_region *r)
 {
 	return ms_memlevel_region(memlevel, r ? r->id : MS_MEMLEVEL_UNMAPPED);
@@ -36,7 +43,7 @@ static const struct ms_memlevel_stat *stat_of(const struct ms_region *r)
 
 void report_memlevel_text_header(void)
 {
-	if (memlevel)
+	if (shown())
 		printf(" %8s %-12s %7s", "tlb-miss", "level", "latency");
 }
 
@@ -44,7 +51,7 @@ void report_memlevel_text(const struct ms_region *r)
 {
 	const struct ms_memlevel_stat *st;
 
-	if (!memlevel)
+	if (!shown())
 		return;
 	st = stat_of(r);
 	if (!st) {
@@ -63,7 +70,7 @@ void report_memlevel_json(struct ms_json *w, const struct ms_region *r)
 	const struct ms_memlevel_stat *st;
 	int l;
 
-	if (!memlevel)
+	if (!shown())
 		return;
 	st = stat_of(r);
 	ms_json_key(w, "memory");
@@ -88,7 +95,7 @@ void report_memlevel_json(struct ms_json *w, const struct ms_region *r)
 
 void report_memlevel_csv_header(void)
 {
-	if (memlevel)
+	if (shown())
 		printf(",tlb_misses,level,weight_sum,weighted");
 }
 
@@ -96,7 +103,7 @@ void report_memlevel_csv(const struct ms_region *r)
 {
 	const struct ms_memlevel_stat *st;
 
-	if (!memlevel)
+	if (!shown())
 		return;
 	st = stat_of(r);
 	if (!st)

@@ -1,8 +1,9 @@
 /*
  * report's columns from hardware memory samples (mapscope/memlevel.h):
  * dTLB misses, the level that served most accesses, and the mean latency
- * (WEIGHT, cycles). Only where the recording has such an event: other
- * reports are as they were, byte for byte.
+ * (WEIGHT, cycles). Only where the recording has such an event and a
+ * sample of it gave a data source: other reports are as they were, byte
+ * for byte.
  */
 #ifndef MS_REPORT_MEMLEVEL_H
 #define MS_REPORT_MEMLEVEL_H
