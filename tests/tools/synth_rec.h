@@ -165,13 +165,16 @@ static inline int sr_tracing_data(struct ms_buf *out)
 /* The hardware event of each style: PEBS (cpu/mem-loads,ldlat=30/P), IBS (ibs_op//), SPE (arm_spe_0//). */
 enum sr_style { SR_PEBS, SR_IBS, SR_SPE };
 
+/* The hardware event's sampling period: each sample stands for this many events. */
+static uint64_t sr_hw_period = 10007;
+
 static inline void sr_hw_attr(enum sr_style st, struct perf_event_attr *a, const char **name)
 {
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->sample_type = SR_BODY | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
 	a->sample_id_all = 1;
-	a->sample_period = 10007;
+	a->sample_period = sr_hw_period;
 	if (st == SR_PEBS) {
 		a->type = PERF_TYPE_RAW, a->config = 0x1cd, a->config1 = 30, a->precise_ip = 3;
 		*name = "cpu/mem-loads,ldlat=30/P";
