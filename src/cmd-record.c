@@ -538,7 +538,7 @@ int cmd_record(int argc, char **argv)
 		o.pages = default_pages(o.nr_pids);
 	if (o.verbose)
 		fprintf(stderr, "mapscope: ring buffers of %llu pages per CPU\n", (unsigned long long)o.pages);
-	record_damon_check(&o.damon);
+	record_damon_check(&o.damon, &o.referenced_ms);
 	record_options(&o, argc, argv, &ro);
 	record_damon_options(&o.damon, &ro);
 	record_events_options(&o.events, &ro);

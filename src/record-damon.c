@@ -53,24 +53,26 @@ int record_damon_opt_regions(const struct cli_option *opt, const char *arg)
 	return 0;
 }
 
-void record_damon_fallback(struct record_damon *d, int err)
+void record_damon_fallback(struct record_damon *d, int err, bool referenced)
 {
+	const char *instead = referenced ? "recording ongoing access with --referenced instead (accessed bits "
+					   "per VMA, every interval)" :
+					   "recording without DAMON's access figures (use --referenced for ongoing access)";
+
 	d->usable = false;
 	if (err == -EBUSY)
 		cli_error("not using DAMON: a kdamond that mapscope did not start exists (kdamonds/nr_kdamonds "
-			  "under /sys/kernel/mm/damon/admin is not 0), and mapscope never stops or changes one; "
-			  "recording without DAMON's access figures (use --referenced for ongoing access)");
+			  "under /sys/kernel/mm/damon/admin is not 0), and mapscope never stops or changes one; %s",
+			  instead);
 	else if (err == -ENOENT)
 		cli_error("not using DAMON: the kernel has no DAMON sysfs interface or no damon tracepoints "
-			  "(CONFIG_DAMON_SYSFS, CONFIG_DAMON_VADDR); recording without DAMON's access figures "
-			  "(use --referenced for ongoing access)");
+			  "(CONFIG_DAMON_SYSFS, CONFIG_DAMON_VADDR); %s", instead);
 	else
-		cli_error("not using DAMON: %s%s; recording without DAMON's access figures (use --referenced "
-			  "for ongoing access)", strerror(-err),
-			  err == -EACCES || err == -EPERM ? " (DAMON's sysfs interface needs root)" : "");
+		cli_error("not using DAMON: %s%s; %s", strerror(-err),
+			  err == -EACCES || err == -EPERM ? " (DAMON's sysfs interface needs root)" : "", instead);
 }
 
-void record_damon_check(struct record_damon *d)
+void record_damon_check(struct record_damon *d, uint64_t *referenced_ms)
 {
 	int err;
 
@@ -78,10 +80,14 @@ void record_damon_check(struct record_damon *d)
 	if (!d->on)
 		return;
 	err = ms_record_damon_available();
-	if (err)
-		record_damon_fallback(d, err);
-	else
+	if (!err) {
 		d->usable = true;
+		return;
+	}
+	/* The accessed bits work wherever DAMON does not: they take its place. */
+	if (!*referenced_ms)
+		*referenced_ms = MS_RECORD_REFERENCED_MS;
+	record_damon_fallback(d, err, true);
 }
 
 void record_damon_options(const struct record_damon *d, struct ms_record_opts *ro)
@@ -102,5 +108,5 @@ void record_damon_start(struct record_damon *d, struct ms_record *rec, const pid
 		return;
 	err = ms_record_damon_start(rec, pids, n);
 	if (err)
-		record_damon_fallback(d, err);
+		record_damon_fallback(d, err, false);
 }

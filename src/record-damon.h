@@ -22,8 +22,12 @@ struct record_damon {
 int record_damon_opt_intervals(const struct cli_option *opt, const char *arg);
 int record_damon_opt_regions(const struct cli_option *opt, const char *arg);
 
-/* Before the recording is set up: whether DAMON can be ours (d->usable); where not, the fallback. */
-void record_damon_check(struct record_damon *d);
+/*
+ * Before the recording is set up: whether DAMON can be ours (d->usable);
+ * where not, the fallback: --referenced at its default interval, unless
+ * *referenced_ms already asks for it.
+ */
+void record_damon_check(struct record_damon *d, uint64_t *referenced_ms);
 
 /* The library's options for it. */
 void record_damon_options(const struct record_damon *d, struct ms_record_opts *ro);
@@ -34,9 +38,9 @@ void record_damon_start(struct record_damon *d, struct ms_record *rec, const pid
 /*
  * Where DAMON cannot be ours (err: -EBUSY, someone else's kdamond runs;
  * -ENOENT, no DAMON; others), one line says what, why and the fix, and
- * the recording goes on without DAMON's figures. The one place to switch
- * to accessed-bit sampling (--referenced) instead.
+ * the recording goes on: with the accessed bits (--referenced) where
+ * referenced says they took DAMON's place, else without access figures.
  */
-void record_damon_fallback(struct record_damon *d, int err);
+void record_damon_fallback(struct record_damon *d, int err, bool referenced);
 
 #endif

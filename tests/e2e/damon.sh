@@ -67,14 +67,15 @@ trap 'kill $kthread 2>/dev/null || true; rm -rf "$TMP"' EXIT
 # This machine's own kdamond: one clear line, the recording goes on, DAMON as it was.
 if [ "$(cat $real/kdamonds/nr_kdamonds)" != 0 ]; then
 	snapshot $real >real-before.txt
-	ms_record busy.txt --damon -o busy.data -- true
-	grep -q "^mapscope: not using DAMON: a kdamond that mapscope did not start exists.*--referenced" busy.txt ||
+	ms_record busy.txt --damon -o busy.data -- "$WORKLOADS/hotcold" 0.3 >/dev/null
+	grep -q "^mapscope: not using DAMON: a kdamond that mapscope did not start exists.*--referenced instead" busy.txt ||
 		fail "no fallback line for the machine's kdamond: $(cat busy.txt)"
 	[ "$(grep -c 'DAMON' busy.txt)" -eq 1 ] || fail "more than one line about DAMON: $(cat busy.txt)"
-	perf script -i busy.data >/dev/null 2>&1 || fail "the fallback recording does not read"
+	perf script -i busy.data >busy.script 2>/dev/null || fail "the fallback recording does not read"
+	grep -q "mapscope:vma_referenced:" busy.script || fail "the fallback recorded no accessed bits (--referenced)"
 	snapshot $real >real-after.txt
 	diff real-before.txt real-after.txt || fail "the machine's kdamond was touched"
-	pass "the machine's kdamond: one line (what, why, --referenced), recorded without DAMON, DAMON untouched"
+	pass "the machine's kdamond: one line (what, why), recorded with --referenced in its place, DAMON untouched"
 fi
 
 # Someone else's kdamond in the fake tree: not a byte changes.

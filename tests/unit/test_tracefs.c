@@ -176,8 +176,6 @@ int main(void)
 		cmocka_unit_test(builds_blob_grouped_by_system),
 		cmocka_unit_test(fails_on_missing_format_or_bad_name),
 		cmocka_unit_test(adds_a_system_of_its_own),
-}
-
 		cmocka_unit_test(reads_a_line),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
