@@ -36,6 +36,22 @@ __attribute__((noinline)) void PyMem_RawMalloc(void) { callsite_sink += 9; calls
 
 #define ADDR(f) ((uint64_t)(uintptr_t)(f) + 1)
 
+/*
+ * The C library's own function, never a sanitizer's interceptor of the
+ * same name (in an ASan build, mmap and malloc here are those).
+ */
+static uint64_t libc_fn(const char *name)
+{
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *f = libc ? dlsym(libc, name) : NULL;
+
+	assert_non_null(f);
+	dlclose(libc);
+	return (uint64_t)(uintptr_t)f;
+}
+
+#define LIBC(name) libc_fn(#name)
+
 static struct ms_symbols *syms;
 
 static const char *site_of(const uint64_t *chain, uint32_t len)
@@ -59,7 +75,7 @@ static void assert_frame(const char *got, const char *name)
 static void past_malloc_and_mmap_to_the_program(void **state)
 {
 	/* mmap in the C library, called by its malloc, called by the program. */
-	uint64_t chain[] = { PERF_CONTEXT_USER, (uint64_t)(uintptr_t)mmap + 4, (uint64_t)(uintptr_t)malloc + 8,
+	uint64_t chain[] = { PERF_CONTEXT_USER, LIBC(mmap) + 4, LIBC(malloc) + 8,
 			     ADDR(callsite_make_table), ADDR(callsite_main), ADDR(callsite_start), ADDR(callsite_outer) };
 	const char *site = site_of(chain, 7), *arrow;
 
@@ -77,7 +93,7 @@ static void past_malloc_and_mmap_to_the_program(void **state)
 
 static void past_an_allocator_linked_in(void **state)
 {
-	uint64_t chain[] = { (uint64_t)(uintptr_t)mmap + 4, ADDR(PyMem_RawMalloc), ADDR(callsite_main) };
+	uint64_t chain[] = { LIBC(mmap) + 4, ADDR(PyMem_RawMalloc), ADDR(callsite_main) };
 	const char *site = site_of(chain, 3);
 
 	(void)state;
@@ -88,8 +104,8 @@ static void past_an_allocator_linked_in(void **state)
 static void mechanism_only(void **state)
 {
 	/* The C library's own call (qsort stands for setlocale): the first frame past the allocator. */
-	uint64_t own[] = { (uint64_t)(uintptr_t)mmap + 4, (uint64_t)(uintptr_t)malloc + 8, (uint64_t)(uintptr_t)qsort + 8 };
-	uint64_t alloc_only[] = { (uint64_t)(uintptr_t)mmap + 4, (uint64_t)(uintptr_t)malloc + 8 };
+	uint64_t own[] = { LIBC(mmap) + 4, LIBC(malloc) + 8, LIBC(qsort) + 8 };
+	uint64_t alloc_only[] = { LIBC(mmap) + 4, LIBC(malloc) + 8 };
 	uint64_t unknown[] = { 0x10, 0x20 };
 	char site[64], text[256];
 
@@ -121,7 +137,7 @@ static void chain_text_and_unnamed_callers(void **state)
 static void cxx_names_read_as_people_write_them(void **state)
 {
 	void *dtor = dlsym(*state, "_ZNSt9exceptionD1Ev");       /* std::exception::~exception() */
-	uint64_t chain[2] = { (uint64_t)(uintptr_t)mmap + 4, 0 };
+	uint64_t chain[2] = { LIBC(mmap) + 4, 0 };
 
 	if (!dtor)
 		skip();
