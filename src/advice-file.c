@@ -46,18 +46,27 @@ int advice_file_save(const char *path, struct ms_advice *adv, const struct ms_se
 struct ms_advice *advice_file_load(const char *path)
 {
 	struct ms_advice *adv = NULL;
-	char *text = NULL;
+	char *text = NULL, *more;
 	size_t len = 0, cap = 0, got;
 	int line = 0, err;
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
-		cli_error("cannot open '%s': %s", path, strerror(errno));
+		cli_error("cannot open the advice file '%s': %s", path, strerror(errno));
+		cli_hint("write one with 'mapscope hugepages -i RECORDING --save %s'", path);
 		return NULL;
 	}
 	do {
-		if (len + 4096 > cap && !(text = realloc(text, cap = cap * 2 + 8192)))
-			break;
+		if (len + 4096 > cap) {
+			/* On failure text stays whole, to be freed below. */
+			if (!(more = realloc(text, cap * 2 + 8192))) {
+				free(text);
+				text = NULL;
+				break;
+			}
+			text = more;
+			cap = cap * 2 + 8192;
+		}
 		len += got = fread(text + len, 1, cap - len, f);
 	} while (got && len < (64u << 20));
 	if (!text || ferror(f) || len >= (64u << 20)) {
