@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# An installed libmapscope is found and linked the ways users do: a DESTDIR
+# install, then examples/regcache.c and its test program built with
+# `pkg-config --cflags --libs mapscope` (shared), with `--static` (static),
+# and by a CMake project through find_package(mapscope); each program runs.
+# The shared build needs nothing but libmapscope.so.0 and libc.
+source "$(dirname "$0")/lib.sh"
+build=$(dirname "$MAPSCOPE")
+command -v pkg-config >/dev/null || skip "pkg-config is not installed"
+cd "$TMP"
+
+DESTDIR=$TMP/root cmake --install "$build" --prefix /usr/local >install.log 2>&1 || fail "cmake --install failed: $(tail -5 install.log)"
+prefix=$TMP/root/usr/local
+for f in lib/libmapscope.so.0 lib/libmapscope.a lib/pkgconfig/mapscope.pc lib/cmake/mapscope/mapscopeConfig.cmake \
+	include/mapscope/watch.h include/mapscope/version.h share/man/man3/ms_watch_open.3 share/man/man3/ms_session_run.3; do
+	[ -e "$prefix/$f" ] || fail "the install has no $f"
+done
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$TMP/root
+[ "$(pkg-config --modversion mapscope)" = "$("$MAPSCOPE" --version | awk '{ print $2 }')" ] ||
+	fail "pkg-config says version $(pkg-config --modversion mapscope), mapscope $("$MAPSCOPE" --version)"
+
+# A library built with the sanitizers needs their runtime in whatever links it.
+san=()
+if nm -D "$prefix/lib/libmapscope.so.0" | grep -q ' U __asan_'; then
+	san=(-fsanitize=address,undefined)
+fi
+src=("$SRC_DIR/tests/watch/regcache-test.c" "$SRC_DIR/examples/regcache.c")
+
+# run NAME PROGRAM: runs a built regcache test; 77 (no privileges) counts as a build that works.
+run() {
+	local rc=0
+	"${@:2}" >"$1.out" 2>&1 || rc=$?
+	case $rc in
+	0) grep -q '^ok: munmap' "$1.out" || fail "$1: no unmap checked: $(head -5 "$1.out")" ;;
+	77) echo "note: $1 built and started; the watch needs privileges here: $(tail -1 "$1.out")" ;;
+	*) fail "$1 exited $rc: $(grep -m3 FAIL "$1.out" || tail -3 "$1.out")" ;;
+	esac
+}
+
+# shellcheck disable=SC2046
+gcc -D_GNU_SOURCE "${san[@]}" -I"$SRC_DIR/examples" $(pkg-config --cflags mapscope) "${src[@]}" -o rc-shared \
+	$(pkg-config --libs mapscope) -pthread 2>shared.err || fail "the shared build failed: $(head -5 shared.err)"
+needed=$(readelf -d rc-shared | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v -e '^libc\.so' -e '^ld-linux' \
+	-e '^libasan' -e '^libubsan' -e '^libm\.so' | tr '\n' ' ')
+[ "$needed" = "libmapscope.so.0 " ] || fail "the shared build needs more than libmapscope.so.0: $needed"
+run shared env LD_LIBRARY_PATH="$prefix/lib" ./rc-shared
+ldd_lib=$(LD_LIBRARY_PATH="$prefix/lib" ldd ./rc-shared | awk '/libmapscope/ { print $3 }')
+[ "$ldd_lib" = "$prefix/lib/libmapscope.so.0" ] || fail "rc-shared loads libmapscope from $ldd_lib"
+pass "shared: pkg-config --cflags --libs mapscope builds and runs examples/regcache.c"
+
+if [ ${#san[@]} -eq 0 ]; then
+	# shellcheck disable=SC2046
+	gcc -D_GNU_SOURCE -static -I"$SRC_DIR/examples" $(pkg-config --cflags mapscope) "${src[@]}" -o rc-static \
+		$(pkg-config --static --libs mapscope) 2>static.err || fail "the static build failed: $(grep -v warning static.err | head -5)"
+	readelf -d rc-static 2>/dev/null | grep -q NEEDED && fail "rc-static is not static"
+	run static ./rc-static
+	pass "static: pkg-config --static --libs mapscope builds and runs examples/regcache.c"
+else
+	echo "note: the static build is not tried: a static binary cannot carry the sanitizers this library was built with"
+fi
+
+mkdir cm && cat >cm/CMakeLists.txt <<CMAKE
+cmake_minimum_required(VERSION 3.18)
+project(rc C)
+find_package(mapscope 0.1 REQUIRED)
+add_executable(rc-cmake $SRC_DIR/tests/watch/regcache-test.c $SRC_DIR/examples/regcache.c)
+target_include_directories(rc-cmake PRIVATE $SRC_DIR/examples)
+target_compile_definitions(rc-cmake PRIVATE _GNU_SOURCE)
+target_compile_options(rc-cmake PRIVATE ${san[*]})
+target_link_options(rc-cmake PRIVATE ${san[*]})
+target_link_libraries(rc-cmake PRIVATE mapscope::mapscope pthread)
+if(NOT TARGET mapscope::mapscope_static)
+  message(FATAL_ERROR "no mapscope::mapscope_static")
+endif()
+CMAKE
+cmake -S cm -B cm/build -DCMAKE_PREFIX_PATH="$prefix" >cm.log 2>&1 || fail "find_package(mapscope) failed: $(tail -5 cm.log)"
+cmake --build cm/build >>cm.log 2>&1 || fail "the CMake build failed: $(grep -m5 -i error cm.log)"
+run cmake env LD_LIBRARY_PATH="$prefix/lib" cm/build/rc-cmake
+pass "CMake: find_package(mapscope) and mapscope::mapscope build and run examples/regcache.c"
