@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One rule's reproducer (tests/workloads/rules/RULE.c), recorded from its
 # start, with and without the VMA tree: every /proc/self/maps snapshot it prints must equal
-# `mapscope maps --at` its time. Run by ctest as rules/RULE.
+# `mapscope maps --at` its time, and so must every snapshot the syscall-stop
+# tracer (tests/tools/syscall-stop), which runs it, takes at each of its
+# address-space syscalls. Run by ctest as rules/RULE.
 source "$(dirname "$0")/../lib.sh"
 rule=${1:?usage: check.sh RULE}
 need_recording
@@ -15,7 +17,8 @@ modes=(tree no-tree)
 for mode in "${modes[@]}"; do
 	opt=()
 	[ "$mode" = no-tree ] && opt=(--no-vma-tree)
-	"$MAPSCOPE" record "${opt[@]}" -o "rule-$mode.data" -- "$WORKLOADS/rule-$rule" >"rule-$mode.txt" 2>summary.txt || {
+	"$MAPSCOPE" record "${opt[@]}" -o "rule-$mode.data" -- "$WORKLOADS/syscall-stop" -o "rule-$mode.snap" -- \
+		"$WORKLOADS/rule-$rule" >"rule-$mode.txt" 2>summary.txt || {
 		status=$?
 		grep -q '^skip:' "rule-$mode.txt" && skip "$(sed -n 's/^skip: //p' "rule-$mode.txt")"
 		fail "record ($mode) failed ($status): $(cat summary.txt)"
@@ -28,4 +31,7 @@ for mode in "${modes[@]}"; do
 	python3 "$E2E_DIR/check-maps.py" "$MAPSCOPE" "rule-$mode.txt" "rule-$mode.data" 1 ||
 		fail "mapscope maps differs from /proc ($mode)"
 	pass "rule $rule ($mode): every snapshot matches"
+	python3 "$E2E_DIR/../tools/syscall-stop-check.py" "$MAPSCOPE" "rule-$mode.snap" "rule-$mode.data" ||
+		fail "mapscope maps differs from /proc at a syscall stop ($mode)"
+	pass "rule $rule ($mode): every syscall-stop snapshot matches"
 done
