@@ -184,7 +184,7 @@ static const char *stop_wants_snapshot(pid_t tid, int status, long long *ret)
 	si.entry.nr = (unsigned long)ptrace(PTRACE_PEEKUSER, tid, 15 * 8 /* ORIG_RAX */, 0);
 	name = watched_name(&si);
 	if (name && si.entry.nr == SYS_ioctl) {
-		long cmd = ptrace(PTRACE_PEEKUSER, tid, 11 * 8 /* RSI */, 0);
+		long cmd = ptrace(PTRACE_PEEKUSER, tid, 13 * 8 /* RSI */, 0);
 
 		if (((unsigned long)cmd >> 8 & 0xff) != UFFDIO_TYPE)
 			return NULL;
