@@ -8,6 +8,7 @@
 #include <mapscope/log.h>
 
 #include "cli.h"
+#include "kernel/doctor.h"
 #include "output/text.h"
 
 /* A message may quote a name from a recording: its control bytes are escaped, one message a line. */
@@ -89,25 +90,18 @@ void cli_log_init(int verbose)
 	ms_log_set(log_cb, NULL);
 }
 
-static int read_paranoid(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-	int v = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
-}
-
 void cli_hint_privileges(int err)
 {
+	struct ms_doctor d;
+	size_t i;
+
 	if (err != EACCES && err != EPERM)
 		return;
-	cli_hint("syscall tracepoints need root, or CAP_PERFMON (and CAP_SYS_PTRACE for -p), "
-		 "or kernel.perf_event_paranoid=-1 (now %d); either way the user must be able "
-		 "to read tracefs (/sys/kernel/tracing/events). Run as root, or: "
-		 "sudo sysctl kernel.perf_event_paranoid=-1", read_paranoid());
+	ms_doctor_probe(&d);
+	for (i = 0; i < d.n; i++)
+		if (d.checks[i].state == MS_CHECK_NO && d.checks[i].fix[0]) {
+			cli_hint("%s: %s", d.checks[i].what, d.checks[i].fix);
+			return;
+		}
+	cli_hint("'mapscope doctor' says what this user may record here (mode: %s)", ms_record_mode_name(d.mode));
 }

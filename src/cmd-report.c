@@ -457,6 +457,7 @@ static void print_json(const struct report_opts *o, const struct ms_report_row *
 	ms_json_object_begin(&w);
 	json_totals(&w, total, st, uncertain);
 	replay_loss_json(s, &w);
+	replay_mode_json(s, &w);
 	if (access)
 		ms_json_key_str(&w, "access_evidence", access);
 	ms_json_newline(&w, 1);
@@ -587,6 +588,7 @@ static int print_report(const struct report_opts *o, const struct ms_html_report
 		return 0;
 	}
 	replay_loss_line(s, stdout, "# ");     /* a comment line in the CSV and the table alike */
+	replay_mode_line(s, stdout, "# ");
 	if (o->format == CLI_FORMAT_CSV)
 		print_csv(o, rows, in->n, in->un, in->total, access);
 	else

@@ -37,7 +37,10 @@ static const struct cli_usage usage = {
 "then reports the command's exit status on stderr. Exit status: 0, or 1\n"
 "when watching failed, 2 for bad usage.\n"
 "\n"
-"Needs root, or CAP_PERFMON, or kernel.perf_event_paranoid=-1, and tracefs.\n"
+"Root records everything. An ordinary user records its own processes in\n"
+"user mode (page faults taken in kernel mode and the VMA tree's writes are\n"
+"not seen) once tracefs is readable for it: 'mapscope setup' as root does\n"
+"that, and 'mapscope doctor' says what this user may do here.\n"
 "Programs can subscribe themselves through libmapscope (mapscope/watch.h).\n"
 "\n"
 "EXAMPLES\n"
@@ -129,9 +132,9 @@ static int open_watch(struct target *t, pid_t pid, unsigned int flags, const cha
 
 	if (err) {
 		if (cmd)
-			cli_error("cannot watch '%s': %s", cmd, strerror(-err));
+			cli_error("cannot open the events that watch '%s': %s", cmd, strerror(-err));
 		else
-			cli_error("cannot watch process %d: %s", (int)pid, strerror(-err));
+			cli_error("cannot open the events that watch process %d: %s", (int)pid, strerror(-err));
 		cli_hint_privileges(-err);
 	}
 	return err;

@@ -10,6 +10,8 @@ int cmd_hugepages(int argc, char **argv);
 int cmd_unmapped(int argc, char **argv);
 int cmd_heatmap(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+int cmd_setup(int argc, char **argv);
 
 
 #endif

@@ -20,6 +20,8 @@ static const struct command {
 	{ "unmapped", cmd_unmapped, "accesses to memory that was not mapped, and the code that made them" },
 	{ "heatmap", cmd_heatmap, "where in each region, and when, the accesses landed: a terminal grid or SVG" },
 	{ "run", cmd_run, "run a command with hugepage advice from an earlier recording applied" },
+	{ "doctor", cmd_doctor, "what this user can record here, and the fix for each missing piece" },
+	{ "setup", cmd_setup, "as root, once: let a group record and watch its own processes" },
 };
 
 static const struct command *find(const char *name)

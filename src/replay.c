@@ -211,6 +211,36 @@ void replay_loss_line(const struct ms_session *s, FILE *f, const char *prefix)
 		fprintf(f, "%slosses: %s\n", prefix, line);
 }
 
+/* Whether the recording's page faults exclude the kernel (page-faults:u: an ordinary user's recording, or perf's). */
+static bool user_mode_faults(const struct ms_session *s)
+{
+	const struct ms_pdreader *r = ms_session_reader(s);
+	const struct perf_event_attr *a;
+	size_t i;
+
+	for (i = 0; r && i < ms_pdreader_nr_evsels(r); i++) {
+		a = ms_pdreader_attr(r, i);
+		if (a->type == PERF_TYPE_SOFTWARE && a->exclude_kernel &&
+		    (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		     a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
+			return true;
+	}
+	return false;
+}
+
+void replay_mode_line(const struct ms_session *s, FILE *f, const char *prefix)
+{
+	if (user_mode_faults(s))
+		fprintf(f, "%spage faults of user mode only (recorded excluding the kernel, as an ordinary user "
+			"records): faults taken in kernel mode, a read() into fresh pages say, are not in it\n", prefix);
+}
+
+void replay_mode_json(const struct ms_session *s, struct ms_json *w)
+{
+	if (user_mode_faults(s))
+		ms_json_key_bool(w, "user_mode_faults", true);
+}
+
 void replay_loss_json(const struct ms_session *s, struct ms_json *w)
 {
 	char line[1024];

@@ -32,7 +32,13 @@ void replay_warnings(struct ms_session *s, const char *path);
  * key of a JSON object. Nothing where nothing was lost.
  */
 void replay_loss_line(const struct ms_session *s, FILE *f, const char *prefix);
+/*
+ * Where the recording's page faults exclude the kernel (user mode): a
+ * line saying what that leaves out, or a "user_mode_faults" key.
+ */
+void replay_mode_line(const struct ms_session *s, FILE *f, const char *prefix);
 struct ms_json;
+void replay_mode_json(const struct ms_session *s, struct ms_json *w);
 void replay_loss_json(const struct ms_session *s, struct ms_json *w);
 
 /*

@@ -54,6 +54,22 @@ struct ms_live_opts {
 #define MS_LIVE_ALLOC_STACKS   (1u << 5)
 #define MS_LIVE_ALLOC_STACK_BYTES 4096u
 #define MS_LIVE_DAMON          (1u << 6) /* damon:damon_aggregated, for the kdamond given to ms_live_add_kthread */
+/*
+ * Every event excludes the kernel, and maple_tree:ma_write is left out: what
+ * an ordinary user may open at kernel.perf_event_paranoid=2 (with tracefs
+ * readable). Page faults taken in kernel mode (copy_to_user into fresh
+ * pages) are not seen. ms_live_new() sets it itself for a process without
+ * CAP_PERFMON, CAP_SYS_ADMIN or paranoid -1, and says so in the log.
+ */
+#define MS_LIVE_USER           (1u << 7)
+/*
+ * In user mode, where tracefs cannot be read: record what perf record -d
+ * can (maps, page faults) without the tracepoints, and so without unmaps,
+ * rather than fail; ms_live_flags() then has MS_LIVE_NO_SYSCALLS. For
+ * recordings only: a watch must fail, not miss every unmap.
+ */
+#define MS_LIVE_PERF_FALLBACK  (1u << 8)
+#define MS_LIVE_NO_SYSCALLS    (1u << 9)
 
 /* The ring buffer size used when opts->mmap_pages is 0. */
 #define MS_LIVE_DEFAULT_PAGES 1024u
@@ -65,6 +81,9 @@ struct ms_live_opts {
  * tracefs cannot be read.
  */
 struct ms_live *ms_live_new(const struct ms_live_opts *opts);
+
+/* The flags in force (MS_LIVE_*): opts' own, and MS_LIVE_USER where ms_live_new() chose it. */
+unsigned int ms_live_flags(const struct ms_live *l);
 
 /*
  * Opens every event for task tid on every online CPU, inherited by the

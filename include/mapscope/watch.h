@@ -46,8 +46,10 @@ struct ms_watch_event {
  * Starts watching pid and all its threads, present and future (pid 0: the
  * calling process). Its current mappings are read from /proc first. On
  * success *w is the caller's, to ms_watch_close(). 0 or a negative errno:
- * -EACCES/-EPERM without the privileges (root, CAP_PERFMON, or
- * kernel.perf_event_paranoid=-1, and read access to tracefs; the log
+ * -EACCES/-EPERM without the privileges (root, CAP_PERFMON or
+ * kernel.perf_event_paranoid=-1 for every event; an ordinary user gets
+ * its own processes with the kernel excluded, every syscall still seen,
+ * once tracefs is readable for it: `mapscope setup`; the log
  * callback says which), -ESRCH for no such process.
  */
 int ms_watch_open(pid_t pid, unsigned int flags, struct ms_watch **w);

@@ -20,6 +20,7 @@
 
 #include <mapscope/live.h>
 
+#include "kernel/doctor.h"
 #include "kernel/live.h"
 #include "kernel/procsynth.h"
 #include "kernel/tracefs.h"
@@ -128,6 +129,8 @@ static void common_attr(struct perf_event_attr *a, const struct ms_live_opts *o)
 		a->sample_stack_user = DWARF_STACK_BYTES;
 	}
 	a->sample_id_all = 1;
+	if (o->flags & MS_LIVE_USER)
+		a->exclude_kernel = a->exclude_hv = 1;
 	/* As perf record sets it: perf then names the event "page-faults", not "page-faults:HG". */
 	a->exclude_guest = 1;
 	a->inherit = 1;
@@ -177,7 +180,9 @@ static void add_fault_evsel(struct ms_live *l)
 	a.mmap = a.mmap2 = a.mmap_data = 1;
 	a.comm = a.comm_exec = 1;
 	a.task = 1;
-	add_evsel(l, l->opts.fault_period ? "page-faults" : "dummy:u", "", PHASE_FAULTS, &a);
+	/* perf's names: ":u" where the kernel's side is excluded. */
+	add_evsel(l, !l->opts.fault_period ? "dummy:u" : a.exclude_kernel ? "page-faults:u" : "page-faults", "",
+		  PHASE_FAULTS, &a);
 }
 
 /* A tracepoint's event: every hit, with its raw fields. */
@@ -332,7 +337,8 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 			if (err) {
 				ms_err("cannot read tracepoint 'syscalls:%s' in '%s/events': %s%s",
 				       tp, dir, strerror(-err), err == -EACCES || err == -EPERM ?
-				       ": reading tracefs needs root (or a tracefs mounted readable for this user)" :
+				       ": tracefs is not readable by this user; as root, 'mapscope setup --group "
+				       "GROUP' makes it readable for GROUP ('mapscope doctor' says more)" :
 				       err == -ENOENT ? ": the kernel needs CONFIG_FTRACE_SYSCALLS" : "");
 				return err;
 			}
@@ -351,7 +357,7 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 	 * 6.1 on): every VMA's exact range as the kernel stores it, splits and
 	 * merges that no other record shows included.
 	 */
-	if (!(l->opts.flags & MS_LIVE_NO_VMA_TREE) &&
+	if (!(l->opts.flags & (MS_LIVE_NO_VMA_TREE | MS_LIVE_USER)) &&
 	    !ms_tracefs_event_id(dir, "maple_tree", "ma_write", &id)) {
 		tracepoint_attr(l, id, &a);
 		add_evsel(l, "maple_tree:ma_write", "maple_tree/ma_write", PHASE_ENTER, &a);
@@ -423,6 +429,24 @@ static int init_rings(struct ms_live *l)
 	return 0;
 }
 
+/* ms_live_new() chose user mode itself, and is yet to say so. */
+#define MS_LIVE_CHOSEN_USER (1u << 31)
+
+/* Whether to record without the tracepoints (MS_LIVE_PERF_FALLBACK), tracefs being unreadable; says so. */
+static bool perf_fallback(struct ms_live *l, const char *dir)
+{
+	if ((l->opts.flags & (MS_LIVE_USER | MS_LIVE_PERF_FALLBACK)) != (MS_LIVE_USER | MS_LIVE_PERF_FALLBACK) ||
+	    !ms_doctor_tracefs_refused(dir))
+		return false;
+	l->opts.flags |= MS_LIVE_NO_SYSCALLS;
+	return true;
+}
+
+MS_EXPORT unsigned int ms_live_flags(const struct ms_live *l)
+{
+	return l->opts.flags;
+}
+
 MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 {
 	size_t nsys = sizeof(syscalls) / sizeof(syscalls[0]);
@@ -438,6 +462,8 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	if (!l)
 		return NULL;
 	l->opts = *opts;
+	if (!(l->opts.flags & MS_LIVE_USER) && !ms_doctor_privileged())
+		l->opts.flags |= MS_LIVE_USER | MS_LIVE_CHOSEN_USER;
 	if (!l->opts.mmap_pages)
 		l->opts.mmap_pages = MS_LIVE_DEFAULT_PAGES;
 	ms_buf_init(&l->tracing_data);
@@ -461,9 +487,12 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	add_fault_evsel(l);
 	add_sp_evsel(l);
 	add_hw_evsels(l);
-	err = l->oom ? -ENOMEM : add_tracepoints(l, dir);
+	err = l->oom ? -ENOMEM : perf_fallback(l, dir) ? 0 : add_tracepoints(l, dir);
 	if (err)
 		goto fail;
+	if ((l->opts.flags & (MS_LIVE_CHOSEN_USER | MS_LIVE_NO_SYSCALLS)) == MS_LIVE_CHOSEN_USER)
+		ms_doctor_warn_user_mode();
+	l->opts.flags &= ~MS_LIVE_CHOSEN_USER;
 	return l;
 fail:
 	ms_live_free(l);
@@ -474,6 +503,16 @@ fail:
 static int perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
 	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+int ms_live_probe_open(struct perf_event_attr *a)
+{
+	int fd = perf_event_open(a, 0, -1);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }
 
 static int map_ring(struct ms_live *l, struct ring *r, int fd)
@@ -515,9 +554,9 @@ static int open_one(struct ms_live *l, pid_t tid, struct ring *r, unsigned int e
 	if (fd < 0) {
 		err = -errno;
 		if (err == -EACCES || err == -EPERM)
-			ms_err("cannot open event '%s' for task %d: %s: syscall tracepoints need root, "
-			       "CAP_PERFMON (and CAP_SYS_PTRACE for another user's process), or "
-			       "kernel.perf_event_paranoid=-1", e->name, (int)tid, strerror(errno));
+			ms_err("cannot open event '%s' for task %d: %s%s: 'mapscope doctor' says what this user "
+			       "may record here, and the fix", e->name, (int)tid, strerror(errno),
+			       l->opts.flags & MS_LIVE_USER ? " (user mode: only this user's own processes)" : "");
 		else
 			ms_err("cannot open event '%s' for task %d on CPU %d: %s",
 			       e->name, (int)tid, r->cpu, strerror(errno));

@@ -18,4 +18,8 @@ const struct ms_evlist *ms_live_evlist(const struct ms_live *l);
 const struct perf_event_mmap_page *ms_live_ring_page(const struct ms_live *l, int i);
 size_t ms_live_ring_size(const struct ms_live *l);
 
+struct perf_event_attr;
+/* Whether event a opens for this task on any CPU (opened, then closed): 0 or a negative errno. */
+int ms_live_probe_open(struct perf_event_attr *a);
+
 #endif

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <tracefs.h>
 
 #include "kernel/tracefs.h"
@@ -44,6 +46,26 @@ int ms_kernel_read_line(const char *path, char *out, size_t len)
 	out[n] = '\0';
 	out[strcspn(out, "\n")] = '\0';
 	return 0;
+}
+
+int ms_tracefs_remount(const char *dir, unsigned int gid, unsigned int mode)
+{
+	static const struct { unsigned long st, ms; } keep[] = {
+		{ ST_RDONLY, MS_RDONLY }, { ST_NOSUID, MS_NOSUID }, { ST_NODEV, MS_NODEV },
+		{ ST_NOEXEC, MS_NOEXEC }, { ST_NOATIME, MS_NOATIME }, { ST_RELATIME, MS_RELATIME },
+	};
+	unsigned long flags = MS_REMOUNT;
+	struct statvfs sv;
+	char data[64];
+	size_t i;
+
+	if (statvfs(dir, &sv))
+		return -errno;
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (sv.f_flag & keep[i].st)
+			flags |= keep[i].ms;
+	snprintf(data, sizeof(data), "gid=%u,mode=%04o", gid, mode & 07777);
+	return mount("nodev", dir, "tracefs", flags, data) ? -errno : 0;
 }
 
 /* Reads a whole (pseudo-)file; tracefs files report size 0, so read to EOF. */

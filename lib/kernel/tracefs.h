@@ -24,6 +24,14 @@ const char *ms_tracefs_dir(void);
  */
 int ms_kernel_read_line(const char *path, char *out, size_t len);
 
+/*
+ * Remounts the tracefs at dir with its files' group gid and its top
+ * folder's mode (tracefs's gid= and mode= options), the other mount flags
+ * kept: how `mapscope setup` makes the tracepoints readable for a group.
+ * 0 or a negative errno.
+ */
+int ms_tracefs_remount(const char *dir, unsigned int gid, unsigned int mode);
+
 /* Reads DIR/events/SYS/NAME/id. 0 or a negative errno. */
 int ms_tracefs_event_id(const char *dir, const char *sys, const char *name,
 			uint64_t *id);

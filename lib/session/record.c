@@ -132,7 +132,7 @@ MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
 		   (opts->damon ? MS_LIVE_DAMON : 0) |
 		   (opts->no_vma_tree ? MS_LIVE_NO_VMA_TREE : 0) |
 		   (opts->no_alloc_stacks ? 0 : MS_LIVE_ALLOC_STACKS) |
-		   (opts->enable_on_exec ? MS_LIVE_ENABLE_ON_EXEC : 0);
+		   (opts->enable_on_exec ? MS_LIVE_ENABLE_ON_EXEC : 0) | MS_LIVE_PERF_FALLBACK;
 	ms_buf_init(&r->tracing);
 	r->live = ms_live_new(&lo);
 	if (!r->live || (errno = -referenced_new(r))) {
