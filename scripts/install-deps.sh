@@ -11,6 +11,7 @@ packages=(
 	libtraceevent-dev libtracefs-dev
 	libpfm4-dev libzstd-dev libncurses-dev
 	libcmocka-dev                 # unit tests
+	libcapstone-dev               # record --prefetches: finds prefetch instructions
 	clang libclang-rt-14-dev      # the libFuzzer harnesses (make check runs each for 60 s)
 	linux-perf                    # the peer our files must satisfy
 	python3                       # end-to-end checkers

@@ -1,0 +1,94 @@
+/*
+ * Bad prefetches with a known count: walk() reads a mapping of SIZE bytes
+ * a cache line at a time and prefetches DIST bytes ahead of each read, so
+ * the last DIST / LINE prefetches land past the mapping's end, where
+ * nothing is mapped (the mapping sits alone at HINT). With "freed", the
+ * mapping is then unmapped and prefetched once more, line by line: every
+ * one of those lands in memory that munmap freed. It prints its ground
+ * truth:
+ *
+ *   mapping start=0x... end=0x... size=1048576
+ *   prefetches total=16384 past_end=1024 distance=65536 line=NN
+ *   freed prefetches=16384 line=NN           (with "freed")
+ *
+ * A binary with no prefetch instruction is the "none" case: with "none",
+ * nothing here prefetches (the loops are not called), but the binary has
+ * them; tests use /bin/true for a binary without any.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define SIZE (1UL << 20)
+#define DIST (64UL << 10)
+#define LINE 64
+#define HINT ((void *)0x2badf0000000UL)
+
+static volatile uint64_t sink;
+
+__attribute__((noipa)) static uint64_t walk(const volatile char *p, size_t size, size_t dist)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < size; i += LINE) {
+		__builtin_prefetch((const char *)p + i + dist);   /* PREFETCH-AHEAD */
+		sum += p[i];
+	}
+	return sum;
+}
+
+__attribute__((noipa)) static void prefetch_all(const char *p, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < size; i += LINE)
+		__builtin_prefetch(p + i, 0, 1);                 /* PREFETCH-FREED */
+}
+
+/* The source line of a marker, for the tests' ground truth. */
+static int line_of(const char *marker)
+{
+	FILE *f = fopen(__FILE__, "r");
+	char buf[256];
+	int n = 0;
+
+	while (f && fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, marker) && !strstr(buf, "line_of")) {
+			fclose(f);
+			return n;
+		}
+	}
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int freed = argc > 1 && !strcmp(argv[1], "freed");
+	char *p = mmap(HINT, SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		       -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("prefetch: mmap");
+		return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "none")) {
+		printf("no prefetches\n");
+		return 0;
+	}
+	memset(p, 1, SIZE);
+	printf("mapping start=%p end=%p size=%lu\n", (void *)p, (void *)(p + SIZE), SIZE);
+	sink = walk(p, SIZE, DIST);
+	printf("prefetches total=%lu past_end=%lu distance=%lu line=%d\n", SIZE / LINE, DIST / LINE, DIST,
+	       line_of("PREFETCH" "-AHEAD"));
+	if (freed) {
+		munmap(p, SIZE);
+		prefetch_all(p, SIZE);
+		printf("freed prefetches=%lu line=%d\n", SIZE / LINE, line_of("PREFETCH" "-FREED"));
+	}
+	return 0;
+}
