@@ -62,6 +62,17 @@ struct ms_record_opts {
 	const struct perf_event_attr *hw_events;
 	const char *const *hw_names;
 	size_t nr_hw_events;
+	/*
+	 * record --prefetches: a uprobe at each data prefetch instruction of
+	 * these binaries (in prefetch_func only, where given; the first
+	 * prefetch_max, where not 0), each hit recorded with the registers of
+	 * its addressing mode. Placed by ms_record_new(), removed by
+	 * ms_record_free() and, if the recorder dies, by a watchdog process.
+	 */
+	const char *const *prefetch_paths;
+	size_t nr_prefetch_paths;
+	const char *prefetch_func;
+	uint32_t prefetch_max;
 	int argc;                    /* the command line, for the file's CMDLINE */
 	char *const *argv;
 };
@@ -126,6 +137,15 @@ int ms_record_damon_available(void);
  * a negative errno (-EBUSY: DAMON is someone else's), the cause logged.
  */
 int ms_record_damon_start(struct ms_record *r, const pid_t *pids, size_t n);
+
+/*
+ * record --prefetches: how many prefetch sites of binary i (in
+ * prefetch_paths' order) were found and given a uprobe; those found that
+ * a uprobe cannot fetch the operand of. 0, or the negative errno that
+ * stopped its scan.
+ */
+int ms_record_prefetch_sites(const struct ms_record *r, size_t i, size_t *found, size_t *probed,
+			     size_t *unsupported);
 
 /* Enables the events of attached processes (launched ones start at exec). 0 or a negative errno. */
 int ms_record_enable(struct ms_record *r);

@@ -7,16 +7,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "kernel/damon.h"
 #include "kernel/tracefs.h"
+#include "kernel/watchdog.h"
 #include "util/log.h"
 
 #define KDAMOND "kdamonds/0"
@@ -25,8 +24,7 @@
 struct ms_damon {
 	char *root;
 	pid_t kdamond;
-	pid_t watchdog;
-	int pipe_w;                  /* the watchdog tears down when this closes */
+	struct ms_watchdog wd;       /* tears down when its pipe closes */
 };
 
 const char *ms_damon_root(void)
@@ -126,57 +124,10 @@ int ms_damon_teardown(const char *root)
 	return err;
 }
 
-/* The watchdog's life: wait for the recorder's end of the pipe to close, then tear down. */
-static void __attribute__((noreturn)) watchdog(const char *root, int fd)
+/* The watchdog's teardown: arg is the root. */
+static int teardown_root(void *arg)
 {
-	char c;
-	ssize_t n;
-
-	setsid();                    /* Ctrl-C to the recorder's group must not stop the teardown */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGPIPE, SIG_IGN);
-	if (fd != STDIN_FILENO) {
-		dup2(fd, STDIN_FILENO);
-		close(fd);
-	}
-	/* A pipe the recorder writes to (record -o -) must see its end when the recorder ends. */
-	fd = open("/dev/null", O_WRONLY);
-	if (fd >= 0) {
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-	}
-	/* Nothing of the recorder's stays open here: its output, its events, its pipes. */
-	for (fd = 3; fd < 65536; fd++)
-		if (fcntl(fd, F_GETFD) >= 0)
-			close(fd);
-	do
-		n = read(STDIN_FILENO, &c, 1);
-	while (n > 0 || (n < 0 && errno == EINTR));
-	_exit(ms_damon_teardown(root) ? 1 : 0);
-}
-
-/* Forks the watchdog of root's kdamond 0, which we just created. 0 or a negative errno. */
-static int start_watchdog(struct ms_damon *d)
-{
-	int p[2];
-
-	if (pipe2(p, O_CLOEXEC))
-		return -errno;
-	d->watchdog = fork();
-	if (d->watchdog < 0) {
-		close(p[0]);
-		close(p[1]);
-		return -errno;
-	}
-	if (d->watchdog == 0) {
-		close(p[1]);
-		watchdog(d->root, p[0]);
-	}
-	close(p[0]);
-	d->pipe_w = p[1];
-	return 0;
+	return ms_damon_teardown(arg);
 }
 
 /* The context: vaddr operations, the intervals, the region counts, the targets in pids' order. */
@@ -250,7 +201,7 @@ struct ms_damon *ms_damon_start(const char *root, const struct ms_damon_opts *op
 		errno = ENOMEM;
 		return NULL;
 	}
-	d->pipe_w = -1;
+	d->wd.pipe_w = -1;
 	if ((err = create(root))) {
 		free(d->root);
 		free(d);
@@ -258,7 +209,7 @@ struct ms_damon *ms_damon_start(const char *root, const struct ms_damon_opts *op
 		return NULL;
 	}
 	/* From here on, what was created goes with the watchdog, whatever happens to us. */
-	if ((err = start_watchdog(d))) {
+	if ((err = ms_watchdog_start(&d->wd, teardown_root, d->root))) {
 		ms_err("cannot start the process that removes our kdamond: %s", strerror(-err));
 		ms_damon_teardown(root);
 	} else if ((err = configure(root, &o, pids, n)) || (err = turn_on(d))) {
@@ -295,25 +246,19 @@ pid_t ms_damon_kdamond(const struct ms_damon *d)
 
 pid_t ms_damon_watchdog(const struct ms_damon *d)
 {
-	return d->watchdog;
+	return d->wd.pid;
 }
 
 int ms_damon_stop(struct ms_damon *d)
 {
-	int status = 0, err = 0;
+	int err = 0;
 
 	if (!d)
 		return 0;
-	if (d->pipe_w >= 0)
-		close(d->pipe_w);
-	if (d->watchdog > 0) {
-		while (waitpid(d->watchdog, &status, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-			ms_err("our kdamond in '%s' may be left: turn it off with 'echo off > %s/" KDAMOND
-			       "/state; echo 0 > %s/kdamonds/nr_kdamonds'", d->root, d->root, d->root);
-			err = -EIO;
-		}
+	if (ms_watchdog_stop(&d->wd)) {
+		ms_err("our kdamond in '%s' may be left: turn it off with 'echo off > %s/" KDAMOND
+		       "/state; echo 0 > %s/kdamonds/nr_kdamonds'", d->root, d->root, d->root);
+		err = -EIO;
 	}
 	free(d->root);
 	free(d);

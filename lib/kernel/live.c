@@ -372,6 +372,45 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 	return ms_tracefs_tracing_data(dir, names, n, &l->tracing_data);
 }
 
+int ms_live_add_tracepoints(struct ms_live *l, const char *const *tps, size_t n)
+{
+	const char *dir = ms_tracefs_dir(), *slash, **names;
+	struct perf_event_attr a;
+	void *grown;
+	char sys[64], full[192];
+	size_t i, k = 0;
+	uint64_t id;
+	int err;
+
+	if (!dir || l->nr_fds)
+		return dir ? -EBUSY : -errno;
+	if (!(grown = realloc(l->use, (l->ev.n + n) * sizeof(*l->use))))
+		return -ENOMEM;
+	l->use = grown;
+	for (i = 0; i < n; i++) {
+		slash = strchr(tps[i], '/');
+		if (!slash || (size_t)(slash - tps[i]) >= sizeof(sys) || strlen(tps[i]) >= sizeof(l->use->tp))
+			return -EINVAL;
+		snprintf(sys, sizeof(sys), "%.*s", (int)(slash - tps[i]), tps[i]);
+		if ((err = ms_tracefs_event_id(dir, sys, slash + 1, &id)))
+			return err;
+		tracepoint_attr(l, id, &a);
+		snprintf(full, sizeof(full), "%s:%s", sys, slash + 1);
+		add_evsel(l, full, tps[i], PHASE_ENTER, &a);
+	}
+	/* The tracing data again, of every tracepoint in the events' order, as add_tracepoints() made it. */
+	if (l->oom || !(names = malloc(l->ev.n * sizeof(*names))))
+		return -ENOMEM;
+	for (i = 0; i < l->ev.n; i++)
+		if (l->use[i].tp[0])
+			names[k++] = l->use[i].tp;
+	ms_buf_release(&l->tracing_data);
+	ms_buf_init(&l->tracing_data);
+	err = ms_tracefs_tracing_data(dir, names, k, &l->tracing_data);
+	free(names);
+	return err;
+}
+
 /* Parses a CPU list such as "0-3,6"; returns the count, fills cpus up to max. */
 static int parse_cpu_list(const char *s, int *cpus, int max)
 {

@@ -22,4 +22,12 @@ struct perf_event_attr;
 /* Whether event a opens for this task on any CPU (opened, then closed): 0 or a negative errno. */
 int ms_live_probe_open(struct perf_event_attr *a);
 
+/*
+ * Adds the tracepoints tps[0, n) ("sys/name": uprobes of ours) to the
+ * events, each hit sampled as the syscalls' are, and their formats to the
+ * tracing data. After ms_live_new(), before any task is added (-EBUSY
+ * after). 0 or a negative errno (-ENOENT: no such tracepoint).
+ */
+int ms_live_add_tracepoints(struct ms_live *l, const char *const *tps, size_t n);
+
 #endif

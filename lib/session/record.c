@@ -5,6 +5,7 @@
  * that needs: the exec windows and the binaries seen, per recording.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,9 +21,12 @@
 #include "kernel/procsynth.h"
 #include "kernel/refsample.h"
 #include "kernel/tracefs.h"
+#include "kernel/uprobe.h"
 #include "perfdata/format.h"
 #include "session/execwin.h"
 #include "session/rewrite.h"
+#include "symbols/prefetch.h"
+#include "util/grow.h"
 #include "util/log.h"
 
 /* The largest MMAP2 rewritten: a path of PATH_MAX and the largest trailer. */
@@ -44,6 +48,8 @@ struct ms_record {
 	size_t nr_damon_pids;
 	int damon_evsel;             /* damon:damon_aggregated's index, or -1 */
 	struct perf_event_attr damon_attr;   /* as the file has it: the intervals in config1, config2 */
+	struct ms_uprobes *uprobes;  /* record --prefetches: ours, or NULL */
+	struct prefetch_bin { int err; size_t found, probed, unsupported; } *pf;
 	bool closed;
 	union {                      /* an MMAP2 of the ring's, copied to be changed */
 		struct perf_record_mmap2 m;
@@ -112,6 +118,78 @@ static void referenced_task(struct ms_record *r, const struct perf_event_header 
 		ms_refsampler_remove(r->refs, (pid_t)f->pid);
 }
 
+/* Whether site s is one the options ask for: in prefetch_func, where given. */
+static bool prefetch_wanted(const struct ms_record *r, const struct ms_prefetch_site *s)
+{
+	return !r->opts.prefetch_func || (s->func && !strcmp(s->func, r->opts.prefetch_func));
+}
+
+/* A uprobe at each wanted site of binary i, its event's "group/name" appended to tps. 0 or a negative errno. */
+static int prefetch_binary(struct ms_record *r, size_t i, char ***tps, size_t *n, size_t *cap)
+{
+	const char *path = r->opts.prefetch_paths[i];
+	struct ms_prefetch_sites sites = { 0 };
+	struct prefetch_bin *b = &r->pf[i];
+	char name[32];
+	size_t k;
+	int err = ms_prefetch_scan_file(path, &sites);
+
+	b->unsupported = sites.unsupported;
+	for (k = 0; !err && k < sites.n; k++) {
+		if (!prefetch_wanted(r, &sites.v[k]))
+			continue;
+		b->found++;
+		if (r->opts.prefetch_max && *n >= r->opts.prefetch_max)
+			continue;
+		if (!r->uprobes && !(r->uprobes = ms_uprobes_new(ms_tracefs_dir() ?: "/sys/kernel/tracing")))
+			err = -errno;
+		else if (!(err = ms_uprobes_add(r->uprobes, path, &sites.v[k], name, sizeof(name))) &&
+			 !(err = MS_ALLOC_GROW(*tps, *n + 1, *cap)) &&
+			 asprintf(&(*tps)[*n], "%s/%s", ms_uprobes_group(r->uprobes), name) < 0)
+			err = -ENOMEM;
+		if (!err) {
+			(*n)++;
+			b->probed++;
+		}
+	}
+	ms_prefetch_sites_release(&sites);
+	return b->err = err;
+}
+
+/* record --prefetches: the binaries scanned, uprobes placed, their events added. 0 or a negative errno. */
+static int prefetch_setup(struct ms_record *r)
+{
+	char **tps = NULL;
+	size_t i, n = 0, cap = 0;
+	int err = 0;
+
+	if (!r->opts.nr_prefetch_paths)
+		return 0;
+	if (!(r->pf = calloc(r->opts.nr_prefetch_paths, sizeof(*r->pf))))
+		return -ENOMEM;
+	for (i = 0; i < r->opts.nr_prefetch_paths && !err; i++)
+		if ((err = prefetch_binary(r, i, &tps, &n, &cap)))
+			ms_err("cannot place uprobes at the prefetches of '%s': %s", r->opts.prefetch_paths[i],
+			       strerror(-err));
+	if (!err && n && (err = ms_live_add_tracepoints(r->live, (const char *const *)tps, n)))
+		ms_err("cannot open the events of our uprobes: %s", strerror(-err));
+	for (i = 0; i < n; i++)
+		free(tps[i]);
+	free(tps);
+	return err;
+}
+
+MS_EXPORT int ms_record_prefetch_sites(const struct ms_record *r, size_t i, size_t *found, size_t *probed,
+				       size_t *unsupported)
+{
+	if (!r->pf || i >= r->opts.nr_prefetch_paths)
+		return -EINVAL;
+	*found = r->pf[i].found;
+	*probed = r->pf[i].probed;
+	*unsupported = r->pf[i].unsupported;
+	return r->pf[i].err;
+}
+
 MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
 {
 	struct ms_live_opts lo = { .fault_period = opts->fault_period, .mmap_pages = opts->mmap_pages };
@@ -135,7 +213,7 @@ MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
 		   (opts->enable_on_exec ? MS_LIVE_ENABLE_ON_EXEC : 0) | MS_LIVE_PERF_FALLBACK;
 	ms_buf_init(&r->tracing);
 	r->live = ms_live_new(&lo);
-	if (!r->live || (errno = -referenced_new(r))) {
+	if (!r->live || (errno = -referenced_new(r)) || (errno = -prefetch_setup(r))) {
 		err = errno;
 		ms_record_free(r);
 		errno = err;
@@ -460,6 +538,8 @@ MS_EXPORT void ms_record_free(struct ms_record *r)
 	free(r->damon_pids);
 	ms_pdwriter_free(r->writer);
 	ms_live_free(r->live);
+	ms_uprobes_free(r->uprobes);         /* after the events that use them are closed */
+	free(r->pf);
 	ms_refsampler_free(r->refs);
 	ms_buf_release(&r->tracing);
 	ms_tidset_release(&r->attached);
