@@ -42,14 +42,20 @@ static const struct cli_usage usage = {
 "                field of a NULL struct pointer, read or written\n"
 "  uncertain     in a process whose records were lost: the map that held\n"
 "                it may be among them\n"
+"  past-end      prefetches only: up to 1 MiB past the end of the mapping\n"
+"                below it (a loop prefetching ahead ran past its data)\n"
 "With hardware load samples (where a PMU exists), loads and software\n"
-"prefetches to unmapped addresses (bad prefetches) are reported the same way.\n"
+"prefetches to unmapped addresses (bad prefetches) are reported the same way,\n"
+"and so are the prefetches of record --prefetches (access \"prefetch\"), each\n"
+"with the mapping nearest to it and how far; a table of the prefetch\n"
+"instructions then says how many of each one's prefetches were bad.\n"
 "\n",
 	.tail =
 "\n"
 "EXAMPLES\n"
 "  mapscope record --call-graph fp -- ./myprog && mapscope unmapped\n"
-"  mapscope unmapped -i run.data --format json\n",
+"  mapscope unmapped -i run.data --format json\n"
+"  mapscope record --prefetches -- ./myprog && mapscope unmapped\n",
 };
 
 struct un_run {
@@ -91,6 +97,15 @@ static void json_access(struct ms_json *w, const struct ms_unmapped_access *a, c
 		ms_json_key_str(w, "chain", chain[0] ? chain : NULL);
 		ms_json_object_end(w);
 	}
+	if (a->kind == MS_ACCESS_PREFETCH && a->near_name) {
+		ms_json_key(w, "nearest");
+		ms_json_object_begin(w);
+		ms_json_key_str(w, "name", a->near_name);
+		ms_json_key_addr(w, "start", a->near_start);
+		ms_json_key_addr(w, "end", a->near_end);
+		ms_json_key_u64(w, "distance", a->near_distance);
+		ms_json_object_end(w);
+	}
 	ms_json_object_end(w);
 }
 
@@ -105,6 +120,53 @@ static void text_access(const struct ms_unmapped_access *a, const struct code *c
 	if (a->cls == MS_UNMAPPED_FREED)
 		printf("%12s unmapped %.6f s earlier by %s in thread %u%s%s\n", "", (double)(a->first_ns - a->freed_ns) / 1e9,
 		       MS_TEXT(a->freed_call), a->freed_tid, site[0] ? ", called from " : "", MS_TEXT(site));
+	if (a->kind == MS_ACCESS_PREFETCH && a->near_name)
+		printf("%12s %" PRIu64 " bytes %s %s %" PRIx64 "-%" PRIx64 "\n", "", a->near_distance,
+		       a->cls == MS_UNMAPPED_PAST_END ? "past the end of" : "from the nearest mapping,",
+		       a->near_name[0] ? MS_TEXT(a->near_name) : "anonymous memory", a->near_start, a->near_end);
+}
+
+/*
+ * Every prefetch instruction that was recorded (record --prefetches, or
+ * hardware samples): how many of its prefetches were bad, of how many.
+ * Nothing where the recording has none.
+ */
+static void print_prefetch_sites(const struct un_run *run, struct ms_json *w, int fmt)
+{
+	const struct ms_unmapped_prefetch_site *v;
+	struct code code;
+	size_t n = 0, i;
+
+	if (ms_unmapped_prefetch_sites(run->u, &v, &n) || !n)
+		return;
+	if (fmt == CLI_FORMAT_JSON) {
+		ms_json_key(w, "prefetch_sites");
+		ms_json_array_begin(w);
+	} else
+		printf("\n%-10s %10s %10s  %s\n", "bad", "prefetches", "wasted", "prefetch instruction");
+	for (i = 0; i < n; i++) {
+		ms_format_code(run->syms, v[i].pid, v[i].ip, code.sym, sizeof(code.sym), &code.file, &code.line);
+		if (fmt != CLI_FORMAT_JSON) {
+			printf("%-10" PRIu64 " %10" PRIu64 " %9.1f%%  %s", v[i].bad, v[i].prefetches,
+			       100.0 * (double)v[i].bad / (double)v[i].prefetches, MS_TEXT(code.sym));
+			if (code.file)
+				printf(" (%s:%d)", MS_TEXT(code.file), code.line);
+			printf(" pid %u\n", v[i].pid);
+			continue;
+		}
+		ms_json_newline(w, 2);
+		ms_json_object_begin(w);
+		ms_json_key_addr(w, "ip", v[i].ip);
+		ms_json_key_str(w, "symbol", code.sym);
+		ms_json_key_str(w, "file", code.file);
+		ms_json_key_int(w, "line", code.line);
+		ms_json_key_u64(w, "pid", v[i].pid);
+		ms_json_key_u64(w, "prefetches", v[i].prefetches);
+		ms_json_key_u64(w, "bad", v[i].bad);
+		ms_json_object_end(w);
+	}
+	if (fmt == CLI_FORMAT_JSON)
+		ms_json_array_end(w);
 }
 
 /* The accesses as a table or as {"accesses": [...]}; t0 is the recording's first time. */
@@ -142,8 +204,10 @@ static void print_accesses(const struct un_run *run, const struct ms_unmapped_ac
 		ms_json_newline(&w, 2);
 		json_access(&w, a, &code, site, chain);
 	}
-	if (fmt == CLI_FORMAT_JSON) {
+	if (fmt == CLI_FORMAT_JSON)
 		ms_json_array_end(&w);
+	print_prefetch_sites(run, &w, fmt);
+	if (fmt == CLI_FORMAT_JSON) {
 		ms_json_object_end(&w);
 		putchar('\n');
 	}

@@ -35,7 +35,16 @@ enum ms_unmapped_class {
 	 * among them, so none of the classes above can be told.
 	 */
 	MS_UNMAPPED_UNCERTAIN,
+	/*
+	 * Prefetches only: within MS_UNMAPPED_PAST_END_NEAR past the end of
+	 * the mapping below it (nearest), where nothing was mapped: a loop
+	 * prefetching ahead of its data past the data's end.
+	 */
+	MS_UNMAPPED_PAST_END,
 };
+
+/* How far past a mapping's end a prefetch still counts as past that end (MS_UNMAPPED_PAST_END). */
+#define MS_UNMAPPED_PAST_END_NEAR (1ULL << 20)
 
 /*
  * Where the null pages end: vm.mmap_min_addr, which no mapping may go
@@ -65,6 +74,22 @@ struct ms_unmapped_access {
 	uint32_t freed_tid;
 	const uint64_t *freed_chain;  /* its call chain, or NULL */
 	uint32_t freed_chain_len;
+	/*
+	 * Prefetches only (MS_ACCESS_PREFETCH), at the first access: the
+	 * mapping nearest to the address when it was made (for
+	 * MS_UNMAPPED_PAST_END the one it is past the end of), and how many
+	 * bytes lie between them; near_name NULL where the process had none.
+	 */
+	const char *near_name;
+	uint64_t near_start, near_end, near_distance;
+};
+
+/* Every prefetch of one instruction in one process: how many there were, and how many were bad. */
+struct ms_unmapped_prefetch_site {
+	uint32_t pid;
+	uint64_t ip;
+	uint64_t prefetches;          /* every one the recording has: uprobe hits, hardware samples */
+	uint64_t bad;                 /* of them, to memory not mapped or PROT_NONE */
 };
 
 struct ms_unmapped;
@@ -86,6 +111,13 @@ extern const struct ms_analysis ms_unmapped_analysis;
  * stopped the counting (-ENOMEM).
  */
 int ms_unmapped_results(struct ms_unmapped *u, const struct ms_unmapped_access **out, size_t *n);
+
+/*
+ * The prefetch instructions (record --prefetches, hardware prefetch
+ * samples), most bad prefetches first: the share of each site's that was
+ * wasted. Borrowed, as ms_unmapped_results(). 0 or -ENOMEM.
+ */
+int ms_unmapped_prefetch_sites(struct ms_unmapped *u, const struct ms_unmapped_prefetch_site **out, size_t *n);
 
 const char *ms_unmapped_class_name(enum ms_unmapped_class c);
 const char *ms_access_kind_name(enum ms_access_kind k);

@@ -35,13 +35,21 @@ struct ms_unmapped {
 	size_t nr_acc, cap_acc;
 	uint32_t (*forks)[2];         /* (child, parent) of each process forked: it starts with a copy */
 	size_t nr_forks, cap_forks;
+	struct ms_unmapped_prefetch_site *pf;
+	size_t nr_pf, cap_pf;
+	struct near {                 /* the last gap between mappings a prefetch fell in, until the next change */
+		uint32_t pid;
+		uint64_t addr, lo, hi;    /* the gap: [lo, hi) */
+		struct ms_vma below, above;
+		bool has_below, has_above, valid;
+	} near;
 	int error;
 };
 
 MS_EXPORT const char *ms_unmapped_class_name(enum ms_unmapped_class c)
 {
 	static const char *const n[] = { "never-mapped", "freed", "guard", "beyond-heap", "below-stack",
-					 "null-page", "uncertain" };
+					 "null-page", "uncertain", "past-end" };
 
 	return n[c];
 }
@@ -94,6 +102,7 @@ static void note(struct ms_unmapped *u, const struct ms_event *ev, const struct 
 	struct release *r;
 
 	note_fork(u, c);
+	u->near.valid = false;
 	if ((c->op != MS_OP_UNMAP && c->op != MS_OP_REMAP && c->op != MS_OP_BRK) ||
 	    c->release_end <= c->release_start)
 		return;
@@ -138,6 +147,81 @@ static enum ms_unmapped_class classify(const struct ms_unmapped *u, const struct
 	return MS_UNMAPPED_NEVER;
 }
 
+/* Counts a prefetch of its instruction's, bad or not. */
+static void prefetch_site_count(struct ms_unmapped *u, const struct ms_event *ev, bool bad)
+{
+	struct ms_unmapped_prefetch_site *p;
+	size_t i;
+
+	for (i = u->nr_pf; i-- > 0;)
+		if (u->pf[i].ip == ev->sample.ip && u->pf[i].pid == ev->pid) {
+			u->pf[i].prefetches++;
+			u->pf[i].bad += bad;
+			return;
+		}
+	if (MS_GROW(u->pf, u->nr_pf + 1, u->cap_pf, 16, SIZE_MAX, false)) {
+		u->error = -ENOMEM;
+		return;
+	}
+	p = &u->pf[u->nr_pf++];
+	*p = (struct ms_unmapped_prefetch_site){ ev->pid, ev->sample.ip, 1, bad };
+}
+
+static void near_vma(const struct ms_vma *v, void *ctx)
+{
+	struct near *n = ctx;
+
+	if (v->end <= n->addr) {
+		n->below = *v;
+		n->has_below = true;
+	} else if (v->start > n->addr && !n->has_above) {
+		n->above = *v;
+		n->has_above = true;
+	}
+}
+
+/* The mappings on either side of addr, found once per gap between changes (VMAs in address order). */
+static const struct near *nearest(struct ms_unmapped *u, uint32_t pid, uint64_t addr)
+{
+	struct near *n = &u->near;
+
+	if (n->valid && n->pid == pid && addr >= n->lo && addr < n->hi)
+		return n;
+	*n = (struct near){ .pid = pid, .addr = addr };
+	ms_aspace_for_each_vma(u->as, pid, near_vma, n);
+	n->lo = n->has_below ? n->below.end : 0;
+	n->hi = n->has_above ? n->above.start : UINT64_MAX;
+	n->valid = addr >= n->lo && addr < n->hi;   /* not where addr is mapped (a guard) */
+	return n;
+}
+
+/*
+ * A bad prefetch: classified as any access, but an address a little past
+ * the end of the mapping below it (where the heap's end is one) is past
+ * that end: a loop prefetching ahead of its data ran past the data.
+ */
+static enum ms_unmapped_class classify_prefetch(struct ms_unmapped *u, const struct ms_event *ev,
+						enum ms_unmapped_class cls, struct ms_unmapped_access *a)
+{
+	const struct near *n = nearest(u, ev->pid, ev->sample.addr);
+	uint64_t addr = ev->sample.addr, below = n->has_below ? addr - n->below.end : UINT64_MAX;
+	uint64_t above = n->has_above && n->above.start > addr ? n->above.start - addr : UINT64_MAX;
+	const struct ms_vma *v = below <= above ? &n->below : &n->above;
+
+	if (a && (n->has_below || n->has_above)) {
+		a->near_name = strdup(v->name ? v->name : "");
+		a->near_start = v->start;
+		a->near_end = v->end;
+		a->near_distance = below <= above ? below : above;
+		if (!a->near_name)
+			u->error = -ENOMEM;
+	}
+	if ((cls == MS_UNMAPPED_NEVER || cls == MS_UNMAPPED_BEYOND_HEAP) && n->has_below &&
+	    below < MS_UNMAPPED_PAST_END_NEAR)
+		return MS_UNMAPPED_PAST_END;
+	return cls;
+}
+
 static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
 {
 	struct ms_unmapped *u = ctx;
@@ -148,11 +232,18 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 	size_t i;
 
 	if (r) {
-		if (ms_aspace_prot_at(u->as, ev->pid, ev->sample.addr) != 0)
+		if (ms_aspace_prot_at(u->as, ev->pid, ev->sample.addr) != 0) {
+			if (kind == MS_ACCESS_PREFETCH)
+				prefetch_site_count(u, ev, false);
 			return;               /* an ordinary access */
+		}
 		cls = MS_UNMAPPED_GUARD;
 	} else
 		cls = classify(u, ev, &freed);
+	if (kind == MS_ACCESS_PREFETCH) {
+		prefetch_site_count(u, ev, true);
+		cls = classify_prefetch(u, ev, cls, NULL);
+	}
 	for (i = 0; i < u->nr_acc; i++) {
 		a = &u->acc[i];
 		if (a->cls == cls && a->kind == kind && a->ip == ev->sample.ip && a->pid == ev->pid) {
@@ -169,6 +260,8 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 	*a = (struct ms_unmapped_access){ .cls = cls, .kind = kind, .pid = ev->pid, .tid = ev->tid, .ip = ev->sample.ip,
 					  .address = ev->sample.addr, .count = 1,
 					  .first_ns = ev->time, .last_ns = ev->time };
+	if (kind == MS_ACCESS_PREFETCH)
+		classify_prefetch(u, ev, cls, a);
 	if (freed) {
 		a->freed_ns = freed->time;
 		a->freed_op = freed->op;
@@ -204,8 +297,15 @@ static void on_charge_run(void *ctx, const struct ms_samples *run, const struct 
 	struct ms_event tmp;
 	size_t i;
 
-	if (!run->n || ms_aspace_prot_at(u->as, ms_samples_pid(run, 0), ms_samples_addr(run, 0)) != 0)
+	if (!run->n)
 		return;
+	if (ms_aspace_prot_at(u->as, ms_samples_pid(run, 0), ms_samples_addr(run, 0)) != 0) {
+		/* Prefetches come as events (a uprobe's, decoded), never in the recording's own bytes. */
+		for (i = 0; run->evs && i < run->n; i++)
+			if (kind_of(&run->evs[i]) == MS_ACCESS_PREFETCH)
+				prefetch_site_count(u, &run->evs[i], false);
+		return;
+	}
 	samples_begin(run, &tmp);
 	for (i = 0; i < run->n; i++)
 		on_charge(u, samples_at(run, i, &tmp), r);
@@ -278,12 +378,38 @@ MS_EXPORT int ms_unmapped_results(struct ms_unmapped *u, const struct ms_unmappe
 	return 0;
 }
 
+static int cmp_pf(const void *pa, const void *pb)
+{
+	const struct ms_unmapped_prefetch_site *a = pa, *b = pb;
+
+	if (a->bad != b->bad)
+		return a->bad > b->bad ? -1 : 1;
+	if (a->prefetches != b->prefetches)
+		return a->prefetches > b->prefetches ? -1 : 1;
+	return a->ip < b->ip ? -1 : a->ip > b->ip;
+}
+
+MS_EXPORT int ms_unmapped_prefetch_sites(struct ms_unmapped *u, const struct ms_unmapped_prefetch_site **out,
+					 size_t *n)
+{
+	if (u->error)
+		return u->error;
+	if (u->nr_pf)
+		qsort(u->pf, u->nr_pf, sizeof(*u->pf), cmp_pf);
+	*out = u->pf;
+	*n = u->nr_pf;
+	return 0;
+}
+
 MS_EXPORT void ms_unmapped_free(struct ms_unmapped *u)
 {
 	size_t i;
 
 	if (!u)
 		return;
+	for (i = 0; i < u->nr_acc; i++)
+		free((char *)u->acc[i].near_name);
+	free(u->pf);
 	for (i = 0; i < u->nr_rel; i++)
 		free(u->rel[i].chain);
 	free(u->rel);

@@ -197,7 +197,9 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	}
 	if (ei->kind == EK_DAMON)
 		return stream_on_damon(s, ei, &smp);
-	if (ei->kind != EK_DATA || !smp.has_addr) {
+	if (ei->kind == EK_PREFETCH)
+		stream_prefetch_address(ei, &smp);
+	if ((ei->kind != EK_DATA && ei->kind != EK_PREFETCH) || !smp.has_addr) {
 		s->st.other_samples++;
 		return smp.has_sp && smp.tid != smp.pid ? stream_thread_sp(s, &smp) : 0;
 	}

@@ -46,7 +46,7 @@ struct stream_syscall {
 extern const struct stream_syscall stream_syscalls[SC_NR];
 
 /* EK_ACCESS: mapscope:vma_referenced, record --referenced's accessed bits per VMA. */
-enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS, EK_DAMON };
+enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS, EK_DAMON, EK_PREFETCH };
 
 struct evinfo {
 	const struct perf_event_attr *attr;
@@ -234,6 +234,11 @@ bool stream_classify_damon(struct evinfo *ei, const char *sys, const char *name,
 			   bool (*find)(const void *f, const char *field, uint16_t *off, uint16_t *size),
 			   const void *f);
 int stream_on_damon(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
+/* pfprobe.c: a prefetch's uprobe (record --prefetches), known by its group and fields; its sample's address. */
+bool stream_classify_prefetch(struct evinfo *ei, const char *sys,
+			      bool (*find)(const void *f, const char *field, uint16_t *off, uint16_t *size),
+			      const void *f);
+void stream_prefetch_address(const struct evinfo *ei, struct ms_sample *smp);
 /* At the end: the maps of syscalls whose exit never came go out as the kernel's. */
 int stream_flush_threads(struct ms_stream *s);
 

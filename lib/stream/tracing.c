@@ -299,7 +299,8 @@ static void classify(struct evinfo *ei, const struct tp_format *f)
 		classify_referenced(ei, f);
 		return;
 	}
-	if (stream_classify_damon(ei, f->sys, name, find_field_of, f))
+	if (stream_classify_damon(ei, f->sys, name, find_field_of, f) ||
+	    stream_classify_prefetch(ei, f->sys, find_field_of, f))
 		return;
 	if (strcmp(f->sys, "syscalls") || (i = syscall_of(name, &exit)) < 0)
 		return;
