@@ -565,8 +565,9 @@ int cmd_record(int argc, char **argv)
 	record_prefetch_options(&o.prefetch, &ro);
 	s.rec = ms_record_new(&ro);
 	if (!s.rec) {
-		if (!record_prefetch_explain(&o.prefetch, errno))
-			explain_new_failure(errno);
+		err = errno;
+		explain_new_failure(err);
+		record_prefetch_explain(&o.prefetch, err);
 		goto cleanup;
 	}
 	record_prefetch_report(&o.prefetch, s.rec, o.verbose);

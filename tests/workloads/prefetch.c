@@ -11,14 +11,15 @@
  *   prefetches total=16384 past_end=1024 distance=65536 line=NN
  *   freed prefetches=16384 line=NN           (with "freed")
  *
- * A binary with no prefetch instruction is the "none" case: with "none",
- * nothing here prefetches (the loops are not called), but the binary has
- * them; tests use /bin/true for a binary without any.
+ * With "spin" it prints "ready pid=N" and walks again and again for up to
+ * 60 s (a recorder to stop meanwhile).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #define SIZE (1UL << 20)
 #define DIST (64UL << 10)
@@ -76,11 +77,16 @@ int main(int argc, char **argv)
 		perror("prefetch: mmap");
 		return 1;
 	}
-	if (argc > 1 && !strcmp(argv[1], "none")) {
-		printf("no prefetches\n");
+	memset(p, 1, SIZE);
+	if (argc > 1 && !strcmp(argv[1], "spin")) {
+		time_t end = time(NULL) + 60;
+
+		printf("ready pid=%d\n", (int)getpid());
+		fflush(stdout);
+		while (time(NULL) < end)
+			sink = walk(p, SIZE, DIST);
 		return 0;
 	}
-	memset(p, 1, SIZE);
 	printf("mapping start=%p end=%p size=%lu\n", (void *)p, (void *)(p + SIZE), SIZE);
 	sink = walk(p, SIZE, DIST);
 	printf("prefetches total=%lu past_end=%lu distance=%lu line=%d\n", SIZE / LINE, DIST / LINE, DIST,

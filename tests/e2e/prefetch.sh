@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# record --prefetches against the prefetch workload's printed truth: unmapped
+# names walk's line, counts exactly the prefetches past the mapping's end and
+# classes them past-end of that mapping; the freed case names the munmap and
+# where it was called; perf script prints every hit. A binary with no
+# prefetch instruction says so and records nothing extra. The uprobes are
+# gone after a normal exit, Ctrl-C and kill -9 of the recorder, and a uprobe
+# that mapscope did not place is never touched.
+source "$(dirname "$0")/lib.sh"
+need_recording
+T=/sys/kernel/tracing
+[ -e "$T/uprobe_events" ] || T=/sys/kernel/debug/tracing
+[ -w "$T/uprobe_events" ] || skip "no writable uprobe_events in tracefs (CONFIG_UPROBE_EVENTS)"
+cd "$TMP"
+
+# A uprobe of someone else's, which every mapscope run below must leave alone.
+foreign="other_$$"
+echo "p:$foreign/keep /bin/true:0x0" >>"$T/uprobe_events" 2>/dev/null || foreign=""
+cleanup_foreign() { [ -z "$foreign" ] || echo "-:$foreign/keep" >>"$T/uprobe_events" 2>/dev/null || true; }
+trap 'cleanup_foreign; rm -rf "$TMP"' EXIT
+foreign_kept() { [ -z "$foreign" ] || grep -q "^p:$foreign/keep " "$T/uprobe_events" || fail "a uprobe mapscope did not place was removed ($1)"; }
+
+# gone PID: the group of recorder PID leaves uprobe_events within 15 s.
+gone() {
+	local _
+	for _ in $(seq 300); do
+		grep -q "^p:mapscope_$1/" "$T/uprobe_events" || return 0
+		sleep 0.05
+	done
+	fail "uprobes of mapscope_$1 left after $2: $(grep "^p:mapscope_$1/" "$T/uprobe_events" | head -3)"
+}
+
+# Past the end: the count, the line, the class and the mapping.
+"$MAPSCOPE" record --prefetches -o pf.data -- "$WORKLOADS/prefetch" >wl.out 2>rec.err &
+rp=$!
+wait $rp || fail "record --prefetches exited $?: $(cat rec.err)"
+gone $rp "a normal exit"
+"$MAPSCOPE" unmapped -i pf.data --format json >un.json || fail "unmapped failed"
+python3 - wl.out un.json <<'PY' || fail "unmapped and the workload's truth differ"
+import json, re, sys
+truth = open(sys.argv[1]).read()
+m = re.search(r"mapping start=(0x[0-9a-f]+) end=(0x[0-9a-f]+)", truth)
+t = re.search(r"prefetches total=(\d+) past_end=(\d+) distance=(\d+) line=(\d+)", truth)
+start, end = int(m.group(1), 16), int(m.group(2), 16)
+total, past, dist, line = map(int, t.groups())
+un = json.load(open(sys.argv[2]))
+rows = [a for a in un["accesses"] if a["access"] == "prefetch"]
+assert len(rows) == 1, rows
+a = rows[0]
+assert a["class"] == "past-end", a
+assert a["count"] == past, (a["count"], past)
+assert a["line"] == line and a["file"].endswith("prefetch.c"), a
+assert a["symbol"].startswith("walk"), a
+n = a["nearest"]
+assert int(n["start"], 16) == start and int(n["end"], 16) == end and n["distance"] == 0, n
+assert int(a["address"], 16) == end, a
+sites = [s for s in un["prefetch_sites"] if s["line"] == line]
+assert len(sites) == 1 and sites[0]["prefetches"] == total and sites[0]["bad"] == past, un["prefetch_sites"]
+print(f"ok: {past} of {total} prefetches past the end of {start:#x}-{end:#x}, line {line}")
+PY
+total=$(sed -n 's/.*prefetches total=\([0-9]*\).*/\1/p' wl.out)
+hits=$(perf script -i pf.data 2>/dev/null | grep -c "mapscope_$rp:pf") || true
+[ "$hits" -eq "$total" ] || fail "perf script prints $hits uprobe hits, the workload made $total"
+
+# Freed memory: the munmap, and where it was called.
+ms_record rec2.err --prefetches --call-graph fp -o fr.data -- "$WORKLOADS/prefetch" freed >wl2.out
+"$MAPSCOPE" unmapped -i fr.data --format json >fr.json || fail "unmapped failed"
+python3 - wl2.out fr.json <<'PY' || fail "unmapped of the freed prefetches and the workload's truth differ"
+import json, re, sys
+t = re.search(r"freed prefetches=(\d+) line=(\d+)", open(sys.argv[1]).read())
+count, line = map(int, t.groups())
+rows = [a for a in json.load(open(sys.argv[2]))["accesses"] if a["class"] == "freed"]
+assert len(rows) == 1, rows
+a = rows[0]
+assert a["access"] == "prefetch" and a["count"] == count and a["line"] == line, a
+assert a["freed"]["call"] == "munmap" and a["freed"]["site"] and "main" in a["freed"]["site"], a["freed"]
+print(f"ok: {count} prefetches into memory munmap freed, called from {a['freed']['site']}")
+PY
+
+# No prefetch instruction: said, and nothing extra in the file.
+ms_record rec3.err --prefetches -o none.data -- /bin/true
+grep -q "no prefetch instruction in '.*true'" rec3.err || fail "no word of the missing prefetches: $(cat rec3.err)"
+if perf script -i none.data 2>/dev/null | grep -q "mapscope_[0-9]*:pf"; then
+	fail "uprobe samples recorded for a binary without prefetches"
+fi
+
+# Ctrl-C, then kill -9 of the recorder: the uprobes go all the same.
+for sig in INT KILL; do
+	"$MAPSCOPE" record --prefetches -o spin.data -- "$WORKLOADS/prefetch" spin >spin.out 2>spin.err &
+	rp=$!
+	wait_for "^p:mapscope_$rp/" "$T/uprobe_events" 10 || fail "no uprobe placed: $(cat spin.err)"
+	wait_for "^ready" spin.out 10 || fail "the workload did not start"
+	kill -"$sig" $rp
+	wait $rp 2>/dev/null || true
+	wl=$(sed -n 's/^ready pid=//p' spin.out)
+	kill "$wl" 2>/dev/null || true
+	gone $rp "SIG$sig of the recorder"
+	foreign_kept "SIG$sig"
+done
+foreign_kept "the end"
+pass "bad prefetches counted, classed and named; uprobes gone after exit, Ctrl-C and kill -9"
