@@ -287,6 +287,24 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 }
 
 /*
+ * The prefetches of a run in accessible memory, for their sites' totals.
+ * Only events (a uprobe's, decoded) and hardware samples with a data
+ * source can be prefetches: page-fault runs are not looked into.
+ */
+static void count_mapped_prefetches(struct ms_unmapped *u, const struct ms_samples *run)
+{
+	const struct ms_event *ev;
+	struct ms_event tmp;
+	size_t i;
+
+	if (!run->evs && (run->data_src < 0 || run->proto->sample.fault))
+		return;
+	for (i = 0; i < run->n; i++)
+		if (kind_of(ev = ms_samples_event(run, i, &tmp)) == MS_ACCESS_PREFETCH)
+			prefetch_site_count(u, ev, false);
+}
+
+/*
  * A run lies in one stretch of r with one protection: only a run in
  * PROT_NONE memory (a guard) holds accesses to count, and the protection
  * is looked up once for the run, not for each sample.
@@ -300,10 +318,7 @@ static void on_charge_run(void *ctx, const struct ms_samples *run, const struct 
 	if (!run->n)
 		return;
 	if (ms_aspace_prot_at(u->as, ms_samples_pid(run, 0), ms_samples_addr(run, 0)) != 0) {
-		/* Prefetches come as events (a uprobe's, decoded), never in the recording's own bytes. */
-		for (i = 0; run->evs && i < run->n; i++)
-			if (kind_of(&run->evs[i]) == MS_ACCESS_PREFETCH)
-				prefetch_site_count(u, &run->evs[i], false);
+		count_mapped_prefetches(u, run);
 		return;
 	}
 	samples_begin(run, &tmp);

@@ -129,11 +129,63 @@ static void nothing_before_a_run(void **state)
 	ms_unmapped_free(NULL);
 }
 
+/*
+ * Hardware prefetch samples (PEBS, SPE style): three into the data, two a
+ * cache line past its end, one far from anything. The two are past-end of
+ * the data's mapping, 0x40 bytes from it; the far one is never-mapped; the
+ * site counts all six, three of them bad.
+ */
+static void prefetches_past_the_end(void **state)
+{
+	int pfd;
+	struct ms_pdwriter *w = synth_writer(&pfd);
+	const struct ms_unmapped_prefetch_site *site;
+	const struct ms_unmapped_access *a;
+	struct ms_unmapped *u;
+	struct ms_session *s;
+	size_t n, i;
+
+	(void)state;
+	assert_non_null(w);
+	put_map(w, 1 * MS, 0x400000, 0x1000, PROT_READ | PROT_EXEC, "/bin/x", 42);
+	put_map(w, 1 * MS, DATA, 0x10000, PROT_READ | PROT_WRITE, "//anon", 0);
+	for (i = 0; i < 3; i++)
+		put_sample(w, 5 * MS + i, 0x400700, DATA + i * 64, PREFETCH);
+	for (i = 0; i < 2; i++)
+		put_sample(w, 6 * MS + i, 0x400700, DATA + 0x10000 + 0x40 + i * 64, PREFETCH);
+	put_sample(w, 7 * MS, 0x400700, WILD, PREFETCH);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	s = ms_session_open(synth_path(pfd), NULL);
+	assert_non_null(s);
+	u = ms_unmapped_new();
+	assert_int_equal(ms_session_add(s, &ms_unmapped_analysis, u), 0);
+	assert_int_equal(ms_session_run(s), 0);
+	assert_int_equal(ms_unmapped_results(u, &a, &n), 0);
+	assert_int_equal(n, 2);
+	check(&a[0], MS_UNMAPPED_PAST_END, MS_ACCESS_PREFETCH, 0x400700, DATA + 0x10040, 2, 6 * MS, 6 * MS + 1);
+	assert_string_equal(a[0].near_name, "");
+	assert_int_equal(a[0].near_start, DATA);
+	assert_int_equal(a[0].near_end, DATA + 0x10000);
+	assert_int_equal(a[0].near_distance, 0x40);
+	check(&a[1], MS_UNMAPPED_NEVER, MS_ACCESS_PREFETCH, 0x400700, WILD, 1, 7 * MS, 7 * MS);
+	assert_string_equal(ms_unmapped_class_name(MS_UNMAPPED_PAST_END), "past-end");
+	assert_int_equal(ms_unmapped_prefetch_sites(u, &site, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(site[0].ip, 0x400700);
+	assert_int_equal(site[0].prefetches, 6);
+	assert_int_equal(site[0].bad, 3);
+	ms_unmapped_free(u);
+	ms_session_free(s);
+	close(pfd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(classes_grouped_by_code),
 		cmocka_unit_test(nothing_before_a_run),
+		cmocka_unit_test(prefetches_past_the_end),
 	};
 	return cmocka_run_group_tests(tests, make_recording, drop_recording);
 }
