@@ -71,9 +71,10 @@ static const struct cli_usage usage = {
 "\n"
 "--prefetches places a uprobe at each data prefetch instruction of the\n"
 "program's binary (SPEC: other binaries by path, func=NAME, max=N): every\n"
-"hit of one traps into the kernel, about 3 us here, so a loop that\n"
-"prefetches a million times runs about 3 s longer; bound it with func= or\n"
-"max=. The uprobes are removed however record ends. JIT code is out of reach.\n"
+"hit traps into the kernel, about 25 us of CPU and up to 90 us of wall\n"
+"time here (bench/prefetch-cost), so a loop that prefetches a million\n"
+"times runs 25 to 90 s longer; bound it with func= or max=. The uprobes\n"
+"are removed however record ends. JIT code is out of reach.\n"
 "\n"
 "--referenced clears the accessed bits that the kernel's reclaim reads, and\n"
 "reading and clearing them costs in proportion to the resident memory (20 to\n"
@@ -198,7 +199,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		OPT_CALLBACK_OPTARG("prefetches", &o->prefetch, "[=SPEC]", "a uprobe at each data prefetch\n"
 				    "instruction of the program's binary, its address\n"
 				    "registers recorded: bad prefetches in unmapped\n"
-				    "(SPEC: PATH, func=NAME, max=N; costs ~3 us a hit)", record_prefetch_opt),
+				    "(SPEC: PATH, func=NAME, max=N; 25-90 us a hit)", record_prefetch_opt),
 		OPT_COUNT('v', "verbose", &o->verbose, "say more"),
 		OPT_END(),
 	};

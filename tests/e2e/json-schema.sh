@@ -14,6 +14,9 @@ cd "$TMP"
 "$MAPSCOPE" record --referenced=20 -o ref.data -- "$WORKLOADS/hotcold" 0.3 >/dev/null 2>&1 || fail "record --referenced failed"
 # Page faults of user mode only (perf's page-faults:u, as an ordinary user records): user_mode_faults.
 perf record -q -d -e page-faults:u -o user.data -- "$WORKLOADS/badaccess" >/dev/null 2>&1 || fail "perf record -e page-faults:u failed"
+# Bad prefetches from uprobes (record --prefetches): unmapped's nearest mappings and prefetch sites.
+"$MAPSCOPE" record --prefetches -o pf.data -- "$WORKLOADS/prefetch" freed >/dev/null 2>&1 ||
+	fail "record --prefetches failed"
 # Hardware memory samples (PEBS style), which this machine cannot take: the report's memory fields.
 "$WORKLOADS/ms-synth" pebs hw.data >/dev/null || fail "ms-synth failed"
 runs=()
@@ -28,7 +31,7 @@ json() {
 }
 # A record the kernel lost: every output carries its "losses".
 python3 "$E2E_DIR/perfdata-craft.py" lost "$golden/mapscope-ops.data" lost.data 10 || fail "cannot craft a file with losses"
-for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data lost.data ref.data hw.data user.data; do
+for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data lost.data ref.data hw.data user.data pf.data; do
 	json report report -i "$f" --format json --children 3
 	json report-grouped report -i "$f" --format json --sort region,symbol
 	json report-grouped report -i "$f" --format json --sort dso,daddr-symbol,alloc

@@ -12,10 +12,13 @@
  *   freed prefetches=16384 line=NN           (with "freed")
  *
  * With "spin" it prints "ready pid=N" and walks again and again for up to
- * 60 s (a recorder to stop meanwhile).
+ * 60 s (a recorder to stop meanwhile); with "repeat N" it walks N times
+ * and prints "walks=N prefetches=M ns=T", T the walks' time (the cost
+ * bench's).
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -78,6 +81,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(p, 1, SIZE);
+	if (argc > 2 && !strcmp(argv[1], "repeat")) {
+		long n = atol(argv[2]), i;
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (i = 0; i < n; i++)
+			sink = walk(p, SIZE, DIST);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("walks=%ld prefetches=%lu ns=%lld\n", n, (unsigned long)n * (SIZE / LINE),
+		       (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "spin")) {
 		time_t end = time(NULL) + 60;
 
