@@ -27,6 +27,7 @@
 #include "parse-options.h"
 #include "replay.h"
 #include "report-memlevel.h"
+#include "report-prefetch.h"
 
 static const struct cli_usage usage = {
 	.cmd = "report",
@@ -591,8 +592,10 @@ static int print_report(const struct report_opts *o, const struct ms_html_report
 	replay_mode_line(s, stdout, "# ");
 	if (o->format == CLI_FORMAT_CSV)
 		print_csv(o, rows, in->n, in->un, in->total, access);
-	else
+	else {
 		print_text(o, rows, in->n, in->un, in->total, in->st, in->uncertain, access);
+		report_prefetch_text(s);
+	}
 	return 0;
 }
 
@@ -632,6 +635,7 @@ int cmd_report(int argc, char **argv)
 	cli_log_init(0);
 	/* Symbols only where a code column or children are asked for. */
 	so.symbols = o.children || (o.group & ~MS_GROUP_REGION) || o.html;   /* pprof asks for them itself */
+	so.symbols |= !o.pprof && o.format == CLI_FORMAT_TEXT && report_prefetch_in(o.input);
 	so.from_ns = o.from;
 	so.to_ns = o.to;
 	so.from_rel = o.from_rel;
@@ -643,7 +647,7 @@ int cmd_report(int argc, char **argv)
 	if (!rep || ms_session_add(s, &ms_report_analysis, rep) ||
 	    (o.html && !(html = ms_html_new(s, o.pid, o.comm))) ||
 	    (o.pprof && (!(pp = ms_pprof_new()) || ms_session_add(s, &ms_pprof_analysis, pp))) ||
-	    report_memlevel_add(s)) {
+	    report_memlevel_add(s) || report_prefetch_add(s)) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
@@ -686,6 +690,7 @@ out:
 	ms_html_free(html);
 	ms_pprof_free(pp);
 	report_memlevel_free();
+	report_prefetch_free();
 	ms_report_free(rep);
 	ms_session_free(s);
 	return ret;

@@ -59,6 +59,15 @@ assert len(sites) == 1 and sites[0]["prefetches"] == total and sites[0]["bad"] =
 print(f"ok: {past} of {total} prefetches past the end of {start:#x}-{end:#x}, line {line}")
 PY
 total=$(sed -n 's/.*prefetches total=\([0-9]*\).*/\1/p' wl.out)
+past=$(sed -n 's/.*past_end=\([0-9]*\).*/\1/p' wl.out)
+line=$(sed -n 's/.*distance=[0-9]* line=\([0-9]*\).*/\1/p' wl.out)
+# report lists the site with its bad prefetches; the HTML page's unmapped table has them.
+"$MAPSCOPE" report -i pf.data >report.txt || fail "report failed"
+grep -Eq "^ +$past +$total +[0-9.]+%  walk\+0x[0-9a-f]+ \(.*prefetch\.c:$line\)" report.txt ||
+	fail "report does not list walk's $past bad prefetches of $total: $(tail -4 report.txt)"
+"$MAPSCOPE" report -i pf.data --format html -o pf.html || fail "report --format html failed"
+grep -q "\"class\": \"past-end\", \"access\": \"prefetch\", \"count\": $past," pf.html ||
+	fail "the HTML page has no row of walk's bad prefetches"
 hits=$(perf script -i pf.data 2>/dev/null | grep -c "mapscope_$rp:pf") || true
 [ "$hits" -eq "$total" ] || fail "perf script prints $hits uprobe hits, the workload made $total"
 

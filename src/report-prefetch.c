@@ -1,0 +1,81 @@
+/* report's bad prefetch sites (report-prefetch.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <mapscope/pdreader.h>
+#include <mapscope/symbols.h>
+#include <mapscope/unmapped.h>
+
+#include "output/format.h"
+#include "output/text.h"
+#include "report-prefetch.h"
+
+#define SHOWN 10
+
+static struct ms_unmapped *un;
+
+/* Whether the recording has an event of a prefetch's uprobe: "mapscope_PID:pfN". */
+static bool has_prefetch_events(const struct ms_pdreader *r)
+{
+	const char *name;
+	size_t i;
+
+	for (i = 0; r && i < ms_pdreader_nr_evsels(r); i++)
+		if ((name = ms_pdreader_evsel_name(r, i)) && !strncmp(name, "mapscope_", 9) && strstr(name, ":pf"))
+			return true;
+	return false;
+}
+
+bool report_prefetch_in(const char *path)
+{
+	struct ms_pdreader *r;
+	bool yes;
+
+	if (!strcmp(path, "-") || !(r = ms_pdreader_open(path)))
+		return false;                /* a pipe is read once: its sites are left to unmapped */
+	yes = has_prefetch_events(r);
+	ms_pdreader_free(r);
+	return yes;
+}
+
+int report_prefetch_add(struct ms_session *s)
+{
+	if (!has_prefetch_events(ms_session_reader(s)))
+		return 0;
+	if (!(un = ms_unmapped_new()))
+		return -ENOMEM;
+	return ms_session_add(s, &ms_unmapped_analysis, un);
+}
+
+void report_prefetch_text(const struct ms_session *s)
+{
+	const struct ms_unmapped_prefetch_site *v;
+	char sym[256];
+	const char *file;
+	size_t n = 0, i;
+	int line;
+
+	if (!un || ms_unmapped_prefetch_sites(un, &v, &n) || !n)
+		return;
+	printf("\nprefetch instructions, most bad prefetches first (record --prefetches; mapscope unmapped "
+	       "says where they went):\n%10s %10s %7s  %s\n", "bad", "prefetches", "wasted", "code");
+	for (i = 0; i < n && i < SHOWN; i++) {
+		ms_format_code(ms_session_symbols(s), v[i].pid, v[i].ip, sym, sizeof(sym), &file, &line);
+		printf("%10" PRIu64 " %10" PRIu64 " %6.1f%%  %s", v[i].bad, v[i].prefetches,
+		       100.0 * (double)v[i].bad / (double)v[i].prefetches, MS_TEXT(sym));
+		if (file)
+			printf(" (%s:%d)", MS_TEXT(file), line);
+		printf("\n");
+	}
+	if (n > SHOWN)
+		printf("%10s (%zu more: mapscope unmapped)\n", "", n - SHOWN);
+}
+
+void report_prefetch_free(void)
+{
+	ms_unmapped_free(un);
+	un = NULL;
+}

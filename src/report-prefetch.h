@@ -1,0 +1,26 @@
+/*
+ * report's list of the prefetch instructions with the most bad prefetches
+ * (record --prefetches): only where the recording has a prefetch uprobe's
+ * event, so other reports are as they were, byte for byte. Text only; the
+ * JSON and the HTML page have the bad prefetches in unmapped's terms
+ * (mapscope unmapped --format json, the page's unmapped table).
+ */
+#ifndef MS_REPORT_PREFETCH_H
+#define MS_REPORT_PREFETCH_H
+
+#include <stdbool.h>
+
+struct ms_session;
+
+/* Whether the recording at path (not a pipe) has prefetch uprobes: report then needs symbols. */
+bool report_prefetch_in(const char *path);
+
+/* Adds the unmapped analysis where s's recording has prefetch uprobes. 0 or a negative errno. */
+int report_prefetch_add(struct ms_session *s);
+
+/* The sites with the most bad prefetches, after the table; nothing without the analysis. */
+void report_prefetch_text(const struct ms_session *s);
+
+void report_prefetch_free(void);
+
+#endif
