@@ -52,21 +52,9 @@ void ms_damon_opts_fill(struct ms_damon_opts *o)
 static int put(const char *root, const char *rel, const char *text)
 {
 	char path[512];
-	size_t len = strlen(text);
-	ssize_t n;
-	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, len);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		err = -EIO;
-	close(fd);
-	return err;
+	return ms_kernel_write(path, text, O_TRUNC);
 }
 
 static int put_u64(const char *root, const char *rel, uint64_t v)

@@ -68,6 +68,24 @@ int ms_tracefs_remount(const char *dir, unsigned int gid, unsigned int mode)
 	return mount("nodev", dir, "tracefs", flags, data) ? -errno : 0;
 }
 
+int ms_kernel_write(const char *path, const char *text, int how)
+{
+	size_t len = strlen(text);
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY | how | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
 /* Reads a whole (pseudo-)file; tracefs files report size 0, so read to EOF. */
 static int read_file(const char *path, struct ms_buf *out)
 {

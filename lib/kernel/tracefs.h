@@ -32,6 +32,13 @@ int ms_kernel_read_line(const char *path, char *out, size_t len);
  */
 int ms_tracefs_remount(const char *dir, unsigned int gid, unsigned int mode);
 
+/*
+ * Writes text to a kernel file in one write(2), opened with how (O_TRUNC
+ * for an attribute; O_APPEND for a list such as uprobe_events, which
+ * O_TRUNC would clear). 0 or a negative errno (-EIO: a short write).
+ */
+int ms_kernel_write(const char *path, const char *text, int how);
+
 /* Reads DIR/events/SYS/NAME/id. 0 or a negative errno. */
 int ms_tracefs_event_id(const char *dir, const char *sys, const char *name,
 			uint64_t *id);

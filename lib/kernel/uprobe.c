@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/tracefs.h"
 #include "kernel/uprobe.h"
 #include "kernel/watchdog.h"
 #include "util/log.h"
@@ -26,21 +27,9 @@ struct ms_uprobes {
 static int append(const char *dir, const char *line)
 {
 	char path[320];
-	size_t len = strlen(line);
-	ssize_t n;
-	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, line, len);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		err = -EIO;
-	close(fd);
-	return err;
+	return ms_kernel_write(path, line, O_APPEND);
 }
 
 static int teardown_cb(void *arg)

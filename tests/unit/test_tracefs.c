@@ -1,5 +1,6 @@
 /* The TRACING_DATA blob, built from a fake tracefs tree. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -169,10 +170,29 @@ static void reads_a_line(void **state)
 	assert_int_equal(ms_kernel_read_line(path, text, sizeof(text)), -ENOENT);
 }
 
+/* Attributes are replaced (O_TRUNC), lists appended to (O_APPEND). */
+static void writes_whole(void **state)
+{
+	char path[128], text[16];
+
+	(void)state;
+	put("attr", "old value\n");
+	snprintf(path, sizeof(path), "%s/attr", root);
+	assert_int_equal(ms_kernel_write(path, "on\n", O_TRUNC), 0);
+	assert_int_equal(ms_kernel_read_line(path, text, sizeof(text)), 0);
+	assert_string_equal(text, "on");
+	assert_int_equal(ms_kernel_write(path, "more\n", O_APPEND), 0);
+	assert_int_equal(ms_kernel_read_line(path, text, sizeof(text)), 0);
+	assert_string_equal(text, "on");                /* kept, the line added after it */
+	snprintf(path, sizeof(path), "%s/none", root);
+	assert_int_equal(ms_kernel_write(path, "x", O_APPEND), -ENOENT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reads_event_id),
+		cmocka_unit_test(writes_whole),
 		cmocka_unit_test(builds_blob_grouped_by_system),
 		cmocka_unit_test(fails_on_missing_format_or_bad_name),
 		cmocka_unit_test(adds_a_system_of_its_own),
