@@ -21,6 +21,7 @@
 #include <mapscope/live.h>
 
 #include "kernel/doctor.h"
+#include "kernel/cpus.h"
 #include "kernel/live.h"
 #include "kernel/procsynth.h"
 #include "kernel/tracefs.h"
@@ -411,52 +412,12 @@ int ms_live_add_tracepoints(struct ms_live *l, const char *const *tps, size_t n)
 	return err;
 }
 
-/* Parses a CPU list such as "0-3,6"; returns the count, fills cpus up to max. */
-static int parse_cpu_list(const char *s, int *cpus, int max)
-{
-	int n = 0;
-	char *end;
-	long a, b;
-
-	while (*s && *s != '\n') {
-		a = strtol(s, &end, 10);
-		if (end == s)
-			return -EINVAL;
-		b = a;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a)
-				return -EINVAL;
-			s = end;
-		}
-		for (; a <= b; a++)
-			if (n < max)
-				cpus[n++] = (int)a;
-		if (*s == ',')
-			s++;
-	}
-	return n;
-}
-
 static int init_rings(struct ms_live *l)
 {
-	char text[4096];
-	int cpus[4096], n, i;
-	ssize_t len;
-	int fd;
+	int cpus[4096], n = ms_cpus_online(cpus, 4096), i;
 
-	fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	len = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (len <= 0)
-		return -EIO;
-	text[len] = '\0';
-	n = parse_cpu_list(text, cpus, 4096);
 	if (n <= 0)
-		return -EINVAL;
+		return n ? n : -EINVAL;
 	l->rings = calloc((size_t)n, sizeof(*l->rings));
 	if (!l->rings)
 		return -ENOMEM;
