@@ -563,6 +563,7 @@ int cmd_record(int argc, char **argv)
 	record_options(&o, argc, argv, &ro);
 	record_damon_options(&o.damon, &ro);
 	record_events_options(&o.events, &ro);
+	record_prefetch_check(&o.prefetch);
 	record_prefetch_options(&o.prefetch, &ro);
 	s.rec = ms_record_new(&ro);
 	if (!s.rec) {

@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mapscope/record.h>
 
 #include "cli.h"
+#include "kernel/tracefs.h"
 #include "launch.h"
 #include "parse-options.h"
 #include "record-prefetch.h"
@@ -93,6 +95,27 @@ void record_prefetch_options(const struct record_prefetch *p, struct ms_record_o
 	ro->nr_prefetch_paths = (size_t)p->nr_paths;
 	ro->prefetch_func = p->func;
 	ro->prefetch_max = (uint32_t)p->max;
+}
+
+void record_prefetch_check(struct record_prefetch *p)
+{
+	const char *dir;
+	char path[512];
+	int i;
+
+	if (!p->on || !p->nr_paths)
+		return;
+	dir = ms_tracefs_dir();
+	snprintf(path, sizeof(path), "%s/uprobe_events", dir ? dir : "/sys/kernel/tracing");
+	if (!access(path, W_OK))
+		return;
+	cli_error("not recording prefetches: cannot write '%s': %s; %s", path, strerror(errno),
+		  errno == ENOENT ? "the kernel needs CONFIG_UPROBE_EVENTS" :
+		  "placing uprobes needs root (or CAP_SYS_ADMIN with tracefs writable for this user)");
+	for (i = 0; i < p->nr_paths; i++)
+		free(p->paths[i]);
+	p->nr_paths = 0;
+	p->on = false;
 }
 
 bool record_prefetch_explain(const struct record_prefetch *p, int err)

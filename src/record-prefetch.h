@@ -29,6 +29,12 @@ int record_prefetch_opt(const struct cli_option *opt, const char *arg);
  */
 int record_prefetch_resolve(struct record_prefetch *p, const char *cmd, const pid_t *pids, int nr_pids);
 
+/*
+ * Where uprobe_events cannot be written (a user without root): says so,
+ * with what would allow it, and the recording goes on without prefetches.
+ */
+void record_prefetch_check(struct record_prefetch *p);
+
 /* The library's options for it. */
 void record_prefetch_options(const struct record_prefetch *p, struct ms_record_opts *ro);
 
