@@ -5,6 +5,13 @@
  * (merging neighbours) whenever a sample lies past the last; a region's
  * rows start at a page each and double the same way when an offset lies
  * past the last row.
+ *
+ * A recording can hold 500,000 regions: a band costs 80 bytes and what its
+ * filled cells cost past the first (lib/analysis/heatgrid.c), a region
+ * without samples only its slot in by_region and its changes' marks; a
+ * doubling of the columns reaches each band only when it is next touched
+ * (its col_shift lags the map's until then), never every band at once; and
+ * only the bands handed out are made into public bands with marks.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,31 +20,53 @@
 #include <mapscope/heatmap.h>
 
 #include "analysis/access.h"
+#include "analysis/heatgrid.h"
 #include "util/grow.h"
 #include "util/log.h"
 
-#define CELLS (MS_HEATMAP_ROWS * MS_HEATMAP_COLS)
-
 struct band {
-	struct ms_heatmap_band pub;
-	uint32_t *cells;
-	uint32_t *acc;                /* access shares, or NULL: none charged */
-	struct ms_heatmap_mark *marks;
-	size_t cap_marks;
+	const struct ms_region *region;
+	uint64_t size, samples, access_events;
+	struct hg cells;
+	struct hg *acc;                   /* access shares, or NULL: none charged */
+	uint32_t out;                     /* its place in out + 1, as the last ms_heatmap_bands() made it; 0: none */
+	uint8_t col_shift, row_shift;     /* columns of 1 us << col_shift; rows of a page << row_shift */
+};
+
+/* Bands live in chunks: no copy of them all as they grow, no allocation of each. */
+#define CHUNK 4096
+
+/* A change of a region, kept whether or not its region gets a band: a band's marks come from these. */
+struct mark {
+	uint64_t time_ns, size;
+	uint32_t region;
+	enum ms_aspace_op op;
 };
 
 struct ms_heatmap {
-	uint32_t pid;
-	uint64_t t0, col_ns;
-	bool windowed;                /* the session has a window: samples outside it are left out */
+	struct ms_heatmap_opts opts;
+	uint64_t t0;
+	unsigned int col_shift;           /* columns of 1 us << col_shift */
+	bool windowed;                    /* the session has a window: samples outside it are left out */
 	uint64_t from, to;
-	struct band **by_region;          /* region id -> its band, or NULL */
+	uint32_t *by_region;              /* region id -> its band's number + 1, or 0 */
 	size_t cap;
-	struct ms_heatmap_band *out;      /* the last ms_heatmap_bands(), lent to the caller */
+	struct band **chunks;             /* band i: chunks[i / CHUNK][i % CHUNK] */
+	size_t nr_bands, cap_chunks;
+	struct mark *marks;
+	size_t nr_marks, cap_marks;
+	/* The last ms_heatmap_bands(), lent to the caller: bands, their marks, dense grids' cells. */
+	struct ms_heatmap_band *out;
+	struct ms_heatmap_mark *out_marks;
+	struct ms_heatmap_cell **out_cells;
+	size_t nr_out;
+	struct ms_heatmap_totals totals;
 	uint32_t max;
-	unsigned int sources;         /* of access: 1 << MS_ACCESS_* each seen */
+	unsigned int sources;             /* of access: 1 << MS_ACCESS_* each seen */
 	int error;
 };
+
+#define COL_NS(hm) (1000ULL << (hm)->col_shift)
 
 MS_EXPORT struct ms_heatmap *ms_heatmap_new(const struct ms_heatmap_opts *opts)
 {
@@ -45,94 +74,81 @@ MS_EXPORT struct ms_heatmap *ms_heatmap_new(const struct ms_heatmap_opts *opts)
 
 	if (!hm)
 		return NULL;
-	hm->pid = opts ? opts->pid : 0;
-	hm->col_ns = 1000;
+	if (opts)
+		hm->opts = *opts;
 	return hm;
+}
+
+/* Brings band b to the map's columns: the doublings it missed since it was last touched. */
+static void band_sync(const struct ms_heatmap *hm, struct band *b)
+{
+	unsigned int k = hm->col_shift - b->col_shift;
+
+	if (!k)
+		return;
+	hg_scale(&b->cells, k, 0, HG_SUM);
+	if (b->acc)
+		hg_scale(b->acc, k, 0, HG_MAX);
+	b->col_shift = (uint8_t)hm->col_shift;
+}
+
+static inline struct band *band_at(const struct ms_heatmap *hm, size_t i)
+{
+	return &hm->chunks[i / CHUNK][i % CHUNK];
+}
+
+/* Region id's band, or NULL where it has none. */
+static struct band *band_of_id(const struct ms_heatmap *hm, uint32_t id)
+{
+	return id < hm->cap && hm->by_region[id] ? band_at(hm, hm->by_region[id] - 1) : NULL;
 }
 
 static struct band *band_of(struct ms_heatmap *hm, const struct ms_region *r)
 {
 	struct band *b;
 
-	if (MS_GROW(hm->by_region, (size_t)r->id + 1, hm->cap, 256, SIZE_MAX, true))
-		return NULL;
-	if ((b = hm->by_region[r->id]))
+	if ((b = band_of_id(hm, r->id))) {
+		band_sync(hm, b);
 		return b;
-	b = calloc(1, sizeof(*b));
-	if (!b || !(b->cells = calloc(CELLS, sizeof(*b->cells)))) {
-		free(b);
+	}
+	if (hm->nr_bands == UINT32_MAX - 1 ||
+	    MS_GROW(hm->by_region, (size_t)r->id + 1, hm->cap, 256, SIZE_MAX, true) ||
+	    MS_GROW(hm->chunks, hm->nr_bands / CHUNK + 1, hm->cap_chunks, 16, SIZE_MAX, true))
 		return NULL;
-	}
-	b->pub.region = r;
-	b->pub.row_bytes = 4096;
-	return hm->by_region[r->id] = b;
+	if (!hm->chunks[hm->nr_bands / CHUNK] && !(hm->chunks[hm->nr_bands / CHUNK] = calloc(CHUNK, sizeof(*b))))
+		return NULL;
+	b = band_at(hm, hm->nr_bands++);
+	b->region = r;
+	b->col_shift = (uint8_t)hm->col_shift;
+	hm->by_region[r->id] = (uint32_t)hm->nr_bands;
+	return b;
 }
 
-static inline uint32_t max_of(uint32_t a, uint32_t b)
+/* The column of time t, the columns widened until it fits. */
+static uint32_t column(struct ms_heatmap *hm, uint64_t t)
 {
-	return a > b ? a : b;
+	uint64_t col;
+
+	while ((col = (t - hm->t0) / COL_NS(hm)) >= MS_HEATMAP_COLS)
+		hm->col_shift++;
+	return (uint32_t)col;
 }
 
-/* Access shares merge by the most: a cell shows the busiest interval it covers. */
-static void widen_access(uint32_t *acc)
+/* The row of offset off in band b, its rows made taller until it fits. */
+static uint32_t row_of(struct band *b, uint64_t off)
 {
-	size_t row, col;
-	uint32_t *c;
+	uint64_t row;
+	unsigned int k = 0;
 
-	for (row = 0; row < MS_HEATMAP_ROWS; row++) {
-		c = acc + row * MS_HEATMAP_COLS;
-		for (col = 0; col < MS_HEATMAP_COLS / 2; col++)
-			c[col] = max_of(c[2 * col], c[2 * col + 1]);
-		memset(c + MS_HEATMAP_COLS / 2, 0, MS_HEATMAP_COLS / 2 * sizeof(*c));
-	}
-}
-
-static void deepen_access(uint32_t *acc)
-{
-	size_t row, col;
-
-	for (row = 0; row < MS_HEATMAP_ROWS / 2; row++)
-		for (col = 0; col < MS_HEATMAP_COLS; col++)
-			acc[row * MS_HEATMAP_COLS + col] = max_of(acc[2 * row * MS_HEATMAP_COLS + col],
-								  acc[(2 * row + 1) * MS_HEATMAP_COLS + col]);
-	memset(acc + MS_HEATMAP_ROWS / 2 * MS_HEATMAP_COLS, 0, CELLS / 2 * sizeof(*acc));
-}
-
-/* Columns twice as wide, in every band: column 2i and 2i+1 become i. */
-static void widen(struct ms_heatmap *hm)
-{
-	struct band *b;
-	size_t i, row, col;
-	uint32_t *c;
-
-	hm->col_ns *= 2;
-	for (i = 0; i < hm->cap; i++) {
-		if (!(b = hm->by_region[i]))
-			continue;
+	while ((row = off / (4096ULL << (b->row_shift + k))) >= MS_HEATMAP_ROWS)
+		k++;
+	if (k) {
+		hg_scale(&b->cells, 0, k, HG_SUM);
 		if (b->acc)
-			widen_access(b->acc);
-		for (row = 0; row < MS_HEATMAP_ROWS; row++) {
-			c = b->cells + row * MS_HEATMAP_COLS;
-			for (col = 0; col < MS_HEATMAP_COLS / 2; col++)
-				c[col] = c[2 * col] + c[2 * col + 1];
-			memset(c + MS_HEATMAP_COLS / 2, 0, MS_HEATMAP_COLS / 2 * sizeof(*c));
-		}
+			hg_scale(b->acc, 0, k, HG_MAX);
+		b->row_shift = (uint8_t)(b->row_shift + k);
 	}
-}
-
-/* Rows twice as tall, in band b: row 2i and 2i+1 become i. */
-static void deepen(struct band *b)
-{
-	size_t row, col;
-
-	b->pub.row_bytes *= 2;
-	if (b->acc)
-		deepen_access(b->acc);
-	for (row = 0; row < MS_HEATMAP_ROWS / 2; row++)
-		for (col = 0; col < MS_HEATMAP_COLS; col++)
-			b->cells[row * MS_HEATMAP_COLS + col] = b->cells[2 * row * MS_HEATMAP_COLS + col] +
-								 b->cells[(2 * row + 1) * MS_HEATMAP_COLS + col];
-	memset(b->cells + MS_HEATMAP_ROWS / 2 * MS_HEATMAP_COLS, 0, CELLS / 2 * sizeof(*b->cells));
+	return (uint32_t)row;
 }
 
 /* Whether a sample at time t is one the map shows. */
@@ -141,55 +157,48 @@ static inline bool shown(const struct ms_heatmap *hm, uint64_t t)
 	return t >= hm->t0 && (!hm->windowed || (t >= hm->from && t <= hm->to));
 }
 
-/* Counts a sample of r, at time t and address addr, in its cell of r's band b. */
-static void count(struct ms_heatmap *hm, struct band *b, const struct ms_region *r, uint64_t t, uint64_t addr)
+/* Counts a sample of r, at time t and address addr, in its cell of r's band. */
+static void count(struct ms_heatmap *hm, const struct ms_region *r, uint64_t t, uint64_t addr)
 {
-	uint64_t col, row, off, size = r->end - r->start;
+	uint64_t size = r->end - r->start;
+	uint32_t col = column(hm, t), row;
+	struct band *b = band_of(hm, r);
 
-	while ((col = (t - hm->t0) / hm->col_ns) >= MS_HEATMAP_COLS)
-		widen(hm);
-	if (size > b->pub.size)
-		b->pub.size = size;
-	off = addr >= r->start ? addr - r->start : 0;
-	while ((row = off / b->pub.row_bytes) >= MS_HEATMAP_ROWS)
-		deepen(b);
-	b->cells[row * MS_HEATMAP_COLS + col]++;
-	b->pub.samples++;
+	if (!b) {
+		hm->error = -ENOMEM;
+		return;
+	}
+	if (size > b->size)
+		b->size = size;
+	row = row_of(b, addr >= r->start ? addr - r->start : 0);
+	if (hg_add(&b->cells, row * MS_HEATMAP_COLS + col, 1, HG_SUM)) {
+		hm->error = -ENOMEM;
+		return;
+	}
+	b->samples++;
 }
 
 static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
 {
 	struct ms_heatmap *hm = ctx;
-	struct band *b;
 
-	if (!r || (hm->pid && r->pid != hm->pid) || !shown(hm, ev->time))
+	if (!r || (hm->opts.pid && r->pid != hm->opts.pid) || !shown(hm, ev->time))
 		return;
-	if (!(b = band_of(hm, r))) {
-		hm->error = -ENOMEM;
-		return;
-	}
-	count(hm, b, r, ev->time, ev->sample.addr);
+	count(hm, r, ev->time, ev->sample.addr);
 }
 
-/* A run, all in r: its band is found once (where a sample of it is shown), not for each sample. */
 static void on_charge_run(void *ctx, const struct ms_samples *run, const struct ms_region *r)
 {
 	struct ms_heatmap *hm = ctx;
-	struct band *b = NULL;
 	uint64_t t;
 	size_t i;
 
-	if (hm->pid && r->pid != hm->pid)
+	if (hm->opts.pid && r->pid != hm->opts.pid)
 		return;
 	for (i = 0; i < run->n; i++) {
 		t = ms_samples_time(run, i);
-		if (!shown(hm, t))
-			continue;
-		if (!b && !(b = band_of(hm, r))) {
-			hm->error = -ENOMEM;
-			return;
-		}
-		count(hm, b, r, t, ms_samples_addr(run, i));
+		if (shown(hm, t))
+			count(hm, r, t, ms_samples_addr(run, i));
 	}
 }
 
@@ -201,54 +210,50 @@ static void on_start(void *ctx, struct ms_session *s)
 	hm->windowed = ms_session_window(s, &hm->from, &hm->to);
 }
 
-/* Map, unmap, remap and madvise: marks on the edge of their region's band. */
+/* Map, unmap, remap and madvise: marks on the edge of their region's band, should it get one. */
 static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
 	struct ms_heatmap *hm = ctx;
-	struct band *b;
 
 	(void)s;
 	(void)ev;
 	if ((c->op != MS_OP_MAP && c->op != MS_OP_UNMAP && c->op != MS_OP_REMAP && c->op != MS_OP_MADVISE) ||
-	    !c->region || (hm->pid && c->region->pid != hm->pid))
+	    !c->region || (hm->opts.pid && c->region->pid != hm->opts.pid))
 		return 0;
-	if (!(b = band_of(hm, c->region)))
+	if (MS_GROW(hm->marks, hm->nr_marks + 1, hm->cap_marks, 64, SIZE_MAX, false))
 		return -ENOMEM;
-	if (c->region->end - c->region->start > b->pub.size)
-		b->pub.size = c->region->end - c->region->start;
-	if (MS_GROW(b->marks, b->pub.nr_marks + 1, b->cap_marks, 8, SIZE_MAX, false))
-		return -ENOMEM;
-	b->marks[b->pub.nr_marks++] = (struct ms_heatmap_mark){ .time_ns = c->time_ns, .op = c->op };
+	hm->marks[hm->nr_marks++] = (struct mark){ .time_ns = c->time_ns, .op = c->op, .region = c->region->id,
+						   .size = c->region->end - c->region->start };
 	return 0;
 }
 
 /* The cells an access charge covers: its overlap's rows, its interval's columns, at its share. */
-static void fill_access(struct ms_heatmap *hm, struct band *b, const struct ms_region *r, const struct ms_event *ev,
-			uint64_t start, uint64_t end)
+static int fill_access(struct ms_heatmap *hm, struct band *b, const struct ms_region *r, const struct ms_event *ev,
+		       uint64_t start, uint64_t end)
 {
 	uint64_t t = ev->time, from = t - (ev->access.interval_ns < t ? ev->access.interval_ns : t);
 	uint64_t c0, c1, r0, r1, row, col, share;
 
-	while ((t - hm->t0) / hm->col_ns >= MS_HEATMAP_COLS)
-		widen(hm);
-	if (r->end - r->start > b->pub.size)
-		b->pub.size = r->end - r->start;
+	if (r->end - r->start > b->size)
+		b->size = r->end - r->start;
 	start = start > r->start ? start - r->start : 0;
 	end = end > r->start ? end - r->start : 0;
-	while (end && (end - 1) / b->pub.row_bytes >= MS_HEATMAP_ROWS)
-		deepen(b);
+	if (end)
+		row_of(b, end - 1);
 	share = end > start ? (uint64_t)((unsigned __int128)ms_access_hot_bytes(ev, start + r->start, end + r->start) *
 					 MS_HEATMAP_ACCESS_FULL / (end - start)) : 0;
 	if (share > MS_HEATMAP_ACCESS_FULL)
 		share = MS_HEATMAP_ACCESS_FULL;
-	c0 = from > hm->t0 ? (from - hm->t0) / hm->col_ns : 0;
-	c1 = (t - hm->t0) / hm->col_ns;
-	r0 = start / b->pub.row_bytes;
-	r1 = end ? (end - 1) / b->pub.row_bytes : 0;
+	c0 = from > hm->t0 ? (from - hm->t0) / COL_NS(hm) : 0;
+	c1 = (t - hm->t0) / COL_NS(hm);
+	r0 = start >> (12 + b->row_shift);
+	r1 = end ? (end - 1) >> (12 + b->row_shift) : 0;
 	for (row = r0; row <= r1 && row < MS_HEATMAP_ROWS; row++)
 		for (col = c0; col <= c1; col++)
-			b->acc[row * MS_HEATMAP_COLS + col] = max_of(b->acc[row * MS_HEATMAP_COLS + col], (uint32_t)share);
-	b->pub.access_events++;
+			if (hg_add(b->acc, (uint32_t)(row * MS_HEATMAP_COLS + col), (uint32_t)share, HG_MAX))
+				return -ENOMEM;
+	b->access_events++;
+	return 0;
 }
 
 static void on_access(void *ctx, const struct ms_event *ev, const struct ms_region *r, uint64_t start, uint64_t end)
@@ -256,14 +261,15 @@ static void on_access(void *ctx, const struct ms_event *ev, const struct ms_regi
 	struct ms_heatmap *hm = ctx;
 	struct band *b;
 
-	if (!r || end <= start || (hm->pid && r->pid != hm->pid) || !shown(hm, ev->time))
+	if (!r || end <= start || (hm->opts.pid && r->pid != hm->opts.pid) || !shown(hm, ev->time))
 		return;
-	if (!(b = band_of(hm, r)) || (!b->acc && !(b->acc = calloc(CELLS, sizeof(*b->acc))))) {
+	column(hm, ev->time);                /* the columns widened first: the band then syncs to them */
+	if (!(b = band_of(hm, r)) || (!b->acc && !(b->acc = calloc(1, sizeof(*b->acc)))) ||
+	    fill_access(hm, b, r, ev, start, end)) {
 		hm->error = -ENOMEM;
 		return;
 	}
 	hm->sources |= 1u << ev->access.source;
-	fill_access(hm, b, r, ev, start, end);
 }
 
 MS_EXPORT const struct ms_analysis ms_heatmap_analysis = {
@@ -287,42 +293,206 @@ static int by_place(const void *pa, const void *pb)
 	return a->region->id < b->region->id ? -1 : a->region->id > b->region->id;
 }
 
+static int busier(uint64_t sa, uint64_t aa, uint64_t sb, uint64_t ab)
+{
+	if (sa != sb)
+		return sa < sb ? 1 : -1;
+	return aa < ab ? 1 : aa > ab ? -1 : 0;
+}
+
+static int by_samples(const void *pa, const void *pb)
+{
+	const struct ms_heatmap_band *a = pa, *b = pb;
+
+	int c = busier(a->samples, a->access_events, b->samples, b->access_events);
+
+	return c ? c : by_place(pa, pb);
+}
+
+static int by_size(const void *pa, const void *pb)
+{
+	const struct ms_heatmap_band *a = pa, *b = pb;
+
+	if (a->size != b->size)
+		return a->size < b->size ? 1 : -1;
+	return by_place(pa, pb);
+}
+
+/* The busiest first, ties by place: the bands a limit keeps. */
+static int bands_by_samples(const void *pa, const void *pb)
+{
+	const struct band *a = *(const struct band *const *)pa, *b = *(const struct band *const *)pb;
+	int c = busier(a->samples, a->access_events, b->samples, b->access_events);
+
+	return c ? c : by_place(&(struct ms_heatmap_band){ .region = a->region },
+				&(struct ms_heatmap_band){ .region = b->region });
+}
+
+/* Every band brought to the map's columns; the largest cell and the samples of all. */
+static void sync_all(struct ms_heatmap *hm)
+{
+	struct band *b;
+	uint32_t v;
+	size_t i;
+
+	hm->max = 0;
+	hm->totals = (struct ms_heatmap_totals){ 0 };
+	for (i = 0; i < hm->nr_bands; i++) {
+		b = band_at(hm, i);
+		band_sync(hm, b);
+		b->out = 0;
+		if ((v = hg_max(&b->cells)) > hm->max)
+			hm->max = v;
+		hm->totals.samples += b->samples;
+	}
+}
+
+/* The bands handed out, into *sel (the caller frees it): keep, min_share, limit. */
+static size_t select_bands(struct ms_heatmap *hm, struct band **sel)
+{
+	const struct ms_heatmap_opts *o = &hm->opts;
+	struct band *b;
+	size_t i, m = 0;
+
+	for (i = 0; i < hm->nr_bands; i++) {
+		b = band_at(hm, i);
+		if ((!b->samples && !b->access_events) || (o->keep && !o->keep(b->region, o->keep_ctx)))
+			continue;
+		if (o->min_share > 0 && (double)b->samples < o->min_share * (double)hm->totals.samples) {
+			hm->totals.under_share++;
+			continue;
+		}
+		sel[m++] = b;
+	}
+	hm->totals.bands = m;
+	if (o->limit && m > o->limit) {
+		qsort(sel, m, sizeof(*sel), bands_by_samples);
+		m = o->limit;
+	}
+	for (i = 0; i < m; i++)
+		sel[i]->out = (uint32_t)(i + 1);
+	return m;
+}
+
+/*
+ * The marks of the bands handed out, each band's in the order they came,
+ * in one array (*first: where band k's start; *nr: how many). A mark's
+ * region size counts toward its band's size, as the region was that large
+ * when it changed.
+ */
+static int gather_marks(struct ms_heatmap *hm, size_t m, size_t *first, size_t *nr)
+{
+	struct band *b;
+	size_t i, k, total = 0;
+	uint64_t col;
+
+	memset(nr, 0, m * sizeof(*nr));
+	for (i = 0; i < hm->nr_marks; i++)
+		if ((b = band_of_id(hm, hm->marks[i].region)) && b->out)
+			nr[b->out - 1]++;
+	for (k = 0; k < m; k++) {
+		first[k] = total;
+		total += nr[k];
+		nr[k] = 0;
+	}
+	free(hm->out_marks);
+	if (!(hm->out_marks = malloc((total ? total : 1) * sizeof(*hm->out_marks))))
+		return -ENOMEM;
+	for (i = 0; i < hm->nr_marks; i++) {
+		if (!(b = band_of_id(hm, hm->marks[i].region)) || !b->out)
+			continue;
+		k = b->out - 1;
+		col = (hm->marks[i].time_ns > hm->t0 ? hm->marks[i].time_ns - hm->t0 : 0) / COL_NS(hm);
+		hm->out_marks[first[k] + nr[k]++] = (struct ms_heatmap_mark){
+			.time_ns = hm->marks[i].time_ns, .op = hm->marks[i].op,
+			.col = col >= MS_HEATMAP_COLS ? MS_HEATMAP_COLS - 1 : (uint32_t)col,
+		};
+		if (hm->marks[i].size > b->size)
+			b->size = hm->marks[i].size;
+	}
+	return 0;
+}
+
+/* Band b as the caller sees it; a dense grid's cells made into out_cells[2k], its access's into [2k + 1]. */
+static int publish(struct ms_heatmap *hm, const struct band *b, size_t k, struct ms_heatmap_band *pub)
+{
+	*pub = (struct ms_heatmap_band){
+		.region = b->region, .size = b->size, .row_bytes = 4096ULL << b->row_shift, .samples = b->samples,
+		.access_events = b->access_events,
+	};
+	if (hg_cells(&b->cells, &pub->cells, &pub->nr_cells, &hm->out_cells[2 * k]) ||
+	    (b->acc && hg_cells(b->acc, &pub->access_cells, &pub->nr_access_cells, &hm->out_cells[2 * k + 1])))
+		return -ENOMEM;
+	return 0;
+}
+
+static void release_out(struct ms_heatmap *hm)
+{
+	size_t i;
+
+	for (i = 0; hm->out_cells && i < 2 * hm->nr_out; i++)
+		free(hm->out_cells[i]);
+	free(hm->out_cells);
+	free(hm->out);
+	free(hm->out_marks);
+	hm->out_cells = NULL;
+	hm->out = NULL;
+	hm->out_marks = NULL;
+	hm->nr_out = 0;
+}
+
+/* The bands of sel[0, m) made public into hm->out, with their marks, in the order asked for. */
+static int publish_all(struct ms_heatmap *hm, struct band **sel, size_t m)
+{
+	static int (*const order[])(const void *, const void *) = {
+		[MS_HEATMAP_BY_SAMPLES] = by_samples, [MS_HEATMAP_BY_PLACE] = by_place, [MS_HEATMAP_BY_SIZE] = by_size,
+	};
+	size_t *first = malloc((m ? m : 1) * sizeof(*first)), *nr = malloc((m ? m : 1) * sizeof(*nr)), k;
+	int err = -ENOMEM;
+
+	hm->out = malloc((m ? m : 1) * sizeof(*hm->out));
+	hm->out_cells = calloc(2 * (m ? m : 1), sizeof(*hm->out_cells));
+	if (!first || !nr || !hm->out || !hm->out_cells || (err = gather_marks(hm, m, first, nr)))
+		goto out;
+	hm->nr_out = m;
+	for (k = 0; k < m; k++) {
+		if ((err = publish(hm, sel[k], k, &hm->out[k])))
+			goto out;
+		hm->out[k].marks = hm->out_marks + first[k];
+		hm->out[k].nr_marks = nr[k];
+	}
+	qsort(hm->out, m, sizeof(*hm->out),
+	      (unsigned int)hm->opts.order < sizeof(order) / sizeof(order[0]) ? order[hm->opts.order] : by_samples);
+out:
+	free(first);
+	free(nr);
+	return err;
+}
+
 MS_EXPORT int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_band **bands, size_t *n,
 			       uint64_t *start_ns, uint64_t *col_ns)
 {
-	struct band *b;
-	size_t i, k, m = 0;
+	struct band **sel;
+	size_t m;
+	int err;
 
-	free(hm->out);
-	hm->out = NULL;
+	release_out(hm);
 	if (hm->error)
 		return hm->error;
-	hm->out = malloc((hm->cap ? hm->cap : 1) * sizeof(*hm->out));
-	if (!hm->out)
+	sync_all(hm);
+	if (!(sel = malloc((hm->nr_bands ? hm->nr_bands : 1) * sizeof(*sel))))
 		return -ENOMEM;
-	hm->max = 0;
-	for (i = 0; i < hm->cap; i++) {
-		if (!(b = hm->by_region[i]) || (!b->pub.samples && !b->pub.access_events))
-			continue;
-		b->pub.cells = b->cells;
-		b->pub.access_cells = b->acc;
-		b->pub.marks = b->marks;
-		for (k = 0; k < b->pub.nr_marks; k++) {
-			b->marks[k].col = (uint32_t)((b->marks[k].time_ns > hm->t0 ? b->marks[k].time_ns - hm->t0 : 0) /
-						     hm->col_ns);
-			if (b->marks[k].col >= MS_HEATMAP_COLS)
-				b->marks[k].col = MS_HEATMAP_COLS - 1;
-		}
-		for (k = 0; k < CELLS; k++)
-			if (b->cells[k] > hm->max)
-				hm->max = b->cells[k];
-		hm->out[m++] = b->pub;
+	m = select_bands(hm, sel);
+	err = publish_all(hm, sel, m);
+	free(sel);
+	if (err) {
+		release_out(hm);
+		return err;
 	}
-	qsort(hm->out, m, sizeof(*hm->out), by_place);
 	*bands = hm->out;
 	*n = m;
 	*start_ns = hm->t0;
-	*col_ns = hm->col_ns;
+	*col_ns = COL_NS(hm);
 	return 0;
 }
 
@@ -331,20 +501,30 @@ MS_EXPORT uint32_t ms_heatmap_max(const struct ms_heatmap *hm)
 	return hm->max;
 }
 
+MS_EXPORT void ms_heatmap_totals(const struct ms_heatmap *hm, struct ms_heatmap_totals *t)
+{
+	*t = hm->totals;
+}
+
 MS_EXPORT void ms_heatmap_free(struct ms_heatmap *hm)
 {
+	struct band *b;
 	size_t i;
 
 	if (!hm)
 		return;
-	for (i = 0; i < hm->cap; i++)
-		if (hm->by_region[i]) {
-			free(hm->by_region[i]->cells);
-			free(hm->by_region[i]->acc);
-			free(hm->by_region[i]->marks);
-			free(hm->by_region[i]);
-		}
+	for (i = 0; i < hm->nr_bands; i++) {
+		b = band_at(hm, i);
+		hg_release(&b->cells);
+		if (b->acc)
+			hg_release(b->acc);
+		free(b->acc);
+	}
+	for (i = 0; i < hm->cap_chunks; i++)
+		free(hm->chunks[i]);
+	free(hm->chunks);
 	free(hm->by_region);
-	free(hm->out);
+	free(hm->marks);
+	release_out(hm);
 	free(hm);
 }

@@ -35,6 +35,7 @@ extern const char ms_report_page[] __attribute__((visibility("hidden")));
 #define DATA_MARK "/*MAPSCOPE-DATA*/"
 #define HTML_MAX_CHANGES 100000
 #define HTML_MAX_UNADVISED 500
+#define HTML_MAX_BANDS 5000          /* the busiest heatmap bands in the page: a browser draws 500 at a time */
 
 struct html_change {
 	uint64_t time_ns, start, end, new_start, new_end;
@@ -91,6 +92,11 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	return 0;
 }
 
+static bool keep_band(const struct ms_region *r, void *ctx)
+{
+	return keep(ctx, r, r->pid);
+}
+
 static const struct ms_analysis changes_analysis = { .name = "html-changes", .change = on_change };
 
 struct ms_html *ms_html_new(struct ms_session *s, long pid, const char *comm)
@@ -102,7 +108,8 @@ struct ms_html *ms_html_new(struct ms_session *s, long pid, const char *comm)
 	h->s = s;
 	h->pid = pid;
 	h->comm = comm;
-	h->hm = ms_heatmap_new(&(struct ms_heatmap_opts){ .pid = pid >= 0 ? (uint32_t)pid : 0 });
+	h->hm = ms_heatmap_new(&(struct ms_heatmap_opts){ .pid = pid >= 0 ? (uint32_t)pid : 0, .keep = keep_band,
+							 .keep_ctx = h, .limit = HTML_MAX_BANDS });
 	h->hp = ms_hugepages_new(NULL);
 	h->un = ms_unmapped_new();
 	if (!h->hm || !h->hp || !h->un || ms_session_add(s, &ms_heatmap_analysis, h->hm) ||
@@ -231,9 +238,8 @@ static void write_regions(struct ms_json *w, const struct ms_html_report *in, ui
 /* With ongoing access, a band's heat is its access shares (a band charged none: no cells). */
 static void heat_band(struct ms_json *w, const struct ms_heatmap_band *b, bool access)
 {
-	static const uint32_t none[MS_HEATMAP_ROWS * MS_HEATMAP_COLS];
-	const uint32_t *cells = !access ? b->cells : b->access_cells ? b->access_cells : none;
-	size_t k;
+	const struct ms_heatmap_cell *cells = access ? b->access_cells : b->cells;
+	size_t k, n = access ? b->nr_access_cells : b->nr_cells;
 
 	ms_json_object_begin(w);
 	ms_json_key_u64(w, "region", b->region->id);
@@ -243,11 +249,9 @@ static void heat_band(struct ms_json *w, const struct ms_heatmap_band *b, bool a
 	/* Sparse: cell index, count; most of a band is empty. */
 	ms_json_key(w, "cells");
 	ms_json_array_begin_tight(w);
-	for (k = 0; k < MS_HEATMAP_ROWS * MS_HEATMAP_COLS; k++) {
-		if (cells[k]) {
-			ms_json_u64(w, k);
-			ms_json_u64(w, cells[k]);
-		}
+	for (k = 0; k < n; k++) {
+		ms_json_u64(w, cells[k].index);
+		ms_json_u64(w, cells[k].value);
 	}
 	ms_json_array_end(w);
 	ms_json_key(w, "marks");
@@ -266,12 +270,14 @@ static int write_heat(struct ms_json *w, const struct ms_html_report *in)
 {
 	const char *access = ms_heatmap_evidence(in->h->hm);
 	const struct ms_heatmap_band *b;
+	struct ms_heatmap_totals tot;
 	uint64_t start, col_ns;
 	size_t n, i;
 	int err;
 
 	if ((err = ms_heatmap_bands(in->h->hm, &b, &n, &start, &col_ns)))
 		return err;
+	ms_heatmap_totals(in->h->hm, &tot);
 	if (access) {
 		ms_json_newline(w, 0);
 		ms_json_key_str(w, "access", access);
@@ -283,11 +289,10 @@ static int write_heat(struct ms_json *w, const struct ms_html_report *in)
 	ms_json_key_int(w, "rows", MS_HEATMAP_ROWS);
 	ms_json_key_u64(w, "col_ns", col_ns);
 	ms_json_key_u64(w, "max", access ? MS_HEATMAP_ACCESS_FULL : ms_heatmap_max(in->h->hm));
+	ms_json_key_u64(w, "bands_total", tot.bands);    /* the busiest HTML_MAX_BANDS are in bands */
 	ms_json_key(w, "bands");
 	ms_json_array_begin(w);
 	for (i = 0; i < n; i++) {
-		if (!keep(in->h, b[i].region, b[i].region->pid))
-			continue;
 		ms_json_newline(w, 0);
 		heat_band(w, &b[i], access != NULL);
 	}

@@ -56,7 +56,8 @@ PY
 [ -n "$moved" ] || fail "the moved region is not in the report"
 if "$MAPSCOPE" heatmap -i hm.data --region "$moved" >one.txt 2>one.err; then
 	[ "$(grep -c 'pid [0-9]*, region [0-9]*:' one.txt)" -eq 1 ] || fail "--region $moved drew $(grep -c 'region' one.txt) bands"
-	sed -n 2p one.txt | grep -q R || fail "the moved region's band has no R mark: $(sed -n 2p one.txt)"
+	edge=$(grep -A1 'pid [0-9]*, region [0-9]*:' one.txt | sed -n 2p)
+	grep -q R <<<"$edge" || fail "the moved region's band has no R mark: $edge"
 else
 	grep -q "no region '$moved' with samples" one.err || fail "--region $moved failed: $(cat one.err)"
 	echo "note: the moved region had no samples, so it has no band"

@@ -21,6 +21,20 @@
 #define P 4096ULL
 #define PID 5
 
+/* The value of cell index in a band's sparse cells (0: not filled). */
+static uint32_t cell(const struct ms_heatmap_cell *c, size_t n, uint32_t index)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		if (k)
+			assert_true(c[k - 1].index < c[k].index);   /* by index, each once */
+		if (c[k].index == index)
+			return c[k].value;
+	}
+	return 0;
+}
+
 static struct ms_event ev(enum ms_event_kind k, uint64_t t)
 {
 	struct ms_event e = { .kind = k, .time = t, .pid = PID, .tid = PID };
@@ -57,8 +71,8 @@ static void grid_keeps_every_sample(void **state)
 	assert_int_equal(ms_heatmap_bands(hm, &b, &n, &start, &col_ns), 0);
 	assert_int_equal(n, 1);                                  /* the untouched region has no band */
 	assert_int_equal(b[0].samples, 1000);
-	for (sum = 0, k = 0; k < MS_HEATMAP_ROWS * MS_HEATMAP_COLS; k++)
-		sum += b[0].cells[k];
+	for (sum = 0, k = 0; k < b[0].nr_cells; k++)
+		sum += b[0].cells[k].value;
 	assert_int_equal(sum, 1000);
 	/* A second over 128 columns: the column width doubled from 1 us to 2^k us >= 1 s / 128. */
 	assert_true(col_ns * MS_HEATMAP_COLS >= 999000001ULL);
@@ -66,9 +80,9 @@ static void grid_keeps_every_sample(void **state)
 	/* 1000 pages over 32 rows: rows of 32 pages. */
 	assert_int_equal(b[0].row_bytes, 32 * P);
 	/* The first sample (time 1, offset 8) is in the first column and row; the last row holds pages 992-1023. */
-	assert_true(b[0].cells[0] >= 1);
+	assert_true(cell(b[0].cells, b[0].nr_cells, 0) >= 1);
 	for (sum = 0, k = 0; k < MS_HEATMAP_COLS; k++)
-		sum += b[0].cells[(MS_HEATMAP_ROWS - 1) * MS_HEATMAP_COLS + k];
+		sum += cell(b[0].cells, b[0].nr_cells, (MS_HEATMAP_ROWS - 1) * MS_HEATMAP_COLS + k);
 	assert_int_equal(sum, 8);                                /* pages 992 to 999 */
 	ms_heatmap_free(hm);
 	ms_aspace_free(as);
@@ -124,8 +138,8 @@ static void runs_fill_cells_as_one_by_one(void **state)
 	assert_true(b[0][0].samples > 2000 && b[0][0].samples < 4000);
 	assert_int_equal(b[1][0].row_bytes, b[0][0].row_bytes);
 	assert_int_equal(b[1][0].size, b[0][0].size);
-	assert_memory_equal(b[1][0].cells, b[0][0].cells,
-			    MS_HEATMAP_ROWS * MS_HEATMAP_COLS * sizeof(*b[0][0].cells));
+	assert_int_equal(b[1][0].nr_cells, b[0][0].nr_cells);
+	assert_memory_equal(b[1][0].cells, b[0][0].cells, b[0][0].nr_cells * sizeof(*b[0][0].cells));
 	for (j = 0; j < 2; j++) {
 		ms_heatmap_free(hm[j]);
 		ms_aspace_free(as[j]);
@@ -172,10 +186,118 @@ static void access_shares_per_interval(void **state)
 	assert_int_equal(b[0].row_bytes, P);
 	assert_int_equal(col_ns, 1000);             /* columns of 1 us: both intervals lie in the first */
 	/* Both intervals fall in column 0: row 0 holds the busier (all of its half), row 31 the first's quarter. */
-	assert_int_equal(b[0].access_cells[0], MS_HEATMAP_ACCESS_FULL);
-	assert_int_equal(b[0].access_cells[31 * MS_HEATMAP_COLS], MS_HEATMAP_ACCESS_FULL / 4);
+	assert_int_equal(cell(b[0].access_cells, b[0].nr_access_cells, 0), MS_HEATMAP_ACCESS_FULL);
+	assert_int_equal(cell(b[0].access_cells, b[0].nr_access_cells, 31 * MS_HEATMAP_COLS), MS_HEATMAP_ACCESS_FULL / 4);
 	for (col = 1; col < MS_HEATMAP_COLS; col++)
-		assert_int_equal(b[0].access_cells[col], 0);
+		assert_int_equal(cell(b[0].access_cells, b[0].nr_access_cells, (uint32_t)col), 0);
+	ms_heatmap_free(hm);
+	ms_aspace_free(as);
+}
+
+/* Three regions: at 1, 2 and 3 MiB, with 1, 3 and 5 samples (the busiest last in address order). */
+static struct ms_aspace *three_regions(struct ms_heatmap *hm, struct ms_aspace_listener *l)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event m = ev(MS_EV_MAP, 1), s;
+	uint64_t j, k;
+
+	ms_aspace_set_listener(as, l, hm);
+	for (j = 1; j <= 3; j++) {
+		m.map = (struct ms_event_map){ .start = j << 20, .end = (j << 20) + j * 4 * P, .vma_start = j << 20,
+					       .vma_end = (j << 20) + j * 4 * P, .prot = PROT_READ | PROT_WRITE,
+					       .flags = MAP_PRIVATE, .name = "//anon", .via = MS_VIA_MMAP };
+		assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	}
+	for (j = 1; j <= 3; j++)
+		for (k = 0; k < 2 * j - 1; k++) {
+			s = ev(MS_EV_SAMPLE, 10 + k);
+			s.sample.addr = (j << 20) + 8;
+			s.sample.has_addr = true;
+			assert_int_equal(ms_aspace_apply(as, &s, NULL), 0);
+		}
+	return as;
+}
+
+static bool not_at_2mib(const struct ms_region *r, void *ctx)
+{
+	(void)ctx;
+	return r->start != 2 << 20;
+}
+
+/* The busiest first by default, by address or size on request; keep, min_share and limit; the totals. */
+static void order_keep_share_limit(void **state)
+{
+	struct ms_aspace_listener l = { .charge = ms_heatmap_analysis.charge };
+	struct ms_heatmap_opts o[] = {
+		{ 0 }, { .order = MS_HEATMAP_BY_PLACE }, { .order = MS_HEATMAP_BY_SIZE, .limit = 2 },
+		{ .min_share = 0.2 }, { .keep = not_at_2mib, .order = MS_HEATMAP_BY_PLACE },
+	};
+	static const uint64_t want[][3] = { { 5, 3, 1 }, { 1, 3, 5 }, { 5, 3, 0 }, { 5, 3, 0 }, { 1, 5, 0 } };
+	const struct ms_heatmap_band *b;
+	struct ms_heatmap_totals t;
+	struct ms_heatmap *hm;
+	struct ms_aspace *as;
+	uint64_t start, col_ns;
+	size_t i, k, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(o) / sizeof(o[0]); i++) {
+		hm = ms_heatmap_new(&o[i]);
+		as = three_regions(hm, &l);
+		assert_int_equal(ms_heatmap_bands(hm, &b, &n, &start, &col_ns), 0);
+		assert_int_equal(n, want[i][2] ? 3 : 2);
+		for (k = 0; k < n; k++)
+			assert_int_equal(b[k].samples, want[i][k]);
+		ms_heatmap_totals(hm, &t);
+		assert_int_equal(t.samples, 9);             /* every band's, whatever keep left out */
+		assert_int_equal(t.bands, i == 4 || i == 3 ? 2 : 3);
+		assert_int_equal(t.under_share, i == 3);
+		assert_int_equal(ms_heatmap_max(hm), 5);
+		ms_heatmap_free(hm);
+		ms_aspace_free(as);
+	}
+}
+
+/*
+ * A band touched once early keeps its cell while another's samples widen
+ * the columns many times: the doublings reach it when it is next touched
+ * or handed out, as if each had reached it at once.
+ */
+static void late_bands_catch_up(void **state)
+{
+	struct ms_heatmap *hm = ms_heatmap_new(&(struct ms_heatmap_opts){ .order = MS_HEATMAP_BY_PLACE });
+	struct ms_aspace_listener l = { .charge = ms_heatmap_analysis.charge };
+	struct ms_aspace *as = three_regions(hm, &l);    /* samples at 10-14 ns: column 0 */
+	const struct ms_heatmap_band *b;
+	struct ms_event s;
+	uint64_t start, col_ns, i;
+	size_t n;
+
+	(void)state;
+	s = ev(MS_EV_SAMPLE, 100000);                    /* the 1 MiB region at 100 us: column 100 of 1 us */
+	s.sample.addr = (1 << 20) + 8;
+	s.sample.has_addr = true;
+	assert_int_equal(ms_aspace_apply(as, &s, NULL), 0);
+	for (i = 1; i <= 1000; i++) {                   /* the 3 MiB region, up to 1 s */
+		s = ev(MS_EV_SAMPLE, i * 1000000);
+		s.sample.addr = (3 << 20) + 8;
+		s.sample.has_addr = true;
+		assert_int_equal(ms_aspace_apply(as, &s, NULL), 0);
+	}
+	s = ev(MS_EV_SAMPLE, 999000000);                /* the 2 MiB region again, near the end */
+	s.sample.addr = (2 << 20) + 8;
+	s.sample.has_addr = true;
+	assert_int_equal(ms_aspace_apply(as, &s, NULL), 0);
+	assert_int_equal(ms_heatmap_bands(hm, &b, &n, &start, &col_ns), 0);
+	assert_int_equal(n, 3);
+	assert_true(col_ns * MS_HEATMAP_COLS >= 1000000000ULL);
+	assert_int_equal(b[0].nr_cells, 1);              /* 1 MiB: both its samples now in column 0 */
+	assert_int_equal(b[0].cells[0].index, 0);
+	assert_int_equal(b[0].cells[0].value, 2);
+	assert_int_equal(b[1].nr_cells, 2);              /* 2 MiB: column 0 (3 samples), and the last */
+	assert_int_equal(b[1].cells[0].value, 3);
+	assert_int_equal(b[1].cells[1].index, 999000000 / col_ns);
+	assert_int_equal(b[2].samples, 1005);
 	ms_heatmap_free(hm);
 	ms_aspace_free(as);
 }
@@ -186,6 +308,8 @@ int main(void)
 		cmocka_unit_test(grid_keeps_every_sample),
 		cmocka_unit_test(runs_fill_cells_as_one_by_one),
 		cmocka_unit_test(access_shares_per_interval),
+		cmocka_unit_test(order_keep_share_limit),
+		cmocka_unit_test(late_bands_catch_up),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,209 @@
+/*
+ * A heatmap band's grid, sparse until it fills. Most regions of a big
+ * recording are touched in a few cells: their pairs cost bytes where a
+ * dense grid costs 16 KiB, and scaling them walks what is there.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/heatgrid.h"
+#include "util/grow.h"
+
+static inline uint32_t merge(uint32_t a, uint32_t b, enum hg_merge m)
+{
+	if (m == HG_MAX)
+		return a > b ? a : b;
+	return a + b;
+}
+
+static inline struct ms_heatmap_cell *pairs_of(struct hg *g)
+{
+	return g->pairs ? g->pairs : &g->one;
+}
+
+/* The first pair at or past index. */
+static size_t lower(const struct hg *g, uint32_t index)
+{
+	const struct ms_heatmap_cell *p = g->pairs ? g->pairs : &g->one;
+	size_t lo = 0, hi = g->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p[mid].index < index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The pairs become a plain array: past HG_SPARSE_MAX, a lookup and an insertion cost too much. */
+static int densify(struct hg *g)
+{
+	size_t i;
+
+	if (!(g->dense = calloc(HG_CELLS, sizeof(*g->dense))))
+		return -ENOMEM;
+	for (i = 0; i < g->n; i++)
+		g->dense[pairs_of(g)[i].index] = pairs_of(g)[i].value;
+	free(g->pairs);
+	g->pairs = NULL;
+	g->n = g->cap = 0;
+	return 0;
+}
+
+/* Room for one more pair: the first two move out of one into an array. */
+static int room(struct hg *g)
+{
+	size_t cap = g->cap;
+
+	if (!g->pairs && g->n) {
+		if (!(g->pairs = malloc(4 * sizeof(*g->pairs))))
+			return -ENOMEM;
+		g->pairs[0] = g->one;
+		g->cap = 4;
+		return 0;
+	}
+	if (!g->pairs && !g->n)
+		return 0;
+	if (MS_GROW(g->pairs, (size_t)g->n + 1, cap, 4, HG_SPARSE_MAX, false))
+		return -ENOMEM;
+	g->cap = (uint32_t)cap;
+	return 0;
+}
+
+int hg_add(struct hg *g, uint32_t index, uint32_t v, enum hg_merge m)
+{
+	struct ms_heatmap_cell *p;
+	size_t i;
+
+	if (index >= HG_CELLS)
+		return -EINVAL;
+	if (g->dense) {
+		g->dense[index] = merge(g->dense[index], v, m);
+		return 0;
+	}
+	i = lower(g, index);
+	p = pairs_of(g);
+	if (i < g->n && p[i].index == index) {
+		p[i].value = merge(p[i].value, v, m);
+		return 0;
+	}
+	if (g->n == HG_SPARSE_MAX) {
+		if (densify(g))
+			return -ENOMEM;
+		return hg_add(g, index, v, m);
+	}
+	if (room(g))
+		return -ENOMEM;
+	p = pairs_of(g);
+	memmove(p + i + 1, p + i, (g->n - i) * sizeof(*p));
+	p[i] = (struct ms_heatmap_cell){ .index = index, .value = v };
+	g->n++;
+	return 0;
+}
+
+uint32_t hg_get(const struct hg *g, uint32_t index)
+{
+	const struct ms_heatmap_cell *p;
+	size_t i;
+
+	if (index >= HG_CELLS)
+		return 0;
+	if (g->dense)
+		return g->dense[index];
+	i = lower(g, index);
+	p = g->pairs ? g->pairs : &g->one;
+	return i < g->n && p[i].index == index ? p[i].value : 0;
+}
+
+static inline uint32_t scaled(uint32_t index, unsigned int cols, unsigned int rows)
+{
+	return (index / MS_HEATMAP_COLS >> rows) * MS_HEATMAP_COLS + (index % MS_HEATMAP_COLS >> cols);
+}
+
+static int by_index(const void *pa, const void *pb)
+{
+	const struct ms_heatmap_cell *a = pa, *b = pb;
+
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+void hg_scale(struct hg *g, unsigned int cols, unsigned int rows, enum hg_merge m)
+{
+	uint32_t tmp[HG_CELLS];
+	struct ms_heatmap_cell *p;
+	size_t i, k;
+
+	if (!cols && !rows)
+		return;
+	cols = cols > 31 ? 31 : cols;
+	rows = rows > 31 ? 31 : rows;
+	if (g->dense) {
+		memset(tmp, 0, sizeof(tmp));
+		for (i = 0; i < HG_CELLS; i++)
+			if (g->dense[i])
+				tmp[scaled((uint32_t)i, cols, rows)] = merge(tmp[scaled((uint32_t)i, cols, rows)],
+									     g->dense[i], m);
+		memcpy(g->dense, tmp, sizeof(tmp));
+		return;
+	}
+	p = pairs_of(g);
+	for (i = 0; i < g->n; i++)
+		p[i].index = scaled(p[i].index, cols, rows);
+	/* Narrower columns keep the order (rows stay, columns only fall); fewer rows interleave them. */
+	if (rows)
+		qsort(p, g->n, sizeof(*p), by_index);
+	for (i = 0, k = 0; i < g->n; i++) {
+		if (k && p[k - 1].index == p[i].index)
+			p[k - 1].value = merge(p[k - 1].value, p[i].value, m);
+		else
+			p[k++] = p[i];
+	}
+	g->n = (uint32_t)k;
+}
+
+int hg_cells(const struct hg *g, const struct ms_heatmap_cell **cells, size_t *n, struct ms_heatmap_cell **out)
+{
+	struct ms_heatmap_cell *o;
+	size_t i, k = 0;
+
+	if (!g->dense) {
+		*cells = g->pairs ? g->pairs : &g->one;
+		*n = g->n;
+		return 0;
+	}
+	if (!(o = realloc(*out, HG_CELLS * sizeof(*o))))
+		return -ENOMEM;
+	*out = o;
+	for (i = 0; i < HG_CELLS; i++)
+		if (g->dense[i])
+			o[k++] = (struct ms_heatmap_cell){ .index = (uint32_t)i, .value = g->dense[i] };
+	*cells = o;
+	*n = k;
+	return 0;
+}
+
+uint32_t hg_max(const struct hg *g)
+{
+	const struct ms_heatmap_cell *p = g->pairs ? g->pairs : &g->one;
+	uint32_t max = 0;
+	size_t i;
+
+	if (g->dense) {
+		for (i = 0; i < HG_CELLS; i++)
+			max = g->dense[i] > max ? g->dense[i] : max;
+		return max;
+	}
+	for (i = 0; i < g->n; i++)
+		max = p[i].value > max ? p[i].value : max;
+	return max;
+}
+
+void hg_release(struct hg *g)
+{
+	free(g->pairs);
+	free(g->dense);
+	memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,53 @@
+/*
+ * Internal: one band's grid of MS_HEATMAP_ROWS x MS_HEATMAP_COLS cells,
+ * sparse while few cells are filled (a sorted array of index, value
+ * pairs) and a plain array once it fills. A recording of 500,000 regions
+ * touched once each costs a pair per region, not 16 KiB.
+ */
+#ifndef MS_ANALYSIS_HEATGRID_H
+#define MS_ANALYSIS_HEATGRID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mapscope/heatmap.h>
+
+#define HG_CELLS (MS_HEATMAP_ROWS * MS_HEATMAP_COLS)
+/* Pairs kept before the grid turns dense: an insertion then moves 4 KiB at most. */
+#define HG_SPARSE_MAX 512
+
+/* How two values of one cell merge: samples add up, access shares keep the most. */
+enum hg_merge { HG_SUM, HG_MAX };
+
+/* Zeroed: an empty grid. 32 bytes, and no allocation for a grid of one cell: most bands have one. */
+struct hg {
+	struct ms_heatmap_cell *pairs;   /* by index, while dense is NULL; NULL while one holds the only cell */
+	uint32_t *dense;                 /* [HG_CELLS], once the pairs outgrew HG_SPARSE_MAX */
+	struct ms_heatmap_cell one;
+	uint32_t n, cap;                 /* pairs' */
+};
+
+/* Merges v into cell index (row * MS_HEATMAP_COLS + col). 0, or -ENOMEM with g unchanged. */
+int hg_add(struct hg *g, uint32_t index, uint32_t v, enum hg_merge m);
+
+/* The value of cell index (0: empty). */
+uint32_t hg_get(const struct hg *g, uint32_t index);
+
+/* Columns 2^cols and rows 2^rows times as wide: cell (row, col) moves to (row >> rows, col >> cols). */
+void hg_scale(struct hg *g, unsigned int cols, unsigned int rows, enum hg_merge m);
+
+/*
+ * The filled cells, by index, into *cells and *n: borrowed from g (or, for
+ * a dense grid, made in *out, the caller's to free, reallocated) until the
+ * next change of g or *out. 0, or -ENOMEM with *out as it was.
+ */
+int hg_cells(const struct hg *g, const struct ms_heatmap_cell **cells, size_t *n, struct ms_heatmap_cell **out);
+
+/* The largest value of g (0: empty). */
+uint32_t hg_max(const struct hg *g);
+
+/* Frees what g holds; g is then empty. */
+void hg_release(struct hg *g);
+
+#endif
