@@ -7,7 +7,8 @@
 # on a column's header (tests/e2e/cdp.py, over the DevTools protocol); the
 # page must fetch nothing and log nothing to the console. On 10,022 regions the page shows a page of
 # rows and bands and says how many there are. A screenshot is kept in
-# $ARTEFACTS (default: ./test-artefacts).
+# $ARTEFACTS (default: ./test-artefacts). The heatmap leads with the
+# busiest band and has its colour legend and time axis.
 source "$(dirname "$0")/lib.sh"
 need_recording
 command -v chromium >/dev/null || skip "chromium is not installed (Debian package chromium)"
@@ -64,6 +65,20 @@ bands = {int(m[1]): int(m[2]) for m in re.finditer(r'<div class="band" data-regi
 want = {r["id"]: r["samples"] for r in rep["regions"] if r["samples"]}
 if bands != want:
     sys.exit(f"FAIL: {len(bands)} heatmap bands, {len(want)} regions with samples")
+# The heatmap leads with the busiest region, and its legend and time axis are there.
+order = [int(m[1]) for m in re.finditer(r'<div class="band" data-region="\d+" data-samples="(\d+)"', dom)]
+if order[0] != max(want.values()) or order != sorted(order, reverse=True):
+    sys.exit(f"FAIL: the heatmap's bands are not the busiest first: {order[:8]}")
+# The legend's top: the busiest cell of all bands, as the page's data holds them (cell index, count pairs).
+data = json.loads(re.search(r'<script type="application/json" id="ms-data">(.*?)</script>', dom, re.S)[1])
+top = max(max(b["cells"][1::2]) for b in data["heat"]["bands"] if b["cells"])
+scale = re.search(r'<span id="heat-scale">(.*?)</span>\s*<span><span class="mk"', dom, re.S)
+if not scale or "samples per cell (log scale)" not in scale[1] or f">1</span>" not in scale[1] or \
+        f">{top}</span>" not in scale[1]:
+    sys.exit(f"FAIL: no colour legend from 1 to {top} samples a cell: {scale and scale[1][:200]}")
+if not re.search(r'<div class="axis" data-axis="top" data-step="[0-9.e-]+"><div class="label">seconds from the start', dom) \
+        or 'data-axis="bottom"' not in dom:
+    sys.exit("FAIL: no time axis in seconds above and below the bands")
 
 note = re.search(r'id="changes-note">(\d+) changes', dom)
 shown = len(re.findall(r"<tr", re.search(r"<tbody>(.*?)</tbody>", table("changes"), re.S)[1]))

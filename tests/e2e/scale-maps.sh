@@ -2,7 +2,8 @@
 # Scale: a recording of one process with 500,000 mappings, each touched
 # once (made by perfdata-craft.py), is read whole, and the counts are
 # exact: 500,000 regions of one sample each. Memory stays bounded (under
-# 1 GiB; bench/many-maps measures time and memory against the targets).
+# 1 GiB; the heatmap's bands under 200 bytes a mapping; bench/many-maps
+# measures time and memory against the targets).
 # Not timed. SCALE_MAPS=N sets the number of mappings.
 source "$(dirname "$0")/lib.sh"
 n=${SCALE_MAPS:-500000}
@@ -22,4 +23,15 @@ sys.exit(not (len(regions) == n and ones == n and d["samples"] == n))
 PY
 kb=$(tail -1 rss.txt)
 [ "$kb" -lt 1048576 ] || fail "report of $n mappings took $((kb / 1024)) MiB"
-pass "$n mappings: every region and sample counted, in $((kb / 1024)) MiB"
+
+# The heatmap's bands cost what their cells cost: over the same run with no band (a pid the
+# recording lacks), under 200 bytes a mapping (a dense band was 16 KiB). The text grid draws the
+# busiest 24 of n one-sample bands and says how many more there are.
+/usr/bin/time -f '%M' -o hm0.txt "$MAPSCOPE" heatmap -i many.data --pid 1 >/dev/null 2>&1 || true   # exits 1: no samples of pid 1
+/usr/bin/time -f '%M' -o hm.txt "$MAPSCOPE" heatmap -i many.data >hm.out 2>err.txt ||
+	fail "heatmap of $n mappings exited $?: $(tail -3 err.txt)"
+hkb=$(( $(tail -1 hm.txt) - $(tail -1 hm0.txt) ))
+[ "$hkb" -lt $((n * 200 / 1024)) ] || fail "heatmap of $n mappings took $((hkb / 1024)) MiB for its bands"
+[ "$(grep -c ': 1 samples (' hm.out)" -eq 24 ] || fail "the heatmap of $n mappings drew $(grep -c ': 1 samples (' hm.out) bands, not 24"
+grep -q "^($((n - 24)) more regions with samples" hm.out || fail "the heatmap does not say that $((n - 24)) more bands have samples"
+pass "$n mappings: every region and sample counted, in $((kb / 1024)) MiB; heatmap bands $((hkb / 1024)) MiB"
