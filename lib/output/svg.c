@@ -185,7 +185,7 @@ static void svg_legend(FILE *f, const struct ms_svg_heatmap *h, int y)
 	int i, lv;
 
 	fprintf(f, "<g class=\"legend\">\n<text x=\"4\" y=\"%d\">%s (log scale):</text>\n", y + 10,
-		h->heat ? "heat: share of a cell accessed" : "heat: samples per cell");
+		h->heat ? "heat: share accessed" : "heat: samples per cell");
 	for (i = 0; i < swatches; i++) {
 		lv = 1 + i * 99 / (swatches - 1);
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"16\" height=\"10\" fill=\"", x0 + i * 16, y + 1);

@@ -76,6 +76,10 @@ grep -q '^heat: the share of each cell found accessed per interval, from accesse
 	fail "the heatmap does not say it drew the accessed bits: $(head -2 heat.txt)"
 "$MAPSCOPE" heatmap -i r.data --format svg >heat.svg || fail "heatmap --format svg failed"
 grep -q 'heat: accessed bits' heat.svg || fail "the SVG heatmap does not say it drew the accessed bits"
+grep -q "^heat (the most of a cell's bytes accessed in an interval, log scale):  ' ' none  '.' [0-9.e-]*%" heat.txt ||
+	fail "the heatmap's legend does not say that it measures the share accessed: $(grep '^heat (' heat.txt)"
+grep -q '>heat: share accessed (log scale):</text>' heat.svg && grep -q 'text-anchor="end">100%</text>' heat.svg ||
+	fail "the SVG heatmap's legend does not say that it measures the share accessed, up to 100%"
 "$MAPSCOPE" report -i r.data --format html -o r.html || fail "report --format html failed"
 grep -q '"access": *"accessed bits per interval' r.html && grep -q '"ref_mean": *[0-9]' r.html ||
 	fail "the HTML report carries no access figures"
