@@ -63,11 +63,14 @@ static int stop_after(void *ctx, struct ms_session *s, const struct ms_event *ev
 		m->pid = ev->pid;
 	if (ev->pid == m->pid || (ev->kind == MS_EV_FORK && ev->fork.child_pid == m->pid))
 		m->seen = true;
-	if (ev->kind == MS_EV_EXIT && ev->pid == m->pid && ev->tid == m->pid) {
+	/* The process ends with its last thread (a leader may exit first); an exec from a thread goes on. */
+	if (ev->kind == MS_EV_EXIT && ev->pid == m->pid && ms_aspace_exit_ends(ms_session_aspace(s), ev)) {
 		if (m->last)
 			return 1;        /* the model has not applied the exit yet */
 		m->exited = ev->time;
 	}
+	if (ev->kind == MS_EV_EXEC && ev->pid == m->pid)
+		m->exited = 0;
 	return 0;
 }
 

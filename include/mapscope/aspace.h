@@ -90,6 +90,13 @@ void ms_aspace_set_listener(struct ms_aspace *as, const struct ms_aspace_listene
  */
 int ms_aspace_apply(struct ms_aspace *as, const struct ms_event *ev, enum ms_aspace_op *op);
 
+/*
+ * Whether applying ev, an EXIT, would end its process: it is the exit of
+ * the last thread known alive (a leader that exits while its threads run
+ * leaves them the maps).
+ */
+bool ms_aspace_exit_ends(const struct ms_aspace *as, const struct ms_event *ev);
+
 /* Applies evs[0, n) in order, as n calls of ms_aspace_apply would, runs of samples at once. 0 or -ENOMEM. */
 int ms_aspace_apply_run(struct ms_aspace *as, const struct ms_event *evs, size_t n);
 

@@ -36,6 +36,7 @@ enum ms_event_kind {
 	MS_EV_MLOCK,        /* mlock, mlock2, munlock, mlockall, munlockall: lock */
 	MS_EV_THREAD_SP,    /* a thread's user stack pointer (in sample.sp), which names its stack */
 	MS_EV_ACCESS,       /* ongoing access to a range over one interval (accessed bits, DAMON): access */
+	MS_EV_UNLINK,       /* a file's name was removed (unlink, or replaced by a rename): file */
 };
 
 /* Which evidence an MS_EV_ACCESS carries. */
@@ -108,7 +109,15 @@ struct ms_event {
 		 */
 		struct { uint64_t start, end; uint32_t lock; bool all, tree; int32_t def; } mlock;
 		struct { uint64_t addr; } shmdt;
-		struct { uint32_t child_pid, child_tid; } fork;
+		/*
+		 * share_vm: a second FORK of the same child, from the kernel's
+		 * task:task_newtask, saying that it shares the parent's address
+		 * space (clone(CLONE_VM) without CLONE_THREAD, vfork) instead of
+		 * holding the copy the first made.
+		 */
+		struct { uint32_t child_pid, child_tid; bool share_vm; } fork;
+		/* The file whose name went: /proc now names its maps "PATH (deleted)". */
+		struct { uint32_t maj, min; uint64_t ino; } file;
 		struct { const char *comm; } comm;     /* EXEC and COMM */
 		struct {
 			uint64_t addr, ip, sp;

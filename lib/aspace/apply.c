@@ -340,9 +340,13 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 	struct ms_event_map m;
 	const struct ms_region *r;
 
-	if (ev->fork.child_pid == ev->pid)
+	if (ev->fork.child_pid == ev->pid) {
+		ms_tasks_note_thread(as, ev->pid, ev->fork.child_tid);
 		return 0;                        /* a thread: same address space */
-	child = proc_get(as, ev->fork.child_pid);
+	}
+	if (ev->fork.share_vm)
+		return ms_tasks_share(as, parent, ev);
+	child = ms_tasks_new_process(as, ev->fork.child_pid);
 	if (!child)
 		return -ENOMEM;
 	ms_pieces_clear(as, child, ev->time);
@@ -536,20 +540,25 @@ static int change_fork(struct ms_aspace *as, struct proc *p, const struct ms_eve
 	return apply_fork(as, p, ev);
 }
 
-/* exec and exit release everything (exit: when the last thread goes, which the leader's exit stands for). */
-static void change_task(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+/* exec and exit release everything (exit: when the last thread goes, and no other process shares the maps). */
+static int change_task(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
 {
-	bool all = ev->kind == MS_EV_EXEC || ev->tid == ev->pid;
+	bool all = true;
 
-	if (all)
+	if (ev->kind == MS_EV_EXIT)
+		all = ms_tasks_exit(as, p, ev);
+	else if ((p = ms_tasks_exec(as, p, ev)))
 		ms_pieces_clear(as, p, ev->time);
+	else
+		return -ENOMEM;
 	if (ev->kind == MS_EV_EXEC)
 		snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
 	if (!c)
-		return;
+		return 0;
 	c->release_all = all;
 	if (ev->kind == MS_EV_EXEC)
 		snprintf(as->change_name, sizeof(as->change_name), "%s", ev->comm.comm);
+	return 0;
 }
 
 /* Events that change no mapping: a new comm, a VMA the tree reported, a thread's stack pointer. */
@@ -595,6 +604,8 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 	}
 	if (!(p = proc_get(as, ev->pid)))
 		return -ENOMEM;
+	if (ev->tid != ev->pid && ev->kind != MS_EV_FORK && ev->kind != MS_EV_EXIT && ev->kind != MS_EV_ACCESS)
+		ms_tasks_note_thread(as, ev->pid, ev->tid);   /* a thread that acts is alive */
 	switch (ev->kind) {
 	case MS_EV_MAP:
 		err = apply_map(as, p, ev, &op, c);
@@ -607,9 +618,10 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 	case MS_EV_BRK: err = change_brk(as, p, ev, &op, c); break;
 	case MS_EV_MADVISE: op = MS_OP_MADVISE; err = change_madvise(as, p, ev, c); break;
 	case MS_EV_MLOCK: op = MS_OP_LOCK; err = change_mlock(as, p, ev, c); break;
-	case MS_EV_FORK: op = MS_OP_FORK; err = change_fork(as, p, ev, c); break;
-	case MS_EV_EXEC: op = MS_OP_EXEC; change_task(as, p, ev, c); break;
-	case MS_EV_EXIT: op = MS_OP_EXIT; change_task(as, p, ev, c); break;
+	case MS_EV_FORK: op = ev->fork.share_vm ? MS_OP_NONE : MS_OP_FORK; err = change_fork(as, p, ev, c); break;
+	case MS_EV_EXEC: op = MS_OP_EXEC; err = change_task(as, p, ev, c); break;
+	case MS_EV_EXIT: op = MS_OP_EXIT; err = change_task(as, p, ev, c); break;
+	case MS_EV_UNLINK: ms_names_unlink(as, ev); break;
 	case MS_EV_ACCESS: ms_aspace_charge_access(as, p, ev); break;
 	default: apply_other(as, p, ev); break;
 	}

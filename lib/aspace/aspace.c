@@ -24,6 +24,8 @@ MS_EXPORT struct ms_aspace *ms_aspace_new(void)
 		return NULL;
 	ms_u32map_init(&as->procs);
 	ms_u32map_init(&as->pending);
+	ms_u32map_init(&as->threads);
+	ms_u32map_init(&as->groups);
 	return as;
 }
 
@@ -44,12 +46,22 @@ struct proc *ms_aspace_proc_make(struct ms_aspace *as, uint32_t pid)
 		return NULL;
 	p->pid = pid;
 	p->heap = p->stack = -1;
+	p->users = 1;
 	ms_u32map_init(&p->named);
 	if (ms_u32map_put(&as->procs, pid, p)) {
 		free(p);
 		return NULL;
 	}
 	return as->last_proc = p;
+}
+
+void ms_aspace_proc_put(struct proc *p)
+{
+	if (--p->users)
+		return;
+	ms_u32map_release(&p->named);
+	free(p->p);
+	free(p);
 }
 
 MS_EXPORT const char *ms_aspace_op_name(enum ms_aspace_op op)
@@ -299,11 +311,8 @@ MS_EXPORT void ms_aspace_free(struct ms_aspace *as)
 
 	if (!as)
 		return;
-	while ((p = ms_u32map_next(&as->procs, &pos, NULL))) {
-		ms_u32map_release(&p->named);
-		free(p->p);
-		free(p);
-	}
+	while ((p = ms_u32map_next(&as->procs, &pos, NULL)))
+		ms_aspace_proc_put(p);
 	pos = 0;
 	while ((pd = ms_u32map_next(&as->pending, &pos, NULL))) {
 		free(pd->chain);
@@ -311,6 +320,7 @@ MS_EXPORT void ms_aspace_free(struct ms_aspace *as)
 	}
 	ms_u32map_release(&as->procs);
 	ms_u32map_release(&as->pending);
+	ms_tasks_release(as);
 	for (i = 0; i < as->nr; i++) {
 		if (as->regions[i]->name != as->regions[i]->proc_name)
 			free((char *)as->regions[i]->name);

@@ -70,6 +70,7 @@ struct proc {
 	uint16_t def_vmflags;    /* VF_LOCKS that new maps get: mlockall(MCL_FUTURE) */
 	struct ms_u32map named;  /* tids whose stack has been named */
 	uint32_t last_named;     /* the tid named (or found named) last: samples come in runs */
+	uint32_t users;          /* processes whose pids lead here: more than 1 share one mm (tasks.c) */
 };
 
 struct pending {
@@ -83,6 +84,8 @@ struct ms_aspace {
 	struct ms_region **regions;
 	size_t nr, cap;
 	struct ms_u32map pending;    /* tid -> struct pending */
+	struct ms_u32map threads;    /* tid -> its pid, for the live threads seen that do not lead (tasks.c) */
+	struct ms_u32map groups;     /* pid -> struct group, for the processes that have such threads */
 	struct ms_aspace_listener listener;
 	void *ctx;
 	uint32_t last_anon;          /* the last anon_vma id given */
@@ -108,6 +111,34 @@ static inline struct proc *proc_get(struct ms_aspace *as, uint32_t pid)
 {
 	return as->last_proc && as->last_proc->pid == pid ? as->last_proc : ms_aspace_proc_make(as, pid);
 }
+
+/* Drops one process's hold on p; the last frees it. */
+void ms_aspace_proc_put(struct proc *p);
+
+/* --- tasks.c: which processes share an address space, and which threads keep it --- */
+
+/* A thread of process pid seen alive: it keeps the address space when the leader exits first. */
+void ms_tasks_note_thread(struct ms_aspace *as, uint32_t pid, uint32_t tid);
+
+/* The state of a new process pid (a FORK's child), to fill with its parent's copy. NULL on ENOMEM. */
+struct proc *ms_tasks_new_process(struct ms_aspace *as, uint32_t pid);
+
+/* A FORK with share_vm: the child's pid leads to the parent's address space from now on. 0 or -ENOMEM. */
+int ms_tasks_share(struct ms_aspace *as, struct proc *parent, const struct ms_event *ev);
+
+/* An EXIT: true when it ended the process (its last thread), whose maps went with it unless shared. */
+bool ms_tasks_exit(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
+/* An exec: one thread is left, in an address space of its own. The process's state, or NULL on ENOMEM. */
+struct proc *ms_tasks_exec(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
+/* Frees the table's state. */
+void ms_tasks_release(struct ms_aspace *as);
+
+/* --- names.c --- */
+
+/* A file's name removed: the maps of it that bore that name are "NAME (deleted)" now, as /proc says. */
+void ms_names_unlink(struct ms_aspace *as, const struct ms_event *ev);
 
 /* --- pieces.c --- */
 

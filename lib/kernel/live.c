@@ -39,6 +39,7 @@
 static const char *const syscalls[] = {
 	"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "shmat", "shmdt",
 	"mlock", "mlock2", "munlock", "mlockall", "munlockall",
+	"unlink", "unlinkat",
 };
 #define FIRST_OPTIONAL 8
 
@@ -318,9 +319,44 @@ static void add_hw_evsels(struct ms_live *l)
 	}
 }
 
+/* A ctime set goes one of three ways: multigrain (ext4, tmpfs) swaps it in, or finds it set already. */
+static const char *const task_tps[][2] = {
+	{ "task", "task_newtask" }, { "timestamp", "inode_set_ctime_to_ts" },
+	{ "timestamp", "ctime_ns_xchg" }, { "timestamp", "ctime_xchg_skip" },
+};
+#define NR_TASK_TPS (sizeof(task_tps) / sizeof(task_tps[0]))
+
+/*
+ * Which new processes share their parent's address space (task_newtask's
+ * clone flags), and which file an unlink took a name from (its ctime
+ * changes): where the kernel has the tracepoints. names[*n] gets each.
+ */
+static int add_task_evsels(struct ms_live *l, const char *dir, const char **names, size_t *n)
+{
+	struct perf_event_attr a;
+	char full[128], path[128];
+	uint64_t id;
+	size_t i;
+
+	for (i = 0; i < NR_TASK_TPS; i++) {
+		if (ms_tracefs_event_id(dir, task_tps[i][0], task_tps[i][1], &id)) {
+			ms_debug("no tracepoint '%s:%s' on this kernel: recording without it", task_tps[i][0], task_tps[i][1]);
+			continue;
+		}
+		tracepoint_attr(l, id, &a);
+		snprintf(full, sizeof(full), "%s:%s", task_tps[i][0], task_tps[i][1]);
+		snprintf(path, sizeof(path), "%s/%s", task_tps[i][0], task_tps[i][1]);
+		add_evsel(l, full, path, PHASE_ENTER, &a);
+		if (l->oom)
+			return -ENOMEM;
+		names[(*n)++] = l->use[l->ev.n - 1].tp;
+	}
+	return 0;
+}
+
 static int add_tracepoints(struct ms_live *l, const char *dir)
 {
-	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0]) + 2];
+	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0]) + 2 + NR_TASK_TPS];
 	struct perf_event_attr a;
 	char tp[64], full[128], path[128];
 	size_t i, k, n = 0;
@@ -366,6 +402,8 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 			return -ENOMEM;
 		names[n++] = l->use[l->ev.n - 1].tp;
 	}
+	if ((err = add_task_evsels(l, dir, names, &n)))
+		return err;
 	if ((l->opts.flags & MS_LIVE_DAMON) && (err = add_damon_evsel(l, dir)))
 		return err;
 	if (l->opts.flags & MS_LIVE_DAMON)
@@ -467,7 +505,7 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	if (!l->opts.mmap_pages)
 		l->opts.mmap_pages = MS_LIVE_DEFAULT_PAGES;
 	ms_buf_init(&l->tracing_data);
-	l->use = calloc(5 + 2 * nsys + opts->nr_hw_events, sizeof(*l->use));
+	l->use = calloc(5 + NR_TASK_TPS + 2 * nsys + opts->nr_hw_events, sizeof(*l->use));
 	if (!l->use) {
 		err = -ENOMEM;
 		goto fail;

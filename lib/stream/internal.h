@@ -36,7 +36,9 @@ enum { PERF_RECORD_FINISHED_ROUND_ = 68 };
 enum { STREAM_KERNEL_TYPE_LAST = 24, STREAM_PERF_TYPE_LAST = 90 };
 
 enum sc { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_MPROTECT, SC_BRK, SC_MADVISE, SC_SHMAT, SC_SHMDT,
-	  SC_MLOCK, SC_MLOCK2, SC_MUNLOCK, SC_MLOCKALL, SC_MUNLOCKALL, SC_NR };
+	  SC_MLOCK, SC_MLOCK2, SC_MUNLOCK, SC_MLOCKALL, SC_MUNLOCKALL,
+	  SC_UNLINK, SC_UNLINKAT,
+	  SC_NR };
 
 /* The syscalls followed, by enum sc: the name and the entry's argument fields. */
 struct stream_syscall {
@@ -46,7 +48,9 @@ struct stream_syscall {
 extern const struct stream_syscall stream_syscalls[SC_NR];
 
 /* EK_ACCESS: mapscope:vma_referenced, record --referenced's accessed bits per VMA. */
-enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS, EK_DAMON, EK_PREFETCH };
+/* EK_NEWTASK: task:task_newtask (a new task's clone flags); EK_CTIME: timestamp:inode_set_ctime_to_ts. */
+enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS, EK_DAMON, EK_PREFETCH,
+	      EK_NEWTASK, EK_CTIME };
 
 struct evinfo {
 	const struct perf_event_attr *attr;
@@ -84,6 +88,8 @@ struct thread {
 	size_t nr_maps, cap_maps;
 	uint64_t (*vmas)[2];          /* VMA tree writes in the open syscall: [start, end) */
 	size_t nr_vmas, cap_vmas;
+	uint64_t files[4][2];         /* in an open unlink: the inodes whose ctime it set, (dev, ino) */
+	uint32_t nr_files;
 };
 
 struct idmap {
@@ -227,6 +233,14 @@ int stream_classify_tracepoints(struct ms_stream *s, const void *td, size_t len)
 /* syscalls.c: a syscall tracepoint's sample, a VMA tree write, a thread's stack pointer, an MMAP2. */
 int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
 int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
+/* Field k of a tracepoint sample as its format places it (4 bytes: signed), 0 where it does not fit. */
+uint64_t stream_field(const struct evinfo *ei, const struct ms_sample *smp, int k);
+
+/* lifecycle.c */
+int stream_on_newtask(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
+int stream_on_ctime(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
+/* After a successful unlink of thread t: an MS_EV_UNLINK for each file it took a name from. */
+int stream_emit_unlinked(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
 int stream_thread_sp(struct ms_stream *s, const struct ms_sample *smp);
 int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp);
 /* damonagg.c: damon:damon_aggregated, known by its format (find reads f's fields), and its samples. */

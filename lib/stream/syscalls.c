@@ -49,6 +49,7 @@ static void thread_clear(struct thread *t)
 		free(t->maps[i].name);
 	t->nr_maps = 0;
 	t->nr_vmas = 0;
+	t->nr_files = 0;
 	t->sc = -1;
 	t->chain_len = 0;
 }
@@ -67,6 +68,11 @@ static uint64_t field(const struct evinfo *ei, const struct ms_sample *smp, int 
 		v = (uint64_t)(int64_t)(int32_t)w;   /* syscall ret and int args are signed */
 	}
 	return v;
+}
+
+uint64_t stream_field(const struct evinfo *ei, const struct ms_sample *smp, int k)
+{
+	return field(ei, smp, k);
 }
 
 static int keep_chain(struct thread *t, const struct ms_sample *smp)
@@ -355,6 +361,11 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 	case SC_MUNLOCKALL:
 		if (!ret)
 			err = on_exit_mlock(s, smp, t);
+		break;
+	case SC_UNLINK:
+	case SC_UNLINKAT:
+		if (!ret)
+			err = stream_emit_unlinked(s, smp, t);
 		break;
 	}
 	if (!err)

@@ -27,6 +27,8 @@ const struct stream_syscall stream_syscalls[SC_NR] = {
 	[SC_MUNLOCK] = { "munlock", { "start", "len" } },
 	[SC_MLOCKALL] = { "mlockall", { "flags" } },
 	[SC_MUNLOCKALL] = { "munlockall", { NULL } },
+	[SC_UNLINK] = { "unlink", { NULL } },
+	[SC_UNLINKAT] = { "unlinkat", { NULL } },
 };
 
 /*
@@ -283,6 +285,34 @@ static bool find_field_of(const void *f, const char *name, uint16_t *off, uint16
 	return find_field(f, name, off, size);
 }
 
+/*
+ * The process table's and the file names' tracepoints: task:task_newtask
+ * (the new task's id and clone flags) and the timestamp: ones that set a
+ * ctime (inode_set_ctime_to_ts; on a multigrain filesystem ctime_ns_xchg
+ * and ctime_xchg_skip): the device and inode of a file whose ctime an
+ * unlink set.
+ */
+static bool classify_task(struct evinfo *ei, const struct tp_format *f, const char *name)
+{
+	static const char *const newtask[] = { "pid", "clone_flags" }, *const ctime[] = { "dev", "ino" };
+	const char *const *fields;
+	int k;
+
+	if (!strcmp(f->sys, "task") && !strcmp(name, "task_newtask"))
+		fields = newtask;
+	else if (!strcmp(f->sys, "timestamp") && (!strcmp(name, "inode_set_ctime_to_ts") ||
+						  !strcmp(name, "ctime_ns_xchg") || !strcmp(name, "ctime_xchg_skip")))
+		fields = ctime;
+	else
+		return false;
+	for (k = 0; k < 2; k++)
+		if (!find_field(f, fields[k], &ei->off[k], &ei->size[k]) || (ei->size[k] != 4 && ei->size[k] != 8))
+			return true;
+	ei->nr_fields = 2;
+	ei->kind = fields == newtask ? EK_NEWTASK : EK_CTIME;
+	return true;
+}
+
 /* A syscall tracepoint, its fields' places from its format. */
 static void classify(struct evinfo *ei, const struct tp_format *f)
 {
@@ -299,7 +329,7 @@ static void classify(struct evinfo *ei, const struct tp_format *f)
 		classify_referenced(ei, f);
 		return;
 	}
-	if (stream_classify_damon(ei, f->sys, name, find_field_of, f) ||
+	if (stream_classify_damon(ei, f->sys, name, find_field_of, f) || classify_task(ei, f, name) ||
 	    stream_classify_prefetch(ei, f->sys, find_field_of, f))
 		return;
 	if (strcmp(f->sys, "syscalls") || (i = syscall_of(name, &exit)) < 0)

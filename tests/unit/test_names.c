@@ -1,0 +1,91 @@
+/* File names as /proc shows them: " (deleted)" once an unlink took the name, in every process. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include <mapscope/aspace.h>
+
+#include "aspace/internal.h"
+
+#include "aspace_events.h"
+
+static void map_file(struct ms_aspace *as, uint64_t s, uint64_t e, const char *name, uint64_t ino)
+{
+	struct ms_event m = ev(MS_EV_MAP);
+
+	m.map.start = m.map.vma_start = s;
+	m.map.end = m.map.vma_end = e;
+	m.map.prot = PROT_READ;
+	m.map.flags = MAP_SHARED;
+	m.map.maj = 254;
+	m.map.min = 0;
+	m.map.ino = ino;
+	m.map.name = name;
+	m.map.via = MS_VIA_MMAP;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+}
+
+static void unlink_file(struct ms_aspace *as, uint32_t maj, uint64_t ino)
+{
+	struct ms_event u = ev(MS_EV_UNLINK);
+
+	u.file.maj = maj;
+	u.file.min = 0;
+	u.file.ino = ino;
+	assert_int_equal(ms_aspace_apply(as, &u, NULL), 0);
+}
+
+static const char *proc_name_at(struct ms_aspace *as, uint32_t pid, uint64_t addr)
+{
+	const struct ms_region *r = ms_aspace_lookup(as, pid, addr);
+
+	return r ? r->proc_name : NULL;
+}
+
+static void unlinked_is_deleted(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event f = ev(MS_EV_FORK);
+
+	map_file(as, 16 * P, 18 * P, "/tmp/a", 7);
+	map_file(as, 32 * P, 33 * P, "/tmp/b", 8);
+	map_file(as, 40 * P, 41 * P, "/tmp/a", 7);   /* the same file again */
+	f.fork.child_pid = f.fork.child_tid = PID + 1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	unlink_file(as, 253, 7);                      /* another device: not this file */
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/tmp/a");
+	unlink_file(as, 254, 7);
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/tmp/a (deleted)");
+	assert_string_equal(proc_name_at(as, PID, 40 * P), "/tmp/a (deleted)");
+	assert_string_equal(proc_name_at(as, PID + 1, 16 * P), "/tmp/a (deleted)");   /* the child's too */
+	assert_string_equal(proc_name_at(as, PID, 32 * P), "/tmp/b");
+	/* Reports keep the name it was mapped by; /proc's gets no second suffix. */
+	assert_string_equal(ms_aspace_lookup(as, PID, 16 * P)->name, "/tmp/a");
+	unlink_file(as, 254, 7);
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/tmp/a (deleted)");
+	/* A fork after it copies the name as it is now. */
+	f = ev(MS_EV_FORK);
+	f.fork.child_pid = f.fork.child_tid = PID + 2;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	assert_string_equal(proc_name_at(as, PID + 2, 16 * P), "/tmp/a (deleted)");
+	/* A new map of another file that took the inode number later is named as mapped. */
+	unmap(as, 16 * P, 18 * P);
+	map_file(as, 16 * P, 18 * P, "/tmp/c", 7);
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/tmp/c");
+	ms_aspace_free(as);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(unlinked_is_deleted),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
