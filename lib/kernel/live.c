@@ -319,38 +319,36 @@ static void add_hw_evsels(struct ms_live *l)
 	}
 }
 
-/* A ctime set goes one of three ways: multigrain (ext4, tmpfs) swaps it in, or finds it set already. */
+/*
+ * Which new processes share their parent's address space (task_newtask's
+ * clone flags), and which file an unlink took a name from (the ctime it
+ * sets: multigrain filesystems swap it in, or find it set already).
+ */
 static const char *const task_tps[][2] = {
 	{ "task", "task_newtask" }, { "timestamp", "inode_set_ctime_to_ts" },
 	{ "timestamp", "ctime_ns_xchg" }, { "timestamp", "ctime_xchg_skip" },
 };
 #define NR_TASK_TPS (sizeof(task_tps) / sizeof(task_tps[0]))
 
-/*
- * Which new processes share their parent's address space (task_newtask's
- * clone flags), and which file an unlink took a name from (its ctime
- * changes): where the kernel has the tracepoints. names[*n] gets each.
- */
-static int add_task_evsels(struct ms_live *l, const char *dir, const char **names, size_t *n)
+/* Tracepoint sys:name, where the kernel has it, for the whole run: names[*n] gets it. 0 or -ENOMEM. */
+static int add_optional_tp(struct ms_live *l, const char *dir, const char *sys, const char *name,
+			   const char **names, size_t *n)
 {
 	struct perf_event_attr a;
 	char full[128], path[128];
 	uint64_t id;
-	size_t i;
 
-	for (i = 0; i < NR_TASK_TPS; i++) {
-		if (ms_tracefs_event_id(dir, task_tps[i][0], task_tps[i][1], &id)) {
-			ms_debug("no tracepoint '%s:%s' on this kernel: recording without it", task_tps[i][0], task_tps[i][1]);
-			continue;
-		}
-		tracepoint_attr(l, id, &a);
-		snprintf(full, sizeof(full), "%s:%s", task_tps[i][0], task_tps[i][1]);
-		snprintf(path, sizeof(path), "%s/%s", task_tps[i][0], task_tps[i][1]);
-		add_evsel(l, full, path, PHASE_ENTER, &a);
-		if (l->oom)
-			return -ENOMEM;
-		names[(*n)++] = l->use[l->ev.n - 1].tp;
+	if (ms_tracefs_event_id(dir, sys, name, &id)) {
+		ms_debug("no tracepoint '%s:%s' on this kernel: recording without it", sys, name);
+		return 0;
 	}
+	tracepoint_attr(l, id, &a);
+	snprintf(full, sizeof(full), "%s:%s", sys, name);
+	snprintf(path, sizeof(path), "%s/%s", sys, name);
+	add_evsel(l, full, path, PHASE_ENTER, &a);
+	if (l->oom)
+		return -ENOMEM;
+	names[(*n)++] = l->use[l->ev.n - 1].tp;
 	return 0;
 }
 
@@ -395,15 +393,12 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 	 * merges that no other record shows included.
 	 */
 	if (!(l->opts.flags & (MS_LIVE_NO_VMA_TREE | MS_LIVE_USER)) &&
-	    !ms_tracefs_event_id(dir, "maple_tree", "ma_write", &id)) {
-		tracepoint_attr(l, id, &a);
-		add_evsel(l, "maple_tree:ma_write", "maple_tree/ma_write", PHASE_ENTER, &a);
-		if (l->oom)
-			return -ENOMEM;
-		names[n++] = l->use[l->ev.n - 1].tp;
-	}
-	if ((err = add_task_evsels(l, dir, names, &n)))
+	    (err = add_optional_tp(l, dir, "maple_tree", "ma_write", names, &n)))
 		return err;
+	/* Like it, only a syscall's tracepoint is open to an ordinary user. */
+	for (i = 0; i < NR_TASK_TPS && !(l->opts.flags & MS_LIVE_USER); i++)
+		if ((err = add_optional_tp(l, dir, task_tps[i][0], task_tps[i][1], names, &n)))
+			return err;
 	if ((l->opts.flags & MS_LIVE_DAMON) && (err = add_damon_evsel(l, dir)))
 		return err;
 	if (l->opts.flags & MS_LIVE_DAMON)
