@@ -75,6 +75,9 @@ static const struct {
 	{ SYS_io_setup, "io_setup" }, { SYS_io_destroy, "io_destroy" },
 	{ SYS_clone, "clone" }, { SYS_clone3, "clone3" }, { SYS_fork, "fork" }, { SYS_vfork, "vfork" },
 	{ SYS_execve, "execve" }, { SYS_execveat, "execveat" },
+	/* A mapped file's name: /proc shows it as the path is now, or "(deleted)". */
+	{ SYS_unlink, "unlink" }, { SYS_unlinkat, "unlinkat" }, { SYS_rename, "rename" },
+	{ SYS_renameat, "renameat" }, { SYS_renameat2, "renameat2" },
 };
 
 static struct task *task_find(pid_t tid)
