@@ -25,6 +25,17 @@ static void fake_put(const char *root, const char *rel, const char *text)
 	fclose(f);
 }
 
+/* Makes root (a mkdtemp template) a tracefs tree with its headers and no events yet: 0, or -1. */
+static inline int fake_tracefs_new(char *root)
+{
+	if (!mkdtemp(root))
+		return -1;
+	fake_put(root, "events/header_page", "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n");
+	fake_put(root, "events/header_event", "# compressed entry header\n");
+	fake_put(root, "printk_formats", "");
+	return 0;
+}
+
 /* Removes the tree under root, as a teardown does: 0, or -1 where it could not. */
 static inline int fake_remove(const char *root)
 {

@@ -58,11 +58,8 @@ static int setup(void **state)
 	size_t i;
 
 	(void)state;
-	if (!mkdtemp(root))
+	if (fake_tracefs_new(root))
 		return -1;
-	fake_put(root, "events/header_page", "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n");
-	fake_put(root, "events/header_event", "# compressed entry header\n");
-	fake_put(root, "printk_formats", "");
 	for (i = 0; i < NR_TPS; i++) {
 		snprintf(text, sizeof(text), "name: %s\nID: %d\nformat:\n"
 			 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"

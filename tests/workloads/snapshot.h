@@ -46,23 +46,38 @@ static void __attribute__((noinline, no_sanitize_address)) snapshot_grow_stack(v
 	__asm__ volatile("" : : "r"(buf) : "memory");
 }
 
-static inline void snapshot(const char *step)
+/* The maps file at path, as the snapshot of task id (a pid, or a thread's id). */
+static inline void snapshot_of(const char *path, long id, const char *step)
 {
 	struct timespec t1;
 	ssize_t n, len = 0;
 	int fd;
 
 	snapshot_grow_stack();
-	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY);
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY);
 	while (fd >= 0 && (n = read(fd, snapshot_maps + len, sizeof(snapshot_maps) - 1 - (size_t)len)) > 0)
 		len += n;
 	close(fd);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	snapshot_maps[len] = '\0';
-	printf("snapshot pid=%d time=%llu step=%s\n%send-snapshot\n", getpid(),
+	printf("snapshot pid=%ld time=%llu step=%s\n%send-snapshot\n", id,
 	       (unsigned long long)t1.tv_sec * 1000000000ULL + (unsigned long long)t1.tv_nsec, step,
 	       snapshot_maps);
 	fflush(stdout);
+}
+
+static inline void snapshot(const char *step)
+{
+	snapshot_of("/proc/self/maps", (long)getpid(), step);
+}
+
+/*
+ * The calling thread's maps, named by its id: /proc/PID/maps is empty once
+ * the leader has exited, though the process lives on in its threads.
+ */
+static inline void snapshot_thread(const char *step)
+{
+	snapshot_of("/proc/thread-self/maps", (long)syscall(SYS_gettid), step);
 }
 
 /* An anonymous private map that must work (at: MAP_FIXED there, or NULL). */

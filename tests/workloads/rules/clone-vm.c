@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "task-snapshot.h"
+#include "../snapshot.h"
 
 static volatile int turn;       /* shared: the two processes take turns */
 static char *shared_map;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "task-snapshot.h"
+#include "../snapshot.h"
 
 static char *self;
 
