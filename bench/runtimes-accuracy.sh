@@ -7,10 +7,23 @@
 # skipped with a line saying so. Every run is made twice: with the kernel's
 # VMA tree writes (maple_tree:ma_write, the default where the kernel has
 # them) and with --no-vma-tree (the model's rules alone).
-# usage: bench/runtimes-accuracy.sh [MAPSCOPE]
+#
+# The second part, the syscall-stop check (tests/tools/syscall-stop),
+# stops each program at the exit of every address-space syscall (and
+# unlink, rename, exec, clone), every task stopped, and compares the
+# caller's /proc/TID/maps then with mapscope maps at that instant: K/N over
+# every such instant, not a few chosen ones. It runs node, python3, a JVM
+# with THP, headless chromium, and the kernel's mm selftests where Debian's
+# linux-source package is installed (built here from its tarball).
+# usage: bench/runtimes-accuracy.sh [MAPSCOPE] [freeze|stops] [LABEL-REGEX]
+# (both parts by default; with a regex, the syscall-stop runs whose label matches)
 set -uo pipefail
 M=$(realpath "${1:-build/mapscope}")
+part=${2:-all}
+only=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
+tracer=$(dirname "$M")/tests/workloads/syscall-stop
+check=$here/../tests/tools/syscall-stop-check.py
 work=$(mktemp -d /tmp/runtimes.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -20,6 +33,72 @@ oracle() {
 		tail -1 | sed 's/$/ (--no-vma-tree)/'
 }
 have() { command -v "$1" >/dev/null || { echo "$1: not installed, skipped"; return 1; }; }
+
+# [EVERY=N] LABEL CMD...: the syscall-stop check's K/N, with the VMA tree's
+# writes and without. The checker replays the recording once per snapshot:
+# EVERY=N checks every Nth snapshot only (chromium takes over 10,000).
+stops() {
+	local label=$1 mode k every=${EVERY:-1}
+	shift
+	[[ -n $only && ! $label =~ $only ]] && return
+	for mode in tree no-tree; do
+		k=()
+		[ "$mode" = no-tree ] && k=(--no-vma-tree)
+		rm -f ss.data ss.snap
+		timeout 900 "$M" record "${k[@]}" -o ss.data -- "$tracer" -o ss.snap -- "$@" >ss.out 2>ss.err
+		awk -v n="$every" '/^snapshot /{keep = (i++ % n == 0)} keep' ss.snap >ss.sample
+		echo "$label, syscall-stop${k:+ ${k[*]}}${EVERY:+, every ${every}th snapshot of $(grep -c '^snapshot ' ss.snap)}:" \
+			"$(timeout 1800 python3 "$check" --no-fail --max-diffs 0 "$M" ss.sample ss.data |
+			   grep -E ' exact$|^by call' | tac | paste -sd ' ')"
+	done
+}
+
+stop_runs() {
+	[ -x "$tracer" ] || { echo "syscall-stop: no tracer at $tracer (build the tests), skipped"; return; }
+	if have node; then
+		stops "node (allocation loop, 3 s)" node -e \
+			'let a=[];const t=setInterval(()=>{for(let i=0;i<1e5;i++)a.push({i:i,s:"x"+i});if(a.length>1e6)a=[];},10);setTimeout(()=>clearInterval(t),3000)'
+	fi
+	stops "python3 (allocation loop)" /usr/bin/python3 -c \
+		'a=[]
+for i in range(300):
+    a.append(bytearray(100000))
+    if len(a) > 300: a = []'
+	if have java; then
+		cat >Alloc3.java <<'J'
+public class Alloc3 { public static void main(String[] a) throws Exception { java.util.List<byte[]> l = new java.util.ArrayList<>(); for (int i = 0; i < 600; i++) { l.add(new byte[100000]); if (l.size() > 2000) l.clear(); } } }
+J
+		stops "JVM, G1 with -XX:+UseTransparentHugePages" java -Xmx256m -XX:+UseTransparentHugePages Alloc3.java
+	fi
+	if have chromium; then
+		EVERY=20 stops "headless chromium (--dump-dom of a page)" chromium --headless --no-sandbox --disable-gpu \
+			--no-first-run --disable-background-networking --disable-component-update --disable-sync \
+			--user-data-dir="$work/chromium-ss" --dump-dom 'data:text/html,<p>x</p>'
+	fi
+	mm_selftests
+}
+
+# The kernel's mm selftests, from Debian's linux-source-X.Y tarball where it is installed.
+mm_selftests() {
+	local tarball bin t
+	tarball=$(ls /usr/src/linux-source-*.tar.* 2>/dev/null | tail -1)
+	[ -n "$tarball" ] || { echo "mm selftests: linux-source not installed (apt-get install linux-source), skipped"; return; }
+	tar -xf "$tarball" -C "$work" --wildcards '*/tools/testing/selftests/*' '*/tools/include/*' \
+		'*/include/uapi/*' '*/scripts/*' '*/usr/include/*' 2>/dev/null
+	bin=$(ls -d "$work"/linux-source-*/tools/testing/selftests/mm 2>/dev/null | head -1)
+	[ -n "$bin" ] && make -s -C "$bin" -j2 >mm-build.log 2>&1 ||
+		echo "mm selftests: some did not build (see the log): those are skipped"
+	for t in mremap_test mlock2-tests map_fixed_noreplace madv_populate khugepaged cow ksm_tests mdwe_test \
+		 droppable memfd_secret mseal_test uffd-unit-tests pagemap_ioctl; do
+		[ -x "$bin/$t" ] || { echo "mm selftest $t: not built, skipped"; continue; }
+		(cd "$bin" && stops "mm selftest $t" "./$t")
+	done
+}
+
+if [ "$part" = stops ]; then
+	stop_runs
+	exit 0
+fi
 
 if have node; then
 	loop='let a=[];setInterval(()=>{for(let i=0;i<1e5;i++)a.push({i:i,s:"x"+i});if(a.length>1e6)a=[];},10)'
@@ -75,3 +154,4 @@ if have chromium; then
 		--no-first-run --disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$work/chromium" "$page"
 fi
+[ "$part" = freeze ] || stop_runs
