@@ -23,6 +23,7 @@
 #include "kernel/doctor.h"
 #include "kernel/cpus.h"
 #include "kernel/live.h"
+#include "kernel/live_impl.h"
 #include "kernel/procsynth.h"
 #include "kernel/tracefs.h"
 #include "perfdata/evlist.h"
@@ -42,41 +43,6 @@ static const char *const syscalls[] = {
 	"unlink", "unlinkat",
 };
 #define FIRST_OPTIONAL 8
-
-/* KTHREAD: opened for a kernel thread we started (a kdamond), on from its open, never for the tasks. */
-enum phase { PHASE_FAULTS, PHASE_ENTER, PHASE_EXIT, PHASE_KTHREAD };
-
-/* What live needs of an event beyond the list's attr, name and ids. */
-struct evsel_use {
-	char tp[128];            /* "syscalls/sys_enter_munmap", or "" */
-	enum phase phase;
-};
-
-struct efd {
-	int fd;
-	unsigned int evsel;
-};
-
-struct ring {
-	int fd;                  /* -1 until the CPU's first event is opened */
-	int cpu;
-	struct perf_event_mmap_page *pg;
-	unsigned char *data;
-	size_t size;             /* of the data area, a power of two */
-};
-
-struct ms_live {
-	struct ms_live_opts opts;
-	struct ms_evlist ev;
-	struct evsel_use *use;   /* use[i]: of ev.v[i] */
-	bool oom;                /* an event could not be added */
-	struct ring *rings;
-	int nr_cpus;
-	struct efd *fds;
-	size_t nr_fds, cap_fds;
-	struct ms_buf tracing_data;
-	unsigned char scratch[65536];    /* a record that wraps around the ring's end */
-};
 
 /*
  * What every record carries: IDENTIFIER (first in a sample, last in a
