@@ -106,8 +106,10 @@ struct ms_event {
 		 * [start, end) takes the lock state `lock` (MS_LOCK_*; 0: unlocked);
 		 * all: every VMA does (mlockall with MCL_CURRENT, munlockall); def:
 		 * what new maps get from now on (mlockall, munlockall), or -1.
+		 * to_gap: the call failed at a gap in the range (-ENOMEM), having
+		 * changed the VMAs before it only.
 		 */
-		struct { uint64_t start, end; uint32_t lock; bool all, tree; int32_t def; } mlock;
+		struct { uint64_t start, end; uint32_t lock; bool all, tree, to_gap; int32_t def; } mlock;
 		struct { uint64_t addr; } shmdt;
 		/*
 		 * share_vm: a second FORK of the same child, from the kernel's

@@ -561,13 +561,25 @@ static int change_task(struct ms_aspace *as, struct proc *p, const struct ms_eve
 	return 0;
 }
 
-/* Events that change no mapping: a new comm, a VMA the tree reported, a thread's stack pointer. */
+/*
+ * The VMA tree's write of one VMA: [start, end) is one VMA now, exactly,
+ * whatever call made it (mseal, mbind, userfaultfd, a failed mprotect
+ * among them): pieces are split at its ends, then joined.
+ */
+static int apply_vma(struct proc *p, const struct ms_event *ev)
+{
+	size_t i, j;
+	int err = ms_pieces_carve(p, ev->vma.start, ev->vma.end, &i, &j);
+
+	if (!err)
+		ms_pieces_set_vma(p, ev->vma.start, ev->vma.end);
+	return err;
+}
+
+/* Events that change no mapping: a new comm, a thread's stack pointer. */
 static void apply_other(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	switch (ev->kind) {
-	case MS_EV_VMA:
-		ms_pieces_set_vma(p, ev->vma.start, ev->vma.end);
-		break;
 	case MS_EV_COMM:
 		if (ev->tid == ev->pid || !p->comm[0])
 			snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
@@ -623,6 +635,7 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 	case MS_EV_EXIT: op = MS_OP_EXIT; err = change_task(as, p, ev, c); break;
 	case MS_EV_UNLINK: ms_names_unlink(as, ev); break;
 	case MS_EV_ACCESS: ms_aspace_charge_access(as, p, ev); break;
+	case MS_EV_VMA: err = apply_vma(p, ev); break;
 	default: apply_other(as, p, ev); break;
 	}
 out:

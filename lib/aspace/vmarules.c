@@ -147,12 +147,31 @@ void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint6
 			ms_vma_make_anon(as, p, i);
 }
 
+/*
+ * Where a lock that failed with -ENOMEM stopped: apply_vma_lock_flags
+ * changes the VMAs up to the first gap, then fails; with none (start in
+ * a hole) nothing. A range with no gap failed before any change
+ * (RLIMIT_MEMLOCK): nothing either.
+ */
+static uint64_t lock_gap(const struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i = lower(p, start);
+	uint64_t at = start;
+
+	for (; i < p->n && p->p[i].start <= at && at < end; i++)
+		at = p->p[i].end;
+	return at < end ? at : start;
+}
+
 /* mlock, munlock (a range), mlockall and munlockall (every VMA, and what new maps get). */
 int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	uint64_t start = ev->mlock.all ? 0 : ev->mlock.start, end = ev->mlock.all ? UINT64_MAX : ev->mlock.end;
 	uint16_t set = lock_vmflags(ev->mlock.lock);
 	int err;
+
+	if (ev->mlock.to_gap && !ev->mlock.all && (end = lock_gap(p, start, end)) == start)
+		return 0;
 
 	if (ev->mlock.def >= 0)
 		p->def_vmflags = lock_vmflags((uint32_t)ev->mlock.def);

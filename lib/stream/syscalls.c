@@ -202,7 +202,7 @@ static bool wanted_advice(uint64_t advice)
  * resets what new maps get, and with MCL_CURRENT (or as munlockall) sets
  * every VMA (apply_mlockall_flags).
  */
-static int on_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+static int on_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
 {
 	uint64_t off = t->args[0] & 4095, flags = t->args[0];
 	struct ms_event ev;
@@ -210,6 +210,7 @@ static int on_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struc
 	base_event(&ev, MS_EV_MLOCK, smp);
 	ev.mlock.def = -1;
 	ev.mlock.tree = s->has_tree;
+	ev.mlock.to_gap = ret != 0;
 	switch (t->sc) {
 	case SC_MLOCK:
 	case SC_MLOCK2:
@@ -254,16 +255,28 @@ static int emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, str
 	return err;
 }
 
-/* mprotect: the range, then the VMAs the kernel wrote for it (each an MMAP2 between entry and exit). */
-static int on_exit_protect(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+/*
+ * mprotect: the range, then the VMAs the kernel wrote for it (each an MMAP2
+ * between entry and exit). A call that failed (a hole, a sealed VMA, a
+ * protection a VMA may not have) changed the VMAs before the one it failed
+ * at, each with its MMAP2 (mprotect_fixup), and nothing after: the range
+ * ends where the last of them does. No MMAP2, no change.
+ */
+static int on_exit_protect(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
 {
+	uint64_t end = t->args[0] + PAGE_ALIGN(t->args[1]), upto = 0;
 	struct ms_event ev;
 	size_t i;
 	int err;
 
+	for (i = 0; ret && i < t->nr_maps; i++)
+		if (t->maps[i].m.vma_end > upto)
+			upto = t->maps[i].m.vma_end;
+	if (ret && upto <= t->args[0])
+		return 0;
 	base_event(&ev, MS_EV_PROTECT, smp);
 	ev.protect.start = t->args[0];
-	ev.protect.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+	ev.protect.end = ret && upto < end ? upto : end;
 	ev.protect.prot = (uint32_t)t->args[2];
 	err = emit_with_chain(s, t, &ev);
 	for (i = 0; i < t->nr_maps && !err; i++) {
@@ -329,8 +342,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		err = emit_with_chain(s, t, &ev);
 		break;
 	case SC_MPROTECT:
-		if (!ret)
-			err = on_exit_protect(s, smp, t);
+		err = on_exit_protect(s, smp, t, ret);
 		break;
 	case SC_BRK:
 		if (!(brk = brk_slot(s, smp->pid)))
@@ -338,7 +350,8 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		err = on_exit_brk(s, smp, t, ret, brk);
 		break;
 	case SC_MADVISE:
-		if (ret || !wanted_advice(t->args[2]))
+		/* Over a hole, the advice is applied to every VMA, then -ENOMEM (madvise_walk_vmas). */
+		if ((ret && ret != (uint64_t)-ENOMEM) || !wanted_advice(t->args[2]))
 			break;
 		base_event(&ev, MS_EV_MADVISE, smp);
 		ev.madvise.start = t->args[0];
@@ -359,8 +372,9 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 	case SC_MUNLOCK:
 	case SC_MLOCKALL:
 	case SC_MUNLOCKALL:
-		if (!ret)
-			err = on_exit_mlock(s, smp, t);
+		/* -ENOMEM over a gap: the VMAs before it changed (apply_vma_lock_flags). */
+		if (!ret || (ret == (uint64_t)-ENOMEM && t->sc != SC_MLOCKALL && t->sc != SC_MUNLOCKALL))
+			err = on_exit_mlock(s, smp, t, ret);
 		break;
 	case SC_UNLINK:
 	case SC_UNLINKAT:

@@ -2,7 +2,8 @@
  * Syscall pairing, on synthetic recordings whose tracepoint formats come
  * from a fake tracefs tree: an entry and its exit make one change, applied
  * when the syscall succeeded; threads interleave; an exit with no entry is
- * left alone; a file with entries only applies what an entry says alone.
+ * left alone; a file with entries only applies what an entry says alone;
+ * a call that failed part-way applies the part before its failure point.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -42,6 +43,8 @@ static const struct {
 	{ "munmap", 700, { "addr", "len" } },
 	{ "mremap", 710, { "addr", "old_len", "new_len", "flags", "new_addr" } },
 	{ "mlock", 720, { "start", "len" } },
+	{ "mprotect", 730, { "start", "len", "prot" } },
+	{ "madvise", 740, { "start", "len_in", "behavior" } },
 };
 
 static void put(const char *rel, const char *text)
@@ -348,11 +351,60 @@ static void lone_entries(void **state)
 	ms_session_free(s);
 }
 
+/*
+ * Failed part-way: mprotect changed the VMAs its MMAP2 records show, up to
+ * the failure point; madvise over a hole advised every VMA; mlock locked
+ * up to the gap. A failed mprotect with no MMAP2 changed nothing.
+ */
+static void failed_part_way(void **state)
+{
+	static const char *const tps[] = { "sys_enter_mprotect", "sys_exit_mprotect", "sys_enter_madvise",
+					   "sys_exit_madvise", "sys_enter_mlock", "sys_exit_mlock" };
+	struct seen w;
+	struct rec r;
+	struct ms_session *s;
+	uint64_t a[3];
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 8 * P);
+	put_map(&r, 2, A + 9 * P, 8 * P);
+	a[0] = A + 2 * P, a[1] = 10 * P, a[2] = PROT_READ;
+	enter(&r, "mprotect", 10, PID, a, 3);
+	put_map(&r, 11, A + 2 * P, 6 * P);             /* mprotect_fixup's record of the VMA it changed */
+	leave(&r, "mprotect", 12, PID, -ENOMEM);
+	a[0] = A + 8 * P, a[1] = 4 * P, a[2] = PROT_NONE;
+	enter(&r, "mprotect", 20, PID, a, 3);
+	leave(&r, "mprotect", 21, PID, -ENOMEM);       /* from the hole: nothing changed */
+	a[0] = A, a[1] = 16 * P, a[2] = MADV_DONTDUMP;
+	enter(&r, "madvise", 30, PID, a, 3);
+	leave(&r, "madvise", 31, PID, -ENOMEM);
+	a[0] = A + 9 * P, a[1] = P, a[2] = MADV_DONTDUMP;
+	enter(&r, "madvise", 40, PID, a, 3);
+	leave(&r, "madvise", 41, PID, -EINVAL);        /* failed at the start: left out */
+	a[0] = A + 4 * P, a[1] = 8 * P;
+	enter(&r, "mlock", 50, PID, a, 2);
+	leave(&r, "mlock", 51, PID, -ENOMEM);
+	close_rec(&r);
+
+	s = replay(&r, &w);
+	assert_int_equal(w.n, 3);
+	assert_int_equal(w.op[0], MS_OP_PROTECT);
+	assert_int_equal(w.start[0], A + 2 * P);
+	assert_int_equal(w.end[0], A + 8 * P);
+	assert_int_equal(ms_aspace_prot_at(ms_session_aspace(s), PID, A + 7 * P), PROT_READ);
+	assert_int_equal(ms_aspace_prot_at(ms_session_aspace(s), PID, A + 9 * P), PROT_READ | PROT_WRITE);
+	assert_int_equal(w.op[1], MS_OP_MADVISE);
+	assert_int_equal(w.op[2], MS_OP_LOCK);
+	ms_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pairs_by_thread),
 		cmocka_unit_test(lone_entries),
+		cmocka_unit_test(failed_part_way),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

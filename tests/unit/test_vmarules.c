@@ -271,6 +271,60 @@ static void accounting_keeps_apart(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * A lock that fails at a gap (-ENOMEM) changed the VMAs before it
+ * (apply_vma_lock_flags); one that starts in a hole, or finds no gap
+ * (RLIMIT_MEMLOCK), changed nothing.
+ */
+static void lock_failed_at_gap(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event m;
+	struct vmas v;
+
+	map(as, 16 * P, 20 * P, "//anon");
+	map(as, 21 * P, 25 * P, "//anon");
+	m = ev(MS_EV_MLOCK);
+	m.mlock = (typeof(m.mlock)){ .start = 18 * P, .end = 23 * P, .lock = MS_LOCK_LOCKED | MS_LOCK_ONFAULT,
+				     .def = -1, .to_gap = true };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);                 /* 16-18, 18-20 locked, 21-25 untouched */
+	assert_int_equal(v.s[1], 18 * P);
+	assert_int_equal(v.e[1], 20 * P);
+	m.mlock.start = 20 * P;                   /* from the hole: nothing */
+	m.mlock.end = 25 * P;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	m.mlock.start = 21 * P;                   /* no gap: the limit, before any change */
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	ms_aspace_free(as);
+}
+
+/* A VMA tree write inside a piece the model holds whole splits it there (mseal, mbind, userfaultfd). */
+static void tree_write_splits(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event w = ev(MS_EV_VMA);
+	struct vmas v;
+
+	map(as, 16 * P, 24 * P, "//anon");
+	w.vma.start = 18 * P;
+	w.vma.end = 20 * P;
+	assert_int_equal(ms_aspace_apply(as, &w, NULL), 0);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.e[0], 18 * P);
+	assert_int_equal(v.e[1], 20 * P);
+	assert_int_equal(v.e[2], 24 * P);
+	w = ev(MS_EV_VMA);                        /* merged again: one write over all of it */
+	w.vma.start = 16 * P;
+	w.vma.end = 24 * P;
+	assert_int_equal(ms_aspace_apply(as, &w, NULL), 0);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +334,8 @@ int main(void)
 		cmocka_unit_test(anon_vma_both_ways),
 		cmocka_unit_test(mlock_split_merge_populate),
 		cmocka_unit_test(accounting_keeps_apart),
+		cmocka_unit_test(lock_failed_at_gap),
+		cmocka_unit_test(tree_write_splits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
