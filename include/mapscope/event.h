@@ -37,6 +37,14 @@ enum ms_event_kind {
 	MS_EV_THREAD_SP,    /* a thread's user stack pointer (in sample.sp), which names its stack */
 	MS_EV_ACCESS,       /* ongoing access to a range over one interval (accessed bits, DAMON): access */
 	MS_EV_UNLINK,       /* a file's name was removed (unlink, or replaced by a rename): file */
+	MS_EV_VMA_ATTR,     /* mseal, mbind, set_mempolicy_home_node: vma_attr; VMAs split and merge, no mapping changes */
+};
+
+/* What an MS_EV_VMA_ATTR sets on the VMAs of its range. */
+enum ms_vma_attr {
+	MS_VMA_SEAL = 1,    /* mseal: VM_SEALED */
+	MS_VMA_POLICY,      /* mbind: the NUMA policy, value (mode | mode flags; 0: MPOL_DEFAULT, none) */
+	MS_VMA_HOME_NODE,   /* set_mempolicy_home_node: value, the node, on VMAs with a BIND or PREFERRED_MANY policy */
 };
 
 /* Which evidence an MS_EV_ACCESS carries. */
@@ -120,6 +128,8 @@ struct ms_event {
 		struct { uint32_t child_pid, child_tid; bool share_vm; } fork;
 		/* The file whose name went: /proc now names its maps "PATH (deleted)". */
 		struct { uint32_t maj, min; uint64_t ino; } file;
+		/* tree: the VMA tree's writes follow and set the VMAs (as for madvise). */
+		struct { uint64_t start, end; enum ms_vma_attr what; uint32_t value; bool tree; } vma_attr;
 		struct { const char *comm; } comm;     /* EXEC and COMM */
 		struct {
 			uint64_t addr, ip, sp;

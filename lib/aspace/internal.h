@@ -32,6 +32,7 @@ struct piece {
 	bool join;               /* same kernel VMA as the piece before it */
 	uint16_t vmflags;        /* VF_*: VMA flags no record shows, which split and merge VMAs */
 	uint32_t anon;           /* its VMA's anon_vma: 0 none yet, else an id (ANON_FORKED: a fork's copy) */
+	uint32_t mpol;           /* its NUMA policy (mbind): mode and mode flags, home node + 1 above; 0 none */
 };
 
 /*
@@ -57,7 +58,8 @@ enum { VF_DONTFORK = 1, VF_MERGEABLE = 2, VF_HUGEPAGE = 4, VF_NOHUGEPAGE = 8, VF
         * and which mprotect adds but never takes away: a RELRO segment made
         * read-only keeps it, and never merges with the read-only one before it.
         */
-       VF_NORESERVE = 256, VF_ACCOUNT = 512 };
+       VF_NORESERVE = 256, VF_ACCOUNT = 512,
+       VF_SEALED = 1024 /* mseal (mm/mseal.c): VM_SEALED, inherited by a fork */ };
 #define VF_LOCKS (VF_LOCKED | VF_LOCKONFAULT)
 
 struct proc {
@@ -221,6 +223,9 @@ int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *e
 
 /* mlock, munlock, mlockall, munlockall. 0 or -ENOMEM. */
 int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
+/* mseal, mbind, set_mempolicy_home_node (MS_EV_VMA_ATTR). 0 or -ENOMEM. */
+int ms_vma_set_attr(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
 
 /* Locked VMAs of [start, end) are populated at once: their first write fault makes their anon_vma. */
 void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end);

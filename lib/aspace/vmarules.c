@@ -1,7 +1,8 @@
 /*
  * The kernel's VMA rules that no record shows (mm/vma.c, mm/madvise.c,
- * mm/mlock.c): when two neighbouring VMAs are one, which flags madvise
- * and mlock set, and where an anon_vma comes from and goes.
+ * mm/mlock.c, mm/mseal.c, mm/mempolicy.c): when two neighbouring VMAs are
+ * one, which flags madvise, mlock and mseal set, which policy mbind does,
+ * and where an anon_vma comes from and goes.
  */
 #include <errno.h>
 #include <string.h>
@@ -35,7 +36,8 @@ static bool mergeable(const struct ms_aspace *as, const struct piece *a, const s
 	const struct ms_region *ra = as->regions[a->region], *rb = as->regions[b->region];
 	bool fa = ra->ino || ra->maj || ra->min, fb = rb->ino || rb->maj || rb->min;
 
-	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags || a->vmflags != b->vmflags)
+	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags || a->vmflags != b->vmflags ||
+	    a->mpol != b->mpol)
 		return false;
 	if (a->anon != b->anon && (a->anon ? b->anon || (a->anon & ANON_FORKED) : (b->anon & ANON_FORKED)))
 		return false;
@@ -84,35 +86,69 @@ static bool advice_flags(uint32_t advice, uint16_t *set, uint16_t *clear)
 }
 
 /*
- * madvise advice that changes VMA flags: VMA by VMA, one whose flags would
- * not change is left whole; the others are split at the range's ends, take
- * the flags, and merge with their neighbours where those now match. The
- * kernel writes no record of any of it. tree: the VMA tree's writes follow
- * and set the VMAs; pieces are split to hold their flags, and nothing is
- * merged or parted here.
+ * What a change does to a VMA: flags set and cleared, and a NUMA policy
+ * (mpol >= 0: mbind's) or a home node for the policy it has (home >= 0).
  */
-static int change_vmflags(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end,
-			  uint16_t set, uint16_t clear, bool tree)
+struct vma_change {
+	uint16_t set, clear;
+	int64_t mpol, home;
+};
+
+enum { MPOL_MODE_BIND = 2, MPOL_MODE_PREFERRED_MANY = 5 };
+
+/*
+ * The flags and policy piece pc's VMA gets; false where the walk stops
+ * there: set_mempolicy_home_node fails (-EOPNOTSUPP) at a VMA whose policy
+ * takes no home node, having changed those before it; one with no policy
+ * it leaves as it is.
+ */
+static bool vma_changed(const struct piece *pc, const struct vma_change *ch, uint16_t *vf, uint32_t *mpol)
+{
+	*vf = (uint16_t)((pc->vmflags | ch->set) & ~ch->clear);
+	*mpol = ch->mpol >= 0 ? (uint32_t)ch->mpol : pc->mpol;
+	if (ch->home < 0 || !pc->mpol)
+		return true;
+	if ((pc->mpol & 0xff) != MPOL_MODE_BIND && (pc->mpol & 0xff) != MPOL_MODE_PREFERRED_MANY)
+		return false;
+	*mpol = (pc->mpol & 0xffff) | (uint32_t)(ch->home + 1) << 16;
+	return true;
+}
+
+/*
+ * A change of VMA flags (madvise, mlock, mseal) or policy (mbind): VMA by
+ * VMA, one whose flags and policy would not change is left whole; the
+ * others are split at the range's ends, take them, and merge with their
+ * neighbours where those now match. The kernel writes no record of any of
+ * it. tree: the VMA tree's writes follow and set the VMAs; pieces are
+ * split to hold their flags, and nothing is merged or parted here.
+ */
+static int change_vmas(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end,
+		       const struct vma_change *ch, bool tree)
 {
 	size_t i = lower(p, start), first, last, j, k;
 	uint16_t now;
+	uint32_t mpol;
 	uint64_t a, b;
 	int err;
 
 	while (i < p->n && p->p[i].start < end) {
 		ms_pieces_vma(p, i, &first, &last);
 		b = p->p[last].end < end ? p->p[last].end : end;
-		now = (uint16_t)((p->p[i].vmflags | set) & ~clear);
+		if (!vma_changed(&p->p[i], ch, &now, &mpol))
+			break;
 		/* [vdso], [vvar]: VM_SPECIAL, which neither mlock nor this advice changes. */
-		if (now == p->p[i].vmflags || as->regions[p->p[i].region]->kind == MS_KIND_VDSO) {
+		if ((now == p->p[i].vmflags && mpol == p->p[i].mpol) ||
+		    as->regions[p->p[i].region]->kind == MS_KIND_VDSO) {
 			i = last + 1;
 			continue;
 		}
 		a = p->p[first].start > start ? p->p[first].start : start;
 		if ((err = ms_pieces_carve(p, a, b, &i, &j)))
 			return err;
-		for (k = i; k < j; k++)
+		for (k = i; k < j; k++) {
 			p->p[k].vmflags = now;
+			p->p[k].mpol = mpol;
+		}
 		if (i < p->n && !tree)
 			ms_vma_join_if_mergeable(as, p, i);
 		if (j < p->n && !tree)
@@ -124,11 +160,32 @@ static int change_vmflags(struct ms_aspace *as, struct proc *p, uint64_t start, 
 
 int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
-	uint16_t set, clear;
+	struct vma_change ch = { .mpol = -1, .home = -1 };
 
-	if (!advice_flags(ev->madvise.advice, &set, &clear))
+	if (!advice_flags(ev->madvise.advice, &ch.set, &ch.clear))
 		return 0;
-	return change_vmflags(as, p, ev->madvise.start, ev->madvise.end, set, clear, ev->madvise.tree);
+	return change_vmas(as, p, ev->madvise.start, ev->madvise.end, &ch, ev->madvise.tree);
+}
+
+/* mseal sets VM_SEALED; mbind sets a policy (MPOL_DEFAULT: none); set_mempolicy_home_node a home node. */
+int ms_vma_set_attr(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	struct vma_change ch = { .mpol = -1, .home = -1 };
+
+	switch (ev->vma_attr.what) {
+	case MS_VMA_SEAL:
+		ch.set = VF_SEALED;
+		break;
+	case MS_VMA_POLICY:
+		ch.mpol = (ev->vma_attr.value & 0xff) ? ev->vma_attr.value & 0xffff : 0;
+		break;
+	case MS_VMA_HOME_NODE:
+		ch.home = ev->vma_attr.value & 0x7fff;
+		break;
+	default:
+		return 0;
+	}
+	return change_vmas(as, p, ev->vma_attr.start, ev->vma_attr.end, &ch, ev->vma_attr.tree);
 }
 
 static uint16_t lock_vmflags(uint32_t lock)
@@ -167,7 +224,7 @@ static uint64_t lock_gap(const struct proc *p, uint64_t start, uint64_t end)
 int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	uint64_t start = ev->mlock.all ? 0 : ev->mlock.start, end = ev->mlock.all ? UINT64_MAX : ev->mlock.end;
-	uint16_t set = lock_vmflags(ev->mlock.lock);
+	struct vma_change ch = { .set = lock_vmflags(ev->mlock.lock), .mpol = -1, .home = -1 };
 	int err;
 
 	if (ev->mlock.to_gap && !ev->mlock.all && (end = lock_gap(p, start, end)) == start)
@@ -177,7 +234,8 @@ int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 		p->def_vmflags = lock_vmflags((uint32_t)ev->mlock.def);
 	if (ev->mlock.def >= 0 && !ev->mlock.all)
 		return 0;                        /* MCL_FUTURE alone */
-	if ((err = change_vmflags(as, p, start, end, set, (uint16_t)(VF_LOCKS & ~set), ev->mlock.tree)))
+	ch.clear = (uint16_t)(VF_LOCKS & ~ch.set);
+	if ((err = change_vmas(as, p, start, end, &ch, ev->mlock.tree)))
 		return err;
 	ms_vma_populate(as, p, start, end);
 	return 0;
@@ -189,7 +247,7 @@ static bool anon_compatible(const struct ms_aspace *as, const struct piece *a, c
 	const struct ms_region *ra = as->regions[a->region], *rb = as->regions[b->region];
 
 	/* The protection may differ (VM_ACCESS_FLAGS); nothing else may. */
-	return a->end == b->start && a->flags == b->flags && a->vmflags == b->vmflags &&
+	return a->end == b->start && a->flags == b->flags && a->vmflags == b->vmflags && a->mpol == b->mpol &&
 	       ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min &&
 	       (ra->kind == MS_KIND_STACK) == (rb->kind == MS_KIND_STACK) &&
 	       (!ra->ino || a->pgoff + (a->end - a->start) == b->pgoff);

@@ -33,14 +33,14 @@
 
 /*
  * Changes with no side-band record of their own, and mmap/shmat for their
- * call sites and failures. The mlock family changes VMA flags, which
- * splits and merges VMAs with no record; a kernel without one of those
- * tracepoints records without it.
+ * call sites and failures. The mlock family, mseal and the NUMA policy
+ * calls change VMA flags or policy, which splits and merges VMAs with no
+ * record; a kernel without one of those tracepoints records without it.
  */
 static const char *const syscalls[] = {
 	"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "shmat", "shmdt",
 	"mlock", "mlock2", "munlock", "mlockall", "munlockall",
-	"unlink", "unlinkat",
+	"unlink", "unlinkat", "mseal", "mbind", "set_mempolicy_home_node",
 };
 #define FIRST_OPTIONAL 8
 

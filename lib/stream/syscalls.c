@@ -309,6 +309,34 @@ static int on_exit_brk(struct ms_stream *s, const struct ms_sample *smp, struct 
 	return err;
 }
 
+/*
+ * mseal, mbind, set_mempolicy_home_node: a VMA attribute over the range.
+ * mseal and mbind check the whole range before changing anything, so a
+ * failed one changed nothing. The home node goes on VMA by VMA, and fails
+ * (-EOPNOTSUPP) at the first whose policy takes none, after the ones before.
+ */
+static int on_exit_vma_attr(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	struct ms_event ev;
+
+	if (t->args[1] > USER_END)
+		return 0;
+	base_event(&ev, MS_EV_VMA_ATTR, smp);
+	ev.vma_attr.start = t->args[0];
+	ev.vma_attr.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+	ev.vma_attr.tree = s->has_tree;
+	if (t->sc == SC_MSEAL) {
+		ev.vma_attr.what = MS_VMA_SEAL;
+	} else if (t->sc == SC_MBIND) {
+		ev.vma_attr.what = MS_VMA_POLICY;
+		ev.vma_attr.value = (uint32_t)t->args[2];
+	} else {
+		ev.vma_attr.what = MS_VMA_HOME_NODE;
+		ev.vma_attr.value = (uint32_t)t->args[2];
+	}
+	return emit_with_chain(s, t, &ev);
+}
+
 static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
 {
 	struct ms_event ev;
@@ -380,6 +408,12 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 	case SC_UNLINKAT:
 		if (!ret)
 			err = stream_emit_unlinked(s, smp, t);
+		break;
+	case SC_MSEAL:
+	case SC_MBIND:
+	case SC_HOME_NODE:
+		if (!ret || (t->sc == SC_HOME_NODE && ret == (uint64_t)-EOPNOTSUPP))
+			err = on_exit_vma_attr(s, smp, t);
 		break;
 	}
 	if (!err)

@@ -29,6 +29,9 @@ const struct stream_syscall stream_syscalls[SC_NR] = {
 	[SC_MUNLOCKALL] = { "munlockall", { NULL } },
 	[SC_UNLINK] = { "unlink", { NULL } },
 	[SC_UNLINKAT] = { "unlinkat", { NULL } },
+	[SC_MSEAL] = { "mseal", { "start", "len" } },
+	[SC_MBIND] = { "mbind", { "start", "len", "mode" } },
+	[SC_HOME_NODE] = { "set_mempolicy_home_node", { "start", "len", "home_node" } },
 };
 
 /*

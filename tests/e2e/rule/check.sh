@@ -11,9 +11,10 @@ cd "$TMP"
 
 # With the kernel's VMA tree writes (where it has them) and without: the
 # model's own rules must get the same maps.
-# read-fault is the exception: only the tree shows what a read fault did.
+# read-fault is the exception: only the tree shows what a read fault did;
+# and uffd: record leaves out the ioctls (all of them, but for the tree's writes).
 modes=(tree no-tree)
-[ "$rule" = read-fault ] && modes=(tree)
+case $rule in read-fault | uffd) modes=(tree) ;; esac
 for mode in "${modes[@]}"; do
 	opt=()
 	[ "$mode" = no-tree ] && opt=(--no-vma-tree)
@@ -24,7 +25,7 @@ for mode in "${modes[@]}"; do
 		fail "record ($mode) failed ($status): $(cat summary.txt)"
 	}
 	if [ "$mode" = tree ] && ! perf evlist -i "rule-$mode.data" 2>/dev/null | grep -q '^maple_tree:ma_write$'; then
-		[ "$rule" = read-fault ] && skip "this kernel has no maple_tree:ma_write tracepoint"
+		case $rule in read-fault | uffd) skip "this kernel has no maple_tree:ma_write tracepoint" ;; esac
 		echo "note: no maple_tree:ma_write on this kernel: the model's rules alone"
 	fi
 	# Its exit status says it ran to the end: every snapshot it takes is there.
