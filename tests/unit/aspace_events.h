@@ -157,6 +157,15 @@ static inline void lock(struct ms_aspace *as, uint64_t s, uint64_t e, uint32_t l
 	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
 }
 
+/* mseal, mbind or set_mempolicy_home_node over [s, e): what sets value. */
+static inline void vma_attr(struct ms_aspace *as, uint64_t s, uint64_t e, enum ms_vma_attr what, uint32_t value)
+{
+	struct ms_event m = ev(MS_EV_VMA_ATTR);
+
+	m.vma_attr = (typeof(m.vma_attr)){ .start = s, .end = e, .what = what, .value = value };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+}
+
 /*
  * Eight pages with the second half DONTDUMP: two VMAs, one flag apart, so
  * that a fault in one gives it an anon_vma of its own (the other's is not

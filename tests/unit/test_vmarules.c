@@ -325,17 +325,6 @@ static void tree_write_splits(void **state)
 	ms_aspace_free(as);
 }
 
-static void attr(struct ms_aspace *as, uint64_t s, uint64_t e, enum ms_vma_attr what, uint32_t value)
-{
-	struct ms_event m = ev(MS_EV_VMA_ATTR);
-
-	m.vma_attr.start = s;
-	m.vma_attr.end = e;
-	m.vma_attr.what = what;
-	m.vma_attr.value = value;
-	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
-}
-
 /*
  * mseal and mbind split like flag changes and merge where flags and
  * policy match again; the home node goes on VMAs with a BIND policy,
@@ -347,26 +336,26 @@ static void seal_and_policy(void **state)
 	struct vmas v;
 
 	map(as, 16 * P, 24 * P, "//anon");
-	attr(as, 18 * P, 20 * P, MS_VMA_SEAL, 0);
+	vma_attr(as, 18 * P, 20 * P, MS_VMA_SEAL, 0);
 	assert_int_equal(vmas_of(as, PID).n, 3);
-	attr(as, 20 * P, 24 * P, MS_VMA_SEAL, 0);       /* sealed next to sealed: merged */
+	vma_attr(as, 20 * P, 24 * P, MS_VMA_SEAL, 0);       /* sealed next to sealed: merged */
 	v = vmas_of(as, PID);
 	assert_int_equal(v.n, 2);
 	assert_int_equal(v.s[1], 18 * P);
 	map(as, 32 * P, 48 * P, "//anon");
-	attr(as, 34 * P, 36 * P, MS_VMA_POLICY, 2);     /* MPOL_BIND */
-	attr(as, 36 * P, 38 * P, MS_VMA_POLICY, 2);     /* the same: merged */
-	attr(as, 38 * P, 40 * P, MS_VMA_POLICY, 1);     /* MPOL_PREFERRED: apart */
+	vma_attr(as, 34 * P, 36 * P, MS_VMA_POLICY, 2);     /* MPOL_BIND */
+	vma_attr(as, 36 * P, 38 * P, MS_VMA_POLICY, 2);     /* the same: merged */
+	vma_attr(as, 38 * P, 40 * P, MS_VMA_POLICY, 1);     /* MPOL_PREFERRED: apart */
 	v = vmas_of(as, PID);
 	assert_int_equal(v.n, 2 + 4);
 	assert_int_equal(v.s[3], 34 * P);
 	assert_int_equal(v.e[3], 38 * P);
 	/* Home node over 32-48: 32-34 has no policy (left), 34-38 takes it, 38-40 stops the walk. */
-	attr(as, 32 * P, 48 * P, MS_VMA_HOME_NODE, 0);
+	vma_attr(as, 32 * P, 48 * P, MS_VMA_HOME_NODE, 0);
 	assert_int_equal(vmas_of(as, PID).n, 6);
-	attr(as, 35 * P, 36 * P, MS_VMA_POLICY, 2);     /* BIND without the home node: a split */
+	vma_attr(as, 35 * P, 36 * P, MS_VMA_POLICY, 2);     /* BIND without the home node: a split */
 	assert_int_equal(vmas_of(as, PID).n, 8);
-	attr(as, 32 * P, 48 * P, MS_VMA_POLICY, 0);     /* MPOL_DEFAULT: no policy, one VMA */
+	vma_attr(as, 32 * P, 48 * P, MS_VMA_POLICY, 0);     /* MPOL_DEFAULT: no policy, one VMA */
 	assert_int_equal(vmas_of(as, PID).n, 3);
 	ms_aspace_free(as);
 }
