@@ -337,6 +337,20 @@ static int on_exit_vma_attr(struct ms_stream *s, const struct ms_sample *smp, st
 	return emit_with_chain(s, t, &ev);
 }
 
+static int on_exit_mremap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
+{
+	struct ms_event ev;
+
+	base_event(&ev, MS_EV_REMAP, smp);
+	ev.remap.old_start = t->args[0];
+	ev.remap.old_end = t->args[0] + PAGE_ALIGN(t->args[1]);
+	ev.remap.new_start = ret;
+	ev.remap.new_end = ret + PAGE_ALIGN(t->args[2]);
+	ev.remap.flags = (uint32_t)t->args[3];
+	ev.remap.tree = s->has_tree;
+	return emit_with_chain(s, t, &ev);
+}
+
 static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
 {
 	struct ms_event ev;
@@ -358,16 +372,8 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		err = emit_with_chain(s, t, &ev);
 		break;
 	case SC_MREMAP:
-		if (IS_ERR_VALUE(ret))
-			break;
-		base_event(&ev, MS_EV_REMAP, smp);
-		ev.remap.old_start = t->args[0];
-		ev.remap.old_end = t->args[0] + PAGE_ALIGN(t->args[1]);
-		ev.remap.new_start = ret;
-		ev.remap.new_end = ret + PAGE_ALIGN(t->args[2]);
-		ev.remap.flags = (uint32_t)t->args[3];
-		ev.remap.tree = s->has_tree;
-		err = emit_with_chain(s, t, &ev);
+		if (!IS_ERR_VALUE(ret))
+			err = on_exit_mremap(s, smp, t, ret);
 		break;
 	case SC_MPROTECT:
 		err = on_exit_protect(s, smp, t, ret);
