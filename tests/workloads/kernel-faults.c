@@ -3,7 +3,7 @@
  * fresh pages faults each in kernel mode (copy_to_user), which a recording
  * that excludes the kernel (an ordinary user's, page-faults:u) cannot see;
  * then 64 fresh pages touched by the program itself, which every
- * recording sees. Prints both ranges:
+ * recording sees. Prints both ranges, then unmaps the first:
  *   kernel 0xSTART 0xEND
  *   user 0xSTART 0xEND
  * usage: kernel-faults DIR   (a folder it may write a scratch file in)
@@ -53,5 +53,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < PAGES; i++)
 		u[i * PAGE] = 1;
 	printf("kernel %p %p\nuser %p %p\n", (void *)k, (void *)(k + PAGES * PAGE), (void *)u, (void *)(u + PAGES * PAGE));
-	return k[PAGE] == 'x' ? 0 : 1;
+	i = k[PAGE] == 'x' ? 0 : 1;
+	munmap(k, PAGES * PAGE);
+	return i;
 }
