@@ -34,7 +34,8 @@ static const struct cli_usage usage = {
 	.cmd = "hugepages",
 	.column = 24,
 	.head =
-"usage: mapscope hugepages [-i FILE] [--min-benefit N] [--format text|json] [--save FILE]\n"
+"usage: mapscope hugepages [-i FILE] [--min-benefit N] [--budget SIZE] [--format text|json]\n"
+"                          [--save FILE]\n"
 "       mapscope hugepages [-i FILE] --apply -p PID [--dry-run]\n"
 "\n"
 "Says which private anonymous and shmem regions belong on 2 MiB\n"
@@ -53,7 +54,11 @@ static const struct cli_usage usage = {
 "malloc's memory, a JVM's option, madvise after the mmap in the function\n"
 "that made it, --apply for a live process. Where the recording has ongoing\n"
 "access (record --referenced, --damon), the advised regions are ranked by\n"
-"it instead, and the reason says so.\n"
+"it instead, and the reason says so. With --budget, only the best-ranked\n"
+"regions whose spans fit in SIZE are advised; the rest are left out for\n"
+"lack of room, and where one left out ranks level with one kept (within a\n"
+"tenth, as two equal tables touched once do by first touches alone), both\n"
+"say that the evidence cannot tell them apart.\n"
 "\n",
 	.tail =
 "\n"
@@ -65,13 +70,14 @@ static const struct cli_usage usage = {
 "  mapscope record -p 1234   (Ctrl-C after the program's working phase)\n"
 "  mapscope hugepages\n"
 "  mapscope hugepages --format json --min-benefit 1000\n"
+"  mapscope hugepages --budget 1G   (room for 512 hugepages)\n"
 "  mapscope hugepages --apply -p 1234 --dry-run\n"
 "  mapscope hugepages -i run1.data --save advice.json\n",
 };
 
 struct hp_opts {
 	const char *input, *save;
-	uint64_t min_benefit;
+	uint64_t min_benefit, budget;
 	bool json, apply, dry_run;
 	pid_t pid;
 };
@@ -79,7 +85,29 @@ struct hp_opts {
 struct hp_run {
 	struct ms_hugepages *hp;
 	struct ms_session *s;         /* the regions' allocation sites */
+	uint64_t budget;              /* --budget's bytes, 0 without */
 };
+
+/* What the budget took and left: bytes advised, and regions and bytes left out for lack of room. */
+struct budget_use {
+	uint64_t advised, left_out, left_out_bytes;
+};
+
+static struct budget_use budget_use(const struct ms_huge_advice *v, size_t n)
+{
+	struct budget_use u = { 0 };
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].advised)
+			u.advised += v[i].spans * MS_HUGE_SPAN;
+		if (v[i].no_room) {
+			u.left_out++;
+			u.left_out_bytes += v[i].spans * MS_HUGE_SPAN;
+		}
+	}
+	return u;
+}
 
 static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp_run *run, bool tlb)
 {
@@ -93,6 +121,13 @@ static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp
 		printf("# sampled, 1 event in %" PRIu64 " recorded (on average): pages, faults and benefit are "
 		       "estimates\n", v[0].period);
 	replay_loss_line(run->s, stdout, "# ");
+	if (run->budget) {
+		struct budget_use u = budget_use(v, n);
+
+		printf("# budget: room for %" PRIu64 " MiB of hugepages: %" PRIu64 " MiB advised; left out for lack "
+		       "of room: %" PRIu64 " region%s (%" PRIu64 " MiB)\n", run->budget >> 20, u.advised >> 20,
+		       u.left_out, u.left_out == 1 ? "" : "s", u.left_out_bytes >> 20);
+	}
 	printf("%-7s %7s %-12s %-33s %-33s %6s %8s %8s %8s %9s  %s\n", "advised", "pid", "kind", "region",
 	       "advise", "spans", "pages", "faults", "samples", "benefit", "name");
 	for (i = 0; i < n; i++) {
@@ -152,6 +187,14 @@ static void json_advice(struct ms_json *w, const struct ms_huge_advice *a, const
 	ms_json_key_str(w, "alloc_chain", ms_session_alloc_chain(run->s, r));
 	ms_json_key_str(w, "how", hugepages_how_name(how));
 	ms_json_key_str(w, "action", act);
+	if (run->budget) {
+		ms_json_key_bool(w, "no_room", a->no_room);
+		ms_json_key(w, "level_with");
+		if (a->level_with)
+			ms_json_u64(w, a->level_with->id);
+		else
+			ms_json_null(w);
+	}
 	ms_json_object_end(w);
 }
 
@@ -164,6 +207,17 @@ static void print_json(const struct ms_huge_advice *v, size_t n, const struct hp
 	ms_json_object_begin(&w);
 	ms_json_key_bool(&w, "tlb_samples", tlb);
 	replay_loss_json(run->s, &w);
+	if (run->budget) {
+		struct budget_use u = budget_use(v, n);
+
+		ms_json_key(&w, "budget");
+		ms_json_object_begin(&w);
+		ms_json_key_u64(&w, "bytes", run->budget);
+		ms_json_key_u64(&w, "advised_bytes", u.advised);
+		ms_json_key_u64(&w, "left_out", u.left_out);
+		ms_json_key_u64(&w, "left_out_bytes", u.left_out_bytes);
+		ms_json_object_end(&w);
+	}
 	ms_json_key(&w, "advice");
 	ms_json_array_begin(&w);
 	for (i = 0; i < n; i++) {
@@ -375,6 +429,30 @@ static int apply(const struct ms_huge_advice *v, size_t n, const struct hp_opts 
 	return failed ? EXIT_RUNTIME : 0;
 }
 
+/* --budget SIZE: bytes, or with K, M, G or T (KiB ... TiB); at least one 2 MiB hugepage. */
+static int parse_budget(const struct cli_option *opt, const char *arg)
+{
+	static const char units[] = "KMGT";
+	char digits[32];
+	const char *u;
+	size_t len = strspn(arg, "0123456789");
+	uint64_t v, shift = 0;
+
+	u = arg[len] ? strchr(units, arg[len] >= 'a' ? arg[len] - 32 : arg[len]) : NULL;
+	if (u && *u && (!arg[len + 1] || !strcmp(arg + len + 1, "iB") || !strcmp(arg + len + 1, "B")))
+		shift = 10 * (uint64_t)(u - units + 1);
+	if (!len || len >= sizeof(digits) || (arg[len] && !shift))
+		return cli_usage_error("hugepages", "invalid --budget '%s': expected a size such as 64M or 1G", arg);
+	memcpy(digits, arg, len);
+	digits[len] = '\0';
+	if (cli_parse_u64(digits, 0, UINT64_MAX >> shift, &v))
+		return cli_usage_error("hugepages", "invalid --budget '%s': too large", arg);
+	if ((v << shift) < MS_HUGE_SPAN)
+		return cli_usage_error("hugepages", "invalid --budget '%s': expected at least 2M, one hugepage", arg);
+	*(uint64_t *)opt->value = v << shift;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct hp_opts *o)
 {
 	uint64_t pid = 0;
@@ -384,6 +462,9 @@ static int parse_args(int argc, char **argv, struct hp_opts *o)
 		OPT_U64(0, "min-benefit", &o->min_benefit, "N",
 			"advise only regions whose benefit is at least N (default 1)", 0, UINT64_MAX,
 			"invalid --min-benefit", NULL),
+		OPT_CALLBACK(0, "budget", &o->budget, "SIZE", "room for SIZE of hugepages (64M, 1G): advise the\n"
+			     "best-ranked regions whose spans fit, say which\n"
+			     "were left out for lack of room", parse_budget),
 		OPT_FORMAT_TEXT_JSON(&fmt, "text (default) or json"),
 		OPT_BOOL(0, "apply", &o->apply, "collapse the advised ranges of process PID now, with\n"
 			 "process_madvise(MADV_COLLAPSE): Linux 6.1 or later,\n"
@@ -429,6 +510,7 @@ int cmd_hugepages(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
 	ho.min_benefit = o.min_benefit;
+	ho.budget = run.budget = o.budget;
 	if ((ret = replay_open(&s, o.input, &so)))
 		goto out;
 	run.hp = ms_hugepages_new(&ho);

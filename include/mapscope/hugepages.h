@@ -32,6 +32,11 @@ struct ms_hugepages_opts {
 	uint32_t min_pages;        /* pages of 512 a span needs to be dense (0: 256) */
 	uint64_t min_benefit;      /* benefit below this is not advised (0: any benefit) */
 	uint64_t min_life_ns;      /* regions that lived less are too short-lived (0: 10 ms) */
+	/*
+	 * Room for hugepages, in bytes (0: no limit): the best-ranked advised
+	 * regions whose spans fit are kept, the rest left out (no_room).
+	 */
+	uint64_t budget;
 };
 
 /*
@@ -61,6 +66,14 @@ struct ms_huge_advice {
 	 * average; advised regions are then ranked by it, and the reason says so.
 	 */
 	uint64_t hot_bytes;
+	/*
+	 * With a budget: dense, but left out for lack of room (advised false);
+	 * and the region across the budget's line that ranks level with this
+	 * one by the evidence the recording has (within a tenth), where one
+	 * does: the choice between them is arbitrary. NULL where none.
+	 */
+	bool no_room;
+	const struct ms_region *level_with;
 };
 
 /* NULL with errno set. opts may be NULL for the defaults. */

@@ -19,6 +19,7 @@
 #include <mapscope/hugepages.h>
 
 #include "analysis/access.h"
+#include "analysis/hugebudget.h"
 #include "util/grow.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -635,6 +636,22 @@ static int cmp_advice_tlb(const void *pa, const void *pb)
 	return cmp_advice(pa, pb);
 }
 
+/* The budget's room, taken in rank order: by ongoing access, TLB misses, or first touches, as ranked. */
+static void fit_budget(const struct ms_hugepages *hp, struct ms_huge_advice *v, size_t n)
+{
+	struct ms_huge_budget b = { hp->o.budget, MS_HUGE_RANK_FAULTS, "first touches (page faults)", REASON_MAX };
+	const char *evidence = ms_access_table_evidence(&hp->access);
+
+	if (evidence) {
+		b.by = MS_HUGE_RANK_ACCESS;
+		b.evidence = evidence;
+	} else if (hp->have_tlb) {
+		b.by = MS_HUGE_RANK_TLB;
+		b.evidence = "TLB-miss samples";
+	}
+	ms_huge_budget_fit(v, n, &b);
+}
+
 /* The advice of the last ms_hugepages_advice(), released. */
 static void advice_release(struct ms_hugepages *hp)
 {
@@ -682,6 +699,8 @@ MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspac
 		qsort(v, k, sizeof(*v), hp->have_tlb ? cmp_advice_tlb : cmp_advice);
 	if (k && (err = rank_by_access(hp, v, k)))
 		return err;
+	if (k && hp->o.budget)
+		fit_budget(hp, v, k);
 	*out = v;
 	*n = k;
 	return 0;

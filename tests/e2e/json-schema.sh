@@ -37,6 +37,7 @@ for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data lost.data 
 	json report-grouped report -i "$f" --format json --sort dso,daddr-symbol,alloc
 	json timeline timeline -i "$f" --format json
 	json hugepages hugepages -i "$f" --format json
+	json hugepages hugepages -i "$f" --format json --budget 2M
 	json unmapped unmapped -i "$f" --format json
 done
 # The advice file of hugepages --save, from a recording with the creating call chains.
