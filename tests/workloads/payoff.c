@@ -16,9 +16,16 @@
  *
  * With --wait it then prints "done pid=N" and waits for a line on stdin, so
  * that a test can read /proc/PID/smaps while it lives. With --raw the sparse
- * region is mapped by a raw system call, not through mmap(3).
+ * region is mapped by a raw system call, not through mmap(3). --sparse 0
+ * makes no sparse region. With --cold-first the cold region is made before
+ * the hot one, with a PROT_NONE page mapped between them: of two regions of
+ * one size, both touched in full once, the older ranks first where first
+ * touches alone rank them, and the two never merge into one kernel VMA,
+ * whose accessed bits (record --referenced, per VMA) could not tell them
+ * apart (the hot/cold case of bench/hugepages-payoff: --hot N --cold N
+ * --sparse 0 --buffers 0 --cold-first).
  *
- * payoff [--hot MIB] [--sparse MIB] [--cold MIB] [--reads N] [--buffers N] [--wait] [--raw]
+ * payoff [--hot MIB] [--sparse MIB] [--cold MIB] [--reads N] [--buffers N] [--wait] [--raw] [--cold-first]
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,8 +86,10 @@ __attribute__((noinline)) static char *make_cold(size_t len)
 {
 	char *p = malloc(len);
 
-	if (p)
+	if (p && len) {
 		touch(p, len, PAGE);
+		p[len - 1] = 1;           /* every page of it, as make_hot's memset: the same pages touched */
+	}
 	return p;
 }
 
@@ -145,24 +154,35 @@ int main(int argc, char **argv)
 	size_t cold_len = arg(argc, argv, "--cold", 256) * MIB;
 	uint64_t reads = arg(argc, argv, "--reads", 50000000), t, sum;
 	unsigned buffers = (unsigned)arg(argc, argv, "--buffers", 50);
-	bool wait = false, raw = false;
-	char *hot, *sparse, *cold;
+	bool wait = false, raw = false, cold_first = false;
+	char *hot, *sparse = NULL, *cold = NULL;
 	int i;
 
 	for (i = 1; i < argc; i++) {
 		wait |= !strcmp(argv[i], "--wait");
 		raw |= !strcmp(argv[i], "--raw");
+		cold_first |= !strcmp(argv[i], "--cold-first");
+	}
+	if (cold_first) {
+		cold = make_cold(cold_len);
+		/* Right below malloc's mapping of it, where the next mapping would go: taken or not, none merges. */
+		if (cold)
+			mmap((void *)(((uintptr_t)cold & ~(PAGE - 1)) - PAGE), PAGE, PROT_NONE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	}
 	hot = make_hot(hot_len);
-	sparse = make_sparse(sparse_len, raw);
-	cold = make_cold(cold_len);
-	if (!hot || !sparse || !cold) {
+	if (sparse_len)
+		sparse = make_sparse(sparse_len, raw);
+	if (!cold_first)
+		cold = make_cold(cold_len);
+	if (!hot || (sparse_len && !sparse) || !cold) {
 		fprintf(stderr, "payoff: out of memory\n");
 		return 1;
 	}
 	short_buffers(buffers);
 	show("hot", hot, hot_len);
-	show("sparse", sparse, sparse_len);
+	if (sparse_len)
+		show("sparse", sparse, sparse_len);
 	show("cold", cold, cold_len);
 	t = now_ns();
 	sum = read_hot(hot, hot_len, reads);
