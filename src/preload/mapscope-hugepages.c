@@ -13,6 +13,13 @@
  * malloc returns is advised instead. Only sizes that can hold a whole
  * 2 MiB page are looked at, so small allocations cost one compare.
  *
+ * A program whose malloc is another shared allocator (redis-server links
+ * jemalloc) frees with that allocator's free, which this shim does not
+ * interpose: its malloc and kin must hand out that allocator's memory, so
+ * they call the next definition (RTLD_NEXT), found on the first call, and
+ * look at glibc's chunks only where the next malloc is glibc's. What such
+ * an allocator maps it maps through mmap, which is advised as any mapping.
+ *
  * The rules come from MAPSCOPE_HUGEPAGES in the environment ("all" for
  * every private anonymous mapping, whatever its size, and malloc's blocks:
  * the upper bound a benchmark compares with). Nothing here allocates: it
@@ -40,6 +47,16 @@ extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 extern void *__libc_memalign(size_t, size_t);
+
+/* The allocator after this shim: glibc's, or another shared one; found on first use (next_init). */
+static struct {
+	void *(*malloc)(size_t);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*memalign)(size_t, size_t);
+	bool glibc;               /* chunks carry glibc's header: chunk_kind() can read it */
+	int state;                /* 0 not looked up, 1 looking up (dlsym may allocate), 2 done */
+} next;
 
 static struct ms_advice_key rules[MAX_RULES];
 static int nr_rules;
@@ -162,6 +179,38 @@ static void consider(void *p, size_t len, char kind)
 	busy = false;
 }
 
+/*
+ * The allocator after this shim, by dlsym(RTLD_NEXT). Whatever dlsym
+ * allocates meanwhile comes from glibc (state 1), as does everything
+ * before: a foreign allocator's free of it would fail, but dlsym keeps
+ * what it allocates (its error buffer) for good.
+ */
+static void next_init(void)
+{
+	void *m;
+
+	if (next.state)
+		return;
+	next.state = 1;
+	m = dlsym(RTLD_NEXT, "malloc");
+	next.glibc = !m || m == (void *)__libc_malloc;
+	if (!next.glibc) {
+		next.malloc = (void *(*)(size_t))m;
+		next.calloc = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+		next.realloc = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+		next.memalign = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "memalign");
+		next.glibc = !next.calloc || !next.realloc || !next.memalign;   /* not all of them: keep glibc's */
+	}
+	next.state = 2;
+}
+
+static inline bool foreign(void)
+{
+	if (next.state != 2)
+		next_init();
+	return next.state == 2 && !next.glibc;
+}
+
 /* Where malloc put a chunk: its own mapping (anon) or the heap or an arena (heap). */
 static char chunk_kind(void *p)
 {
@@ -170,7 +219,11 @@ static char chunk_kind(void *p)
 
 void *malloc(size_t n)
 {
-	void *p = __libc_malloc(n);
+	void *p;
+
+	if (foreign())
+		return next.malloc(n);
+	p = __libc_malloc(n);
 
 	if (p && n >= SPAN)
 		consider(p, n, chunk_kind(p));
@@ -179,9 +232,12 @@ void *malloc(size_t n)
 
 void *calloc(size_t nmemb, size_t size)
 {
-	void *p = __libc_calloc(nmemb, size);
+	void *p;
 	size_t n;
 
+	if (foreign())
+		return next.calloc(nmemb, size);
+	p = __libc_calloc(nmemb, size);
 	if (p && !__builtin_mul_overflow(nmemb, size, &n) && n >= SPAN)
 		consider(p, n, chunk_kind(p));
 	return p;
@@ -189,7 +245,11 @@ void *calloc(size_t nmemb, size_t size)
 
 void *realloc(void *old, size_t n)
 {
-	void *p = __libc_realloc(old, n);
+	void *p;
+
+	if (foreign())
+		return next.realloc(old, n);
+	p = __libc_realloc(old, n);
 
 	if (p && n >= SPAN)
 		consider(p, n, chunk_kind(p));
@@ -202,17 +262,21 @@ int posix_memalign(void **out, size_t align, size_t n)
 
 	if (align % sizeof(void *) || align & (align - 1))
 		return EINVAL;
-	if (!(p = __libc_memalign(align, n)))
+	if (!(p = foreign() ? next.memalign(align, n) : __libc_memalign(align, n)))
 		return ENOMEM;
 	*out = p;
-	if (n >= SPAN)
+	if (n >= SPAN && !foreign())
 		consider(p, n, chunk_kind(p));
 	return 0;
 }
 
 void *aligned_alloc(size_t align, size_t n)
 {
-	void *p = __libc_memalign(align, n);
+	void *p;
+
+	if (foreign())
+		return next.memalign(align, n);
+	p = __libc_memalign(align, n);
 
 	if (p && n >= SPAN)
 		consider(p, n, chunk_kind(p));

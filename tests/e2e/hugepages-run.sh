@@ -117,6 +117,23 @@ if [ -x "$WORKLOADS/payoff-static" ]; then
 	pass "a statically linked program: out of reach, and said so"
 fi
 
+# A program whose malloc is another shared allocator (jemalloc, as
+# redis-server links it) frees with that allocator: the shim's malloc must
+# hand out its memory, not glibc's, or the program crashes at its first
+# free. The hot region (jemalloc maps it) is still advised, through mmap.
+jemalloc=$(ldconfig -p 2>/dev/null | sed -n 's/.*libjemalloc\.so\.2 .*=> //p' | head -1)
+if [ -n "$jemalloc" ]; then
+	run_wl je.txt env LD_PRELOAD="$jemalloc" "$MAPSCOPE" run --hugepages-all -- "$WORKLOADS/payoff" "${args[@]}" --wait
+	hot=$(huge_kb je.txt hot)
+	grep -q libjemalloc "/proc/$wl/maps" || fail "jemalloc is not loaded in the workload"
+	finish_wl
+	grep -q '^memory rss_kb=' je.txt || fail "the workload died under jemalloc and the shim: $(cat je.txt.err)"
+	[ "$hot" -gt 0 ] || fail "jemalloc's mapping of the hot region was not advised ($hot kB)"
+	pass "a program with another shared allocator (jemalloc): runs, and its mappings are advised"
+else
+	echo "note: libjemalloc.so.2 is not installed: the foreign-allocator case is not checked"
+fi
+
 # What run says when it cannot: each with its exit status and its subject.
 expect_status 127 "$MAPSCOPE" run --hugepages shim.json -- no-such-command-here 2>err.txt
 grep -q "cannot run 'no-such-command-here'" err.txt || fail "a missing command is not named: $(cat err.txt)"
