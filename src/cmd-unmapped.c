@@ -38,10 +38,8 @@ static const struct cli_usage usage = {
 "  below-stack   below the main stack, where it did not grow\n"
 "  beyond-heap   past the end of the heap\n"
 "  never-mapped  nothing ever held it\n"
-"  null-page     below vm.mmap_min_addr (the recording machine's, which\n"
-"                mapscope records; 64 KiB assumed for other recordings,\n"
-"                and said so): a NULL pointer, or a field of a NULL\n"
-"                struct pointer, read or written\n"
+"  null-page     below vm.mmap_min_addr (64 KiB): a NULL pointer, or a\n"
+"                field of a NULL struct pointer, read or written\n"
 "  uncertain     in a process whose records were lost: the map that held\n"
 "                it may be among them\n"
 "  past-end      prefetches only: up to 1 MiB past the end of the mapping\n"
@@ -171,34 +169,6 @@ static void print_prefetch_sites(const struct un_run *run, struct ms_json *w, in
 		ms_json_array_end(w);
 }
 
-/* Where the null-page class ends, and whether the recording said so or 64 KiB was assumed. */
-static void null_limit_json(const struct ms_unmapped *u, struct ms_json *w)
-{
-	bool assumed;
-
-	ms_json_key_u64(w, "mmap_min_addr", ms_unmapped_null_limit(u, &assumed));
-	ms_json_key_bool(w, "mmap_min_addr_assumed", assumed);
-}
-
-/* The same, said above the table where an access lies in the first 64 KiB, where it decides the class. */
-static void null_limit_line(const struct ms_unmapped *u, const struct ms_unmapped_access *acc, size_t n)
-{
-	uint64_t limit;
-	bool assumed;
-	size_t i;
-
-	limit = ms_unmapped_null_limit(u, &assumed);
-	for (i = 0; i < n && acc[i].address >= MS_UNMAPPED_NULL_LIMIT && acc[i].address >= limit; i++)
-		;
-	if (i == n)
-		return;
-	if (assumed)
-		printf("# null-page: below %" PRIu64 ", assumed: this recording does not carry its machine's "
-		       "vm.mmap_min_addr (mapscope's recordings do)\n", limit);
-	else
-		printf("# null-page: below %" PRIu64 " (vm.mmap_min_addr of the recording machine)\n", limit);
-}
-
 /* The accesses as a table or as {"accesses": [...]}; t0 is the recording's first time. */
 static void print_accesses(const struct un_run *run, const struct ms_unmapped_access *acc, size_t n, int fmt,
 			   double t0)
@@ -212,12 +182,10 @@ static void print_accesses(const struct un_run *run, const struct ms_unmapped_ac
 	if (fmt == CLI_FORMAT_JSON) {
 		ms_json_object_begin(&w);
 		replay_loss_json(run->s, &w);
-		null_limit_json(run->u, &w);
 		ms_json_key(&w, "accesses");
 		ms_json_array_begin(&w);
 	} else {
 		replay_loss_line(run->s, stdout, "# ");
-		null_limit_line(run->u, acc, n);
 		printf("%-12s %-8s %7s %7s %18s %11s %11s  %s\n", "class", "access", "count", "pid", "address", "first",
 		       "last", "code");
 	}

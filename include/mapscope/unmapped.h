@@ -48,9 +48,9 @@ enum ms_unmapped_class {
 
 /*
  * Where the null pages end: vm.mmap_min_addr, which no mapping may go
- * below. mapscope's recordings carry the recording machine's value; for
- * others (perf's) this, the kernel's usual default (x86 and arm64: 64 KiB),
- * is assumed, and ms_unmapped_null_limit() says so.
+ * below. The recording does not carry the recording machine's value, so
+ * this is the kernel's usual default (x86 and arm64: 64 KiB; a machine set
+ * lower maps nothing there either but its own root processes).
  */
 #define MS_UNMAPPED_NULL_LIMIT 0x10000ULL
 
@@ -118,13 +118,6 @@ int ms_unmapped_results(struct ms_unmapped *u, const struct ms_unmapped_access *
  * wasted. Borrowed, as ms_unmapped_results(). 0 or -ENOMEM.
  */
 int ms_unmapped_prefetch_sites(struct ms_unmapped *u, const struct ms_unmapped_prefetch_site **out, size_t *n);
-
-/*
- * Where the null-page class ends for the session's recording: its
- * vm.mmap_min_addr, or MS_UNMAPPED_NULL_LIMIT with *assumed set where the
- * recording does not say (or before the session began).
- */
-uint64_t ms_unmapped_null_limit(const struct ms_unmapped *u, bool *assumed);
 
 const char *ms_unmapped_class_name(enum ms_unmapped_class c);
 const char *ms_access_kind_name(enum ms_access_kind k);

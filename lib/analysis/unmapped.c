@@ -13,7 +13,6 @@
 #include <mapscope/unmapped.h>
 
 #include "aspace/samples.h"
-#include "perfdata/reader.h"
 #include "util/grow.h"
 #include "util/log.h"
 
@@ -44,8 +43,6 @@ struct ms_unmapped {
 		struct ms_vma below, above;
 		bool has_below, has_above, valid;
 	} near;
-	uint64_t null_limit;          /* vm.mmap_min_addr of the recording machine, or the default */
-	bool null_assumed;            /* the recording did not say: MS_UNMAPPED_NULL_LIMIT */
 	int error;
 };
 
@@ -83,19 +80,7 @@ static enum ms_access_kind kind_of(const struct ms_event *ev)
 
 MS_EXPORT struct ms_unmapped *ms_unmapped_new(void)
 {
-	struct ms_unmapped *u = calloc(1, sizeof(struct ms_unmapped));
-
-	if (u) {
-		u->null_limit = MS_UNMAPPED_NULL_LIMIT;
-		u->null_assumed = true;
-	}
-	return u;
-}
-
-MS_EXPORT uint64_t ms_unmapped_null_limit(const struct ms_unmapped *u, bool *assumed)
-{
-	*assumed = u->null_assumed;
-	return u->null_limit;
+	return calloc(1, sizeof(struct ms_unmapped));
 }
 
 /* A new process starts with its parent's maps, and whatever records of them were lost. */
@@ -153,7 +138,7 @@ static enum ms_unmapped_class classify(const struct ms_unmapped *u, const struct
 	*freed = freed_by(u, ev->pid, a);
 	if (*freed)
 		return MS_UNMAPPED_FREED;
-	if (a < u->null_limit)
+	if (a < MS_UNMAPPED_NULL_LIMIT)
 		return MS_UNMAPPED_NULL;
 	if (stack && a < stack->start && stack->start - a <= NEAR)
 		return MS_UNMAPPED_BELOW_STACK;
@@ -287,21 +272,11 @@ static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_regi
 	}
 }
 
-/*
- * The recording machine's vm.mmap_min_addr, where the recording says it
- * (4 KiB on some machines, 64 KiB on most): below it, nothing is ever mapped.
- */
 static void on_begin(void *ctx, struct ms_session *s)
 {
 	struct ms_unmapped *u = ctx;
-	const struct ms_pdreader *r = ms_session_reader(s);
-	uint64_t v;
 
 	u->as = ms_session_aspace(s);
-	if (r && ms_pdreader_mmap_min_addr(r, &v)) {
-		u->null_limit = v;
-		u->null_assumed = false;
-	}
 }
 
 static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)

@@ -136,13 +136,6 @@ enum {
 	HEADER_CLOCKID = 23,
 	HEADER_COMPRESSED = 27,
 	HEADER_CLOCK_DATA = 29,
-	/*
-	 * mapscope's own: the recording machine's settings that the analyses
-	 * need ("vm.mmap_min_addr=4096"), as CMDLINE lays out its strings. A
-	 * bit far above perf's: perf 6.1 passes it by, silently, in a file and
-	 * in a pipe.
-	 */
-	HEADER_MAPSCOPE_HOST = 250,
 	HEADER_FEAT_BITS = 256,
 };
 

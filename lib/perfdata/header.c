@@ -94,38 +94,6 @@ static void take_event_desc(struct ms_pdreader *r, const unsigned char *p, uint6
 	}
 }
 
-/*
- * mapscope's HOST feature: u32 nr, then perf strings "name=value"; the
- * value of vm.mmap_min_addr is taken where it is a whole decimal number.
- */
-static void take_host(struct ms_pdreader *r, const unsigned char *p, uint64_t len)
-{
-	static const char key[] = "vm.mmap_min_addr=";
-	uint32_t nr, slen, i;
-	uint64_t off = 4, v;
-	const char *s;
-	char *end;
-
-	if (len < 4)
-		return;
-	memcpy(&nr, p, 4);
-	for (i = 0; i < nr && len - off >= 4; i++, off += slen) {
-		memcpy(&slen, p + off, 4);
-		off += 4;
-		if (slen > len - off || !memchr(p + off, 0, slen))
-			return;
-		s = (const char *)p + off;
-		if (strncmp(s, key, sizeof(key) - 1) || s[sizeof(key) - 1] < '0' || s[sizeof(key) - 1] > '9')
-			continue;
-		errno = 0;
-		v = strtoull(s + sizeof(key) - 1, &end, 10);
-		if (!errno && !*end) {
-			r->mmap_min_addr = v;
-			r->has_mmap_min_addr = true;
-		}
-	}
-}
-
 static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p, uint64_t len)
 {
 	if (feat == HEADER_TRACING_DATA) {
@@ -143,8 +111,6 @@ static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p,
 		r->by_mapscope = !memcmp(p + 4, "mapscope", 8);
 	if (feat == HEADER_SAMPLE_TIME)
 		r->has_sample_time = true;
-	if (feat == HEADER_MAPSCOPE_HOST)
-		take_host(r, p, len);
 	return 0;
 }
 
@@ -349,11 +315,4 @@ void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, si
 {
 	*data = r->tracing.len ? r->tracing.data : NULL;
 	*len = r->tracing.len;
-}
-
-bool ms_pdreader_mmap_min_addr(const struct ms_pdreader *r, uint64_t *out)
-{
-	if (r->has_mmap_min_addr)
-		*out = r->mmap_min_addr;
-	return r->has_mmap_min_addr;
 }

@@ -396,25 +396,6 @@ static void mem_topology(struct ms_buf *b)
 	}
 }
 
-/*
- * The settings of this machine that the analyses need and that perf does
- * not record: vm.mmap_min_addr, where unmapped's null pages end. A count,
- * then "name=value" strings; one that cannot be read is left out.
- */
-static void host_settings(struct ms_buf *b)
-{
-	char v[64], s[128];
-	uint32_t n = 0;
-
-	if (!read_line("/proc/sys/vm/mmap_min_addr", v, sizeof(v)) && v[0] >= '0' && v[0] <= '9')
-		n++;
-	if (!n)
-		return;
-	ms_buf_u32(b, n);
-	snprintf(s, sizeof(s), "vm.mmap_min_addr=%s", v);
-	ms_buf_perf_string(b, s);
-}
-
 void ms_hostinfo_features(struct ms_buf *f, int nr_cpus)
 {
 	cpu_desc(&f[HEADER_CPUDESC]);
@@ -424,7 +405,6 @@ void ms_hostinfo_features(struct ms_buf *f, int nr_cpus)
 	pmu_mappings(&f[HEADER_PMU_MAPPINGS]);
 	caches(&f[HEADER_CACHE], nr_cpus);
 	mem_topology(&f[HEADER_MEM_TOPOLOGY]);
-	host_settings(&f[HEADER_MAPSCOPE_HOST]);
 	/*
 	 * perf 6.1 writes these on every recording: BPF programs and BTF loaded
 	 * during it, and PMU capabilities. mapscope records none: a count of 0.

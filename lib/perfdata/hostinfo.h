@@ -7,8 +7,7 @@
 /*
  * Fills f[HEADER_CPUDESC], f[HEADER_CPUID], f[HEADER_CPU_TOPOLOGY],
  * f[HEADER_NUMA_TOPOLOGY], f[HEADER_PMU_MAPPINGS], f[HEADER_CACHE] and
- * f[HEADER_MEM_TOPOLOGY] (f indexed by feature bit) for nr_cpus CPUs,
- * and mapscope's own f[HEADER_MAPSCOPE_HOST] (vm.mmap_min_addr);
+ * f[HEADER_MEM_TOPOLOGY] (f indexed by feature bit) for nr_cpus CPUs;
  * leaves empty what this machine does not show.
  */
 void ms_hostinfo_features(struct ms_buf *f, int nr_cpus);

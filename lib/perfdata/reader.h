@@ -18,12 +18,6 @@ struct ms_evlist;
 /* The recording's events. */
 const struct ms_evlist *ms_pdreader_evlist(const struct ms_pdreader *r);
 
-/*
- * The recording machine's vm.mmap_min_addr into *out, where the recording
- * says it (mapscope's, since it wrote the HOST feature); false otherwise.
- */
-bool ms_pdreader_mmap_min_addr(const struct ms_pdreader *r, uint64_t *out);
-
 /* The TRACING_DATA blob (NULL, 0 where the file has none). */
 void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len);
 

@@ -83,8 +83,6 @@ struct ms_pdreader {
 	struct raw *raw;             /* decompressing, from the first compressed record on */
 	bool unfinished;             /* a file its recorder never closed */
 	bool by_mapscope, has_sample_time;   /* from the features: mapscope closes with SAMPLE_TIME */
-	bool has_mmap_min_addr;      /* the recording machine's vm.mmap_min_addr, from mapscope's HOST feature */
-	uint64_t mmap_min_addr;
 };
 
 /* reader.c */

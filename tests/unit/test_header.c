@@ -119,41 +119,6 @@ static void never_closed_is_unfinished(void **state)
 	close(fd);
 }
 
-/* This machine's vm.mmap_min_addr, as /proc says it. */
-static uint64_t machine_min_addr(void)
-{
-	unsigned long long v = 0;
-	FILE *f = fopen("/proc/sys/vm/mmap_min_addr", "r");
-
-	if (!f)
-		return UINT64_MAX;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = UINT64_MAX;
-	fclose(f);
-	return v;
-}
-
-/* mapscope's HOST feature carries the machine's vm.mmap_min_addr, in a file and in a pipe, to the reader. */
-static void host_min_addr_read_back(void **state)
-{
-	uint64_t want = machine_min_addr(), got = 1;
-	struct ms_pdreader *r;
-	int pipe, fd;
-
-	(void)state;
-	if (want == UINT64_MAX)
-		skip();
-	for (pipe = 0; pipe < 2; pipe++) {
-		fd = write_file(pipe, true);
-		r = open_fd(fd);
-		assert_non_null(r);
-		assert_true(ms_pdreader_mmap_min_addr(r, &got));
-		assert_int_equal(got, want);
-		ms_pdreader_free(r);
-		close(fd);
-	}
-}
-
 /* An attrs section past the end of the file: refused as damage. */
 static void attrs_outside_the_file(void **state)
 {
@@ -177,7 +142,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(events_names_ids_tracing),
 		cmocka_unit_test(never_closed_is_unfinished),
-		cmocka_unit_test(host_min_addr_read_back),
 		cmocka_unit_test(attrs_outside_the_file),
 	};
 

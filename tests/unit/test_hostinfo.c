@@ -152,27 +152,6 @@ static void pmu_mappings_name_software(void **state)
 	assert_true(found);
 }
 
-/* mapscope's own: one string, "vm.mmap_min_addr=" and /proc/sys/vm/mmap_min_addr's value. */
-static void host_settings_name_mmap_min_addr(void **state)
-{
-	char want[128] = "vm.mmap_min_addr=", line[64];
-	FILE *proc = fopen("/proc/sys/vm/mmap_min_addr", "r");
-	uint32_t n, len;
-
-	(void)state;
-	if (!proc)
-		skip();
-	assert_non_null(fgets(line, sizeof(line), proc));
-	fclose(proc);
-	line[strcspn(line, "\n")] = 0;
-	strcat(want, line);
-	assert_true(f[HEADER_MAPSCOPE_HOST].len >= 4);
-	memcpy(&n, f[HEADER_MAPSCOPE_HOST].data, 4);
-	assert_int_equal(n, 1);
-	assert_string_equal(perf_string(f[HEADER_MAPSCOPE_HOST].data + 4, f[HEADER_MAPSCOPE_HOST].len - 4, &len), want);
-	assert_int_equal(f[HEADER_MAPSCOPE_HOST].len, 4 + 4 + len);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,7 +159,6 @@ int main(void)
 		cmocka_unit_test(topology_has_every_cpu),
 		cmocka_unit_test(empty_sections_are_zero_counts),
 		cmocka_unit_test(pmu_mappings_name_software),
-		cmocka_unit_test(host_settings_name_mmap_min_addr),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

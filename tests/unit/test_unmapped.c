@@ -115,94 +115,16 @@ static void classes_grouped_by_code(void **state)
 	ms_session_free(s);
 }
 
-/*
- * The recording's HOST feature holds "vm.mmap_min_addr=N" padded to 64
- * bytes: set N to value in place (key: a different name, to hide it).
- */
-static void set_min_addr(int f, const char *key, const char *value)
-{
-	static char buf[1 << 20];
-	ssize_t len = pread(f, buf, sizeof(buf), 0);
-	char *at;
-
-	assert_true(len > 0);
-	at = memmem(buf, (size_t)len, "vm.mmap_min_addr=", 17);
-	assert_non_null(at);
-	assert_int_equal(pwrite(f, key, strlen(key), at - buf), (ssize_t)strlen(key));
-	assert_int_equal(pwrite(f, value, strlen(value) + 1, at - buf + 17), (ssize_t)strlen(value) + 1);
-}
-
-/* The class of a load at 0x8000 from a recording whose machine had vm.mmap_min_addr value (key as set_min_addr). */
-static enum ms_unmapped_class class_at_32k(const char *key, const char *value, uint64_t *limit, bool *assumed)
-{
-	struct ms_pdwriter *w;
-	struct ms_session *s;
-	struct ms_unmapped *u = ms_unmapped_new();
-	const struct ms_unmapped_access *acc;
-	enum ms_unmapped_class cls;
-	size_t n;
-	int f;
-
-	w = synth_writer(&f);
-	assert_non_null(w);
-	assert_non_null(u);
-	put_map(w, 1 * MS, 0x400000, 0x1000, PROT_READ | PROT_EXEC, "/bin/x", 42);
-	put_sample(w, 5 * MS, 0x400010, 0x8000, LOAD);
-	assert_int_equal(ms_pdwriter_close(w), 0);
-	ms_pdwriter_free(w);
-	set_min_addr(f, key, value);
-	s = ms_session_open(synth_path(f), NULL);
-	assert_non_null(s);
-	assert_int_equal(ms_session_add(s, &ms_unmapped_analysis, u), 0);
-	assert_int_equal(ms_session_run(s), 0);
-	assert_int_equal(ms_unmapped_results(u, &acc, &n), 0);
-	assert_int_equal(n, 1);
-	cls = acc[0].cls;
-	*limit = ms_unmapped_null_limit(u, assumed);
-	ms_unmapped_free(u);
-	ms_session_free(s);
-	close(f);
-	return cls;
-}
-
-/*
- * The null pages end at the recording machine's vm.mmap_min_addr: 0x8000
- * is a NULL struct pointer's field where it is 64 KiB, and never mapped
- * where it is 4 KiB. A recording that does not say (a damaged value, or
- * none) is taken as 64 KiB, said to be assumed.
- */
-static void null_pages_end_at_the_recorded_min_addr(void **state)
-{
-	uint64_t limit;
-	bool assumed;
-
-	(void)state;
-	assert_int_equal(class_at_32k("vm.mmap_min_addr=", "4096", &limit, &assumed), MS_UNMAPPED_NEVER);
-	assert_int_equal(limit, 4096);
-	assert_false(assumed);
-	assert_int_equal(class_at_32k("vm.mmap_min_addr=", "65536", &limit, &assumed), MS_UNMAPPED_NULL);
-	assert_int_equal(limit, 65536);
-	assert_false(assumed);
-	assert_int_equal(class_at_32k("vm.mmap_min_addr=", "40x", &limit, &assumed), MS_UNMAPPED_NULL);
-	assert_int_equal(limit, MS_UNMAPPED_NULL_LIMIT);
-	assert_true(assumed);
-	assert_int_equal(class_at_32k("vm.other_setting=", "4096", &limit, &assumed), MS_UNMAPPED_NULL);
-	assert_true(assumed);
-}
-
 static void nothing_before_a_run(void **state)
 {
 	struct ms_unmapped *u = ms_unmapped_new();
 	const struct ms_unmapped_access *acc = (const void *)1;
 	size_t n = 9;
-	bool assumed = false;
 
 	(void)state;
 	assert_non_null(u);
 	assert_int_equal(ms_unmapped_results(u, &acc, &n), 0);
 	assert_int_equal(n, 0);
-	assert_int_equal(ms_unmapped_null_limit(u, &assumed), MS_UNMAPPED_NULL_LIMIT);
-	assert_true(assumed);
 	ms_unmapped_free(u);
 	ms_unmapped_free(NULL);
 }
@@ -262,7 +184,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(classes_grouped_by_code),
-		cmocka_unit_test(null_pages_end_at_the_recorded_min_addr),
 		cmocka_unit_test(nothing_before_a_run),
 		cmocka_unit_test(prefetches_past_the_end),
 	};
