@@ -20,6 +20,7 @@ packages=(
 	procps util-linux             # pgrep, setpriv in tests
 	time                          # /usr/bin/time: peak memory in bench/
 	libxml2-utils bsdutils        # xmllint (the heatmap's SVG), script (a pseudo-terminal)
+	libjemalloc2                  # mapscope run with a program whose malloc is another allocator
 	libprotobuf-c-dev protobuf-c-compiler   # report --format pprof
 	golang-go                     # go tool pprof reads our profiles in the tests
 	chromium fonts-dejavu-core    # headless, it opens report --format html in the tests
