@@ -60,7 +60,7 @@ void ms_aspace_proc_put(struct proc *p)
 	if (--p->users)
 		return;
 	ms_u32map_release(&p->named);
-	free(p->p);
+	ms_pieces_release(p);
 	free(p);
 }
 

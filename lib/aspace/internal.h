@@ -64,8 +64,18 @@ enum { VF_DONTFORK = 1, VF_MERGEABLE = 2, VF_HUGEPAGE = 4, VF_NOHUGEPAGE = 8, VF
 
 struct proc {
 	uint32_t pid;
-	struct piece *p;
-	size_t n, cap;
+	struct piece *p;         /* p[0, n): room for `head` pieces before p[0] and cap - head - n after */
+	size_t n, cap, head;
+	uint64_t moved_lo, moved_hi;   /* where pieces were put since the last settle (ms_pieces_settle) */
+	/*
+	 * A VMA known whole, [vma_lo, vma_hi) (none where lo >= hi): its pieces
+	 * are contiguous, each after the first joined, all with anon vma_anon.
+	 * ms_pieces_set_vma() passes over them. Pieces change only after
+	 * ms_pieces_carve(), ms_pieces_vma() or ms_pieces_clear() of their
+	 * range, which cut or forget it.
+	 */
+	uint64_t vma_lo, vma_hi;
+	uint32_t vma_anon;
 	size_t hint;             /* the piece the last lookup found: samples cluster */
 	char comm[16];
 	int64_t heap, stack;     /* region ids, or -1 */
@@ -162,6 +172,9 @@ static inline size_t lower(const struct proc *p, uint64_t addr)
 /* Inserts pc as piece i. 0 or -ENOMEM. */
 int ms_pieces_insert(struct proc *p, size_t i, const struct piece *pc);
 
+/* Frees p's pieces. */
+void ms_pieces_release(struct proc *p);
+
 /* Makes [start, end) a run of whole pieces, [*i, *j). 0 or -ENOMEM. */
 int ms_pieces_carve(struct proc *p, uint64_t start, uint64_t end, size_t *i, size_t *j);
 
@@ -175,7 +188,7 @@ void ms_pieces_settle(struct ms_aspace *as, struct proc *p, uint64_t time);
 int ms_pieces_unmap(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end, int64_t only, uint64_t time);
 
 /* The kernel VMA that piece i belongs to: its first and last pieces. */
-void ms_pieces_vma(const struct proc *p, size_t i, size_t *first, size_t *last);
+void ms_pieces_vma(struct proc *p, size_t i, size_t *first, size_t *last);
 
 /* Marks [start, end) as one kernel VMA, as an MMAP2 record or the VMA tree reported it. */
 void ms_pieces_set_vma(struct proc *p, uint64_t start, uint64_t end);
