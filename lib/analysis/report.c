@@ -13,6 +13,7 @@
 #include <mapscope/symbols.h>
 
 #include "analysis/access.h"
+#include "analysis/children.h"
 #include "aspace/samples.h"
 #include "util/grow.h"
 #include "util/hash.h"
@@ -24,7 +25,8 @@
 
 struct stat {
 	uint64_t samples, pages, first, last;
-	uint64_t last_chunk;      /* page / CHUNK_PAGES of the chunk used last, or UINT64_MAX */
+	uint64_t last_chunk;      /* page / CHUNK_PAGES of the chunk used last, or UINT64_MAX: none yet */
+	uint64_t one_page;        /* with no chunk yet: the page of the one sample */
 	uint32_t last_idx;        /* its bitmap (an index: the bitmaps move as they grow) */
 };
 
@@ -41,12 +43,6 @@ struct chunkmap {
 struct tuple {
 	uint64_t region;          /* region id + 1, or 0 (unmapped, or not grouped) */
 	const char *symbol, *dso, *daddr, *alloc;
-};
-
-struct child {
-	uint64_t region;          /* id + 1; 0: empty */
-	const char *symbol, *dso;
-	uint64_t samples;
 };
 
 /* A code address's symbol, remembered while the symbols' generation stays. */
@@ -69,9 +65,7 @@ struct ms_report {
 	size_t nr_tuples, cap_tuples;
 	uint32_t *tslots;         /* hash: tuple -> slot */
 	size_t tcap;
-	struct child *children;   /* hash: (region, symbol) -> samples */
-	size_t ccap, clen;
-	size_t clast;             /* the child counted last (samples come in runs) */
+	struct ms_children children;   /* (region, symbol) -> samples */
 	struct memo memo[MEMO_SIZE];   /* direct-mapped by code address */
 	struct ms_session *s;     /* its allocation sites */
 	struct stat *st;          /* [0]: unmapped; [id + 1]: region id */
@@ -248,45 +242,8 @@ static size_t tuple_slot(struct ms_report *rep, const struct tuple *t)
 /* Counts n samples of code symbol in region (id + 1). */
 static void count_child(struct ms_report *rep, uint64_t region, const char *symbol, const char *dso, uint64_t n)
 {
-	struct child *old = rep->children, *c;
-	size_t i, j, cap = rep->ccap;
-	uint64_t k;
-
-	if (cap && (c = &rep->children[rep->clast])->region == region && c->symbol == symbol && c->dso == dso) {
-		c->samples += n;          /* the child of the sample before */
-		return;
-	}
-	if ((rep->clen + 1) * 2 > rep->ccap) {
-		rep->ccap = cap ? 2 * cap : 256;
-		rep->children = calloc(rep->ccap, sizeof(*rep->children));
-		if (!rep->children) {
-			rep->children = old;
-			rep->ccap = cap;
-			rep->error = -ENOMEM;
-			return;
-		}
-		for (i = 0; i < cap; i++) {
-			if (!old[i].region)
-				continue;
-			k = old[i].region * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)old[i].symbol;
-			for (j = (size_t)(k ^ k >> 29) & (rep->ccap - 1); rep->children[j].region;
-			     j = (j + 1) & (rep->ccap - 1))
-				;
-			rep->children[j] = old[i];
-		}
-		free(old);
-	}
-	k = region * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)symbol;
-	for (j = (size_t)(k ^ k >> 29) & (rep->ccap - 1); (c = &rep->children[j])->region;
-	     j = (j + 1) & (rep->ccap - 1))
-		if (c->region == region && c->symbol == symbol && c->dso == dso) {
-			c->samples += n;
-			rep->clast = j;
-			return;
-		}
-	*c = (struct child){ region, symbol, dso, n };
-	rep->clen++;
-	rep->clast = j;
+	if (ms_children_count(&rep->children, region, symbol, dso, n))
+		rep->error = -ENOMEM;
 }
 
 static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const struct ms_event *ev,
@@ -321,18 +278,38 @@ static inline void mark_page(struct ms_report *rep, struct stat *s, uint64_t pag
 }
 
 /* Makes page's chunk slot s's current one (finding or making its bitmap), then marks page. */
-static void __attribute__((noinline)) mark_page_new_chunk(struct ms_report *rep, struct stat *s, size_t i,
-							   uint64_t page)
+static int set_chunk(struct ms_report *rep, struct stat *s, size_t i, uint64_t page)
 {
 	int64_t idx = chunk_bits(&rep->chunks, ((uint64_t)i << KEY_SLOT) ^ (page / CHUNK_PAGES));
 
 	if (idx < 0) {
 		rep->error = (int)idx;
-		return;
+		return (int)idx;
 	}
 	s->last_chunk = page / CHUNK_PAGES;
 	s->last_idx = (uint32_t)idx;
 	mark_page(rep, s, page);
+	return 0;
+}
+
+/*
+ * A page outside slot s's current chunk. A slot's first sample makes no
+ * bitmap: its page is kept in the slot (a region touched once, of
+ * 500,000, costs no 64 bytes and no hash entry) until a second comes.
+ */
+static void __attribute__((noinline)) mark_page_new_chunk(struct ms_report *rep, struct stat *s, size_t i,
+							   uint64_t page)
+{
+	if (s->last_chunk == UINT64_MAX && s->samples == 1) {
+		s->one_page = page;
+		return;
+	}
+	if (s->last_chunk == UINT64_MAX && set_chunk(rep, s, i, s->one_page))
+		return;
+	if (page / CHUNK_PAGES != s->last_chunk)
+		set_chunk(rep, s, i, page);
+	else
+		mark_page(rep, s, page);
 }
 
 /* Counts a sample in slot i: samples, times, and its page among the distinct pages. */
@@ -585,71 +562,6 @@ static int cmp_rows(const void *pa, const void *pb)
 	return c;
 }
 
-static int name_cmp(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-/*
- * Whether child c goes before row child d: more samples first, then by
- * symbol and binary name, so that ties come out the same every run (the
- * table's order follows string addresses, which move from run to run).
- */
-static bool child_before(const struct child *c, const struct ms_report_child *d)
-{
-	int k;
-
-	if (c->samples != d->samples)
-		return c->samples > d->samples;
-	k = name_cmp(c->symbol, d->symbol);
-	return k ? k < 0 : name_cmp(c->dso, d->dso) < 0;
-}
-
-/*
- * Top code symbols under each region row: row i's are rep->kids[i * nc,
- * (i + 1) * nc), kept sorted as the table's children are inserted.
- * 0 or -ENOMEM.
- */
-static int fill_children(struct ms_report *rep, struct ms_report_row *rows, size_t n, size_t nr_regions)
-{
-	const int nc = rep->nr_children;
-	size_t *by_region = calloc(nr_regions + 1, sizeof(*by_region));   /* region id + 1 -> row + 1 */
-	struct ms_report_child *kids;
-	struct ms_report_row *row;
-	size_t i;
-	int k, at;
-
-	rep->kids = calloc(n ? n * (size_t)nc : 1, sizeof(*rep->kids));
-	if (!by_region || !rep->kids) {
-		free(by_region);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		rows[i].children = rep->kids + i * (size_t)nc;
-		if (rows[i].region)
-			by_region[rows[i].region->id + 1] = i + 1;
-	}
-	for (i = 0; i < rep->ccap; i++) {
-		const struct child *c = &rep->children[i];
-
-		if (!c->region || c->region > nr_regions || !by_region[c->region])
-			continue;
-		row = &rows[by_region[c->region] - 1];
-		kids = rep->kids + (by_region[c->region] - 1) * (size_t)nc;
-		for (at = row->nr_children; at > 0 && child_before(c, &kids[at - 1]); at--)
-			;
-		if (at >= nc)
-			continue;
-		for (k = row->nr_children < nc ? row->nr_children : nc - 1; k > at; k--)
-			kids[k] = kids[k - 1];
-		kids[at] = (struct ms_report_child){ c->symbol, c->dso, c->samples };
-		if (row->nr_children < nc)
-			row->nr_children++;
-	}
-	free(by_region);
-	return 0;
-}
-
 /*
  * Each slot's distinct pages: the bits set in its chunks' bitmaps. Counted
  * here, once, rather than tested for as each sample marks its page.
@@ -660,8 +572,8 @@ static void count_pages(struct ms_report *rep)
 	uint64_t slot, sum;
 	size_t i, w;
 
-	for (i = 0; i < rep->cap; i++)
-		rep->st[i].pages = 0;
+	for (i = 0; i < rep->cap; i++)      /* a slot of one sample: its page, with no bitmap */
+		rep->st[i].pages = rep->st[i].samples && rep->st[i].last_chunk == UINT64_MAX;
 	for (i = 0; i < m->cap; i++) {
 		if (m->keys[i] == UINT64_MAX)
 			continue;
@@ -724,7 +636,7 @@ MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 		s = rep->cap ? &rep->st[0] : &zero;
 		rep->unmapped = (struct ms_report_row){ .samples = s->samples, .pages = s->pages,
 							.first_ns = s->first, .last_ns = s->last };
-		if (rep->nr_children && fill_children(rep, out, out_n, n)) {
+		if (rep->nr_children && ms_children_fill(&rep->children, out, out_n, n, rep->nr_children, &rep->kids)) {
 			rows_release(rep);
 			return -ENOMEM;
 		}
@@ -745,7 +657,7 @@ MS_EXPORT void ms_report_free(struct ms_report *rep)
 	rows_release(rep);
 	free(rep->tuples);
 	free(rep->tslots);
-	free(rep->children);
+	ms_children_release(&rep->children);
 	free(rep->chunks.keys);
 	free(rep->chunks.idx);
 	free(rep->chunks.bits);

@@ -134,6 +134,49 @@ static void regions_pages_and_unmapped(void **state)
 	}
 }
 
+
+/*
+ * A region's first sample keeps its page in the region's slot, with no
+ * bitmap, until a second comes: a region touched once has one page; twice
+ * on one page, one; four on three pages in two 2 MiB chunks (the first
+ * page put in a bitmap when the second sample comes), three.
+ */
+static void one_sample_no_bitmap(void **state)
+{
+	static const enum ms_report_key by_region[] = { MS_SORT_REGION };
+	const uint64_t base[3] = { 16ULL << 20, 32ULL << 20, 64ULL << 20 };
+	const struct ms_report_row *rows, *un;
+	struct ms_aspace_listener l = { .charge = ms_report_analysis.charge,
+					.charge_run = ms_report_analysis.charge_run };
+	struct ms_report *rep = ms_report_new(NULL);
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event e;
+	size_t i, n;
+
+	(void)state;
+	ms_aspace_set_listener(as, &l, rep);
+	for (i = 0; i < 3; i++) {
+		e = map_ev(1 + i, base[i], base[i] + (4ULL << 20));
+		assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+	}
+	const struct ms_event s[] = { touch(10, base[0] + 8), touch(11, base[1] + P), touch(12, base[1] + P + 8),
+				      touch(13, base[2] + P), touch(14, base[2] + (2ULL << 20)),
+				      touch(15, base[2] + 2 * P), touch(16, base[2] + 2 * P + 4) };
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		assert_int_equal(ms_aspace_apply(as, &s[i], NULL), 0);
+	assert_int_equal(ms_report_rows(rep, as, by_region, 1, &rows, &n, &un), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(rows[0].samples, 1);
+	assert_int_equal(rows[0].pages, 1);
+	assert_int_equal(rows[1].samples, 2);
+	assert_int_equal(rows[1].pages, 1);
+	assert_int_equal(rows[2].samples, 4);
+	assert_int_equal(rows[2].pages, 3);
+	assert_int_equal(rows[2].first_ns, 13);
+	assert_int_equal(rows[2].last_ns, 16);
+	ms_report_free(rep);
+	ms_aspace_free(as);
+}
 static void window_and_keys(void **state)
 {
 	static const enum ms_report_key by_samples[] = { MS_SORT_SAMPLES }, by_pages[] = { MS_SORT_PAGES };
@@ -352,6 +395,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(regions_pages_and_unmapped),
+		cmocka_unit_test(one_sample_no_bitmap),
 		cmocka_unit_test(window_and_keys),
 		cmocka_unit_test(runs_counted_exactly),
 		cmocka_unit_test(groups_from_options),
