@@ -155,6 +155,19 @@ static void set_alloc_chain(struct ms_aspace *as, struct proc *p, struct ms_regi
 						  m->alloc_stack, m->alloc_stack_len, r->alloc_chain);
 }
 
+/* p's comm as a string its regions share (a million maps, one string); NULL on ENOMEM. */
+static const char *comm_of(struct ms_aspace *as, struct proc *p)
+{
+	char *c;
+
+	if (p->comm_str && !strcmp(p->comm_str, p->comm))
+		return p->comm_str;
+	if (MS_GROW(as->comms, as->nr_comms + 1, as->cap_comms, 16, SIZE_MAX, false) || !(c = strdup(p->comm)))
+		return NULL;
+	as->comms[as->nr_comms++] = c;
+	return p->comm_str = c;
+}
+
 int ms_region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
 		      const struct ms_event_map *m, const char *name)
 {
@@ -168,7 +181,7 @@ int ms_region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *e
 		return -ENOMEM;
 	r->id = (uint32_t)as->nr;
 	r->pid = p->pid;
-	r->comm = strdup(p->comm);
+	r->comm = comm_of(as, p);
 	if (!r->comm) {
 		free(r);
 		return -ENOMEM;
@@ -325,10 +338,12 @@ MS_EXPORT void ms_aspace_free(struct ms_aspace *as)
 		if (as->regions[i]->name != as->regions[i]->proc_name)
 			free((char *)as->regions[i]->name);
 		free((char *)as->regions[i]->proc_name);
-		free((char *)as->regions[i]->comm);
 		free(as->regions[i]->alloc_chain);
 		free(as->regions[i]);
 	}
 	free(as->regions);
+	for (i = 0; i < as->nr_comms; i++)
+		free(as->comms[i]);
+	free(as->comms);
 	free(as);
 }

@@ -78,6 +78,7 @@ struct proc {
 	uint32_t vma_anon;
 	size_t hint;             /* the piece the last lookup found: samples cluster */
 	char comm[16];
+	const char *comm_str;    /* comm as the regions made last hold it (one of as->comms) */
 	int64_t heap, stack;     /* region ids, or -1 */
 	uint16_t def_vmflags;    /* VF_LOCKS that new maps get: mlockall(MCL_FUTURE) */
 	struct ms_u32map named;  /* tids whose stack has been named */
@@ -95,6 +96,8 @@ struct ms_aspace {
 	struct proc *last_proc;      /* samples come in runs from one process */
 	struct ms_region **regions;
 	size_t nr, cap;
+	char **comms;                /* the regions' comms, each string shared by the regions of a process */
+	size_t nr_comms, cap_comms;
 	struct ms_u32map pending;    /* tid -> struct pending */
 	struct ms_u32map threads;    /* tid -> its pid, for the live threads seen that do not lead (tasks.c) */
 	struct ms_u32map groups;     /* pid -> struct group, for the processes that have such threads */
