@@ -47,7 +47,8 @@ static void note_moved(struct proc *p, uint64_t start, uint64_t end)
 		p->moved_hi = end;
 }
 
-int ms_pieces_insert(struct proc *p, size_t i, const struct piece *pc)
+/* Inserts pc as piece i, with no look at the known VMA. */
+static int insert(struct proc *p, size_t i, const struct piece *pc)
 {
 	const bool front = i < p->n / 2;
 	size_t room = front ? p->head : p->cap - p->head - p->n;
@@ -71,6 +72,13 @@ int ms_pieces_insert(struct proc *p, size_t i, const struct piece *pc)
 	return 0;
 }
 
+int ms_pieces_insert(struct proc *p, size_t i, const struct piece *pc)
+{
+	if (pc->start < p->vma_hi && pc->end > p->vma_lo)
+		p->vma_lo = p->vma_hi = 0;   /* where the known VMA's pieces were: they went without a trace */
+	return insert(p, i, pc);
+}
+
 void ms_pieces_release(struct proc *p)
 {
 	if (p->p)
@@ -80,7 +88,7 @@ void ms_pieces_release(struct proc *p)
 }
 
 /* Forgets the known VMA where [start, end) overlaps it, or cuts it down to what lies outside at one end. */
-static void known_cut(struct proc *p, uint64_t start, uint64_t end)
+static void known_drop(struct proc *p, uint64_t start, uint64_t end)
 {
 	if (start >= p->vma_hi || end <= p->vma_lo)
 		return;
@@ -92,6 +100,20 @@ static void known_cut(struct proc *p, uint64_t start, uint64_t end)
 		p->vma_lo = p->vma_hi = 0;   /* a hole inside */
 	if (p->vma_lo >= p->vma_hi)
 		p->vma_lo = p->vma_hi = 0;
+}
+
+/*
+ * A carve of [start, end): its caller changes the pieces in it and those
+ * at its ends. One over the whole known VMA splits nothing in it and is
+ * what a report of the VMA does (a VMA tree write): it stays known; the
+ * pieces' removal, which drops it, comes through remove_pieces() or is
+ * seen when others are put where they were (ms_pieces_insert()).
+ */
+static void known_cut(struct proc *p, uint64_t start, uint64_t end)
+{
+	if (start <= p->vma_lo && end >= p->vma_hi)
+		return;
+	known_drop(p, start, end);
 }
 
 /* Splits the piece that holds addr strictly inside, so a boundary lies at addr. */
@@ -107,7 +129,7 @@ static int split_at(struct proc *p, uint64_t addr)
 	right.pgoff += addr - p->p[i].start;
 	right.join = true;
 	p->p[i].end = addr;
-	return ms_pieces_insert(p, i + 1, &right);
+	return insert(p, i + 1, &right);   /* within the known VMA, it stays one */
 }
 
 /* Makes [start, end) a run of whole pieces, [*i, *j). */
@@ -202,6 +224,9 @@ void ms_pieces_settle(struct ms_aspace *as, struct proc *p, uint64_t time)
 static void remove_pieces(struct ms_aspace *as, struct proc *p, size_t i, size_t j, int64_t only)
 {
 	size_t k, out = i;
+
+	if (i < j)
+		known_drop(p, p->p[i].start, p->p[j - 1].end);
 
 	for (k = i; k < j; k++) {
 		if (only >= 0 && p->p[k].region != (uint32_t)only) {

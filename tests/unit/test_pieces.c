@@ -201,7 +201,9 @@ static void twin_change(struct twin *t, uint64_t *x)
 static void known_vma_as_walked(void **state)
 {
 	struct twin t = { ms_aspace_new(), ms_aspace_new(), NULL, NULL };
+	struct ms_event v;
 	uint64_t x = 1, k;
+	size_t i, j;
 
 	t.pa = ms_aspace_proc_make(t.a, PID);
 	t.pb = ms_aspace_proc_make(t.b, PID);
@@ -217,6 +219,21 @@ static void known_vma_as_walked(void **state)
 	}
 	assert_int_equal(vmas_of(t.a, PID).n, 1);
 	assert_int_equal(t.pa->vma_lo, 192 * P);        /* known whole */
+	/* A carve over all of it (a VMA tree write's, before the report) splits nothing in it: still known. */
+	assert_int_equal(ms_pieces_carve(t.pa, 192 * P, 256 * P, &i, &j), 0);
+	assert_int_equal(t.pa->vma_lo, 192 * P);
+	assert_int_equal(t.pa->vma_hi, 256 * P);
+	v = ev(MS_EV_VMA);
+	v.vma.start = 192 * P;
+	v.vma.end = 256 * P;
+	assert_int_equal(ms_aspace_apply(t.a, &v, NULL), 0);
+	assert_int_equal(ms_aspace_apply(t.b, &v, NULL), 0);
+	twin_check(&t);
+	/* Its top map unmapped: the rest stays known. */
+	unmap(t.a, 255 * P, 256 * P);
+	unmap(t.b, 255 * P, 256 * P);
+	assert_int_equal(t.pa->vma_hi, 255 * P);
+	twin_check(&t);
 	for (k = 0; k < 2000; k++) {
 		twin_change(&t, &x);
 		twin_check(&t);
