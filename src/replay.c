@@ -12,6 +12,7 @@
 #include <mapscope/symbols.h>
 
 #include "cli.h"
+#include "perfdata/evlist.h"
 #include "output/format.h"
 #include "output/json.h"
 #include "replay.h"
@@ -220,9 +221,7 @@ static bool user_mode_faults(const struct ms_session *s)
 
 	for (i = 0; r && i < ms_pdreader_nr_evsels(r); i++) {
 		a = ms_pdreader_attr(r, i);
-		if (a->type == PERF_TYPE_SOFTWARE && a->exclude_kernel &&
-		    (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-		     a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ))
+		if (a->exclude_kernel && ms_attr_page_faults(a))
 			return true;
 	}
 	return false;

@@ -105,7 +105,6 @@ static void probe_rights(struct ms_doctor *d)
 static void probe_tracefs(struct ms_doctor *d)
 {
 	struct ms_check *c;
-	uint64_t id;
 
 	d->tracefs = ms_tracefs_dir();
 	if (!d->tracefs) {
@@ -114,7 +113,7 @@ static void probe_tracefs(struct ms_doctor *d)
 		snprintf(c->fix, sizeof(c->fix), "as root: mount -t tracefs nodev /sys/kernel/tracing");
 		return;
 	}
-	d->tracefs_err = ms_tracefs_event_id(d->tracefs, "syscalls", "sys_exit_munmap", &id);
+	d->tracefs_err = ms_tracefs_event_id(d->tracefs, "syscalls", "sys_exit_munmap", &d->munmap_id);
 	if (!d->tracefs_err) {
 		add(d, "tracefs", MS_CHECK_OK, "%s: the syscall tracepoints' ids and formats are readable", d->tracefs);
 	} else if (d->tracefs_err == -EACCES || d->tracefs_err == -EPERM) {
@@ -132,7 +131,6 @@ static void probe_tracefs(struct ms_doctor *d)
 static void probe_events(struct ms_doctor *d, bool full)
 {
 	struct perf_event_attr a = { .size = sizeof(a), .sample_period = 1, .disabled = 1, .exclude_hv = 1 };
-	uint64_t id;
 
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_PAGE_FAULTS;
@@ -140,9 +138,9 @@ static void probe_events(struct ms_doctor *d, bool full)
 	a.exclude_kernel = !full;
 	d->faults_err = ms_live_probe_open(&a);
 	d->syscalls_err = d->tracefs_err;
-	if (!d->tracefs_err && !(d->syscalls_err = ms_tracefs_event_id(d->tracefs, "syscalls", "sys_exit_munmap", &id))) {
+	if (!d->tracefs_err) {
 		a.type = PERF_TYPE_TRACEPOINT;
-		a.config = id;
+		a.config = d->munmap_id;
 		a.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_IP;
 		d->syscalls_err = ms_live_probe_open(&a);
 	}

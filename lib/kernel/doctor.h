@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum ms_check_state {
 	MS_CHECK_OK,     /* there, works */
@@ -38,6 +39,7 @@ struct ms_doctor {
 	int paranoid;
 	const char *tracefs;         /* its mount point, or NULL */
 	int tracefs_err;             /* reading a syscall tracepoint's id: 0 or a negative errno */
+	uint64_t munmap_id;          /* syscalls:sys_exit_munmap's id, where tracefs_err is 0 */
 	int syscalls_err;            /* opening one for this task, as the mode would: 0 or a negative errno */
 	int faults_err;              /* a page-fault event for this task, user mode */
 	enum ms_record_mode mode;

@@ -7,6 +7,7 @@
 #ifndef MS_PERFDATA_EVLIST_H
 #define MS_PERFDATA_EVLIST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,14 @@ struct ms_evsel {
 	uint64_t *ids;
 	size_t nr_ids, cap_ids;
 };
+
+/* Whether a is a page-fault event (page-faults, minor-faults or major-faults). */
+static inline bool ms_attr_page_faults(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
+		a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+}
 
 struct ms_evlist {
 	/* Each evsel on its own: a stream keeps pointers to their attrs while more come in. */

@@ -116,10 +116,7 @@ int stream_setup_evsels(struct ms_stream *s, const struct ms_evlist *ev, const v
 		id_offsets(s, a, i == 0);
 		time_offsets(a, &s->ev[i]);
 		ms_sample_layout_of(a, &s->ev[i].lay);
-		s->ev[i].fault = a->type == PERF_TYPE_SOFTWARE &&
-				 (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
-				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-				  a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
+		s->ev[i].fault = ms_attr_page_faults(a);
 		s->ev[i].period = a->freq ? 0 : a->sample_period;
 		if (a->type != PERF_TYPE_TRACEPOINT && (a->sample_type & PERF_SAMPLE_ADDR) && !clock_event(a))
 			s->ev[i].kind = EK_DATA;

@@ -41,12 +41,7 @@ static char root[] = "/tmp/ms-referenced-XXXXXX";
 static int setup(void **state)
 {
 	(void)state;
-	if (!mkdtemp(root))
-		return -1;
-	fake_put(root, "events/header_page", "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n");
-	fake_put(root, "events/header_event", "# compressed entry header\n");
-	fake_put(root, "printk_formats", "");
-	return 0;
+	return fake_tracefs_new(root);
 }
 
 static int teardown(void **state)

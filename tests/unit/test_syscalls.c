@@ -83,11 +83,8 @@ static int setup(void **state)
 	int n;
 
 	(void)state;
-	if (!mkdtemp(root))
+	if (fake_tracefs_new(root))
 		return -1;
-	put("events/header_page", "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n");
-	put("events/header_event", "# compressed entry header\n");
-	put("printk_formats", "");
 	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
 		for (n = 0; n < 5 && calls[i].args[n]; n++)
 			;
