@@ -28,7 +28,7 @@ packages=(
 
 missing=()
 for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'install ok installed' >/dev/null ||
 		missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

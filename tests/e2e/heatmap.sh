@@ -43,7 +43,7 @@ grep -q '[.:=+*#%@]' nocolor.txt || fail "no cells drawn with NO_COLOR"
 # --region: one band; the region that mremap moved keeps its band and its R mark.
 "$MAPSCOPE" heatmap -i hm.data --region '[heap]' >heap.txt 2>/dev/null || fail "--region '[heap]' failed"
 [ "$(grep -c 'pid [0-9]*, region [0-9]*:' heap.txt)" -ge 1 ] || fail "--region '[heap]' drew no band"
-grep -v '^\[heap\]' heap.txt | grep -q 'pid [0-9]*, region [0-9]*:' && fail "--region '[heap]' drew other regions"
+grep -v '^\[heap\]' heap.txt | grep 'pid [0-9]*, region [0-9]*:' >/dev/null && fail "--region '[heap]' drew other regions"
 # The region that mremap moved (the second mremap: a move) is drawn in its own band, with its R mark.
 moved=$(python3 - ops.txt report.json <<'PY'
 import json, re, sys

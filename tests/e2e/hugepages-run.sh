@@ -85,7 +85,7 @@ echo "guided: AnonHugePages hot=$hot kB cold=$cold kB sparse=$sparse kB"
 pass "run --hugepages: AnonHugePages in the advised regions only"
 
 run_wl heap.txt "$MAPSCOPE" run --hugepages heap.json -- "$WORKLOADS/payoff" "${args[@]}" --wait
-tr '\0' '\n' <"/proc/$wl/environ" | grep -qx 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1' ||
+tr '\0' '\n' <"/proc/$wl/environ" | grep -x 'GLIBC_TUNABLES=glibc.malloc.hugetlb=1' >/dev/null ||
 	fail "advice for the heap did not set glibc's tunable in the child"
 finish_wl
 
@@ -122,7 +122,7 @@ fi
 # hand out its memory, not glibc's, or the program crashes at its first
 # free. The hot region (jemalloc maps it) is still advised, through mmap.
 jemalloc=$(ldconfig -p 2>/dev/null | sed -n 's/.*libjemalloc\.so\.2 .*=> //p' | head -1)
-if ldd "$MAPSCOPE" | grep -q libasan; then
+if ldd "$MAPSCOPE" | grep libasan >/dev/null; then
 	echo "note: the foreign-allocator case is not checked in a sanitizer build (ASan must come first in LD_PRELOAD's place); the plain build checks it"
 elif [ -n "$jemalloc" ]; then
 	run_wl je.txt env LD_PRELOAD="$jemalloc" "$MAPSCOPE" run --hugepages-all -- "$WORKLOADS/payoff" "${args[@]}" --wait

@@ -2,7 +2,8 @@
 # The tree keeps the shape DESIGN.md and STYLE.md give it: no library file
 # over 800 lines, no function over 80 (lib/ and src/), every library module
 # with a unit test file of its own name, and the CLI free of perf records'
-# raw offsets and of perf_event_open (only lib/kernel/ opens events).
+# raw offsets and of perf_event_open (only lib/kernel/ opens events), and
+# no script piping into grep -q.
 source "$(dirname "$0")/lib.sh"
 : "${SRC_DIR:?run under ctest, or set SRC_DIR to the source tree}"
 cd "$SRC_DIR"
@@ -30,6 +31,12 @@ done
 
 if grep -n 'perf_event_open\|(const char \*)h *+\|h + 8\b' src/*.c src/*.h; then
 	echo "FAIL: src/ opens perf events or reads perf records by offset (lib/ does that)"
+	bad=1
+fi
+# Under pipefail, a pipe into grep -q fails when grep exits at its first match
+# and cmd then dies of SIGPIPE: a test so written passes or fails by timing.
+if grep -nE '[^|]\|[[:space:]]*grep[[:space:]]+-[a-zA-Z]*q' tests/e2e/*.sh scripts/*.sh bench/*.sh; then
+	echo "FAIL: a pipe into grep -q under pipefail (write grep ... >/dev/null, which reads to the end)"
 	bad=1
 fi
 [ $bad -eq 0 ] || exit 1

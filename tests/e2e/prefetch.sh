@@ -89,7 +89,7 @@ PY
 # No prefetch instruction: said, and nothing extra in the file.
 ms_record rec3.err --prefetches -o none.data -- /bin/true
 grep -q "no prefetch instruction in '.*true'" rec3.err || fail "no word of the missing prefetches: $(cat rec3.err)"
-if perf script -i none.data 2>/dev/null | grep -q "mapscope_[0-9]*:pf"; then
+if perf script -i none.data 2>/dev/null | grep "mapscope_[0-9]*:pf" >/dev/null; then
 	fail "uprobe samples recorded for a binary without prefetches"
 fi
 
