@@ -62,29 +62,71 @@ static int uw_frame(Dwfl_Frame *frame, void *arg)
 	return DWARF_CB_OK;
 }
 
-/* The process's binaries reported at their bias, rebuilt when it maps more. */
-static Dwfl *proc_dwfl(struct ms_symbols *s, struct proc_bins *p, uint32_t pid)
+/*
+ * A process's binaries are found as for symbols, but not their separate
+ * debug files. libdwfl's walker asks for a module's .debug_frame where
+ * .eh_frame does not take it further, which every stack's outermost frame
+ * does; with a debug file (libc6-dbg's for libc) that means inflating its
+ * compressed DWARF, once per process: 26% of a report of a recording of
+ * chromium's processes went there. x86-64 code carries .eh_frame, which is
+ * all the walk needs.
+ */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base, const char *file_name,
+			const char *debuglink_file, GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod; (void)userdata; (void)modname; (void)base; (void)file_name; (void)debuglink_file;
+	(void)debuglink_crc; (void)debuginfo_file_name;
+	return -1;
+}
+
+static const Dwfl_Callbacks unwind_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = no_debuginfo,
+};
+
+/* Reports instances [from, p->n) of the process's binaries to its Dwfl, each at its bias. */
+static void report_bins(struct ms_symbols *s, struct proc_bins *p, size_t from)
 {
 	struct bin *b;
 	size_t i;
 	int fd;
 
-	if (p->dwfl && p->dwfl_n == p->n)
-		return p->dwfl;
-	if (p->dwfl)
-		dwfl_end(p->dwfl);
-	p->dwfl = dwfl_begin(&ms_dwfl_callbacks);
-	if (!p->dwfl)
-		return NULL;
-	if (!p->uw && !(p->uw = calloc(1, sizeof(*p->uw))))
-		return NULL;
-	dwfl_report_begin(p->dwfl);
-	for (i = 0; i < p->n; i++) {
+	for (i = from; i < p->n; i++) {
 		b = &s->bins[p->v[i].bin];
 		if (b->state > 0 && (fd = ms_elf_open(b->path)) >= 0 &&
 		    !dwfl_report_elf(p->dwfl, basename(b->path), b->path, fd, p->v[i].bias, false))
 			close(fd);                   /* libdwfl takes it only on success */
 	}
+}
+
+/*
+ * The process's binaries reported at their bias. A process only adds
+ * instances (exec and exit clear them), so one that maps more has the new
+ * ones added to the Dwfl it has: rebuilding it would read every binary's
+ * ELF headers and CFI again at each dlopen of each process, which made
+ * unwinding a recording of chromium's ~170 processes spend most of its
+ * time in libelf.
+ */
+static Dwfl *proc_dwfl(struct ms_symbols *s, struct proc_bins *p, uint32_t pid)
+{
+	if (p->dwfl && p->dwfl_n == p->n)
+		return p->dwfl;
+	if (p->dwfl && p->dwfl_n < p->n) {
+		dwfl_report_begin_add(p->dwfl);
+		report_bins(s, p, p->dwfl_n);
+		dwfl_report_end(p->dwfl, NULL, NULL);
+		p->dwfl_n = p->n;
+		return p->dwfl;
+	}
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	p->dwfl = dwfl_begin(&unwind_callbacks);
+	if (!p->dwfl)
+		return NULL;
+	if (!p->uw && !(p->uw = calloc(1, sizeof(*p->uw))))
+		return NULL;
+	dwfl_report_begin(p->dwfl);
+	report_bins(s, p, 0);
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->uw->tid = pid;
 	if (!dwfl_attach_state(p->dwfl, NULL, (pid_t)pid, &uw_callbacks, p->uw)) {
