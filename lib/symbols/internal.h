@@ -57,6 +57,7 @@ struct bin {
 	size_t nr_sizeless;
 	int first_global;
 	bool table;                   /* sized and sizeless are built */
+	struct ms_framecache *frames; /* ms_symbols_frames' answers, by vaddr */
 	unsigned char want_id[64];    /* the build-id the recording saw */
 	size_t want_id_len;
 };

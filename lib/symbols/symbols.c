@@ -13,6 +13,7 @@
 
 #include <dwarf.h>
 
+#include "symbols/framecache.h"
 #include "symbols/internal.h"
 #include "util/grow.h"
 
@@ -291,9 +292,10 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, int *lin
 		*file = dwarf_filesrc(files, v, NULL, NULL);
 }
 
-MS_EXPORT int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t addr, struct ms_frame *out, int max)
+/* The frames at addr of instance in, inlined calls expanded, the innermost first. */
+static int frames_of(struct ms_symbols *s, uint32_t pid, uint64_t addr, const struct inst *in, struct ms_frame *out,
+		     int max)
 {
-	const struct inst *in = inst_at(s, pid, addr);
 	Dwarf_Die *cu, *scopes = NULL;
 	struct ms_sym sym;
 	Dwarf_Addr bias;
@@ -301,7 +303,7 @@ MS_EXPORT int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t add
 	struct bin *b;
 	int n = 0, nscopes, i, line;
 
-	if (max < 1 || !in || ms_symbols_resolve(s, pid, addr, true, &sym))
+	if (ms_symbols_resolve(s, pid, addr, true, &sym))
 		return 0;
 	b = &s->bins[in->bin];
 	file = sym.file;
@@ -324,6 +326,28 @@ MS_EXPORT int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t add
 	out[n].file = file;
 	out[n].line = line;
 	return n + 1;
+}
+
+/*
+ * Each binary's answers are kept by address: a report asks for the same
+ * code addresses many times, and each answer walks DWARF. An answer cut
+ * short by max is not kept.
+ */
+MS_EXPORT int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t addr, struct ms_frame *out, int max)
+{
+	const struct inst *in = inst_at(s, pid, addr);
+	struct bin *b;
+	int n;
+
+	if (max < 1 || !in)
+		return 0;
+	b = &s->bins[in->bin];
+	if ((n = ms_framecache_get(b->frames, addr - in->bias, out, max)) > 0)
+		return n;
+	n = frames_of(s, pid, addr, in, out, max);
+	if (n > 0 && n < max)
+		ms_framecache_put(&b->frames, addr - in->bias, out, n);
+	return n;
 }
 
 MS_EXPORT void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr, char *buf, size_t len)
@@ -362,6 +386,7 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 		free(s->bins[i].cache);
 		free(s->bins[i].sized);
 		free(s->bins[i].sizeless);
+		ms_framecache_free(s->bins[i].frames);
 	}
 	free(s->bins);
 	free(s);
