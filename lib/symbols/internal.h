@@ -58,6 +58,7 @@ struct bin {
 	int first_global;
 	bool table;                   /* sized and sizeless are built */
 	struct ms_framecache *frames; /* ms_symbols_frames' answers, by vaddr */
+	struct ms_symgaps *gaps;      /* names of addresses no sized symbol holds (symgaps.c) */
 	unsigned char want_id[64];    /* the build-id the recording saw */
 	size_t want_id_len;
 };
@@ -124,5 +125,14 @@ const char *ms_bin_name(const struct ms_symbols *s, struct bin *b, uint64_t vadd
  * by the same rules over a table sorted once per binary (symtab.c).
  */
 void ms_symbols_exact_only(struct ms_symbols *s, bool on);
+
+/*
+ * The name dwfl_module_addrinfo() gives vaddr in mod, and the offset into
+ * it, remembered for the gap between symbol and section bounds that holds
+ * vaddr (symgaps.c); *gaps is made on the first call, and freed by
+ * ms_symgaps_free().
+ */
+const char *ms_symgaps_name(struct ms_symgaps **gaps, Dwfl_Module *mod, uint64_t vaddr, uint64_t *offset);
+void ms_symgaps_free(struct ms_symgaps *g);
 
 #endif

@@ -218,6 +218,17 @@ MS_EXPORT void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
 		for (i = 0; child && i < parent->n; i++)
 			add_inst(child, parent->v[i].bin, parent->v[i].bias, &s->bins[parent->v[i].bin]);
 		break;
+	case MS_EV_EXIT:
+		/*
+		 * Its binaries stay, to name its samples; its unwinder goes (rebuilt
+		 * should its other threads map more): a recording of many processes
+		 * otherwise holds every one's libdwfl state to the end.
+		 */
+		if (ev->tid == ev->pid && (parent = ms_symbols_proc(s, ev->pid, false)) && parent->dwfl) {
+			dwfl_end(parent->dwfl);
+			parent->dwfl = NULL;
+		}
+		break;
 	default:
 		break;
 	}
@@ -387,6 +398,7 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 		free(s->bins[i].sized);
 		free(s->bins[i].sizeless);
 		ms_framecache_free(s->bins[i].frames);
+		ms_symgaps_free(s->bins[i].gaps);
 	}
 	free(s->bins);
 	free(s);

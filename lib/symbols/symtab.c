@@ -248,7 +248,8 @@ static const struct sized *find_sized(const struct bin *b, uint64_t addr)
  * The name libdwfl gives vaddr, and the offset into it: from the sorted
  * table where the answer is a sized symbol, else by
  * dwfl_module_addrinfo(), which walks the whole symbol table (~830,000
- * instructions on libc) on each call.
+ * instructions on libc) on each call, once per gap between symbol bounds
+ * (symgaps.c).
  */
 static const char *search_name(const struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset)
 {
@@ -265,6 +266,8 @@ static const char *search_name(const struct ms_symbols *s, struct bin *b, uint64
 			return z->name;
 		}
 	}
+	if (!s->exact_only)
+		return ms_symgaps_name(&b->gaps, b->mod, vaddr, offset);
 	name = dwfl_module_addrinfo(b->mod, vaddr, &off, &sym, NULL, NULL, NULL);
 	*offset = name ? off : 0;
 	return name;

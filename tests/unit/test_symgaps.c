@@ -1,0 +1,122 @@
+/*
+ * Names of addresses between symbols: each answer equals libdwfl's own
+ * walk (dwfl_module_addrinfo), asked twice and in any order, on a stripped
+ * binary (named from .dynsym alone), on the C library (with its separate
+ * debug file where installed) and on this test (a full symbol table).
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <gelf.h>
+
+#include "symbols/internal.h"
+
+static int same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* The lowest and highest address of the binary's executable sections. */
+static void text_span(Dwfl_Module *mod, uint64_t *lo, uint64_t *hi)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(mod, &bias);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr mem, *sh;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	while ((scn = elf_nextscn(elf, scn)))
+		if ((sh = gelf_getshdr(scn, &mem)) && (sh->sh_flags & SHF_EXECINSTR) && sh->sh_size) {
+			if (sh->sh_addr + bias < *lo)
+				*lo = sh->sh_addr + bias;
+			if (sh->sh_addr + bias + sh->sh_size > *hi)
+				*hi = sh->sh_addr + bias + sh->sh_size;
+		}
+}
+
+/* Checks n addresses of path's code, each asked twice, against the walk. Returns how many the walk names. */
+static size_t check_binary(const char *path, size_t n)
+{
+	Dwfl *dwfl = dwfl_begin(&ms_dwfl_callbacks);
+	struct ms_symgaps *gaps = NULL;
+	const char *a, *b;
+	uint64_t lo, hi, addr = 0, off_a, off_b;
+	Dwfl_Module *mod;
+	GElf_Off off;
+	GElf_Sym sym;
+	size_t i, named = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), pass;
+
+	if (fd < 0 || !dwfl)
+		return 0;
+	dwfl_report_begin(dwfl);
+	mod = dwfl_report_elf(dwfl, path, path, fd, 0, false);
+	dwfl_report_end(dwfl, NULL, NULL);
+	assert_non_null(mod);
+	text_span(mod, &lo, &hi);
+	assert_true(lo < hi);
+	for (pass = 0; pass < 2; pass++) {
+		srand(11);
+		for (i = 0; i < n; i++) {
+			/* Random addresses, then runs of neighbours, and each symbol bound itself. */
+			addr = i % 3 ? lo + (uint64_t)rand() % (hi - lo) : addr + 1;
+			if (i % 50 == 0 && (b = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL)))
+				addr -= off;
+			a = ms_symgaps_name(&gaps, mod, addr, &off_a);
+			b = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+			off_b = b ? off : 0;
+			if (!same(a, b) || off_a != off_b)
+				fail_msg("%s 0x%llx: %s+%llu, libdwfl says %s+%llu", path, (unsigned long long)addr,
+					 a ? a : "(none)", (unsigned long long)off_a, b ? b : "(none)",
+					 (unsigned long long)off_b);
+			named += pass == 0 && a;
+		}
+	}
+	ms_symgaps_free(gaps);
+	dwfl_end(dwfl);
+	return named;
+}
+
+static void stripped_binary(void **state)
+{
+	(void)state;
+	check_binary("/usr/bin/ls", 6000);
+	check_binary("/bin/sh", 6000);
+}
+
+static void c_library(void **state)
+{
+	(void)state;
+	assert_true(check_binary("/lib/x86_64-linux-gnu/libc.so.6", 6000) > 3000);
+}
+
+static void own_binary(void **state)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	(void)state;
+	assert_true(n > 0);
+	self[n] = 0;
+	assert_true(check_binary(self, 6000) > 3000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(stripped_binary),
+		cmocka_unit_test(c_library),
+		cmocka_unit_test(own_binary),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
