@@ -108,6 +108,8 @@ struct ms_aspace {
 	char change_name[256];       /* the last ms_change's name: 256 as the timeline has always cut it */
 	size_t nr_touched;
 	bool overflow;
+	uint64_t file_ids[1024];     /* a filter of the devices and inodes regions were made of (names.c) */
+	size_t file_ids_upto;        /* the regions in it: ids below this */
 };
 
 /* --- aspace.c --- */

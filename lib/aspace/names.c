@@ -40,12 +40,43 @@ static void mark_deleted(struct ms_region *r)
  * file's, not the caller's. A file with other links loses only one name
  * here, which the record does not tell apart: it is named deleted too.
  */
+/* A bit of the filter for a file: its inode and device mixed (murmur3's finaliser), 64 Ki bits. */
+static uint32_t file_bit(uint64_t ino, uint32_t maj, uint32_t min)
+{
+	uint64_t k = ino ^ ((uint64_t)maj << 44) ^ ((uint64_t)min << 24);
+
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (uint32_t)(k & 0xffff);
+}
+
+/*
+ * Whether a region may ever have been made of the file. Regions are only
+ * added (ids are their order), so the filter takes in those made since
+ * the last call; a file none was made of costs no walk over them all,
+ * which chromium's many unlinks of files it never mapped made quadratic.
+ */
+static bool maybe_mapped(struct ms_aspace *as, const struct ms_event *ev)
+{
+	const struct ms_region *r;
+	uint32_t bit;
+
+	for (; as->file_ids_upto < as->nr; as->file_ids_upto++) {
+		r = as->regions[as->file_ids_upto];
+		bit = file_bit(r->ino, r->maj, r->min);
+		as->file_ids[bit / 64] |= 1ULL << (bit % 64);
+	}
+	bit = file_bit(ev->file.ino, ev->file.maj, ev->file.min);
+	return as->file_ids[bit / 64] >> (bit % 64) & 1;
+}
+
 void ms_names_unlink(struct ms_aspace *as, const struct ms_event *ev)
 {
 	struct ms_region *r;
 	size_t i;
 
-	if (!ev->file.ino)
+	if (!ev->file.ino || !maybe_mapped(as, ev))
 		return;
 	for (i = 0; i < as->nr; i++) {
 		r = as->regions[i];

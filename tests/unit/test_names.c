@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -81,10 +82,35 @@ static void unlinked_is_deleted(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * Unlinks of files no region was made of skip the regions; a file mapped
+ * after such unlinks, or after thousands of others, is still found.
+ */
+static void unlinks_between_maps(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	char name[32];
+	uint64_t i;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		unlink_file(as, 254, 100000 + i);        /* never mapped */
+		snprintf(name, sizeof(name), "/tmp/f%llu", (unsigned long long)i);
+		map_file(as, (64 + 2 * i) * P, (65 + 2 * i) * P, name, 1000 + i);
+	}
+	unlink_file(as, 254, 1000 + 2999);            /* the last mapped: made after every earlier unlink */
+	unlink_file(as, 254, 1000);                   /* the first */
+	assert_string_equal(proc_name_at(as, PID, (64 + 2 * 2999) * P), "/tmp/f2999 (deleted)");
+	assert_string_equal(proc_name_at(as, PID, 64 * P), "/tmp/f0 (deleted)");
+	assert_string_equal(proc_name_at(as, PID, 66 * P), "/tmp/f1");
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(unlinked_is_deleted),
+		cmocka_unit_test(unlinks_between_maps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
