@@ -71,11 +71,15 @@ static const struct cli_usage usage = {
 "  1 recording failed, 2 bad usage.\n"
 "\n"
 "--prefetches places a uprobe at each data prefetch instruction of the\n"
-"program's binary (SPEC: other binaries by path, func=NAME, max=N): every\n"
-"hit traps into the kernel, about 25 us of CPU and up to 90 us of wall\n"
-"time here (bench/prefetch-cost), so a loop that prefetches a million\n"
-"times runs 25 to 90 s longer; bound it with func= or max=. The uprobes\n"
-"are removed however record ends. JIT code is out of reach.\n"
+"program's binaries, scanned as they are mapped (its libraries, and those\n"
+"it dlopens later; JIT code is out of reach). SPEC: binaries by path (only\n"
+"those), func=NAME, max=N, hot=N (the N sites whose functions the IP samples\n"
+"of the first 250 ms found hottest), window=T/P (record T ms of every P ms).\n"
+"Every hit traps into the kernel, about 25 us of CPU and up to 90 us of wall\n"
+"time here (bench/prefetch-cost), so a loop that prefetches a million times\n"
+"runs 25 to 90 s longer: hot=, func= and max= bound the traps; window=\n"
+"bounds what is recorded, not the traps (a placed uprobe stays armed). The\n"
+"uprobes are removed however record ends.\n"
 "\n"
 "--referenced clears the accessed bits that the kernel's reclaim reads, and\n"
 "reading and clearing them costs in proportion to the resident memory (20 to\n"
@@ -94,6 +98,7 @@ static const struct cli_usage usage = {
 "  mapscope record -e mem-loads -e mem-stores -- ./myprog\n"
 "  mapscope record --damon -- ./myprog\n"
 "  mapscope record --prefetches=func=walk -- ./myprog\n"
+"  mapscope record --prefetches=hot=4,window=20/200 -- ./myprog\n"
 "  mapscope record -o - -- ./myprog | perf script -i -\n"
 "  perf script -i mapscope.data --show-mmap-events --show-task-events\n",
 };
@@ -198,9 +203,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		OPT_CALLBACK(0, "damon-regions", &o->damon, "MIN,MAX", "DAMON's region counts (default 10,1000)",
 			     record_damon_opt_regions),
 		OPT_CALLBACK_OPTARG("prefetches", &o->prefetch, "[=SPEC]", "a uprobe at each data prefetch\n"
-				    "instruction of the program's binary, its address\n"
-				    "registers recorded: bad prefetches in unmapped\n"
-				    "(SPEC: PATH, func=NAME, max=N; 25-90 us a hit)", record_prefetch_opt),
+				    "instruction of the program's binaries (libraries,\n"
+				    "dlopen too), its address registers recorded: bad\n"
+				    "prefetches in unmapped (SPEC: PATH, func=NAME,\n"
+				    "max=N, hot=N, window=T/P; 25-90 us a hit)", record_prefetch_opt),
 		OPT_COUNT('v', "verbose", &o->verbose, "say more"),
 		OPT_END(),
 	};

@@ -35,22 +35,46 @@ static int add_path(struct record_prefetch *p, const char *path)
 	return 0;
 }
 
+/* window=T/P: armed for T ms of every P ms, 1 <= T < P <= 60000. */
+static int window_item(struct record_prefetch *p, char *arg)
+{
+	char *slash = strchr(arg, '/');
+
+	if (slash)
+		*slash = '\0';
+	if (!slash || cli_parse_u64(arg, 1, 60000, &p->window_ms) ||
+	    cli_parse_u64(slash + 1, 2, 60000, &p->every_ms) || p->window_ms >= p->every_ms)
+		return cli_usage_error("record", "invalid window for --prefetches: expected window=T/P, T and P "
+				       "in ms, 1 <= T < P <= 60000 (e.g. window=10/100)");
+	return 0;
+}
+
 static int spec_item(struct record_prefetch *p, char *item)
 {
 	if (!strncmp(item, "func=", 5) && item[5]) {
 		p->func = strdup(item + 5);
 		return p->func ? 0 : EXIT_RUNTIME;
 	}
+	if (!strncmp(item, "hot=", 4)) {
+		if (cli_parse_u64(item + 4, 1, 100000, &p->hot))
+			return cli_usage_error("record", "invalid site count '%s' for --prefetches: expected hot=N, "
+					       "N from 1 to 100000", item + 4);
+		return 0;
+	}
+	if (!strncmp(item, "window=", 7))
+		return window_item(p, item + 7);
 	if (!strncmp(item, "max=", 4)) {
 		if (cli_parse_u64(item + 4, 1, 100000, &p->max))
 			return cli_usage_error("record", "invalid site count '%s' for --prefetches: expected max=N, "
 					       "N from 1 to 100000", item + 4);
 		return 0;
 	}
-	if (strchr(item, '/'))
+	if (strchr(item, '/')) {
+		p->named = true;
 		return add_path(p, item);
+	}
 	return cli_usage_error("record", "invalid --prefetches item '%s': expected a binary's path (with a '/'), "
-			       "func=NAME or max=N, comma-separated", item);
+			       "func=NAME, max=N, hot=N or window=T/P, comma-separated", item);
 }
 
 int record_prefetch_opt(const struct cli_option *opt, const char *arg)
@@ -95,6 +119,10 @@ void record_prefetch_options(const struct record_prefetch *p, struct ms_record_o
 	ro->nr_prefetch_paths = (size_t)p->nr_paths;
 	ro->prefetch_func = p->func;
 	ro->prefetch_max = (uint32_t)p->max;
+	ro->prefetch_follow = p->on && !p->named;
+	ro->prefetch_hot = (uint32_t)p->hot;
+	ro->prefetch_window_ms = (uint32_t)p->window_ms;
+	ro->prefetch_every_ms = (uint32_t)p->every_ms;
 }
 
 void record_prefetch_check(struct record_prefetch *p)
@@ -143,9 +171,10 @@ void record_prefetch_report(const struct record_prefetch *p, const struct ms_rec
 			fprintf(stderr, "mapscope: no prefetch instruction%s in '%s'%s: --prefetches records "
 				"nothing extra for it\n", p->func ? " in that function" : "", p->paths[i],
 				unsupported ? " that a uprobe can fetch" : "");
-		else if (verbose || probed < found)
+		else if (verbose || (probed < found && !p->hot))
 			fprintf(stderr, "mapscope: %zu prefetch instruction%s in '%s', %zu with a uprobe%s\n", found,
-				found == 1 ? "" : "s", p->paths[i], probed, probed < found ? " (max=)" : "");
+				found == 1 ? "" : "s", p->paths[i], probed, p->hot ? " (hot=: the hottest get theirs "
+				"after a counting phase)" : probed < found ? " (max=)" : "");
 	}
 }
 

@@ -18,9 +18,15 @@ struct record_prefetch {
 	int nr_paths;
 	const char *func;            /* func=NAME */
 	uint64_t max;                /* max=N; 0: every site */
+	uint64_t hot;                /* hot=N; 0: every site */
+	uint64_t window_ms, every_ms;    /* window=T/P; 0: always */
+	bool named;                  /* SPEC named binaries: only those, none followed as mapped */
 };
 
-/* --prefetches[=SPEC] (opt->value: a struct record_prefetch). SPEC: PATH, func=NAME, max=N, comma-separated. */
+/*
+ * --prefetches[=SPEC] (opt->value: a struct record_prefetch). SPEC: PATH,
+ * func=NAME, max=N, hot=N, window=T/P, comma-separated.
+ */
 int record_prefetch_opt(const struct cli_option *opt, const char *arg);
 
 /*

@@ -75,6 +75,19 @@ struct ms_record_opts {
 	uint32_t prefetch_max;
 	int argc;                    /* the command line, for the file's CMDLINE */
 	char *const *argv;
+	/*
+	 * record --prefetches, beyond prefetch_paths: also every executable
+	 * file the traced processes map, as it is mapped (libraries,
+	 * dlopen; JIT code has no file and is out of reach)
+	 * (prefetch_follow); only the prefetch_hot sites whose functions
+	 * have the most IP samples after a counting phase (where not 0);
+	 * the event recording only prefetch_window_ms of every
+	 * prefetch_every_ms (where not 0: the traps stay, what is recorded
+	 * is bounded).
+	 */
+	bool prefetch_follow;
+	uint32_t prefetch_hot;
+	uint32_t prefetch_window_ms, prefetch_every_ms;
 };
 
 /* The interval of record --referenced where the user gives none. */

@@ -610,6 +610,16 @@ static int set_enabled(struct ms_live *l, unsigned long req, enum phase ph)
 	return 0;
 }
 
+int ms_live_evsel_enable(struct ms_live *l, size_t i, bool on)
+{
+	size_t k;
+
+	for (k = 0; k < l->nr_fds; k++)
+		if (l->fds[k].evsel == i && ioctl(l->fds[k].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0) < 0)
+			return -errno;
+	return 0;
+}
+
 MS_EXPORT int ms_live_enable(struct ms_live *l)
 {
 	int err;

@@ -2,6 +2,7 @@
 #ifndef MS_KERNEL_LIVE_H
 #define MS_KERNEL_LIVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <mapscope/live.h>
@@ -29,5 +30,12 @@ int ms_live_probe_open(struct perf_event_attr *a);
  * after). 0 or a negative errno (-ENOENT: no such tracepoint).
  */
 int ms_live_add_tracepoints(struct ms_live *l, const char *const *tps, size_t n);
+
+/*
+ * Enables (on) or disables event i on every task and CPU it is open for,
+ * inherited copies included: record --prefetches' windows. 0 or a
+ * negative errno.
+ */
+int ms_live_evsel_enable(struct ms_live *l, size_t i, bool on);
 
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,19 +104,60 @@ int ms_uprobe_line(const char *group, const char *name, const char *path, const 
 	return n > 0 && (size_t)n < len ? 0 : -EINVAL;
 }
 
-int ms_uprobes_add(struct ms_uprobes *u, const char *path, const struct ms_prefetch_site *s, char *name,
-		   size_t len)
+int ms_uprobes_add(struct ms_uprobes *u, const char *path, const struct ms_prefetch_site *s)
 {
 	char line[4400];
 	int err;
 
-	snprintf(name, len, "pf%zu", u->n);
-	if ((err = ms_uprobe_line(u->group, name, path, s, line, sizeof(line))))
+	if ((err = ms_uprobe_line(u->group, MS_UPROBE_EVENT, path, s, line, sizeof(line))))
 		return err;
 	if ((err = append(u->dir, line)))
 		return err;
 	u->n++;
 	return 0;
+}
+
+/*
+ * The anchor's place: never called, by anyone. Its first instruction is
+ * an instruction boundary in a file of ours, where a uprobe can sit
+ * without ever trapping.
+ */
+static void __attribute__((noinline, used)) anchor(void)
+{
+	__asm__ volatile("");
+}
+
+/* The file and file offset of address a of this process, from /proc/self/maps. 0 or a negative errno. */
+static int own_file_offset(uintptr_t a, char *path, size_t len, uint64_t *offset)
+{
+	char line[4400];
+	unsigned long start, end, pgoff;
+	int at = 0, err = -ENOENT;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %*s %lx %*s %*s %n", &start, &end, &pgoff, &at) == 3 && at &&
+		    a >= start && a < end && line[at] == '/') {
+			line[at + strcspn(line + at, "\n")] = '\0';
+			snprintf(path, len, "%s", line + at);
+			*offset = a - start + pgoff;
+			err = 0;
+		}
+	fclose(f);
+	return err;
+}
+
+int ms_uprobes_anchor(struct ms_uprobes *u)
+{
+	struct ms_prefetch_site s = { .scale = 1 };
+	char path[4096], line[4400];
+	int err = own_file_offset((uintptr_t)anchor, path, sizeof(path), &s.offset);
+
+	if (err || (err = ms_uprobe_line(u->group, MS_UPROBE_EVENT, path, &s, line, sizeof(line))))
+		return err;
+	return append(u->dir, line);
 }
 
 /* The events of group in dir/uprobe_events ("p:GROUP/NAME ..."), as "-:GROUP/NAME\n" lines. */

@@ -24,6 +24,8 @@
 
 /* The prefix of our groups: mapscope_PID. */
 #define MS_UPROBE_GROUP_PREFIX "mapscope_"
+/* Our one event in it: every prefetch site is a probe of mapscope_PID/pf. */
+#define MS_UPROBE_EVENT "pf"
 
 struct ms_uprobes;
 
@@ -46,13 +48,24 @@ int ms_uprobe_line(const char *group, const char *name, const char *path, const 
 		   char *out, size_t len);
 
 /*
- * Places a uprobe at site s of path, named pfN (N: how many were placed
- * before), its name copied into name. 0 or a negative errno (from the
- * kernel: -ENOENT where the binary is gone, -EINVAL where the kernel
- * refuses the place or the fetch arguments).
+ * Places a uprobe at site s of path, as one more probe of the group's one
+ * event, MS_UPROBE_EVENT: the kernel appends a probe whose fields have
+ * the names and types of the event's first to that event (5.5 on), and
+ * arms it at once where the event is open, so that a binary mapped in
+ * the middle of a recording (dlopen) is probed without a new perf event.
+ * 0 or a negative errno (from the kernel: -ENOENT where the binary is
+ * gone, -EINVAL where the kernel refuses the place or the fetch
+ * arguments).
  */
-int ms_uprobes_add(struct ms_uprobes *u, const char *path, const struct ms_prefetch_site *s, char *name,
-		   size_t len);
+int ms_uprobes_add(struct ms_uprobes *u, const char *path, const struct ms_prefetch_site *s);
+
+/*
+ * The event's first probe, which makes it exist before any binary is
+ * scanned: at a function of mapscope's own that nothing calls, so it
+ * never fires, with immediates of the fields' types. 0 or a negative
+ * errno.
+ */
+int ms_uprobes_anchor(struct ms_uprobes *u);
 
 size_t ms_uprobes_count(const struct ms_uprobes *u);
 pid_t ms_uprobes_watchdog(const struct ms_uprobes *u);

@@ -21,11 +21,10 @@
 #include "kernel/procsynth.h"
 #include "kernel/refsample.h"
 #include "kernel/tracefs.h"
-#include "kernel/uprobe.h"
 #include "perfdata/format.h"
 #include "session/execwin.h"
+#include "session/prefetches.h"
 #include "session/rewrite.h"
-#include "symbols/prefetch.h"
 #include "util/grow.h"
 #include "util/log.h"
 
@@ -48,8 +47,7 @@ struct ms_record {
 	size_t nr_damon_pids;
 	int damon_evsel;             /* damon:damon_aggregated's index, or -1 */
 	struct perf_event_attr damon_attr;   /* as the file has it: the intervals in config1, config2 */
-	struct ms_uprobes *uprobes;  /* record --prefetches: ours, or NULL */
-	struct prefetch_bin { int err; size_t found, probed, unsupported; } *pf;
+	struct ms_prefetches *pf;    /* record --prefetches, or NULL */
 	bool closed;
 	union {                      /* an MMAP2 of the ring's, copied to be changed */
 		struct perf_record_mmap2 m;
@@ -118,76 +116,22 @@ static void referenced_task(struct ms_record *r, const struct perf_event_header 
 		ms_refsampler_remove(r->refs, (pid_t)f->pid);
 }
 
-/* Whether site s is one the options ask for: in prefetch_func, where given. */
-static bool prefetch_wanted(const struct ms_record *r, const struct ms_prefetch_site *s)
-{
-	return !r->opts.prefetch_func || (s->func && !strcmp(s->func, r->opts.prefetch_func));
-}
-
-/* A uprobe at each wanted site of binary i, its event's "group/name" appended to tps. 0 or a negative errno. */
-static int prefetch_binary(struct ms_record *r, size_t i, char ***tps, size_t *n, size_t *cap)
-{
-	const char *path = r->opts.prefetch_paths[i];
-	struct ms_prefetch_sites sites = { 0 };
-	struct prefetch_bin *b = &r->pf[i];
-	char name[32];
-	size_t k;
-	int err = ms_prefetch_scan_file(path, &sites);
-
-	b->unsupported = sites.unsupported;
-	for (k = 0; !err && k < sites.n; k++) {
-		if (!prefetch_wanted(r, &sites.v[k]))
-			continue;
-		b->found++;
-		if (r->opts.prefetch_max && *n >= r->opts.prefetch_max)
-			continue;
-		if (!r->uprobes && !(r->uprobes = ms_uprobes_new(ms_tracefs_dir() ?: "/sys/kernel/tracing")))
-			err = -errno;
-		else if (!(err = ms_uprobes_add(r->uprobes, path, &sites.v[k], name, sizeof(name))) &&
-			 !(err = MS_ALLOC_GROW(*tps, *n + 1, *cap)) &&
-			 asprintf(&(*tps)[*n], "%s/%s", ms_uprobes_group(r->uprobes), name) < 0)
-			err = -ENOMEM;
-		if (!err) {
-			(*n)++;
-			b->probed++;
-		}
-	}
-	ms_prefetch_sites_release(&sites);
-	return b->err = err;
-}
-
-/* record --prefetches: the binaries scanned, uprobes placed, their events added. 0 or a negative errno. */
+/* record --prefetches: its uprobes and their event (session/prefetches.h). 0 or a negative errno. */
 static int prefetch_setup(struct ms_record *r)
 {
-	char **tps = NULL;
-	size_t i, n = 0, cap = 0;
-	int err = 0;
-
-	if (!r->opts.nr_prefetch_paths)
+	if (!r->opts.nr_prefetch_paths && !r->opts.prefetch_follow)
 		return 0;
-	if (!(r->pf = calloc(r->opts.nr_prefetch_paths, sizeof(*r->pf))))
-		return -ENOMEM;
-	for (i = 0; i < r->opts.nr_prefetch_paths && !err; i++)
-		if ((err = prefetch_binary(r, i, &tps, &n, &cap)))
-			ms_err("cannot place uprobes at the prefetches of '%s': %s", r->opts.prefetch_paths[i],
-			       strerror(-err));
-	if (!err && n && (err = ms_live_add_tracepoints(r->live, (const char *const *)tps, n)))
-		ms_err("cannot open the events of our uprobes: %s", strerror(-err));
-	for (i = 0; i < n; i++)
-		free(tps[i]);
-	free(tps);
-	return err;
+	return (r->pf = ms_prefetches_new(&r->opts, r->live)) ? 0 : -errno;
 }
 
 MS_EXPORT int ms_record_prefetch_sites(const struct ms_record *r, size_t i, size_t *found, size_t *probed,
 				       size_t *unsupported)
 {
+	const char *path;
+
 	if (!r->pf || i >= r->opts.nr_prefetch_paths)
 		return -EINVAL;
-	*found = r->pf[i].found;
-	*probed = r->pf[i].probed;
-	*unsupported = r->pf[i].unsupported;
-	return r->pf[i].err;
+	return ms_prefetches_binary(r->pf, i, &path, found, probed, unsupported);
 }
 
 MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
@@ -320,6 +264,7 @@ static int write_record(const struct perf_event_header *h, void *arg)
 	h = trim_exec_map(r, h);
 	note_binary(r, h);
 	referenced_task(r, h);
+	ms_prefetches_record(r->pf, h);
 	if ((err = ms_pdwriter_write(r->writer, h)))
 		return err;
 	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && r->vsyscall_trailer)
@@ -407,6 +352,8 @@ MS_EXPORT int ms_record_drain(struct ms_record *r)
 	/* Stamped after the drain, as ms_record_synthesize() stamps its records: the file stays in order. */
 	if (r->refs && r->writer && (err = ms_refsampler_tick(r->refs, monotonic_ns(), write_plain, r)))
 		return err;
+	if ((err = ms_prefetches_tick(r->pf, monotonic_ns())))
+		return err;
 	return ms_pdwriter_flush(r->writer);
 }
 
@@ -414,6 +361,7 @@ MS_EXPORT int ms_record_wait_ms(const struct ms_record *r, int max_ms)
 {
 	uint64_t now = monotonic_ns(), due;
 
+	max_ms = ms_prefetches_wait_ms(r->pf, now, max_ms);
 	if (!r->refs)
 		return max_ms;
 	due = ms_refsampler_due(r->refs);
@@ -538,8 +486,7 @@ MS_EXPORT void ms_record_free(struct ms_record *r)
 	free(r->damon_pids);
 	ms_pdwriter_free(r->writer);
 	ms_live_free(r->live);
-	ms_uprobes_free(r->uprobes);         /* after the events that use them are closed */
-	free(r->pf);
+	ms_prefetches_free(r->pf);           /* after the events that use them are closed */
 	ms_refsampler_free(r->refs);
 	ms_buf_release(&r->tracing);
 	ms_tidset_release(&r->attached);

@@ -201,8 +201,11 @@ static void name_sites(Elf *e, Elf_Scn *scn, struct ms_prefetch_sites *out, size
 		for (i = from; i < out->n; i++)
 			if (!out->v[i].func && out->v[i].vaddr >= sym.st_value &&
 			    out->v[i].vaddr - sym.st_value < sym.st_size &&
-			    (name = elf_strptr(e, sh.sh_link, sym.st_name)))
+			    (name = elf_strptr(e, sh.sh_link, sym.st_name))) {
 				out->v[i].func = strdup(name);
+				out->v[i].func_vaddr = sym.st_value;
+				out->v[i].func_size = sym.st_size;
+			}
 	}
 }
 

@@ -28,6 +28,7 @@ struct ms_prefetch_site {
 	int64_t disp;
 	char mnemonic[32];
 	char *func;                  /* the function that holds it (the symbol table's), or NULL */
+	uint64_t func_vaddr, func_size;   /* that function's place, in the binary's own addresses */
 };
 
 struct ms_prefetch_sites {

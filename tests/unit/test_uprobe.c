@@ -71,24 +71,35 @@ static void lines(void **state)
 	assert_int_equal(ms_uprobe_line("g", "pf0", "/bin/p", &site0, line, 20), -EINVAL);
 }
 
-/* Placed, then stopped cleanly: the watchdog removes ours only, by appending. */
+/*
+ * Placed, then stopped cleanly: every site a probe of the one event, the
+ * anchor first; the watchdog removes ours only, by appending.
+ */
 static void placed_and_removed(void **state)
 {
 	struct ms_uprobes *u = ms_uprobes_new(root);
-	char name[16], want[256];
+	char want[256], *anchor;
+	int pid = (int)getpid();
 
 	(void)state;
 	assert_non_null(u);
-	snprintf(want, sizeof(want), "mapscope_%d", (int)getpid());
+	snprintf(want, sizeof(want), "mapscope_%d", pid);
 	assert_string_equal(ms_uprobes_group(u), want);
-	assert_int_equal(ms_uprobes_add(u, "/bin/p", &site0, name, sizeof(name)), 0);
-	assert_string_equal(name, "pf0");
-	assert_int_equal(ms_uprobes_add(u, "/bin/p", &site1, name, sizeof(name)), 0);
-	assert_string_equal(name, "pf1");
+	assert_int_equal(ms_uprobes_anchor(u), 0);
+	assert_int_equal(ms_uprobes_add(u, "/bin/p", &site0), 0);
+	assert_int_equal(ms_uprobes_add(u, "/bin/p", &site1), 0);
 	assert_int_equal(ms_uprobes_count(u), 2);
 	assert_non_null(strstr(events(), "p:other/keep"));          /* appended, not truncated */
+	/* The anchor: a file of this process's, immediates of the fields' types only. */
+	snprintf(want, sizeof(want), "\np:mapscope_%d/pf /", pid);
+	assert_non_null(anchor = strstr(events(), want));
+	assert_non_null(strstr(anchor, " base=\\0:x64 idx=\\0:x64 disp=\\0:s64 scale=\\1:u8\n"));
+	snprintf(want, sizeof(want), "p:mapscope_%d/pf /bin/p:0x11ec base=%%dx:x64 idx=%%ax:x64", pid);
+	assert_non_null(strstr(events(), want));
+	snprintf(want, sizeof(want), "p:mapscope_%d/pf /bin/p:0x1210 base=%%ip:x64", pid);
+	assert_non_null(strstr(events(), want));
 	assert_int_equal(ms_uprobes_free(u), 0);
-	snprintf(want, sizeof(want), "\n-:mapscope_%d/pf0\n-:mapscope_%d/pf1\n", (int)getpid(), (int)getpid());
+	snprintf(want, sizeof(want), "\n-:mapscope_%d/pf\n", pid);
 	assert_non_null(strstr(events(), want));
 	assert_null(strstr(events(), "-:other"));
 	assert_null(strstr(events(), "-:mapscope_1/"));
@@ -108,7 +119,7 @@ static void removed_after_sigkill(void **state)
 	if (pid == 0) {
 		struct ms_uprobes *u = ms_uprobes_new(root);
 
-		if (!u || ms_uprobes_add(u, "/bin/k", &site0, name, sizeof(name)))
+		if (!u || ms_uprobes_add(u, "/bin/k", &site0))
 			_exit(1);
 		if (write(p[1], "x", 1) != 1)
 			_exit(1);
@@ -120,7 +131,7 @@ static void removed_after_sigkill(void **state)
 	close(p[0]);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	snprintf(want, sizeof(want), "-:mapscope_%d/pf0\n", (int)pid);
+	snprintf(want, sizeof(want), "-:mapscope_%d/pf\n", (int)pid);
 	for (i = 0; i < 200 && !strstr(events(), want); i++)
 		usleep(20000);
 	assert_non_null(strstr(events(), want));

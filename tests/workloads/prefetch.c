@@ -14,7 +14,11 @@
  * With "spin" it prints "ready pid=N" and walks again and again for up to
  * 60 s (a recorder to stop meanwhile); with "repeat N" it walks N times
  * and prints "walks=N prefetches=M ns=T", T the walks' time (the cost
- * bench's).
+ * bench's). With "hotcold EVENTS" it walks 64 KiB at a time (hot) and
+ * every 50th walk prefetches 64 lines with prefetch_all (cold) until
+ * tracefs's uprobe_events (EVENTS) lists a uprobe in this program; then
+ * 5 walks more and one prefetch_all, and it prints "hotcold hot_line=NN
+ * cold_line=NN probed=1 after=5120" (after: walk's prefetches since).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +53,47 @@ __attribute__((noipa)) static void prefetch_all(const char *p, size_t size)
 
 	for (i = 0; i < size; i += LINE)
 		__builtin_prefetch(p + i, 0, 1);                 /* PREFETCH-FREED */
+}
+
+/* Whether uprobe_events (at path) lists a probe in this program ("EXE:0x"). */
+static int probed(const char *path)
+{
+	char buf[8192], exe[4096], want[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f = fopen(path, "r");
+	int yes = 0;
+
+	exe[n > 0 ? n : 0] = '\0';
+	snprintf(want, sizeof(want), "%s:0x", exe);
+	while (f && !yes && fgets(buf, sizeof(buf), f))
+		yes = strstr(buf, want) != NULL;
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+/*
+ * hotcold: walk's prefetch runs nearly all the time, prefetch_all's
+ * hardly ever, until a uprobe in this program is listed in events (10 s
+ * at most); then 5 walks more, and prefetch_all once more.
+ */
+static int hotcold(char *p, const char *events)
+{
+	long walks = 0;
+	int seen = 0;
+	time_t end = time(NULL) + 10;
+
+	while (!seen && time(NULL) < end) {
+		sink = walk(p, 64 << 10, 0);
+		if (++walks % 50 == 0) {
+			prefetch_all(p, 64 * LINE);
+			seen = probed(events);
+		}
+	}
+	for (walks = 0; walks < 5; walks++)
+		sink = walk(p, 64 << 10, 0);
+	prefetch_all(p, 64 * LINE);
+	return seen;
 }
 
 /* The source line of a marker, for the tests' ground truth. */
@@ -100,6 +145,13 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		while (time(NULL) < end)
 			sink = walk(p, SIZE, DIST);
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "hotcold")) {
+		int seen = hotcold(p, argv[2]);
+
+		printf("hotcold hot_line=%d cold_line=%d probed=%d after=%d\n", line_of("PREFETCH" "-AHEAD"),
+		       line_of("PREFETCH" "-FREED"), seen, 5 * (64 << 10) / (int)LINE);
 		return 0;
 	}
 	printf("mapping start=%p end=%p size=%lu\n", (void *)p, (void *)(p + SIZE), SIZE);
