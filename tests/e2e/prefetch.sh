@@ -86,6 +86,25 @@ assert a["freed"]["call"] == "munmap" and a["freed"]["site"] and "main" in a["fr
 print(f"ok: {count} prefetches into memory munmap freed, called from {a['freed']['site']}")
 PY
 
+# A guard page, the NULL page, memory never mapped: each its class, its count, the distance to the nearest map.
+ms_record rec7.err --prefetches -o cl.data -- "$WORKLOADS/prefetch" classes >wl7.out
+"$MAPSCOPE" unmapped -i cl.data --format json >cl.json || fail "unmapped failed"
+python3 - wl7.out cl.json <<'PY' || fail "the classes of bad prefetches and the workload's truth differ"
+import json, re, sys
+truth = open(sys.argv[1]).read()
+start = int(re.search(r"mapping start=(0x[0-9a-f]+)", truth).group(1), 16)
+t = re.search(r"classes guard=(\d+) null=(\d+) never=(\d+) never_distance=(\d+) line=(\d+)", truth)
+guard, null, never, dist, line = map(int, t.groups())
+rows = {a["class"]: a for a in json.load(open(sys.argv[2]))["accesses"] if a["access"] == "prefetch"}
+assert sorted(rows) == ["guard", "never-mapped", "null-page"], rows
+for cls, n in (("guard", guard), ("null-page", null), ("never-mapped", never)):
+    assert rows[cls]["count"] == n and rows[cls]["line"] == line, (cls, n, rows[cls])
+nv = rows["never-mapped"]
+assert int(nv["address"], 16) == start - dist, nv
+assert int(nv["nearest"]["start"], 16) == start and nv["nearest"]["distance"] == dist, nv
+print(f"ok: {guard} into a guard page, {null} into the NULL page, {never} never mapped, {dist} bytes below a map")
+PY
+
 # A library loaded with dlopen: probed as it is mapped, its bad prefetches counted and named.
 ms_record rec4.err --prefetches -o dl.data -- "$WORKLOADS/prefetch-dlopen" "$T/uprobe_events" >wl4.out
 grep "probed=1" wl4.out >/dev/null || fail "no uprobe in the dlopen'ed library: $(cat wl4.out rec4.err)"

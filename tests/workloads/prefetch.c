@@ -19,6 +19,9 @@
  * tracefs's uprobe_events (EVENTS) lists a uprobe in this program; then
  * 5 walks more and one prefetch_all, and it prints "hotcold hot_line=NN
  * cold_line=NN probed=1 after=5120" (after: walk's prefetches since).
+ * With "classes" it prefetches into a guard page, the NULL page and
+ * memory never mapped (classes() says where), and prints "classes
+ * guard=N null=N never=N never_distance=BYTES line=NN".
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +37,8 @@
 #define HINT ((void *)0x2badf0000000UL)
 
 static volatile uint64_t sink;
+
+static int line_of(const char *marker);
 
 __attribute__((noipa)) static uint64_t walk(const volatile char *p, size_t size, size_t dist)
 {
@@ -53,6 +58,36 @@ __attribute__((noipa)) static void prefetch_all(const char *p, size_t size)
 
 	for (i = 0; i < size; i += LINE)
 		__builtin_prefetch(p + i, 0, 1);                 /* PREFETCH-FREED */
+}
+
+/* n prefetches a cache line apart from p, which may be any address: a prefetch never faults. */
+__attribute__((noipa)) static void prefetch_lines(uintptr_t p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		__builtin_prefetch((const char *)p + i * LINE);  /* PREFETCH-LINES */
+}
+
+/*
+ * classes: prefetches into a guard page (PROT_NONE between two pages of
+ * data), the NULL page, and memory never mapped NEVER bytes below the
+ * mapping at HINT (nothing lies between, nothing below).
+ */
+#define NEVER (16UL << 30)
+static int classes(char *p)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *g = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (g == MAP_FAILED || mprotect(g + pg, pg, PROT_NONE))
+		return 1;
+	prefetch_lines((uintptr_t)(g + pg), pg / LINE);
+	prefetch_lines(0x1000, 16);
+	prefetch_lines((uintptr_t)p - NEVER, 32);
+	printf("classes guard=%lu null=16 never=32 never_distance=%lu line=%d\n", pg / LINE, NEVER,
+	       line_of("PREFETCH" "-LINES"));
+	return 0;
 }
 
 /* Whether uprobe_events (at path) lists a probe in this program ("EXE:0x"). */
@@ -155,6 +190,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	printf("mapping start=%p end=%p size=%lu\n", (void *)p, (void *)(p + SIZE), SIZE);
+	if (argc > 1 && !strcmp(argv[1], "classes"))
+		return classes(p);
 	sink = walk(p, SIZE, DIST);
 	printf("prefetches total=%lu past_end=%lu distance=%lu line=%d\n", SIZE / LINE, DIST / LINE, DIST,
 	       line_of("PREFETCH" "-AHEAD"));
