@@ -481,6 +481,7 @@ static void print_json(const struct report_opts *o, const struct ms_report_row *
 	if (o->group == MS_GROUP_REGION)
 		report_memlevel_json(&w, NULL);
 	ms_json_object_end(&w);
+	report_prefetch_json(&w, s);
 	ms_json_object_end(&w);
 	putchar('\n');
 }
@@ -635,7 +636,7 @@ int cmd_report(int argc, char **argv)
 	cli_log_init(0);
 	/* Symbols only where a code column or children are asked for. */
 	so.symbols = o.children || (o.group & ~MS_GROUP_REGION) || o.html;   /* pprof asks for them itself */
-	so.symbols |= !o.pprof && o.format == CLI_FORMAT_TEXT && report_prefetch_in(o.input);
+	so.symbols |= !o.pprof && o.format != CLI_FORMAT_CSV && report_prefetch_in(o.input);
 	so.from_ns = o.from;
 	so.to_ns = o.to;
 	so.from_rel = o.from_rel;

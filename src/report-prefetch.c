@@ -10,6 +10,7 @@
 #include <mapscope/unmapped.h>
 
 #include "output/format.h"
+#include "output/json.h"
 #include "output/text.h"
 #include "report-prefetch.h"
 
@@ -72,6 +73,35 @@ void report_prefetch_text(const struct ms_session *s)
 	}
 	if (n > SHOWN)
 		printf("%10s (%zu more: mapscope unmapped)\n", "", n - SHOWN);
+}
+
+void report_prefetch_json(struct ms_json *w, const struct ms_session *s)
+{
+	const struct ms_unmapped_prefetch_site *v;
+	char sym[256];
+	const char *file;
+	size_t n = 0, i;
+	int line;
+
+	if (!un || ms_unmapped_prefetch_sites(un, &v, &n) || !n)
+		return;
+	ms_json_newline(w, 1);
+	ms_json_key(w, "prefetch_sites");
+	ms_json_array_begin(w);
+	for (i = 0; i < n; i++) {
+		ms_format_code(ms_session_symbols(s), v[i].pid, v[i].ip, sym, sizeof(sym), &file, &line);
+		ms_json_newline(w, 2);
+		ms_json_object_begin(w);
+		ms_json_key_addr(w, "ip", v[i].ip);
+		ms_json_key_str(w, "symbol", sym);
+		ms_json_key_str(w, "file", file);
+		ms_json_key_int(w, "line", line);
+		ms_json_key_u64(w, "pid", v[i].pid);
+		ms_json_key_u64(w, "prefetches", v[i].prefetches);
+		ms_json_key_u64(w, "bad", v[i].bad);
+		ms_json_object_end(w);
+	}
+	ms_json_array_end(w);
 }
 
 void report_prefetch_free(void)

@@ -1,9 +1,9 @@
 /*
  * report's list of the prefetch instructions with the most bad prefetches
  * (record --prefetches): only where the recording has a prefetch uprobe's
- * event, so other reports are as they were, byte for byte. Text only; the
- * JSON and the HTML page have the bad prefetches in unmapped's terms
- * (mapscope unmapped --format json, the page's unmapped table).
+ * event, so other reports are as they were, byte for byte. The text has
+ * a table of them, the JSON a "prefetch_sites" list as unmapped's; the
+ * HTML page has its own (output/html.c).
  */
 #ifndef MS_REPORT_PREFETCH_H
 #define MS_REPORT_PREFETCH_H
@@ -20,6 +20,10 @@ int report_prefetch_add(struct ms_session *s);
 
 /* The sites with the most bad prefetches, after the table; nothing without the analysis. */
 void report_prefetch_text(const struct ms_session *s);
+
+/* The same as "prefetch_sites", a key of the report's object, as unmapped's JSON has it; nothing without. */
+struct ms_json;
+void report_prefetch_json(struct ms_json *w, const struct ms_session *s);
 
 void report_prefetch_free(void);
 

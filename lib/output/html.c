@@ -441,6 +441,40 @@ static int write_unmapped(struct ms_json *w, const struct ms_html_report *in, ui
 	return 0;
 }
 
+/*
+ * The prefetch instructions (record --prefetches, hardware prefetch
+ * samples), most bad prefetches first, with how many of each one's were
+ * bad: only where the recording has any, so other pages are as they were.
+ */
+static int write_prefetch_sites(struct ms_json *w, const struct ms_html_report *in)
+{
+	const struct ms_unmapped_prefetch_site *v;
+	char code[512];
+	const char *file;
+	size_t n = 0, i;
+	int line, err;
+
+	if ((err = ms_unmapped_prefetch_sites(in->h->un, &v, &n)) || !n)
+		return err;
+	ms_json_newline(w, 0);
+	ms_json_key(w, "prefetch_sites");
+	ms_json_array_begin(w);
+	for (i = 0; i < n; i++) {
+		ms_format_code(ms_session_symbols(in->h->s), v[i].pid, v[i].ip, code, sizeof(code), &file, &line);
+		if (file)
+			snprintf(code + strlen(code), sizeof(code) - strlen(code), " (%s:%d)", file, line);
+		ms_json_newline(w, 0);
+		ms_json_object_begin(w);
+		key_str(w, "code", code);
+		ms_json_key_u64(w, "pid", v[i].pid);
+		ms_json_key_u64(w, "prefetches", v[i].prefetches);
+		ms_json_key_u64(w, "bad", v[i].bad);
+		ms_json_object_end(w);
+	}
+	ms_json_array_end(w);
+	return 0;
+}
+
 /* The page's data: one object, escaped for a <script> element. */
 static int write_data(struct ms_json *w, const struct ms_html_report *in)
 {
@@ -463,7 +497,7 @@ static int write_data(struct ms_json *w, const struct ms_html_report *in)
 	if ((err = write_heat(w, in)))
 		return err;
 	write_changes(w, in->h, t0);
-	if ((err = write_huge(w, in)) || (err = write_unmapped(w, in, t0)))
+	if ((err = write_huge(w, in)) || (err = write_unmapped(w, in, t0)) || (err = write_prefetch_sites(w, in)))
 		return err;
 	ms_json_object_end(w);
 	return ms_json_finish(w);

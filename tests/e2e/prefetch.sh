@@ -68,6 +68,15 @@ grep -Eq "^ +$past +$total +[0-9.]+%  walk\+0x[0-9a-f]+ \(.*prefetch\.c:$line\)"
 "$MAPSCOPE" report -i pf.data --format html -o pf.html || fail "report --format html failed"
 grep -q "\"class\": \"past-end\", \"access\": \"prefetch\", \"count\": $past," pf.html ||
 	fail "the HTML page has no row of walk's bad prefetches"
+grep -E "^\{\"code\": \"walk\+0x[0-9a-f]+ \(.*prefetch\.c:$line\)\", \"pid\": [0-9]+, \"prefetches\": $total, \"bad\": $past\}" \
+	pf.html >/dev/null || fail "the HTML page does not list walk's $past bad prefetches of $total"
+"$MAPSCOPE" report -i pf.data --format json >report.json || fail "report --format json failed"
+python3 - report.json "$past" "$total" "$line" <<'PY' || fail "report's JSON does not list walk's bad prefetches"
+import json, sys
+past, total, line = map(int, sys.argv[2:])
+s = json.load(open(sys.argv[1]))["prefetch_sites"]
+assert [(x["line"], x["prefetches"], x["bad"]) for x in s] == [(line, total, past)] and s[0]["symbol"].startswith("walk"), s
+PY
 hits=$(perf script -i pf.data 2>/dev/null | grep -c "mapscope_$rp:pf") || true
 [ "$hits" -eq "$total" ] || fail "perf script prints $hits uprobe hits, the workload made $total"
 
