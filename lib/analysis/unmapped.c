@@ -40,8 +40,8 @@ struct ms_unmapped {
 	struct near {                 /* the last gap between mappings a prefetch fell in, until the next change */
 		uint32_t pid;
 		uint64_t addr, lo, hi;    /* the gap: [lo, hi) */
-		struct ms_vma below, above;
-		bool has_below, has_above, valid;
+		struct ms_vma below, above, at;   /* at: the PROT_NONE VMA that holds addr, for a guard */
+		bool has_below, has_above, has_at, valid;
 	} near;
 	int error;
 };
@@ -177,6 +177,9 @@ static void near_vma(const struct ms_vma *v, void *ctx)
 	} else if (v->start > n->addr && !n->has_above) {
 		n->above = *v;
 		n->has_above = true;
+	} else if (v->start <= n->addr && n->addr < v->end) {
+		n->at = *v;
+		n->has_at = true;
 	}
 }
 
@@ -207,12 +210,15 @@ static enum ms_unmapped_class classify_prefetch(struct ms_unmapped *u, const str
 	uint64_t addr = ev->sample.addr, below = n->has_below ? addr - n->below.end : UINT64_MAX;
 	uint64_t above = n->has_above && n->above.start > addr ? n->above.start - addr : UINT64_MAX;
 	const struct ms_vma *v = below <= above ? &n->below : &n->above;
+	bool guard = cls == MS_UNMAPPED_GUARD && n->has_at;   /* the guard itself is the nearest mapping */
 
-	if (a && (n->has_below || n->has_above)) {
+	if (guard)
+		v = &n->at;
+	if (a && (n->has_below || n->has_above || guard)) {
 		a->near_name = strdup(v->name ? v->name : "");
 		a->near_start = v->start;
 		a->near_end = v->end;
-		a->near_distance = below <= above ? below : above;
+		a->near_distance = guard ? 0 : below <= above ? below : above;
 		if (!a->near_name)
 			u->error = -ENOMEM;
 	}

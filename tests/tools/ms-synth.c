@@ -2,7 +2,7 @@
  * ms-synth: writes a synthetic recording of what this machine cannot record
  * (see synth_rec.h), and prints its ground truth.
  *
- *   ms-synth damon|pebs|ibs|spe FILE
+ *   ms-synth damon|pebs|ibs|spe|pebs-prefetch|spe-prefetch FILE
  */
 #include <fcntl.h>
 
@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 	int fd, err = -EINVAL, i;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: ms-synth damon|pebs|ibs|spe FILE\n");
+		fprintf(stderr, "usage: ms-synth damon|pebs|ibs|spe|pebs-prefetch|spe-prefetch FILE\n");
 		return 2;
 	}
 	fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -24,9 +24,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "damon"))
 		err = sr_write_damon(fd, stdout);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 3; i++) {
 		if (!strcmp(argv[1], styles[i]))
 			err = sr_write_hw(fd, (enum sr_style)i, stdout);
+		if (!strncmp(argv[1], styles[i], strlen(styles[i])) && !strcmp(argv[1] + strlen(styles[i]), "-prefetch"))
+			err = sr_write_hw_prefetch(fd, (enum sr_style)i, stdout);
+	}
 	close(fd);
 	if (err)
 		fprintf(stderr, "ms-synth: cannot write '%s': %s\n", argv[2], strerror(-err));

@@ -374,4 +374,39 @@ static inline int sr_write_hw(int fd, enum sr_style st, FILE *truth)
 	return err ?: sr_close(&s);
 }
 
+/*
+ * Hardware prefetch samples (a software prefetch's data source, as PEBS
+ * load latency and SPE mark it) into every class: code at 0x400000,
+ * SR_HOT mapped, a PROT_NONE page at SR_COLD. The prefetch at 0x400300
+ * runs 6 times in SR_HOT and 3 times past its end; the one at 0x400310
+ * twice into the guard page; 0x400320 once into the NULL page; 0x400330
+ * once at SR_UNMAPPED, never mapped, far above the guard page.
+ */
+static inline int sr_write_hw_prefetch(int fd, enum sr_style st, FILE *truth)
+{
+	uint64_t t = 10 * SR_MS, pf = sr_src(st, 4);
+	struct sr s;
+	int err, i;
+
+	if (!sr_open(&s, fd, st, 0, 0))
+		return -errno ? -errno : -EIO;
+	err = sr_comm(&s, 1 * SR_MS, SR_PID, "synth");
+	err = err ?: sr_map(&s, 2 * SR_MS, SR_PID, 0x400000, 0x1000, PROT_READ | PROT_EXEC, "/bin/synth");
+	err = err ?: sr_map(&s, 2 * SR_MS, SR_PID, SR_HOT, SR_SIZE, PROT_READ | PROT_WRITE, "//anon");
+	err = err ?: sr_map(&s, 2 * SR_MS, SR_PID, SR_COLD, 0x1000, PROT_NONE, "//anon");
+	for (i = 0; i < 6 && !err; i++)
+		err = sr_hw(&s, t++, 0x400300, SR_HOT + (uint64_t)i * 64, 0, pf);
+	for (i = 0; i < 3 && !err; i++)
+		err = sr_hw(&s, t++, 0x400300, SR_HOT + SR_SIZE + (uint64_t)i * 64, 0, pf);
+	for (i = 0; i < 2 && !err; i++)
+		err = sr_hw(&s, t++, 0x400310, SR_COLD + (uint64_t)i * 64, 0, pf);
+	err = err ?: sr_hw(&s, t++, 0x400320, 0x100, 0, pf);
+	err = err ?: sr_hw(&s, t++, 0x400330, SR_UNMAPPED, 0, pf);
+	if (truth)
+		fprintf(truth, "pid %u prefetches: 0x400300 9 of which past-end 3 (after 0x%llx), 0x400310 guard 2, "
+			"0x400320 null-page 1, 0x400330 never-mapped 1 (%llu above 0x%llx)\n", SR_PID,
+			SR_HOT + SR_SIZE, SR_UNMAPPED - SR_COLD - 0x1000, SR_COLD + 0x1000);
+	return err ?: sr_close(&s);
+}
+
 #endif
