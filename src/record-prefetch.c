@@ -139,7 +139,8 @@ void record_prefetch_check(struct record_prefetch *p)
 		return;
 	cli_error("not recording prefetches: cannot write '%s': %s; %s", path, strerror(errno),
 		  errno == ENOENT ? "the kernel needs CONFIG_UPROBE_EVENTS" :
-		  "placing uprobes needs root (or CAP_SYS_ADMIN with tracefs writable for this user)");
+		  "placing uprobes needs root (or CAP_SYS_ADMIN with tracefs writable for this user; "
+		  "'mapscope doctor' says what this user may record)");
 	for (i = 0; i < p->nr_paths; i++)
 		free(p->paths[i]);
 	p->nr_paths = 0;

@@ -205,6 +205,29 @@ static void probe_extras(struct ms_doctor *d)
 		    uffd ? "for any fault" : "for user-mode faults only (UFFD_USER_MODE_ONLY)");
 }
 
+/*
+ * record --prefetches: placing a uprobe is a write to tracefs's
+ * uprobe_events. The kernel keeps that to root (or a user tracefs is
+ * writable for with CAP_SYS_ADMIN), since a uprobe traps in every process
+ * that maps the probed binary, whoever runs it.
+ */
+static void probe_uprobes(struct ms_doctor *d)
+{
+	char path[512];
+	struct ms_check *c;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", d->tracefs ? d->tracefs : "/sys/kernel/tracing");
+	if (!access(path, W_OK)) {
+		add(d, "uprobes", MS_CHECK_OK, "%s is writable: record --prefetches may place uprobes", path);
+		return;
+	}
+	c = add(d, "uprobes", MS_CHECK_INFO, "%s: %s: record --prefetches records no prefetches", path,
+		errno == ENOENT ? "no such file" : "not writable by this user");
+	snprintf(c->fix, sizeof(c->fix), "%s", errno == ENOENT ? "a kernel built with CONFIG_UPROBE_EVENTS" :
+		 "run record --prefetches as root (a uprobe traps in every process that maps its binary, so tracefs "
+		 "keeps placing one to root; mapscope setup does not grant it)");
+}
+
 void ms_doctor_probe(struct ms_doctor *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -212,6 +235,7 @@ void ms_doctor_probe(struct ms_doctor *d)
 	probe_tracefs(d);
 	probe_mode(d);
 	probe_extras(d);
+	probe_uprobes(d);
 }
 
 const char *ms_record_mode_name(enum ms_record_mode m)

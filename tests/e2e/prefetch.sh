@@ -172,6 +172,12 @@ if command -v setpriv >/dev/null; then
 		"$WORKLOADS/prefetch" >/dev/null 2>nonroot.err || true
 	grep -q "not recording prefetches: cannot write '.*uprobe_events': Permission denied; placing uprobes needs root" \
 		nonroot.err || fail "no word of uprobe_events' privileges: $(cat nonroot.err)"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$MAPSCOPE" doctor >doctor.out 2>&1 || true
+	grep -E "uprobes .*uprobe_events: not writable by this user: record --prefetches records no prefetches" \
+		doctor.out >/dev/null || fail "doctor says nothing of uprobe_events: $(cat doctor.out)"
+	grep -E "run record --prefetches as root" doctor.out >/dev/null || fail "doctor names no fix for uprobes"
+	"$MAPSCOPE" doctor 2>&1 | grep -E "uprobes .*uprobe_events is writable" >/dev/null ||
+		fail "doctor as root does not say uprobes may be placed"
 fi
 
 # Ctrl-C, then kill -9 of the recorder: the uprobes go all the same.
