@@ -19,6 +19,7 @@
 #include "parse-options.h"
 #include "print-change.h"
 #include "replay.h"
+#include "report-prefetch.h"
 #include "output/text.h"
 
 static const struct cli_usage usage = {
@@ -145,8 +146,9 @@ static void print_prefetch_sites(const struct un_run *run, struct ms_json *w, in
 	} else
 		printf("\n%-10s %10s %10s  %s\n", "bad", "prefetches", "wasted", "prefetch instruction");
 	for (i = 0; i < n; i++) {
-		ms_format_code(run->syms, v[i].pid, v[i].ip, code.sym, sizeof(code.sym), &code.file, &code.line);
 		if (fmt != CLI_FORMAT_JSON) {
+			ms_format_code(run->syms, v[i].pid, v[i].ip, code.sym, sizeof(code.sym), &code.file,
+				       &code.line);
 			printf("%-10" PRIu64 " %10" PRIu64 " %9.1f%%  %s", v[i].bad, v[i].prefetches,
 			       100.0 * (double)v[i].bad / (double)v[i].prefetches, MS_TEXT(code.sym));
 			if (code.file)
@@ -155,15 +157,7 @@ static void print_prefetch_sites(const struct un_run *run, struct ms_json *w, in
 			continue;
 		}
 		ms_json_newline(w, 2);
-		ms_json_object_begin(w);
-		ms_json_key_addr(w, "ip", v[i].ip);
-		ms_json_key_str(w, "symbol", code.sym);
-		ms_json_key_str(w, "file", code.file);
-		ms_json_key_int(w, "line", code.line);
-		ms_json_key_u64(w, "pid", v[i].pid);
-		ms_json_key_u64(w, "prefetches", v[i].prefetches);
-		ms_json_key_u64(w, "bad", v[i].bad);
-		ms_json_object_end(w);
+		report_prefetch_site_json(w, run->syms, &v[i]);
 	}
 	if (fmt == CLI_FORMAT_JSON)
 		ms_json_array_end(w);

@@ -51,15 +51,22 @@ int report_prefetch_add(struct ms_session *s)
 	return ms_session_add(s, &ms_unmapped_analysis, un);
 }
 
+/* The sites, most bad prefetches first: false where there are none (or no analysis). */
+static bool sites(const struct ms_unmapped_prefetch_site **v, size_t *n)
+{
+	*n = 0;
+	return un && !ms_unmapped_prefetch_sites(un, v, n) && *n;
+}
+
 void report_prefetch_text(const struct ms_session *s)
 {
 	const struct ms_unmapped_prefetch_site *v;
 	char sym[256];
 	const char *file;
-	size_t n = 0, i;
+	size_t n, i;
 	int line;
 
-	if (!un || ms_unmapped_prefetch_sites(un, &v, &n) || !n)
+	if (!sites(&v, &n))
 		return;
 	printf("\nprefetch instructions, most bad prefetches first (record --prefetches; mapscope unmapped "
 	       "says where they went):\n%10s %10s %7s  %s\n", "bad", "prefetches", "wasted", "code");
@@ -75,31 +82,37 @@ void report_prefetch_text(const struct ms_session *s)
 		printf("%10s (%zu more: mapscope unmapped)\n", "", n - SHOWN);
 }
 
+void report_prefetch_site_json(struct ms_json *w, struct ms_symbols *syms, const struct ms_unmapped_prefetch_site *v)
+{
+	char sym[256];
+	const char *file;
+	int line;
+
+	ms_format_code(syms, v->pid, v->ip, sym, sizeof(sym), &file, &line);
+	ms_json_object_begin(w);
+	ms_json_key_addr(w, "ip", v->ip);
+	ms_json_key_str(w, "symbol", sym);
+	ms_json_key_str(w, "file", file);
+	ms_json_key_int(w, "line", line);
+	ms_json_key_u64(w, "pid", v->pid);
+	ms_json_key_u64(w, "prefetches", v->prefetches);
+	ms_json_key_u64(w, "bad", v->bad);
+	ms_json_object_end(w);
+}
+
 void report_prefetch_json(struct ms_json *w, const struct ms_session *s)
 {
 	const struct ms_unmapped_prefetch_site *v;
-	char sym[256];
-	const char *file;
-	size_t n = 0, i;
-	int line;
+	size_t n, i;
 
-	if (!un || ms_unmapped_prefetch_sites(un, &v, &n) || !n)
+	if (!sites(&v, &n))
 		return;
 	ms_json_newline(w, 1);
 	ms_json_key(w, "prefetch_sites");
 	ms_json_array_begin(w);
 	for (i = 0; i < n; i++) {
-		ms_format_code(ms_session_symbols(s), v[i].pid, v[i].ip, sym, sizeof(sym), &file, &line);
 		ms_json_newline(w, 2);
-		ms_json_object_begin(w);
-		ms_json_key_addr(w, "ip", v[i].ip);
-		ms_json_key_str(w, "symbol", sym);
-		ms_json_key_str(w, "file", file);
-		ms_json_key_int(w, "line", line);
-		ms_json_key_u64(w, "pid", v[i].pid);
-		ms_json_key_u64(w, "prefetches", v[i].prefetches);
-		ms_json_key_u64(w, "bad", v[i].bad);
-		ms_json_object_end(w);
+		report_prefetch_site_json(w, ms_session_symbols(s), &v[i]);
 	}
 	ms_json_array_end(w);
 }

@@ -21,9 +21,15 @@ int report_prefetch_add(struct ms_session *s);
 /* The sites with the most bad prefetches, after the table; nothing without the analysis. */
 void report_prefetch_text(const struct ms_session *s);
 
-/* The same as "prefetch_sites", a key of the report's object, as unmapped's JSON has it; nothing without. */
 struct ms_json;
+struct ms_symbols;
+struct ms_unmapped_prefetch_site;
+
+/* The same as "prefetch_sites", a key of the report's object, as unmapped's JSON has it; nothing without. */
 void report_prefetch_json(struct ms_json *w, const struct ms_session *s);
+
+/* One entry of a "prefetch_sites" list (report's and unmapped's): ip, symbol, file, line, pid, counts. */
+void report_prefetch_site_json(struct ms_json *w, struct ms_symbols *syms, const struct ms_unmapped_prefetch_site *v);
 
 void report_prefetch_free(void);
 

@@ -30,34 +30,38 @@ gone() {
 	fail "uprobes of mapscope_$1 left after $2: $(grep "^p:mapscope_$1/" "$T/uprobe_events" | head -3)"
 }
 
+# past_end TRUTH JSON SYMBOL FILE: unmapped's JSON has exactly the prefetches past the end of the
+# workload's mapping that its truth counts, classed past-end, at SYMBOL in FILE at its line; and
+# the instruction's prefetches, bad or not.
+past_end() {
+	python3 - "$@" <<'PY'
+import json, re, sys
+truth, un, symbol, source = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4]
+m = re.search(r"mapping start=(0x[0-9a-f]+) end=(0x[0-9a-f]+)", truth)
+t = re.search(r"prefetches total=(\d+) past_end=(\d+) distance=(\d+) line=(\d+)", truth)
+start, end = int(m.group(1), 16), int(m.group(2), 16)
+total, past, dist, line = map(int, t.groups())
+rows = [a for a in un["accesses"] if a["access"] == "prefetch"]
+assert len(rows) == 1, rows
+a = rows[0]
+assert a["class"] == "past-end" and a["count"] == past, (a, past)
+assert a["line"] == line and a["file"].endswith("/" + source) and a["symbol"].startswith(symbol), a
+n = a["nearest"]
+assert int(n["start"], 16) == start and int(n["end"], 16) == end and n["distance"] == 0, n
+assert int(a["address"], 16) == end, a
+sites = [s for s in un["prefetch_sites"] if (s["file"] or "").endswith("/" + source) and s["line"] == line]
+assert len(sites) == 1 and sites[0]["prefetches"] == total and sites[0]["bad"] == past, un["prefetch_sites"]
+print(f"ok: {past} of {total} prefetches of {symbol} past the end of {start:#x}-{end:#x}, {source}:{line}")
+PY
+}
+
 # Past the end: the count, the line, the class and the mapping.
 "$MAPSCOPE" record --prefetches -o pf.data -- "$WORKLOADS/prefetch" >wl.out 2>rec.err &
 rp=$!
 wait $rp || fail "record --prefetches exited $?: $(cat rec.err)"
 gone $rp "a normal exit"
 "$MAPSCOPE" unmapped -i pf.data --format json >un.json || fail "unmapped failed"
-python3 - wl.out un.json <<'PY' || fail "unmapped and the workload's truth differ"
-import json, re, sys
-truth = open(sys.argv[1]).read()
-m = re.search(r"mapping start=(0x[0-9a-f]+) end=(0x[0-9a-f]+)", truth)
-t = re.search(r"prefetches total=(\d+) past_end=(\d+) distance=(\d+) line=(\d+)", truth)
-start, end = int(m.group(1), 16), int(m.group(2), 16)
-total, past, dist, line = map(int, t.groups())
-un = json.load(open(sys.argv[2]))
-rows = [a for a in un["accesses"] if a["access"] == "prefetch"]
-assert len(rows) == 1, rows
-a = rows[0]
-assert a["class"] == "past-end", a
-assert a["count"] == past, (a["count"], past)
-assert a["line"] == line and a["file"].endswith("prefetch.c"), a
-assert a["symbol"].startswith("walk"), a
-n = a["nearest"]
-assert int(n["start"], 16) == start and int(n["end"], 16) == end and n["distance"] == 0, n
-assert int(a["address"], 16) == end, a
-sites = [s for s in un["prefetch_sites"] if s["line"] == line]
-assert len(sites) == 1 and sites[0]["prefetches"] == total and sites[0]["bad"] == past, un["prefetch_sites"]
-print(f"ok: {past} of {total} prefetches past the end of {start:#x}-{end:#x}, line {line}")
-PY
+past_end wl.out un.json walk prefetch.c || fail "unmapped and the workload's truth differ"
 total=$(sed -n 's/.*prefetches total=\([0-9]*\).*/\1/p' wl.out)
 past=$(sed -n 's/.*past_end=\([0-9]*\).*/\1/p' wl.out)
 line=$(sed -n 's/.*distance=[0-9]* line=\([0-9]*\).*/\1/p' wl.out)
@@ -118,46 +122,8 @@ PY
 ms_record rec4.err --prefetches -o dl.data -- "$WORKLOADS/prefetch-dlopen" "$T/uprobe_events" >wl4.out
 grep "probed=1" wl4.out >/dev/null || fail "no uprobe in the dlopen'ed library: $(cat wl4.out rec4.err)"
 "$MAPSCOPE" unmapped -i dl.data --format json >dl.json || fail "unmapped failed"
-python3 - wl4.out dl.json <<'PY' || fail "unmapped of the dlopen'ed library's prefetches and its truth differ"
-import json, re, sys
-truth = open(sys.argv[1]).read()
-lib = re.search(r"library path=(\S+)", truth).group(1)
-m = re.search(r"mapping start=(0x[0-9a-f]+) end=(0x[0-9a-f]+)", truth)
-t = re.search(r"prefetches total=(\d+) past_end=(\d+) distance=(\d+) line=(\d+)", truth)
-start, end = int(m.group(1), 16), int(m.group(2), 16)
-total, past, dist, line = map(int, t.groups())
-un = json.load(open(sys.argv[2]))
-rows = [a for a in un["accesses"] if a["access"] == "prefetch"]
-assert len(rows) == 1, rows
-a = rows[0]
-assert a["class"] == "past-end" and a["count"] == past, a
-assert a["symbol"].startswith("pf_walk") and a["file"].endswith("prefetch-lib.c") and a["line"] == line, a
-assert int(a["nearest"]["start"], 16) == start and int(a["nearest"]["end"], 16) == end, a
-sites = [s for s in un["prefetch_sites"] if s.get("file", "").endswith("prefetch-lib.c")]
-assert len(sites) == 1 and sites[0]["prefetches"] == total and sites[0]["bad"] == past, un["prefetch_sites"]
-print(f"ok: {past} of {total} prefetches of {lib} (dlopen) past the end of {start:#x}-{end:#x}, line {line}")
-PY
-
-# Windows of 10 ms every 100 ms: fewer hits recorded than the workload made, some all the same.
-ms_record rec5.err --prefetches=window=10/100 -o win.data -- "$WORKLOADS/prefetch" repeat 2 >wl5.out
-made=$(sed -n 's/.*prefetches=\([0-9]*\).*/\1/p' wl5.out)
-hits=$(perf script -i win.data 2>/dev/null | grep -c "mapscope_[0-9]*:pf") || true
-[ "$hits" -gt 0 ] && [ "$hits" -lt $((made * 6 / 10)) ] ||
-	fail "window=10/100 recorded $hits uprobe hits of the $made prefetches made (expected some, under 60%)"
-grep "^p:mapscope_[0-9]*/" "$T/uprobe_events" >/dev/null && fail "uprobes left after a recording with windows"
-
-# hot=1: only the site whose function the IP samples found hot gets a uprobe, the cold one none.
-ms_record rec6.err --prefetches=hot=1 -o hot.data -- "$WORKLOADS/prefetch" hotcold "$T/uprobe_events" >wl6.out
-grep "probed=1" wl6.out >/dev/null || fail "hot=1 placed no uprobe in 10 s: $(cat wl6.out rec6.err)"
-"$MAPSCOPE" unmapped -i hot.data --format json >hot.json || fail "unmapped failed"
-python3 - wl6.out hot.json <<'PY' || fail "hot=1 probed other sites than the hot one"
-import json, re, sys
-t = re.search(r"hot_line=(\d+) cold_line=(\d+) probed=1 after=(\d+)", open(sys.argv[1]).read())
-hot, cold, after = map(int, t.groups())
-sites = json.load(open(sys.argv[2])).get("prefetch_sites", [])
-assert [s["line"] for s in sites] == [hot] and sites[0]["prefetches"] >= after, (hot, cold, after, sites)
-print(f"ok: hot=1 probed line {hot} only ({sites[0]['prefetches']} hits), not line {cold}")
-PY
+past_end wl4.out dl.json pf_walk prefetch-lib.c ||
+	fail "unmapped of the dlopen'ed library's prefetches and its truth differ"
 
 # No prefetch instruction: said, and nothing extra in the file.
 ms_record rec3.err --prefetches -o none.data -- /bin/true

@@ -100,6 +100,17 @@ static struct ms_live *live(void)
 	return l;
 }
 
+/* The two objects each test starts with: live's events and p of opts o. */
+static struct ms_prefetches *start(const struct ms_record_opts *o, struct ms_live **l)
+{
+	struct ms_prefetches *p;
+
+	*l = live();
+	p = ms_prefetches_new(o, *l);
+	assert_non_null(p);
+	return p;
+}
+
 static int skip_without_uprobes(void)
 {
 	const char *dir = ms_tracefs_dir();
@@ -117,13 +128,12 @@ static int skip_without_uprobes(void)
 static void scanned_as_mapped(void **state)
 {
 	struct ms_record_opts o = { .prefetch_follow = true };
-	struct ms_live *l = live();
-	struct ms_prefetches *p = ms_prefetches_new(&o, l);
+	struct ms_live *l;
+	struct ms_prefetches *p = start(&o, &l);
 	size_t found, probes, unsupported;
 	const char *path;
 
 	(void)state;
-	assert_non_null(p);
 	assert_false(probed());
 	ms_prefetches_record(p, mmap2("//anon", 0x10000, PROT_READ | PROT_EXEC));
 	ms_prefetches_record(p, mmap2(exe, 0x400000, PROT_READ));
@@ -147,13 +157,12 @@ static void hot_after_counting(void **state)
 	struct ms_record_opts o = { .prefetch_paths = (const char *const[]){ exe }, .nr_prefetch_paths = 1,
 				    .prefetch_func = "spot", .prefetch_hot = 1 };
 	struct perf_record_sample_head s = { .header = { PERF_RECORD_SAMPLE, 0, sizeof(s) } };
-	struct ms_live *l = live();
-	struct ms_prefetches *p = ms_prefetches_new(&o, l);
+	struct ms_live *l;
+	struct ms_prefetches *p = start(&o, &l);
 	size_t found, probes, unsupported;
 	const char *path;
 
 	(void)state;
-	assert_non_null(p);
 	assert_int_equal(ms_prefetches_binary(p, 0, &path, &found, &probes, &unsupported), 0);
 	assert_int_equal(found, 1);
 	assert_int_equal(probes, 0);
@@ -179,11 +188,10 @@ static void hot_after_counting(void **state)
 static void windows_due(void **state)
 {
 	struct ms_record_opts o = { .prefetch_follow = true, .prefetch_window_ms = 10, .prefetch_every_ms = 100 };
-	struct ms_live *l = live();
-	struct ms_prefetches *p = ms_prefetches_new(&o, l);
+	struct ms_live *l;
+	struct ms_prefetches *p = start(&o, &l);
 
 	(void)state;
-	assert_non_null(p);
 	assert_int_equal(ms_prefetches_tick(p, 5000 * MS), 0);
 	assert_int_equal(ms_prefetches_wait_ms(p, 5003 * MS, 250), 8);
 	assert_int_equal(ms_prefetches_tick(p, 5012 * MS), 0);

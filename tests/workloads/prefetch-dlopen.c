@@ -20,27 +20,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "uprobe-listed.h"
+
 #define SIZE (1UL << 20)
 #define DIST (64UL << 10)
 #define LINE 64
 #define HINT ((void *)0x2bad70000000UL)
 
 typedef uint64_t walk_fn(const volatile char *p, size_t size, size_t dist, int *line);
-
-/* Whether uprobe_events lists a probe in lib ("PATH:0x"). */
-static int probed(const char *events, const char *lib)
-{
-	char buf[8192], want[PATH_MAX + 24];
-	FILE *f = fopen(events, "r");
-	int yes = 0;
-
-	snprintf(want, sizeof(want), "%s:0x", lib);
-	while (f && !yes && fgets(buf, sizeof(buf), f))
-		yes = strstr(buf, want) != NULL;
-	if (f)
-		fclose(f);
-	return yes;
-}
 
 int main(int argc, char **argv)
 {
@@ -67,7 +54,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prefetch-dlopen: %s\n", dlerror());
 		return 1;
 	}
-	for (i = 0; argc > 1 && i < 1000 && !(seen = probed(argv[1], lib)); i++)
+	for (i = 0; argc > 1 && i < 1000 && !(seen = uprobe_listed(argv[1], lib)); i++)
 		usleep(10000);
 	printf("library path=%s probed=%d\n", lib, seen);
 	printf("mapping start=%p end=%p size=%lu\n", (void *)p, (void *)(p + SIZE), SIZE);

@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "uprobe-listed.h"
+
 #define SIZE (1UL << 20)
 #define DIST (64UL << 10)
 #define LINE 64
@@ -90,21 +92,14 @@ static int classes(char *p)
 	return 0;
 }
 
-/* Whether uprobe_events (at path) lists a probe in this program ("EXE:0x"). */
+/* Whether uprobe_events (at path) lists a probe in this program. */
 static int probed(const char *path)
 {
-	char buf[8192], exe[4096], want[4200];
+	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	FILE *f = fopen(path, "r");
-	int yes = 0;
 
 	exe[n > 0 ? n : 0] = '\0';
-	snprintf(want, sizeof(want), "%s:0x", exe);
-	while (f && !yes && fgets(buf, sizeof(buf), f))
-		yes = strstr(buf, want) != NULL;
-	if (f)
-		fclose(f);
-	return yes;
+	return uprobe_listed(path, exe);
 }
 
 /*
