@@ -37,6 +37,7 @@ struct ms_prefetches {
 	size_t probed;               /* over every binary */
 	uint64_t start_ns;           /* of the first tick: the hot phase's and the windows' start */
 	bool armed;
+	bool stopped;                /* the recording's events are disabled: no window opens again */
 };
 
 /* Whether site s is one the options ask for: in prefetch_func, where given. */
@@ -280,7 +281,7 @@ int ms_prefetches_tick(struct ms_prefetches *p, uint64_t now_ns)
 	bool on;
 	int err;
 
-	if (!p)
+	if (!p || p->stopped)
 		return 0;
 	if (!p->start_ns)
 		p->start_ns = now_ns;
@@ -295,6 +296,12 @@ int ms_prefetches_tick(struct ms_prefetches *p, uint64_t now_ns)
 	return 0;
 }
 
+void ms_prefetches_stop(struct ms_prefetches *p)
+{
+	if (p)
+		p->stopped = true;
+}
+
 /* The ms from now_ns to ns, at least 1. */
 static int ms_until(uint64_t now_ns, uint64_t ns)
 {
@@ -306,8 +313,8 @@ int ms_prefetches_wait_ms(const struct ms_prefetches *p, uint64_t now_ns, int ma
 	uint64_t every, in, next;
 	int w = max_ms;
 
-	if (!p || !p->start_ns)
-		return p ? 1 : max_ms;
+	if (!p || p->stopped || !p->start_ns)
+		return p && !p->stopped ? 1 : max_ms;
 	if (p->o.prefetch_hot && p->probed < p->o.prefetch_hot) {
 		next = p->start_ns + MS_PREFETCHES_HOT_MS * 1000000ULL;
 		w = ms_until(now_ns, next > now_ns ? next : now_ns + 50000000ULL);

@@ -55,6 +55,9 @@ void ms_prefetches_record(struct ms_prefetches *p, const struct perf_event_heade
 /* The windows and the hot phase at now_ns: 0 or a negative errno (an ioctl's). */
 int ms_prefetches_tick(struct ms_prefetches *p, uint64_t now_ns);
 
+/* The recording's events were disabled for good: later ticks change nothing. Accepts NULL. */
+void ms_prefetches_stop(struct ms_prefetches *p);
+
 /* The ms until the next tick is due at now_ns, at most max_ms. */
 int ms_prefetches_wait_ms(const struct ms_prefetches *p, uint64_t now_ns, int max_ms);
 

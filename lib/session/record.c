@@ -458,6 +458,7 @@ MS_EXPORT int ms_record_stop(struct ms_record *r)
 	int err = ms_damon_stop(r->damon);
 
 	r->damon = NULL;
+	ms_prefetches_stop(r->pf);           /* no window reopens the event for the final drain */
 	return ms_live_disable(r->live) ?: err;
 }
 

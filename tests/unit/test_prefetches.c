@@ -197,6 +197,8 @@ static void windows_due(void **state)
 	assert_int_equal(ms_prefetches_tick(p, 5012 * MS), 0);
 	assert_int_equal(ms_prefetches_wait_ms(p, 5012 * MS, 250), 89);
 	assert_int_equal(ms_prefetches_wait_ms(p, 5012 * MS, 20), 20);
+	ms_prefetches_stop(p);
+	assert_int_equal(ms_prefetches_wait_ms(p, 5100 * MS, 250), 250);   /* stopped: no window is due */
 	ms_prefetches_free(p);
 	ms_live_free(l);
 }
