@@ -3,7 +3,9 @@
  * value seen last; it costs a few loads, no syscall. Only when it moved,
  * drain ms_watch_next() and drop every entry overlapping a released range.
  * The generation is read before draining, so a change that lands while we
- * drain moves it again and is caught at the next lookup.
+ * drain moves it again and is caught at the next lookup. Each registered
+ * range is given to ms_watch_track(), which matters in the userfaultfd
+ * mode only (it then sees even raw syscalls on that range).
  */
 #include <string.h>
 
@@ -90,6 +92,7 @@ int regcache_lookup(struct regcache *rc, const void *addr, uint64_t len)
 	rc->e[i].start = start;
 	rc->e[i].end = end;
 	rc->e[i].handle = rc->next_handle++;
+	ms_watch_track(rc->watch, addr, len);   /* a failure leaves the range to the mode's other means */
 	return rc->e[i].handle;
 }
 

@@ -19,8 +19,12 @@
 #include "kernel/live.h"
 #include "kernel/procsynth.h"
 #include "util/log.h"
+#include "watch/evring.h"
+#include "watch/interpose.h"
+#include "watch/uffd.h"
 
 #define WATCH_PAGES 256u              /* 1 MiB per CPU */
+#define SELF_SLOTS 4096u              /* changes queued in the self modes before a loss */
 
 struct ms_watch {
 	struct ms_live *live;
@@ -34,6 +38,10 @@ struct ms_watch {
 	size_t head, len, cap;
 	char *handed;                 /* the name the last ms_watch_next handed out */
 	int error;
+	enum ms_watch_mode mode;
+	struct ms_evring ring;        /* the self modes' queue */
+	struct ms_uffd *uffd;
+	bool interposing;
 };
 
 static uint64_t now_ns(void)
@@ -172,6 +180,59 @@ static int setup(struct ms_watch *w, pid_t pid, unsigned int flags)
 	return err;
 }
 
+/* The self modes: interposition, and userfaultfd for tracked ranges unless refused or not wanted. */
+static int open_self(struct ms_watch *w, bool uffd)
+{
+	int err = ms_evring_init(&w->ring, SELF_SLOTS);
+
+	if (err)
+		return err;
+	if ((err = ms_interpose_start(&w->ring)))
+		return err;
+	w->interposing = true;
+	w->mode = MS_WATCH_INTERPOSE;
+	if (uffd && !ms_uffd_open(&w->ring, &w->uffd))
+		w->mode = MS_WATCH_UFFD;
+	return 0;
+}
+
+/* MAPSCOPE_WATCH=kernel|interpose|uffd, for tests: the flags that force that mode. */
+static unsigned int env_flags(unsigned int flags)
+{
+	const char *m = getenv("MAPSCOPE_WATCH");
+
+	if (!m || (flags & (MS_WATCH_NO_KERNEL | MS_WATCH_NO_UFFD)))
+		return flags;
+	if (!strcmp(m, "interpose"))
+		return flags | MS_WATCH_NO_KERNEL | MS_WATCH_NO_UFFD;
+	if (!strcmp(m, "uffd"))
+		return flags | MS_WATCH_NO_KERNEL;
+	if (!strcmp(m, "kernel"))
+		return flags | MS_WATCH_KERNEL_ONLY;
+	return flags;
+}
+
+/* Kernel events first; for this process, where they are refused, the self modes. */
+static int open_mode(struct ms_watch *w, pid_t pid, unsigned int flags)
+{
+	bool self = pid == getpid();
+	int err;
+
+	if (flags & MS_WATCH_NO_KERNEL)
+		return self ? open_self(w, !(flags & MS_WATCH_NO_UFFD)) : -EINVAL;
+	w->mode = MS_WATCH_KERNEL;
+	err = setup(w, pid, flags);
+	if (!err || !self || (flags & MS_WATCH_KERNEL_ONLY) ||
+	    (err != -EACCES && err != -EPERM && err != -ENOENT && err != -ENOSYS))
+		return err;
+	ms_session_free(w->session);
+	ms_live_free(w->live);
+	w->session = NULL;
+	w->live = NULL;
+	ms_debug("watch: kernel events refused (%s): interposing in the process", strerror(-err));
+	return open_self(w, !(flags & MS_WATCH_NO_UFFD)) ? err : 0;
+}
+
 MS_EXPORT int ms_watch_open(pid_t pid, unsigned int flags, struct ms_watch **out)
 {
 	struct ms_watch *w = calloc(1, sizeof(*w));
@@ -181,7 +242,7 @@ MS_EXPORT int ms_watch_open(pid_t pid, unsigned int flags, struct ms_watch **out
 	if (!w)
 		return -ENOMEM;
 	w->epfd = -1;
-	err = setup(w, pid ? pid : getpid(), flags);
+	err = open_mode(w, pid ? pid : getpid(), env_flags(flags));
 	if (err) {
 		ms_watch_close(w);
 		return err;
@@ -190,15 +251,45 @@ MS_EXPORT int ms_watch_open(pid_t pid, unsigned int flags, struct ms_watch **out
 	return 0;
 }
 
+MS_EXPORT enum ms_watch_mode ms_watch_mode(const struct ms_watch *w)
+{
+	return w->mode;
+}
+
+MS_EXPORT int ms_watch_track(struct ms_watch *w, const void *addr, size_t len)
+{
+	if (w->mode == MS_WATCH_KERNEL)
+		return 0;               /* every path is seen already */
+	return w->uffd ? ms_uffd_track(w->uffd, addr, len) : -ENOTSUP;
+}
+
+/* The self modes' next event: a loss first, as the kernel mode reports one. */
+static int next_self(struct ms_watch *w, struct ms_watch_event *ev)
+{
+	uint64_t lost;
+	int got = ms_evring_get(&w->ring, &ev->change, &lost);
+
+	if (lost) {
+		*ev = (struct ms_watch_event){ .lost = lost };
+		ev->change = (struct ms_change){ .time_ns = now_ns(), .release_all = true, .name = "",
+						 .prot = -1, .advice = -1, .lock = -1 };
+		return 1;
+	}
+	ev->lost = 0;
+	return got;
+}
+
 MS_EXPORT int ms_watch_fd(const struct ms_watch *w)
 {
-	return w->epfd;
+	return w->mode == MS_WATCH_KERNEL ? w->epfd : -1;
 }
 
 MS_EXPORT int ms_watch_next(struct ms_watch *w, struct ms_watch_event *ev)
 {
 	int err;
 
+	if (w->mode != MS_WATCH_KERNEL)
+		return next_self(w, ev);
 	if (!w->len && (err = pump(w)))
 		return err;
 	if (!w->len)
@@ -216,6 +307,8 @@ MS_EXPORT uint64_t ms_watch_generation(struct ms_watch *w)
 	uint64_t sum = 0, head, tail;
 	int i;
 
+	if (w->mode != MS_WATCH_KERNEL)
+		return ms_evring_gen(&w->ring);
 	for (i = 0; i < w->nr_rings; i++) {
 		head = __atomic_load_n(&w->pages[i]->data_head, __ATOMIC_ACQUIRE);
 		tail = __atomic_load_n(&w->pages[i]->data_tail, __ATOMIC_ACQUIRE);
@@ -231,6 +324,10 @@ MS_EXPORT void ms_watch_close(struct ms_watch *w)
 {
 	if (!w)
 		return;
+	if (w->interposing)
+		ms_interpose_stop();
+	ms_uffd_close(w->uffd);      /* after: an unmap of a tracked range waits for its reader */
+	ms_evring_release(&w->ring);
 	if (w->epfd >= 0)
 		close(w->epfd);
 	ms_session_free(w->session);

@@ -107,21 +107,59 @@ static void sees_a_thread_made_after(void **state)
 	ms_watch_close(mw);
 }
 
+/* Without kernel events: interposition, then userfaultfd where allowed; each says so, and what it can track. */
+static void self_modes(void **state)
+{
+	struct ms_watch *mw;
+	struct worker w;
+	char *p;
+	int err;
+
+	(void)state;
+	assert_int_equal(ms_watch_open(1, MS_WATCH_NO_KERNEL, &mw), -EINVAL);  /* another process */
+	assert_int_equal(ms_watch_open(0, MS_WATCH_NO_KERNEL | MS_WATCH_NO_UFFD, &mw), 0);
+	assert_int_equal(ms_watch_mode(mw), MS_WATCH_INTERPOSE);
+	assert_int_equal(ms_watch_fd(mw), -1);
+	assert_int_equal(ms_watch_track(mw, &w, sizeof(w)), -ENOTSUP);
+	start(&w);
+	release_and_join(&w);
+	assert_true(saw_unmap(mw, &w));
+	ms_watch_close(mw);
+
+	err = ms_watch_open(0, MS_WATCH_NO_KERNEL, &mw);
+	assert_int_equal(err, 0);
+	if (ms_watch_mode(mw) == MS_WATCH_UFFD) {
+		p = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		assert_int_equal(ms_watch_track(mw, p, LEN), 0);
+		munmap(p, LEN);
+	} else {
+		printf("note: no userfaultfd here: the fallback is interposition alone\n");
+		assert_int_equal(ms_watch_mode(mw), MS_WATCH_INTERPOSE);
+	}
+	ms_watch_close(mw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sees_a_thread_that_ran_before),
 		cmocka_unit_test(sees_a_thread_made_after),
 	};
+	const struct CMUnitTest self[] = {
+		cmocka_unit_test(self_modes),
+	};
 	struct ms_watch *probe;
 	int err;
 
 	ms_log_set(NULL, NULL);
-	if ((err = ms_watch_open(0, 0, &probe))) {
+	if ((err = cmocka_run_group_tests(self, NULL, NULL)))
+		return err;
+	if ((err = ms_watch_open(0, MS_WATCH_KERNEL_ONLY, &probe))) {
 		printf("SKIP: cannot open the watch channel's events here (%s): needs root or "
 		       "CAP_PERFMON, and tracefs\n", strerror(-err));
 		return 77;
 	}
+	assert_int_equal(ms_watch_mode(probe), MS_WATCH_KERNEL);
 	ms_watch_close(probe);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

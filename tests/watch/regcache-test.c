@@ -2,7 +2,11 @@
  * For every unmap path, the registration cache of examples/regcache.c must
  * never return an entry for memory that has been unmapped, and the
  * generation must have moved by the time the unmapping call returned. Built
- * twice: dynamic, and static (no libc symbol to interpose on).
+ * twice: dynamic, and static (no libc symbol to interpose on). Run in each
+ * watch mode (MAPSCOPE_WATCH=kernel|interpose|uffd, or the one the open
+ * falls back to): each mode's blind spots are checked to be what watch.h
+ * says, and printed as "blind spot: ...". A free() inside the drain (the
+ * notification path) must not hang, as libfabric's uffd monitor did.
  * Exit 0 all passed, 1 a failure, 77 skipped (no privileges).
  */
 #include <errno.h>
@@ -22,6 +26,8 @@
 
 static struct regcache rc;
 static int failures, checks;
+static enum ms_watch_mode mode;
+static const char *const mode_names[] = { "kernel", "interpose", "uffd" };
 
 static char *map_pages(size_t n, int flags)
 {
@@ -64,6 +70,29 @@ static void verify(const char *path, uint64_t before, void *p, size_t len)
 	}
 }
 
+/* uffd mode, a raw syscall: the reader thread queues the event just after the unmapper is let go. */
+static void verify_soon(const char *path, uint64_t before, void *p, size_t len)
+{
+	int i;
+
+	for (i = 0; i < 5000 && ms_watch_generation(rc.watch) == before; i++)
+		usleep(1000);
+	verify(path, before, p, len);
+}
+
+/* A path this mode cannot see (watch.h): the cache must still hold the entry, or the test shows nothing. */
+static void verify_blind(const char *path, uint64_t before, void *p, size_t len)
+{
+	checks++;
+	if (ms_watch_generation(rc.watch) != before || !regcache_cached(&rc, p, len)) {
+		printf("FAIL: %s: seen in %s mode, which watch.h says cannot see it\n", path, mode_names[mode]);
+		failures++;
+		return;
+	}
+	printf("blind spot: %s is not seen in %s mode (as watch.h says)\n", path, mode_names[mode]);
+	regcache_lookup(&rc, p, len);
+}
+
 static void report(const char *path, int before_failures)
 {
 	if (failures == before_failures)
@@ -95,6 +124,58 @@ static void *old_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * The notification path frees memory: a drain that, at its first event,
+ * frees a large tracked block, which glibc gives back with its internal
+ * munmap. In uffd mode the unmapping thread (this one, inside free) waits
+ * for the library's reader, which must not wait for anything of ours.
+ * Kernel and uffd modes see that unmap; interposition cannot (libc's
+ * internal call), which is its blind spot.
+ */
+static void free_in_drain(void)
+{
+	struct ms_watch_event ev;
+	size_t len = 1 << 20;
+	char *big = malloc(len), *p = map_pages(1, MAP_PRIVATE | MAP_ANONYMOUS);
+	uint64_t lo = (uint64_t)big, g;
+	int seen = 0, freed = 0, i;
+
+	memset(big, 1, len);
+	regcache_lookup(&rc, big, len);          /* tracks it */
+	while (ms_watch_next(rc.watch, &ev) > 0)
+		;
+	g = ms_watch_generation(rc.watch);
+	munmap(p, PAGE);
+	for (i = 0; i < 5000 && !seen; i++) {
+		while (ms_watch_next(rc.watch, &ev) > 0) {
+			if (!freed++)
+				free(big);       /* inside the notification path */
+			seen |= ev.change.release_start <= lo && lo < ev.change.release_end;
+		}
+		if (mode != MS_WATCH_UFFD || !freed)
+			break;
+		usleep(1000);
+	}
+	checks++;
+	(void)g;
+#ifdef __SANITIZE_ADDRESS__
+	printf("note: free() under ASan keeps the block (quarantine): only the absence of a hang is checked\n");
+	return;
+#endif
+	if (!freed) {
+		printf("FAIL: free() in the drain: the munmap before it was not seen\n");
+		failures++;
+	} else if (mode == MS_WATCH_INTERPOSE && seen) {
+		printf("FAIL: free() in the drain: interposition saw glibc's internal munmap\n");
+		failures++;
+	} else if (mode == MS_WATCH_INTERPOSE) {
+		printf("blind spot: free() of a large block (glibc's internal munmap) is not seen in interpose mode\n");
+	} else if (!seen) {
+		printf("FAIL: free() in the drain: the unmap of the freed block was not seen in %s mode\n", mode_names[mode]);
+		failures++;
+	}
+}
+
 int main(void)
 {
 	pthread_t t, old;
@@ -111,6 +192,11 @@ int main(void)
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	pthread_create(&old, NULL, old_thread, NULL);
 	err = regcache_init(&rc);
+	if (err == -ENOTSUP && getenv("MAPSCOPE_WATCH") && !strcmp(getenv("MAPSCOPE_WATCH"), "interpose")) {
+		printf("blind spot: a static binary has no relocations to patch: interposition refuses to open\n");
+		printf("ok: interposition says -ENOTSUP here\n");
+		return 0;
+	}
 	if (err == -EACCES || err == -EPERM || err == -ENOENT) {
 		printf("SKIP: cannot open the watch (%s): needs root or CAP_PERFMON and tracefs\n", strerror(-err));
 		return 77;
@@ -119,6 +205,8 @@ int main(void)
 		printf("FAIL: ms_watch_open: %s\n", strerror(-err));
 		return 1;
 	}
+	mode = ms_watch_mode(rc.watch);
+	printf("mode: %s\n", mode_names[mode]);
 
 	f = failures;
 	for (i = 0; i < 200; i++) {               /* the same path, many times over */
@@ -133,7 +221,12 @@ int main(void)
 	p = map_pages(4, MAP_PRIVATE | MAP_ANONYMOUS);
 	g = arm("syscall(SYS_munmap)", p, 4 * PAGE);
 	syscall(SYS_munmap, p, 4 * PAGE);
-	verify("syscall(SYS_munmap)", g, p, 4 * PAGE);
+	if (mode == MS_WATCH_INTERPOSE)
+		verify_blind("syscall(SYS_munmap)", g, p, 4 * PAGE);
+	else if (mode == MS_WATCH_UFFD)
+		verify_soon("syscall(SYS_munmap) on a tracked range", g, p, 4 * PAGE);
+	else
+		verify("syscall(SYS_munmap)", g, p, 4 * PAGE);
 	report("syscall(SYS_munmap) directly", f);
 
 	f = failures;
@@ -224,6 +317,10 @@ int main(void)
 	verify("munmap in an older thread", g, p, 4 * PAGE);
 	pthread_join(old, NULL);
 	report("munmap from another thread (older than the watch)", f);
+
+	f = failures;
+	free_in_drain();
+	report("free() inside the drain", f);
 
 	printf("%d checks, %d failures; cache: %lu hits, %lu misses, %lu invalidated\n",
 	       checks, failures, rc.hits, rc.misses, rc.invalidated);

@@ -1,0 +1,69 @@
+/*
+ * A bounded multi-producer, single-consumer ring. A producer reserves an
+ * index by compare-and-swap only while the ring has room, so a reserved
+ * slot is always published; it writes the slot, then its sequence number
+ * (release), then moves the generation. The consumer takes a slot when its
+ * sequence says it is published for this lap, and frees it by moving head.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "watch/evring.h"
+
+struct ms_evslot {
+	uint64_t seq;                 /* index + 1 once published */
+	struct ms_change c;
+};
+
+int ms_evring_init(struct ms_evring *r, uint32_t nr)
+{
+	*r = (struct ms_evring){ .mask = nr - 1 };
+	if (!nr || (nr & (nr - 1)))
+		return -EINVAL;
+	r->slots = calloc(nr, sizeof(*r->slots));
+	return r->slots ? 0 : -ENOMEM;
+}
+
+void ms_evring_release(struct ms_evring *r)
+{
+	free(r->slots);
+	r->slots = NULL;
+}
+
+int ms_evring_put(struct ms_evring *r, const struct ms_change *c)
+{
+	uint64_t idx = __atomic_load_n(&r->reserved, __ATOMIC_RELAXED);
+	struct ms_evslot *s;
+
+	do {
+		if (idx - __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) > r->mask) {
+			__atomic_add_fetch(&r->lost, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&r->gen, 1, __ATOMIC_RELEASE);
+			return -ENOSPC;
+		}
+	} while (!__atomic_compare_exchange_n(&r->reserved, &idx, idx + 1, true, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	s = &r->slots[idx & r->mask];
+	s->c = *c;
+	__atomic_store_n(&s->seq, idx + 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&r->gen, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int ms_evring_get(struct ms_evring *r, struct ms_change *c, uint64_t *lost)
+{
+	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
+	struct ms_evslot *s = &r->slots[head & r->mask];
+
+	*lost = __atomic_exchange_n(&r->lost, 0, __ATOMIC_ACQ_REL);
+	if (__atomic_load_n(&s->seq, __ATOMIC_ACQUIRE) != head + 1)
+		return 0;
+	*c = s->c;
+	__atomic_store_n(&r->head, head + 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+uint64_t ms_evring_gen(const struct ms_evring *r)
+{
+	return __atomic_load_n(&r->gen, __ATOMIC_ACQUIRE);
+}
