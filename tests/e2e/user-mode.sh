@@ -3,7 +3,11 @@
 # machine allows, with `mapscope setup` done and undone by the test itself:
 #   no setup    tracefs unreadable: doctor says so and names the fix; record
 #               falls back to what perf can do (one line), and its file has no
-#               unmap (the blind spot), so report marks attribution uncertain
+#               unmap (the blind spot), so report marks attribution uncertain;
+#               the watch API, refused kernel events, falls back to
+#               userfaultfd + interposition (the regcache test passes and
+#               sees a raw munmap of a tracked range), and forced to
+#               interposition alone shows its blind spots
 #   setup       user mode: doctor exits 0; record sees the syscalls; its page
 #               faults exclude the kernel, so the 64 pages read() filled in
 #               kernel mode get no sample where root's recording has 64 (the
@@ -59,6 +63,16 @@ as "$MAPSCOPE" watch -- /bin/true >/dev/null 2>watch.err && fail "watch without 
 grep -q "setup" watch.err || fail "watch's error does not name the fix: $(cat watch.err)"
 pass "no setup: doctor names tracefs and 'mapscope setup'; record falls back to perf's events in one line, no unmaps, uncertain; watch refuses"
 
+# The watch API without kernel events: the regcache test in the self modes.
+as "$build/tests/regcache-test" >rc-fallback.txt 2>&1 || fail "the regcache test as nobody without setup: $(grep FAIL rc-fallback.txt | head -3; tail -1 rc-fallback.txt)"
+grep -q '^mode: uffd' rc-fallback.txt || grep -q '^mode: interpose' rc-fallback.txt ||
+	fail "the watch API without setup is not in a self mode: $(head -1 rc-fallback.txt)"
+as env MAPSCOPE_WATCH=interpose "$build/tests/regcache-test" >rc-interpose.txt 2>&1 ||
+	fail "the regcache test as nobody, interposition: $(grep FAIL rc-interpose.txt | head -3; tail -1 rc-interpose.txt)"
+grep -q '^mode: interpose' rc-interpose.txt && grep -q '^blind spot: syscall(SYS_munmap)' rc-interpose.txt ||
+	fail "interposition as nobody does not show its blind spot: $(head -3 rc-interpose.txt)"
+pass "no setup: the watch API falls back to $(sed -n 's/^mode: //p' rc-fallback.txt) mode ($(tail -1 rc-fallback.txt)); interposition alone passes and misses the raw munmap, as watch.h says"
+
 # 2. Setup: user mode.
 "$MAPSCOPE" setup --group "$group" >setup.txt || fail "setup failed: $(cat setup.txt)"
 grep -q "tracefs at $tracefs: group root -> $group, mode 0700 -> 0750" setup.txt || fail "setup does not say what it changed: $(cat setup.txt)"
@@ -82,6 +96,7 @@ as "$MAPSCOPE" watch -- "$WORKLOADS/kernel-faults" "$TMP/u" >watch.txt 2>watch.e
 read -r _ klo khi <<<"$(grep '^kernel' watch.txt)"
 grep -q " unmap *0*${klo#0x}-0*${khi#0x}" watch.txt || fail "watch as nobody did not print the munmap of $klo-$khi: $(grep unmap watch.txt | head -3)"
 as "$build/tests/regcache-test" >regcache.txt 2>&1 || fail "the regcache test as nobody: $(grep FAIL regcache.txt | head -3; tail -1 regcache.txt)"
+grep -q '^mode: kernel' regcache.txt || fail "the watch API after setup is not in kernel mode: $(head -1 regcache.txt)"
 pass "setup: user mode; record sees the syscalls and 64 of 64 user-mode faults, none of the 64 taken in kernel mode, and says so; watch and the watch API see the unmaps ($(tail -1 regcache.txt))"
 
 # 3. Undo.
