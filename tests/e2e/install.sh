@@ -3,7 +3,10 @@
 # install, then examples/regcache.c and its test program built with
 # `pkg-config --cflags --libs mapscope` (shared), with `--static` (static),
 # and by a CMake project through find_package(mapscope); each program runs.
-# The shared build needs nothing but libmapscope.so.0 and libc.
+# The shared build needs nothing but libmapscope.so.0 and libc. The watch
+# part alone (mapscope-watch.pc) builds the same program, shared and static:
+# it needs libmapscope-watch.so.0 alone, which needs libtracefs and libc
+# alone (no elfutils, zstd, protobuf-c, capstone), and exports the watch API.
 source "$(dirname "$0")/lib.sh"
 build=$(dirname "$MAPSCOPE")
 command -v pkg-config >/dev/null || skip "pkg-config is not installed"
@@ -11,7 +14,8 @@ cd "$TMP"
 
 DESTDIR=$TMP/root cmake --install "$build" --prefix /usr/local >install.log 2>&1 || fail "cmake --install failed: $(tail -5 install.log)"
 prefix=$TMP/root/usr/local
-for f in lib/libmapscope.so.0 lib/libmapscope.a lib/pkgconfig/mapscope.pc lib/cmake/mapscope/mapscopeConfig.cmake \
+for f in lib/libmapscope.so.0 lib/libmapscope.a lib/pkgconfig/mapscope.pc lib/libmapscope-watch.so.0 \
+	lib/libmapscope-watch.a lib/pkgconfig/mapscope-watch.pc lib/cmake/mapscope/mapscopeConfig.cmake \
 	include/mapscope/watch.h include/mapscope/version.h share/man/man3/ms_watch_open.3 share/man/man3/ms_session_run.3; do
 	[ -e "$prefix/$f" ] || fail "the install has no $f"
 done
@@ -48,7 +52,28 @@ ldd_lib=$(LD_LIBRARY_PATH="$prefix/lib" ldd ./rc-shared | awk '/libmapscope/ { p
 [ "$ldd_lib" = "$prefix/lib/libmapscope.so.0" ] || fail "rc-shared loads libmapscope from $ldd_lib"
 pass "shared: pkg-config --cflags --libs mapscope builds and runs examples/regcache.c"
 
+# The watch part alone.
+# shellcheck disable=SC2046
+gcc -D_GNU_SOURCE "${san[@]}" -I"$SRC_DIR/examples" $(pkg-config --cflags mapscope-watch) "${src[@]}" -o rcw-shared \
+	$(pkg-config --libs mapscope-watch) -pthread 2>watch.err || fail "the build against mapscope-watch failed: $(head -5 watch.err)"
+needed=$(readelf -d rcw-shared | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v -e '^libc\.so' -e '^ld-linux' \
+	-e '^libasan' -e '^libubsan' -e '^libm\.so' | tr '\n' ' ')
+[ "$needed" = "libmapscope-watch.so.0 " ] || fail "the watch-part build needs more than libmapscope-watch.so.0: $needed"
+needed=$(readelf -d "$prefix/lib/libmapscope-watch.so.0" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' |
+	grep -v -e '^libc\.so' -e '^ld-linux' -e '^libasan' -e '^libubsan' -e '^libm\.so' -e '^libstdc' -e '^libgcc' | tr '\n' ' ')
+[ "$needed" = "libtracefs.so.1 " ] || fail "libmapscope-watch.so.0 needs more than libtracefs and libc: $needed"
+nm -D --defined-only "$prefix/lib/libmapscope-watch.so.0" | awk '$2 == "T" { print $3 }' | sed 's/@.*//' | sort >watch-exports.txt
+grep -x ms_watch_open watch-exports.txt >/dev/null && ! grep -x -e ms_session_open -e ms_report_new watch-exports.txt >/dev/null ||
+	fail "libmapscope-watch exports other than the watch API: $(tr '\n' ' ' <watch-exports.txt)"
+run watch-shared env LD_LIBRARY_PATH="$prefix/lib" ./rcw-shared
+pass "watch part: pkg-config mapscope-watch builds and runs examples/regcache.c, needing libmapscope-watch.so.0 alone (it needs libtracefs, libc)"
+
 if [ ${#san[@]} -eq 0 ]; then
+	# shellcheck disable=SC2046
+	gcc -D_GNU_SOURCE -static -I"$SRC_DIR/examples" $(pkg-config --cflags mapscope-watch) "${src[@]}" -o rcw-static \
+		$(pkg-config --static --libs mapscope-watch) 2>wstatic.err || fail "the static watch-part build failed: $(grep -v warning wstatic.err | head -5)"
+	run watch-static ./rcw-static
+	pass "watch part, static: pkg-config --static --libs mapscope-watch builds and runs examples/regcache.c"
 	# shellcheck disable=SC2046
 	gcc -D_GNU_SOURCE -static -I"$SRC_DIR/examples" $(pkg-config --cflags mapscope) "${src[@]}" -o rc-static \
 		$(pkg-config --static --libs mapscope) 2>static.err || fail "the static build failed: $(grep -v warning static.err | head -5)"
@@ -72,8 +97,15 @@ target_link_libraries(rc-cmake PRIVATE mapscope::mapscope pthread)
 if(NOT TARGET mapscope::mapscope_static)
   message(FATAL_ERROR "no mapscope::mapscope_static")
 endif()
+add_executable(rcw-cmake $SRC_DIR/tests/watch/regcache-test.c $SRC_DIR/examples/regcache.c)
+target_include_directories(rcw-cmake PRIVATE $SRC_DIR/examples)
+target_compile_definitions(rcw-cmake PRIVATE _GNU_SOURCE)
+target_compile_options(rcw-cmake PRIVATE ${san[*]})
+target_link_options(rcw-cmake PRIVATE ${san[*]})
+target_link_libraries(rcw-cmake PRIVATE mapscope::watch pthread)
 CMAKE
 cmake -S cm -B cm/build -DCMAKE_PREFIX_PATH="$prefix" >cm.log 2>&1 || fail "find_package(mapscope) failed: $(tail -5 cm.log)"
 cmake --build cm/build >>cm.log 2>&1 || fail "the CMake build failed: $(grep -m5 -i error cm.log)"
 run cmake env LD_LIBRARY_PATH="$prefix/lib" cm/build/rc-cmake
-pass "CMake: find_package(mapscope) and mapscope::mapscope build and run examples/regcache.c"
+run cmake-watch env LD_LIBRARY_PATH="$prefix/lib" cm/build/rcw-cmake
+pass "CMake: find_package(mapscope), mapscope::mapscope and mapscope::watch build and run examples/regcache.c"

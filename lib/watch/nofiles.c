@@ -1,0 +1,148 @@
+/*
+ * The watch part of the library (libmapscope-watch) is what ms_watch_*
+ * reaches in libmapscope, pulled out by the linker. A live session reaches
+ * the perf.data reader and the symbols only through file sessions and
+ * analyses that want symbols, which a watch never opens; these stand-ins
+ * take their place there, so that the watch part needs neither zstd nor
+ * elfutils. Not part of libmapscope itself (CMakeLists.txt leaves it out).
+ */
+#include <errno.h>
+#include <stddef.h>
+
+#include <mapscope/pdreader.h>
+#include <mapscope/symbols.h>
+
+#include "analysis/sites.h"
+#include "perfdata/reader.h"
+
+struct ms_pdreader *ms_pdreader_open(const char *path)
+{
+	(void)path;
+	errno = ENOTSUP;                /* reading files is libmapscope's, not the watch part's */
+	return NULL;
+}
+
+void ms_pdreader_free(struct ms_pdreader *r)
+{
+	(void)r;
+}
+
+const struct ms_evlist *ms_pdreader_evlist(const struct ms_pdreader *r)
+{
+	(void)r;
+	return NULL;
+}
+
+void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len)
+{
+	(void)r;
+	*data = NULL;
+	*len = 0;
+}
+
+int ms_pdreader_span(struct ms_pdreader *r, const void **start, size_t *len, uint64_t *off)
+{
+	(void)r;
+	(void)start;
+	(void)len;
+	(void)off;
+	return -ENOTSUP;
+}
+
+void ms_pdreader_consume(struct ms_pdreader *r, size_t len, size_t last)
+{
+	(void)r;
+	(void)len;
+	(void)last;
+}
+
+void ms_pdreader_keep(struct ms_pdreader *r, bool keep)
+{
+	(void)r;
+	(void)keep;
+}
+
+void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto)
+{
+	(void)r;
+	(void)upto;
+}
+
+uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec)
+{
+	(void)r;
+	(void)rec;
+	return 0;
+}
+
+bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const char **path, const unsigned char **id,
+			  size_t *len)
+{
+	(void)r;
+	(void)i;
+	(void)path;
+	(void)id;
+	(void)len;
+	return false;
+}
+
+struct ms_symbols *ms_symbols_new(void)
+{
+	errno = ENOTSUP;                /* symbols need elfutils: libmapscope */
+	return NULL;
+}
+
+void ms_symbols_expect_build_id(struct ms_symbols *s, const char *path, const unsigned char *id, size_t len)
+{
+	(void)s;
+	(void)path;
+	(void)id;
+	(void)len;
+}
+
+void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
+{
+	(void)s;
+	(void)ev;
+}
+
+void ms_symbols_free(struct ms_symbols *s)
+{
+	(void)s;
+}
+
+int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_region *r, const struct ms_event *ev)
+{
+	(void)t;
+	(void)syms;
+	(void)r;
+	(void)ev;
+	return 0;
+}
+
+const char *ms_sites_site(const struct ms_sites *t, const struct ms_region *r)
+{
+	(void)t;
+	(void)r;
+	return NULL;
+}
+
+const char *ms_sites_chain(const struct ms_sites *t, const struct ms_region *r)
+{
+	(void)t;
+	(void)r;
+	return NULL;
+}
+
+size_t ms_sites_ips(const struct ms_sites *t, const struct ms_region *r, const uint64_t **ips)
+{
+	(void)t;
+	(void)r;
+	*ips = NULL;
+	return 0;
+}
+
+void ms_sites_release(struct ms_sites *t)
+{
+	(void)t;
+}
