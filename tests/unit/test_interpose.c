@@ -3,8 +3,9 @@
  * MAP_FIXED mmap, madvise, mremap, brk/sbrk and shmdt called through the
  * PLT come out of the ring as the changes they made; a raw syscall does
  * not (the blind spot); a second start is refused; after the stop nothing
- * more comes. A shm segment split by mprotect is found whole.
+ * more comes. A library loaded by dlopen afterwards is patched as well. A shm segment split by mprotect is found whole.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -143,9 +144,26 @@ static void one_at_a_time_and_stop(void **state)
 	expect(MS_OP_UNMAP, (uint64_t)p, (uint64_t)p + PAGE);
 }
 
+static void dlopened_later(void **state)
+{
+	void *h = dlopen(UNMAPPER_SO, RTLD_NOW | RTLD_LOCAL);
+	int (*unmap)(void *, size_t);
+	char *p;
+
+	(void)state;
+	assert_non_null(h);
+	unmap = (int (*)(void *, size_t))dlsym(h, "unmapper_munmap");
+	assert_non_null(unmap);
+	p = map(2);
+	assert_int_equal(unmap(p, 2 * PAGE), 0);
+	expect(MS_OP_UNMAP, (uint64_t)p, (uint64_t)p + 2 * PAGE);
+	dlclose(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dlopened_later),
 		cmocka_unit_test(releasing_calls),
 		cmocka_unit_test(break_and_shm),
 		cmocka_unit_test(one_at_a_time_and_stop),
