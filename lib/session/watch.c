@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <mapscope/live.h>
@@ -43,14 +42,6 @@ struct ms_watch {
 	struct ms_uffd *uffd;
 	bool interposing;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* Queues a copy of ev: its change's name, the model's until the next event, is copied. */
 static int push_event(struct ms_watch *w, const struct ms_watch_event *ev)
@@ -173,7 +164,7 @@ static int setup(struct ms_watch *w, pid_t pid, unsigned int flags)
 	if ((err = ms_live_enable(w->live)))
 		return err;
 	/* What is mapped already, so every later change is known by its region. */
-	err = ms_live_synthesize(w->live, pid, now_ns(), push_record, w->session);
+	err = ms_live_synthesize(w->live, pid, ms_evring_now(), push_record, w->session);
 	if (!err)
 		err = ms_session_flush(w->session, UINT64_MAX);
 	drop_queued(w);               /* the synthesised maps are not changes */
@@ -271,7 +262,7 @@ static int next_self(struct ms_watch *w, struct ms_watch_event *ev)
 
 	if (lost) {
 		*ev = (struct ms_watch_event){ .lost = lost };
-		ev->change = (struct ms_change){ .time_ns = now_ns(), .release_all = true, .name = "",
+		ev->change = (struct ms_change){ .time_ns = ms_evring_now(), .release_all = true, .name = "",
 						 .prot = -1, .advice = -1, .lock = -1 };
 		return 1;
 	}

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "watch/evring.h"
 
@@ -66,4 +67,12 @@ int ms_evring_get(struct ms_evring *r, struct ms_change *c, uint64_t *lost)
 uint64_t ms_evring_gen(const struct ms_evring *r)
 {
 	return __atomic_load_n(&r->gen, __ATOMIC_ACQUIRE);
+}
+
+uint64_t ms_evring_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }

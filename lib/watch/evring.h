@@ -41,6 +41,9 @@ int ms_evring_put(struct ms_evring *r, const struct ms_change *c);
  */
 int ms_evring_get(struct ms_evring *r, struct ms_change *c, uint64_t *lost);
 
+/* The clock changes are stamped with, as the kernel's records are: CLOCK_MONOTONIC ns. */
+uint64_t ms_evring_now(void);
+
 /* The generation: an acquire load. */
 uint64_t ms_evring_gen(const struct ms_evring *r);
 

@@ -27,7 +27,6 @@
 #include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "watch/interpose.h"
@@ -68,15 +67,12 @@ static void forget_ids(void)
 
 static void change_init(struct ms_change *c, enum ms_aspace_op op, uint64_t start, uint64_t end)
 {
-	struct timespec ts;
-
 	if (!cached_pid)
 		cached_pid = (pid_t)syscall(SYS_getpid);
 	if (!cached_tid)
 		cached_tid = (pid_t)syscall(SYS_gettid);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*c = (struct ms_change){
-		.op = op, .time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec,
+		.op = op, .time_ns = ms_evring_now(),
 		.pid = (uint32_t)cached_pid, .tid = (uint32_t)cached_tid, .start = start, .end = end,
 		.name = "", .prot = -1, .advice = -1, .lock = -1,
 	};

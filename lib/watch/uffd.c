@@ -16,7 +16,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "watch/uffd.h"
@@ -32,18 +31,10 @@ struct ms_uffd {
 	pid_t pid;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* One message as a change; 0 when it is not one (a fault answered here). */
 static int to_change(struct ms_uffd *u, const struct uffd_msg *m, struct ms_change *c)
 {
-	*c = (struct ms_change){ .time_ns = now_ns(), .pid = (uint32_t)u->pid, .name = "",
+	*c = (struct ms_change){ .time_ns = ms_evring_now(), .pid = (uint32_t)u->pid, .name = "",
 				 .prot = -1, .advice = -1, .lock = -1 };
 	switch (m->event) {
 	case UFFD_EVENT_UNMAP:
