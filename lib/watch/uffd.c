@@ -10,6 +10,7 @@
 #include <linux/userfaultfd.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
@@ -91,6 +92,23 @@ static void *read_events(void *arg)
 	return NULL;
 }
 
+/*
+ * The reader runs with every signal blocked: a handler of the program's
+ * running on it could take a lock an unmapping thread holds while it
+ * waits for this very reader.
+ */
+static int start_reader(struct ms_uffd *u)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&u->reader, NULL, read_events, u);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -err;
+}
+
 static int open_fd(void)
 {
 	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
@@ -124,7 +142,7 @@ int ms_uffd_open(struct ms_evring *r, struct ms_uffd **out)
 		err = -errno;
 		goto fail;
 	}
-	if ((err = -pthread_create(&u->reader, NULL, read_events, u)))
+	if ((err = start_reader(u)))
 		goto fail;
 	*out = u;
 	return 0;

@@ -2,10 +2,14 @@
  * The userfaultfd reader: unmaps of a tracked range by raw syscalls (which
  * interposition cannot see) come out of the ring: munmap, a moving mremap
  * and madvise(DONTNEED); a page touched again after DONTNEED reads zero
- * and does not hang; a file mapping cannot be tracked. Skipped where this
- * process may not have a userfaultfd.
+ * and does not hang; a file mapping cannot be tracked; the reader thread
+ * blocks every signal (a handler of the program's on it could wait for a
+ * lock an unmapping thread holds). Skipped where this process may not
+ * have a userfaultfd.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <signal.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -38,6 +43,35 @@ static struct ms_change next(struct ms_evring *r)
 	return c;
 }
 
+/* Whether every thread but this one blocks SIGUSR1 and SIGTERM (SigBlk in /proc). */
+static int others_block_signals(void)
+{
+	char path[300], line[256];
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/task");
+	int others = 0, blocking = 0;
+	FILE *f;
+
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.' || atoi(d->d_name) == gettid())
+			continue;
+		others++;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status", d->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "SigBlk:", 7)) {
+				unsigned long long m = strtoull(line + 7, NULL, 16);
+
+				blocking += (m & (1ULL << (SIGUSR1 - 1))) && (m & (1ULL << (SIGTERM - 1)));
+			}
+		if (f)
+			fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return others > 0 && others == blocking;
+}
+
 static void raw_syscalls_seen(void **state)
 {
 	struct ms_evring r;
@@ -55,6 +89,7 @@ static void raw_syscalls_seen(void **state)
 		skip();
 	}
 	assert_int_equal(err, 0);
+	assert_true(others_block_signals());
 	p = mmap(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(p != MAP_FAILED);
 	memset(p, 1, 8 * PAGE);
