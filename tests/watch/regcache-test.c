@@ -207,6 +207,10 @@ int main(void)
 	}
 	mode = ms_watch_mode(rc.watch);
 	printf("mode: %s\n", mode_names[mode]);
+	if (getenv("MAPSCOPE_WATCH") && strcmp(getenv("MAPSCOPE_WATCH"), mode_names[mode])) {
+		printf("FAIL: MAPSCOPE_WATCH=%s, but the watch is in %s mode\n", getenv("MAPSCOPE_WATCH"), mode_names[mode]);
+		failures++;
+	}
 
 	f = failures;
 	for (i = 0; i < 200; i++) {               /* the same path, many times over */
@@ -228,6 +232,21 @@ int main(void)
 	else
 		verify("syscall(SYS_munmap)", g, p, 4 * PAGE);
 	report("syscall(SYS_munmap) directly", f);
+
+	if (mode == MS_WATCH_UFFD) {
+		/* Not registered, so not tracked: the userfaultfd's blind spot, as interposition's. */
+		p = map_pages(4, MAP_PRIVATE | MAP_ANONYMOUS);
+		g = ms_watch_generation(rc.watch);
+		syscall(SYS_munmap, p, 4 * PAGE);
+		usleep(100000);                 /* a tracked range's event would be queued within microseconds */
+		checks++;
+		if (ms_watch_generation(rc.watch) != g) {
+			printf("FAIL: a raw munmap of an untracked range was seen in uffd mode\n");
+			failures++;
+		} else {
+			printf("blind spot: syscall(SYS_munmap) of an untracked range is not seen in uffd mode (as watch.h says)\n");
+		}
+	}
 
 	f = failures;
 	p = map_pages(9, MAP_PRIVATE | MAP_ANONYMOUS);
