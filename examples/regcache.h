@@ -1,8 +1,11 @@
 /*
  * A tiny registration cache, the way an RDMA library keeps memory
  * registrations: address range -> handle. It must never hand out a handle
- * for memory that has been unmapped. It asks libmapscope, not libc hooks,
- * so it also sees direct syscalls and works in static binaries.
+ * for memory that has been unmapped. It asks libmapscope, whose kernel
+ * mode also sees direct syscalls and works in static binaries; where the
+ * kernel's events are refused, the watch falls back to userfaultfd and
+ * interposition (mapscope/watch.h lists what each mode misses), and each
+ * registered range is tracked so that the userfaultfd covers it.
  */
 #ifndef REGCACHE_H
 #define REGCACHE_H
