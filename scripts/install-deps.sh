@@ -14,6 +14,7 @@ packages=(
 	libcapstone-dev               # record --prefetches: finds prefetch instructions
 	clang libclang-rt-14-dev      # the libFuzzer harnesses (make check runs each for 60 s)
 	linux-perf                    # the peer our files must satisfy
+	hotspot                       # its perfparser reads our recordings in the interop test
 	python3                       # end-to-end checkers
 	zstd                          # compresses hostile recordings (tests/e2e/perfdata-craft.py)
 	nodejs                        # a runtime for the freeze oracle (tests/e2e/runtime-node.sh)

@@ -295,7 +295,7 @@ static int start_pipe(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 {
 	struct perf_pipe_file_header ph = { PERF_MAGIC2, sizeof(ph) };
 	struct perf_event_header h;
-	uint32_t td[2];
+	uint32_t td;
 	size_t i, size;
 	uint64_t feat;
 
@@ -324,13 +324,18 @@ static int start_pipe(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 	}
 	put_names(w, o);
 	if (o->tracing_data) {
+		/*
+		 * The record without the pad that perf's struct has since 2019:
+		 * 12 bytes, as perf wrote it before. perf reads either (in a pipe
+		 * it reads the data from where the record ends); hotspot's
+		 * perfparser reads only this one and loses its place on the other.
+		 */
 		h = (struct perf_event_header){ .type = PERF_RECORD_HEADER_TRACING_DATA,
 						.size = sizeof(h) + sizeof(td) };
 		/* perf compares this size with what it read plus the padding. */
-		td[0] = (uint32_t)((o->tracing_data_len + 7) & ~(size_t)7);
-		td[1] = 0;
+		td = (uint32_t)((o->tracing_data_len + 7) & ~(size_t)7);
 		put(w, &h, sizeof(h));
-		put(w, td, sizeof(td));
+		put(w, &td, sizeof(td));
 		put(w, o->tracing_data, o->tracing_data_len);
 		put(w, (uint64_t[]){ 0 }, (8 - (o->tracing_data_len & 7)) & 7);
 	}

@@ -104,6 +104,37 @@ else
 	echo "note: this perf's data convert --to-json fails on its own pipe output: checked on file mode only"
 fi
 
+# hotspot's perfparser (Debian's hotspot package) reads our file and pipe
+# recordings, from a file and from stdin, and counts what perf script counts.
+# Before it could read a pipe, our tracing-data record had perf's 16-byte
+# layout; perfparser reads only the 12-byte one and lost its place ("bad
+# event header size 0", 0 samples), as it does on perf's own pipe output.
+perfparser=
+for f in /usr/lib/*/libexec/hotspot-perfparser /usr/libexec/hotspot-perfparser; do
+	[ -x "$f" ] && perfparser=$f && break
+done
+if [ -n "$perfparser" ]; then
+	pp_samples() {   # perfparser's sample count of its stdin or of file $1
+		if [ "$1" = - ]; then
+			timeout 120 "$perfparser" --print-stats 2>pp.err
+		else
+			timeout 120 "$perfparser" --print-stats --input "$1" 2>pp.err
+		fi | sed -n 's/^samples: \([0-9]*\)$/\1/p'
+	}
+	n=$(pp_samples w.data)
+	[ "$n" = "$script_n" ] || fail "perfparser counts ${n:-no} samples in the file, perf script $script_n: $(grep -v 'unhandled event' pp.err | head -3)"
+	n=$(pp_samples pipe.data)
+	[ "$n" = "$pipe_n" ] || fail "perfparser counts ${n:-no} samples in the pipe recording, perf script $pipe_n: $(grep -v 'unhandled event' pp.err | head -3)"
+	n=$(pp_samples - <pipe.data)
+	[ "$n" = "$pipe_n" ] || fail "perfparser counts ${n:-no} samples in the pipe from stdin, perf script $pipe_n: $(grep -v 'unhandled event' pp.err | head -3)"
+	if grep 'bad event header\|unexpected contentSize' pp.err >/dev/null; then
+		fail "perfparser complained: $(head -3 pp.err)"
+	fi
+	pass "hotspot's perfparser: $script_n samples in the file, $pipe_n in the pipe (file and stdin), as perf script"
+else
+	echo "note: no hotspot-perfparser (Debian package hotspot): perfparser not checked"
+fi
+
 # And the other way: perf's own pipe output (perf 6.1 pads its feature
 # records to 4 bytes), read from stdin and from a saved file.
 perf record -q -d -e page-faults -c 1 -o - -- "$WORKLOADS/fault-loop" 4 1 2>/dev/null >perf-pipe.data ||
