@@ -226,7 +226,7 @@ static size_t tuple_slot(struct ms_report *rep, const struct tuple *t)
 	size_t j;
 
 	if (!rep->nr_tuples)
-		rep->nr_tuples = 1;           /* slot 0 is "unmapped" in region mode; unused here */
+		rep->nr_tuples = 1;           /* slot 0 is "unmapped", in every mode */
 	if ((rep->nr_tuples + 1) * 2 > rep->tcap && tuple_grow(rep))
 		return 0;
 	for (j = tuple_hash(t, rep->tcap); rep->tslots[j]; j = (j + 1) & (rep->tcap - 1))
@@ -339,6 +339,11 @@ static void __attribute__((noinline)) charge_slow(struct ms_report *rep, const s
 		return;
 	}
 	count(rep, s, i, ev->time, ev->sample.addr);
+	/* Grouped by more than the region, unmapped samples count in slot 0 as well: the unmapped row's, as by region. */
+	if (!r && rep->group != MS_GROUP_REGION && (s = slot(rep, 0))) {
+		count(rep, s, 0, ev->time, ev->sample.addr);
+		rep->total--;
+	}
 }
 
 static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
@@ -622,6 +627,9 @@ MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 				.samples = s->samples, .pages = s->pages, .first_ns = s->first, .last_ns = s->last,
 			};
 		}
+		s = rep->cap ? &rep->st[0] : &zero;
+		rep->unmapped = (struct ms_report_row){ .samples = s->samples, .pages = s->pages,
+							.first_ns = s->first, .last_ns = s->last };
 	} else {
 		out = rep->rows = calloc(n ? n : 1, sizeof(*out));
 		if (!out)

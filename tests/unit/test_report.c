@@ -316,7 +316,9 @@ static void groups_from_options(void **state)
 	assert_int_equal(rows[2].samples, 2);
 	assert_null(rows[2].region);                      /* the unmapped samples, a row of their own */
 	assert_null(rows[0].children);
-	assert_int_equal(un->samples, 0);                 /* no separate unmapped row when grouped */
+	assert_int_equal(un->samples, 2);                 /* the unmapped row counts them too, as by region */
+	assert_int_equal(un->pages, 2);
+	assert_int_equal(ms_report_total(rep), 10);       /* once in the total */
 	ms_report_free(rep);
 	ms_aspace_free(as);
 
@@ -327,6 +329,7 @@ static void groups_from_options(void **state)
 	assert_null(rows[0].region);
 	assert_int_equal(rows[0].samples, 10);
 	assert_int_equal(rows[0].pages, 8);               /* 2 + 4 + the 2 unmapped */
+	assert_int_equal(un->samples, 2);
 	ms_report_free(rep);
 	ms_aspace_free(as);
 }
