@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,15 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+const char *cli_time_text(char buf[32], uint64_t t, uint64_t t0, bool abs)
+{
+	if (abs)
+		snprintf(buf, 32, "%" PRIu64, t);
+	else
+		snprintf(buf, 32, "%.6f", t >= t0 ? (double)(t - t0) / 1e9 : -((double)(t0 - t) / 1e9));
+	return buf;
 }
 
 static int verbose_level;

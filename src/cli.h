@@ -24,6 +24,13 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 /* Parses a decimal integer in [min, max] with nothing after it. 0 or -EINVAL/-ERANGE. */
 int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/*
+ * A time as text output gives it: seconds from t0 (the recording's start)
+ * with six decimals, or with abs the nanoseconds on the recording's clock.
+ * Returns buf.
+ */
+const char *cli_time_text(char buf[32], uint64_t t, uint64_t t0, bool abs);
+
 /* Installs the library's log callback: errors and warnings, debug with verbose. */
 void cli_log_init(int verbose);
 

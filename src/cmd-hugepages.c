@@ -18,6 +18,7 @@
 
 #include "advice-file.h"
 #include "cli.h"
+#include "output/format.h"
 #include "commands.h"
 #include "parse-options.h"
 #include "hugepages-do.h"
@@ -128,20 +129,21 @@ static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp
 		       "of room: %" PRIu64 " region%s (%" PRIu64 " MiB)\n", run->budget >> 20, u.advised >> 20,
 		       u.left_out, u.left_out == 1 ? "" : "s", u.left_out_bytes >> 20);
 	}
-	printf("%-7s %7s %-12s %-33s %-33s %6s %8s %8s %8s %9s  %s\n", "advised", "pid", "kind", "region",
+	printf("%-7s %7s %-12s %-29s %-29s %6s %8s %8s %8s %9s  %s\n", "advised", "pid", "kind", "region",
 	       "advise", "spans", "pages", "faults", "samples", "benefit", "name");
 	for (i = 0; i < n; i++) {
 		const struct ms_huge_advice *a = &v[i];
 		const struct ms_region *r = a->region;
-		char adv[40];
+		char adv[40], range[40];
 
 		how = hugepages_do(a, run->s, act, sizeof(act));
 		if (a->advised && a->end)
-			snprintf(adv, sizeof(adv), "%016" PRIx64 "-%016" PRIx64, a->start, a->end);
+			ms_format_range(a->start, a->end, adv);
 		else
 			snprintf(adv, sizeof(adv), "%s", hugepages_how_short(how));
-		printf("%-7s %7u %-12s %016" PRIx64 "-%016" PRIx64 " %-33s %3u/%-3u %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-		       " %9" PRIu64 "  %s\n", a->advised ? "yes" : "no", r->pid, ms_region_kind_name(r->kind), r->start, r->end,
+		ms_format_range(r->start, r->end, range);
+		printf("%-7s %7u %-12s %-29s %-29s %3u/%-3u %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+		       " %9" PRIu64 "  %s\n", a->advised ? "yes" : "no", r->pid, ms_region_kind_name(r->kind), range,
 		       adv, a->spans, a->aligned_spans, a->pages, a->faults, a->samples, a->benefit,
 		       r->name[0] ? MS_TEXT(r->name) : "[anon]");
 		printf("%9s %s\n", "why:", MS_TEXT(a->reason));
@@ -376,8 +378,10 @@ static int apply_range(int pidfd, const struct ms_huge_advice *a, const struct h
 	long before = anon_huge_kb(o->pid, a->start, a->end), after, range_kb = (long)((a->end - a->start) >> 10);
 	uint32_t i, spans = (uint32_t)((a->end - a->start) / MS_HUGE_SPAN);
 	struct collapse c;
+	char range[40];
 
-	printf("%016" PRIx64 "-%016" PRIx64 " (%u spans, %s): ", a->start, a->end, spans,
+	ms_format_range(a->start, a->end, range);
+	printf("%s (%u spans, %s): ", range, spans,
 	       a->region->name[0] ? MS_TEXT(a->region->name) : "[anon]");
 	if (o->dry_run) {
 		printf(before >= range_kb ? "already on hugepages, it seems: AnonHugePages now %ld kB\n" :

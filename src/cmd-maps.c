@@ -117,7 +117,7 @@ static int opt_at(const struct cli_option *opt, const char *arg)
 
 	a->m->last = !strcmp(arg, "last");
 	if (!a->m->last && parse_time(arg, &a->m->at, &a->m->rel))
-		return cli_usage_error("maps", "invalid time '%s': expected nanoseconds, "
+		return cli_usage_error("maps", "invalid time '%s': expected SECONDS.FRACTION, nanoseconds, "
 				       "+SECONDS, end or last", arg);
 	a->given = true;
 	return 0;
@@ -130,9 +130,11 @@ static int parse_args(int argc, char **argv, const char **input, struct maps_run
 	const struct cli_option options[] = {
 		OPT_INPUT(input, CLI_INPUT_HELP),
 		OPT_PID('p', "pid", &pid, "the process; a thread's id gives its process, as\n/proc/TID/maps does"),
-		OPT_CALLBACK('t', "at", &at, "TIME", "nanoseconds on the recording's clock (CLOCK_MONOTONIC\n"
-			     "for mapscope record), +SECONDS from the start, end, or\n"
-			     "last: just before the process exited", opt_at),
+		OPT_CALLBACK('t', "at", &at, "TIME", "seconds with a point on the recording's clock, as\n"
+			     "perf has them (1110.5), nanoseconds on it\n"
+			     "(CLOCK_MONOTONIC for mapscope record), +SECONDS from\n"
+			     "the start, end, or last: just before the process\n"
+			     "exited", opt_at),
 		OPT_END(),
 	};
 	int n;

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "outfile.h"
 #include "commands.h"
+#include "analysis/touched.h"
 #include "output/csv.h"
 #include "output/format.h"
 #include "output/html.h"
@@ -34,8 +35,8 @@ static const struct cli_usage usage = {
 	.column = 24,
 	.head =
 "usage: mapscope report [-i FILE] [--sort KEY,...] [--pid PID] [--comm NAME]\n"
-"                       [--time START,END] [--format text|json|csv|pprof|html]\n"
-"                       [-o FILE]\n"
+"                       [--time START,END] [--all] [--abs]\n"
+"                       [--format text|json|csv|pprof|html] [-o FILE]\n"
 "\n"
 "Replays a recording through the address-space model and charges every\n"
 "sampled data address to the region (one mapping's life) that held it at\n"
@@ -43,10 +44,16 @@ static const struct cli_usage usage = {
 "\n",
 	.tail =
 "\n"
-"Row fields: samples and share, pid, comm, start-end and size (the region's\n"
-"last extent), perms, kind (heap, stack, thread-stack, anon, file, shm,\n"
-"vdso, other), name, distinct 4 KiB pages touched, first and last sample\n"
-"time. JSON fields are documented in docs/json-schema.md.\n"
+"Row fields: samples and share, pid, comm, start-end and its size (the\n"
+"region's last extent: reserved) beside the memory its samples touched,\n"
+"perms (of the memory the samples touched: '+' where of more than one;\n"
+"a line under the row gives those the region has at its start, where they\n"
+"differ), kind (heap, stack, thread-stack, anon, file, shm, vdso, other),\n"
+"name, distinct 4 KiB pages touched, first and last sample time (seconds\n"
+"from the start; --abs: ns on the recording's clock). Regions with no\n"
+"samples are left out (--all shows them). Shares are of all the\n"
+"recording's samples, under every filter. JSON fields are documented in\n"
+"docs/json-schema.md.\n"
 "\n"
 "The header counts every sample of the file, of any event, and those set\n"
 "aside rather than charged: at address 0 (perf -d writes it for events\n"
@@ -65,6 +72,7 @@ static const struct cli_usage usage = {
 "  mapscope report --sort region,symbol\n"
 "  mapscope report --sort daddr-symbol\n"
 "  mapscope report --pid 1234 --time +1.5,+3\n"
+"  mapscope report --time 1110.5,1110.52 --all\n"
 "  mapscope report --format html -o report.html\n"
 "  mapscope report -i perf.data          (a perf record -d recording)\n",
 };
@@ -83,6 +91,12 @@ struct report_opts {
 	bool pprof, html;
 	const char *output;
 	const char *window;          /* --time as given */
+	bool all, abs;               /* --all: rows with no samples too; --abs: times in ns */
+	/* Known once the replay ran. */
+	uint64_t base;               /* the samples shares are of: all of the recording's */
+	uint64_t t0;                 /* its start */
+	size_t hidden;               /* rows left out for having no samples */
+	struct ms_touched *touched;  /* the perms of what the samples touched, per region */
 };
 
 static int opt_sort(const struct cli_option *opt, const char *s)
@@ -145,7 +159,7 @@ static int opt_time(const struct cli_option *opt, const char *s)
 		return cli_usage_error("report", err == -ERANGE ?
 				       "invalid time window '%s': it ends before it starts" :
 				       "invalid time window '%s': expected START,END, "
-				       "each ns, +SECONDS or empty", s);
+				       "each SECONDS.FRACTION, ns, +SECONDS or empty", s);
 	return 0;
 }
 
@@ -171,8 +185,10 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			0, MS_REPORT_MAX_CHILDREN, "invalid --children", ": expected 0 to " STR(MS_REPORT_MAX_CHILDREN)),
 		OPT_PID(0, "pid", &pid, "only regions of this process"),
 		OPT_STRING(0, "comm", &o->comm, "NAME", "only regions of processes with this name"),
-		OPT_CALLBACK(0, "time", o, "START,END", "only samples in this window; each end is ns on the\n"
-			     "recording's clock, +SECONDS from its start, or empty", opt_time),
+		OPT_CALLBACK(0, "time", o, "START,END", "only samples in this window; each end is seconds\n"
+			     "on the recording's clock with a point, as perf has\n"
+			     "them (1110.5), ns on it (1110500000000), +SECONDS\n"
+			     "from its start, or empty", opt_time),
 		OPT_CHOICE(0, "format", &fmt, "FMT", "text (default), json or csv; or pprof: a gzipped\n"
 			   "profile.proto for go tool pprof, Pyroscope or Parca\n"
 			   "(needs -o), each stack the code that touched the data\n"
@@ -182,6 +198,9 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 			   "click on a band selects its region), the timeline\n"
 			   "of changes, hugepage advice and unmapped accesses",
 			   formats, "unknown format", ": use text, json, csv, pprof or html"),
+		OPT_BOOL(0, "all", &o->all, "also the regions with no samples (left out, and\n"
+			 "counted in the header, by default)"),
+		OPT_ABS(&o->abs),
 		OPT_STRING('o', "output", &o->output, "FILE", "write there instead of stdout"),
 		OPT_END(),
 	};
@@ -217,6 +236,30 @@ static bool wanted(const struct report_opts *o, const struct ms_region *r)
 	return (o->pid < 0 || r->pid == (uint32_t)o->pid) && (!o->comm || !strcmp(o->comm, r->comm));
 }
 
+/* A region's row with nothing to say: no samples, and no ongoing access where the recording has it. */
+static bool empty(const struct ms_report_row *row)
+{
+	return row->region && !row->samples && !row->access_intervals;
+}
+
+/* Whether a row is printed: of a process the filters keep, not empty unless --all. */
+static bool shown(const struct report_opts *o, const struct ms_report_row *row)
+{
+	if (!(o->group & MS_GROUP_REGION))
+		return true;
+	return wanted(o, row->region) && (o->all || !empty(row));
+}
+
+/* The rows the filters keep that are empty: what --all would add. */
+static size_t count_hidden(const struct report_opts *o, const struct ms_report_row *rows, size_t n)
+{
+	size_t i, hidden = 0;
+
+	for (i = 0; !o->all && (o->group & MS_GROUP_REGION) && i < n; i++)
+		hidden += empty(&rows[i]) && wanted(o, rows[i].region);
+	return hidden;
+}
+
 static double share(uint64_t n, uint64_t total)
 {
 	return total ? 100.0 * (double)n / (double)total : 0.0;
@@ -229,25 +272,73 @@ static const char *base(const char *path)
 	return slash ? slash + 1 : (path ? path : "");
 }
 
-static void text_times(const struct ms_report_row *r, double t0)
+static void text_times(const struct report_opts *o, const struct ms_report_row *r)
 {
+	int w = o->abs ? 20 : 11;
+	char a[32], b[32];
+
 	if (r->samples)
-		printf(" %11.6f %11.6f", ((double)r->first_ns - t0) / 1e9, ((double)r->last_ns - t0) / 1e9);
+		printf(" %*s %*s", w, cli_time_text(a, r->first_ns, o->t0, o->abs), w,
+		       cli_time_text(b, r->last_ns, o->t0, o->abs));
 	else
-		printf(" %11s %11s", "-", "-");
+		printf(" %*s %*s", w, "-", w, "-");
 }
 
-static void text_region(const struct ms_region *r)
+/*
+ * The perms of the memory r's samples touched (most of them, where they
+ * touched more than one protection: a '+' says so), or r's own where it
+ * has none. False where that is r's own perms and no other.
+ */
+static bool touched_perms(const struct report_opts *o, const struct ms_region *r, char perms[6])
 {
-	char perms[5];
+	const struct ms_touched_stat *st = o->touched ? ms_touched_region(o->touched, r->id) : NULL;
+	int kinds, prot = st ? ms_touched_main_prot(st, &kinds) : -1;
+
+	ms_format_perms(prot < 0 ? r->prot : (uint32_t)prot, r->flags, perms);
+	if (prot < 0)
+		return false;
+	if (kinds > 1)
+		strcat(perms, "+");
+	return kinds > 1 || (uint32_t)prot != (r->prot & (MS_TOUCHED_PROTS - 1));
+}
+
+static void text_region(const struct report_opts *o, const struct ms_report_row *row)
+{
+	const struct ms_region *r = row->region;
+	char perms[6], range[40], size[16], touched[16];
 
 	if (!r) {
-		printf(" %7s %-15s %-33s %10s %-5s %-12s", "-", "-", "-", "-", "-", "unmapped");
+		printf(" %7s %-15s %-29s %10s %10s %-5s %-12s", "-", "-", "-", "-", "-", "-", "unmapped");
 		return;
 	}
+	touched_perms(o, r, perms);
+	ms_format_range(r->start, r->end, range);
+	ms_format_size(r->end - r->start, size);
+	ms_format_size(row->pages << 12, touched);
+	printf(" %7u %-15s %-29s %10s %10s %-5s %-12s", r->pid, MS_TEXT(r->comm), range, size, touched, perms,
+	       ms_region_kind_name(r->kind));
+}
+
+/* Under a row whose samples touched other perms than the region was made with: which, how many, from when. */
+static void text_touched_line(const struct report_opts *o, const struct ms_region *r)
+{
+	const struct ms_touched_stat *st;
+	char perms[6], t[32];
+	int p, n;
+
+	if (!touched_perms(o, r, perms))
+		return;
+	st = ms_touched_region(o->touched, r->id);
 	ms_format_perms(r->prot, r->flags, perms);
-	printf(" %7u %-15s %016" PRIx64 "-%016" PRIx64 " %10" PRIu64 " %-5s %-12s", r->pid, MS_TEXT(r->comm),
-	       r->start, r->end, r->end - r->start, perms, ms_region_kind_name(r->kind));
+	printf("%17s perms at its start %s; its samples touched", "", perms);
+	for (p = 0, n = 0; p < MS_TOUCHED_PROTS; p++) {
+		if (!st->samples[p])
+			continue;
+		ms_format_perms((uint32_t)p, r->flags, perms);
+		printf("%s %s (%" PRIu64 " samples, the first at %s%s)", n++ ? "," : "", perms, st->samples[p],
+		       cli_time_text(t, st->first_ns[p], o->t0, o->abs), o->abs ? " ns" : " s");
+	}
+	printf("\n");
 }
 
 /* The columns of ongoing access, where the recording has it (access: its evidence). */
@@ -268,15 +359,10 @@ static void text_access(const char *access, const struct ms_report_row *r)
 		       r->accesses, 100.0 * r->hot_share);
 }
 
-static void print_text(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
-		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
-		       bool uncertain, const char *access)
+/* The header of the table: counts, what the samples are, what times and shares mean. */
+static void text_header(const struct report_opts *o, uint64_t total, const struct ms_session_stats *st,
+			bool uncertain, const struct ms_session *s)
 {
-	bool by_region = o->group & MS_GROUP_REGION;
-	double t0 = (double)st->first_time;
-	size_t i;
-	int k;
-
 	char aside[512];
 
 	printf("# samples: %" PRIu64 "  lost records: %" PRIu64 "  duration: %.6f s%s\n", total, st->lost,
@@ -284,16 +370,26 @@ static void print_text(const struct report_opts *o, const struct ms_report_row *
 	ms_format_set_aside(st, aside, sizeof(aside));
 	printf("# samples in the file: %" PRIu64 " (%" PRIu64 " with a data address)%s%s\n",
 	       ms_format_file_samples(st), st->samples, aside[0] ? "; set aside: " : "", aside);
-	printf("# times are seconds from the start of the recording\n");
-	if (access && by_region)
-		printf("# ongoing access from %s: referenced 4 KiB pages per interval (mean, peak), "
-		       "accesses counted, share of the region hot per interval\n", access);
-	if (!by_region)
-		access = NULL;
+	replay_event_line(s, stdout, "# ");
+	printf("# times are %s\n", o->abs ? "nanoseconds on the recording's clock (--abs)" :
+	       "seconds from the start of the recording (--abs: nanoseconds on its clock)");
+	printf("# shares are of all %" PRIu64 " samples of the recording, under any --pid, --comm or --time\n",
+	       o->base);
+	if (o->hidden)
+		printf("# %zu regions with no samples%s are not shown (--all shows them)\n", o->hidden,
+		       o->window ? " in the window" : "");
+}
+
+static void text_columns(const struct report_opts *o, const char *access)
+{
+	bool by_region = o->group & MS_GROUP_REGION;
+	int w = o->abs ? 20 : 11;
+
 	printf("%9s %7s", "samples", "share");
 	if (by_region)
-		printf(" %7s %-15s %-33s %10s %-5s %-12s", "pid", "comm", "start-end", "size", "perms", "kind");
-	printf(" %7s %11s %11s", "pages", "first", "last");
+		printf(" %7s %-15s %-29s %10s %10s %-5s %-12s", "pid", "comm", "start-end", "reserved", "touched",
+		       "perms", "kind");
+	printf(" %7s %*s %*s", "pages", w, "first", w, "last");
 	text_access_head(access);
 	if (by_region)
 		report_memlevel_text_header();
@@ -309,47 +405,94 @@ static void print_text(const struct report_opts *o, const struct ms_report_row *
 	if (o->group & MS_GROUP_ALLOC)
 		printf(" alloc");
 	printf("\n");
-	for (i = 0; i < n; i++) {
-		const struct ms_report_row *r = &rows[i];
+}
 
-		if ((by_region && !wanted(o, r->region)) || (!by_region && o->group == MS_GROUP_REGION))
+static void text_row(const struct report_opts *o, const struct ms_report_row *r, const char *access)
+{
+	bool by_region = o->group & MS_GROUP_REGION;
+	int k;
+
+	printf("%9" PRIu64 " %6.2f%%", r->samples, share(r->samples, o->base));
+	if (by_region)
+		text_region(o, r);
+	printf(" %7" PRIu64, r->pages);
+	text_times(o, r);
+	text_access(access, r);
+	if (by_region)
+		report_memlevel_text(r->region);
+	if (by_region)
+		printf("  %s%s", !r->region ? "[unmapped]" : r->region->name[0] ? MS_TEXT(r->region->name) : "[anon]",
+		       r->region && r->region->records_lost ? " (records of its process were lost)" : "");
+	if (o->group & MS_GROUP_SYMBOL)
+		printf("  %s", MS_TEXT(r->symbol));
+	if (o->group & MS_GROUP_DSO)
+		printf("  %s", MS_TEXT(base(r->dso)));
+	if (o->group & MS_GROUP_DADDR)
+		printf("  %s", MS_TEXT(r->daddr_symbol));
+	if (o->group & MS_GROUP_ALLOC)
+		printf("  %s", MS_TEXT(r->alloc));
+	printf("\n");
+	if (by_region && r->region && r->samples)
+		text_touched_line(o, r->region);
+	if (o->group == MS_GROUP_REGION && r->alloc && r->samples)
+		printf("%17s allocated by %s\n", "", MS_TEXT(r->alloc));
+	for (k = 0; k < r->nr_children; k++)
+		printf("%17s %9" PRIu64 " %6.2f%%  %s  (%s)\n", "", r->children[k].samples,
+		       share(r->children[k].samples, r->samples), MS_TEXT(r->children[k].symbol),
+		       MS_TEXT(base(r->children[k].dso)));
+}
+
+static void print_text(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
+		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
+		       bool uncertain, const char *access, const struct ms_session *s)
+{
+	bool by_region = o->group & MS_GROUP_REGION;
+	size_t i;
+
+	text_header(o, total, st, uncertain, s);
+	if (access && by_region)
+		printf("# ongoing access from %s: referenced 4 KiB pages per interval (mean, peak), "
+		       "accesses counted, share of the region hot per interval\n", access);
+	if (!by_region)
+		access = NULL;
+	text_columns(o, access);
+	for (i = 0; i < n; i++) {
+		if ((by_region && !shown(o, &rows[i])) || (!by_region && o->group == MS_GROUP_REGION))
 			continue;
-		printf("%9" PRIu64 " %6.2f%%", r->samples, share(r->samples, total));
-		if (by_region)
-			text_region(r->region);
-		printf(" %7" PRIu64, r->pages);
-		text_times(r, t0);
-		text_access(access, r);
-		if (by_region)
-			report_memlevel_text(r->region);
-		if (by_region)
-			printf("  %s%s", !r->region ? "[unmapped]" : r->region->name[0] ? MS_TEXT(r->region->name) : "[anon]",
-			       r->region && r->region->records_lost ? " (records of its process were lost)" : "");
-		if (o->group & MS_GROUP_SYMBOL)
-			printf("  %s", MS_TEXT(r->symbol));
-		if (o->group & MS_GROUP_DSO)
-			printf("  %s", MS_TEXT(base(r->dso)));
-		if (o->group & MS_GROUP_DADDR)
-			printf("  %s", MS_TEXT(r->daddr_symbol));
-		if (o->group & MS_GROUP_ALLOC)
-			printf("  %s", MS_TEXT(r->alloc));
-		printf("\n");
-		if (o->group == MS_GROUP_REGION && r->alloc && r->samples)
-			printf("%17s allocated by %s\n", "", MS_TEXT(r->alloc));
-		for (k = 0; k < r->nr_children; k++)
-			printf("%17s %9" PRIu64 " %6.2f%%  %s  (%s)\n", "", r->children[k].samples,
-			       share(r->children[k].samples, r->samples), MS_TEXT(r->children[k].symbol),
-			       MS_TEXT(base(r->children[k].dso)));
+		text_row(o, &rows[i], access);
 	}
 	if (o->group == MS_GROUP_REGION) {
-		printf("%9" PRIu64 " %6.2f%%", un->samples, share(un->samples, total));
-		text_region(NULL);
+		printf("%9" PRIu64 " %6.2f%%", un->samples, share(un->samples, o->base));
+		text_region(o, un);
 		printf(" %7" PRIu64, un->pages);
-		text_times(un, t0);
+		text_times(o, un);
 		text_access(access, NULL);
 		report_memlevel_text(NULL);
 		printf("  [unmapped]\n");
 	}
+}
+
+/* The perms of the memory the samples touched: [{"perms", "samples", "first_ns"}, ...]. */
+static void json_touched(struct ms_json *w, const struct report_opts *o, const struct ms_report_row *row)
+{
+	const struct ms_touched_stat *st = o->touched ? ms_touched_region(o->touched, row->region->id) : NULL;
+	char perms[5];
+	int p;
+
+	ms_json_key_u64(w, "touched_size", row->pages << 12);
+	ms_json_key(w, "touched_perms");
+	ms_json_array_begin(w);
+	for (p = 0; st && p < MS_TOUCHED_PROTS; p++) {
+		if (!st->samples[p])
+			continue;
+		ms_format_perms((uint32_t)p, row->region->flags, perms);
+		ms_json_object_begin(w);
+		ms_json_key_str(w, "perms", perms);
+		ms_json_key_u64(w, "samples", st->samples[p]);
+		ms_json_key_u64(w, "first_ns", st->first_ns[p]);
+		ms_json_object_end(w);
+	}
+	ms_json_array_end(w);
 }
 
 static void json_region(struct ms_json *w, const struct ms_region *r)
@@ -418,6 +561,8 @@ static void json_row(struct ms_json *w, const struct report_opts *o, const struc
 		ms_json_key_str(w, "daddr_symbol", r->daddr_symbol);
 	if (o->group & MS_GROUP_ALLOC || o->group == MS_GROUP_REGION)
 		ms_json_key_str(w, "alloc", r->alloc);
+	if ((o->group & MS_GROUP_REGION) && r->region)
+		json_touched(w, o, r);
 	if (o->group == MS_GROUP_REGION) {
 		ms_json_key_str(w, "alloc_chain", ms_session_alloc_chain(s, r->region));
 		json_children(w, r);
@@ -459,13 +604,16 @@ static void print_json(const struct report_opts *o, const struct ms_report_row *
 	json_totals(&w, total, st, uncertain);
 	replay_loss_json(s, &w);
 	replay_mode_json(s, &w);
+	replay_event_json(s, &w);
+	if (o->group & MS_GROUP_REGION)
+		ms_json_key_u64(&w, "hidden_regions", o->hidden);
 	if (access)
 		ms_json_key_str(&w, "access_evidence", access);
 	ms_json_newline(&w, 1);
 	ms_json_key(&w, "regions");
 	ms_json_array_begin(&w);
 	for (i = 0; i < n; i++) {
-		if ((o->group & MS_GROUP_REGION) && !wanted(o, rows[i].region))
+		if (!shown(o, &rows[i]))
 			continue;
 		ms_json_newline(&w, 2);
 		json_row(&w, o, &rows[i], s, access);
@@ -496,12 +644,14 @@ static void csv_access(const char *access, const struct ms_report_row *r)
 }
 
 static void print_csv(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
-		      const struct ms_report_row *un, uint64_t total, const char *access)
+		      const struct ms_report_row *un, const char *access)
 {
-	char perms[5];
+	char perms[5], perms6[6];
 	size_t i;
 
-	printf("samples,share,pid,comm,start,end,size,perms,kind,name,pages,first_ns,last_ns,symbol,dso,daddr_symbol,alloc%s",
+	/* No comment lines of its own: a CSV reader takes the first line for the header. */
+	printf("samples,share,pid,comm,start,end,size,perms,kind,name,pages,first_ns,last_ns,symbol,dso,daddr_symbol,alloc,"
+	       "touched_size,touched_perms%s",
 	       access ? ",referenced_pages_mean,referenced_pages_peak,accesses,hot_share" : "");
 	if (o->group == MS_GROUP_REGION)
 		report_memlevel_csv_header();
@@ -510,9 +660,9 @@ static void print_csv(const struct report_opts *o, const struct ms_report_row *r
 		const struct ms_report_row *row = &rows[i];
 		const struct ms_region *r = row->region;
 
-		if ((o->group & MS_GROUP_REGION) && !wanted(o, r))
+		if (!shown(o, row))
 			continue;
-		printf("%" PRIu64 ",%.4f,", row->samples, share(row->samples, total));
+		printf("%" PRIu64 ",%.4f,", row->samples, share(row->samples, o->base));
 		if (r) {
 			ms_format_perms(r->prot, r->flags, perms);
 			printf("%u,", r->pid);
@@ -530,14 +680,17 @@ static void print_csv(const struct report_opts *o, const struct ms_report_row *r
 		ms_csv_str(stdout, row->daddr_symbol ? row->daddr_symbol : "");
 		printf(",");
 		ms_csv_str(stdout, row->alloc ? row->alloc : "");
+		if (r)
+			touched_perms(o, r, perms6);
+		printf(",%" PRIu64 ",%s", row->pages << 12, r ? perms6 : "");
 		csv_access(access, row);
 		if (o->group == MS_GROUP_REGION)
 			report_memlevel_csv(r);
 		printf("\n");
 	}
 	if (o->group == MS_GROUP_REGION) {
-		printf("%" PRIu64 ",%.4f,,,,,,,unmapped,[unmapped],%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,,%s",
-		       un->samples, share(un->samples, total), un->pages, un->first_ns, un->last_ns,
+		printf("%" PRIu64 ",%.4f,,,,,,,unmapped,[unmapped],%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,,,,%" PRIu64 ",%s",
+		       un->samples, share(un->samples, o->base), un->pages, un->first_ns, un->last_ns, un->pages << 12,
 		       access ? ",,,," : "");
 		report_memlevel_csv(NULL);
 		printf("\n");
@@ -592,9 +745,9 @@ static int print_report(const struct report_opts *o, const struct ms_html_report
 	replay_loss_line(s, stdout, "# ");     /* a comment line in the CSV and the table alike */
 	replay_mode_line(s, stdout, "# ");
 	if (o->format == CLI_FORMAT_CSV)
-		print_csv(o, rows, in->n, in->un, in->total, access);
+		print_csv(o, rows, in->n, in->un, access);
 	else {
-		print_text(o, rows, in->n, in->un, in->total, in->st, in->uncertain, access);
+		print_text(o, rows, in->n, in->un, in->total, in->st, in->uncertain, access, s);
 		report_prefetch_text(s);
 	}
 	return 0;
@@ -612,6 +765,21 @@ static int finish_output(struct outfile *out, bool failed)
 	if (out->fd < 0 && !written && !failed)
 		cli_error("cannot write '%s': %s", out->path, strerror(errno));
 	return outfile_close(out, written && !failed);
+}
+
+/* The report and what each format adds to it. 0, or EXIT_RUNTIME (out of memory). */
+static int add_analyses(struct report_opts *o, struct ms_session *s, struct ms_report **rep, struct ms_html **html,
+			struct ms_pprof **pp)
+{
+	*rep = ms_report_new(&(struct ms_report_opts){ .group = o->group, .children = (unsigned int)o->children });
+	if (!*rep || ms_session_add(s, &ms_report_analysis, *rep) ||
+	    (o->html && !(*html = ms_html_new(s, o->pid, o->comm))) ||
+	    (o->pprof && (!(*pp = ms_pprof_new()) || ms_session_add(s, &ms_pprof_analysis, *pp))) ||
+	    report_memlevel_add(s) || report_prefetch_add(s) ||
+	    (!o->pprof && !o->html && (!(o->touched = ms_touched_new()) ||
+				       ms_session_add(s, &ms_touched_analysis, o->touched))))
+		return EXIT_RUNTIME;
+	return 0;
 }
 
 int cmd_report(int argc, char **argv)
@@ -634,9 +802,16 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
-	/* Symbols only where a code column or children are asked for. */
-	so.symbols = o.children || (o.group & ~MS_GROUP_REGION) || o.html;   /* pprof asks for them itself */
-	so.symbols |= !o.pprof && o.format != CLI_FORMAT_CSV && report_prefetch_in(o.input);
+	/*
+	 * Symbols where a code column or children are asked for, and for the
+	 * call that made each region (alloc), which every table names, also
+	 * under --children 0, where the recording has the call chains to name
+	 * it from; and for the prefetch sites outside CSV. pprof asks for them
+	 * itself.
+	 */
+	so.symbols = o.children || (o.group & ~MS_GROUP_REGION) || o.html;
+	so.symbols |= !o.pprof && (replay_has_call_chains(o.input) ||
+				   (o.format != CLI_FORMAT_CSV && report_prefetch_in(o.input)));
 	so.from_ns = o.from;
 	so.to_ns = o.to;
 	so.from_rel = o.from_rel;
@@ -644,14 +819,8 @@ int cmd_report(int argc, char **argv)
 	ret = replay_open(&s, o.input, &so);
 	if (ret)
 		goto out;
-	rep = ms_report_new(&(struct ms_report_opts){ .group = o.group, .children = (unsigned int)o.children });
-	if (!rep || ms_session_add(s, &ms_report_analysis, rep) ||
-	    (o.html && !(html = ms_html_new(s, o.pid, o.comm))) ||
-	    (o.pprof && (!(pp = ms_pprof_new()) || ms_session_add(s, &ms_pprof_analysis, pp))) ||
-	    report_memlevel_add(s) || report_prefetch_add(s)) {
-		ret = EXIT_RUNTIME;
+	if ((ret = add_analyses(&o, s, &rep, &html, &pp)))
 		goto out;
-	}
 	if (!o.group)
 		o.group = MS_GROUP_REGION;
 	ret = replay_run(s, o.input);
@@ -664,6 +833,9 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	ms_session_stats(s, &st);
+	o.base = st.samples;
+	o.t0 = st.first_time;
+	o.hidden = count_hidden(&o, rows, n);
 	/* No unmap records, or records lost: maps and unmaps may be missing. */
 	uncertain = !ms_session_has_syscalls(s) || st.lost;
 	replay_warnings(s, o.input);
@@ -693,6 +865,7 @@ out:
 	report_memlevel_free();
 	report_prefetch_free();
 	ms_report_free(rep);
+	ms_touched_free(o.touched);
 	ms_session_free(s);
 	return ret;
 }

@@ -15,11 +15,12 @@ static const struct cli_usage usage = {
 	.cmd = "timeline",
 	.column = 21,
 	.head =
-"usage: mapscope timeline [-i FILE] [--pid PID] [--format text|json]\n"
+"usage: mapscope timeline [-i FILE] [--pid PID] [--format text|json] [--abs]\n"
 "\n"
 "Lists every address-space change of the recording in time order: map,\n"
 "unmap, remap, protect, brk, stack-grow, madvise, fork, exec, exit, lock\n"
-"(mlock and the like). Each has its time, pid, tid, range, the new range\n"
+"(mlock and the like). Each has its time (seconds from the start; --abs:\n"
+"ns on the recording's clock), pid, tid, range (0x, low-high), the new range\n"
 "where it moved, the protection it has now (map, protect, remap), the\n"
 "advice (madvise) or the lock state (lock: locked, onfault, unlocked), and\n"
 "the name of the region concerned.\n"
@@ -33,17 +34,16 @@ static const struct cli_usage usage = {
 
 struct tl {
 	long pid;
-	bool json;
+	bool json, abs;
 };
 
 static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
 	struct tl *t = ctx;
 
-	(void)s;
 	(void)ev;
 	if (t->pid < 0 || c->pid == (uint32_t)t->pid)
-		print_change(stdout, c, t->json);
+		print_change(stdout, c, t->json, ms_session_first_time(s), t->abs);
 	return 0;
 }
 
@@ -78,6 +78,7 @@ static int parse_args(int argc, char **argv, const char **input, struct tl *t)
 		OPT_FORMAT_TEXT_JSON(&fmt, "text (default) or json (one object per line, fields\n"
 				     "time_ns, pid, tid, op, start, end, new_start, new_end,\n"
 				     "prot, advice, lock, name)"),
+		OPT_ABS(&t->abs),
 		OPT_END(),
 	};
 
@@ -107,7 +108,7 @@ int cmd_timeline(int argc, char **argv)
 		goto out;
 	}
 	if (!t.json)
-		print_change_header(stdout);
+		print_change_header(stdout, t.abs);
 	if ((ret = replay_run(s, input)))
 		goto out;
 	replay_warnings(s, input);

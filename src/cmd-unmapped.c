@@ -26,7 +26,7 @@ static const struct cli_usage usage = {
 	.cmd = "unmapped",
 	.column = 21,
 	.head =
-"usage: mapscope unmapped [-i FILE] [--format text|json]\n"
+"usage: mapscope unmapped [-i FILE] [--format text|json] [--abs]\n"
 "\n"
 "Reports every sampled access to memory that no mapping held at that\n"
 "instant, or that was PROT_NONE, grouped by the code that made it\n"
@@ -110,11 +110,16 @@ static void json_access(struct ms_json *w, const struct ms_unmapped_access *a, c
 	ms_json_object_end(w);
 }
 
-static void text_access(const struct ms_unmapped_access *a, const struct code *code, const char *site, double t0)
+static void text_access(const struct ms_unmapped_access *a, const struct code *code, const char *site, uint64_t t0,
+			bool abs)
 {
-	printf("%-12s %-8s %7" PRIu64 " %7u %18" PRIx64 " %11.6f %11.6f  %s", ms_unmapped_class_name(a->cls),
-	       ms_access_kind_name(a->kind), a->count, a->pid, a->address, ((double)a->first_ns - t0) / 1e9,
-	       ((double)a->last_ns - t0) / 1e9, MS_TEXT(code->sym));
+	char addr[24], first[32], last[32], range[40];
+	int w = abs ? 20 : 11;
+
+	snprintf(addr, sizeof(addr), "0x%" PRIx64, a->address);
+	printf("%-12s %-8s %7" PRIu64 " %7u %18s %*s %*s  %s", ms_unmapped_class_name(a->cls),
+	       ms_access_kind_name(a->kind), a->count, a->pid, addr, w, cli_time_text(first, a->first_ns, t0, abs),
+	       w, cli_time_text(last, a->last_ns, t0, abs), MS_TEXT(code->sym));
 	if (code->file)
 		printf(" (%s:%d)", MS_TEXT(code->file), code->line);
 	printf("\n");
@@ -122,9 +127,10 @@ static void text_access(const struct ms_unmapped_access *a, const struct code *c
 		printf("%12s unmapped %.6f s earlier by %s in thread %u%s%s\n", "", (double)(a->first_ns - a->freed_ns) / 1e9,
 		       MS_TEXT(a->freed_call), a->freed_tid, site[0] ? ", called from " : "", MS_TEXT(site));
 	if (a->kind == MS_ACCESS_PREFETCH && a->near_name)
-		printf("%12s %" PRIu64 " bytes %s %s %" PRIx64 "-%" PRIx64 "\n", "", a->near_distance,
+		printf("%12s %" PRIu64 " bytes %s %s %s\n", "", a->near_distance,
 		       a->cls == MS_UNMAPPED_PAST_END ? "past the end of" : "from the nearest mapping,",
-		       a->near_name[0] ? MS_TEXT(a->near_name) : "anonymous memory", a->near_start, a->near_end);
+		       a->near_name[0] ? MS_TEXT(a->near_name) : "anonymous memory",
+		       (ms_format_range(a->near_start, a->near_end, range), range));
 }
 
 /*
@@ -165,7 +171,7 @@ static void print_prefetch_sites(const struct un_run *run, struct ms_json *w, in
 
 /* The accesses as a table or as {"accesses": [...]}; t0 is the recording's first time. */
 static void print_accesses(const struct un_run *run, const struct ms_unmapped_access *acc, size_t n, int fmt,
-			   double t0)
+			   uint64_t t0, bool abs)
 {
 	char site[256], chain[1024];
 	struct ms_json w;
@@ -180,8 +186,8 @@ static void print_accesses(const struct un_run *run, const struct ms_unmapped_ac
 		ms_json_array_begin(&w);
 	} else {
 		replay_loss_line(run->s, stdout, "# ");
-		printf("%-12s %-8s %7s %7s %18s %11s %11s  %s\n", "class", "access", "count", "pid", "address", "first",
-		       "last", "code");
+		printf("%-12s %-8s %7s %7s %18s %*s %*s  %s\n", "class", "access", "count", "pid", "address", abs ? 20 : 11,
+		       "first", abs ? 20 : 11, "last", "code");
 	}
 	for (i = 0; i < n; i++) {
 		const struct ms_unmapped_access *a = &acc[i];
@@ -192,7 +198,7 @@ static void print_accesses(const struct un_run *run, const struct ms_unmapped_ac
 			ms_symbols_call_site(run->syms, a->pid, a->freed_chain, a->freed_chain_len, site, sizeof(site),
 					     chain, sizeof(chain));
 		if (fmt != CLI_FORMAT_JSON) {
-			text_access(a, &code, site, t0);
+			text_access(a, &code, site, t0, abs);
 			continue;
 		}
 		ms_json_newline(&w, 2);
@@ -207,11 +213,12 @@ static void print_accesses(const struct un_run *run, const struct ms_unmapped_ac
 	}
 }
 
-static int parse_args(int argc, char **argv, const char **input, int *fmt)
+static int parse_args(int argc, char **argv, const char **input, int *fmt, bool *abs)
 {
 	const struct cli_option options[] = {
 		OPT_INPUT(input, "the recording (default " CLI_DEFAULT_DATA ")"),
 		OPT_FORMAT_TEXT_JSON(fmt, "text (default) or json"),
+		OPT_ABS(abs),
 		OPT_END(),
 	};
 	int n;
@@ -231,8 +238,9 @@ int cmd_unmapped(int argc, char **argv)
 	const char *input;
 	size_t n = 0;
 	int fmt = CLI_FORMAT_TEXT, ret, err;
+	bool abs = false;
 
-	ret = parse_args(argc, argv, &input, &fmt);
+	ret = parse_args(argc, argv, &input, &fmt, &abs);
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
@@ -253,7 +261,7 @@ int cmd_unmapped(int argc, char **argv)
 		goto out;
 	}
 	replay_warnings(s, input);
-	print_accesses(&run, acc, n, fmt, (double)ms_session_first_time(s));
+	print_accesses(&run, acc, n, fmt, ms_session_first_time(s), abs);
 	ret = replay_status(s);
 out:
 	ms_unmapped_free(run.u);

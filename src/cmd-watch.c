@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mapscope/watch.h>
 
@@ -23,13 +24,15 @@ static const struct cli_usage usage = {
 	.cmd = "watch",
 	.column = 23,
 	.head =
-"usage: mapscope watch [--json] [--ops LIST] (-p PID[,PID...] | -- CMD [ARGS...])\n"
+"usage: mapscope watch [--json] [--ops LIST] [--abs] (-p PID[,PID...] | -- CMD [ARGS...])\n"
 "\n"
 "Prints every change to the address space of CMD (with its threads and\n"
 "children) or of running processes as it happens: map, unmap, remap,\n"
 "protect, brk, stack-grow, madvise, fork, exec, exit, lock. Unmaps made by direct\n"
 "syscalls are seen too: the kernel's tracepoints report them, nothing is\n"
 "patched. At low load a change is printed within a few milliseconds.\n"
+"Times are seconds from when watching began (--abs: CLOCK_MONOTONIC ns),\n"
+"ranges 0x, low-high, as in mapscope timeline.\n"
 "\n",
 	.tail =
 "\n"
@@ -69,7 +72,8 @@ static int opt_ops(const struct cli_option *opt, const char *s)
 }
 
 struct watch_opts {
-	bool json;
+	bool json, abs;
+	uint64_t t0;               /* CLOCK_MONOTONIC when watching began: the text's times count from it */
 	unsigned int ops;          /* bit per enum ms_aspace_op; 0: all */
 	pid_t pids[MAX_PIDS];
 	int nr_pids;
@@ -86,6 +90,7 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 			 "start, end, new_start, new_end, name; CMD's standard\n"
 			 "output goes to standard error, so the stream stays JSON"),
 		OPT_CALLBACK(0, "ops", &o->ops, "LIST", "only these operations, comma-separated", opt_ops),
+		OPT_ABS(&o->abs),
 		OPT_END(),
 	};
 	int n;
@@ -99,6 +104,14 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 	if (o->cmd && o->nr_pids)
 		return cli_usage_error("watch", "give either a command or -p, not both");
 	return 0;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 struct target {
@@ -120,7 +133,7 @@ static int print_pending(struct target *t, const struct watch_opts *o)
 			continue;
 		}
 		if (!o->ops || (o->ops >> ev.change.op & 1))
-			print_change(stdout, &ev.change, o->json);
+			print_change(stdout, &ev.change, o->json, o->t0, o->abs);
 	}
 	return ret;
 }
@@ -187,6 +200,7 @@ int cmd_watch(int argc, char **argv)
 	}
 	launch_raise_fd_limit();
 	launch_signals();
+	o.t0 = monotonic_ns();
 	if (o.cmd) {
 		/* Under --json, what CMD prints must not split or forge the stream's lines. */
 		if ((err = launch_fork(&child, o.cmd, o.json))) {
@@ -199,7 +213,7 @@ int cmd_watch(int argc, char **argv)
 		if (open_watch(&t[0], child.pid, MS_WATCH_ENABLE_ON_EXEC, o.cmd[0]))
 			goto out;
 		if (!o.json)
-			print_change_header(stdout);
+			print_change_header(stdout, o.abs);
 		if (launch_release(&child, o.cmd[0]))
 			goto out;
 	} else {
@@ -215,7 +229,7 @@ int cmd_watch(int argc, char **argv)
 				goto out;
 		}
 		if (!o.json)
-			print_change_header(stdout);
+			print_change_header(stdout, o.abs);
 	}
 	err = loop(t, n, &o);
 	if (err)

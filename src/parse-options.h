@@ -72,6 +72,10 @@ struct cli_option {
 /* A process id, from 1 to CLI_PID_MAX, into a uint64_t. */
 #define OPT_PID(s, l, v, h) OPT_U64(s, l, v, "PID", h, 1, CLI_PID_MAX, "invalid PID", NULL)
 
+/* --abs: text gives times as the recording's clock has them, not as seconds from its start. */
+#define OPT_ABS(v) OPT_BOOL(0, "abs", v, "times as nanoseconds on the recording's clock\n" \
+			    "(CLOCK_MONOTONIC), not seconds from its start")
+
 /* "text", "json", NULL: the first values of enum cli_format. */
 extern const char *const cli_text_json[];
 /* --format text|json into an int that then holds an enum cli_format. */

@@ -1,15 +1,16 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "cli.h"
 #include "output/format.h"
 #include "output/json.h"
 #include "print-change.h"
 #include "output/text.h"
 
-void print_change_header(FILE *f)
+void print_change_header(FILE *f, bool abs)
 {
-	fprintf(f, "%20s %7s %7s %-10s %-33s %-8s %s\n", "time_ns", "pid", "tid", "op", "start-end",
-		"prot", "name");
+	fprintf(f, "%*s %7s %7s %-10s %-29s %-8s %s\n", abs ? 20 : 11, abs ? "time_ns" : "time", "pid", "tid", "op",
+		"start-end", "prot", "name");
 }
 
 /* "key": what(c) where the change has that field, null where not. */
@@ -48,21 +49,27 @@ static void json_change(FILE *f, const struct ms_change *c)
 	fputc('\n', f);
 }
 
-void print_change(FILE *f, const struct ms_change *c, bool json)
+void print_change(FILE *f, const struct ms_change *c, bool json, uint64_t t0, bool abs)
 {
-	bool range = c->start || c->end;
-	char buf[16];
+	char buf[16], range[40], t[32];
+	const char *what;
 
 	if (json) {
 		json_change(f, c);
 		return;
 	}
-	fprintf(f, "%20" PRIu64 " %7u %7u %-10s ", c->time_ns, c->pid, c->tid, ms_aspace_op_name(c->op));
-	if (range)
-		fprintf(f, "%016" PRIx64 "-%016" PRIx64, c->start, c->end);
+	fprintf(f, "%*s %7u %7u %-10s ", abs ? 20 : 11, cli_time_text(t, c->time_ns, t0, abs), c->pid, c->tid,
+		ms_aspace_op_name(c->op));
+	/* A brk's range runs from the old break to the new one: low to high, and a shrink says so. */
+	if (c->start && !c->end)
+		snprintf(range, sizeof(range), "0x%" PRIx64, c->start);     /* shmdt: the start only */
+	else if (c->start || c->end)
+		ms_format_range(c->start, c->end, range);
 	else
-		fprintf(f, "%33s", "");
+		range[0] = '\0';
+	fprintf(f, "%-29s", range);
 	if (c->new_start)
-		fprintf(f, " -> %016" PRIx64 "-%016" PRIx64, c->new_start, c->new_end);
-	fprintf(f, " %-8s %s\n", ms_format_change_what(c, buf), MS_TEXT(c->name));
+		fprintf(f, " -> %s", (ms_format_range(c->new_start, c->new_end, range), range));
+	what = c->op == MS_OP_BRK && c->end < c->start ? "shrink" : ms_format_change_what(c, buf);
+	fprintf(f, " %-8s %s\n", what, MS_TEXT(c->name));
 }

@@ -204,6 +204,23 @@ void replay_warnings(struct ms_session *s, const char *path)
 			(unsigned long long)st.out_of_order);
 }
 
+bool replay_has_call_chains(const char *path)
+{
+	const struct perf_event_attr *a;
+	struct ms_pdreader *r;
+	bool yes = false;
+	size_t i;
+
+	if (!strcmp(path, "-") || !(r = ms_pdreader_open(path)))
+		return true;                 /* a pipe is read once: assume it has them */
+	for (i = 0; !yes && i < ms_pdreader_nr_evsels(r); i++) {
+		a = ms_pdreader_attr(r, i);
+		yes = a && (a->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER));
+	}
+	ms_pdreader_free(r);
+	return yes;
+}
+
 void replay_loss_line(const struct ms_session *s, FILE *f, const char *prefix)
 {
 	char line[1024];
@@ -225,6 +242,59 @@ static bool user_mode_faults(const struct ms_session *s)
 			return true;
 	}
 	return false;
+}
+
+/* The i-th event whose samples carry data addresses (tracepoints' do not), from *i on: false past the last. */
+static bool next_data_event(const struct ms_pdreader *r, size_t *i, const char **name, bool *faults)
+{
+	const struct perf_event_attr *a;
+
+	for (; r && *i < ms_pdreader_nr_evsels(r); ++*i) {
+		a = ms_pdreader_attr(r, *i);
+		/* Software events other than faults (task-clock for stack pointers) give no data address. */
+		if (!a || !(a->sample_type & PERF_SAMPLE_ADDR) || a->type == PERF_TYPE_TRACEPOINT ||
+		    (a->type == PERF_TYPE_SOFTWARE && !ms_attr_page_faults(a)))
+			continue;
+		*faults = ms_attr_page_faults(a);
+		*name = ms_pdreader_evsel_name(r, *i);
+		if (!*name)
+			*name = *faults ? "page-faults" : "(unnamed)";
+		++*i;
+		return true;
+	}
+	return false;
+}
+
+void replay_event_line(const struct ms_session *s, FILE *f, const char *prefix)
+{
+	const char *name;
+	size_t i = 0;
+	bool faults;
+
+	while (next_data_event(ms_session_reader(s), &i, &name, &faults)) {
+		fprintf(f, "%ssamples of event '", prefix);
+		ms_text_str(f, name);
+		fprintf(f, "': %s\n", faults ? "page faults, each the first touch of a page (a page faults once, when "
+			"first touched after it is mapped; later accesses to it are not sampled)" :
+			"sampled memory accesses (ongoing access)");
+	}
+}
+
+void replay_event_json(const struct ms_session *s, struct ms_json *w)
+{
+	const char *name;
+	size_t i = 0;
+	bool faults;
+
+	ms_json_key(w, "sample_events");
+	ms_json_array_begin(w);
+	while (next_data_event(ms_session_reader(s), &i, &name, &faults)) {
+		ms_json_object_begin(w);
+		ms_json_key_str(w, "name", name);
+		ms_json_key_str(w, "measures", faults ? "first_touch" : "access");
+		ms_json_object_end(w);
+	}
+	ms_json_array_end(w);
 }
 
 void replay_mode_line(const struct ms_session *s, FILE *f, const char *prefix)
@@ -256,6 +326,32 @@ int replay_status(const struct ms_session *s)
 	return ms_session_corrupt(s) || st.unknown_records || st.bad_names ? EXIT_RUNTIME : 0;
 }
 
+/*
+ * "1110.52": seconds on the recording's clock, as perf script prints a
+ * sample's time and perf's --time takes it; exact to the nanosecond (no
+ * floating point: 1110.52 s is 1110520000000 ns, not one less).
+ */
+static int parse_seconds(const char *s, uint64_t *ns)
+{
+	const char *dot = strchr(s, '.'), *p;
+	uint64_t sec = 0, frac = 0, scale = 100000000;
+
+	if (dot == s || !dot[1])
+		return -EINVAL;
+	for (p = s; p < dot; p++) {
+		if (*p < '0' || *p > '9' || sec > (UINT64_MAX / 1000000000u - 9) / 10)
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(*p - '0');
+	}
+	for (p = dot + 1; *p; p++, scale /= 10) {
+		if (*p < '0' || *p > '9' || !scale)
+			return -EINVAL;
+		frac += (uint64_t)(*p - '0') * scale;
+	}
+	*ns = sec * 1000000000u + frac;
+	return 0;
+}
+
 int parse_time(const char *s, uint64_t *ns, bool *relative)
 {
 	char *end;
@@ -276,6 +372,8 @@ int parse_time(const char *s, uint64_t *ns, bool *relative)
 		*relative = true;
 		return 0;
 	}
+	if (strchr(s, '.'))
+		return parse_seconds(s, ns);
 	if (cli_parse_u64(s, 0, UINT64_MAX, &v))
 		return -EINVAL;
 	*ns = v;

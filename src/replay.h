@@ -26,6 +26,13 @@ int replay_run(struct ms_session *s, const char *path);
 void replay_warnings(struct ms_session *s, const char *path);
 
 /*
+ * Whether path's events have call chains or copied stacks, from which the
+ * call that made each region is named (true for a pipe, which cannot be
+ * looked at twice, and for a file that cannot be opened: the replay says why).
+ */
+bool replay_has_call_chains(const char *path);
+
+/*
  * What the recording lost (ms_format_losses), carried in every output so
  * that a file read later says it is incomplete: a line "PREFIXlosses:
  * ...\n" on f (a comment in text and CSV: prefix "# "), or the "losses"
@@ -39,6 +46,14 @@ void replay_loss_line(const struct ms_session *s, FILE *f, const char *prefix);
 void replay_mode_line(const struct ms_session *s, FILE *f, const char *prefix);
 struct ms_json;
 void replay_mode_json(const struct ms_session *s, struct ms_json *w);
+/*
+ * What the samples are: for each event with data addresses, a line
+ * "PREFIXsamples of event 'page-faults': page faults, each the first touch
+ * of a page ..." (hardware events: ongoing access). In JSON:
+ * "sample_events": [{"name", "measures": "first_touch" or "access"}].
+ */
+void replay_event_line(const struct ms_session *s, FILE *f, const char *prefix);
+void replay_event_json(const struct ms_session *s, struct ms_json *w);
 void replay_loss_json(const struct ms_session *s, struct ms_json *w);
 
 /*
@@ -50,9 +65,10 @@ void replay_loss_json(const struct ms_session *s, struct ms_json *w);
 int replay_status(const struct ms_session *s);
 
 /*
- * Parses a time: integer nanoseconds on the recording's clock, "+SECONDS"
- * from the start (*relative set, the offset in ns returned), or "end".
- * 0 or -EINVAL.
+ * Parses a time: integer nanoseconds on the recording's clock, seconds on
+ * it with a decimal point as perf prints and takes them ("1110.52"),
+ * "+SECONDS" from the start (*relative set, the offset in ns returned),
+ * or "end". 0 or -EINVAL.
  */
 int parse_time(const char *s, uint64_t *ns, bool *relative);
 

@@ -3,6 +3,7 @@
  * the CSV, the JSON and the HTML page never disagree about them.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -121,4 +122,31 @@ bool ms_format_losses(const struct ms_session *s, char *out, size_t len)
 	if (used && used < len)
 		snprintf(out + used, len - used, "; attribution is uncertain");
 	return used > 0;
+}
+
+void ms_format_size(uint64_t bytes, char out[16])
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	double v = (double)bytes;
+	int u = -1;
+
+	if (bytes < 1024) {
+		snprintf(out, 16, "%u B", (unsigned int)bytes);
+		return;
+	}
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	/* 1023.96 KiB would print as "1024.0 KiB": the next unit says it in fewer digits. */
+	if (v >= 1023.95 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(out, 16, "%.1f %s", v, units[u]);
+}
+
+void ms_format_range(uint64_t a, uint64_t b, char out[40])
+{
+	snprintf(out, 40, "0x%" PRIx64 "-0x%" PRIx64, a < b ? a : b, a < b ? b : a);
 }

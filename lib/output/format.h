@@ -17,6 +17,16 @@
 /* "rw-p" from PROT_* and MAP_SHARED. */
 void ms_format_perms(uint32_t prot, uint32_t flags, char out[5]);
 
+/* A size for people: "512 B", "4.0 KiB", "64.0 MiB", "1.3 TiB" (powers of 1024). */
+void ms_format_size(uint64_t bytes, char out[16]);
+
+/*
+ * An address range as every text output writes it: "0x1000-0x3000", low
+ * to high whichever end comes first (a brk shrink's range is given from
+ * the old end down to the new one), in hex with 0x.
+ */
+void ms_format_range(uint64_t a, uint64_t b, char out[40]);
+
 /* "rw-" for a protection; for madvise, the advice; for lock, the state; "" where none applies. */
 const char *ms_format_change_what(const struct ms_change *c, char buf[16]);
 

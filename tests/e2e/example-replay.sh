@@ -8,7 +8,7 @@ cd "$TMP"
 
 ms_record summary.txt -o ex.data -- "$WORKLOADS/attrib" >attrib.txt
 "$WORKLOADS/example-replay" ex.data >ex.txt 2>ex.err || fail "example-replay failed: $(cat ex.err)"
-"$MAPSCOPE" report -i ex.data --format json >report.json 2>/dev/null || fail "report failed"
+"$MAPSCOPE" report -i ex.data --all --format json >report.json 2>/dev/null || fail "report failed"
 python3 - ex.txt report.json <<'PY' || exit 1
 import json, sys
 ex = open(sys.argv[1]).read().split("\n")

@@ -13,7 +13,7 @@ cd "$TMP"
 grep -q '^file pages=16' wl.txt || fail "the workload did not run: $(cat wl.txt)"
 pid=$(awk -F, '/,rw-s,file,/ { print $3 }' <("$MAPSCOPE" report -i h.data --format csv))
 [ -n "$pid" ] || fail "no row for the mapped file in the CSV report"
-at=$("$MAPSCOPE" timeline -i h.data | awk '$4 == "map" && /FAKE/ { printf "%.0f\n", $1 + 1; exit }')
+at=$("$MAPSCOPE" timeline -i h.data --abs | awk '$4 == "map" && /FAKE/ { printf "%.0f\n", $1 + 1; exit }')
 [ -n "$at" ] || fail "no map of the file in the timeline"
 
 want='/map\n   9999 99.99%  FAKE \x1b[31mred\xc2\x9b0m\tx'

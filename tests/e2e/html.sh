@@ -27,7 +27,7 @@ dom() {
 }
 
 ms_record rec.txt -o ops.data -- "$WORKLOADS/aspace-ops" "$WORKLOADS/exec-target" >ops.txt
-"$MAPSCOPE" report -i ops.data --format json >report.json 2>/dev/null || fail "report failed"
+"$MAPSCOPE" report -i ops.data --all --format json >report.json 2>/dev/null || fail "report failed"
 "$MAPSCOPE" timeline -i ops.data --format json >timeline.json 2>/dev/null || fail "timeline failed"
 "$MAPSCOPE" hugepages -i ops.data --format json >huge.json 2>/dev/null || fail "hugepages failed"
 "$MAPSCOPE" report -i ops.data --format html -o ops.html 2>err.txt || fail "report --format html failed: $(cat err.txt)"
@@ -94,7 +94,7 @@ print(f"ok: {len(rows)} rows, {len(bands)} bands, {len(changes)} changes, {hrows
 PY
 
 # A time window: the table and the heatmap's bands count the window's samples only.
-"$MAPSCOPE" report -i ops.data --time +0.002, --format json >win.json 2>/dev/null || fail "report --time failed"
+"$MAPSCOPE" report -i ops.data --all --time +0.002, --format json >win.json 2>/dev/null || fail "report --time failed"
 "$MAPSCOPE" report -i ops.data --time +0.002, --format html -o win.html 2>err.txt ||
 	fail "report --time --format html failed: $(cat err.txt)"
 dom win.html win.dom
@@ -194,7 +194,7 @@ grep -q 'id="heat-note">No samples to draw' nod.dom || fail "an empty heatmap do
 
 # 10,022 regions: a page of rows and bands, and the count of all.
 ms_record rec.txt -o many.data -- "$WORKLOADS/many-maps" 10000 2 >many.txt
-"$MAPSCOPE" report -i many.data --format json >many.json 2>/dev/null || fail "report failed"
+"$MAPSCOPE" report -i many.data --all --format json >many.json 2>/dev/null || fail "report failed"
 "$MAPSCOPE" report -i many.data --format html -o many.html 2>err.txt || fail "report --format html failed: $(cat err.txt)"
 dom many.html many.dom
 python3 - many.json many.dom <<'PY' || fail "the page of 10,000 regions is wrong"

@@ -30,8 +30,8 @@ assert r == {"samples": 180, "tlb_misses": 50, "level": "L1", "levels": {"L1": 1
 assert d["unmapped"]["memory"]["samples"] == 2
 EOF
 	"$MAPSCOPE" unmapped -i $style.data >$style.un 2>/dev/null || fail "$style: unmapped failed"
-	grep -Eq "^never-mapped prefetch +1 +4242 +30000000 .* 0x400100$" $style.un || fail "$style: no bad prefetch: $(cat $style.un)"
-	grep -Eq "^never-mapped load +1 +4242 +30001000 " $style.un || fail "$style: no wild load"
+	grep -Eq "^never-mapped prefetch +1 +4242 +0x30000000 .* 0x400100$" $style.un || fail "$style: no bad prefetch: $(cat $style.un)"
+	grep -Eq "^never-mapped load +1 +4242 +0x30001000 " $style.un || fail "$style: no wild load"
 	pass "$style: TLB, level and latency columns; the bad prefetch is an unmapped prefetch"
 done
 

@@ -39,6 +39,18 @@ static void rejects_junk_sign_and_range(void **state)
 	assert_int_equal(v, 7);                 /* untouched on failure */
 }
 
+/* Text times: seconds from the start with six decimals, or the clock's ns with --abs. */
+static void time_text(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(cli_time_text(b, 1110520000000ULL, 1110000000000ULL, false), "0.520000");
+	assert_string_equal(cli_time_text(b, 1110520000000ULL, 1110000000000ULL, true), "1110520000000");
+	assert_string_equal(cli_time_text(b, 1110000000000ULL, 1110000000000ULL, false), "0.000000");
+	assert_string_equal(cli_time_text(b, 999999999000ULL, 1000000000000ULL, false), "-0.000001");
+}
+
 /* What the test table sets; cleared before each parse. */
 static struct {
 	bool b, b2;
@@ -295,6 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_in_range),
+		cmocka_unit_test(time_text),
 		cmocka_unit_test(rejects_junk_sign_and_range),
 		cmocka_unit_test(reads_every_kind_in_both_forms),
 		cmocka_unit_test(long_names_by_unambiguous_prefix),

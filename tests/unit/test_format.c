@@ -23,6 +23,34 @@ static void perms(void **state)
 	assert_string_equal(p, "---p");
 }
 
+/* Sizes for people, in powers of 1024; ranges low to high with 0x. */
+static void size_and_range(void **state)
+{
+	char b[16], r[40];
+
+	(void)state;
+	ms_format_size(0, b);
+	assert_string_equal(b, "0 B");
+	ms_format_size(1023, b);
+	assert_string_equal(b, "1023 B");
+	ms_format_size(4096, b);
+	assert_string_equal(b, "4.0 KiB");
+	ms_format_size(64ULL << 20, b);
+	assert_string_equal(b, "64.0 MiB");
+	ms_format_size(1477468749824ULL, b);          /* a V8 cage's reservation */
+	assert_string_equal(b, "1.3 TiB");
+	ms_format_size((1ULL << 20) - 1, b);         /* not "1024.0 KiB" */
+	assert_string_equal(b, "1.0 MiB");
+	ms_format_size(UINT64_MAX, b);
+	assert_string_equal(b, "16.0 EiB");
+	ms_format_range(0x1000, 0x3000, r);
+	assert_string_equal(r, "0x1000-0x3000");
+	ms_format_range(0x150f6000, 0x150ee000, r);  /* a brk shrink: old break, new break */
+	assert_string_equal(r, "0x150ee000-0x150f6000");
+	ms_format_range(0xffffffffff600000ULL, 0xffffffffff601000ULL, r);
+	assert_string_equal(r, "0xffffffffff600000-0xffffffffff601000");
+}
+
 static void change_what(void **state)
 {
 	struct ms_change c = { .prot = -1, .advice = -1, .lock = -1 };
@@ -79,6 +107,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(perms),
+		cmocka_unit_test(size_and_range),
 		cmocka_unit_test(change_what),
 		cmocka_unit_test(code_without_symbols),
 		cmocka_unit_test(set_aside),
