@@ -141,3 +141,20 @@ for s in "" "--sort samples,alloc" "--sort region,symbol" "--sort dso"; do
 	[ "$n" = "$want_un" ] || fail "report $s counts $n unmapped samples, the default $want_un"
 done
 pass "unmapped: $addr with 0x; $want_un unmapped samples under every --sort"
+
+# watch: seconds from when it began, --abs the clock's ns; the brk shrink low-high.
+if "$MAPSCOPE" watch -- "$WORKLOADS/reserve" >w.txt 2>w.err; then
+	head -1 w.txt | grep '^ *time ' >/dev/null || fail "watch's first column is not 'time': $(head -1 w.txt)"
+	read -r wgrown wshrunk < <(sed -n 's/^brk old=0x[0-9a-f]* grown=\(0x[0-9a-f]*\) shrunk=\(0x[0-9a-f]*\)/\1 \2/p' w.txt)
+	grep -E "^ *[0-9]+\.[0-9]{6} .* brk +$wshrunk-$wgrown +shrink " w.txt >/dev/null ||
+		fail "watch does not print the brk shrink as seconds and $wshrunk-$wgrown: $(grep ' brk ' w.txt)"
+	awk '$1 ~ /^[0-9]+\.[0-9]+$/ && $1 > 60 { bad = 1 } END { exit bad }' w.txt ||
+		fail "watch gives times over a minute from its start: $(head -3 w.txt)"
+	"$MAPSCOPE" watch --abs -- "$WORKLOADS/reserve" >wa.txt 2>/dev/null || fail "watch --abs failed"
+	now=$(python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))')
+	awk -v now="$now" '$4 == "map" && ($1 !~ /^[0-9]+$/ || $1 > now || $1 < now - 60e9) { bad = 1 } END { exit bad }' wa.txt ||
+		fail "watch --abs does not give CLOCK_MONOTONIC ns: $(sed -n 2,3p wa.txt)"
+	pass "watch: seconds from its start, --abs in CLOCK_MONOTONIC ns, brk shrink $wshrunk-$wgrown"
+else
+	echo "note: watch failed here ($(head -1 w.err)): its times not checked"
+fi

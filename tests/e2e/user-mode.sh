@@ -91,10 +91,10 @@ python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1])).get("use
 "$MAPSCOPE" report -i user.data >user.txt
 grep -q '^# page faults of user mode only' user.txt || fail "report's header does not say the faults are user mode's"
 "$MAPSCOPE" timeline -i user.data >user.timeline
-grep -q " unmap *0*${klo#0x}-0*${khi#0x} " user.timeline || fail "the workload's munmap of $klo-$khi is not in the user-mode recording: $(grep ' unmap ' user.timeline | head -3)"
+grep -q " unmap *${klo}-${khi} " user.timeline || fail "the workload's munmap of $klo-$khi is not in the user-mode recording: $(grep ' unmap ' user.timeline | head -3)"
 as "$MAPSCOPE" watch -- "$WORKLOADS/kernel-faults" "$TMP/u" >watch.txt 2>watch.err || fail "watch as nobody: $(cat watch.err)"
 read -r _ klo khi <<<"$(grep '^kernel' watch.txt)"
-grep -q " unmap *0*${klo#0x}-0*${khi#0x}" watch.txt || fail "watch as nobody did not print the munmap of $klo-$khi: $(grep unmap watch.txt | head -3)"
+grep -q " unmap *${klo}-${khi} " watch.txt || fail "watch as nobody did not print the munmap of $klo-$khi: $(grep unmap watch.txt | head -3)"
 as "$build/tests/regcache-test" >regcache.txt 2>&1 || fail "the regcache test as nobody: $(grep FAIL regcache.txt | head -3; tail -1 regcache.txt)"
 grep -q '^mode: kernel' regcache.txt || fail "the watch API after setup is not in kernel mode: $(head -1 regcache.txt)"
 pass "setup: user mode; record sees the syscalls and 64 of 64 user-mode faults, none of the 64 taken in kernel mode, and says so; watch and the watch API see the unmaps ($(tail -1 regcache.txt))"
