@@ -767,6 +767,29 @@ static int finish_output(struct outfile *out, bool failed)
 	return outfile_close(out, written && !failed);
 }
 
+/*
+ * Symbols where a code column or children are asked for, and for the call
+ * that made each region (alloc), which every table names, also under
+ * --children 0, where the recording has the call chains to name it from.
+ * pprof asks for them itself. The window is --time's.
+ */
+/*
+ * Symbols where a code column or children are asked for, and for the call
+ * that made each region (alloc), which every table names, also under
+ * --children 0, where the recording has the call chains to name it from;
+ * and for the prefetch sites outside CSV. pprof asks for them itself.
+ */
+static void session_opts(const struct report_opts *o, struct ms_session_opts *so)
+{
+	so->symbols = o->children || (o->group & ~MS_GROUP_REGION) || o->html;
+	so->symbols |= !o->pprof && (replay_has_call_chains(o->input) ||
+				     (o->format != CLI_FORMAT_CSV && report_prefetch_in(o->input)));
+	so->from_ns = o->from;
+	so->to_ns = o->to;
+	so->from_rel = o->from_rel;
+	so->to_rel = o->to_rel;
+}
+
 /* The report and what each format adds to it. 0, or EXIT_RUNTIME (out of memory). */
 static int add_analyses(struct report_opts *o, struct ms_session *s, struct ms_report **rep, struct ms_html **html,
 			struct ms_pprof **pp)
@@ -802,20 +825,7 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	cli_log_init(0);
-	/*
-	 * Symbols where a code column or children are asked for, and for the
-	 * call that made each region (alloc), which every table names, also
-	 * under --children 0, where the recording has the call chains to name
-	 * it from; and for the prefetch sites outside CSV. pprof asks for them
-	 * itself.
-	 */
-	so.symbols = o.children || (o.group & ~MS_GROUP_REGION) || o.html;
-	so.symbols |= !o.pprof && (replay_has_call_chains(o.input) ||
-				   (o.format != CLI_FORMAT_CSV && report_prefetch_in(o.input)));
-	so.from_ns = o.from;
-	so.to_ns = o.to;
-	so.from_rel = o.from_rel;
-	so.to_rel = o.to_rel;
+	session_opts(&o, &so);
 	ret = replay_open(&s, o.input, &so);
 	if (ret)
 		goto out;
