@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
 	gcc make cmake pkg-config
 	libelf-dev libdw-dev          # elfutils: symbols (libdwfl)
+	libiberty-dev                 # C++ and Rust demangling (libiberty's demanglers, GCC linking exception)
 	zlib1g-dev libbz2-dev liblzma-dev   # static libdw (the static watch test)
 	libtraceevent-dev libtracefs-dev
 	libpfm4-dev libzstd-dev libncurses-dev

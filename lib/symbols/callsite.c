@@ -5,8 +5,6 @@
  * loader): the site is the first frame past them, printed as
  * "function (file:line) ← caller ← caller", inlined calls expanded.
  */
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +39,8 @@ static bool runtime_dso(const char *dso)
  * Allocator functions wherever they are linked: glibc's malloc and
  * syscall wrappers (a static binary), python's obmalloc, PyMem and the
  * object allocators over them, C++ operator new, jemalloc and tcmalloc.
- * Exact names, and prefixes distinctive enough not to catch a user's.
+ * Exact names, and prefixes distinctive enough not to catch a user's; C++
+ * names as demangled ("operator new", "tcmalloc::...").
  */
 static bool allocator_fn(const char *name)
 {
@@ -58,7 +57,7 @@ static bool allocator_fn(const char *name)
 	};
 	static const char *const prefix[] = {
 		"__libc_", "_int_", "sysmalloc", "_mid_memalign", "PyMem_", "_PyMem_", "pymalloc_",
-		"_PyObject_Arena", "_Znwm", "_Znam", "je_", "tc_", "_ZN8tcmalloc", "mi_malloc", "mi_heap_",
+		"_PyObject_Arena", "je_", "tc_", "tcmalloc::", "mi_malloc", "mi_heap_",
 	};
 	/* A clone's or a versioned symbol's suffix is no part of the name: tcache_init.part.0, x@GLIBC_2.2.5. */
 	size_t len = strcspn(name, ".@"), i;
@@ -129,60 +128,15 @@ static int site_frame(const struct cs_frame *f, int n)
 	return -1;
 }
 
-typedef char *(*demangle_fn)(const char *name, char *buf, size_t *len, int *status);
-
-static demangle_fn cxa_demangle;
-static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
-
-/* The C++ runtime's demangler, where it can be loaded: the library itself links no C++. */
-static void load_demangler(void)
-{
-	void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-
-	cxa_demangle = h ? (demangle_fn)dlsym(h, "__cxa_demangle") : NULL;
-}
-
-/*
- * A C++ symbol as people read it, without its parameters (a site's three
- * frames stay on a line): "v8::base::OS::Allocate". The mangled name where
- * no demangler is at hand. The result is malloc'd; NULL: use name.
- */
-static char *demangled(const char *name)
-{
-	char *d, *p;
-	int status = -1, depth = 0;
-
-	if (strncmp(name, "_Z", 2) || pthread_once(&demangle_once, load_demangler) || !cxa_demangle)
-		return NULL;
-	d = cxa_demangle(name, NULL, NULL, &status);
-	if (!d || status)
-		return NULL;
-	p = strrchr(d, ')');
-	for (; p && p > d; p--) {
-		depth += *p == ')' ? 1 : *p == '(' ? -1 : 0;
-		if (!depth) {
-			*p = '\0';              /* the parameter list, and a const after it */
-			break;
-		}
-	}
-	return d;
-}
-
 /* "name (file:line)", "name", "binary+0x1f" or "0x7f..": at most len bytes. */
 static size_t frame_text(const struct cs_frame *f, char *buf, size_t len)
 {
-	const char *file = f->f.file ? strrchr(f->f.file, '/') : NULL, *bin, *name;
-	char *d = f->f.name ? demangled(f->f.name) : NULL;
-	size_t n;
+	const char *file = f->f.file ? strrchr(f->f.file, '/') : NULL, *bin, *name = f->f.name;
 
 	file = file ? file + 1 : f->f.file;
-	name = d ? d : f->f.name;
-	if (name) {
-		n = file && f->f.line > 0 ? (size_t)snprintf(buf, len, "%s (%s:%d)", name, file, f->f.line)
-					  : (size_t)snprintf(buf, len, "%s", name);
-		free(d);
-		return n;
-	}
+	if (name)
+		return file && f->f.line > 0 ? (size_t)snprintf(buf, len, "%s (%s:%d)", name, file, f->f.line)
+					     : (size_t)snprintf(buf, len, "%s", name);
 	if (f->found) {
 		bin = strrchr(f->dso, '/');
 		return (size_t)snprintf(buf, len, "%s+0x%llx", bin ? bin + 1 : f->dso, (unsigned long long)f->vaddr);

@@ -86,12 +86,20 @@ struct proc_bins {
 	struct unwind_arg *uw;
 };
 
+struct demangled {
+	const char *raw;              /* the symbol table's name; NULL: empty slot */
+	const char *name;             /* as people read it, or raw */
+	bool owned;
+};
+
 struct ms_symbols {
 	struct bin *bins;
 	size_t nr_bins, cap_bins;
 	struct ms_u32map procs;       /* pid -> struct proc_bins */
 	uint64_t gen;                 /* moves with every change ms_symbols_track() makes */
 	bool exact_only;              /* no sorted tables: every address through libdwfl's own search */
+	struct demangled *dm;         /* raw name -> demangled, by the raw pointer */
+	size_t dm_cap, dm_len;
 };
 
 /* libdwfl's ways to find a binary and its separate debug file (symbols.c). */
@@ -116,8 +124,8 @@ void ms_bin_read_segments(struct bin *b);
 /* Opens b's symbols: state 2, or -1 with a warning (symtab.c). */
 void ms_bin_load_symbols(struct bin *b);
 
-/* The name libdwfl gives vaddr in b, and the offset into it; NULL where none (symtab.c). */
-const char *ms_bin_name(const struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset);
+/* The name libdwfl gives vaddr in b, demangled, and the offset into it; NULL where none (symtab.c). */
+const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset);
 
 /*
  * For checking: on, every address is resolved by libdwfl's own search
@@ -134,5 +142,17 @@ void ms_symbols_exact_only(struct ms_symbols *s, bool on);
  */
 const char *ms_symgaps_name(struct ms_symgaps **gaps, Dwfl_Module *mod, uint64_t vaddr, uint64_t *offset);
 void ms_symgaps_free(struct ms_symgaps *g);
+
+/*
+ * A C++ or Rust symbol demangled as perf prints it, without parameters:
+ * malloc'd, or NULL where name is not one (or is too long) (demangle.c).
+ */
+char *ms_demangle(const char *name);
+
+/* ms_demangle() of raw once per raw pointer: raw itself where it is not mangled; lives as long as s. */
+const char *ms_symbols_demangled(struct ms_symbols *s, const char *raw);
+
+/* Frees the demangled names (demangle.c). */
+void ms_symbols_demangled_release(struct ms_symbols *s);
 
 #endif

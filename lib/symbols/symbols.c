@@ -280,11 +280,18 @@ MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t ad
 	return 0;
 }
 
-/* An inlined subroutine's name: its abstract origin's. */
-static const char *inlined_name(Dwarf_Die *die)
+/*
+ * An inlined subroutine's name: its abstract origin's, qualified where the
+ * DWARF has a linkage name (C++: DW_AT_name is "Scavenge", the linkage
+ * name says whose).
+ */
+static const char *inlined_name(struct ms_symbols *s, Dwarf_Die *die)
 {
 	Dwarf_Attribute at;
+	const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at));
 
+	if (linkage)
+		return ms_symbols_demangled(s, linkage);
 	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
 }
 
@@ -325,7 +332,7 @@ static int frames_of(struct ms_symbols *s, uint32_t pid, uint64_t addr, const st
 		for (i = 0; i < nscopes && n < max - 1; i++) {
 			if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
 				continue;
-			out[n].name = inlined_name(&scopes[i]);
+			out[n].name = inlined_name(s, &scopes[i]);
 			out[n].file = file;
 			out[n].line = line;
 			n++;
@@ -389,6 +396,7 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 		free(p);
 	}
 	ms_u32map_release(&s->procs);
+	ms_symbols_demangled_release(s);
 	for (i = 0; i < s->nr_bins; i++) {
 		if (s->bins[i].dwfl)
 			dwfl_end(s->bins[i].dwfl);

@@ -273,8 +273,8 @@ static const char *search_name(const struct ms_symbols *s, struct bin *b, uint64
 	return name;
 }
 
-/* search_name() once per address: the names found are kept in b's cache. */
-const char *ms_bin_name(const struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset)
+/* search_name() once per address, demangled: the names found are kept in b's cache. */
+const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset)
 {
 	struct cached *c = cache_slot(b, vaddr);
 	const char *name;
@@ -283,7 +283,7 @@ const char *ms_bin_name(const struct ms_symbols *s, struct bin *b, uint64_t vadd
 		*offset = c->offset;
 		return c->name;
 	}
-	name = search_name(s, b, vaddr, offset);
+	name = ms_symbols_demangled(s, search_name(s, b, vaddr, offset));
 	if (c) {
 		c->vaddr = vaddr;
 		c->name = name;
