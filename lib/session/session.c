@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mapscope/live.h>
 #include <mapscope/pdreader.h>
@@ -19,6 +20,7 @@
 #include "perfdata/reader.h"
 #include "session/source.h"
 #include "stream/stream.h"
+#include "symbols/jit.h"
 #include "util/log.h"
 
 #define MAX_ANALYSES 16
@@ -286,7 +288,8 @@ static int on_event(const struct ms_event *ev, void *ctx)
 		if (ev->kind == MS_EV_MAP)    /* a pipe's build-ids come as records, ahead of their maps */
 			expect_build_ids(s);
 		ms_symbols_track(s->syms, ev);
-	}
+	} else if (s->syms)
+		ms_symbols_set_time(s->syms, ev->time);
 	for (i = 0; s->any_event && i < s->n; i++)
 		if (s->an[i].a->event && (ev->kind != MS_EV_SAMPLE || (s->an[i].a->flags & MS_ANALYSIS_SEES_SAMPLES)) &&
 		    (err = s->an[i].a->event(s->an[i].ctx, s, ev)))
@@ -294,6 +297,38 @@ static int on_event(const struct ms_event *ev, void *ctx)
 	if (ev->kind == MS_EV_SAMPLE || (!s->any_change && !s->syms))
 		return ms_aspace_apply(s->as, ev, NULL);
 	return apply_change(s, ev);
+}
+
+/*
+ * A run of samples in parts, at the instants a JIT's code changes (its
+ * jitdump's loads and moves): the analyses name the code of each part as
+ * it was then, and may take names to stay the same within a run.
+ */
+static int __attribute__((noinline)) samples_by_jit_time(struct ms_session *s, const struct ms_samples *run)
+{
+	struct ms_samples part = *run;
+	size_t i = 0, from = 0;
+	uint64_t t;
+	int err;
+
+	for (; i < run->n; i++) {
+		t = ms_samples_time(run, i);
+		if (t < ms_symbols_next_change(s->syms))
+			continue;
+		if (i > from) {
+			part.base = run->base + from * run->stride;
+			part.evs = run->evs ? run->evs + from : NULL;
+			part.n = i - from;
+			if ((err = ms_aspace_apply_samples(s->as, &part)))
+				return err;
+		}
+		ms_symbols_set_time(s->syms, t);
+		from = i;
+	}
+	part.base = run->base + from * run->stride;
+	part.evs = run->evs ? run->evs + from : NULL;
+	part.n = run->n - from;
+	return part.n ? ms_aspace_apply_samples(s->as, &part) : 0;
 }
 
 /* Runs of samples, which no analysis sees one by one. */
@@ -305,18 +340,25 @@ static int on_samples(const struct ms_samples *run, void *ctx)
 	for (i = 0; !s->first_time && i < run->n; i++)
 		if (ms_samples_time(run, i))
 			start(s, ms_samples_time(run, i));
+	if (s->syms && ms_symbols_next_change(s->syms) != UINT64_MAX)
+		return samples_by_jit_time(s, run);
 	return ms_aspace_apply_samples(s->as, run);   /* one layout's samples */
 }
 
 /* Once, before the first record: the model's listener, and each analysis's begin. */
 static void begin(struct ms_session *s)
 {
+	const struct perf_event_attr *attr;
 	size_t i;
 
 	if (s->begun)
 		return;
 	s->begun = true;
 	listen(s);
+	/* A jitdump's times are CLOCK_MONOTONIC: those of a recording on another clock (perf's default) are not. */
+	if (s->syms && s->reader && ms_pdreader_nr_evsels(s->reader) &&
+	    (attr = ms_pdreader_attr(s->reader, 0)))
+		ms_symbols_clock_monotonic(s->syms, attr->use_clockid && attr->clockid == CLOCK_MONOTONIC);
 	for (i = 0; i < s->n; i++)
 		if (s->an[i].a->begin)
 			s->an[i].a->begin(s->an[i].ctx, s);

@@ -15,6 +15,7 @@
 
 #include <mapscope/symbols.h>
 
+#include "symbols/jit.h"
 #include "util/u32map.h"
 
 struct seg {
@@ -77,6 +78,10 @@ struct unwind_arg {
 	int n, max;
 };
 
+struct jit_range {
+	uint64_t start, end;
+};
+
 struct proc_bins {
 	struct inst *v;
 	size_t n, cap;
@@ -84,6 +89,11 @@ struct proc_bins {
 	Dwfl *dwfl;                   /* for unwinding: every binary at its bias */
 	size_t dwfl_n;                /* instances when it was built */
 	struct unwind_arg *uw;
+	struct jit_range *exec;       /* anonymous memory made executable: where JIT code can be (jitproc.c) */
+	size_t nr_exec, cap_exec;
+	struct jit_table *jitdump;    /* its jit-PID.dump, once mapped */
+	struct jit_table *perfmap;    /* /tmp/perf-PID.map */
+	int perfmap_state;            /* 0: not read yet, 1: read, -1: none */
 };
 
 struct demangled {
@@ -100,6 +110,11 @@ struct ms_symbols {
 	bool exact_only;              /* no sorted tables: every address through libdwfl's own search */
 	struct demangled *dm;         /* raw name -> demangled, by the raw pointer */
 	size_t dm_cap, dm_len;
+	uint64_t now;                 /* the instant names are resolved at (jitproc.c) */
+	uint64_t next_change;         /* times[time_at], or UINT64_MAX */
+	uint64_t *times;              /* the instants a jitdump's names change, sorted */
+	size_t nr_times, cap_times, time_at;
+	bool clock_other;             /* the events' clock is not CLOCK_MONOTONIC: jitdumps untimed */
 };
 
 /* libdwfl's ways to find a binary and its separate debug file (symbols.c). */
@@ -133,6 +148,16 @@ const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uin
  * by the same rules over a table sorted once per binary (symtab.c).
  */
 void ms_symbols_exact_only(struct ms_symbols *s, bool on);
+
+/* Follows the maps that can hold JIT code, and the jitdumps mapped (jitproc.c). */
+void ms_jit_track(struct ms_symbols *s, const struct ms_event *ev);
+
+/* Names addr by the JIT's tables where no binary holds it: 0 with out filled, or -ENOENT (jitproc.c). */
+int ms_jit_resolve(struct ms_symbols *s, uint32_t pid, uint64_t addr, struct ms_sym *out);
+
+/* An exec: the process's JIT state goes; and all of it, at the end (jitproc.c). */
+void ms_jit_proc_clear(struct proc_bins *p);
+void ms_jit_proc_release(struct proc_bins *p);
 
 /*
  * The name dwfl_module_addrinfo() gives vaddr in mod, and the offset into

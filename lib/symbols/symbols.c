@@ -54,6 +54,7 @@ MS_EXPORT struct ms_symbols *ms_symbols_new(void)
 		return NULL;
 	elf_version(EV_CURRENT);
 	ms_u32map_init(&s->procs);
+	s->next_change = UINT64_MAX;
 	return s;
 }
 
@@ -191,6 +192,7 @@ static void clear_proc(struct ms_symbols *s, uint32_t pid)
 		if (p->dwfl)
 			dwfl_end(p->dwfl);
 		p->dwfl = NULL;
+		ms_jit_proc_clear(p);
 	}
 }
 
@@ -199,6 +201,7 @@ MS_EXPORT void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
 	struct proc_bins *parent, *child;
 	size_t i;
 
+	ms_symbols_set_time(s, ev->time);
 	switch (ev->kind) {
 	case MS_EV_MAP:
 		s->gen++;
@@ -229,9 +232,14 @@ MS_EXPORT void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
 			parent->dwfl = NULL;
 		}
 		break;
+	case MS_EV_PROTECT:
+		if (ev->protect.prot & PROT_EXEC)
+			s->gen++;             /* memory a JIT's code may now be named in */
+		break;
 	default:
 		break;
 	}
+	ms_jit_track(s, ev);
 }
 
 MS_EXPORT uint64_t ms_symbols_generation(const struct ms_symbols *s)
@@ -266,7 +274,7 @@ MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t ad
 
 	memset(out, 0, sizeof(*out));
 	if (!in)
-		return -ENOENT;
+		return ms_jit_resolve(s, pid, addr, out);
 	b = &s->bins[in->bin];
 	out->dso = b->path;
 	out->vaddr = addr - in->bias;
@@ -354,11 +362,18 @@ static int frames_of(struct ms_symbols *s, uint32_t pid, uint64_t addr, const st
 MS_EXPORT int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t addr, struct ms_frame *out, int max)
 {
 	const struct inst *in = inst_at(s, pid, addr);
+	struct ms_sym sym;
 	struct bin *b;
 	int n;
 
-	if (max < 1 || !in)
+	if (max < 1)
 		return 0;
+	if (!in) {                            /* a JIT's code: its name alone */
+		if (ms_symbols_resolve(s, pid, addr, false, &sym) || !sym.name)
+			return 0;
+		out[0] = (struct ms_frame){ sym.name, NULL, 0 };
+		return 1;
+	}
 	b = &s->bins[in->bin];
 	if ((n = ms_framecache_get(b->frames, addr - in->bias, out, max)) > 0)
 		return n;
@@ -389,6 +404,7 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 	if (!s)
 		return;
 	while ((p = ms_u32map_next(&s->procs, &pos, NULL))) {
+		ms_jit_proc_release(p);
 		if (p->dwfl)
 			dwfl_end(p->dwfl);
 		free(p->uw);
@@ -409,5 +425,6 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 		ms_symgaps_free(s->bins[i].gaps);
 	}
 	free(s->bins);
+	free(s->times);
 	free(s);
 }
