@@ -133,6 +133,16 @@ struct proc_bins *ms_symbols_proc(struct ms_symbols *s, uint32_t pid, bool creat
  */
 int ms_elf_open(const char *path);
 
+/*
+ * The separate debug file that .gnu_debuglink link names for the binary
+ * at file_name: beside it, in its .debug folder, or under /usr/lib/debug
+ * by its folder; the one with build-id id (of id_len bytes), or where
+ * id_len is 0, with CRC crc. Its descriptor with *found its path
+ * (malloc'd), or -ENOENT, -ENOMEM (debuginfo.c).
+ */
+int ms_debuglink_find(const char *file_name, const char *link, uint32_t crc, const unsigned char *id,
+		      size_t id_len, char **found);
+
 /* Reads b's PT_LOAD segments: state 1, or -1 (not ELF), or -2 (open_errno says why) (elf.c). */
 void ms_bin_read_segments(struct bin *b);
 

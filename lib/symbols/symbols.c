@@ -25,20 +25,29 @@
  * ends with a debuginfod query for a binary it finds none for, and loading
  * the debuginfod client (libcurl, a TLS stack: some 30 libraries) costs
  * ~12 ms here even with no server named. So only where DEBUGINFOD_URLS
- * names a server; otherwise by build-id alone, and the binary's own
- * symbols serve where there is none.
+ * names a server; otherwise by build-id, then by the debuglink
+ * (debuginfo.c), and the binary's own symbols serve where there is none.
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
 			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 			  char **debuginfo_file_name)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
+	const unsigned char *id = NULL;
+	GElf_Addr at;
+	int fd, n;
 
 	if (urls && *urls)
 		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
 						    debuglink_crc, debuginfo_file_name);
-	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-					    debuglink_crc, debuginfo_file_name);
+	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+					  debuginfo_file_name);
+	if (fd >= 0 || !file_name || !debuglink_file)
+		return fd;
+	n = dwfl_module_build_id(mod, &id, &at);
+	fd = ms_debuglink_find(file_name, debuglink_file, debuglink_crc, id, n > 0 ? (size_t)n : 0,
+			       debuginfo_file_name);
+	return fd >= 0 ? fd : -1;
 }
 
 const Dwfl_Callbacks ms_dwfl_callbacks = {
