@@ -5,7 +5,9 @@
  * byte per page of n pages) into anonymous executable memory three times:
  * as jit_first at A, as jit_second at the same A (the address reused),
  * then moves jit_second to B (CODE_MOVE). Each runs over fresh pages, so
- * every page fault's ip is in code whose name depends on the time.
+ * every page fault's ip is in code whose name depends on the time; no
+ * traced syscall comes between the runs, so their samples can be one run
+ * of the recording's (which must be split where the code changed).
  * Prints the ground truth: "code NAME PAGES".
  */
 #define _GNU_SOURCE
@@ -95,16 +97,13 @@ static void code_move(void *from, void *to, uint64_t index)
 	put(&m, sizeof(m));
 }
 
-/* Runs the code at `at` over n fresh pages. */
+static char *pages;                   /* made at the start: no syscall between the runs */
+
+/* Runs the code at `at` over the next n fresh pages. */
 static void run(void *at, long n, const char *name)
 {
-	char *buf = mmap(NULL, (size_t)n * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (buf == MAP_FAILED) {
-		perror("jitcode: mmap");
-		exit(1);
-	}
-	((void (*)(char *, long))at)(buf, n);
+	((void (*)(char *, long))at)(pages, n);
+	pages += n * PAGE;
 	printf("code %s %ld\n", name, n);
 }
 
@@ -129,6 +128,11 @@ int main(void)
 	code = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (code == MAP_FAILED) {
 		perror("jitcode: mmap of the code");
+		return 1;
+	}
+	pages = mmap(NULL, 600 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (pages == MAP_FAILED) {
+		perror("jitcode: mmap");
 		return 1;
 	}
 	printf("dump %s\n", path);
