@@ -4,7 +4,9 @@
  * binary's .data, .bss or .rodata becomes object+offset. It follows each
  * process's binaries and their load bias from the map events it is fed,
  * so it needs no running process. Each binary is opened once; build-ids and
- * separate debug files are honoured (libdwfl's standard search).
+ * separate debug files are honoured (by build-id and debug link). C++ and
+ * Rust names are demangled as perf prints them; a JIT's code is named by
+ * perf's conventions (/tmp/perf-PID.map, jit-PID.dump).
  */
 #ifndef MAPSCOPE_SYMBOLS_H
 #define MAPSCOPE_SYMBOLS_H
@@ -22,7 +24,7 @@ extern "C" {
 struct ms_symbols;
 
 struct ms_sym {
-	const char *dso;          /* the binary's path; NULL when no binary holds the address */
+	const char *dso;          /* the binary's path (a JIT's perf map or jitdump); NULL when none holds the address */
 	const char *name;         /* function or object, NULL when the binary has no symbol for it */
 	uint64_t offset;          /* from the symbol's start */
 	uint64_t vaddr;           /* the address inside the binary */
@@ -38,7 +40,10 @@ void ms_symbols_expect_build_id(struct ms_symbols *s, const char *path, const un
 
 /*
  * Feeds every event, in time order: maps of files, exec, fork and exit move
- * binaries. Samples change nothing, so a caller may leave them out.
+ * binaries; maps of anonymous executable memory say where a JIT's code can
+ * be named (from /tmp/perf-PID.map), and the map of a jitdump (jit-PID.dump)
+ * reads it. Samples only move the instant a jitdump's code is named at, so
+ * a caller may leave them out where there is none.
  */
 void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev);
 
