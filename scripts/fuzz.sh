@@ -10,7 +10,7 @@ secs=${2:-60}
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/mapscope-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/reader" "$work/tracing" "$work/cli" "$src/tests/golden/bad"
+mkdir -p "$work/reader" "$work/tracing" "$work/cli" "$work/jitfiles" "$src/tests/golden/bad"
 
 # Seeds: the golden recordings; their tracing data alone for the format parser.
 python3 - "$src/tests/golden/mapscope-ops.data" "$work/tracing/seed" <<'PY'
@@ -25,9 +25,16 @@ if bits and bits[0] == 1:          # TRACING_DATA is the lowest bit: the table's
 PY
 printf '1,2,3' >"$work/cli/pids"
 printf '+1.5' >"$work/cli/time"
+# A perf map (first byte odd) and a jitdump of pid 7 with one load (even).
+printf '\00118c4000 300 Builtin:X\n0x7f0000001000 0x40 JS:*f a.js:1:1\n' >"$work/jitfiles/perfmap"
+python3 -c '
+import struct, sys
+rec = struct.pack("<IIQIIQQQQ", 0, 16 + 40 + 2, 5, 7, 7, 0x1000, 0x1000, 0x40, 1) + b"f\0"
+sys.stdout.buffer.write(b"\2" + struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 0, 7, 1, 0) + rec)' \
+	>"$work/jitfiles/jitdump"
 
 status=0
-for h in reader tracing cli; do
+for h in reader tracing cli jitfiles; do
 	seeds=("$work/$h" "$src/tests/golden/bad")
 	[ $h = reader ] && seeds+=("$src/tests/golden")
 	echo "fuzz: $h for $secs s"
