@@ -121,7 +121,8 @@ void ms_jit_sort(struct jit_table *t)
 {
 	size_t i;
 
-	qsort(t->v, t->n, sizeof(*t->v), by_start);
+	if (t->n)
+		qsort(t->v, t->n, sizeof(*t->v), by_start);
 	for (i = 0; i < t->n; i++)
 		t->v[i].maxend = i && t->v[i - 1].maxend > t->v[i].end ? t->v[i - 1].maxend : t->v[i].end;
 	t->sorted = true;

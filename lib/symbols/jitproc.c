@@ -73,7 +73,8 @@ static void add_times(struct ms_symbols *s, const struct jit_table *t)
 {
 	size_t i, k, n = s->nr_times - s->time_at;
 
-	memmove(s->times, s->times + s->time_at, n * sizeof(*s->times));
+	if (s->time_at)                       /* the instants passed go */
+		memmove(s->times, s->times + s->time_at, n * sizeof(*s->times));
 	s->nr_times = n;
 	s->time_at = 0;
 	for (i = 0; i < t->n; i++) {
@@ -84,7 +85,8 @@ static void add_times(struct ms_symbols *s, const struct jit_table *t)
 			    !MS_GROW(s->times, s->nr_times + 1, s->cap_times, 256, SIZE_MAX, false))
 				s->times[s->nr_times++] = v[k];
 	}
-	qsort(s->times, s->nr_times, sizeof(*s->times), u64_cmp);
+	if (s->nr_times)
+		qsort(s->times, s->nr_times, sizeof(*s->times), u64_cmp);
 	for (i = k = 0; i < s->nr_times; i++)
 		if (!k || s->times[k - 1] != s->times[i])
 			s->times[k++] = s->times[i];

@@ -74,6 +74,12 @@ static void perf_maps_of_three_runtimes(void **state)
 	assert_null(name_at(t, 0x7f3000, 0));
 	assert_string_equal(t->path, path_of("perf-1.map"));
 	ms_jit_free(t);
+	write_file("perf-1.map", "", 0);             /* an empty map: an empty table */
+	t = ms_perfmap_read(path_of("perf-1.map"));
+	assert_non_null(t);
+	assert_int_equal(t->n, 0);
+	assert_null(name_at(t, 0x1000, 0));
+	ms_jit_free(t);
 }
 
 /* perf's rule: a map in /tmp could be anyone's; only this user's or root's is read. */
