@@ -23,18 +23,12 @@ check() {
 	"$MAPSCOPE" report -i n.data --format json >regions.json 2>>"$1.err" || fail "$1: report failed"
 	perf report -i n.data --stdio --sort sym -F sample,sym >perf.txt 2>/dev/null || fail "$1: perf report failed"
 	/usr/bin/python3 - n.txt symbol.json regions.json perf.txt "$1" <<'PY' || fail "$1: not named from the debug file"
-import json, re, sys
+import json, sys
 import perfscript
 ops = perfscript.parse_workload(open(sys.argv[1]).read())
 code = {r["symbol"]: r["samples"] for r in json.load(open(sys.argv[2]))["regions"]}
 regions = json.load(open(sys.argv[3]))["regions"]
-perf, section = {}, 0
-for line in open(sys.argv[4]):
-    if line.startswith("# Samples:"):
-        section += 1
-    m = re.match(r"\s+(\d+)\s+\[.\] (.*?)\s*$", line)
-    if m and section == 1:
-        perf[m.group(2)] = int(m.group(1))
+perf = perfscript.report_samples_by_symbol(open(sys.argv[4]).read())
 bad = 0
 for o in ops:
     if o["op"] == "touched":

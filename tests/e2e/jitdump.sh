@@ -16,20 +16,15 @@ perf inject --jit -i jit.data -o injected.data >/dev/null 2>&1 || fail "perf inj
 perf report -i injected.data --stdio --sort sym -F sample,sym >perf.txt 2>/dev/null || fail "perf report failed"
 
 /usr/bin/python3 - jit.out ours.json perf.txt <<'PY' || fail "JIT code misnamed"
-import json, re, sys
+import json, sys
+import perfscript
 truth = {}
 for line in open(sys.argv[1]):
     if line.startswith("code "):
         _, name, pages = line.split()
         truth[name] = truth.get(name, 0) + int(pages)
 rows = {r["symbol"]: r for r in json.load(open(sys.argv[2]))["regions"]}
-perf, section = {}, 0
-for line in open(sys.argv[3]):
-    if line.startswith("# Samples:"):
-        section += 1
-    m = re.match(r"\s+(\d+)\s+\[.\] (.*?)\s*$", line)
-    if m and section == 1:
-        perf[m.group(2)] = perf.get(m.group(2), 0) + int(m.group(1))
+perf = perfscript.report_samples_by_symbol(open(sys.argv[3]).read())
 bad = 0
 for name, pages in truth.items():
     got = rows.get(name, {}).get("samples")

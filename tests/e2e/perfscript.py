@@ -87,3 +87,18 @@ def parse_workload(text):
             d[k] = int(v, 16) if v.startswith("0x") else (int(v) if v.isdigit() else v)
         ops.append(d)
     return ops
+
+
+def report_samples_by_symbol(text):
+    """`perf report --stdio --sort sym -F sample,sym`: samples per name, of the first event (the page faults).
+
+    perf lists one row per symbol it made (a JIT's every map entry): rows of one name are summed.
+    """
+    out, section = {}, 0
+    for line in text.splitlines():
+        if line.startswith("# Samples:"):
+            section += 1
+        m = re.match(r"\s+(\d+)\s+\[.\] (.*?)\s*$", line)
+        if m and section == 1:
+            out[m.group(2)] = out.get(m.group(2), 0) + int(m.group(1))
+    return out

@@ -29,16 +29,11 @@ compare() {
 		fail "$what: perf report failed"
 	/usr/bin/python3 - "$what.json" "$what.perf" "$what" "$@" <<'PY' || fail "$what: names differ from perf's"
 import json, re, sys
+import perfscript
 ours = {}
 for r in json.load(open(sys.argv[1]))["regions"]:      # overloads share a name: one row each, as perf
     ours[r["symbol"]] = ours.get(r["symbol"], 0) + r["samples"]
-perf, section = {}, 0
-for line in open(sys.argv[2]):
-    if line.startswith("# Samples:"):
-        section += 1                   # the first event is the page faults
-    m = re.match(r"\s+(\d+)\s+\[.\] (.*?)\s*$", line)
-    if m and section == 1:
-        perf[m.group(2)] = perf.get(m.group(2), 0) + int(m.group(1))
+perf = perfscript.report_samples_by_symbol(open(sys.argv[2]).read())
 total = sum(ours.values())
 bad = 0
 for pattern in sys.argv[4:]:
