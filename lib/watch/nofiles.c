@@ -12,6 +12,7 @@
 #include <mapscope/pdreader.h>
 #include <mapscope/symbols.h>
 
+#include "symbols/jit.h"
 #include "analysis/sites.h"
 #include "perfdata/reader.h"
 
@@ -109,6 +110,37 @@ void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
 void ms_symbols_free(struct ms_symbols *s)
 {
 	(void)s;
+}
+
+size_t ms_pdreader_nr_evsels(const struct ms_pdreader *r)
+{
+	(void)r;
+	return 0;
+}
+
+const struct perf_event_attr *ms_pdreader_attr(const struct ms_pdreader *r, size_t i)
+{
+	(void)r;
+	(void)i;
+	return NULL;
+}
+
+void ms_symbols_set_time(struct ms_symbols *s, uint64_t t)
+{
+	(void)s;
+	(void)t;
+}
+
+uint64_t ms_symbols_next_change(const struct ms_symbols *s)
+{
+	(void)s;
+	return UINT64_MAX;
+}
+
+void ms_symbols_clock_monotonic(struct ms_symbols *s, bool yes)
+{
+	(void)s;
+	(void)yes;
 }
 
 int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_region *r, const struct ms_event *ev)
