@@ -37,7 +37,9 @@ enum ms_event_kind {
 	MS_EV_THREAD_SP,    /* a thread's user stack pointer (in sample.sp), which names its stack */
 	MS_EV_ACCESS,       /* ongoing access to a range over one interval (accessed bits, DAMON): access */
 	MS_EV_UNLINK,       /* a file's name was removed (unlink, or replaced by a rename): file */
-	MS_EV_VMA_ATTR,     /* mseal, mbind, set_mempolicy_home_node: vma_attr; VMAs split and merge, no mapping changes */
+	MS_EV_VMA_ATTR,     /* mseal, mbind, set_mempolicy_home_node, userfaultfd, prctl(PR_SET_VMA): vma_attr;
+	                       VMAs split and merge, no mapping changes */
+	MS_EV_RENAME,       /* a path was renamed (rename, renameat, renameat2): rename */
 };
 
 /* What an MS_EV_VMA_ATTR sets on the VMAs of its range. */
@@ -45,6 +47,14 @@ enum ms_vma_attr {
 	MS_VMA_SEAL = 1,    /* mseal: VM_SEALED */
 	MS_VMA_POLICY,      /* mbind: the NUMA policy, value (mode | mode flags; 0: MPOL_DEFAULT, none) */
 	MS_VMA_HOME_NODE,   /* set_mempolicy_home_node: value, the node, on VMAs with a BIND or PREFERRED_MANY policy */
+	/* userfaultfd's UFFDIO_REGISTER (value: its mode, UFFDIO_REGISTER_MODE_*) and UFFDIO_UNREGISTER (value 0) */
+	MS_VMA_UFFD,
+	/*
+	 * prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME): name (NULL: none), shown as
+	 * [anon:NAME]; on anonymous VMAs only, stopping at the first file's
+	 * (-EBADF) after naming those before it.
+	 */
+	MS_VMA_ANON_NAME,
 };
 
 /* Which evidence an MS_EV_ACCESS carries. */
@@ -129,7 +139,20 @@ struct ms_event {
 		/* The file whose name went: /proc now names its maps "PATH (deleted)". */
 		struct { uint32_t maj, min; uint64_t ino; } file;
 		/* tree: the VMA tree's writes follow and set the VMAs (as for madvise). */
-		struct { uint64_t start, end; enum ms_vma_attr what; uint32_t value; bool tree; } vma_attr;
+		struct { uint64_t start, end; enum ms_vma_attr what; uint32_t value; bool tree; const char *name; } vma_attr;
+		/*
+		 * old_path is new_path now (both absolute, as /proc prints them);
+		 * what was new_path lost its name, or with exchange is old_path.
+		 * files[0, nr_files): the (dev_t as the kernel has it, inode) of
+		 * each file whose ctime the rename set, the renamed one among them;
+		 * 0: not recorded, the paths alone decide.
+		 */
+		struct {
+			const char *old_path, *new_path;
+			bool exchange;
+			uint32_t nr_files;
+			const uint64_t (*files)[2];
+		} rename;
 		struct { const char *comm; } comm;     /* EXEC and COMM */
 		struct {
 			uint64_t addr, ip, sp;

@@ -127,7 +127,7 @@ static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *
 		return id;
 	/* What mlockall(MCL_FUTURE) asked for (mm->def_flags); what /proc showed is not known. */
 	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags, (uint32_t)id, false,
-			     (uint16_t)((m->via == MS_VIA_SYNTH ? 0 : p->def_vmflags) | ms_vma_map_accounting(m)), 0, 0 };
+			     (uint16_t)((m->via == MS_VIA_SYNTH ? 0 : p->def_vmflags) | ms_vma_map_accounting(m)), 0, 0, 0 };
 	if ((err = ms_pieces_insert(p, lower(p, m->start), &pc)))
 		return err;
 	ms_pieces_set_vma(p, m->vma_start, m->vma_end);
@@ -388,7 +388,8 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 			return -ENOMEM;
 		}
 		child->p[child->n - 1].region = map[r->id] - 1;
-		child->p[child->n - 1].vmflags &= (uint16_t)~VF_LOCKS;   /* dup_mmap: locks are not inherited */
+		/* dup_mmap: locks are not inherited, nor userfaultfd's registration (dup_userfaultfd, without EVENT_FORK) */
+		child->p[child->n - 1].vmflags &= (uint16_t)~(VF_LOCKS | VF_UFFD);
 		/*
 		 * anon_vma_fork: each VMA of the child that had one gets a new one of
 		 * its own; a piece joined to the one before (join is the parent's) shares it.
@@ -634,6 +635,7 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 	case MS_EV_EXEC: op = MS_OP_EXEC; err = change_task(as, p, ev, c); break;
 	case MS_EV_EXIT: op = MS_OP_EXIT; err = change_task(as, p, ev, c); break;
 	case MS_EV_UNLINK: ms_names_unlink(as, ev); break;
+	case MS_EV_RENAME: ms_names_rename(as, ev); break;
 	case MS_EV_ACCESS: ms_aspace_charge_access(as, p, ev); break;
 	case MS_EV_VMA: err = apply_vma(p, ev); break;
 	case MS_EV_VMA_ATTR: err = ms_vma_set_attr(as, p, ev); break;

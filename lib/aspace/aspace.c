@@ -294,6 +294,7 @@ MS_EXPORT int ms_aspace_for_each_vma(const struct ms_aspace *as, uint32_t pid,
 	const struct proc *p = ms_u32map_get(&as->procs, pid);
 	const struct ms_region *r;
 	struct ms_vma v;
+	char name[96];
 	size_t i = 0;
 
 	if (!p)
@@ -308,7 +309,7 @@ MS_EXPORT int ms_aspace_for_each_vma(const struct ms_aspace *as, uint32_t pid,
 		v.min = r->min;
 		v.ino = r->ino;
 		v.offset = (r->maj || r->min || r->ino) ? p->p[i].pgoff : 0;
-		v.name = r->proc_name;
+		v.name = ms_names_vma(as, &p->p[i], name, sizeof(name));
 		for (i++; i < p->n && p->p[i].join && p->p[i].start == v.end; i++)
 			v.end = p->p[i].end;
 		fn(&v, ctx);
@@ -334,6 +335,7 @@ MS_EXPORT void ms_aspace_free(struct ms_aspace *as)
 	ms_u32map_release(&as->procs);
 	ms_u32map_release(&as->pending);
 	ms_tasks_release(as);
+	ms_names_release(as);
 	for (i = 0; i < as->nr; i++) {
 		if (as->regions[i]->name != as->regions[i]->proc_name)
 			free((char *)as->regions[i]->name);

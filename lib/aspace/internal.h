@@ -33,6 +33,7 @@ struct piece {
 	uint16_t vmflags;        /* VF_*: VMA flags no record shows, which split and merge VMAs */
 	uint32_t anon;           /* its VMA's anon_vma: 0 none yet, else an id (ANON_FORKED: a fork's copy) */
 	uint32_t mpol;           /* its NUMA policy (mbind): mode and mode flags, home node + 1 above; 0 none */
+	uint32_t name;           /* its anon_vma_name (prctl PR_SET_VMA_ANON_NAME): as->anon_names[name - 1]; 0 none */
 };
 
 /*
@@ -59,8 +60,11 @@ enum { VF_DONTFORK = 1, VF_MERGEABLE = 2, VF_HUGEPAGE = 4, VF_NOHUGEPAGE = 8, VF
         * read-only keeps it, and never merges with the read-only one before it.
         */
        VF_NORESERVE = 256, VF_ACCOUNT = 512,
-       VF_SEALED = 1024 /* mseal (mm/mseal.c): VM_SEALED, inherited by a fork */ };
+       VF_SEALED = 1024 /* mseal (mm/mseal.c): VM_SEALED, inherited by a fork */,
+       /* userfaultfd's VM_UFFD_MISSING, _WP, _MINOR (UFFDIO_REGISTER_MODE_* shifted by 11) */
+       VF_UFFD_MISSING = 2048, VF_UFFD_WP = 4096, VF_UFFD_MINOR = 8192 };
 #define VF_LOCKS (VF_LOCKED | VF_LOCKONFAULT)
+#define VF_UFFD (VF_UFFD_MISSING | VF_UFFD_WP | VF_UFFD_MINOR)
 
 struct proc {
 	uint32_t pid;
@@ -106,6 +110,8 @@ struct ms_aspace {
 	uint32_t last_anon;          /* the last anon_vma id given */
 	uint32_t touched[64];        /* regions a change touched, for their extents */
 	char change_name[256];       /* the last ms_change's name: 256 as the timeline has always cut it */
+	char **anon_names;           /* the names prctl gave VMAs, each once (struct piece's name) */
+	size_t nr_anon_names, cap_anon_names;
 	size_t nr_touched;
 	bool overflow;
 	uint64_t file_ids[1024];     /* a filter of the devices and inodes regions were made of (names.c) */
@@ -156,6 +162,18 @@ void ms_tasks_release(struct ms_aspace *as);
 
 /* A file's name removed: the maps of it that bore that name are "NAME (deleted)" now, as /proc says. */
 void ms_names_unlink(struct ms_aspace *as, const struct ms_event *ev);
+
+/* A rename: the maps /proc named by the old path (or a path under it) bear the new one. */
+void ms_names_rename(struct ms_aspace *as, const struct ms_event *ev);
+
+/* The id of an anon_vma_name (1 on; 0 for NULL), kept from now on: -ENOMEM where it cannot be. */
+int64_t ms_names_anon_id(struct ms_aspace *as, const char *name);
+
+/* /proc's name of the VMA that piece pc begins: [anon:NAME] or [anon_shmem:NAME] where prctl named it. */
+const char *ms_names_vma(const struct ms_aspace *as, const struct piece *pc, char *buf, size_t len);
+
+/* Frees the names. */
+void ms_names_release(struct ms_aspace *as);
 
 /* --- pieces.c --- */
 
@@ -242,7 +260,7 @@ int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *e
 /* mlock, munlock, mlockall, munlockall. 0 or -ENOMEM. */
 int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
 
-/* mseal, mbind, set_mempolicy_home_node (MS_EV_VMA_ATTR). 0 or -ENOMEM. */
+/* mseal, mbind, set_mempolicy_home_node, userfaultfd, anon names (MS_EV_VMA_ATTR). 0 or -ENOMEM. */
 int ms_vma_set_attr(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
 
 /* Locked VMAs of [start, end) are populated at once: their first write fault makes their anon_vma. */

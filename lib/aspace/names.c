@@ -1,15 +1,19 @@
 /*
  * File names as /proc shows them when it is read: show_map_vma prints
  * d_path of the mapped file, which ends in " (deleted)" once the name the
- * file was mapped by is gone (unlink, or a rename over it). The kernel
- * writes no record of that; the stream tells which file (device and
- * inode, as MMAP2 has them) lost a name inside such a call.
+ * file was mapped by is gone (unlink, or a rename over it), and is the new
+ * path after a rename. The kernel writes no record of that; the stream
+ * tells which file (device and inode, as MMAP2 has them) lost a name or
+ * was renamed inside such a call. And the names prctl gives anonymous
+ * VMAs ([anon:NAME]), which /proc shows in place of none.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aspace/internal.h"
+#include "util/grow.h"
 
 #define DELETED " (deleted)"
 
@@ -84,4 +88,102 @@ void ms_names_unlink(struct ms_aspace *as, const struct ms_event *ev)
 		    r->proc_name[0] == '/' && !deleted(r->proc_name))
 			mark_deleted(r);
 	}
+}
+
+/* r's /proc name is name now (a copy); its own name (which reports show) stays. */
+static void set_proc_name(struct ms_region *r, const char *name)
+{
+	char *n = strdup(name);
+
+	if (!n)
+		return;
+	if (r->name != r->proc_name)
+		free((char *)r->proc_name);
+	r->proc_name = n;
+}
+
+/* Whether the rename set the ctime of r's file (none recorded: the paths alone decide). */
+static bool renamed_file(const struct ms_region *r, const struct ms_event *ev)
+{
+	uint64_t dev = (uint64_t)r->maj << 20 | r->min;
+	uint32_t i;
+
+	for (i = 0; i < ev->rename.nr_files; i++)
+		if (ev->rename.files[i][0] == dev && ev->rename.files[i][1] == r->ino)
+			return true;
+	return !ev->rename.nr_files;
+}
+
+/*
+ * d_path follows the dentry the file was mapped by: the old path is the
+ * new one now, and so is every path under it (a directory renamed). What
+ * bore the new path was replaced, so it is " (deleted)", unless the two
+ * were exchanged (RENAME_EXCHANGE). Every live region of the file, in
+ * every process.
+ */
+void ms_names_rename(struct ms_aspace *as, const struct ms_event *ev)
+{
+	const char *from = ev->rename.old_path, *to = ev->rename.new_path;
+	size_t nf = from ? strlen(from) : 0, i;
+	struct ms_region *r;
+	char buf[8192];
+
+	if (!from || !to || from[0] != '/' || to[0] != '/' || !strcmp(from, to))
+		return;
+	for (i = 0; i < as->nr; i++) {
+		r = as->regions[i];
+		if (!r->alive || r->proc_name[0] != '/' || deleted(r->proc_name))
+			continue;
+		if (!strcmp(r->proc_name, from) && renamed_file(r, ev))
+			set_proc_name(r, to);
+		else if (!strcmp(r->proc_name, to) && renamed_file(r, ev))
+			ev->rename.exchange ? set_proc_name(r, from) : mark_deleted(r);
+		else if (!strncmp(r->proc_name, from, nf) && r->proc_name[nf] == '/' &&
+			 snprintf(buf, sizeof(buf), "%s%s", to, r->proc_name + nf) < (int)sizeof(buf))
+			set_proc_name(r, buf);
+	}
+}
+
+int64_t ms_names_anon_id(struct ms_aspace *as, const char *name)
+{
+	char *copy;
+	size_t i;
+
+	if (!name)
+		return 0;
+	for (i = 0; i < as->nr_anon_names; i++)
+		if (!strcmp(as->anon_names[i], name))
+			return (int64_t)i + 1;
+	if (MS_GROW(as->anon_names, as->nr_anon_names + 1, as->cap_anon_names, 8, UINT32_MAX - 1, false) ||
+	    !(copy = strdup(name)))
+		return -ENOMEM;
+	as->anon_names[as->nr_anon_names++] = copy;
+	return (int64_t)as->nr_anon_names;
+}
+
+/*
+ * show_map_vma: a file's VMA shows its path, but anonymous shared memory
+ * with a name shows [anon_shmem:NAME]; [heap] and [stack] keep theirs;
+ * other anonymous memory with a name shows [anon:NAME].
+ */
+const char *ms_names_vma(const struct ms_aspace *as, const struct piece *pc, char *buf, size_t len)
+{
+	const struct ms_region *r = as->regions[pc->region];
+	const char *name = pc->name && pc->name <= as->nr_anon_names ? as->anon_names[pc->name - 1] : NULL;
+
+	if (!name || (r->proc_name[0] && strncmp(r->proc_name, "/dev/zero", 9)))
+		return r->proc_name;
+	snprintf(buf, len, "[%s:%s]", r->proc_name[0] ? "anon_shmem" : "anon", name);
+	return buf;
+}
+
+void ms_names_release(struct ms_aspace *as)
+{
+	size_t i;
+
+	for (i = 0; i < as->nr_anon_names; i++)
+		free(as->anon_names[i]);
+	free(as->anon_names);
+	as->anon_names = NULL;
+	as->nr_anon_names = as->cap_anon_names = 0;
 }

@@ -37,7 +37,7 @@ static bool mergeable(const struct ms_aspace *as, const struct piece *a, const s
 	bool fa = ra->ino || ra->maj || ra->min, fb = rb->ino || rb->maj || rb->min;
 
 	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags || a->vmflags != b->vmflags ||
-	    a->mpol != b->mpol)
+	    a->mpol != b->mpol || a->name != b->name)
 		return false;
 	if (a->anon != b->anon && (a->anon ? b->anon || (a->anon & ANON_FORKED) : (b->anon & ANON_FORKED)))
 		return false;
@@ -87,30 +87,64 @@ static bool advice_flags(uint32_t advice, uint16_t *set, uint16_t *clear)
 
 /*
  * What a change does to a VMA: flags set and cleared, and a NUMA policy
- * (mpol >= 0: mbind's) or a home node for the policy it has (home >= 0).
+ * (mpol >= 0: mbind's) or a home node for the policy it has (home >= 0),
+ * userfaultfd's registration (uffd >= 0: the VF_UFFD_* flags, 0 to
+ * unregister) or an anon_vma_name (name >= 0: its id, 0 none).
  */
 struct vma_change {
 	uint16_t set, clear;
-	int64_t mpol, home;
+	int64_t mpol, home, uffd, name;
+};
+
+/* What a VMA becomes: its flags, policy and name. */
+struct vma_now {
+	uint16_t vf;
+	uint32_t mpol, name;
 };
 
 enum { MPOL_MODE_BIND = 2, MPOL_MODE_PREFERRED_MANY = 5 };
 
 /*
- * The flags and policy piece pc's VMA gets; false where the walk stops
- * there: set_mempolicy_home_node fails (-EOPNOTSUPP) at a VMA whose policy
- * takes no home node, having changed those before it; one with no policy
- * it leaves as it is.
+ * userfaultfd_register_range: a VMA of the context that has every flag
+ * asked for already is skipped; the others take exactly those. Unregister
+ * clears them all.
  */
-static bool vma_changed(const struct piece *pc, const struct vma_change *ch, uint16_t *vf, uint32_t *mpol)
+static uint16_t uffd_flags(uint16_t vf, int64_t uffd)
 {
-	*vf = (uint16_t)((pc->vmflags | ch->set) & ~ch->clear);
-	*mpol = ch->mpol >= 0 ? (uint32_t)ch->mpol : pc->mpol;
+	if (uffd > 0 && (vf & uffd) == uffd)
+		return vf;
+	return (uint16_t)((vf & ~VF_UFFD) | uffd);
+}
+
+/* Whether a prctl may name pc's VMA: anonymous memory, shared (shmem) or not; a file's fails with -EBADF. */
+static bool nameable(const struct ms_aspace *as, const struct piece *pc)
+{
+	const struct ms_region *r = as->regions[pc->region];
+
+	return !(r->ino || r->maj || r->min) || !strncmp(r->proc_name, "/dev/zero", 9);
+}
+
+/*
+ * What piece pc's VMA becomes; false where the walk stops there:
+ * set_mempolicy_home_node fails (-EOPNOTSUPP) at a VMA whose policy takes
+ * no home node, having changed those before it (one with no policy it
+ * leaves as it is); an anon name fails (-EBADF) at a file's VMA.
+ */
+static bool vma_changed(const struct ms_aspace *as, const struct piece *pc, const struct vma_change *ch,
+			struct vma_now *now)
+{
+	now->vf = (uint16_t)((pc->vmflags | ch->set) & ~ch->clear);
+	if (ch->uffd >= 0)
+		now->vf = uffd_flags(now->vf, ch->uffd);
+	now->mpol = ch->mpol >= 0 ? (uint32_t)ch->mpol : pc->mpol;
+	now->name = ch->name >= 0 ? (uint32_t)ch->name : pc->name;
+	if (ch->name >= 0 && !nameable(as, pc))
+		return false;
 	if (ch->home < 0 || !pc->mpol)
 		return true;
 	if ((pc->mpol & 0xff) != MPOL_MODE_BIND && (pc->mpol & 0xff) != MPOL_MODE_PREFERRED_MANY)
 		return false;
-	*mpol = (pc->mpol & 0xffff) | (uint32_t)(ch->home + 1) << 16;
+	now->mpol = (pc->mpol & 0xffff) | (uint32_t)(ch->home + 1) << 16;
 	return true;
 }
 
@@ -126,18 +160,17 @@ static int change_vmas(struct ms_aspace *as, struct proc *p, uint64_t start, uin
 		       const struct vma_change *ch, bool tree)
 {
 	size_t i = lower(p, start), first, last, j, k;
-	uint16_t now;
-	uint32_t mpol;
+	struct vma_now now;
 	uint64_t a, b;
 	int err;
 
 	while (i < p->n && p->p[i].start < end) {
 		ms_pieces_vma(p, i, &first, &last);
 		b = p->p[last].end < end ? p->p[last].end : end;
-		if (!vma_changed(&p->p[i], ch, &now, &mpol))
+		if (!vma_changed(as, &p->p[i], ch, &now))
 			break;
 		/* [vdso], [vvar]: VM_SPECIAL, which neither mlock nor this advice changes. */
-		if ((now == p->p[i].vmflags && mpol == p->p[i].mpol) ||
+		if ((now.vf == p->p[i].vmflags && now.mpol == p->p[i].mpol && now.name == p->p[i].name) ||
 		    as->regions[p->p[i].region]->kind == MS_KIND_VDSO) {
 			i = last + 1;
 			continue;
@@ -146,8 +179,9 @@ static int change_vmas(struct ms_aspace *as, struct proc *p, uint64_t start, uin
 		if ((err = ms_pieces_carve(p, a, b, &i, &j)))
 			return err;
 		for (k = i; k < j; k++) {
-			p->p[k].vmflags = now;
-			p->p[k].mpol = mpol;
+			p->p[k].vmflags = now.vf;
+			p->p[k].mpol = now.mpol;
+			p->p[k].name = now.name;
 		}
 		if (i < p->n && !tree)
 			ms_vma_join_if_mergeable(as, p, i);
@@ -160,17 +194,21 @@ static int change_vmas(struct ms_aspace *as, struct proc *p, uint64_t start, uin
 
 int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
-	struct vma_change ch = { .mpol = -1, .home = -1 };
+	struct vma_change ch = { .mpol = -1, .home = -1, .uffd = -1, .name = -1 };
 
 	if (!advice_flags(ev->madvise.advice, &ch.set, &ch.clear))
 		return 0;
 	return change_vmas(as, p, ev->madvise.start, ev->madvise.end, &ch, ev->madvise.tree);
 }
 
-/* mseal sets VM_SEALED; mbind sets a policy (MPOL_DEFAULT: none); set_mempolicy_home_node a home node. */
+/*
+ * mseal sets VM_SEALED; mbind sets a policy (MPOL_DEFAULT: none);
+ * set_mempolicy_home_node a home node; userfaultfd its VM_UFFD_* flags;
+ * prctl an anon_vma_name.
+ */
 int ms_vma_set_attr(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
-	struct vma_change ch = { .mpol = -1, .home = -1 };
+	struct vma_change ch = { .mpol = -1, .home = -1, .uffd = -1, .name = -1 };
 
 	switch (ev->vma_attr.what) {
 	case MS_VMA_SEAL:
@@ -181,6 +219,13 @@ int ms_vma_set_attr(struct ms_aspace *as, struct proc *p, const struct ms_event 
 		break;
 	case MS_VMA_HOME_NODE:
 		ch.home = ev->vma_attr.value & 0x7fff;
+		break;
+	case MS_VMA_UFFD:
+		ch.uffd = (int64_t)(ev->vma_attr.value & 7) * VF_UFFD_MISSING;
+		break;
+	case MS_VMA_ANON_NAME:
+		if ((ch.name = ms_names_anon_id(as, ev->vma_attr.name)) < 0)
+			return (int)ch.name;
 		break;
 	default:
 		return 0;
@@ -224,7 +269,7 @@ static uint64_t lock_gap(const struct proc *p, uint64_t start, uint64_t end)
 int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	uint64_t start = ev->mlock.all ? 0 : ev->mlock.start, end = ev->mlock.all ? UINT64_MAX : ev->mlock.end;
-	struct vma_change ch = { .set = lock_vmflags(ev->mlock.lock), .mpol = -1, .home = -1 };
+	struct vma_change ch = { .set = lock_vmflags(ev->mlock.lock), .mpol = -1, .home = -1, .uffd = -1, .name = -1 };
 	int err;
 
 	if (ev->mlock.to_gap && !ev->mlock.all && (end = lock_gap(p, start, end)) == start)

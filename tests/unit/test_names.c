@@ -1,6 +1,14 @@
-/* File names as /proc shows them: " (deleted)" once an unlink took the name, in every process. */
+/*
+ * File names as /proc shows them: " (deleted)" once an unlink took the
+ * name, in every process; the new path after a rename (and every path
+ * under a directory renamed), " (deleted)" for what a rename replaced,
+ * swapped by RENAME_EXCHANGE; and the [anon:NAME] prctl gives anonymous
+ * VMAs, which splits and merges them by name.
+ */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -106,11 +114,117 @@ static void unlinks_between_maps(void **state)
 	ms_aspace_free(as);
 }
 
+static void rename_file(struct ms_aspace *as, const char *from, const char *to, bool exchange,
+			const uint64_t (*files)[2], uint32_t nr)
+{
+	struct ms_event r = ev(MS_EV_RENAME);
+
+	r.rename.old_path = from;
+	r.rename.new_path = to;
+	r.rename.exchange = exchange;
+	r.rename.files = files;
+	r.rename.nr_files = nr;
+	assert_int_equal(ms_aspace_apply(as, &r, NULL), 0);
+}
+
+static void renamed_is_new_path(void **state)
+{
+	static const uint64_t a_and_dir[2][2] = { { 254 << 20, 7 }, { 254 << 20, 100 } };
+	static const uint64_t other[1][2] = { { 254 << 20, 99 } };
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event f = ev(MS_EV_FORK);
+
+	(void)state;
+	map_file(as, 16 * P, 18 * P, "/tmp/a", 7);
+	map_file(as, 32 * P, 33 * P, "/tmp/b", 8);
+	map_file(as, 40 * P, 41 * P, "/tmp/d/e", 9);
+	f.fork.child_pid = f.fork.child_tid = PID + 1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	rename_file(as, "/tmp/a", "/tmp/c", false, other, 1);      /* another file's ctime: not a's */
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/tmp/a");
+	rename_file(as, "/tmp/a", "/tmp/c", false, a_and_dir, 2);
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/tmp/c");
+	assert_string_equal(proc_name_at(as, PID + 1, 16 * P), "/tmp/c");   /* the child's too */
+	assert_string_equal(ms_aspace_lookup(as, PID, 16 * P)->name, "/tmp/a");   /* reports keep it */
+	rename_file(as, "/tmp/b", "/tmp/c", false, NULL, 0);       /* over c: c's file is deleted */
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/tmp/c (deleted)");
+	assert_string_equal(proc_name_at(as, PID, 32 * P), "/tmp/c");
+	map_file(as, 48 * P, 49 * P, "/tmp/x", 10);
+	rename_file(as, "/tmp/c", "/tmp/x", true, NULL, 0);        /* exchanged */
+	assert_string_equal(proc_name_at(as, PID, 32 * P), "/tmp/x");
+	assert_string_equal(proc_name_at(as, PID, 48 * P), "/tmp/c");
+	rename_file(as, "/tmp/d", "/var/dd", false, NULL, 0);      /* a directory: the paths under it */
+	assert_string_equal(proc_name_at(as, PID, 40 * P), "/var/dd/e");
+	rename_file(as, "/var/d", "/var/f", false, NULL, 0);       /* a prefix that is not a directory of it */
+	assert_string_equal(proc_name_at(as, PID, 40 * P), "/var/dd/e");
+	ms_aspace_free(as);
+}
+
+static void anon_name(struct ms_aspace *as, uint64_t s, uint64_t e, const char *name)
+{
+	struct ms_event m = ev(MS_EV_VMA_ATTR);
+
+	m.vma_attr.start = s;
+	m.vma_attr.end = e;
+	m.vma_attr.what = MS_VMA_ANON_NAME;
+	m.vma_attr.name = name;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+}
+
+struct named { int n; uint64_t s[8]; char name[8][64]; };
+
+static void note_named(const struct ms_vma *v, void *ctx)
+{
+	struct named *o = ctx;
+
+	if (o->n < 8) {
+		o->s[o->n] = v->start;
+		snprintf(o->name[o->n++], 64, "%s", v->name);
+	}
+}
+
+static struct named named_of(struct ms_aspace *as)
+{
+	struct named o = { 0 };
+
+	assert_int_equal(ms_aspace_for_each_vma(as, PID, note_named, &o), 0);
+	return o;
+}
+
+static void anon_names_split_and_merge(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct named v;
+
+	(void)state;
+	map(as, 16 * P, 24 * P, "//anon");
+	map_file(as, 24 * P, 26 * P, "/tmp/f", 7);
+	anon_name(as, 18 * P, 20 * P, "one");
+	v = named_of(as);
+	assert_int_equal(v.n, 4);
+	assert_string_equal(v.name[1], "[anon:one]");
+	assert_string_equal(v.name[2], "");
+	anon_name(as, 20 * P, 22 * P, "one");          /* the same name next to it: merged */
+	assert_int_equal(named_of(as).n, 4);
+	anon_name(as, 16 * P, 26 * P, "two");          /* stops at the file (-EBADF), all before named */
+	v = named_of(as);
+	assert_int_equal(v.n, 2);
+	assert_string_equal(v.name[0], "[anon:two]");
+	assert_string_equal(v.name[1], "/tmp/f");
+	anon_name(as, 18 * P, 20 * P, NULL);           /* the name removed: a split */
+	v = named_of(as);
+	assert_int_equal(v.n, 4);
+	assert_string_equal(v.name[1], "");
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(unlinked_is_deleted),
 		cmocka_unit_test(unlinks_between_maps),
+		cmocka_unit_test(renamed_is_new_path),
+		cmocka_unit_test(anon_names_split_and_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

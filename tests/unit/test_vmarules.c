@@ -360,9 +360,37 @@ static void seal_and_policy(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * userfaultfd: registration splits at the range's ends and merges what
+ * has the same mode; a VMA that has every flag asked for already is
+ * skipped; unregister merges back; a fork's copy has none of it.
+ */
+static void uffd_register(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event f = ev(MS_EV_FORK);
+
+	(void)state;
+	map(as, 16 * P, 24 * P, "//anon");
+	vma_attr(as, 18 * P, 22 * P, MS_VMA_UFFD, 1);         /* MISSING */
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	vma_attr(as, 19 * P, 20 * P, MS_VMA_UFFD, 0);         /* unregistered in the middle */
+	assert_int_equal(vmas_of(as, PID).n, 5);
+	vma_attr(as, 19 * P, 20 * P, MS_VMA_UFFD, 1);         /* again: merged back */
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	vma_attr(as, 18 * P, 20 * P, MS_VMA_UFFD, 2);         /* WP: another mode, apart */
+	assert_int_equal(vmas_of(as, PID).n, 4);
+	f.fork.child_pid = f.fork.child_tid = PID + 1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	vma_attr(as, 16 * P, 24 * P, MS_VMA_UFFD, 0);         /* all unregistered: one VMA */
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(uffd_register),
 		cmocka_unit_test(mprotect_to_same_protection),
 		cmocka_unit_test(vm_flags_split_and_merge),
 		cmocka_unit_test(mremap_grow_merges_next),
