@@ -25,24 +25,12 @@
 #include "kernel/live.h"
 #include "kernel/live_impl.h"
 #include "kernel/procsynth.h"
+#include "kernel/sysevents.h"
 #include "kernel/tracefs.h"
 #include "perfdata/evlist.h"
 #include "util/buf.h"
 #include "util/grow.h"
 #include "util/log.h"
-
-/*
- * Changes with no side-band record of their own, and mmap/shmat for their
- * call sites and failures. The mlock family, mseal and the NUMA policy
- * calls change VMA flags or policy, which splits and merges VMAs with no
- * record; a kernel without one of those tracepoints records without it.
- */
-static const char *const syscalls[] = {
-	"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "shmat", "shmdt",
-	"mlock", "mlock2", "munlock", "mlockall", "munlockall",
-	"unlink", "unlinkat", "mseal", "mbind", "set_mempolicy_home_node",
-};
-#define FIRST_OPTIONAL 8
 
 /*
  * What every record carries: IDENTIFIER (first in a sample, last in a
@@ -52,7 +40,6 @@ static const char *const syscalls[] = {
  */
 #define SAMPLE_ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_IDENTIFIER)
 
-#define STACK_TOP_BYTES 64
 #define DWARF_STACK_BYTES 8192
 
 #if defined(__x86_64__)
@@ -125,6 +112,7 @@ static void add_evsel(struct ms_live *l, const char *name, const char *tp, enum 
 	}
 	snprintf(l->use[l->ev.n - 1].tp, sizeof(l->use[0].tp), "%s", tp);
 	l->use[l->ev.n - 1].phase = ph;
+	l->use[l->ev.n - 1].filter = NULL;
 }
 
 /* The first event carries the side-band records: maps, comm, fork, exit. */
@@ -190,32 +178,18 @@ static void add_sp_evsel(struct ms_live *l)
 	add_evsel(l, "task-clock", "", PHASE_FAULTS, &a);
 }
 
-/* The syscalls that make memory: the entries whose stacks name the code that made a region. */
-static bool makes_memory(const char *sc)
-{
-	return !strcmp(sc, "mmap") || !strcmp(sc, "mremap") || !strcmp(sc, "brk") || !strcmp(sc, "shmat");
-}
-
 /* What of the user stack a syscall's sample copies, beyond --call-graph dwarf's every event. */
 static void syscall_stack_attr(const struct ms_live *l, const char *sc, bool enter, struct perf_event_attr *a)
 {
-	uint32_t bytes = 0;
+	uint32_t bytes;
 
+	if (ms_sysevent_wakes(sc, enter)) {
+		a->watermark = 0;
+		a->wakeup_events = 1;
+	}
 	if (l->opts.flags & MS_LIVE_DWARF)
 		return;
-	/*
-	 * The frame-pointer walk skips the caller of a syscall wrapper
-	 * (it builds no frame): the top of the user stack holds it.
-	 */
-	if (l->opts.flags & MS_LIVE_CALLCHAIN)
-		bytes = STACK_TOP_BYTES;
-	/*
-	 * glibc and most runtimes are built without frame pointers: a copy of
-	 * the stack at the entry, unwound later with the binaries' CFI, names
-	 * who made the memory, at a cost paid per mapping call, not per fault.
-	 */
-	if (enter && USER_REGS_ALL && (l->opts.flags & MS_LIVE_ALLOC_STACKS) && makes_memory(sc))
-		bytes = MS_LIVE_ALLOC_STACK_BYTES;
+	bytes = ms_sysevent_stack_bytes(sc, enter, l->opts.flags, USER_REGS_ALL != 0);
 	if (!bytes)
 		return;
 	a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -320,7 +294,7 @@ static int add_optional_tp(struct ms_live *l, const char *dir, const char *sys, 
 
 static int add_tracepoints(struct ms_live *l, const char *dir)
 {
-	const char *names[2 * sizeof(syscalls) / sizeof(syscalls[0]) + 2 + NR_TASK_TPS];
+	const char *names[2 * 32 + 2 + NR_TASK_TPS];   /* 32: room for ms_sysevents, which is shorter */
 	struct perf_event_attr a;
 	char tp[64], full[128], path[128];
 	size_t i, k, n = 0;
@@ -328,10 +302,10 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 	int err;
 
 	for (k = 0; k < 2; k++) {
-		for (i = 0; i < sizeof(syscalls) / sizeof(syscalls[0]); i++) {
-			snprintf(tp, sizeof(tp), "sys_%s_%s", k ? "exit" : "enter", syscalls[i]);
+		for (i = 0; i < ms_nr_sysevents && i < 32; i++) {
+			snprintf(tp, sizeof(tp), "sys_%s_%s", k ? "exit" : "enter", ms_sysevents[i]);
 			err = ms_tracefs_event_id(dir, "syscalls", tp, &id);
-			if (err == -ENOENT && i >= FIRST_OPTIONAL) {
+			if (err == -ENOENT && i >= MS_SYSEVENTS_FIRST_OPTIONAL) {
 				ms_debug("no tracepoint 'syscalls:%s' on this kernel: recording without it", tp);
 				continue;
 			}
@@ -344,12 +318,13 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 				return err;
 			}
 			tracepoint_attr(l, id, &a);
-			syscall_stack_attr(l, syscalls[i], k == 0, &a);
+			syscall_stack_attr(l, ms_sysevents[i], k == 0, &a);
 			snprintf(full, sizeof(full), "syscalls:%s", tp);
 			snprintf(path, sizeof(path), "syscalls/%s", tp);
 			add_evsel(l, full, path, k ? PHASE_EXIT : PHASE_ENTER, &a);
 			if (l->oom)
 				return -ENOMEM;
+			l->use[l->ev.n - 1].filter = ms_sysevent_filter(ms_sysevents[i], k == 0);
 			names[n++] = l->use[l->ev.n - 1].tp;
 		}
 	}
@@ -448,7 +423,7 @@ MS_EXPORT unsigned int ms_live_flags(const struct ms_live *l)
 
 MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 {
-	size_t nsys = sizeof(syscalls) / sizeof(syscalls[0]);
+	size_t nsys = ms_nr_sysevents;
 	struct ms_live *l;
 	const char *dir;
 	int err;
@@ -559,6 +534,13 @@ static int open_one(struct ms_live *l, pid_t tid, struct ring *r, unsigned int e
 		else
 			ms_err("cannot open event '%s' for task %d on CPU %d: %s",
 			       e->name, (int)tid, r->cpu, strerror(errno));
+		return err;
+	}
+	/* Only the events opened here have filters: those inherited use their parent's. */
+	if (l->use[evsel].filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, l->use[evsel].filter) < 0) {
+		err = -errno;
+		ms_err("cannot set the filter '%s' of event '%s': %s", l->use[evsel].filter, e->name, strerror(errno));
+		close(fd);
 		return err;
 	}
 	if (r->fd < 0)

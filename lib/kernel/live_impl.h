@@ -18,6 +18,7 @@ enum phase { PHASE_FAULTS, PHASE_ENTER, PHASE_EXIT, PHASE_KTHREAD };
 struct evsel_use {
 	char tp[128];            /* "syscalls/sys_enter_munmap", or "" */
 	enum phase phase;
+	const char *filter;      /* a tracepoint filter (PERF_EVENT_IOC_SET_FILTER), or NULL */
 };
 
 struct efd {

@@ -5,6 +5,7 @@
  * that needs: the exec windows and the binaries seen, per recording.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +22,21 @@
 #include "kernel/procsynth.h"
 #include "kernel/refsample.h"
 #include "kernel/tracefs.h"
+#include "kernel/ustring.h"
 #include "perfdata/format.h"
 #include "session/execwin.h"
 #include "session/prefetches.h"
 #include "session/rewrite.h"
+#include "stream/sample.h"
 #include "util/grow.h"
 #include "util/log.h"
+
+/* The entries whose strings record reads and writes after them (kernel/ustring.h). */
+enum { US_PRCTL, US_RENAME, US_RENAMEAT, US_RENAMEAT2, US_NR };
+static const char *const ustring_events[US_NR] = {
+	"syscalls:sys_enter_prctl", "syscalls:sys_enter_rename", "syscalls:sys_enter_renameat",
+	"syscalls:sys_enter_renameat2",
+};
 
 /* The largest MMAP2 rewritten: a path of PATH_MAX and the largest trailer. */
 #define MMAP2_COPY_SIZE (sizeof(struct perf_record_mmap2) + 4096 + 64)
@@ -48,7 +58,11 @@ struct ms_record {
 	int damon_evsel;             /* damon:damon_aggregated's index, or -1 */
 	struct perf_event_attr damon_attr;   /* as the file has it: the intervals in config1, config2 */
 	struct ms_prefetches *pf;    /* record --prefetches, or NULL */
+	int us_evsel[US_NR];         /* those entries' event indexes, -1 where not recorded */
+	uint16_t us_tp;              /* mapscope:user_string's tracepoint id, 0 where none is written */
+	struct ms_buf us_tracing;    /* the tracing data with its format */
 	bool closed;
+	unsigned char us_rec[MS_USTRING_RECORD_MAX] __attribute__((aligned(8)));
 	union {                      /* an MMAP2 of the ring's, copied to be changed */
 		struct perf_record_mmap2 m;
 		unsigned char bytes[MMAP2_COPY_SIZE];
@@ -68,14 +82,15 @@ static uint64_t monotonic_ns(void)
  * (common_type is 16 bits) that no recorded tracepoint has, so that perf
  * finds its format by it.
  */
-static uint16_t free_tracepoint_id(const struct ms_live *l)
+static uint16_t free_tracepoint_id(const struct ms_live *l, uint16_t taken)
 {
 	const struct perf_event_attr *a;
-	uint16_t id = UINT16_MAX;
+	uint16_t id = UINT16_MAX - (taken == UINT16_MAX);
 	size_t i;
 
 	for (i = 0; i < ms_live_nr_evsels(l); i++)
-		if ((a = ms_live_evsel_attr(l, i))->type == PERF_TYPE_TRACEPOINT && a->config == id) {
+		if (((a = ms_live_evsel_attr(l, i))->type == PERF_TYPE_TRACEPOINT && a->config == id) ||
+		    (taken && id == taken)) {
 			id--;
 			i = (size_t)-1;          /* again, from the first */
 		}
@@ -87,7 +102,7 @@ static int referenced_new(struct ms_record *r)
 {
 	if (!r->opts.referenced_ms)
 		return 0;
-	r->ref_tp = free_tracepoint_id(r->live);
+	r->ref_tp = free_tracepoint_id(r->live, 0);
 	r->refs = ms_refsampler_new("/proc", (uint64_t)r->opts.referenced_ms * 1000000ULL, r->ref_tp);
 	return r->refs ? 0 : -ENOMEM;
 }
@@ -156,6 +171,7 @@ MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
 		   (opts->no_alloc_stacks ? 0 : MS_LIVE_ALLOC_STACKS) |
 		   (opts->enable_on_exec ? MS_LIVE_ENABLE_ON_EXEC : 0) | MS_LIVE_PERF_FALLBACK;
 	ms_buf_init(&r->tracing);
+	ms_buf_init(&r->us_tracing);
 	r->live = ms_live_new(&lo);
 	if (!r->live || (errno = -referenced_new(r)) || (errno = -prefetch_setup(r))) {
 		err = errno;
@@ -253,6 +269,73 @@ static const struct perf_event_header *damon_as_target(struct ms_record *r, cons
 	return ms_damon_sample_as_target(h, r->damon_pids, r->nr_damon_pids, &r->copy, sizeof(r->copy));
 }
 
+/* The event index of a sample of one of the entries whose strings are read: its US_*, or -1. */
+static int ustring_source(const struct ms_record *r, const struct perf_event_header *h)
+{
+	const uint64_t *ids;
+	uint64_t id;
+	size_t nr, i;
+	int k;
+
+	if (!r->us_tp || h->type != PERF_RECORD_SAMPLE || h->size < sizeof(*h) + 8)
+		return -1;
+	memcpy(&id, h + 1, 8);                  /* IDENTIFIER: first in every sample of ours */
+	for (k = 0; k < US_NR; k++) {
+		if (r->us_evsel[k] < 0)
+			continue;
+		ids = ms_live_evsel_ids(r->live, (size_t)r->us_evsel[k], &nr);
+		for (i = 0; i < nr; i++)
+			if (ids[i] == id)
+				return k;
+	}
+	return -1;
+}
+
+/* String arg (1 or 2) at addr, a path (relative to dirfd) or not, written after the entry smp. */
+static int ustring_put(struct ms_record *r, const struct ms_sample *smp, uint32_t arg, uint64_t addr, int dirfd,
+		       bool path)
+{
+	char str[4096], abs[4096];
+	size_t n;
+
+	if (ms_ustring_read((pid_t)smp->pid, addr, smp->stack, smp->sp, smp->stack ? smp->stack_size : 0,
+			    str, sizeof(str)) ||
+	    (path && ms_ustring_path("/proc", (pid_t)smp->pid, (pid_t)smp->tid, dirfd, str, abs, sizeof(abs)))) {
+		ms_debug("cannot read string %u of task %u's syscall at %llu: its change is not named",
+			 arg, smp->tid, (unsigned long long)smp->time);
+		return 0;
+	}
+	n = ms_ustring_encode(r->us_tp, smp->pid, smp->tid, smp->time, arg, path ? abs : str, r->us_rec,
+			      sizeof(r->us_rec));
+	return n ? ms_pdwriter_write(r->writer, (const void *)r->us_rec) : 0;
+}
+
+/*
+ * A syscall tracepoint's raw data holds its arguments 8 bytes each from
+ * offset 16 (after the common fields and the syscall's number): prctl's
+ * option, arg2, ..., arg5; rename's oldname, newname; renameat's and
+ * renameat2's olddfd, oldname, newdfd, newname.
+ */
+static int write_ustrings(struct ms_record *r, const struct perf_event_header *h)
+{
+	static const uint32_t nr_args[US_NR] = { 5, 2, 4, 5 };
+	int k = ustring_source(r, h), err;
+	struct ms_sample smp;
+	uint64_t a[5] = { 0 };
+
+	if (k < 0 || ms_sample_parse(ms_live_evsel_attr(r->live, (size_t)r->us_evsel[k]), h, &smp) ||
+	    smp.raw_size < 16 + 8 * nr_args[k])
+		return 0;
+	memcpy(a, smp.raw + 16, 8 * nr_args[k]);
+	if (k == US_PRCTL)      /* PR_SET_VMA, PR_SET_VMA_ANON_NAME: the name (at most 80 bytes, the NUL's) */
+		return a[0] == 0x53564d41 && a[1] == 0 && a[4] ? ustring_put(r, &smp, 1, a[4], 0, false) : 0;
+	if (k == US_RENAME)
+		return (err = ustring_put(r, &smp, 1, a[0], AT_FDCWD, true)) ? err :
+		       ustring_put(r, &smp, 2, a[1], AT_FDCWD, true);
+	return (err = ustring_put(r, &smp, 1, a[1], (int)a[0], true)) ? err :
+	       ustring_put(r, &smp, 2, a[3], (int)a[2], true);
+}
+
 static int write_record(const struct perf_event_header *h, void *arg)
 {
 	struct ms_record *r = arg;
@@ -265,7 +348,7 @@ static int write_record(const struct perf_event_header *h, void *arg)
 	note_binary(r, h);
 	referenced_task(r, h);
 	ms_prefetches_record(r->pf, h);
-	if ((err = ms_pdwriter_write(r->writer, h)))
+	if ((err = ms_pdwriter_write(r->writer, h)) || (err = write_ustrings(r, h)))
 		return err;
 	if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) && r->vsyscall_trailer)
 		return write_vsyscall(r, h);
@@ -298,11 +381,48 @@ static int referenced_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, 
 	return err;
 }
 
+/*
+ * Where an entry whose strings are read is recorded, mapscope:user_string
+ * joins the events (one id, ours) and its format the tracing data.
+ */
+static int ustring_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, struct perf_event_attr *attr,
+			  struct ms_pdwriter_opts *wo)
+{
+	static const uint64_t id = MS_USTRING_ID;
+	size_t i, n = ms_live_nr_evsels(r->live);
+	const char *name;
+	struct ms_buf fmt;
+	bool any = false;
+	int k, err;
+
+	for (k = 0; k < US_NR; k++) {
+		r->us_evsel[k] = -1;
+		for (i = 0; i < n; i++)
+			if ((name = ms_live_evsel_name(r->live, i)) && !strcmp(name, ustring_events[k]))
+				r->us_evsel[k] = (int)i;
+		any |= r->us_evsel[k] >= 0;
+	}
+	if (!any)
+		return 0;
+	r->us_tp = free_tracepoint_id(r->live, r->refs ? r->ref_tp : 0);
+	ms_referenced_attr(r->us_tp, attr);     /* the fields every mapscope event's samples have */
+	ev[wo->nr_evsels++] = (struct ms_pdwriter_evsel){ attr, MS_USTRING_NAME, &id, 1 };
+	ms_buf_init(&fmt);
+	ms_ustring_format(r->us_tp, &fmt);
+	err = ms_buf_error(&fmt) ? -ENOMEM : ms_tracefs_add_system(wo->tracing_data, wo->tracing_data_len,
+								   MS_REFERENCED_SYS, fmt.data, fmt.len,
+								   &r->us_tracing);
+	ms_buf_release(&fmt);
+	wo->tracing_data = r->us_tracing.data;
+	wo->tracing_data_len = r->us_tracing.len;
+	return err;
+}
+
 MS_EXPORT int ms_record_start(struct ms_record *r, int fd)
 {
 	size_t n = ms_live_nr_evsels(r->live), i;
-	struct ms_pdwriter_evsel *ev = calloc(n + 1, sizeof(*ev));
-	struct perf_event_attr ref_attr;
+	struct ms_pdwriter_evsel *ev = calloc(n + 2, sizeof(*ev));
+	struct perf_event_attr ref_attr, us_attr;
 	struct ms_pdwriter_opts wo = {
 		.evsels = ev, .nr_evsels = n, .argc = r->opts.argc, .argv = r->opts.argv,
 		.clockid = CLOCK_MONOTONIC, .pipe = r->opts.pipe,
@@ -319,7 +439,7 @@ MS_EXPORT int ms_record_start(struct ms_record *r, int fd)
 			ev[i].attr = &r->damon_attr;
 	}
 	ms_live_tracing_data(r->live, &wo.tracing_data, &wo.tracing_data_len);
-	if ((err = referenced_header(r, ev, &ref_attr, &wo))) {
+	if ((err = referenced_header(r, ev, &ref_attr, &wo)) || (err = ustring_header(r, ev, &us_attr, &wo))) {
 		free(ev);
 		return err;
 	}
@@ -490,6 +610,7 @@ MS_EXPORT void ms_record_free(struct ms_record *r)
 	ms_prefetches_free(r->pf);           /* after the events that use them are closed */
 	ms_refsampler_free(r->refs);
 	ms_buf_release(&r->tracing);
+	ms_buf_release(&r->us_tracing);
 	ms_tidset_release(&r->attached);
 	ms_execwin_release(&r->execwin);
 	ms_binaries_release(&r->binaries);

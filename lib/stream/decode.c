@@ -197,9 +197,10 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	}
 	if (ei->kind == EK_DAMON)
 		return stream_on_damon(s, ei, &smp);
-	if (ei->kind == EK_NEWTASK || ei->kind == EK_CTIME) {
+	if (ei->kind == EK_NEWTASK || ei->kind == EK_CTIME || ei->kind == EK_USTRING) {
 		s->st.other_samples++;
-		return ei->kind == EK_NEWTASK ? stream_on_newtask(s, ei, &smp) : stream_on_ctime(s, ei, &smp);
+		return ei->kind == EK_NEWTASK ? stream_on_newtask(s, ei, &smp) : ei->kind == EK_CTIME ?
+		       stream_on_ctime(s, ei, &smp) : stream_on_ustring(s, ei, &smp);
 	}
 	if (ei->kind == EK_PREFETCH)
 		stream_prefetch_address(ei, &smp);

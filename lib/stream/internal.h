@@ -38,6 +38,7 @@ enum { STREAM_KERNEL_TYPE_LAST = 24, STREAM_PERF_TYPE_LAST = 90 };
 enum sc { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_MPROTECT, SC_BRK, SC_MADVISE, SC_SHMAT, SC_SHMDT,
 	  SC_MLOCK, SC_MLOCK2, SC_MUNLOCK, SC_MLOCKALL, SC_MUNLOCKALL,
 	  SC_UNLINK, SC_UNLINKAT, SC_MSEAL, SC_MBIND, SC_HOME_NODE,
+	  SC_IOCTL, SC_PRCTL, SC_RENAME, SC_RENAMEAT, SC_RENAMEAT2,
 	  SC_NR };
 
 /* The syscalls followed, by enum sc: the name and the entry's argument fields. */
@@ -49,8 +50,9 @@ extern const struct stream_syscall stream_syscalls[SC_NR];
 
 /* EK_ACCESS: mapscope:vma_referenced, record --referenced's accessed bits per VMA. */
 /* EK_NEWTASK: task:task_newtask (a new task's clone flags); EK_CTIME: timestamp:inode_set_ctime_to_ts. */
+/* EK_USTRING: mapscope:user_string, a string a syscall's entry pointed to, as record read it. */
 enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS, EK_DAMON, EK_PREFETCH,
-	      EK_NEWTASK, EK_CTIME };
+	      EK_NEWTASK, EK_CTIME, EK_USTRING };
 
 struct evinfo {
 	const struct perf_event_attr *attr;
@@ -88,8 +90,9 @@ struct thread {
 	size_t nr_maps, cap_maps;
 	uint64_t (*vmas)[2];          /* VMA tree writes in the open syscall: [start, end) */
 	size_t nr_vmas, cap_vmas;
-	uint64_t files[4][2];         /* in an open unlink: the inodes whose ctime it set, (dev, ino) */
+	uint64_t files[8][2];         /* in an open unlink or rename: the inodes whose ctime it set, (dev, ino) */
 	uint32_t nr_files;
+	char *strs[2];                /* in an open prctl or rename: its strings (mapscope:user_string), or NULL */
 };
 
 struct idmap {
@@ -239,8 +242,12 @@ uint64_t stream_field(const struct evinfo *ei, const struct ms_sample *smp, int 
 /* lifecycle.c */
 int stream_on_newtask(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
 int stream_on_ctime(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
-/* After a successful unlink of thread t: an MS_EV_UNLINK for each file it took a name from. */
-int stream_emit_unlinked(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
+/* mapscope:user_string, in thread's open prctl or rename: the string it pointed to. 0 or -ENOMEM. */
+int stream_on_ustring(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
+/* At a userfaultfd (un)register's entry: its range and mode, from the user stack the sample copied. */
+void stream_uffd_enter(struct thread *t, const struct ms_sample *smp);
+/* The exit (result ret) of thread t's unlink, rename, uffd ioctl or prctl: what it changed. 0 or -errno. */
+int stream_lifecycle_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret);
 int stream_thread_sp(struct ms_stream *s, const struct ms_sample *smp);
 int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp);
 /* damonagg.c: damon:damon_aggregated, known by its format (find reads f's fields), and its samples. */

@@ -47,6 +47,10 @@ static void thread_clear(struct thread *t)
 
 	for (i = 0; i < t->nr_maps; i++)
 		free(t->maps[i].name);
+	for (i = 0; i < 2; i++) {
+		free(t->strs[i]);
+		t->strs[i] = NULL;
+	}
 	t->nr_maps = 0;
 	t->nr_vmas = 0;
 	t->nr_files = 0;
@@ -410,16 +414,14 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		if (!ret || (ret == (uint64_t)-ENOMEM && t->sc != SC_MLOCKALL && t->sc != SC_MUNLOCKALL))
 			err = on_exit_mlock(s, smp, t, ret);
 		break;
-	case SC_UNLINK:
-	case SC_UNLINKAT:
-		if (!ret)
-			err = stream_emit_unlinked(s, smp, t);
-		break;
 	case SC_MSEAL:
 	case SC_MBIND:
 	case SC_HOME_NODE:
 		if (!ret || (t->sc == SC_HOME_NODE && ret == (uint64_t)-EOPNOTSUPP))
 			err = on_exit_vma_attr(s, smp, t);
+		break;
+	default:
+		err = stream_lifecycle_exit(s, smp, t, ret);
 		break;
 	}
 	if (!err)
@@ -511,8 +513,10 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 		if ((t->nr_maps || t->nr_vmas) && (err = flush_thread_maps(s, smp, t)))   /* an exit was lost */
 			return err;
 		t->sc = (int)ei->sc;
-		for (k = 0; k < ei->nr_fields; k++)
-			t->args[k] = field(ei, smp, k);
+		for (k = 0; k < 5; k++)
+			t->args[k] = k < ei->nr_fields ? field(ei, smp, k) : 0;
+		if (t->sc == SC_IOCTL)
+			stream_uffd_enter(t, smp);
 		if ((err = keep_chain(t, smp)))
 			return err;
 		return s->has_exit[ei->sc] ? 0 : lone_enter(s, smp, t);

@@ -32,6 +32,11 @@ const struct stream_syscall stream_syscalls[SC_NR] = {
 	[SC_MSEAL] = { "mseal", { "start", "len" } },
 	[SC_MBIND] = { "mbind", { "start", "len", "mode" } },
 	[SC_HOME_NODE] = { "set_mempolicy_home_node", { "start", "len", "home_node" } },
+	[SC_IOCTL] = { "ioctl", { "fd", "cmd", "arg" } },
+	[SC_PRCTL] = { "prctl", { "option", "arg2", "arg3", "arg4", "arg5" } },
+	[SC_RENAME] = { "rename", { NULL } },
+	[SC_RENAMEAT] = { "renameat", { NULL } },
+	[SC_RENAMEAT2] = { "renameat2", { "olddfd", "oldname", "newdfd", "newname", "flags" } },
 };
 
 /*
@@ -283,6 +288,19 @@ static void classify_referenced(struct evinfo *ei, const struct tp_format *f)
 	ei->kind = EK_ACCESS;
 }
 
+/* mapscope:user_string: which of its syscall's strings (4 bytes), and the string (__data_loc, 4 bytes). */
+static void classify_ustring(struct evinfo *ei, const struct tp_format *f)
+{
+	static const char *const fields[] = { "arg", "str" };
+	int k;
+
+	for (k = 0; k < 2; k++)
+		if (!find_field(f, fields[k], &ei->off[k], &ei->size[k]) || ei->size[k] != 4)
+			return;
+	ei->nr_fields = 2;
+	ei->kind = EK_USTRING;
+}
+
 static bool find_field_of(const void *f, const char *name, uint16_t *off, uint16_t *size)
 {
 	return find_field(f, name, off, size);
@@ -330,6 +348,10 @@ static void classify(struct evinfo *ei, const struct tp_format *f)
 	}
 	if (!strcmp(f->sys, "mapscope") && !strcmp(name, "vma_referenced")) {
 		classify_referenced(ei, f);
+		return;
+	}
+	if (!strcmp(f->sys, "mapscope") && !strcmp(name, "user_string")) {
+		classify_ustring(ei, f);
 		return;
 	}
 	if (stream_classify_damon(ei, f->sys, name, find_field_of, f) || classify_task(ei, f, name) ||

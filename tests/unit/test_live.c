@@ -202,7 +202,10 @@ static void alloc_stacks_on_mapping_entries_only(void **state)
 		assert_true(a->sample_type & PERF_SAMPLE_REGS_USER);
 		assert_true(__builtin_popcountll(a->sample_regs_user) >= 17);
 	}
-	assert_int_equal(with, 4);                /* page faults, munmap, the tree: none */
+	/* And the entries whose arguments point at what record reads: uffd's range, names, paths. */
+	assert_int_equal(stack_bytes(l, "syscalls:sys_enter_ioctl"), 2048);
+	assert_int_equal(stack_bytes(l, "syscalls:sys_enter_rename"), MS_LIVE_ALLOC_STACK_BYTES);
+	assert_int_equal(with, 4 + 5);            /* page faults, munmap, the tree: none */
 	assert_int_equal(stack_bytes(l, "page-faults"), 0);
 	assert_int_equal(stack_bytes(l, "syscalls:sys_enter_munmap"), 0);
 	o.flags = 0;

@@ -11,10 +11,9 @@ cd "$TMP"
 
 # With the kernel's VMA tree writes (where it has them) and without: the
 # model's own rules must get the same maps.
-# read-fault is the exception: only the tree shows what a read fault did;
-# and uffd: record leaves out the ioctls (all of them, but for the tree's writes).
+# read-fault is the exception: only the tree shows what a read fault did.
 modes=(tree no-tree)
-case $rule in read-fault | uffd) modes=(tree) ;; esac
+case $rule in read-fault) modes=(tree) ;; esac
 for mode in "${modes[@]}"; do
 	opt=()
 	[ "$mode" = no-tree ] && opt=(--no-vma-tree)
@@ -24,8 +23,8 @@ for mode in "${modes[@]}"; do
 		grep -q '^skip:' "rule-$mode.txt" && skip "$(sed -n 's/^skip: //p' "rule-$mode.txt")"
 		fail "record ($mode) failed ($status): $(cat summary.txt)"
 	}
-	if [ "$mode" = tree ] && ! perf evlist -i "rule-$mode.data" 2>/dev/null | grep -q '^maple_tree:ma_write$'; then
-		case $rule in read-fault | uffd) skip "this kernel has no maple_tree:ma_write tracepoint" ;; esac
+	if [ "$mode" = tree ] && ! perf evlist -i "rule-$mode.data" 2>/dev/null | grep '^maple_tree:ma_write$' >/dev/null; then
+		case $rule in read-fault) skip "this kernel has no maple_tree:ma_write tracepoint" ;; esac
 		echo "note: no maple_tree:ma_write on this kernel: the model's rules alone"
 	fi
 	# Its exit status says it ran to the end: every snapshot it takes is there.
