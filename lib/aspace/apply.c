@@ -179,6 +179,25 @@ static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event
 	return map_new(as, p, ev, c);
 }
 
+/*
+ * copy_vma: a VMA moved merges with a neighbour at its new place
+ * (vma_merge_new_range), pieces k - 1 and k, moved the one that moved.
+ * Anonymous memory's page offsets must run on: without an anon_vma it
+ * takes the new address's, as a new map there would, and merges; with
+ * one it keeps its old ones, which rarely run on: it is left apart.
+ */
+static void join_moved(struct ms_aspace *as, struct proc *p, size_t k, size_t moved)
+{
+	const struct ms_region *r;
+
+	if (k == 0 || k >= p->n)
+		return;
+	r = as->regions[p->p[moved].region];
+	if (!(r->ino || r->maj || r->min) && p->p[moved].anon)
+		return;
+	ms_vma_join_if_mergeable(as, p, k);
+}
+
 static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end;
@@ -244,6 +263,10 @@ static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_eve
 	}
 	if (at < p->n)
 		p->p[at].join = false;
+	if (!ev->remap.tree) {
+		join_moved(as, p, at, at - 1);
+		join_moved(as, p, lower(p, ns), lower(p, ns));
+	}
 	ms_pieces_settle(as, p, ev->time);
 out:
 	free(moved);

@@ -387,9 +387,36 @@ static void uffd_register(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * mremap moving a VMA next to a compatible one: copy_vma merges them
+ * (vma_merge_new_range), and a VMA moved out of the middle of another
+ * leaves it split; one with an anon_vma keeps its old page offsets, and
+ * stays apart.
+ */
+static void mremap_move_merges(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event f = ev(MS_EV_SAMPLE);
+
+	(void)state;
+	map(as, 16 * P, 18 * P, "//anon");
+	map(as, 40 * P, 41 * P, "//anon");
+	remap(as, 40 * P, 41 * P, 18 * P, 19 * P);       /* right after 16-18: one VMA */
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	map(as, 40 * P, 41 * P, "//anon");
+	f.sample.addr = 40 * P;                           /* a write fault: it has an anon_vma now */
+	f.sample.has_addr = f.sample.fault = true;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	ms_aspace_finish(as);
+	remap(as, 40 * P, 41 * P, 19 * P, 20 * P);
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(mremap_move_merges),
 		cmocka_unit_test(uffd_register),
 		cmocka_unit_test(mprotect_to_same_protection),
 		cmocka_unit_test(vm_flags_split_and_merge),
