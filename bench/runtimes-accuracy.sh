@@ -78,18 +78,23 @@ J
 	mm_selftests
 }
 
-# The kernel's mm selftests, from Debian's linux-source-X.Y tarball where it is installed.
+# The kernel's mm selftests, from Debian's linux-source-X.Y tarball where it
+# is installed (or from MM_SELFTESTS, a tools/testing/selftests/mm built
+# already). Those that fail to build (hugetlb, liburing) are skipped.
 mm_selftests() {
-	local tarball bin t
-	tarball=$(ls /usr/src/linux-source-*.tar.* 2>/dev/null | tail -1)
-	[ -n "$tarball" ] || { echo "mm selftests: linux-source not installed (apt-get install linux-source), skipped"; return; }
-	tar -xf "$tarball" -C "$work" --wildcards '*/tools/testing/selftests/*' '*/tools/include/*' \
-		'*/include/uapi/*' '*/scripts/*' '*/usr/include/*' 2>/dev/null
-	bin=$(ls -d "$work"/linux-source-*/tools/testing/selftests/mm 2>/dev/null | head -1)
-	[ -n "$bin" ] && make -s -C "$bin" -j2 >mm-build.log 2>&1 ||
-		echo "mm selftests: some did not build (see the log): those are skipped"
-	for t in mremap_test mlock2-tests map_fixed_noreplace madv_populate khugepaged cow ksm_tests mdwe_test \
-		 droppable memfd_secret mseal_test uffd-unit-tests pagemap_ioctl; do
+	local tarball bin=${MM_SELFTESTS:-} t
+	if [ -z "$bin" ]; then
+		tarball=$(ls /usr/src/linux-source-*.tar.* 2>/dev/null | tail -1)
+		[ -n "$tarball" ] || { echo "mm selftests: linux-source not installed (apt-get install linux-source), skipped"; return; }
+		tar -xf "$tarball" -C "$work" --wildcards '*/tools/testing/selftests/*' '*/tools/include/*' \
+			'*/include/uapi/*' '*/scripts/*' '*/usr/include/*' '*/mm/*.h' 2>/dev/null
+		bin=$(ls -d "$work"/linux-source-*/tools/testing/selftests/mm 2>/dev/null | head -1)
+		[ -n "$bin" ] && make -s -k -C "$bin" -j2 >mm-build.log 2>&1 ||
+			echo "mm selftests: some did not build (see the log): those are skipped"
+	fi
+	for t in ${MM_TESTS:-mseal_test uffd-unit-tests pagemap_ioctl mremap_test mremap_dontunmap mlock2-tests \
+		 map_fixed_noreplace map_populate madv_populate cow mdwe_test droppable mkdirty soft-dirty \
+		 on-fault-limit seal_elf ksm_functional_tests khugepaged ksm_tests memfd_secret}; do
 		[ -x "$bin/$t" ] || { echo "mm selftest $t: not built, skipped"; continue; }
 		(cd "$bin" && stops "mm selftest $t" "./$t")
 	done
