@@ -101,4 +101,25 @@ static inline void must(int ret, const char *what)
 	}
 }
 
+/* npages zeroed pages written to fd (then closed), mapped shared with prot. */
+static inline char *map_shared_file(int fd, size_t npages, int prot)
+{
+	static char page[PAGE];
+	size_t i;
+	char *p;
+
+	for (i = 0; i < npages; i++)
+		if (write(fd, page, PAGE) != (ssize_t)PAGE) {
+			perror("write");
+			exit(1);
+		}
+	p = mmap(NULL, npages * PAGE, prot, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	close(fd);
+	return p;
+}
+
 #endif

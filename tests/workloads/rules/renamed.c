@@ -20,27 +20,13 @@
 /* A file of npages pages at path, mapped shared. */
 static char *map_file(const char *path, size_t npages)
 {
-	static char page[PAGE];
-	size_t i;
-	char *p;
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 
 	if (fd < 0) {
 		printf("skip: cannot create %s\n", path);
 		exit(77);
 	}
-	for (i = 0; i < npages; i++)
-		if (write(fd, page, PAGE) != (ssize_t)PAGE) {
-			perror("write");
-			exit(1);
-		}
-	p = mmap(NULL, npages * PAGE, PROT_READ, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(1);
-	}
-	close(fd);
-	return p;
+	return map_shared_file(fd, npages, PROT_READ);
 }
 
 int main(void)

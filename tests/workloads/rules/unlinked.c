@@ -12,9 +12,6 @@
 /* A file of npages pages in dir, mapped: its path in path. */
 static char *map_file(const char *dir, char *path, size_t len, size_t npages, int prot)
 {
-	static char page[PAGE];
-	size_t i;
-	char *p;
 	int fd;
 
 	snprintf(path, len, "%s/mapscope-unlinked-XXXXXX", dir);
@@ -23,18 +20,7 @@ static char *map_file(const char *dir, char *path, size_t len, size_t npages, in
 		printf("skip: mkstemp in %s\n", dir);
 		exit(77);
 	}
-	for (i = 0; i < npages; i++)
-		if (write(fd, page, PAGE) != (ssize_t)PAGE) {
-			perror("write");
-			exit(1);
-		}
-	p = mmap(NULL, npages * PAGE, prot, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(1);
-	}
-	close(fd);
-	return p;
+	return map_shared_file(fd, npages, prot);
 }
 
 int main(void)
