@@ -251,12 +251,15 @@ static bool shown(const struct report_opts *o, const struct ms_report_row *row)
 }
 
 /* The rows the filters keep that are empty: what --all would add. */
-static size_t count_hidden(const struct report_opts *o, const struct ms_report_row *rows, size_t n)
+static size_t count_hidden(const struct report_opts *o, struct ms_report *rep, size_t n)
 {
+	const struct ms_report_row *r;
 	size_t i, hidden = 0;
 
-	for (i = 0; !o->all && (o->group & MS_GROUP_REGION) && i < n; i++)
-		hidden += empty(&rows[i]) && wanted(o, rows[i].region);
+	for (i = 0; !o->all && (o->group & MS_GROUP_REGION) && i < n; i++) {
+		r = ms_report_row(rep, i);
+		hidden += empty(r) && wanted(o, r->region);
+	}
 	return hidden;
 }
 
@@ -442,7 +445,7 @@ static void text_row(const struct report_opts *o, const struct ms_report_row *r,
 		       MS_TEXT(base(r->children[k].dso)));
 }
 
-static void print_text(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
+static void print_text(const struct report_opts *o, struct ms_report *rep, size_t n,
 		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
 		       bool uncertain, const char *access, const struct ms_session *s)
 {
@@ -457,9 +460,11 @@ static void print_text(const struct report_opts *o, const struct ms_report_row *
 		access = NULL;
 	text_columns(o, access);
 	for (i = 0; i < n; i++) {
-		if ((by_region && !shown(o, &rows[i])) || (!by_region && o->group == MS_GROUP_REGION))
+		const struct ms_report_row *r = ms_report_row(rep, i);
+
+		if ((by_region && !shown(o, r)) || (!by_region && o->group == MS_GROUP_REGION))
 			continue;
-		text_row(o, &rows[i], access);
+		text_row(o, r, access);
 	}
 	if (o->group == MS_GROUP_REGION) {
 		printf("%9" PRIu64 " %6.2f%%", un->samples, share(un->samples, o->base));
@@ -592,7 +597,7 @@ static void json_totals(struct ms_json *w, uint64_t total, const struct ms_sessi
 	ms_json_object_end(w);
 }
 
-static void print_json(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
+static void print_json(const struct report_opts *o, struct ms_report *rep, size_t n,
 		       const struct ms_report_row *un, uint64_t total, const struct ms_session_stats *st,
 		       bool uncertain, const struct ms_session *s, const char *access)
 {
@@ -613,10 +618,12 @@ static void print_json(const struct report_opts *o, const struct ms_report_row *
 	ms_json_key(&w, "regions");
 	ms_json_array_begin(&w);
 	for (i = 0; i < n; i++) {
-		if (!shown(o, &rows[i]))
+		const struct ms_report_row *r = ms_report_row(rep, i);
+
+		if (!shown(o, r))
 			continue;
 		ms_json_newline(&w, 2);
-		json_row(&w, o, &rows[i], s, access);
+		json_row(&w, o, r, s, access);
 	}
 	ms_json_array_end(&w);
 	ms_json_newline(&w, 1);
@@ -643,7 +650,7 @@ static void csv_access(const char *access, const struct ms_report_row *r)
 		printf(",,,,");
 }
 
-static void print_csv(const struct report_opts *o, const struct ms_report_row *rows, size_t n,
+static void print_csv(const struct report_opts *o, struct ms_report *rep, size_t n,
 		      const struct ms_report_row *un, const char *access)
 {
 	char perms[5], perms6[6];
@@ -657,7 +664,7 @@ static void print_csv(const struct report_opts *o, const struct ms_report_row *r
 		report_memlevel_csv_header();
 	printf("\n");
 	for (i = 0; i < n; i++) {
-		const struct ms_report_row *row = &rows[i];
+		const struct ms_report_row *row = ms_report_row(rep, i);
 		const struct ms_region *r = row->region;
 
 		if (!shown(o, row))
@@ -723,8 +730,7 @@ static int write_pprof(const struct report_opts *o, struct ms_pprof *pp, const s
 }
 
 /* The report in the format asked for, on stdout (the -o file by then): 0, or EXIT_RUNTIME after the message. */
-static int print_report(const struct report_opts *o, const struct ms_html_report *in,
-			const struct ms_report_row *rows, const struct ms_session *s)
+static int print_report(const struct report_opts *o, const struct ms_html_report *in, const struct ms_session *s)
 {
 	/* Rows by region only: the figures are a region's. */
 	const char *access = o->group & MS_GROUP_REGION ? ms_report_access_evidence(in->rep) : NULL;
@@ -739,15 +745,15 @@ static int print_report(const struct report_opts *o, const struct ms_html_report
 		return 0;
 	}
 	if (o->format == CLI_FORMAT_JSON) {
-		print_json(o, rows, in->n, in->un, in->total, in->st, in->uncertain, s, access);
+		print_json(o, in->rep, in->n, in->un, in->total, in->st, in->uncertain, s, access);
 		return 0;
 	}
 	replay_loss_line(s, stdout, "# ");     /* a comment line in the CSV and the table alike */
 	replay_mode_line(s, stdout, "# ");
 	if (o->format == CLI_FORMAT_CSV)
-		print_csv(o, rows, in->n, in->un, access);
+		print_csv(o, in->rep, in->n, in->un, access);
 	else {
-		print_text(o, rows, in->n, in->un, in->total, in->st, in->uncertain, access, s);
+		print_text(o, in->rep, in->n, in->un, in->total, in->st, in->uncertain, access, s);
 		report_prefetch_text(s);
 	}
 	return 0;
@@ -795,7 +801,7 @@ static int add_analyses(struct report_opts *o, struct ms_session *s, struct ms_r
 			struct ms_pprof **pp)
 {
 	*rep = ms_report_new(&(struct ms_report_opts){ .group = o->group, .children = (unsigned int)o->children });
-	if (!*rep || ms_session_add(s, &ms_report_analysis, *rep) ||
+	if (!*rep || (!o->pprof && ms_session_add(s, &ms_report_analysis, *rep)) ||
 	    (o->html && !(*html = ms_html_new(s, o->pid, o->comm))) ||
 	    (o->pprof && (!(*pp = ms_pprof_new()) || ms_session_add(s, &ms_pprof_analysis, *pp))) ||
 	    report_memlevel_add(s) || report_prefetch_add(s) ||
@@ -813,11 +819,10 @@ int cmd_report(int argc, char **argv)
 	struct ms_report *rep = NULL;
 	struct ms_html *html = NULL;
 	struct ms_pprof *pp = NULL;
-	const struct ms_report_row *rows = NULL, *un;
 	struct ms_session_stats st;
 	struct outfile out = { 0 };
 	struct ms_html_report in;
-	size_t n;
+	size_t n = 0;
 	int ret, err;
 	bool uncertain, failed = false;
 
@@ -836,7 +841,7 @@ int cmd_report(int argc, char **argv)
 	ret = replay_run(s, o.input);
 	if (ret)
 		goto out;
-	err = ms_report_rows(rep, ms_session_aspace(s), o.keys, o.nr_keys, &rows, &n, &un);
+	err = o.pprof ? 0 : ms_report_sort(rep, ms_session_aspace(s), o.keys, o.nr_keys, &n);
 	if (err) {
 		cli_error("cannot build the report: %s", strerror(-err));
 		ret = EXIT_RUNTIME;
@@ -845,7 +850,7 @@ int cmd_report(int argc, char **argv)
 	ms_session_stats(s, &st);
 	o.base = st.samples;
 	o.t0 = st.first_time;
-	o.hidden = count_hidden(&o, rows, n);
+	o.hidden = o.pprof ? 0 : count_hidden(&o, rep, n);
 	/* No unmap records, or records lost: maps and unmaps may be missing. */
 	uncertain = !ms_session_has_syscalls(s) || st.lost;
 	replay_warnings(s, o.input);
@@ -859,10 +864,10 @@ int cmd_report(int argc, char **argv)
 	if (o.output && ((ret = outfile_open(&out, o.output)) || (ret = outfile_stdout(&out))))
 		goto out;
 	in = (struct ms_html_report){
-		.h = html, .input = o.input, .window = o.window, .rep = rep, .rows = rows, .n = n, .un = un,
+		.h = html, .input = o.input, .window = o.window, .rep = rep, .n = n, .un = ms_report_unmapped(rep),
 		.total = ms_report_total(rep), .st = &st, .uncertain = uncertain,
 	};
-	if ((ret = print_report(&o, &in, rows, s))) {
+	if ((ret = print_report(&o, &in, s))) {
 		failed = true;
 		goto out;
 	}

@@ -97,6 +97,21 @@ int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 		   const enum ms_report_key *keys, size_t nr_keys,
 		   const struct ms_report_row **rows, size_t *nr_rows, const struct ms_report_row **unmapped);
 
+/*
+ * The same rows, one at a time: for a report of many regions, where an
+ * array of every row (128 bytes each) would cost more than the counts.
+ * ms_report_sort() orders the rows as ms_report_rows() does and says how
+ * many there are; ms_report_row() makes row i of that order (NULL past the
+ * end), and ms_report_unmapped() gives the "unmapped" row. Borrowed: a row
+ * and its children stay valid until the next ms_report_row(), the sort's
+ * order until the next sort, ms_report_rows() or ms_report_free(). 0, or
+ * -ENOMEM.
+ */
+int ms_report_sort(struct ms_report *rep, const struct ms_aspace *as, const enum ms_report_key *keys,
+		   size_t nr_keys, size_t *nr_rows);
+const struct ms_report_row *ms_report_row(struct ms_report *rep, size_t i);
+const struct ms_report_row *ms_report_unmapped(const struct ms_report *rep);
+
 /* The evidence of ongoing access the recording held, in words, or NULL where it held none. */
 const char *ms_report_access_evidence(const struct ms_report *rep);
 

@@ -1,6 +1,7 @@
 /*
  * The code symbols under each region row: samples counted per (region,
- * symbol, binary) as they come, and at the end each row's top N. Most
+ * symbol, binary) as they come, and each region's top N, as its row is
+ * made. Most
  * regions have one symbol: the first of each is counted in an array by
  * region, with no hashing, and only the others in a hash table.
  */
@@ -98,79 +99,87 @@ static bool child_before(const struct child *c, const struct ms_report_child *d)
 	return k ? k < 0 : name_cmp(c->dso, d->dso) < 0;
 }
 
-/* Inserts c among row's children (at most nc, kept sorted). */
-static void add_child(struct ms_report_row *row, struct ms_report_child *kids, int nc, const struct child *c)
+/* Inserts c among the children kids[0, *nr) (at most nc, kept sorted). */
+static void add_child(struct ms_report_child *kids, int *nr, int nc, const struct child *c)
 {
 	int k, at;
 
-	for (at = row->nr_children; at > 0 && child_before(c, &kids[at - 1]); at--)
+	for (at = *nr; at > 0 && child_before(c, &kids[at - 1]); at--)
 		;
 	if (at >= nc)
 		return;
-	for (k = row->nr_children < nc ? row->nr_children : nc - 1; k > at; k--)
+	for (k = *nr < nc ? *nr : nc - 1; k > at; k--)
 		kids[k] = kids[k - 1];
 	kids[at] = (struct ms_report_child){ c->symbol, c->dso, c->samples };
-	if (row->nr_children < nc)
-		row->nr_children++;
-}
-
-/* Child i of all: the first ones by region, then the table's (empty slots: region 0). */
-static const struct child *nth_child(const struct ms_children *cs, size_t i)
-{
-	return i < cs->fcap ? &cs->first[i] : &cs->t[i - cs->fcap];
-}
-
-/* The row of region id + 1, c->region, or NULL. */
-static struct ms_report_row *child_row(struct ms_report_row *rows, const size_t *by_region, size_t nr_regions,
-				       const struct child *c)
-{
-	return c->region && c->region <= nr_regions && by_region[c->region] ? &rows[by_region[c->region] - 1] : NULL;
+	if (*nr < nc)
+		(*nr)++;
 }
 
 /*
- * Top code symbols under each region row, kept sorted as the table's
- * children are inserted: first counted, so that each row has room for
- * what it will hold and no more (most regions have one symbol or none).
- * 0 or -ENOMEM.
+ * The table's entries by region, for ms_children_top(): a counting sort
+ * of their positions (stable: a region's come in table order), and where
+ * each region's start. Nothing where the table is empty (a region of one
+ * symbol each: the common case at scale).
  */
-int ms_children_fill(const struct ms_children *cs, struct ms_report_row *rows, size_t n, size_t nr_regions, int nc,
-		     struct ms_report_child **kids)
+int ms_children_index(struct ms_children *cs, size_t nr_regions)
 {
-	size_t *by_region = calloc(nr_regions + 1, sizeof(*by_region));   /* region id + 1 -> row + 1 */
-	size_t i, total = 0;
-	struct ms_report_row *row;
+	uint32_t *off, *pos;
+	size_t i;
 
-	if (!by_region)
+	free(cs->off);
+	free(cs->pos);
+	cs->off = cs->pos = NULL;
+	cs->nr_off = 0;
+	if (!cs->len)
+		return 0;
+	if (nr_regions >= UINT32_MAX || cs->cap > UINT32_MAX)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		if (rows[i].region)
-			by_region[rows[i].region->id + 1] = i + 1;
-	for (i = 0; i < cs->fcap + cs->cap; i++)     /* each row's count, for now in nr_children */
-		if ((row = child_row(rows, by_region, nr_regions, nth_child(cs, i))) && row->nr_children < nc) {
-			row->nr_children++;
-			total++;
-		}
-	*kids = calloc(total ? total : 1, sizeof(**kids));
-	if (!*kids) {
-		free(by_region);
+	off = calloc(nr_regions + 2, sizeof(*off));
+	pos = malloc(cs->len * sizeof(*pos));
+	if (!off || !pos) {
+		free(off);
+		free(pos);
 		return -ENOMEM;
 	}
-	for (i = 0, total = 0; i < n; i++) {
-		rows[i].children = *kids + total;
-		total += (size_t)rows[i].nr_children;
-	}
-	for (i = 0; i < n; i++)
-		rows[i].nr_children = 0;
-	for (i = 0; i < cs->fcap + cs->cap; i++)
-		if ((row = child_row(rows, by_region, nr_regions, nth_child(cs, i))))
-			add_child(row, (struct ms_report_child *)row->children, nc, nth_child(cs, i));
-	free(by_region);
+	for (i = 0; i < cs->cap; i++)
+		if (cs->t[i].region && cs->t[i].region <= nr_regions)
+			off[cs->t[i].region + 1]++;
+	for (i = 1; i < nr_regions + 2; i++)
+		off[i] += off[i - 1];
+	for (i = 0; i < cs->cap; i++)          /* off[r] ends at r's end: r's entries are [off[r - 1], off[r]) */
+		if (cs->t[i].region && cs->t[i].region <= nr_regions)
+			pos[off[cs->t[i].region]++] = (uint32_t)i;
+	cs->off = off;
+	cs->pos = pos;
+	cs->nr_off = nr_regions + 2;
 	return 0;
+}
+
+/*
+ * The top nc code symbols of region (id + 1) into kids, most samples
+ * first: its first symbol, then the table's (ms_children_index() made
+ * since the last count). Their number.
+ */
+int ms_children_top(const struct ms_children *cs, uint64_t region, int nc, struct ms_report_child *kids)
+{
+	int nr = 0;
+	uint32_t k;
+
+	if (!region || nc <= 0)
+		return 0;
+	if (region < cs->fcap && cs->first[region].region)
+		add_child(kids, &nr, nc, &cs->first[region]);
+	if (region + 1 < cs->nr_off)
+		for (k = cs->off[region - 1]; k < cs->off[region]; k++)
+			add_child(kids, &nr, nc, &cs->t[cs->pos[k]]);
+	return nr;
 }
 
 void ms_children_release(struct ms_children *cs)
 {
 	free(cs->first);
 	free(cs->t);
+	free(cs->off);
+	free(cs->pos);
 	memset(cs, 0, sizeof(*cs));
 }

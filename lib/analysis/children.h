@@ -23,19 +23,25 @@ struct ms_children {
 	struct child *t;          /* hash: (region, symbol) -> samples, for the symbols after the first */
 	size_t cap, len;
 	size_t last;              /* the entry counted last (samples come in runs) */
+	uint32_t *off, *pos;      /* ms_children_index(): table positions by region, and where each starts */
+	size_t nr_off;
 };
 
 /* Counts n samples of code symbol (of binary dso) in region id + 1 (not 0). 0 or -ENOMEM. */
 int ms_children_count(struct ms_children *c, uint64_t region, const char *symbol, const char *dso, uint64_t n);
 
 /*
- * The top nc symbols under each of rows[0, n) (region rows of regions
- * below nr_regions), most samples first, into rows[i].children and
- * nr_children: they point into *kids, allocated here and the caller's to
- * free. 0 or -ENOMEM (*kids then NULL).
+ * Indexes the table's entries by region (ids + 1 up to nr_regions), for
+ * ms_children_top(): again after any count. 0 or -ENOMEM (no index then).
  */
-int ms_children_fill(const struct ms_children *c, struct ms_report_row *rows, size_t n, size_t nr_regions, int nc,
-		     struct ms_report_child **kids);
+int ms_children_index(struct ms_children *c, size_t nr_regions);
+
+/*
+ * The top nc (at most MS_REPORT_MAX_CHILDREN) code symbols of region id + 1,
+ * most samples first (ties by symbol, then binary name), into kids[0, nc):
+ * their number. The names are borrowed from the counts.
+ */
+int ms_children_top(const struct ms_children *c, uint64_t region, int nc, struct ms_report_child *kids);
 
 void ms_children_release(struct ms_children *c);
 

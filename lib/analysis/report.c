@@ -74,9 +74,15 @@ struct ms_report {
 	uint64_t total;
 	struct ms_access_table access;   /* ongoing access per region */
 	int error;
-	/* The last ms_report_rows(), lent to the caller until the next or ms_report_free(). */
+	/* The last ms_report_sort(): the rows' slots in order, and the model they name. */
+	uint32_t *order;
+	size_t nr_order;
+	const struct ms_aspace *as;
+	/* Lent to the caller: the last ms_report_row(), and the last ms_report_rows() (rows, their children). */
+	struct ms_report_row one;
+	struct ms_report_child one_kids[MS_REPORT_MAX_CHILDREN];
 	struct ms_report_row *rows;
-	struct ms_report_child *kids;   /* nr_children for each row, in the rows' first order */
+	struct ms_report_child *kids;
 	struct ms_report_row unmapped;
 };
 
@@ -518,8 +524,10 @@ MS_EXPORT uint64_t ms_report_total(const struct ms_report *rep)
 	return rep->total;
 }
 
+/* The sort's keys and report, for cmp_slots() (qsort has no context). */
 static const enum ms_report_key *sort_keys;
 static size_t sort_nr;
+static const struct ms_report *sort_rep;
 
 static int cmp_u64(uint64_t a, uint64_t b)
 {
@@ -531,14 +539,39 @@ static int cmp_str(const char *a, const char *b)
 	return strcmp(a ? a : "", b ? b : "");
 }
 
-static int cmp_rows(const void *pa, const void *pb)
+/* Slot i's counts (zero where no sample made it), its region (or NULL) and its group. */
+static const struct stat *slot_stat(const struct ms_report *rep, size_t i)
 {
-	const struct ms_report_row *a = pa, *b = pb;
+	static const struct stat zero = { 0 };
+
+	return i < rep->cap ? &rep->st[i] : &zero;
+}
+
+static const struct ms_region *slot_region(const struct ms_report *rep, size_t i)
+{
+	if (rep->group == MS_GROUP_REGION)
+		return ms_aspace_region(rep->as, i - 1);
+	return rep->tuples[i].region ? ms_aspace_region(rep->as, rep->tuples[i].region - 1) : NULL;
+}
+
+/*
+ * Rows in order, compared by their slots: the keys in turn, then a fixed
+ * order (region id, then the group's names), so that output is the same
+ * on every run. A row grouped without a region sorts as id UINT32_MAX.
+ */
+static int cmp_slots(const void *pa, const void *pb)
+{
+	const struct ms_report *rep = sort_rep;
+	const uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
+	const struct stat *a = slot_stat(rep, ia), *b = slot_stat(rep, ib);
 	const struct ms_region none = { .id = UINT32_MAX, .name = "", .comm = "" };
-	const struct ms_region *ra = a->region ? a->region : &none, *rb = b->region ? b->region : &none;
+	const struct ms_region *ra = slot_region(rep, ia), *rb = slot_region(rep, ib);
+	const struct tuple *ta, *tb;
 	size_t k;
 	int c = 0;
 
+	ra = ra ? ra : &none;
+	rb = rb ? rb : &none;
 	for (k = 0; k < sort_nr && !c; k++) {
 		switch (sort_keys[k]) {
 		case MS_SORT_SAMPLES: c = cmp_u64(b->samples, a->samples); break;
@@ -553,17 +586,15 @@ static int cmp_rows(const void *pa, const void *pb)
 			break;
 		}
 	}
-	/* Ties: a fixed order, so output is the same on every run. */
 	if (!c)
 		c = cmp_u64(ra->id, rb->id);
-	if (!c)
-		c = cmp_str(a->symbol, b->symbol);
-	if (!c)
-		c = cmp_str(a->dso, b->dso);
-	if (!c)
-		c = cmp_str(a->daddr_symbol, b->daddr_symbol);
-	if (!c)
-		c = cmp_str(a->alloc, b->alloc);
+	if (c || rep->group == MS_GROUP_REGION)
+		return c;
+	ta = &rep->tuples[ia];
+	tb = &rep->tuples[ib];
+	if (!(c = cmp_str(ta->symbol, tb->symbol)) && !(c = cmp_str(ta->dso, tb->dso)) &&
+	    !(c = cmp_str(ta->daddr, tb->daddr)))
+		c = cmp_str(ta->alloc, tb->alloc);
 	return c;
 }
 
@@ -590,70 +621,129 @@ static void count_pages(struct ms_report *rep)
 	}
 }
 
-/* The results of the last ms_report_rows(), released. */
+/* The results of the last ms_report_sort() and ms_report_rows(), released. */
 static void rows_release(struct ms_report *rep)
 {
+	free(rep->order);
 	free(rep->rows);
 	free(rep->kids);
+	rep->order = NULL;
+	rep->nr_order = 0;
 	rep->rows = NULL;
 	rep->kids = NULL;
 	memset(&rep->unmapped, 0, sizeof(rep->unmapped));
+}
+
+/* The row of slot i (its children in kids, room for nr_children), from its counts and region or group. */
+static void fill_row(struct ms_report *rep, size_t i, struct ms_report_row *row, struct ms_report_child *kids)
+{
+	const struct stat *s = slot_stat(rep, i);
+	const struct tuple *t;
+
+	*row = (struct ms_report_row){ .samples = s->samples, .pages = s->pages, .first_ns = s->first,
+				       .last_ns = s->last };
+	if (rep->group != MS_GROUP_REGION) {
+		t = &rep->tuples[i];
+		row->region = slot_region(rep, i);
+		row->symbol = t->symbol;
+		row->dso = t->dso;
+		row->daddr_symbol = t->daddr;
+		row->alloc = t->alloc;
+		return;
+	}
+	row->region = slot_region(rep, i);
+	row->alloc = rep->s ? ms_session_alloc_site(rep->s, row->region) : NULL;
+	access_figures(rep, row);
+	if (rep->nr_children) {
+		row->nr_children = ms_children_top(&rep->children, i, rep->nr_children, kids);
+		row->children = kids;
+	}
+}
+
+MS_EXPORT int ms_report_sort(struct ms_report *rep, const struct ms_aspace *as, const enum ms_report_key *keys,
+			     size_t nr_keys, size_t *nr_rows)
+{
+	size_t n = rep->group == MS_GROUP_REGION ? ms_aspace_nr_regions(as) : rep->nr_tuples ? rep->nr_tuples - 1 : 0;
+	size_t i;
+	int err;
+
+	rows_release(rep);
+	*nr_rows = 0;
+	if (rep->error || rep->access.error)
+		return rep->error ? rep->error : rep->access.error;
+	if (n >= UINT32_MAX)
+		return -ENOMEM;
+	count_pages(rep);
+	ms_access_table_settle(&rep->access);
+	if (rep->nr_children && (err = ms_children_index(&rep->children, ms_aspace_nr_regions(as))))
+		return err;
+	if (!(rep->order = malloc((n ? n : 1) * sizeof(*rep->order))))
+		return -ENOMEM;
+	for (i = 0; i < n; i++)            /* region i's slot is i + 1; group slots start at 1 */
+		rep->order[i] = (uint32_t)(i + 1);
+	rep->as = as;
+	rep->nr_order = n;
+	sort_keys = keys;
+	sort_nr = nr_keys;
+	sort_rep = rep;
+	qsort(rep->order, n, sizeof(*rep->order), cmp_slots);
+	/* Slot 0 holds the samples no mapping held, in every mode. */
+	rep->unmapped = (struct ms_report_row){ .samples = slot_stat(rep, 0)->samples,
+			.pages = slot_stat(rep, 0)->pages, .first_ns = slot_stat(rep, 0)->first,
+			.last_ns = slot_stat(rep, 0)->last };
+	*nr_rows = n;
+	return 0;
+}
+
+MS_EXPORT const struct ms_report_row *ms_report_row(struct ms_report *rep, size_t i)
+{
+	if (i >= rep->nr_order)
+		return NULL;
+	fill_row(rep, rep->order[i], &rep->one, rep->one_kids);
+	return &rep->one;
+}
+
+MS_EXPORT const struct ms_report_row *ms_report_unmapped(const struct ms_report *rep)
+{
+	return &rep->unmapped;
+}
+
+/* The rows of the last ms_report_sort() made at once, and their children in one array. */
+static int rows_all(struct ms_report *rep, size_t n)
+{
+	size_t i, nk = 0;
+
+	if (!(rep->rows = calloc(n ? n : 1, sizeof(*rep->rows))))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		rep->rows[i] = *ms_report_row(rep, i);
+		rep->rows[i].children = NULL;
+		nk += (size_t)rep->rows[i].nr_children;
+	}
+	if (!(rep->kids = calloc(nk ? nk : 1, sizeof(*rep->kids))))
+		return -ENOMEM;
+	for (i = 0, nk = 0; i < n; i++) {
+		if (!rep->rows[i].nr_children)
+			continue;
+		rep->rows[i].children = rep->kids + nk;
+		nk += (size_t)ms_children_top(&rep->children, rep->order[i], rep->nr_children, rep->kids + nk);
+	}
+	return 0;
 }
 
 MS_EXPORT int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 			     const enum ms_report_key *keys, size_t nr_keys,
 			     const struct ms_report_row **rows, size_t *nr_rows, const struct ms_report_row **unmapped)
 {
-	size_t n = ms_aspace_nr_regions(as), i, out_n = 0;
-	struct ms_report_row *out;
-	struct stat zero = { 0 }, *s;
-	const struct tuple *t;
+	size_t n;
+	int err;
 
-	rows_release(rep);
-	if (rep->error || rep->access.error)
-		return rep->error ? rep->error : rep->access.error;
-	count_pages(rep);
-	ms_access_table_settle(&rep->access);
-	if (rep->group != MS_GROUP_REGION) {
-		out = rep->rows = calloc(rep->nr_tuples ? rep->nr_tuples : 1, sizeof(*out));
-		if (!out)
-			return -ENOMEM;
-		for (i = 1; i < rep->nr_tuples; i++) {
-			t = &rep->tuples[i];
-			s = i < rep->cap ? &rep->st[i] : &zero;
-			out[out_n++] = (struct ms_report_row){
-				.region = t->region ? ms_aspace_region(as, t->region - 1) : NULL,
-				.symbol = t->symbol, .dso = t->dso, .daddr_symbol = t->daddr, .alloc = t->alloc,
-				.samples = s->samples, .pages = s->pages, .first_ns = s->first, .last_ns = s->last,
-			};
-		}
-		s = rep->cap ? &rep->st[0] : &zero;
-		rep->unmapped = (struct ms_report_row){ .samples = s->samples, .pages = s->pages,
-							.first_ns = s->first, .last_ns = s->last };
-	} else {
-		out = rep->rows = calloc(n ? n : 1, sizeof(*out));
-		if (!out)
-			return -ENOMEM;
-		for (i = 0; i < n; i++) {
-			s = i + 1 < rep->cap ? &rep->st[i + 1] : &zero;
-			out[out_n++] = (struct ms_report_row){ .region = ms_aspace_region(as, i),
-				.alloc = rep->s ? ms_session_alloc_site(rep->s, ms_aspace_region(as, i)) : NULL,
-				.samples = s->samples, .pages = s->pages, .first_ns = s->first, .last_ns = s->last };
-			access_figures(rep, &out[out_n - 1]);
-		}
-		s = rep->cap ? &rep->st[0] : &zero;
-		rep->unmapped = (struct ms_report_row){ .samples = s->samples, .pages = s->pages,
-							.first_ns = s->first, .last_ns = s->last };
-		if (rep->nr_children && ms_children_fill(&rep->children, out, out_n, n, rep->nr_children, &rep->kids)) {
-			rows_release(rep);
-			return -ENOMEM;
-		}
+	if ((err = ms_report_sort(rep, as, keys, nr_keys, &n)) || (err = rows_all(rep, n))) {
+		rows_release(rep);
+		return err;
 	}
-	sort_keys = keys;
-	sort_nr = nr_keys;
-	qsort(out, out_n, sizeof(*out), cmp_rows);
-	*rows = out;
-	*nr_rows = out_n;
+	*rows = rep->rows;
+	*nr_rows = n;
 	*unmapped = &rep->unmapped;
 	return 0;
 }

@@ -217,12 +217,13 @@ static void write_regions(struct ms_json *w, const struct ms_html_report *in, ui
 	ms_json_key(w, "regions");
 	ms_json_array_begin(w);
 	for (i = 0; i < in->n; i++) {
-		const struct ms_region *r = in->rows[i].region;
+		const struct ms_report_row *row = ms_report_row(in->rep, i);
+		const struct ms_region *r = row->region;
 
 		if (!r || !keep(in->h, r, r->pid))
 			continue;
 		ms_json_newline(w, 0);
-		html_region(w, in, &in->rows[i], t0);
+		html_region(w, in, row, t0);
 	}
 	ms_json_array_end(w);
 	ms_json_newline(w, 0);

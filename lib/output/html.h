@@ -22,8 +22,7 @@ struct ms_html_report {
 	struct ms_html *h;
 	const char *input;
 	const char *window;                  /* --time as given, or NULL */
-	const struct ms_report *rep;
-	const struct ms_report_row *rows;    /* by region, sorted */
+	struct ms_report *rep;               /* sorted by region (ms_report_sort): its rows are made one by one */
 	size_t n;
 	const struct ms_report_row *un;
 	uint64_t total;

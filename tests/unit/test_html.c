@@ -50,7 +50,7 @@ static char *page_of(long pid, const char *input)
 	assert_int_equal(ms_report_rows(rep, ms_session_aspace(s), NULL, 0, &rows, &n, &un), 0);
 	ms_session_stats(s, &st);
 	assert_non_null(f = open_memstream(&buf, &len));
-	assert_int_equal(ms_html_write(f, &(struct ms_html_report){ .h = h, .input = input, .rep = rep, .rows = rows,
+	assert_int_equal(ms_html_write(f, &(struct ms_html_report){ .h = h, .input = input, .rep = rep,
 								   .n = n, .un = un, .total = ms_report_total(rep),
 								   .st = &st }), 0);
 	fclose(f);
