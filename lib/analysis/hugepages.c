@@ -1,6 +1,8 @@
 /*
- * Per (region, 2 MiB span): a 512-bit page map and counters, in one hash
- * table. Advice is computed at the end from those and the region's life.
+ * Per (region, 2 MiB span): the pages touched and counters (hugespans.h).
+ * Advice is computed at the end from those and the region's life; the
+ * reasons of regions not advised are interned, as most are one of a few
+ * texts (500,000 small mappings: one text, not 500,000 buffers).
  *
  * A sampled recording (record -c N, perf's -F) sees 1 fault in N: each
  * fault is a page's first touch, so a sampled fault stands for N touched
@@ -20,9 +22,11 @@
 
 #include "analysis/access.h"
 #include "analysis/hugebudget.h"
+#include "analysis/hugespans.h"
 #include "util/grow.h"
 #include "util/hash.h"
 #include "util/log.h"
+#include "util/strpool.h"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
@@ -30,19 +34,9 @@
 
 #define REASON_MAX 512
 
-struct span {
-	uint64_t key;             /* (region id + 1) << 32 | the span's index (address / 2 MiB); 0: empty */
-	uint64_t bits[8];
-	uint32_t pages;           /* pages sampled */
-	uint64_t est;             /* pages touched, estimated: the periods of the faults that found new pages */
-	uint64_t upper;           /* the most pages the samples could stand for: every new page's period */
-	uint64_t faults, samples, tlb;  /* faults and TLB misses by the periods, samples as seen */
-};
-
 struct ms_hugepages {
 	struct ms_hugepages_opts o;
-	struct span *t;
-	size_t cap, len;
+	struct ms_hugespans spans;
 	unsigned char *flags;     /* per region: 1 hugepage advised already, 2 nohugepage */
 	size_t cap_flags;
 	bool have_tlb;
@@ -52,7 +46,9 @@ struct ms_hugepages {
 	int error;
 	/* The last ms_hugepages_advice(), lent to the caller until the next or ms_hugepages_free(). */
 	struct ms_huge_advice *advice;
-	char (*reasons)[REASON_MAX];    /* advice[i].reason's text, one buffer each */
+	struct ms_strpool reasons;      /* the reasons of regions not advised */
+	char **own;                     /* of those advised: a REASON_MAX buffer each, as ranking appends */
+	size_t nr_own, cap_own;
 };
 
 enum { F_HUGE = 1, F_NOHUGE = 2 };
@@ -73,40 +69,6 @@ MS_EXPORT struct ms_hugepages *ms_hugepages_new(const struct ms_hugepages_opts *
 	return hp;
 }
 
-static struct span *find(struct ms_hugepages *hp, uint64_t key, bool create)
-{
-	struct span *old = hp->t;
-	size_t cap = hp->cap, i, j;
-
-	if (create && (hp->len + 1) * 2 > hp->cap) {
-		hp->cap = cap ? 2 * cap : 256;
-		hp->t = calloc(hp->cap, sizeof(*hp->t));
-		if (!hp->t) {
-			hp->t = old;
-			hp->cap = cap;
-			return NULL;
-		}
-		for (i = 0; i < cap; i++) {
-			if (!old[i].key)
-				continue;
-			for (j = ms_hash64(old[i].key, hp->cap); hp->t[j].key; j = (j + 1) & (hp->cap - 1))
-				;
-			hp->t[j] = old[i];
-		}
-		free(old);
-	}
-	if (!hp->cap)
-		return NULL;
-	for (i = ms_hash64(key, hp->cap); hp->t[i].key; i = (i + 1) & (hp->cap - 1))
-		if (hp->t[i].key == key)
-			return &hp->t[i];
-	if (!create)
-		return NULL;
-	hp->t[i].key = key;
-	hp->len++;
-	return &hp->t[i];
-}
-
 static bool candidate(const struct ms_region *r)
 {
 	if (r->kind == MS_KIND_SHM)
@@ -119,7 +81,7 @@ static bool candidate(const struct ms_region *r)
 static struct span *span_of(struct ms_hugepages *hp, const struct ms_region *r, uint64_t addr)
 {
 	uint64_t idx = addr / MS_HUGE_SPAN;
-	struct span *s = find(hp, ((uint64_t)r->id + 1) << 32 | (idx & 0xffffffffULL), true);
+	struct span *s = ms_hugespans_find(&hp->spans, ((uint64_t)r->id + 1) << 32 | (idx & 0xffffffffULL), true);
 
 	if (!s)
 		hp->error = -ENOMEM;
@@ -150,9 +112,9 @@ static inline void count(struct ms_hugepages *hp, struct span *s, uint64_t addr,
 	uint64_t page = (addr % MS_HUGE_SPAN) >> 12, w = sampled(hp, period);
 
 	hp->all_faults &= fault;
-	if (!(s->bits[page / 64] >> (page % 64) & 1)) {
-		s->bits[page / 64] |= 1ULL << (page % 64);
-		s->pages++;
+	if (!ms_hugespans_has(&hp->spans, s, (uint32_t)page)) {
+		if (ms_hugespans_add(&hp->spans, s, (uint32_t)page))
+			hp->error = -ENOMEM;
 		s->est += fault ? w : 1;
 		s->upper += w;
 	}
@@ -268,14 +230,16 @@ static void land(struct ms_hugepages *hp, const struct ms_region *r, const struc
 
 	for (b = 0; b < n; b++) {
 		key = ((uint64_t)r->id + 1) << 32 | ((mv[b].addr / MS_HUGE_SPAN) & 0xffffffffULL);
-		if (!(t = find(hp, key, true))) {
+		if (!(t = ms_hugespans_find(&hp->spans, key, true))) {
 			hp->error = -ENOMEM;
 			return;
 		}
 		page = (uint32_t)((mv[b].addr % MS_HUGE_SPAN) >> 12);
-		if (!(t->bits[page / 64] >> (page % 64) & 1)) {
-			t->bits[page / 64] |= 1ULL << (page % 64);
-			t->pages++;
+		if (!ms_hugespans_has(&hp->spans, t, page)) {
+			if (ms_hugespans_add(&hp->spans, t, page)) {
+				hp->error = -ENOMEM;
+				return;
+			}
 			t->est += mv[b].est;
 			t->upper += mv[b].upper;
 		}
@@ -303,17 +267,17 @@ static void follow_remap(struct ms_hugepages *hp, const struct ms_region *r, con
 	struct span *s;
 	uint32_t page, before;
 
-	if (oe <= os || delta == 0 || last - first > hp->len + 1)
+	if (oe <= os || delta == 0 || last - first > hp->spans.len + 1)
 		return;              /* no move, or a range larger than every span there is */
 	for (idx = first; idx <= last; idx++) {
-		s = find(hp, ((uint64_t)r->id + 1) << 32 | (idx & 0xffffffffULL), false);
+		s = ms_hugespans_find(&hp->spans, ((uint64_t)r->id + 1) << 32 | (idx & 0xffffffffULL), false);
 		if (!s || !s->pages)
 			continue;
 		before = s->pages;
 		from = nmoved;
 		for (page = 0; page < 512; page++) {
 			addr = idx * MS_HUGE_SPAN + (uint64_t)page * 4096;
-			if (addr < os || addr >= oe || !(s->bits[page / 64] >> (page % 64) & 1))
+			if (addr < os || addr >= oe || !ms_hugespans_has(&hp->spans, s, page))
 				continue;
 			if (MS_GROW(mv, nmoved + 1, cap, 512, SIZE_MAX, false)) {
 				hp->error = -ENOMEM;
@@ -321,8 +285,7 @@ static void follow_remap(struct ms_hugepages *hp, const struct ms_region *r, con
 				return;
 			}
 			mv[nmoved++].addr = addr + delta;
-			s->bits[page / 64] &= ~(1ULL << (page % 64));
-			s->pages--;
+			ms_hugespans_drop(&hp->spans, s, page);
 		}
 		if (nmoved > from)
 			move_share(s, before, mv + from, share);
@@ -412,7 +375,7 @@ static void run_extend(struct run *c, struct tally *t, uint64_t idx, uint64_t pa
  * region took.
  */
 static void sum_spans(const struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_region *r,
-		      struct span *const *sp, size_t n, struct ms_huge_advice *a, struct tally *t)
+		      const struct span *sp, size_t n, struct ms_huge_advice *a, struct tally *t)
 {
 	struct run cur = { 0 };
 	uint64_t idx, est, at;
@@ -421,7 +384,7 @@ static void sum_spans(const struct ms_hugepages *hp, const struct ms_aspace *as,
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < n; i++) {
-		s = sp[i];
+		s = &sp[i];
 		est = capped(s->est);
 		a->pages += est;
 		a->faults += s->faults;
@@ -533,7 +496,7 @@ static void judge(const struct ms_hugepages *hp, const struct ms_region *r, cons
  * is made, every dense span.
  */
 static void advise(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_region *r,
-		   struct span *const *sp, size_t n, uint64_t end_ns, struct ms_huge_advice *a, char *reason)
+		   const struct span *sp, size_t n, uint64_t end_ns, struct ms_huge_advice *a, char *reason)
 {
 	uint64_t first = (r->start + MS_HUGE_SPAN - 1) & ~(MS_HUGE_SPAN - 1);
 	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), spans, pages, tlb;
@@ -557,13 +520,6 @@ static void advise(struct ms_hugepages *hp, const struct ms_aspace *as, const st
 	judge(hp, r, &t, (r->ended_ns ? r->ended_ns : end_ns) - r->created_ns, a, reason);
 	if (!a->advised)
 		a->start = a->end = 0;
-}
-
-static int cmp_span(const void *pa, const void *pb)
-{
-	const struct span *a = *(struct span *const *)pa, *b = *(struct span *const *)pb;
-
-	return a->key < b->key ? -1 : a->key > b->key;
 }
 
 static int cmp_advice(const void *pa, const void *pb)
@@ -612,11 +568,12 @@ static int rank_by_access(struct ms_hugepages *hp, struct ms_huge_advice *v, siz
 	for (i = 0; i < n; i++) {
 		st = ms_access_table_get(&hp->access, v[i].region->id);
 		v[i].hot_bytes = st ? st->hot_sum / st->intervals : 0;
-		reason = (char *)v[i].reason;        /* one of hp->reasons */
+		if (!v[i].advised)
+			continue;
+		reason = (char *)v[i].reason;        /* one of hp->own */
 		len = strlen(reason);
-		if (v[i].advised)
-			snprintf(reason + len, REASON_MAX - len, "; ongoing access: %.1f MiB found accessed per "
-				 "interval, from %s", (double)v[i].hot_bytes / (1 << 20), evidence);
+		snprintf(reason + len, REASON_MAX - len, "; ongoing access: %.1f MiB found accessed per "
+			 "interval, from %s", (double)v[i].hot_bytes / (1 << 20), evidence);
 	}
 	qsort(v, n, sizeof(*v), cmp_access);
 	return 0;
@@ -655,46 +612,79 @@ static void fit_budget(const struct ms_hugepages *hp, struct ms_huge_advice *v, 
 /* The advice of the last ms_hugepages_advice(), released. */
 static void advice_release(struct ms_hugepages *hp)
 {
+	size_t i;
+
+	for (i = 0; i < hp->nr_own; i++)
+		free(hp->own[i]);
+	free(hp->own);
 	free(hp->advice);
-	free(hp->reasons);
+	ms_strpool_release(&hp->reasons);
 	hp->advice = NULL;
-	hp->reasons = NULL;
+	hp->own = NULL;
+	hp->nr_own = hp->cap_own = 0;
+}
+
+/*
+ * Where a's reason (written in reason) is kept: a buffer of its own where
+ * advised, for the ranking and the budget append to it; else the one copy
+ * of its text. 0 or -ENOMEM.
+ */
+static int keep_reason(struct ms_hugepages *hp, struct ms_huge_advice *a, const char *reason)
+{
+	char *own;
+
+	if (!a->advised)
+		return (a->reason = ms_strpool_intern(&hp->reasons, reason)) ? 0 : -ENOMEM;
+	if (MS_GROW(hp->own, hp->nr_own + 1, hp->cap_own, 16, SIZE_MAX, false) || !(own = malloc(REASON_MAX)))
+		return -ENOMEM;
+	memcpy(own, reason, REASON_MAX);
+	a->reason = hp->own[hp->nr_own++] = own;
+	return 0;
+}
+
+/*
+ * The advice of each region with spans, in v (room for every region);
+ * their number. The spans are sorted by key in place (each region's lie
+ * together, in address order): the index is made again if counting goes on.
+ */
+static int advise_all(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns,
+		      struct ms_huge_advice *v, size_t *n)
+{
+	size_t nr = ms_aspace_nr_regions(as), i, j, k = 0;
+	char reason[REASON_MAX];
+	uint64_t id;
+
+	ms_hugespans_sort(&hp->spans);
+	for (i = 0; i < hp->spans.len; i = j) {
+		id = hp->spans.t[i].key >> 32;
+		for (j = i + 1; j < hp->spans.len && hp->spans.t[j].key >> 32 == id; j++)
+			;
+		if (id - 1 >= nr)
+			continue;
+		advise(hp, as, ms_aspace_region(as, (size_t)id - 1), hp->spans.t + i, j - i, end_ns, &v[k], reason);
+		if (keep_reason(hp, &v[k], reason))
+			return -ENOMEM;
+		k++;
+	}
+	*n = k;
+	return 0;
 }
 
 MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns,
 				  const struct ms_huge_advice **out, size_t *n)
 {
-	size_t nr = ms_aspace_nr_regions(as), i, j, ns = 0, k = 0;
-	struct span **sp;
+	size_t nr = ms_aspace_nr_regions(as), k = 0;
 	struct ms_huge_advice *v;
-	uint64_t id;
 	int err;
 
 	advice_release(hp);
 	if (hp->error)
 		return hp->error;
-	/* The spans by region, then address: each region's lie together. */
-	sp = malloc((hp->len ? hp->len : 1) * sizeof(*sp));
 	v = hp->advice = calloc(nr ? nr : 1, sizeof(*v));
-	hp->reasons = malloc((nr ? nr : 1) * sizeof(*hp->reasons));
-	if (!sp || !v || !hp->reasons) {
-		free(sp);
+	if (!v || advise_all(hp, as, end_ns, v, &k)) {
 		advice_release(hp);
 		return -ENOMEM;
 	}
-	for (i = 0; i < hp->cap; i++)
-		if (hp->t[i].key && (hp->t[i].key >> 32) - 1 < nr)
-			sp[ns++] = &hp->t[i];
-	if (ns)
-		qsort(sp, ns, sizeof(*sp), cmp_span);
-	for (i = 0; i < ns; i = j) {
-		id = sp[i]->key >> 32;
-		for (j = i + 1; j < ns && sp[j]->key >> 32 == id; j++)
-			;
-		advise(hp, as, ms_aspace_region(as, (size_t)id - 1), sp + i, j - i, end_ns, &v[k], hp->reasons[k]);
-		k++;
-	}
-	free(sp);
 	if (k)
 		qsort(v, k, sizeof(*v), hp->have_tlb ? cmp_advice_tlb : cmp_advice);
 	if (k && (err = rank_by_access(hp, v, k)))
@@ -716,7 +706,7 @@ MS_EXPORT void ms_hugepages_free(struct ms_hugepages *hp)
 	if (!hp)
 		return;
 	advice_release(hp);
-	free(hp->t);
+	ms_hugespans_release(&hp->spans);
 	free(hp->flags);
 	ms_access_table_release(&hp->access);
 	free(hp);
