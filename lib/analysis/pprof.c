@@ -430,19 +430,22 @@ static int write_gzip(int fd, const uint8_t *data, size_t len)
 	return err ? err : zr == Z_STREAM_END ? 0 : -EIO;
 }
 
-/* What the profile message points into while it is packed: owned here, freed by out_release(). */
+/*
+ * The profile as it is packed: the message's fields in field order, the
+ * samples (field 2) packed one at a time straight into the bytes, so that
+ * no message of every sample (320 bytes a row) is built first. protobuf-c
+ * packs a message's fields by number, so the bytes are those of the whole
+ * message packed at once.
+ */
 struct out {
 	Perftools__Profiles__ValueType types[4], period, *type_p[4];
 	size_t nt;                            /* value types in use */
-	Perftools__Profiles__Sample *smp, **smp_p;
-	Perftools__Profiles__Label *lab, **lab_p;
 	Perftools__Profiles__Location **loc_p;
 	Perftools__Profiles__Function **fn_p;
 	Perftools__Profiles__Line **line_p;
-	uint64_t *ids;                        /* two locations a sample: code, then data region */
-	int64_t *vals;                        /* four values a sample at most */
-	size_t ns;                            /* samples filled */
 	int64_t kpid, kcomm, kkind;           /* label keys */
+	uint8_t *buf;                         /* the packed message so far */
+	size_t len, cap;
 };
 
 static void out_release(struct out *o)
@@ -450,25 +453,37 @@ static void out_release(struct out *o)
 	free(o->loc_p);
 	free(o->fn_p);
 	free(o->line_p);
-	free(o->smp);
-	free(o->smp_p);
-	free(o->lab);
-	free(o->lab_p);
-	free(o->ids);
-	free(o->vals);
+	free(o->buf);
 }
 
-/* Room for nr samples. 0 or -ENOMEM. */
-static int out_alloc(struct out *o, size_t nr)
+/* Room for more bytes in o->buf. 0 or -ENOMEM. */
+static int out_room(struct out *o, size_t more)
 {
-	nr = nr ? nr : 1;
-	o->smp = calloc(nr, sizeof(*o->smp));
-	o->smp_p = calloc(nr, sizeof(*o->smp_p));
-	o->lab = calloc(3 * nr, sizeof(*o->lab));
-	o->lab_p = calloc(3 * nr, sizeof(*o->lab_p));
-	o->ids = calloc(2 * nr, sizeof(*o->ids));
-	o->vals = calloc(4 * nr, sizeof(*o->vals));
-	return o->smp && o->smp_p && o->lab && o->lab_p && o->ids && o->vals ? 0 : -ENOMEM;
+	return more > SIZE_MAX - o->len ? -ENOMEM : MS_GROW(o->buf, o->len + more, o->cap, 1 << 16, SIZE_MAX, false);
+}
+
+/* Profile p's fields packed onto the bytes: those before the samples, or after. 0 or -ENOMEM. */
+static int out_profile(struct out *o, const Perftools__Profiles__Profile *p)
+{
+	if (out_room(o, perftools__profiles__profile__get_packed_size(p)))
+		return -ENOMEM;
+	o->len += perftools__profiles__profile__pack(p, o->buf + o->len);
+	return 0;
+}
+
+/* Sample smp as the next element of the profile's field 2: its tag, its length, its bytes. 0 or -ENOMEM. */
+static int out_sample(struct out *o, const Perftools__Profiles__Sample *smp)
+{
+	size_t n = perftools__profiles__sample__get_packed_size(smp), v;
+
+	if (n > UINT32_MAX || out_room(o, n + 6))
+		return -ENOMEM;
+	o->buf[o->len++] = 2 << 3 | 2;        /* field 2, length-delimited */
+	for (v = n; v >= 0x80; v >>= 7)
+		o->buf[o->len++] = (uint8_t)(v | 0x80);
+	o->buf[o->len++] = (uint8_t)v;
+	o->len += perftools__profiles__sample__pack(smp, o->buf + o->len);
+	return 0;
 }
 
 /* samples and pages always; faults and TLB misses where the recording has them. */
@@ -499,32 +514,32 @@ static void value_types(struct ms_pprof *pp, struct out *o)
 /* Row w as the next sample: the leaf is the code that touched the data, the data region on top. 0 or -ENOMEM. */
 static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, const char *comm)
 {
-	Perftools__Profiles__Sample *smp = &o->smp[o->ns];
-	Perftools__Profiles__Label *lab = &o->lab[3 * o->ns];
-	uint64_t *ids = &o->ids[2 * o->ns];
-	int64_t *vals = &o->vals[4 * o->ns];
+	Perftools__Profiles__Sample smp;
+	Perftools__Profiles__Label lab[3], *lab_p[3];
+	uint64_t ids[2];
+	int64_t vals[4];
 	char frame[512];
 	size_t k = 2;
 
 	region_frame(pp, w->r, frame, sizeof(frame));
-	perftools__profiles__sample__init(smp);
+	perftools__profiles__sample__init(&smp);
 	ids[0] = w->loc;
 	ids[1] = location(pp, &(struct ms_frame){ .name = frame }, 1);
 	if (!ids[1])
 		return -ENOMEM;
-	smp->location_id = ids;
-	smp->n_location_id = 2;
+	smp.location_id = ids;
+	smp.n_location_id = 2;
 	vals[0] = (int64_t)w->samples;
 	vals[1] = (int64_t)w->pages;
 	if (pp->have_faults)
 		vals[k++] = (int64_t)w->faults;
 	if (pp->have_tlb)
 		vals[k++] = (int64_t)w->tlb;
-	smp->value = vals;
-	smp->n_value = o->nt;
+	smp.value = vals;
+	smp.n_value = o->nt;
 	for (k = 0; k < 3; k++) {
 		perftools__profiles__label__init(&lab[k]);
-		o->lab_p[3 * o->ns + k] = &lab[k];
+		lab_p[k] = &lab[k];
 	}
 	lab[0].key = o->kpid;
 	lab[0].num = w->k.pid;
@@ -534,10 +549,9 @@ static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, c
 	lab[2].str = intern(&pp->st, w->r ? ms_region_kind_name(w->r->kind) : "unmapped");
 	if (lab[1].str < 0 || lab[2].str < 0)
 		return -ENOMEM;
-	smp->label = &o->lab_p[3 * o->ns];
-	smp->n_label = 3;
-	o->smp_p[o->ns++] = smp;
-	return 0;
+	smp.label = lab_p;
+	smp.n_label = 3;
+	return out_sample(o, &smp);
 }
 
 /* The pointer arrays the message wants over the locations, functions and lines. 0 or -ENOMEM. */
@@ -561,17 +575,22 @@ static int tables(struct ms_pprof *pp, struct out *o)
 	return 0;
 }
 
-/* Packs the profile and writes it gzipped to fd. 0 or a negative errno. */
-static int pack(struct ms_pprof *pp, struct out *o, int fd, uint64_t duration_ns)
+/* The sample types: the profile's field 1, packed first. 0 or -ENOMEM. */
+static int pack_head(struct out *o)
 {
 	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
-	uint8_t *buf;
-	int err;
 
 	p.sample_type = o->type_p;
 	p.n_sample_type = o->nt;
-	p.sample = o->smp_p;
-	p.n_sample = o->ns;
+	return out_profile(o, &p);
+}
+
+/* The fields after the samples (locations, functions, strings, ...), then the whole gzipped to fd. */
+static int pack_tail(struct ms_pprof *pp, struct out *o, int fd, uint64_t duration_ns)
+{
+	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	int err;
+
 	p.location = o->loc_p;
 	p.n_location = pp->nloc;
 	p.function = o->fn_p;
@@ -585,12 +604,9 @@ static int pack(struct ms_pprof *pp, struct out *o, int fd, uint64_t duration_ns
 	p.default_sample_type = o->types[0].type;
 	p.period_type = &o->period;
 	p.period = 1;
-	buf = malloc(perftools__profiles__profile__get_packed_size(&p) + 1);
-	if (!buf)
-		return -ENOMEM;
-	err = write_gzip(fd, buf, perftools__profiles__profile__pack(&p, buf));
-	free(buf);
-	return err;
+	if ((err = out_profile(o, &p)))
+		return err;
+	return write_gzip(fd, o->buf, o->len);
 }
 
 MS_EXPORT int ms_pprof_add_comment(struct ms_pprof *pp, const char *text)
@@ -613,9 +629,9 @@ MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const ch
 
 	if (pp->err)
 		return pp->err;
-	if ((err = out_alloc(&o, pp->nr_rows)))
-		goto out;
 	value_types(pp, &o);
+	if ((err = pack_head(&o)))
+		goto out;
 	for (i = 0; i < pp->nr_rows; i++) {
 		const struct row *w = &pp->rows[i];
 		const char *c = row_comm(pp, w);
@@ -626,7 +642,7 @@ MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const ch
 			goto out;
 	}
 	if (!(err = tables(pp, &o)))
-		err = pack(pp, &o, fd, duration_ns);
+		err = pack_tail(pp, &o, fd, duration_ns);
 out:
 	out_release(&o);
 	return err;
