@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Scale: a recording of one process with 500,000 mappings, each touched
 # once (made by perfdata-craft.py), is read whole, and the counts are
-# exact: 500,000 regions of one sample each. Memory stays bounded (under
-# 1 GiB; the heatmap's bands under 200 bytes a mapping; bench/many-maps
-# measures time and memory against the targets).
+# exact: 500,000 regions of one sample each. Memory stays bounded: under
+# 1 GiB, and over the model alone (a run that keeps nothing of its own)
+# each command's own memory in bytes a mapping: the report's rows under
+# 150 (228 when they were an array of every row), the hugepage advice
+# under 300 (900 with a reason buffer a region), pprof under 200 (675 with
+# a message of every sample), the heatmap's bands under 200.
+# bench/many-maps measures time and memory against the targets.
 # Not timed. SCALE_MAPS=N sets the number of mappings.
 source "$(dirname "$0")/lib.sh"
 n=${SCALE_MAPS:-500000}
 cd "$TMP"
 command -v /usr/bin/time >/dev/null || skip "no /usr/bin/time to measure memory with"
+# Under ASan, freed blocks wait in a quarantine and would count as the command's: none here.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
 python3 "$E2E_DIR/perfdata-craft.py" many-maps "$SRC_DIR/tests/golden/mapscope-ops.data" many.data "$n" ||
 	fail "cannot make the recording"
 /usr/bin/time -f '%M' -o rss.txt "$MAPSCOPE" report -i many.data --format json >r.json 2>err.txt ||
@@ -32,6 +38,21 @@ kb=$(tail -1 rss.txt)
 	fail "heatmap of $n mappings exited $?: $(tail -3 err.txt)"
 hkb=$(( $(tail -1 hm.txt) - $(tail -1 hm0.txt) ))
 [ "$hkb" -lt $((n * 200 / 1024)) ] || fail "heatmap of $n mappings took $((hkb / 1024)) MiB for its bands"
+own() {   # own NAME BYTES_A_MAPPING KB: the command's memory over the model's, within its bound
+	local over=$(( $3 - $(tail -1 hm0.txt) ))
+	[ "$over" -lt $((n * $2 / 1024)) ] ||
+		fail "$1 of $n mappings took $((over / 1024)) MiB over the model's, $((over * 1024 / n)) bytes a mapping (at most $2)"
+	echo "$1: $((over * 1024 / n)) bytes a mapping over the model's"
+}
+own "report --format json" 150 "$kb"
+/usr/bin/time -f '%M' -o hp.txt "$MAPSCOPE" hugepages -i many.data >hp.out 2>err.txt ||
+	fail "hugepages of $n mappings exited $?: $(tail -3 err.txt)"
+[ "$(grep -c '^no ' hp.out)" -eq "$n" ] || fail "hugepages judged $(grep -c '^no ' hp.out) of $n regions"
+own hugepages 300 "$(tail -1 hp.txt)"
+/usr/bin/time -f '%M' -o pp.txt "$MAPSCOPE" report --format pprof -o many.pb.gz -i many.data 2>err.txt ||
+	fail "report --format pprof of $n mappings exited $?: $(tail -3 err.txt)"
+[ -s many.pb.gz ] || fail "report --format pprof of $n mappings wrote nothing"
+own "report --format pprof" 200 "$(tail -1 pp.txt)"
 [ "$(grep -c ': 1 samples (' hm.out)" -eq 24 ] || fail "the heatmap of $n mappings drew $(grep -c ': 1 samples (' hm.out) bands, not 24"
 grep -q "^($((n - 24)) more regions with samples" hm.out || fail "the heatmap does not say that $((n - 24)) more bands have samples"
 pass "$n mappings: every region and sample counted, in $((kb / 1024)) MiB; heatmap bands $((hkb / 1024)) MiB"
