@@ -112,11 +112,19 @@ struct ms_pprof {
 	bool have_faults, have_tlb;
 	int err;                      /* ENOMEM while charging: said by ms_pprof_write */
 
+	/*
+	 * Most regions have one row and one page: a region's first row and
+	 * first page are found by its id, in order, and only the others hashed.
+	 */
 	struct row *rows;
 	size_t nr_rows, cap_rows;
-	uint32_t *slot;               /* rows' open addressing: index + 1 */
-	size_t nslot;
-	struct page_key *pages;       /* (region id + 1 or 0, page) seen: counts distinct pages */
+	uint32_t *first_row;          /* region id + 1 (0: none held the address) -> its first row + 1 */
+	size_t cap_first_row;
+	uint32_t *slot;               /* the other rows' open addressing: index + 1 */
+	size_t nslot, nr_hashed;
+	uint64_t *first_page;         /* region id + 1 -> its first page + 1 */
+	size_t cap_first_page;
+	struct page_key *pages;       /* the other (region id + 1 or 0, page) seen: counts distinct pages */
 	size_t nr_pages, cap_pages;
 
 	/* The profile's tables. */
@@ -151,6 +159,17 @@ static bool page_new(struct ms_pprof *pp, uint64_t region, uint64_t page)
 {
 	size_t i, mask;
 
+	if (region >= pp->cap_first_page &&
+	    MS_GROW(pp->first_page, region + 1, pp->cap_first_page, 1024, SIZE_MAX, true)) {
+		pp->err = -ENOMEM;
+		return false;
+	}
+	if (pp->first_page[region] == page + 1)
+		return false;
+	if (!pp->first_page[region]) {
+		pp->first_page[region] = page + 1;
+		return true;
+	}
 	if ((pp->nr_pages + 1) * 2 > pp->cap_pages) {
 		size_t cap = pp->cap_pages ? 2 * pp->cap_pages : 4096;
 		struct page_key *t = malloc(cap * sizeof(*t));
@@ -263,19 +282,43 @@ static uint64_t code_location(struct ms_pprof *pp, uint32_t pid, uint64_t ip)
 	return location(pp, f, n);
 }
 
+/* Row w, made now: its region's first, or hashed into slot i. */
+static struct row *row_made(struct ms_pprof *pp, struct row *w, size_t i)
+{
+	uint32_t *first = &pp->first_row[w->k.region];
+
+	if (!*first)
+		*first = (uint32_t)pp->nr_rows;
+	else {
+		pp->slot[i] = (uint32_t)pp->nr_rows;
+		pp->nr_hashed++;
+	}
+	return w;
+}
+
 /* The row of (region, pid, ip), made where new; NULL on no memory. */
 static struct row *row_of(struct ms_pprof *pp, const struct ms_region *r, uint32_t pid, uint64_t ip)
 {
 	struct key k = { r ? r->id + 1 : 0, pid, ip };
 	size_t i, mask;
+	struct row *w;
 
-	if ((pp->nr_rows + 1) * 2 > pp->nslot) {
+	if (k.region >= pp->cap_first_row &&
+	    MS_GROW(pp->first_row, (size_t)k.region + 1, pp->cap_first_row, 1024, SIZE_MAX, true))
+		return NULL;
+	if (pp->first_row[k.region] && (w = &pp->rows[pp->first_row[k.region] - 1])->k.ip == ip && w->k.pid == pid)
+		return w;
+	if ((pp->nr_hashed + 1) * 2 > pp->nslot) {
 		size_t n = pp->nslot ? 2 * pp->nslot : 1024, j;
 		uint32_t *t = calloc(n, sizeof(*t));
 
-		if (!t)
+		if (!t || pp->nr_rows >= UINT32_MAX - 1) {
+			free(t);
 			return NULL;
+		}
 		for (j = 0; j < pp->nr_rows; j++) {
+			if (pp->first_row[pp->rows[j].k.region] == j + 1)
+				continue;           /* found by its region */
 			for (i = key_hash(&pp->rows[j].k) & (n - 1); t[i]; i = (i + 1) & (n - 1))
 				;
 			t[i] = (uint32_t)j + 1;
@@ -286,8 +329,7 @@ static struct row *row_of(struct ms_pprof *pp, const struct ms_region *r, uint32
 	}
 	mask = pp->nslot - 1;
 	for (i = key_hash(&k) & mask; pp->slot[i]; i = (i + 1) & mask) {
-		struct row *w = &pp->rows[pp->slot[i] - 1];
-
+		w = &pp->rows[pp->slot[i] - 1];
 		if (w->k.ip == ip && w->k.pid == pid && w->k.region == k.region)
 			return w;
 	}
@@ -296,8 +338,8 @@ static struct row *row_of(struct ms_pprof *pp, const struct ms_region *r, uint32
 	pp->rows[pp->nr_rows] = (struct row){ .k = k, .r = r, .loc = code_location(pp, pid, ip) };
 	if (!pp->rows[pp->nr_rows].loc)
 		return NULL;
-	pp->slot[i] = (uint32_t)++pp->nr_rows;
-	return &pp->rows[pp->nr_rows - 1];
+	pp->nr_rows++;
+	return row_made(pp, &pp->rows[pp->nr_rows - 1], i);
 }
 
 static void charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
@@ -361,7 +403,9 @@ MS_EXPORT void ms_pprof_free(struct ms_pprof *pp)
 	if (!pp)
 		return;
 	free(pp->rows);
+	free(pp->first_row);
 	free(pp->slot);
+	free(pp->first_page);
 	free(pp->pages);
 	free(pp->fn);
 	free(pp->loc);
