@@ -136,6 +136,47 @@ static void regions_pages_and_unmapped(void **state)
 
 
 /*
+ * The same rows one at a time: sorted without being made, each made as it
+ * is read, in the order and with the figures of the array of every row;
+ * none past the end; sorted again by other keys, in their order.
+ */
+static void rows_one_at_a_time(void **state)
+{
+	static const enum ms_report_key by_samples[] = { MS_SORT_SAMPLES }, by_region[] = { MS_SORT_REGION };
+	const struct ms_report_row *rows, *un, *r;
+	struct ms_report *rep = ms_report_new(NULL);
+	struct ms_aspace *as = feed(rep, true);
+	size_t n, i;
+
+	(void)state;
+	assert_int_equal(ms_report_sort(rep, as, by_samples, 1, &n), 0);
+	assert_int_equal(n, 2);
+	r = ms_report_row(rep, 0);
+	assert_int_equal(r->region->start, 2 << 20);
+	assert_int_equal(r->samples, 5);
+	assert_int_equal(r->pages, 4);
+	r = ms_report_row(rep, 1);
+	assert_int_equal(r->region->start, 1 << 20);
+	assert_int_equal(r->samples, 3);
+	assert_int_equal(r->first_ns, 10);
+	assert_int_equal(r->last_ns, 12);
+	assert_null(ms_report_row(rep, 2));
+	assert_int_equal(ms_report_unmapped(rep)->samples, 2);
+	assert_int_equal(ms_report_sort(rep, as, by_region, 1, &n), 0);
+	assert_int_equal(ms_report_row(rep, 0)->region->start, 1 << 20);
+	assert_int_equal(ms_report_rows(rep, as, by_samples, 1, &rows, &n, &un), 0);
+	for (i = 0; i < n; i++) {                 /* the rows' array, and the order it leaves */
+		r = ms_report_row(rep, i);
+		assert_ptr_equal(r->region, rows[i].region);
+		assert_int_equal(r->samples, rows[i].samples);
+		assert_int_equal(r->pages, rows[i].pages);
+	}
+	assert_ptr_equal(un, ms_report_unmapped(rep));
+	ms_report_free(rep);
+	ms_aspace_free(as);
+}
+
+/*
  * A region's first sample keeps its page in the region's slot, with no
  * bitmap, until a second comes: a region touched once has one page; twice
  * on one page, one; four on three pages in two 2 MiB chunks (the first
@@ -398,6 +439,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(regions_pages_and_unmapped),
+		cmocka_unit_test(rows_one_at_a_time),
 		cmocka_unit_test(one_sample_no_bitmap),
 		cmocka_unit_test(window_and_keys),
 		cmocka_unit_test(runs_counted_exactly),
