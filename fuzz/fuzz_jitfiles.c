@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint64_t probes[] = { 0, 0x1000, 0x7f0000001000ULL, UINT64_MAX - 1 };
 	struct jit_table *t;
 	char path[64];
+	uint32_t pid = 0;
 	size_t i, k;
 	int fd;
 
@@ -27,8 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);   /* a memfd: a regular file on tmpfs */
-	t = data[0] & 1 ? ms_perfmap_read(path) : ms_jitdump_read(path, size > 21 ? *(const uint32_t *)(data + 21) : 0,
-								   data[0] & 2);
+	if (size >= 25)
+		memcpy(&pid, data + 21, sizeof(pid));   /* the dump header's pid field, as the file holds it */
+	t = data[0] & 1 ? ms_perfmap_read(path) : ms_jitdump_read(path, pid, data[0] & 2);
 	for (i = 0; t && i < sizeof(probes) / sizeof(probes[0]); i++)
 		for (k = 0; k < t->n && k < 4; k++) {
 			ms_jit_find(t, probes[i], t->v[k].from);
