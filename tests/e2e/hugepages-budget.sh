@@ -7,6 +7,8 @@
 # advice file it saves holds that one rule. Without it, both rank level by
 # first touches: the advice says which of the two deserves the room cannot
 # be told, in both regions' reasons and in JSON, and names --referenced.
+# What is left out is the cold region's own hugepages: 16 spans, fewer
+# where a loaded machine lost some of its faults' records.
 source "$(dirname "$0")/lib.sh"
 need_recording
 [ -w /proc/self/clear_refs ] || skip "/proc/PID/clear_refs is not writable here"
@@ -38,7 +40,8 @@ print(f"--referenced: hot advised {hot['advised']}, cold advised {cold['advised'
 ok = hot["advised"] and not hot["no_room"] and not cold["advised"] and cold["no_room"] \
      and cold["reason"].startswith("no room:") and "ongoing access" in hot["reason"] \
      and hot["level_with"] is None and cold["level_with"] is None \
-     and j["budget"] == {"bytes": 32 << 20, "advised_bytes": 32 << 20, "left_out": 1, "left_out_bytes": 32 << 20} \
+     and j["budget"] == {"bytes": 32 << 20, "advised_bytes": 32 << 20, "left_out": 1,
+                         "left_out_bytes": cold["spans"] << 21} \
      and [a for a in j["advice"] if a["advised"]] == [hot]
 if not ok:
     print(f"FAIL: with --referenced the budget did not go to the hot region alone:\n{hot}\n{cold}"); bad = 1
