@@ -9,8 +9,8 @@ source "$(dirname "$0")/lib.sh"
 need_recording
 command -v objcopy >/dev/null || skip "objcopy is not installed (Debian package binutils)"
 cd "$TMP"
-made=""
-trap 'rm -f "$made"; rm -rf "$TMP"' EXIT
+made="" made_dir=""
+trap 'rm -f "$made"; [ -z "$made_dir" ] || rmdir "$made_dir" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 cp "$WORKLOADS/named" prog
 objcopy --only-keep-debug prog prog.debug && strip --strip-all prog && objcopy --add-gnu-debuglink=prog.debug prog ||
@@ -49,6 +49,7 @@ pass "stripped, with .gnu_debuglink: functions named with exact counts, as perf 
 
 id=$(readelf -n prog | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
 [ ${#id} -ge 16 ] || fail "no build-id read from the workload"
+[ -d "/usr/lib/debug/.build-id/${id:0:2}" ] || made_dir="/usr/lib/debug/.build-id/${id:0:2}"   # removed again at exit
 if mkdir -p "/usr/lib/debug/.build-id/${id:0:2}" 2>/dev/null && [ ! -e "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ]; then
 	made="/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
 	mv prog.debug "$made"
