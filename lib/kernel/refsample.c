@@ -18,10 +18,7 @@
 
 /* Fields of the tracepoint's data, at their offsets in ms_referenced_record after raw_size. */
 static const char format_fields[] =
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	MS_TP_COMMON_FORMAT
 	"\n"
 	"\tfield:unsigned int pid;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:unsigned long start;\toffset:16;\tsize:8;\tsigned:0;\n"

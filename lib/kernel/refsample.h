@@ -17,6 +17,7 @@
 
 #include <mapscope/live.h>
 
+#include "kernel/tpcommon.h"
 #include "util/buf.h"
 
 #define MS_REFERENCED_SYS "mapscope"
@@ -41,9 +42,7 @@ struct ms_referenced_record {
 	uint64_t time, addr;
 	uint32_t raw_size;
 	/* The tracepoint's data (the format's offsets count from here). */
-	uint16_t common_type;
-	uint8_t common_flags, common_preempt_count;
-	int32_t common_pid;
+	MS_TP_COMMON_FIELDS;
 	uint32_t vma_pid, pad;
 	uint64_t start, end, interval_ns, referenced, rss, anon, anon_huge;
 	uint32_t pad_raw;              /* the data padded so that the sample ends on 8 bytes */

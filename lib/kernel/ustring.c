@@ -11,14 +11,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "kernel/tpcommon.h"
 #include "kernel/ustring.h"
 
 /* The tracepoint's data: its header, which string (1 or 2), and the string (__data_loc: offset | length << 16). */
 static const char format_fields[] =
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+	MS_TP_COMMON_FORMAT
 	"\n"
 	"\tfield:unsigned int arg;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:__data_loc char[] str;\toffset:12;\tsize:4;\tsigned:0;\n"
@@ -32,9 +30,7 @@ struct head {
 	uint32_t pid, tid;
 	uint64_t time, addr;
 	uint32_t raw_size;
-	uint16_t common_type;
-	uint8_t common_flags, common_preempt_count;
-	int32_t common_pid;
+	MS_TP_COMMON_FIELDS;
 	uint32_t arg, loc;
 } __attribute__((packed));
 
