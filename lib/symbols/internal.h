@@ -159,6 +159,9 @@ const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uin
  */
 void ms_symbols_exact_only(struct ms_symbols *s, bool on);
 
+/* qsort's order of uint64_t values, lowest first (symtab.c). */
+int ms_u64_order(const void *a, const void *b);
+
 /* Follows the maps that can hold JIT code, and the jitdumps mapped (jitproc.c). */
 void ms_jit_track(struct ms_symbols *s, const struct ms_event *ev);
 

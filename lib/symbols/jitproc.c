@@ -61,13 +61,6 @@ static bool in_exec(const struct proc_bins *p, uint64_t addr)
 	return false;
 }
 
-static int u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The instants after now at which t's names change join s's, sorted, each once. */
 static void add_times(struct ms_symbols *s, const struct jit_table *t)
 {
@@ -86,7 +79,7 @@ static void add_times(struct ms_symbols *s, const struct jit_table *t)
 				s->times[s->nr_times++] = v[k];
 	}
 	if (s->nr_times)
-		qsort(s->times, s->nr_times, sizeof(*s->times), u64_cmp);
+		qsort(s->times, s->nr_times, sizeof(*s->times), ms_u64_order);
 	for (i = k = 0; i < s->nr_times; i++)
 		if (!k || s->times[k - 1] != s->times[i])
 			s->times[k++] = s->times[i];

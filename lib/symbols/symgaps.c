@@ -54,13 +54,6 @@ static void add_sections(struct ms_symgaps *g, Elf *elf, uint64_t bias)
 		}
 }
 
-static int u64_order(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The points of b's symbols and sections, sorted; NULL where memory ran out. */
 static struct ms_symgaps *gaps_build(Dwfl_Module *mod)
 {
@@ -90,7 +83,7 @@ static struct ms_symgaps *gaps_build(Dwfl_Module *mod)
 			add_sections(g, elf, bias);
 		}
 	}
-	qsort(g->pts, g->n, sizeof(*g->pts), u64_order);
+	qsort(g->pts, g->n, sizeof(*g->pts), ms_u64_order);
 	for (j = u = 0; j < g->n; j++)
 		if (!u || g->pts[u - 1] != g->pts[j])
 			g->pts[u++] = g->pts[j];

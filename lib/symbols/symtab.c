@@ -84,7 +84,7 @@ static struct cached *cache_slot(struct bin *b, uint64_t vaddr)
 	return &b->cache[i];
 }
 
-static int u64_cmp(const void *a, const void *b)
+int ms_u64_order(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -172,7 +172,7 @@ static void build_table(struct bin *b)
 	}
 	if (!sort_sized(b->sized, b->nr_sized))
 		b->nr_sized = 0;                 /* no table: libdwfl answers */
-	qsort(b->sizeless, b->nr_sizeless, sizeof(*b->sizeless), u64_cmp);
+	qsort(b->sizeless, b->nr_sizeless, sizeof(*b->sizeless), ms_u64_order);
 	for (k = 0; k < b->nr_sized; k++)
 		b->sized[k].maxend = k && b->sized[k - 1].maxend > b->sized[k].value + b->sized[k].size ?
 					     b->sized[k - 1].maxend : b->sized[k].value + b->sized[k].size;
