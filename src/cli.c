@@ -100,6 +100,11 @@ void cli_log_init(int verbose)
 	ms_log_set(log_cb, NULL);
 }
 
+void cli_log_quiet(bool quiet)
+{
+	ms_log_set(quiet ? NULL : log_cb, NULL);
+}
+
 void cli_hint_privileges(int err)
 {
 	struct ms_doctor d;

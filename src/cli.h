@@ -34,6 +34,9 @@ const char *cli_time_text(char buf[32], uint64_t t, uint64_t t0, bool abs);
 /* Installs the library's log callback: errors and warnings, debug with verbose. */
 void cli_log_init(int verbose);
 
+/* Silences the library's messages (quiet) or lets them through again at the level cli_log_init set. */
+void cli_log_quiet(bool quiet);
+
 /* --format's values, in the order their names have in parse-options' choice lists. */
 enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
+#include <mapscope/pdreader.h>
 #include <mapscope/pprof.h>
 #include <mapscope/report.h>
 #include <mapscope/symbols.h>
@@ -776,20 +777,18 @@ static int finish_output(struct outfile *out, bool failed)
 /*
  * Symbols where a code column or children are asked for, and for the call
  * that made each region (alloc), which every table names, also under
- * --children 0, where the recording has the call chains to name it from.
- * pprof asks for them itself. The window is --time's.
- */
-/*
- * Symbols where a code column or children are asked for, and for the call
- * that made each region (alloc), which every table names, also under
  * --children 0, where the recording has the call chains to name it from;
- * and for the prefetch sites outside CSV. pprof asks for them itself.
+ * and for the prefetch sites outside CSV. pprof asks for them itself. The
+ * recording's header is looked at once, here. The window is --time's.
  */
 static void session_opts(const struct report_opts *o, struct ms_session_opts *so)
 {
+	struct ms_pdreader *r = o->pprof ? NULL : replay_peek(o->input);
+
 	so->symbols = o->children || (o->group & ~MS_GROUP_REGION) || o->html;
-	so->symbols |= !o->pprof && (replay_has_call_chains(o->input) ||
-				     (o->format != CLI_FORMAT_CSV && report_prefetch_in(o->input)));
+	so->symbols |= !o->pprof && (replay_has_call_chains(r) ||
+				     (o->format != CLI_FORMAT_CSV && report_prefetch_in(r)));
+	ms_pdreader_free(r);
 	so->from_ns = o->from;
 	so->to_ns = o->to;
 	so->from_rel = o->from_rel;

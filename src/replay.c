@@ -204,20 +204,30 @@ void replay_warnings(struct ms_session *s, const char *path)
 			(unsigned long long)st.out_of_order);
 }
 
-bool replay_has_call_chains(const char *path)
+struct ms_pdreader *replay_peek(const char *path)
+{
+	struct ms_pdreader *r;
+
+	if (!strcmp(path, "-"))
+		return NULL;
+	cli_log_quiet(true);
+	r = ms_pdreader_open(path);
+	cli_log_quiet(false);
+	return r;
+}
+
+bool replay_has_call_chains(const struct ms_pdreader *r)
 {
 	const struct perf_event_attr *a;
-	struct ms_pdreader *r;
 	bool yes = false;
 	size_t i;
 
-	if (!strcmp(path, "-") || !(r = ms_pdreader_open(path)))
+	if (!r)
 		return true;                 /* a pipe is read once: assume it has them */
 	for (i = 0; !yes && i < ms_pdreader_nr_evsels(r); i++) {
 		a = ms_pdreader_attr(r, i);
 		yes = a && (a->sample_type & (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_STACK_USER));
 	}
-	ms_pdreader_free(r);
 	return yes;
 }
 

@@ -12,6 +12,8 @@
 
 #include <mapscope/session.h>
 
+struct ms_pdreader;
+
 /* Opens path (opts may be NULL); prints the error and returns EXIT_RUNTIME on failure. */
 int replay_open(struct ms_session **s, const char *path, const struct ms_session_opts *opts);
 
@@ -26,11 +28,19 @@ int replay_run(struct ms_session *s, const char *path);
 void replay_warnings(struct ms_session *s, const char *path);
 
 /*
- * Whether path's events have call chains or copied stacks, from which the
- * call that made each region is named (true for a pipe, which cannot be
- * looked at twice, and for a file that cannot be opened: the replay says why).
+ * The recording at path opened to look at its header, without a word
+ * (replay_open says what is wrong with a file): NULL for a pipe, which
+ * cannot be read twice, and for a file that cannot be opened. The caller
+ * frees it (ms_pdreader_free).
  */
-bool replay_has_call_chains(const char *path);
+struct ms_pdreader *replay_peek(const char *path);
+
+/*
+ * Whether r's events have call chains or copied stacks, from which the
+ * call that made each region is named (true where r is NULL: a pipe, or
+ * a file the replay will say is unreadable).
+ */
+bool replay_has_call_chains(const struct ms_pdreader *r);
 
 /*
  * What the recording lost (ms_format_losses), carried in every output so

@@ -30,16 +30,9 @@ static bool has_prefetch_events(const struct ms_pdreader *r)
 	return false;
 }
 
-bool report_prefetch_in(const char *path)
+bool report_prefetch_in(const struct ms_pdreader *r)
 {
-	struct ms_pdreader *r;
-	bool yes;
-
-	if (!strcmp(path, "-") || !(r = ms_pdreader_open(path)))
-		return false;                /* a pipe is read once: its sites are left to unmapped */
-	yes = has_prefetch_events(r);
-	ms_pdreader_free(r);
-	return yes;
+	return has_prefetch_events(r);       /* a pipe (NULL) is read once: its sites are left to unmapped */
 }
 
 int report_prefetch_add(struct ms_session *s)

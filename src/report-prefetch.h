@@ -10,10 +10,11 @@
 
 #include <stdbool.h>
 
+struct ms_pdreader;
 struct ms_session;
 
-/* Whether the recording at path (not a pipe) has prefetch uprobes: report then needs symbols. */
-bool report_prefetch_in(const char *path);
+/* Whether recording r (replay_peek's; NULL: a pipe) has prefetch uprobes: report then needs symbols. */
+bool report_prefetch_in(const struct ms_pdreader *r);
 
 /* Adds the unmapped analysis where s's recording has prefetch uprobes. 0 or a negative errno. */
 int report_prefetch_add(struct ms_session *s);

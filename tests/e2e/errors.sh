@@ -34,6 +34,13 @@ done
 # Inputs that are not files say why.
 check 1 "cannot read '$TMP': Is a directory" "$MAPSCOPE" report -i "$TMP"
 check 1 "cannot read '/proc/self/mem'" "$MAPSCOPE" report -i /proc/self/mem
+# A file that is not a recording is said so once, by every report format,
+# however often report looks at the file.
+printf 'not a recording\n' >notperf.data
+for fmt in text json csv html; do
+	check 1 "corrupt perf.data at byte offset 0" "$MAPSCOPE" report -i notperf.data --format $fmt
+	[ "$(grep -c 'corrupt perf.data' err.txt)" -eq 1 ] || fail "report --format $fmt said it $(grep -c 'corrupt perf.data' err.txt) times: $(cat err.txt)"
+done
 
 pid=4000000
 while [ -e /proc/$pid ]; do pid=$((pid + 1)); done
