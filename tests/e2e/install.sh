@@ -68,6 +68,17 @@ grep -x ms_watch_open watch-exports.txt >/dev/null && ! grep -x -e ms_session_op
 run watch-shared env LD_LIBRARY_PATH="$prefix/lib" ./rcw-shared
 pass "watch part: pkg-config mapscope-watch builds and runs examples/regcache.c, needing libmapscope-watch.so.0 alone (it needs libtracefs, libc)"
 
+# The recorder pulls in every private dependency (capstone for --prefetches included): a static
+# program that records must link from what the .pc file lists alone.
+cat >rec.c <<'C'
+#include <mapscope/record.h>
+int main(void)
+{
+	struct ms_record_opts o = { 0 };
+	struct ms_record *r = ms_record_new(&o);
+	return r ? ms_record_start(r, -1) : 1;
+}
+C
 if [ ${#san[@]} -eq 0 ]; then
 	# shellcheck disable=SC2046
 	gcc -D_GNU_SOURCE -static -I"$SRC_DIR/examples" $(pkg-config --cflags mapscope-watch) "${src[@]}" -o rcw-static \
@@ -80,6 +91,10 @@ if [ ${#san[@]} -eq 0 ]; then
 	readelf -d rc-static 2>/dev/null | grep NEEDED >/dev/null && fail "rc-static is not static"
 	run static ./rc-static
 	pass "static: pkg-config --static --libs mapscope builds and runs examples/regcache.c"
+	# shellcheck disable=SC2046
+	gcc -D_GNU_SOURCE -static $(pkg-config --cflags mapscope) rec.c -o rec-static \
+		$(pkg-config --static --libs mapscope) 2>rec.err || fail "a static program that records does not link from pkg-config --static --libs mapscope: $(grep -v warning rec.err | head -5)"
+	pass "static: a program that records links from pkg-config --static --libs mapscope alone"
 else
 	echo "note: the static build is not tried: a static binary cannot carry the sanitizers this library was built with"
 fi
@@ -103,9 +118,14 @@ endforeach()
 if(NOT TARGET mapscope::mapscope_static)
   message(FATAL_ERROR "no mapscope::mapscope_static")
 endif()
+add_executable(rec-cmake-static $PWD/rec.c)
+target_compile_options(rec-cmake-static PRIVATE ${san[*]})
+target_link_options(rec-cmake-static PRIVATE ${san[*]})
+target_link_libraries(rec-cmake-static PRIVATE mapscope::mapscope_static)
 CMAKE
-cmake -S cm -B cm/build -DCMAKE_PREFIX_PATH="$prefix" >cm.log 2>&1 || fail "find_package(mapscope) failed: $(tail -5 cm.log)"
+# The sysroot above is for mapscope.pc alone; the dependencies mapscope::mapscope_static asks pkg-config for are the system's.
+env -u PKG_CONFIG_SYSROOT_DIR cmake -S cm -B cm/build -DCMAKE_PREFIX_PATH="$prefix" >cm.log 2>&1 || fail "find_package(mapscope) failed: $(grep -v "^--" cm.log | head -8)"
 cmake --build cm/build >>cm.log 2>&1 || fail "the CMake build failed: $(grep -m5 -i error cm.log)"
 run cmake env LD_LIBRARY_PATH="$prefix/lib" cm/build/rc-cmake
 run cmake-watch env LD_LIBRARY_PATH="$prefix/lib" cm/build/rcw-cmake
-pass "CMake: find_package(mapscope), mapscope::mapscope and mapscope::watch build and run examples/regcache.c"
+pass "CMake: find_package(mapscope), mapscope::mapscope and mapscope::watch build and run examples/regcache.c; a program that records links against mapscope::mapscope_static"
