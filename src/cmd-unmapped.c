@@ -39,7 +39,9 @@ static const struct cli_usage usage = {
 "  below-stack   below the main stack, where it did not grow\n"
 "  beyond-heap   past the end of the heap\n"
 "  never-mapped  nothing ever held it\n"
-"  null-page     below vm.mmap_min_addr (64 KiB): a NULL pointer, or a\n"
+"  null-page     below vm.mmap_min_addr (the recording machine's, which\n"
+"                record writes into the recording; 64 KiB for other\n"
+"                files, and the output says so): a NULL pointer, or a\n"
 "                field of a NULL struct pointer, read or written\n"
 "  uncertain     in a process whose records were lost: the map that held\n"
 "                it may be among them\n"
@@ -169,6 +171,34 @@ static void print_prefetch_sites(const struct un_run *run, struct ms_json *w, in
 		ms_json_array_end(w);
 }
 
+/*
+ * Where null-page accesses are listed, where the null pages ended: the
+ * recording machine's vm.mmap_min_addr, or the default the library took
+ * for a recording without it (unmapped.h), said so.
+ */
+static void print_null_limit(const struct un_run *run, const struct ms_unmapped_access *acc, size_t n, int fmt,
+			     struct ms_json *w)
+{
+	uint64_t v = MS_UNMAPPED_NULL_LIMIT;
+	bool recorded;
+	size_t i;
+
+	for (i = 0; i < n && acc[i].cls != MS_UNMAPPED_NULL; i++)
+		;
+	if (i == n)
+		return;
+	recorded = !ms_session_sysctl(run->s, "vm.mmap_min_addr", &v);
+	if (fmt == CLI_FORMAT_JSON) {
+		ms_json_key_u64(w, "null_page_limit", v);
+		ms_json_key_bool(w, "null_page_limit_recorded", recorded);
+	} else if (recorded) {
+		printf("# null-page: below 0x%" PRIx64 ", the recording machine's vm.mmap_min_addr\n", v);
+	} else {
+		printf("# null-page: below 0x%" PRIx64 ", the usual vm.mmap_min_addr: the recording does not say the "
+		       "recording machine's (mapscope record writes it)\n", v);
+	}
+}
+
 /* The accesses as a table or as {"accesses": [...]}; t0 is the recording's first time. */
 static void print_accesses(const struct un_run *run, const struct ms_unmapped_access *acc, size_t n, int fmt,
 			   uint64_t t0, bool abs)
@@ -182,10 +212,12 @@ static void print_accesses(const struct un_run *run, const struct ms_unmapped_ac
 	if (fmt == CLI_FORMAT_JSON) {
 		ms_json_object_begin(&w);
 		replay_loss_json(run->s, &w);
+		print_null_limit(run, acc, n, fmt, &w);
 		ms_json_key(&w, "accesses");
 		ms_json_array_begin(&w);
 	} else {
 		replay_loss_line(run->s, stdout, "# ");
+		print_null_limit(run, acc, n, fmt, &w);
 		printf("%-12s %-8s %7s %7s %18s %*s %*s  %s\n", "class", "access", "count", "pid", "address", abs ? 20 : 11,
 		       "first", abs ? 20 : 11, "last", "code");
 	}

@@ -155,6 +155,13 @@ bool ms_session_lost_pid(const struct ms_session *s, size_t i, struct ms_session
 
 /* Whether the recording has the syscalls (munmap, mremap...) and so its unmaps: perf record -d's has not. */
 bool ms_session_has_syscalls(const struct ms_session *s);
+/*
+ * A setting of the recording machine, by sysctl's name
+ * ("vm.mmap_min_addr"), as mapscope record wrote it into the recording
+ * (its first records): 0, or -ENOENT where the recording has none of that
+ * name (perf's own files, older mapscope recordings).
+ */
+int ms_session_sysctl(const struct ms_session *s, const char *name, uint64_t *value);
 /* The symbols, following the binaries as the replay goes (opts.symbols), or NULL. */
 struct ms_symbols *ms_session_symbols(const struct ms_session *s);
 

@@ -29,7 +29,7 @@ enum ms_unmapped_class {
 	MS_UNMAPPED_GUARD,        /* a PROT_NONE page: a guard, a thread stack's guard */
 	MS_UNMAPPED_BEYOND_HEAP,  /* just past the heap's end */
 	MS_UNMAPPED_BELOW_STACK,  /* below the main stack, where it did not grow */
-	MS_UNMAPPED_NULL,         /* below vm.mmap_min_addr (MS_UNMAPPED_NULL_LIMIT): a NULL pointer's access */
+	MS_UNMAPPED_NULL,         /* below vm.mmap_min_addr (as recorded, else MS_UNMAPPED_NULL_LIMIT): a NULL pointer's access */
 	/*
 	 * In a process whose records were lost: the map that held it may be
 	 * among them, so none of the classes above can be told.
@@ -48,9 +48,9 @@ enum ms_unmapped_class {
 
 /*
  * Where the null pages end: vm.mmap_min_addr, which no mapping may go
- * below. The recording does not carry the recording machine's value, so
- * this is the kernel's usual default (x86 and arm64: 64 KiB; a machine set
- * lower maps nothing there either but its own root processes).
+ * below. mapscope record writes the recording machine's value into the
+ * recording (ms_session_sysctl()); where a recording lacks it (perf's own
+ * files), this, the kernel's usual default (x86 and arm64: 64 KiB).
  */
 #define MS_UNMAPPED_NULL_LIMIT 0x10000ULL
 

@@ -29,6 +29,7 @@ struct release {
 
 struct ms_unmapped {
 	struct ms_aspace *as;
+	const struct ms_session *s;   /* for the recording machine's vm.mmap_min_addr */
 	struct release *rel;
 	size_t nr_rel, cap_rel;
 	struct ms_unmapped_access *acc;
@@ -128,6 +129,18 @@ static const struct release *freed_by(const struct ms_unmapped *u, uint32_t pid,
 	return NULL;
 }
 
+/*
+ * Where the null pages end: the recording machine's vm.mmap_min_addr,
+ * which record writes as the recording's first records, so it is known
+ * before any sample; else the kernel's usual default.
+ */
+static uint64_t null_limit(const struct ms_unmapped *u)
+{
+	uint64_t v;
+
+	return u->s && !ms_session_sysctl(u->s, "vm.mmap_min_addr", &v) ? v : MS_UNMAPPED_NULL_LIMIT;
+}
+
 static enum ms_unmapped_class classify(const struct ms_unmapped *u, const struct ms_event *ev,
 				       const struct release **freed)
 {
@@ -138,7 +151,7 @@ static enum ms_unmapped_class classify(const struct ms_unmapped *u, const struct
 	*freed = freed_by(u, ev->pid, a);
 	if (*freed)
 		return MS_UNMAPPED_FREED;
-	if (a < MS_UNMAPPED_NULL_LIMIT)
+	if (a < null_limit(u))
 		return MS_UNMAPPED_NULL;
 	if (stack && a < stack->start && stack->start - a <= NEAR)
 		return MS_UNMAPPED_BELOW_STACK;
@@ -283,6 +296,7 @@ static void on_begin(void *ctx, struct ms_session *s)
 	struct ms_unmapped *u = ctx;
 
 	u->as = ms_session_aspace(s);
+	u->s = s;
 }
 
 static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)

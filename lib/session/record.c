@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <mapscope/live.h>
 #include <mapscope/pdwriter.h>
@@ -21,6 +22,7 @@
 #include "kernel/live.h"
 #include "kernel/procsynth.h"
 #include "kernel/refsample.h"
+#include "kernel/sysctl.h"
 #include "kernel/tracefs.h"
 #include "kernel/ustring.h"
 #include "perfdata/format.h"
@@ -61,6 +63,9 @@ struct ms_record {
 	int us_evsel[US_NR];         /* those entries' event indexes, -1 where not recorded */
 	uint16_t us_tp;              /* mapscope:user_string's tracepoint id, 0 where none is written */
 	struct ms_buf us_tracing;    /* the tracing data with its format */
+	uint16_t sc_tp;              /* mapscope:sysctl's tracepoint id, 0 where none is written */
+	uint64_t mmap_min_addr;      /* the machine's vm.mmap_min_addr, written as mapscope:sysctl */
+	struct ms_buf sc_tracing;    /* the tracing data with its format */
 	bool closed;
 	unsigned char us_rec[MS_USTRING_RECORD_MAX] __attribute__((aligned(8)));
 	union {                      /* an MMAP2 of the ring's, copied to be changed */
@@ -77,23 +82,32 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/*
- * The id of mapscope:vma_referenced: the highest a tracepoint can have
- * (common_type is 16 bits) that no recorded tracepoint has, so that perf
- * finds its format by it.
- */
-static uint16_t free_tracepoint_id(const struct ms_live *l, uint16_t taken)
+static bool tracepoint_id_taken(const struct ms_live *l, uint16_t id, const uint16_t *taken, size_t nr_taken)
 {
 	const struct perf_event_attr *a;
-	uint16_t id = UINT16_MAX - (taken == UINT16_MAX);
 	size_t i;
 
+	for (i = 0; i < nr_taken; i++)
+		if (taken[i] == id)
+			return true;
 	for (i = 0; i < ms_live_nr_evsels(l); i++)
-		if (((a = ms_live_evsel_attr(l, i))->type == PERF_TYPE_TRACEPOINT && a->config == id) ||
-		    (taken && id == taken)) {
-			id--;
-			i = (size_t)-1;          /* again, from the first */
-		}
+		if ((a = ms_live_evsel_attr(l, i))->type == PERF_TYPE_TRACEPOINT && a->config == id)
+			return true;
+	return false;
+}
+
+/*
+ * The id of one of mapscope's own tracepoints: the highest a tracepoint
+ * can have (common_type is 16 bits) that no recorded tracepoint has, nor
+ * taken[0, nr_taken) (ours given before), so that perf finds its format
+ * by it.
+ */
+static uint16_t free_tracepoint_id(const struct ms_live *l, const uint16_t *taken, size_t nr_taken)
+{
+	uint16_t id = UINT16_MAX;
+
+	while (tracepoint_id_taken(l, id, taken, nr_taken))
+		id--;
 	return id;
 }
 
@@ -102,7 +116,7 @@ static int referenced_new(struct ms_record *r)
 {
 	if (!r->opts.referenced_ms)
 		return 0;
-	r->ref_tp = free_tracepoint_id(r->live, 0);
+	r->ref_tp = free_tracepoint_id(r->live, NULL, 0);
 	r->refs = ms_refsampler_new("/proc", (uint64_t)r->opts.referenced_ms * 1000000ULL, r->ref_tp);
 	return r->refs ? 0 : -ENOMEM;
 }
@@ -172,6 +186,7 @@ MS_EXPORT struct ms_record *ms_record_new(const struct ms_record_opts *opts)
 		   (opts->enable_on_exec ? MS_LIVE_ENABLE_ON_EXEC : 0) | MS_LIVE_PERF_FALLBACK;
 	ms_buf_init(&r->tracing);
 	ms_buf_init(&r->us_tracing);
+	ms_buf_init(&r->sc_tracing);
 	r->live = ms_live_new(&lo);
 	if (!r->live || (errno = -referenced_new(r)) || (errno = -prefetch_setup(r))) {
 		err = errno;
@@ -404,7 +419,7 @@ static int ustring_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, str
 	}
 	if (!any)
 		return 0;
-	r->us_tp = free_tracepoint_id(r->live, r->refs ? r->ref_tp : 0);
+	r->us_tp = free_tracepoint_id(r->live, &r->ref_tp, r->refs ? 1 : 0);
 	ms_referenced_attr(r->us_tp, attr);     /* the fields every mapscope event's samples have */
 	ev[wo->nr_evsels++] = (struct ms_pdwriter_evsel){ attr, MS_USTRING_NAME, &id, 1 };
 	ms_buf_init(&fmt);
@@ -418,11 +433,55 @@ static int ustring_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, str
 	return err;
 }
 
+/*
+ * The machine's settings that analyses need (vm.mmap_min_addr: where
+ * unmapped's null pages end), as mapscope:sysctl: its event joins the
+ * header and its format the tracing data. Where the setting cannot be
+ * read, or the recording has no tracing data to add it to, none is
+ * written and the analyses take their defaults.
+ */
+static int sysctl_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, struct perf_event_attr *attr,
+			 struct ms_pdwriter_opts *wo)
+{
+	static const uint64_t id = MS_SYSCTL_ID;
+	uint16_t taken[2] = { r->ref_tp, r->us_tp };
+	struct ms_buf fmt;
+	int err;
+
+	if (!wo->tracing_data_len || ms_sysctl_read("/proc", "vm.mmap_min_addr", &r->mmap_min_addr))
+		return 0;
+	r->sc_tp = free_tracepoint_id(r->live, taken, 2);
+	ms_referenced_attr(r->sc_tp, attr);     /* the fields every mapscope event's samples have */
+	ev[wo->nr_evsels++] = (struct ms_pdwriter_evsel){ attr, MS_SYSCTL_NAME, &id, 1 };
+	ms_buf_init(&fmt);
+	ms_sysctl_format(r->sc_tp, &fmt);
+	err = ms_buf_error(&fmt) ? -ENOMEM : ms_tracefs_add_system(wo->tracing_data, wo->tracing_data_len,
+								   MS_REFERENCED_SYS, fmt.data, fmt.len,
+								   &r->sc_tracing);
+	ms_buf_release(&fmt);
+	wo->tracing_data = r->sc_tracing.data;
+	wo->tracing_data_len = r->sc_tracing.len;
+	return err;
+}
+
+/* The settings, as the recording's first sample: before any the analyses read with them. */
+static int sysctl_write(struct ms_record *r)
+{
+	uint64_t rec[MS_SYSCTL_RECORD_MAX / 8];
+	size_t n;
+
+	if (!r->sc_tp)
+		return 0;
+	n = ms_sysctl_encode(r->sc_tp, (uint32_t)getpid(), monotonic_ns(), "vm.mmap_min_addr", r->mmap_min_addr,
+			     rec, sizeof(rec));
+	return n ? ms_pdwriter_write(r->writer, (const struct perf_event_header *)rec) : -EINVAL;
+}
+
 MS_EXPORT int ms_record_start(struct ms_record *r, int fd)
 {
 	size_t n = ms_live_nr_evsels(r->live), i;
-	struct ms_pdwriter_evsel *ev = calloc(n + 2, sizeof(*ev));
-	struct perf_event_attr ref_attr, us_attr;
+	struct ms_pdwriter_evsel *ev = calloc(n + 3, sizeof(*ev));
+	struct perf_event_attr ref_attr, us_attr, sc_attr;
 	struct ms_pdwriter_opts wo = {
 		.evsels = ev, .nr_evsels = n, .argc = r->opts.argc, .argv = r->opts.argv,
 		.clockid = CLOCK_MONOTONIC, .pipe = r->opts.pipe,
@@ -439,7 +498,8 @@ MS_EXPORT int ms_record_start(struct ms_record *r, int fd)
 			ev[i].attr = &r->damon_attr;
 	}
 	ms_live_tracing_data(r->live, &wo.tracing_data, &wo.tracing_data_len);
-	if ((err = referenced_header(r, ev, &ref_attr, &wo)) || (err = ustring_header(r, ev, &us_attr, &wo))) {
+	if ((err = referenced_header(r, ev, &ref_attr, &wo)) || (err = ustring_header(r, ev, &us_attr, &wo)) ||
+	    (err = sysctl_header(r, ev, &sc_attr, &wo))) {
 		free(ev);
 		return err;
 	}
@@ -447,7 +507,7 @@ MS_EXPORT int ms_record_start(struct ms_record *r, int fd)
 		r->vsyscall_trailer = ms_sample_id_size(ms_live_evsel_attr(r->live, 0));
 	r->writer = ms_pdwriter_new(fd, &wo);
 	free(ev);
-	return r->writer ? 0 : -errno;
+	return r->writer ? sysctl_write(r) : -errno;
 }
 
 MS_EXPORT int ms_record_enable(struct ms_record *r)
@@ -611,6 +671,7 @@ MS_EXPORT void ms_record_free(struct ms_record *r)
 	ms_refsampler_free(r->refs);
 	ms_buf_release(&r->tracing);
 	ms_buf_release(&r->us_tracing);
+	ms_buf_release(&r->sc_tracing);
 	ms_tidset_release(&r->attached);
 	ms_execwin_release(&r->execwin);
 	ms_binaries_release(&r->binaries);

@@ -449,6 +449,11 @@ MS_EXPORT bool ms_session_has_syscalls(const struct ms_session *s)
 	return ms_stream_has_syscalls(s->stream);
 }
 
+MS_EXPORT int ms_session_sysctl(const struct ms_session *s, const char *name, uint64_t *value)
+{
+	return ms_stream_sysctl(s->stream, name, value);
+}
+
 MS_EXPORT struct ms_pdreader *ms_session_reader(const struct ms_session *s)
 {
 	return s->reader;

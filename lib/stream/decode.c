@@ -191,9 +191,9 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 		s->st.other_samples++;
 		return stream_on_vma_tree(s, ei, &smp);
 	}
-	if (ei->kind == EK_ACCESS) {
+	if (ei->kind == EK_ACCESS || ei->kind == EK_SYSCTL) {
 		s->st.other_samples++;
-		return stream_on_referenced(s, ei, &smp);
+		return ei->kind == EK_ACCESS ? stream_on_referenced(s, ei, &smp) : stream_on_sysctl(s, ei, &smp);
 	}
 	if (ei->kind == EK_DAMON)
 		return stream_on_damon(s, ei, &smp);

@@ -51,8 +51,13 @@ extern const struct stream_syscall stream_syscalls[SC_NR];
 /* EK_ACCESS: mapscope:vma_referenced, record --referenced's accessed bits per VMA. */
 /* EK_NEWTASK: task:task_newtask (a new task's clone flags); EK_CTIME: timestamp:inode_set_ctime_to_ts. */
 /* EK_USTRING: mapscope:user_string, a string a syscall's entry pointed to, as record read it. */
+/* EK_SYSCTL: mapscope:sysctl, a setting of the recording machine (vm.mmap_min_addr). */
 enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS, EK_DAMON, EK_PREFETCH,
-	      EK_NEWTASK, EK_CTIME, EK_USTRING };
+	      EK_NEWTASK, EK_CTIME, EK_USTRING, EK_SYSCTL };
+
+/* The settings of mapscope:sysctl the stream keeps: how many, and their names' longest (with the NUL). */
+#define STREAM_MAX_FACTS 8
+#define STREAM_FACT_NAME_MAX 64
 
 struct evinfo {
 	const struct perf_event_attr *attr;
@@ -129,6 +134,8 @@ struct ms_stream {
 	struct ms_u32map threads;                 /* tid -> struct thread */
 	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
 	struct ms_stream_stats st;
+	struct { char name[STREAM_FACT_NAME_MAX]; uint64_t value; } facts[STREAM_MAX_FACTS];   /* mapscope:sysctl's */
+	size_t nr_facts;
 	struct ms_stream_lost *lost;              /* by process, in the order first seen */
 	size_t cap_lost;
 	ms_stream_fn fn;
@@ -255,6 +262,11 @@ bool stream_classify_damon(struct evinfo *ei, const char *sys, const char *name,
 			   bool (*find)(const void *f, const char *field, uint16_t *off, uint16_t *size),
 			   const void *f);
 int stream_on_damon(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
+/* sysfacts.c: mapscope:sysctl, known by its format (as damon's), and its samples: the settings kept. */
+bool stream_classify_sysctl(struct evinfo *ei, const char *sys, const char *name,
+			    bool (*find)(const void *f, const char *field, uint16_t *off, uint16_t *size),
+			    const void *f);
+int stream_on_sysctl(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
 /* pfprobe.c: a prefetch's uprobe (record --prefetches), known by its group and fields; its sample's address. */
 bool stream_classify_prefetch(struct evinfo *ei, const char *sys,
 			      bool (*find)(const void *f, const char *field, uint16_t *off, uint16_t *size),

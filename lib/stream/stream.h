@@ -113,6 +113,12 @@ int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn fn, void *
 
 /* Whether the recording has the syscall records that make unmaps exact. */
 bool ms_stream_has_syscalls(const struct ms_stream *s);
+/*
+ * A setting of the recording machine the file carries (mapscope:sysctl,
+ * written by record: "vm.mmap_min_addr"), as read so far. 0, or -ENOENT
+ * where the file has none of that name (perf's own files have none).
+ */
+int ms_stream_sysctl(const struct ms_stream *s, const char *name, uint64_t *value);
 
 void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats *st);
 /* The i-th process whose records were lost, in the order first seen: false past the last. */

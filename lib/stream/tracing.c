@@ -355,6 +355,7 @@ static void classify(struct evinfo *ei, const struct tp_format *f)
 		return;
 	}
 	if (stream_classify_damon(ei, f->sys, name, find_field_of, f) || classify_task(ei, f, name) ||
+	    stream_classify_sysctl(ei, f->sys, name, find_field_of, f) ||
 	    stream_classify_prefetch(ei, f->sys, find_field_of, f))
 		return;
 	if (strcmp(f->sys, "syscalls") || (i = syscall_of(name, &exit)) < 0)

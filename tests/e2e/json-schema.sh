@@ -19,6 +19,8 @@ perf record -q -d -e page-faults:u -o user.data -- "$WORKLOADS/badaccess" >/dev/
 	fail "record --prefetches failed"
 # Hardware memory samples (PEBS style), which this machine cannot take: the report's memory fields.
 "$WORKLOADS/ms-synth" pebs hw.data >/dev/null || fail "ms-synth failed"
+# Loads in the null pages, with the recording machine's vm.mmap_min_addr: unmapped's null_page_limit.
+"$WORKLOADS/ms-synth" nullpage-4096 null.data >/dev/null || fail "ms-synth nullpage failed"
 runs=()
 n=0
 # json LABEL ARGS...: runs mapscope ARGS into a file checked as LABEL.
@@ -31,7 +33,7 @@ json() {
 }
 # A record the kernel lost: every output carries its "losses".
 python3 "$E2E_DIR/perfdata-craft.py" lost "$golden/mapscope-ops.data" lost.data 10 || fail "cannot craft a file with losses"
-for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data lost.data ref.data hw.data user.data pf.data; do
+for f in "$golden/mapscope-ops.data" "$golden/perf-ops.data" bad.data lost.data ref.data hw.data user.data pf.data null.data; do
 	json report report -i "$f" --format json --children 3
 	json report-grouped report -i "$f" --format json --sort region,symbol
 	json report-grouped report -i "$f" --format json --sort dso,daddr-symbol,alloc

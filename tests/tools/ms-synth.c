@@ -2,7 +2,7 @@
  * ms-synth: writes a synthetic recording of what this machine cannot record
  * (see synth_rec.h), and prints its ground truth.
  *
- *   ms-synth damon|pebs|ibs|spe|pebs-prefetch|spe-prefetch FILE
+ *   ms-synth damon|pebs|ibs|spe|pebs-prefetch|spe-prefetch|nullpage[-MIN_ADDR] FILE
  */
 #include <fcntl.h>
 
@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 	int fd, err = -EINVAL, i;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: ms-synth damon|pebs|ibs|spe|pebs-prefetch|spe-prefetch FILE\n");
+		fprintf(stderr, "usage: ms-synth damon|pebs|ibs|spe|pebs-prefetch|spe-prefetch|nullpage[-MIN_ADDR] FILE\n");
 		return 2;
 	}
 	fd = open(argv[2], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -24,6 +24,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "damon"))
 		err = sr_write_damon(fd, stdout);
+	if (!strcmp(argv[1], "nullpage"))
+		err = sr_write_nullpage(fd, UINT64_MAX, stdout);
+	if (!strncmp(argv[1], "nullpage-", 9))
+		err = sr_write_nullpage(fd, strtoull(argv[1] + 9, NULL, 0), stdout);
 	for (i = 0; i < 3; i++) {
 		if (!strcmp(argv[1], styles[i]))
 			err = sr_write_hw(fd, (enum sr_style)i, stdout);

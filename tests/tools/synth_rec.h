@@ -24,6 +24,8 @@
 
 #include <mapscope/pdwriter.h>
 
+#include "kernel/refsample.h"
+#include "kernel/sysctl.h"
 #include "kernel/tracefs.h"
 #include "util/buf.h"
 
@@ -406,6 +408,67 @@ static inline int sr_write_hw_prefetch(int fd, enum sr_style st, FILE *truth)
 		fprintf(truth, "pid %u prefetches: 0x400300 9 of which past-end 3 (after 0x%llx), 0x400310 guard 2, "
 			"0x400320 null-page 1, 0x400330 never-mapped 1 (%llu above 0x%llx)\n", SR_PID,
 			SR_HOT + SR_SIZE, SR_UNMAPPED - SR_COLD - 0x1000, SR_COLD + 0x1000);
+	return err ?: sr_close(&s);
+}
+
+/*
+ * Loads in the first pages, as PEBS writes them: at 0x100 by the code at
+ * 0x400010 twice, at 0x2000 by the code at 0x400020 three times. The
+ * recording machine's vm.mmap_min_addr, min_addr, comes first as mapscope
+ * record writes it (mapscope:sysctl); UINT64_MAX: the file has none, as
+ * perf's own.
+ */
+static inline int sr_write_nullpage(int fd, uint64_t min_addr, FILE *truth)
+{
+	static uint64_t ids[3] = { SR_ID_SIDE, SR_ID_HW, MS_SYSCTL_ID };
+	static char *argv[] = { "ms-synth" };
+	const uint16_t tp = 0xffff;
+	struct ms_pdwriter_evsel e[3];
+	struct ms_pdwriter_opts o = { e, min_addr == UINT64_MAX ? 2 : 3, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	uint64_t rec[MS_SYSCTL_RECORD_MAX / 8], t = 10 * SR_MS, pid = SR_PID, load = sr_src(SR_PEBS, 0);
+	struct ms_buf base, fmt;
+	const char *hw_name;
+	struct sr s;
+	size_t n;
+	int err, i;
+
+	memset(&s, 0, sizeof(s));
+	ms_buf_init(&base);
+	ms_buf_init(&fmt);
+	ms_buf_init(&s.td);
+	s.a[0] = (struct perf_event_attr){ .size = sizeof(s.a[0]), .type = PERF_TYPE_SOFTWARE,
+					   .config = PERF_COUNT_SW_DUMMY, .sample_type = SR_BODY, .sample_period = 1,
+					   .sample_id_all = 1, .mmap = 1, .mmap2 = 1, .mmap_data = 1, .comm = 1,
+					   .task = 1 };
+	sr_hw_attr(SR_PEBS, &s.a[1], &hw_name);
+	ms_referenced_attr(tp, &s.a[2]);
+	e[0] = (struct ms_pdwriter_evsel){ &s.a[0], "dummy:u", &ids[0], 1 };
+	e[1] = (struct ms_pdwriter_evsel){ &s.a[1], hw_name, &ids[1], 1 };
+	e[2] = (struct ms_pdwriter_evsel){ &s.a[2], MS_SYSCTL_NAME, &ids[2], 1 };
+	ms_sysctl_format(tp, &fmt);
+	err = sr_tracing_data(&base);
+	err = err ?: ms_tracefs_add_system(base.data, base.len, "mapscope", fmt.data, fmt.len, &s.td);
+	ms_buf_release(&base);
+	ms_buf_release(&fmt);
+	o.tracing_data = s.td.data;
+	o.tracing_data_len = s.td.len;
+	if (err || !(s.w = ms_pdwriter_new(fd, &o))) {
+		ms_buf_release(&s.td);
+		return err ?: (-errno ? -errno : -EIO);
+	}
+	if (min_addr != UINT64_MAX) {
+		n = ms_sysctl_encode(tp, SR_PID2, 1 * SR_MS, "vm.mmap_min_addr", min_addr, rec, sizeof(rec));
+		err = n ? ms_pdwriter_write(s.w, (const struct perf_event_header *)rec) : -EINVAL;
+	}
+	err = err ?: sr_comm(&s, 1 * SR_MS, SR_PID, "synth");
+	err = err ?: sr_map(&s, 2 * SR_MS, SR_PID, 0x400000, 0x1000, PROT_READ | PROT_EXEC, "/bin/synth");
+	for (i = 0; i < 2 && !err; i++)
+		err = sr_hw(&s, t++, 0x400010, 0x100, 0, load);
+	for (i = 0; i < 3 && !err; i++)
+		err = sr_hw(&s, t++, 0x400020, 0x2000, 0, load);
+	if (truth)
+		fprintf(truth, "pid %llu loads: 0x100 2 by 0x400010, 0x2000 3 by 0x400020; vm.mmap_min_addr %s\n",
+			(unsigned long long)pid, min_addr == UINT64_MAX ? "not written" : "written");
 	return err ?: sr_close(&s);
 }
 

@@ -85,7 +85,7 @@ static int classes(char *p)
 	if (g == MAP_FAILED || mprotect(g + pg, pg, PROT_NONE))
 		return 1;
 	prefetch_lines((uintptr_t)(g + pg), pg / LINE);
-	prefetch_lines(0x1000, 16);
+	prefetch_lines(0x100, 16);                        /* in page 0: below any vm.mmap_min_addr */
 	prefetch_lines((uintptr_t)p - NEVER, 32);
 	printf("classes guard=%lu null=16 never=32 never_distance=%lu line=%d\n", pg / LINE, NEVER,
 	       line_of("PREFETCH" "-LINES"));

@@ -1,0 +1,67 @@
+/*
+ * mapscope:sysctl, the recording machine's settings record writes as it
+ * starts (kernel/sysctl.h): known by its format, each sample's name and
+ * value kept for the analyses to ask for (ms_stream_sysctl). They come
+ * before every sample they concern, being the file's first. A sample
+ * whose fields do not fit its data is damage, and is dropped.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "stream/internal.h"
+
+bool stream_classify_sysctl(struct evinfo *ei, const char *sys, const char *name,
+			    bool (*find)(const void *f, const char *field, uint16_t *off, uint16_t *size),
+			    const void *f)
+{
+	if (strcmp(sys, "mapscope") || strcmp(name, "sysctl"))
+		return false;
+	if (find(f, "value", &ei->off[0], &ei->size[0]) && ei->size[0] == 8 &&
+	    find(f, "name", &ei->off[1], &ei->size[1]) && ei->size[1] == 4) {
+		ei->nr_fields = 2;
+		ei->kind = EK_SYSCTL;
+	}
+	return true;
+}
+
+/* The name is a __data_loc field: its offset in the raw data in the low 16 bits, its length (with the NUL) high. */
+int stream_on_sysctl(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
+{
+	uint64_t loc, value;
+	uint32_t off, len;
+	size_t i;
+
+	if (!smp->raw || (size_t)ei->off[0] + 8 > smp->raw_size || (size_t)ei->off[1] + 4 > smp->raw_size) {
+		s->st.bad_samples++;
+		return 0;
+	}
+	value = stream_field(ei, smp, 0);
+	loc = stream_field(ei, smp, 1) & 0xffffffffu;
+	off = (uint32_t)(loc & 0xffff);
+	len = (uint32_t)(loc >> 16);
+	if (len < 2 || len > STREAM_FACT_NAME_MAX || off > smp->raw_size || len > smp->raw_size - off ||
+	    smp->raw[off + len - 1] != '\0' || memchr(smp->raw + off, '\0', len - 1)) {
+		s->st.bad_samples++;
+		return 0;
+	}
+	for (i = 0; i < s->nr_facts && strcmp(s->facts[i].name, (const char *)smp->raw + off); i++)
+		;
+	if (i == STREAM_MAX_FACTS)
+		return 0;                      /* more settings than any record writes: the first ones hold */
+	memcpy(s->facts[i].name, smp->raw + off, len);
+	s->facts[i].value = value;
+	s->nr_facts += i == s->nr_facts;
+	return 0;
+}
+
+int ms_stream_sysctl(const struct ms_stream *s, const char *name, uint64_t *value)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_facts; i++)
+		if (!strcmp(s->facts[i].name, name)) {
+			*value = s->facts[i].value;
+			return 0;
+		}
+	return -ENOENT;
+}
