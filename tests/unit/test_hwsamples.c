@@ -92,6 +92,47 @@ static void tlb_misses_reach_hugepage_advice(void **state)
 	close(path_fd);
 }
 
+/*
+ * With TLB-miss samples, the advice ranks by them: region A (512 pages
+ * loaded, 100 of them TLB misses: benefit 511 + 100) before B (300 pages,
+ * all misses: 299 + 300) by benefit alone, but B first by TLB misses.
+ */
+static void tlb_misses_rank_the_advice(void **state)
+{
+	struct ms_pdwriter *w = synth_writer(&path_fd);
+	struct ms_hugepages *hp = ms_hugepages_new(NULL);
+	const struct ms_huge_advice *v;
+	struct ms_session *s;
+	uint64_t end;
+	size_t n;
+	int i;
+
+	(void)state;
+	assert_non_null(w);
+	put_map(w, 1 * MS, 0x400000, 0x1000, PROT_READ | PROT_EXEC, "/bin/x", 42);
+	put_map(w, 2 * MS, 0x10000000, 2 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
+	put_map(w, 2 * MS, 0x30000000, 2 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
+	for (i = 0; i < 512; i++)
+		put_sample(w, 20 * MS + (uint64_t)i, 0x400010, 0x10000000 + (uint64_t)i * 4096, i < 100 ? LOAD_TLB_MISS : LOAD);
+	for (i = 0; i < 300; i++)
+		put_sample(w, 30 * MS + (uint64_t)i, 0x400020, 0x30000000 + (uint64_t)i * 4096, LOAD_TLB_MISS);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	s = replay(&ms_hugepages_analysis, hp, &end);
+	assert_int_equal(ms_hugepages_advice(hp, ms_session_aspace(s), end, &v, &n), 0);
+	assert_true(ms_hugepages_have_tlb(hp));
+	assert_int_equal(n, 2);
+	assert_true(v[0].advised && v[1].advised);
+	assert_int_equal(v[0].start, 0x30000000);
+	assert_int_equal(v[0].tlb_misses, 300);
+	assert_int_equal(v[1].start, 0x10000000);
+	assert_int_equal(v[1].tlb_misses, 100);
+	assert_true(v[1].benefit > v[0].benefit);   /* so the order is the misses', not the benefit's */
+	ms_session_free(s);
+	ms_hugepages_free(hp);
+	close(path_fd);
+}
+
 /* The profile ms_pprof_write wrote to fd, gunzipped and unpacked. */
 static Perftools__Profiles__Profile *read_profile(int fd)
 {
@@ -431,6 +472,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(tlb_misses_reach_hugepage_advice),
 		cmocka_unit_test(tlb_misses_in_pprof),
+		cmocka_unit_test(tlb_misses_rank_the_advice),
 		cmocka_unit_test(hugepage_advice_over_many_regions),
 		cmocka_unit_test(bad_prefetch_and_wild_load),
 		cmocka_unit_test(page_faults_in_runs_reach_hugepage_advice),
