@@ -55,11 +55,7 @@ void ms_referenced_attr(uint16_t tp_id, struct perf_event_attr *a)
 
 void ms_referenced_format(uint16_t tp_id, struct ms_buf *out)
 {
-	char head[96];
-	int n = snprintf(head, sizeof(head), "name: %s\nID: %u\nformat:\n", MS_REFERENCED_EVENT, tp_id);
-
-	ms_buf_append(out, head, (size_t)n);
-	ms_buf_append(out, format_fields, sizeof(format_fields) - 1);
+	ms_tp_format(MS_REFERENCED_EVENT, tp_id, format_fields, sizeof(format_fields) - 1, out);
 }
 
 void ms_referenced_encode(const struct ms_referenced *v, uint16_t tp_id, struct ms_referenced_record *out)

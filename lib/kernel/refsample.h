@@ -36,11 +36,7 @@ struct ms_referenced {
 
 /* A sample of the event as it lies in the recording: perf's layout, the tracepoint's data included. */
 struct ms_referenced_record {
-	struct perf_event_header header;
-	uint64_t identifier, ip;
-	uint32_t pid, tid;
-	uint64_t time, addr;
-	uint32_t raw_size;
+	MS_TP_SAMPLE_HEAD;
 	/* The tracepoint's data (the format's offsets count from here). */
 	MS_TP_COMMON_FIELDS;
 	uint32_t vma_pid, pad;

@@ -25,11 +25,7 @@ static const char format_fields[] =
 
 /* The sample's fixed part: IDENTIFIER, IP, TID, TIME, ADDR, then RAW (as vma_referenced's). */
 struct head {
-	struct perf_event_header header;
-	uint64_t identifier, ip;
-	uint32_t pid, tid;
-	uint64_t time, addr;
-	uint32_t raw_size;
+	MS_TP_SAMPLE_HEAD;
 	MS_TP_COMMON_FIELDS;
 	uint64_t value;
 	uint32_t loc;
@@ -37,11 +33,7 @@ struct head {
 
 void ms_sysctl_format(uint16_t tp_id, struct ms_buf *out)
 {
-	char head[96];
-	int n = snprintf(head, sizeof(head), "name: %s\nID: %u\nformat:\n", MS_SYSCTL_EVENT, tp_id);
-
-	ms_buf_append(out, head, (size_t)n);
-	ms_buf_append(out, format_fields, sizeof(format_fields) - 1);
+	ms_tp_format(MS_SYSCTL_EVENT, tp_id, format_fields, sizeof(format_fields) - 1, out);
 }
 
 size_t ms_sysctl_encode(uint16_t tp_id, uint32_t pid, uint64_t time, const char *name, uint64_t value, void *out,

@@ -8,6 +8,10 @@
 #define MS_KERNEL_TPCOMMON_H
 
 #include <stdint.h>
+#include <stdio.h>
+#include <linux/perf_event.h>
+
+#include "util/buf.h"
 
 #define MS_TP_COMMON_FORMAT                                                           \
 	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"         \
@@ -20,5 +24,27 @@
 	uint16_t common_type;                            \
 	uint8_t common_flags, common_preempt_count;      \
 	int32_t common_pid
+
+/*
+ * Members of a packed sample struct before its raw data: perf's layout of
+ * the fields every mapscope event's samples have (ms_referenced_attr():
+ * IDENTIFIER, IP, TID, TIME, ADDR, then RAW's size).
+ */
+#define MS_TP_SAMPLE_HEAD                        \
+	struct perf_event_header header;         \
+	uint64_t identifier, ip;                 \
+	uint32_t pid, tid;                       \
+	uint64_t time, addr;                     \
+	uint32_t raw_size
+
+/* Appends event name's format file text, as tracefs would write it, with id tp_id and its fields' text. */
+static inline void ms_tp_format(const char *name, uint16_t tp_id, const char *fields, size_t len, struct ms_buf *out)
+{
+	char head[96];
+	int n = snprintf(head, sizeof(head), "name: %s\nID: %u\nformat:\n", name, tp_id);
+
+	ms_buf_append(out, head, (size_t)n);
+	ms_buf_append(out, fields, len);
+}
 
 #endif

@@ -374,26 +374,39 @@ static int write_record(const struct perf_event_header *h, void *arg)
  * With --referenced, its event joins the live ones in the header (one id,
  * ours) and its format the tracing data, as its system's only event.
  */
+/*
+ * One of mapscope's own tracepoints (id tp, named name, its samples
+ * carrying *id) joins the header's events, with the fields every one of
+ * their samples has, and its format (written by format) the tracing data:
+ * the header's, copied with it into td, which the header then points to.
+ */
+static int own_event_header(struct ms_pdwriter_evsel *ev, struct perf_event_attr *attr, struct ms_pdwriter_opts *wo,
+			    uint16_t tp, const char *name, const uint64_t *id,
+			    void (*format)(uint16_t tp_id, struct ms_buf *out), struct ms_buf *td)
+{
+	struct ms_buf fmt;
+	int err;
+
+	ms_referenced_attr(tp, attr);
+	ev[wo->nr_evsels++] = (struct ms_pdwriter_evsel){ attr, name, id, 1 };
+	ms_buf_init(&fmt);
+	format(tp, &fmt);
+	err = ms_buf_error(&fmt) ? -ENOMEM : ms_tracefs_add_system(wo->tracing_data, wo->tracing_data_len,
+								   MS_REFERENCED_SYS, fmt.data, fmt.len, td);
+	ms_buf_release(&fmt);
+	wo->tracing_data = td->data;
+	wo->tracing_data_len = td->len;
+	return err;
+}
+
 static int referenced_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, struct perf_event_attr *attr,
 			     struct ms_pdwriter_opts *wo)
 {
 	static const uint64_t id = MS_REFERENCED_ID;
-	struct ms_buf fmt;
-	int err;
 
 	if (!r->refs)
 		return 0;
-	ms_referenced_attr(r->ref_tp, attr);
-	ev[wo->nr_evsels++] = (struct ms_pdwriter_evsel){ attr, MS_REFERENCED_NAME, &id, 1 };
-	ms_buf_init(&fmt);
-	ms_referenced_format(r->ref_tp, &fmt);
-	err = ms_buf_error(&fmt) ? -ENOMEM : ms_tracefs_add_system(wo->tracing_data, wo->tracing_data_len,
-								   MS_REFERENCED_SYS, fmt.data, fmt.len,
-								   &r->tracing);
-	ms_buf_release(&fmt);
-	wo->tracing_data = r->tracing.data;
-	wo->tracing_data_len = r->tracing.len;
-	return err;
+	return own_event_header(ev, attr, wo, r->ref_tp, MS_REFERENCED_NAME, &id, ms_referenced_format, &r->tracing);
 }
 
 /*
@@ -406,9 +419,8 @@ static int ustring_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, str
 	static const uint64_t id = MS_USTRING_ID;
 	size_t i, n = ms_live_nr_evsels(r->live);
 	const char *name;
-	struct ms_buf fmt;
 	bool any = false;
-	int k, err;
+	int k;
 
 	for (k = 0; k < US_NR; k++) {
 		r->us_evsel[k] = -1;
@@ -420,17 +432,7 @@ static int ustring_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, str
 	if (!any)
 		return 0;
 	r->us_tp = free_tracepoint_id(r->live, &r->ref_tp, r->refs ? 1 : 0);
-	ms_referenced_attr(r->us_tp, attr);     /* the fields every mapscope event's samples have */
-	ev[wo->nr_evsels++] = (struct ms_pdwriter_evsel){ attr, MS_USTRING_NAME, &id, 1 };
-	ms_buf_init(&fmt);
-	ms_ustring_format(r->us_tp, &fmt);
-	err = ms_buf_error(&fmt) ? -ENOMEM : ms_tracefs_add_system(wo->tracing_data, wo->tracing_data_len,
-								   MS_REFERENCED_SYS, fmt.data, fmt.len,
-								   &r->us_tracing);
-	ms_buf_release(&fmt);
-	wo->tracing_data = r->us_tracing.data;
-	wo->tracing_data_len = r->us_tracing.len;
-	return err;
+	return own_event_header(ev, attr, wo, r->us_tp, MS_USTRING_NAME, &id, ms_ustring_format, &r->us_tracing);
 }
 
 /*
@@ -445,23 +447,11 @@ static int sysctl_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, stru
 {
 	static const uint64_t id = MS_SYSCTL_ID;
 	uint16_t taken[2] = { r->ref_tp, r->us_tp };
-	struct ms_buf fmt;
-	int err;
 
 	if (!wo->tracing_data_len || ms_sysctl_read("/proc", "vm.mmap_min_addr", &r->mmap_min_addr))
 		return 0;
 	r->sc_tp = free_tracepoint_id(r->live, taken, 2);
-	ms_referenced_attr(r->sc_tp, attr);     /* the fields every mapscope event's samples have */
-	ev[wo->nr_evsels++] = (struct ms_pdwriter_evsel){ attr, MS_SYSCTL_NAME, &id, 1 };
-	ms_buf_init(&fmt);
-	ms_sysctl_format(r->sc_tp, &fmt);
-	err = ms_buf_error(&fmt) ? -ENOMEM : ms_tracefs_add_system(wo->tracing_data, wo->tracing_data_len,
-								   MS_REFERENCED_SYS, fmt.data, fmt.len,
-								   &r->sc_tracing);
-	ms_buf_release(&fmt);
-	wo->tracing_data = r->sc_tracing.data;
-	wo->tracing_data_len = r->sc_tracing.len;
-	return err;
+	return own_event_header(ev, attr, wo, r->sc_tp, MS_SYSCTL_NAME, &id, ms_sysctl_format, &r->sc_tracing);
 }
 
 /* The settings, as the recording's first sample: before any the analyses read with them. */
