@@ -9,6 +9,8 @@ import random
 import sys
 import time
 
+from payoff_report import report
+
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 4_000_000
 lookups = int(sys.argv[2]) if len(sys.argv) > 2 else 4_000_000
 d = {i * 7919: i for i in range(n)}
@@ -19,11 +21,4 @@ t = time.perf_counter_ns()
 s = 0
 for k in sample:
     s += d[k]
-print(f"reads ns={time.perf_counter_ns() - t} sum={s}")
-rss = huge = -1
-for line in open("/proc/self/smaps_rollup"):
-    if line.startswith("Rss:"):
-        rss = int(line.split()[1])
-    elif line.startswith("AnonHugePages:"):
-        huge = int(line.split()[1])
-print(f"memory rss_kb={rss} anon_huge_kb={huge}")
+report(time.perf_counter_ns() - t, s)

@@ -18,6 +18,8 @@ import random
 import sys
 import time
 
+from payoff_report import report
+
 table_mib = int(sys.argv[1]) if len(sys.argv) > 1 else 1024
 sparse_mib = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
 reads = int(sys.argv[3]) if len(sys.argv) > 3 else 2_000_000
@@ -31,11 +33,4 @@ t = time.perf_counter_ns()
 s = 0
 for i in idx:
     s += table[i]
-print(f"reads ns={time.perf_counter_ns() - t} sum={s}")
-rss = huge = -1
-for line in open("/proc/self/smaps_rollup"):
-    if line.startswith("Rss:"):
-        rss = int(line.split()[1])
-    elif line.startswith("AnonHugePages:"):
-        huge = int(line.split()[1])
-print(f"memory rss_kb={rss} anon_huge_kb={huge}")
+report(time.perf_counter_ns() - t, s)
