@@ -274,6 +274,22 @@ out:
 }
 
 /*
+ * mprotect_fixup's VM_ACCOUNT: made writable, private and reserved, a VMA
+ * is accounted from then on; made unwritable, an anonymous one that has no
+ * anon_vma yet (never faulted) gives its charge back, and then merges with
+ * unaccounted neighbours again. A file's (a RELRO segment) keeps it.
+ */
+static void protect_accounting(const struct ms_aspace *as, struct piece *pc, uint32_t prot)
+{
+	if (prot & PROT_WRITE) {
+		if (!(pc->prot & PROT_WRITE) && !(pc->flags & MAP_SHARED) && !(pc->vmflags & VF_NORESERVE))
+			pc->vmflags |= VF_ACCOUNT;
+	} else if ((pc->vmflags & VF_ACCOUNT) && !pc->anon && ms_vma_is_anonymous(as, pc)) {
+		pc->vmflags &= (uint16_t)~VF_ACCOUNT;
+	}
+}
+
+/*
  * mprotect, VMA by VMA as mprotect_fixup goes: a VMA that has the new
  * protection already is left whole (newflags == oldflags returns early,
  * and no record is written); the others are split at the range's ends
@@ -296,10 +312,7 @@ static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_e
 		if ((err = ms_pieces_carve(p, a, b, &i, &j)))
 			return err;
 		for (k = i; k < j; k++) {
-			/* mprotect_fixup: made writable, private and reserved, it is accounted from now on. */
-			if ((ev->protect.prot & PROT_WRITE) && !(p->p[k].prot & PROT_WRITE) &&
-			    !(p->p[k].flags & MAP_SHARED) && !(p->p[k].vmflags & VF_NORESERVE))
-				p->p[k].vmflags |= VF_ACCOUNT;
+			protect_accounting(as, &p->p[k], ev->protect.prot);
 			p->p[k].prot = ev->protect.prot;
 			ms_pieces_touch(as, p->p[k].region);
 		}

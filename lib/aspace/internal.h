@@ -56,13 +56,16 @@ enum { VF_DONTFORK = 1, VF_MERGEABLE = 2, VF_HUGEPAGE = 4, VF_NOHUGEPAGE = 8, VF
        /*
         * Accounting: VM_NORESERVE from MAP_NORESERVE, and VM_ACCOUNT, which a
         * private writable map has unless NORESERVE (accountable_mapping),
-        * and which mprotect adds but never takes away: a RELRO segment made
-        * read-only keeps it, and never merges with the read-only one before it.
+        * and which mprotect adds and takes away only from anonymous memory
+        * not faulted yet: a RELRO segment made read-only keeps it, and never
+        * merges with the read-only one before it.
         */
        VF_NORESERVE = 256, VF_ACCOUNT = 512,
        VF_SEALED = 1024 /* mseal (mm/mseal.c): VM_SEALED, inherited by a fork */,
        /* userfaultfd's VM_UFFD_MISSING, _WP, _MINOR (UFFDIO_REGISTER_MODE_* shifted by 11) */
-       VF_UFFD_MISSING = 2048, VF_UFFD_WP = 4096, VF_UFFD_MINOR = 8192 };
+       VF_UFFD_MISSING = 2048, VF_UFFD_WP = 4096, VF_UFFD_MINOR = 8192,
+       /* madvise's read-ahead hints: VM_SEQ_READ, VM_RAND_READ */
+       VF_SEQ_READ = 16384, VF_RAND_READ = 32768 };
 #define VF_LOCKS (VF_LOCKED | VF_LOCKONFAULT)
 #define VF_UFFD (VF_UFFD_MISSING | VF_UFFD_WP | VF_UFFD_MINOR)
 
@@ -250,6 +253,9 @@ void ms_vma_share_anon(struct proc *p, size_t i);
 
 /* Piece k joins the VMA before it where the kernel would merge the two; they then share one anon_vma. */
 void ms_vma_join_if_mergeable(struct ms_aspace *as, struct proc *p, size_t k);
+
+/* vma_is_anonymous(): private memory of no file. */
+bool ms_vma_is_anonymous(const struct ms_aspace *as, const struct piece *pc);
 
 /* VM_NORESERVE and VM_ACCOUNT of a new map. */
 uint16_t ms_vma_map_accounting(const struct ms_event_map *m);

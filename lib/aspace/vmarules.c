@@ -70,6 +70,9 @@ static bool advice_flags(uint32_t advice, uint16_t *set, uint16_t *clear)
 {
 	*set = *clear = 0;
 	switch (advice) {
+	case MADV_NORMAL: *clear = VF_SEQ_READ | VF_RAND_READ; break;
+	case MADV_SEQUENTIAL: *set = VF_SEQ_READ; *clear = VF_RAND_READ; break;
+	case MADV_RANDOM: *set = VF_RAND_READ; *clear = VF_SEQ_READ; break;
 	case MADV_DONTFORK: *set = VF_DONTFORK; break;
 	case MADV_DOFORK: *clear = VF_DONTFORK; break;
 	case MADV_MERGEABLE: *set = VF_MERGEABLE; break;
@@ -114,6 +117,16 @@ static uint16_t uffd_flags(uint16_t vf, int64_t uffd)
 	if (uffd > 0 && (vf & uffd) == uffd)
 		return vf;
 	return (uint16_t)((vf & ~VF_UFFD) | uffd);
+}
+
+/* vma_is_anonymous(): no vm_ops, a private map of no file (or of /dev/zero, which becomes one). */
+bool ms_vma_is_anonymous(const struct ms_aspace *as, const struct piece *pc)
+{
+	const struct ms_region *r = as->regions[pc->region];
+
+	if (pc->flags & MAP_SHARED)
+		return false;
+	return !(r->ino || r->maj || r->min) || !strncmp(r->proc_name, "/dev/zero", 9);
 }
 
 /* Whether a prctl may name pc's VMA: anonymous memory, shared (shmem) or not; a file's fails with -EBADF. */

@@ -196,7 +196,8 @@ static uint64_t *brk_slot(struct ms_stream *s, uint32_t pid)
 /* Advice that releases pages, or that changes VMA flags (which splits and merges VMAs). */
 static bool wanted_advice(uint64_t advice)
 {
-	return advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
+	return advice <= MADV_SEQUENTIAL /* NORMAL, RANDOM: read-ahead flags */ ||
+	       advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
 	       advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
 	       (advice >= MADV_DONTFORK && advice <= MADV_KEEPONFORK);
 }

@@ -244,18 +244,29 @@ static void mlock_split_merge_populate(void **state)
 	ms_aspace_free(as);
 }
 
-/* VM_ACCOUNT: mprotect adds it and never takes it away, so a RELRO-like piece never merges with read-only. */
+/*
+ * VM_ACCOUNT: mprotect adds it, and takes it away only from anonymous
+ * memory with no anon_vma yet; a faulted piece made read-only stays apart.
+ */
 static void accounting_keeps_apart(void **state)
 {
 	struct ms_aspace *as = ms_aspace_new();
-	struct ms_event m = ev(MS_EV_MAP);
+	struct ms_event m = ev(MS_EV_MAP), f = ev(MS_EV_SAMPLE);
 
 	m.map = (struct ms_event_map){ .start = 16 * P, .end = 20 * P, .vma_start = 16 * P, .vma_end = 20 * P,
 				       .prot = PROT_READ, .flags = MAP_PRIVATE, .name = "//anon", .via = MS_VIA_MMAP };
 	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
 	map(as, 20 * P, 24 * P, "//anon");               /* writable: accounted */
-	protect(as, 20 * P, 24 * P, PROT_READ);
+	protect(as, 20 * P, 24 * P, PROT_READ);          /* never faulted: the charge given back */
 	advise(as, 16 * P, 24 * P, MADV_DONTDUMP);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	map(as, 24 * P, 28 * P, "//anon");
+	f.sample.addr = 24 * P;                          /* a write fault: an anon_vma, and the charge kept */
+	f.sample.has_addr = f.sample.fault = true;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	ms_aspace_finish(as);
+	protect(as, 24 * P, 28 * P, PROT_READ);
+	advise(as, 16 * P, 28 * P, MADV_DODUMP);
 	assert_int_equal(vmas_of(as, PID).n, 2);
 	/* MAP_NORESERVE, made writable, is not accounted: it merges with its like. */
 	m = ev(MS_EV_MAP);
@@ -268,6 +279,24 @@ static void accounting_keeps_apart(void **state)
 	protect(as, 44 * P, 48 * P, RW);
 	advise(as, 40 * P, 48 * P, MADV_DODUMP);
 	assert_int_equal(vmas_of(as, PID).n, 3);
+	ms_aspace_free(as);
+}
+
+/* The read-ahead hints are VMA flags: RANDOM and SEQUENTIAL split, NORMAL makes one VMA again. */
+static void readahead_hints(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+
+	(void)state;
+	map(as, 16 * P, 24 * P, "//anon");
+	advise(as, 18 * P, 20 * P, MADV_RANDOM);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	advise(as, 18 * P, 19 * P, MADV_SEQUENTIAL);
+	assert_int_equal(vmas_of(as, PID).n, 4);
+	advise(as, 19 * P, 20 * P, MADV_SEQUENTIAL);
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	advise(as, 16 * P, 24 * P, MADV_NORMAL);
+	assert_int_equal(vmas_of(as, PID).n, 1);
 	ms_aspace_free(as);
 }
 
@@ -417,6 +446,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mremap_move_merges),
+		cmocka_unit_test(readahead_hints),
 		cmocka_unit_test(uffd_register),
 		cmocka_unit_test(mprotect_to_same_protection),
 		cmocka_unit_test(vm_flags_split_and_merge),
