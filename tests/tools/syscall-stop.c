@@ -42,7 +42,15 @@
 #define MAX_TASKS 4096
 #define UFFDIO_TYPE 0xAA   /* _IOC_TYPE of every userfaultfd ioctl */
 
-enum tstate { T_RUNNING, T_STOPPED, T_VFORKING };
+/*
+ * T_UFFD: asked to stop, but asleep in a userfaultfd wait (a fault, or an
+ * event such as fork, mremap or munmap waiting to be read) that only
+ * another task, the handler, ends: a wait that a PTRACE_INTERRUPT does
+ * not break (TASK_KILLABLE). With the handler stopped, it would never
+ * stop; it changes nothing while it sleeps, so the snapshot is taken
+ * without it. Its interrupt stays pending: it stops once woken.
+ */
+enum tstate { T_RUNNING, T_STOPPED, T_VFORKING, T_UFFD };
 
 struct task {
 	pid_t tid;
@@ -58,6 +66,7 @@ static unsigned long steps;
 static pid_t main_pid;
 static int main_status = -1;
 static char maps_buf[1 << 22];
+static pid_t uffd_waiter;   /* a task in T_UFFD during this snapshot, or 0 */
 
 /* The system calls that can change an address space (x86-64 numbers). */
 static const struct {
@@ -168,8 +177,11 @@ static void snapshot(pid_t tid, const char *name, long long ret)
 	if (fd < 0)
 		return;   /* the task is gone: nothing to compare */
 	maps_buf[len] = '\0';
-	fprintf(out, "snapshot pid=%d time=%llu step=%lu:%s t0=%llu t1=%llu ret=%lld tgid=%d\n%send-snapshot\n",
-		tid, (t0 + t1) / 2, ++steps, name, t0, t1, ret, tgid_of(tid), maps_buf);
+	fprintf(out, "snapshot pid=%d time=%llu step=%lu:%s t0=%llu t1=%llu ret=%lld tgid=%d",
+		tid, (t0 + t1) / 2, ++steps, name, t0, t1, ret, tgid_of(tid));
+	if (uffd_waiter)
+		fprintf(out, " uffd-wait=%d", uffd_waiter);
+	fprintf(out, "\n%send-snapshot\n", maps_buf);
 }
 
 /* The name of the address-space call this syscall-exit stop ends, or NULL. */
@@ -231,17 +243,62 @@ static int task_gone(pid_t tid)
 	return !p || p[2] == 'Z' || p[2] == 'X';
 }
 
+/* Whether TID sleeps in a userfaultfd wait: its wchan (handle_userfault, the event waits) says so. */
+static int in_uffd_wait(pid_t tid)
+{
+	char path[64], buf[128];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "/proc/%d/wchan", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = (int)read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strstr(buf, "userfault") != NULL;
+}
+
+/*
+ * Tasks still running that sleep in a userfaultfd wait, seen so twice in
+ * a row (a task woken a moment ago may still read as asleep), become
+ * T_UFFD: they are not waited for.
+ */
+static void note_uffd_waits(char *seen)
+{
+	int i;
+
+	for (i = 0; i < nr_tasks; i++) {
+		if (tasks[i].state != T_RUNNING || !in_uffd_wait(tasks[i].tid)) {
+			seen[i] = 0;
+			continue;
+		}
+		if (seen[i]++) {
+			tasks[i].state = T_UFFD;
+			uffd_waiter = tasks[i].tid;
+		}
+	}
+}
+
 static void on_wait(pid_t tid, int status);
 
 /* Stops every running task: PTRACE_INTERRUPT, then each one's stop, whatever it is. */
 static void stop_all(void)
 {
+	static char seen[MAX_TASKS];
 	int i, pending, status, rounds = 0;
 	pid_t tid;
 
-	for (i = 0; i < nr_tasks; i++)
+	uffd_waiter = 0;
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < nr_tasks; i++) {
+		if (tasks[i].state == T_UFFD)
+			tasks[i].state = T_RUNNING;   /* still asleep, or about to stop: looked at again */
 		if (tasks[i].state == T_RUNNING && ptrace(PTRACE_INTERRUPT, tasks[i].tid, 0, 0) && errno == ESRCH)
 			tasks[i].state = T_VFORKING;   /* gone: nothing of it to wait for here */
+	}
 	for (;;) {
 		pending = 0;
 		for (i = 0; i < nr_tasks; i++)
@@ -260,6 +317,7 @@ static void stop_all(void)
 		for (i = 0; i < nr_tasks; i++)
 			if (tasks[i].state == T_RUNNING && task_gone(tasks[i].tid))
 				tasks[i].state = T_VFORKING;
+		note_uffd_waits(seen);
 		if (++rounds % 20000 == 0)
 			fprintf(stderr, "syscall-stop: still waiting for %d task(s) to stop\n", pending);
 		usleep(50);
