@@ -38,17 +38,17 @@ have() { command -v "$1" >/dev/null || { echo "$1: not installed, skipped"; retu
 # writes and without. The checker replays the recording once per snapshot:
 # EVERY=N checks every Nth snapshot only (chromium takes over 10,000).
 stops() {
-	local label=$1 mode k every=${EVERY:-1}
+	local label=$1 mode k every=${EVERY:-1} f=$work/ss
 	shift
 	[[ -n $only && ! $label =~ $only ]] && return
 	for mode in tree no-tree; do
 		k=()
 		[ "$mode" = no-tree ] && k=(--no-vma-tree)
-		rm -f ss.data ss.snap
-		timeout 900 "$M" record "${k[@]}" -o ss.data -- "$tracer" -o ss.snap -- "$@" >ss.out 2>ss.err
-		awk -v n="$every" '/^snapshot /{keep = (i++ % n == 0)} keep' ss.snap >ss.sample
-		echo "$label, syscall-stop${k:+ ${k[*]}}${EVERY:+, every ${every}th snapshot of $(grep -c '^snapshot ' ss.snap)}:" \
-			"$(timeout 1800 python3 "$check" --no-fail --max-diffs 0 "$M" ss.sample ss.data |
+		rm -f "$f.data" "$f.snap"
+		timeout 900 "$M" record "${k[@]}" -o "$f.data" -- "$tracer" -o "$f.snap" -- "$@" >"$f.out" 2>"$f.err"
+		awk -v n="$every" '/^snapshot /{keep = (i++ % n == 0)} keep' "$f.snap" >"$f.sample"
+		echo "$label, syscall-stop${k:+ ${k[*]}}${EVERY:+, every ${every}th snapshot of $(grep -c '^snapshot ' "$f.snap")}:" \
+			"$(timeout 1800 python3 "$check" --no-fail --max-diffs 0 "$M" "$f.sample" "$f.data" |
 			   grep -E ' exact$|^by call' | tac | paste -sd ' ')"
 	done
 }
