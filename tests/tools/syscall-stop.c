@@ -224,20 +224,30 @@ static void task_resume(struct task *t)
 		perror("syscall-stop: PTRACE_SYSCALL");
 }
 
-static int task_gone(pid_t tid)
+/* /proc/TID/WHAT into buf, NUL-terminated: its length, or -1 where the task is gone. */
+static int proc_read(pid_t tid, const char *what, char *buf, size_t size)
 {
-	char path[64], buf[512], *p;
+	char path[64];
 	int fd, n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", tid);
+	snprintf(path, sizeof(path), "/proc/%d/%s", tid, what);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return 1;
-	n = (int)read(fd, buf, sizeof(buf) - 1);
+		return -1;
+	n = (int)read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return 1;
+		return -1;
 	buf[n] = '\0';
+	return n;
+}
+
+static int task_gone(pid_t tid)
+{
+	char buf[512], *p;
+
+	if (proc_read(tid, "stat", buf, sizeof(buf)) < 0)
+		return 1;
 	p = strrchr(buf, ')');
 	/* A zombie (a leader waiting for its threads, say) has no mm and never stops. */
 	return !p || p[2] == 'Z' || p[2] == 'X';
@@ -246,19 +256,9 @@ static int task_gone(pid_t tid)
 /* Whether TID sleeps in a userfaultfd wait: its wchan (handle_userfault, the event waits) says so. */
 static int in_uffd_wait(pid_t tid)
 {
-	char path[64], buf[128];
-	int fd, n;
+	char buf[128];
 
-	snprintf(path, sizeof(path), "/proc/%d/wchan", tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = (int)read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return strstr(buf, "userfault") != NULL;
+	return proc_read(tid, "wchan", buf, sizeof(buf)) > 0 && strstr(buf, "userfault") != NULL;
 }
 
 /*
