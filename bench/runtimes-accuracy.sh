@@ -47,7 +47,7 @@ stops() {
 		[ "$mode" = no-tree ] && k=(--no-vma-tree)
 		rm -f "$f.data" "$f.snap"
 		timeout 900 "$M" record "${k[@]}" -o "$f.data" -- "$tracer" -o "$f.snap" -- "$@" >"$f.out" 2>"$f.err"
-		awk -v n="$every" -v thin="${THIN:-.}" \
+		awk -v n="$every" -v thin="${THIN:-.*}" \
 			'/^snapshot /{keep = $4 !~ ":(" thin ")$" || (i++ % n == 0)} keep' "$f.snap" >"$f.sample"
 		echo "$label, syscall-stop${k:+ ${k[*]}}${EVERY:+, every ${every}th snapshot of $(grep -c '^snapshot ' "$f.snap")}:" \
 			"$(timeout 1800 python3 "$check" --no-fail --max-diffs 0 "$M" "$f.sample" "$f.data" |
