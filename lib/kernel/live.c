@@ -771,5 +771,6 @@ MS_EXPORT void ms_live_free(struct ms_live *l)
 	free(l->rings);
 	free(l->fds);
 	ms_buf_release(&l->tracing_data);
+	ms_ringmerge_free(l->merge);
 	free(l);
 }

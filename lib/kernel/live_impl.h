@@ -21,6 +21,8 @@ struct evsel_use {
 	const char *filter;      /* a tracepoint filter (PERF_EVENT_IOC_SET_FILTER), or NULL */
 };
 
+struct ringmerge;
+
 struct efd {
 	int fd;
 	unsigned int evsel;
@@ -44,7 +46,11 @@ struct ms_live {
 	struct efd *fds;
 	size_t nr_fds, cap_fds;
 	struct ms_buf tracing_data;
+	struct ringmerge *merge;         /* ms_live_drain_merged()'s arrays, or NULL before its first drain */
 	unsigned char scratch[65536];    /* a record that wraps around the ring's end */
 };
+
+/* Frees what ms_live_drain_merged() allocated (kernel/ringmerge.c). */
+void ms_ringmerge_free(struct ringmerge *m);
 
 #endif

@@ -111,6 +111,15 @@ enum {
 enum { PERF_EVENT_UPDATE_NAME = 2 };
 
 /* Feature bits. */
+/*
+ * How mapscope's VERSION text ends in a file whose records all lie in time
+ * order: its writer saw every record so and says it when it closes the
+ * file. A reader needs no sort queue for it; perf reads the text as any
+ * version's. (A new feature bit would not do: perf inject 6.1 crashes on
+ * one it does not know.)
+ */
+#define MS_VERSION_IN_ORDER ", records in time order"
+
 enum {
 	HEADER_TRACING_DATA = 1,
 	HEADER_BUILD_ID = 2,

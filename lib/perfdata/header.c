@@ -94,6 +94,14 @@ static void take_event_desc(struct ms_pdreader *r, const unsigned char *p, uint6
 	}
 }
 
+/* Whether a VERSION text of at most len bytes (NUL padded) ends with MS_VERSION_IN_ORDER. */
+static bool version_in_order(const char *s, uint64_t len)
+{
+	size_t n = strnlen(s, len), k = sizeof(MS_VERSION_IN_ORDER) - 1;
+
+	return n >= k && !memcmp(s + n - k, MS_VERSION_IN_ORDER, k);
+}
+
 static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p, uint64_t len)
 {
 	if (feat == HEADER_TRACING_DATA) {
@@ -107,8 +115,10 @@ static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p,
 		r->build_ids.len = 0;
 		ms_buf_append(&r->build_ids, p, len);
 	}
-	if (feat == HEADER_VERSION && len > 4 + 8)
+	if (feat == HEADER_VERSION && len > 4 + 8) {
 		r->by_mapscope = !memcmp(p + 4, "mapscope", 8);
+		r->in_order = r->by_mapscope && version_in_order((const char *)p + 4, len - 4);
+	}
 	if (feat == HEADER_SAMPLE_TIME)
 		r->has_sample_time = true;
 	return 0;
@@ -315,4 +325,11 @@ void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, si
 {
 	*data = r->tracing.len ? r->tracing.data : NULL;
 	*len = r->tracing.len;
+}
+
+bool ms_pdreader_in_order(const struct ms_pdreader *r)
+{
+	const char *queue = getenv("MAPSCOPE_SORT_QUEUE");
+
+	return r->in_order && !(queue && !strcmp(queue, "1"));
 }

@@ -53,6 +53,15 @@ void ms_pdreader_keep(struct ms_pdreader *r, bool keep);
 void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto);
 
 /*
+ * Whether the file says its records all lie in time order (mapscope's
+ * closed recordings, perfdata/format.h MS_VERSION_IN_ORDER), so that they
+ * can go out as they come. The environment's MAPSCOPE_SORT_QUEUE=1 has
+ * every file read as one that does not say it, through the sort queue:
+ * what the test of that fast path compares it with.
+ */
+bool ms_pdreader_in_order(const struct ms_pdreader *r);
+
+/*
  * Byte offset of a record handed out and still valid (kept, or the last
  * one). Past the first compressed record, offsets count decompressed bytes.
  */

@@ -82,7 +82,8 @@ struct ms_pdreader {
 	struct ms_buf build_ids;     /* the BUILD_ID section, and pipe mode's build-id records */
 	struct raw *raw;             /* decompressing, from the first compressed record on */
 	bool unfinished;             /* a file its recorder never closed */
-	bool by_mapscope, has_sample_time;   /* from the features: mapscope closes with SAMPLE_TIME */
+	bool by_mapscope, has_sample_time;
+	bool in_order;                       /* VERSION ends with MS_VERSION_IN_ORDER */   /* from the features: mapscope closes with SAMPLE_TIME */
 };
 
 /* reader.c */

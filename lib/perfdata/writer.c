@@ -53,6 +53,9 @@ struct ms_pdwriter {
 	size_t nr_data_ids;
 	bool by_identifier;          /* every event has IDENTIFIER: a sample's id is its first word */
 	uint64_t first_time, last_time;   /* of the samples, for SAMPLE_TIME */
+	int trailer_off;             /* TIME's offset from the end of every other record, or -1 */
+	bool in_order;               /* every record so far came in time order */
+	uint64_t order_time;         /* the time of the last record that has one */
 };
 
 /* Writes n bytes; st.bytes counts what reached the file, a short write's part included. */
@@ -168,6 +171,24 @@ static int sample_time_offset(const struct ms_pdwriter_opts *o)
 		off = k;
 	}
 	return off;
+}
+
+/* Where TIME lies from the end of a record other than a sample (sample_id_all), alike in every event, or -1. */
+static int trailer_time_offset(const struct ms_pdwriter_opts *o)
+{
+	const uint64_t bits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+			      PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+	uint64_t t = o->nr_evsels ? o->evsels[0].attr->sample_type & bits : 0;
+	size_t i;
+
+	for (i = 0; i < o->nr_evsels; i++)
+		if (!o->evsels[i].attr->sample_id_all || (o->evsels[i].attr->sample_type & bits) != t)
+			return -1;
+	if (!(t & PERF_SAMPLE_TIME))
+		return -1;
+	/* TID TIME [ID] [STREAM_ID] [CPU] [IDENTIFIER] */
+	return 8 * (1 + !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU) +
+		    !!(t & PERF_SAMPLE_IDENTIFIER));
 }
 
 /*
@@ -360,6 +381,8 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	w->fd = fd;
 	w->pipe = o->pipe;
 	w->time_off = sample_time_offset(o);
+	w->trailer_off = trailer_time_offset(o);
+	w->in_order = w->time_off >= 0 && w->trailer_off >= 0 && !o->pipe;
 	if (data_ids(w, o))
 		w->error = -ENOMEM;
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
@@ -377,9 +400,32 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	return w;
 }
 
+/* Whether rec, a kernel record, comes no earlier than the one before that has a time. */
+static void check_order(struct ms_pdwriter *w, const struct perf_event_header *rec)
+{
+	size_t at;
+	uint64_t t;
+
+	if (rec->type == PERF_RECORD_SAMPLE)
+		at = (size_t)w->time_off;
+	else if (rec->size >= sizeof(*rec) + (size_t)w->trailer_off)
+		at = rec->size - (size_t)w->trailer_off;
+	else
+		return;
+	if (at + 8 > rec->size)
+		return;
+	memcpy(&t, (const char *)rec + at, 8);
+	if (t < w->order_time)
+		w->in_order = false;
+	w->order_time = t;
+}
+
 MS_EXPORT int ms_pdwriter_write(struct ms_pdwriter *w, const struct perf_event_header *rec)
 {
 	uint64_t t;
+
+	if (w->in_order && rec->type < 64)      /* the kernel's records; perf's own have no time */
+		check_order(w, rec);
 
 	w->st.records++;
 	if (rec->type == PERF_RECORD_SAMPLE) {
@@ -482,12 +528,31 @@ static void restore_table(struct ms_pdwriter *w)
 		w->st = w->at_table;     /* what the file holds */
 }
 
+/*
+ * VERSION again, after the data, saying that its records came in time
+ * order (MS_VERSION_IN_ORDER): known only now. The copy before the data
+ * stays, unused; a file never closed keeps only that one, and is sorted
+ * when read.
+ */
+static void say_in_order(struct ms_pdwriter *w)
+{
+	struct ms_buf *f = &w->features[HEADER_VERSION];
+
+	f->len = 0;
+	ms_buf_perf_string(f, "mapscope " MS_VERSION_STRING MS_VERSION_IN_ORDER);
+	if (ms_buf_error(f))
+		return;
+	w->early[HEADER_VERSION].size = 0;
+}
+
 static int finish_file(struct ms_pdwriter *w)
 {
 	struct perf_file_section tab[HEADER_FEAT_BITS];
 	size_t i, n;
 
 	w->hdr.data.size = w->pos - w->hdr.data.offset;
+	if (w->in_order)
+		say_in_order(w);
 	ms_buf_u64(&w->features[HEADER_SAMPLE_TIME], w->first_time);   /* also the mark of a closed file */
 	ms_buf_u64(&w->features[HEADER_SAMPLE_TIME], w->last_time);
 	for (i = 0; i < HEADER_FEAT_BITS; i++)

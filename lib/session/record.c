@@ -23,6 +23,7 @@
 #include "kernel/procsynth.h"
 #include "kernel/refsample.h"
 #include "kernel/sysctl.h"
+#include "kernel/ringmerge.h"
 #include "kernel/tracefs.h"
 #include "kernel/ustring.h"
 #include "perfdata/format.h"
@@ -510,9 +511,13 @@ static int write_plain(const struct perf_event_header *h, void *arg)
 	return ms_pdwriter_write(((struct ms_record *)arg)->writer, h);
 }
 
+/*
+ * Each round is written in time order, the rings merged (kernel/ringmerge.h):
+ * the writer then finds the whole file in order, as a rule, and says so.
+ */
 MS_EXPORT int ms_record_drain(struct ms_record *r)
 {
-	long n = ms_live_drain(r->live, write_record, r);
+	long n = ms_live_drain_merged(r->live, write_record, r);
 	int err;
 
 	if (n < 0)

@@ -80,8 +80,13 @@ struct ms_stream *session_reader_stream(struct ms_pdreader *r)
 	const void *td;
 	size_t len;
 
+	struct ms_stream *s;
+
 	ms_pdreader_tracing_data(r, &td, &len);
-	return ms_stream_new(ms_pdreader_evlist(r), td, len, false);
+	s = ms_stream_new(ms_pdreader_evlist(r), td, len, false);
+	if (s)
+		ms_stream_set_in_order(s, ms_pdreader_in_order(r));
+	return s;
 }
 
 MS_EXPORT struct ms_session *ms_session_open(const char *path, const struct ms_session_opts *opts)

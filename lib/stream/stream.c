@@ -45,10 +45,24 @@ static inline int enqueue(struct ms_stream *s, const struct perf_event_header *r
 	return ms_ordered_queue(&s->ord, rec, record_time(s, rec));
 }
 
+void ms_stream_set_in_order(struct ms_stream *s, bool in_order)
+{
+	s->in_order = in_order;
+}
+
 /* off: where this FINISHED_ROUND lies in the source. */
 static int finished_round(struct ms_stream *s, uint64_t off)
 {
-	int err = stream_flush(s, s->next_flush);
+	int err;
+
+	if (s->in_order) {           /* nothing to come is older: everything goes, and its bytes with it */
+		err = stream_flush(s, UINT64_MAX);
+		if (s->src)
+			s->src->release(s->src->ctx, s->round_off = off);
+		ms_ordered_round(&s->ord);
+		return err;
+	}
+	err = stream_flush(s, s->next_flush);
 
 	/*
 	 * Everything read before the previous round has been emitted now: its

@@ -111,6 +111,13 @@ int ms_stream_push(struct ms_stream *s, const struct perf_event_header *rec);
 /* Emits the queued records with time <= limit, in time order. 0 or what fn returned. */
 int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn fn, void *ctx);
 
+/*
+ * The source's records all lie in time order (its file says so): each
+ * FINISHED_ROUND lets out everything before it, and nothing is held for
+ * the round after, as perf's rule has it for rings that overlap in time.
+ */
+void ms_stream_set_in_order(struct ms_stream *s, bool in_order);
+
 /* Whether the recording has the syscall records that make unmaps exact. */
 bool ms_stream_has_syscalls(const struct ms_stream *s);
 /*
