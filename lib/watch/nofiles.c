@@ -69,6 +69,12 @@ void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto)
 	(void)upto;
 }
 
+bool ms_pdreader_in_order(const struct ms_pdreader *r)
+{
+	(void)r;
+	return false;
+}
+
 uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec)
 {
 	(void)r;
