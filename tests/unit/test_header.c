@@ -1,8 +1,9 @@
 /*
  * What describes a recording (lib/perfdata/header.c), in file mode and in
  * pipe mode alike: each event's attr, name and ids, the tracing data and
- * the build-ids as written; who wrote it and whether it was closed; and a
- * header whose sections lie outside the file refused.
+ * the build-ids as written; who wrote it and whether it was closed; whether
+ * it says its records lie in time order; and a header whose sections lie
+ * outside the file refused.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -120,6 +122,71 @@ static void never_closed_is_unfinished(void **state)
 }
 
 /* An attrs section past the end of the file: refused as damage. */
+/* write_file()'s events, with samples of page-faults at times[0..n) and a record with a trailer at trailer. */
+static int write_times(bool pipe, bool close, const uint64_t *times, size_t n, uint64_t trailer)
+{
+	static struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME,
+		.sample_id_all = 1 };
+	static const uint64_t ids[1] = { 100 };
+	static char *argv[] = { "header-test" };
+	struct ms_pdwriter_evsel e[1] = { { &a, "page-faults", ids, 1 } };
+	struct ms_pdwriter_opts o = { e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe };
+	uint64_t rec[3] = { 0, 100, 0 }, comm[4] = { 0, 0, trailer, 100 };
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, sizeof(rec) }, c = { PERF_RECORD_COMM, 0, sizeof(comm) };
+	struct ms_pdwriter *w;
+	int fd = memfd_create("header", 0);
+	size_t i;
+
+	assert_true(fd >= 0);
+	w = ms_pdwriter_new(fd, &o);
+	assert_non_null(w);
+	memcpy(&comm[0], &c, sizeof(c));
+	assert_int_equal(ms_pdwriter_write(w, (const void *)comm), 0);   /* its TIME 16 bytes from its end */
+	for (i = 0; i < n; i++) {
+		memcpy(&rec[0], &h, sizeof(h));
+		rec[2] = times[i];
+		assert_int_equal(ms_pdwriter_write(w, (const void *)rec), 0);
+		if (i == 0)
+			assert_int_equal(ms_pdwriter_finish_round(w), 0);   /* perf's own records have no time */
+	}
+	if (close)
+		assert_int_equal(ms_pdwriter_close(w), 0);
+	else
+		assert_int_equal(ms_pdwriter_flush(w), 0);
+	ms_pdwriter_free(w);
+	return fd;
+}
+
+/* in_order(pipe, closed, trailer, times...): what the reader finds the file to say. */
+static bool in_order(bool pipe, bool closed, uint64_t trailer, const uint64_t *times, size_t n)
+{
+	int fd = write_times(pipe, closed, times, n, trailer);
+	struct ms_pdreader *r = open_fd(fd);
+	bool said;
+
+	assert_non_null(r);
+	said = ms_pdreader_in_order(r);
+	ms_pdreader_free(r);
+	close(fd);
+	return said;
+}
+
+static void says_time_order(void **state)
+{
+	static const uint64_t sorted[] = { 10, 20, 20, 30 }, late[] = { 10, 30, 20, 40 };
+
+	(void)state;
+	assert_true(in_order(false, true, 5, sorted, 4));
+	assert_false(in_order(false, true, 5, late, 4));       /* one record came late */
+	assert_false(in_order(false, true, 15, sorted, 4));    /* ... or a record other than a sample */
+	assert_false(in_order(false, false, 5, sorted, 4));    /* never closed: not known */
+	assert_false(in_order(true, true, 5, sorted, 4));      /* a pipe's header went out first */
+	setenv("MAPSCOPE_SORT_QUEUE", "1", 1);                 /* the sort queue forced */
+	assert_false(in_order(false, true, 5, sorted, 4));
+	unsetenv("MAPSCOPE_SORT_QUEUE");
+}
+
 static void attrs_outside_the_file(void **state)
 {
 	struct perf_file_header h;
@@ -142,6 +209,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(events_names_ids_tracing),
 		cmocka_unit_test(never_closed_is_unfinished),
+		cmocka_unit_test(says_time_order),
 		cmocka_unit_test(attrs_outside_the_file),
 	};
 
