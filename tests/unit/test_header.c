@@ -28,6 +28,16 @@
 static const unsigned char tracing[24] = "not parsed by the reader";
 static const unsigned char bid[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
 
+/* Closes w's file where close is set, or flushes it as a recorder killed after a flush leaves it. */
+static void end_file(struct ms_pdwriter *w, bool close)
+{
+	if (close)
+		assert_int_equal(ms_pdwriter_close(w), 0);
+	else
+		assert_int_equal(ms_pdwriter_flush(w), 0);
+	ms_pdwriter_free(w);
+}
+
 /* Two events with names and ids, tracing data, a build-id; closed where close is set. */
 static int write_file(bool pipe, bool close)
 {
@@ -49,11 +59,7 @@ static int write_file(bool pipe, bool close)
 	w = ms_pdwriter_new(fd, &o);
 	assert_non_null(w);
 	assert_int_equal(ms_pdwriter_add_build_id(w, "/usr/bin/x", bid, sizeof(bid)), 0);
-	if (close)
-		assert_int_equal(ms_pdwriter_close(w), 0);
-	else
-		assert_int_equal(ms_pdwriter_flush(w), 0);
-	ms_pdwriter_free(w);
+	end_file(w, close);
 	return fd;
 }
 
@@ -150,11 +156,7 @@ static int write_times(bool pipe, bool close, const uint64_t *times, size_t n, u
 		if (i == 0)
 			assert_int_equal(ms_pdwriter_finish_round(w), 0);   /* perf's own records have no time */
 	}
-	if (close)
-		assert_int_equal(ms_pdwriter_close(w), 0);
-	else
-		assert_int_equal(ms_pdwriter_flush(w), 0);
-	ms_pdwriter_free(w);
+	end_file(w, close);
 	return fd;
 }
 
