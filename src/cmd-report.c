@@ -295,9 +295,11 @@ static void text_times(const struct report_opts *o, const struct ms_report_row *
  */
 static bool touched_perms(const struct report_opts *o, const struct ms_region *r, char perms[6])
 {
-	const struct ms_touched_stat *st = o->touched ? ms_touched_region(o->touched, r->id) : NULL;
-	int kinds, prot = st ? ms_touched_main_prot(st, &kinds) : -1;
+	struct ms_touched_stat st;
+	int kinds = 0, prot = -1;
 
+	if (o->touched && ms_touched_region(o->touched, r->id, &st))
+		prot = ms_touched_main_prot(&st, &kinds);
 	ms_format_perms(prot < 0 ? r->prot : (uint32_t)prot, r->flags, perms);
 	if (prot < 0)
 		return false;
@@ -326,21 +328,20 @@ static void text_region(const struct report_opts *o, const struct ms_report_row 
 /* Under a row whose samples touched other perms than the region was made with: which, how many, from when. */
 static void text_touched_line(const struct report_opts *o, const struct ms_region *r)
 {
-	const struct ms_touched_stat *st;
+	struct ms_touched_stat st;
 	char perms[6], t[32];
 	int p, n;
 
-	if (!touched_perms(o, r, perms))
+	if (!touched_perms(o, r, perms) || !ms_touched_region(o->touched, r->id, &st))
 		return;
-	st = ms_touched_region(o->touched, r->id);
 	ms_format_perms(r->prot, r->flags, perms);
 	printf("%17s perms at its start %s; its samples touched", "", perms);
 	for (p = 0, n = 0; p < MS_TOUCHED_PROTS; p++) {
-		if (!st->samples[p])
+		if (!st.samples[p])
 			continue;
 		ms_format_perms((uint32_t)p, r->flags, perms);
-		printf("%s %s (%" PRIu64 " samples, the first at %s%s)", n++ ? "," : "", perms, st->samples[p],
-		       cli_time_text(t, st->first_ns[p], o->t0, o->abs), o->abs ? " ns" : " s");
+		printf("%s %s (%" PRIu64 " samples, the first at %s%s)", n++ ? "," : "", perms, st.samples[p],
+		       cli_time_text(t, st.first_ns[p], o->t0, o->abs), o->abs ? " ns" : " s");
 	}
 	printf("\n");
 }
@@ -481,21 +482,22 @@ static void print_text(const struct report_opts *o, struct ms_report *rep, size_
 /* The perms of the memory the samples touched: [{"perms", "samples", "first_ns"}, ...]. */
 static void json_touched(struct ms_json *w, const struct report_opts *o, const struct ms_report_row *row)
 {
-	const struct ms_touched_stat *st = o->touched ? ms_touched_region(o->touched, row->region->id) : NULL;
+	struct ms_touched_stat st;
+	bool any = o->touched && ms_touched_region(o->touched, row->region->id, &st);
 	char perms[5];
 	int p;
 
 	ms_json_key_u64(w, "touched_size", row->pages << 12);
 	ms_json_key(w, "touched_perms");
 	ms_json_array_begin(w);
-	for (p = 0; st && p < MS_TOUCHED_PROTS; p++) {
-		if (!st->samples[p])
+	for (p = 0; any && p < MS_TOUCHED_PROTS; p++) {
+		if (!st.samples[p])
 			continue;
 		ms_format_perms((uint32_t)p, row->region->flags, perms);
 		ms_json_object_begin(w);
 		ms_json_key_str(w, "perms", perms);
-		ms_json_key_u64(w, "samples", st->samples[p]);
-		ms_json_key_u64(w, "first_ns", st->first_ns[p]);
+		ms_json_key_u64(w, "samples", st.samples[p]);
+		ms_json_key_u64(w, "first_ns", st.first_ns[p]);
 		ms_json_object_end(w);
 	}
 	ms_json_array_end(w);

@@ -4,6 +4,7 @@
  * once per run of samples (a run lies in one stretch of one protection).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,13 +13,28 @@
 #include "analysis/touched.h"
 #include "util/grow.h"
 
+/*
+ * A region's figures. Its samples touch one protection, or two (a
+ * reservation and its committed part), as a rule: those are kept inline,
+ * 40 bytes; a third moves them all to a whole struct ms_touched_stat in
+ * `more` (128 bytes), so 500,000 regions touched once cost 20 MB, not 64.
+ */
+struct slot {
+	uint64_t samples[2];          /* 0: that place unused */
+	uint64_t first_ns[2];
+	uint8_t prot[2];
+	uint32_t more;                /* index + 1 in more, or 0: inline */
+};
+
 struct ms_touched {
 	const struct ms_aspace *as;
 	uint64_t from, to;            /* the session's window */
 	uint32_t *idx;                /* region id -> index + 1 in st, 0: none yet */
 	size_t cap_idx;
-	struct ms_touched_stat *st;
+	struct slot *st;
 	size_t n, cap;
+	struct ms_touched_stat *more; /* the regions that touched more than two */
+	size_t nr_more, cap_more;
 };
 
 struct ms_touched *ms_touched_new(void)
@@ -36,10 +52,11 @@ void ms_touched_free(struct ms_touched *t)
 		return;
 	free(t->idx);
 	free(t->st);
+	free(t->more);
 	free(t);
 }
 
-static struct ms_touched_stat *stat_of(struct ms_touched *t, uint32_t id)
+static struct slot *slot_of(struct ms_touched *t, uint32_t id)
 {
 	if (MS_GROW(t->idx, (size_t)id + 1, t->cap_idx, 64, SIZE_MAX, true))
 		return NULL;
@@ -52,19 +69,62 @@ static struct ms_touched_stat *stat_of(struct ms_touched *t, uint32_t id)
 	return &t->st[t->idx[id] - 1];
 }
 
+/* Slot sl's inline figures, moved into a whole stat for a third protection: it, or NULL on no memory. */
+static struct ms_touched_stat *spill(struct ms_touched *t, struct slot *sl)
+{
+	struct ms_touched_stat *st;
+	int k;
+
+	if (MS_GROW(t->more, t->nr_more + 1, t->cap_more, 16, UINT32_MAX - 1, false))
+		return NULL;
+	st = &t->more[t->nr_more];
+	memset(st, 0, sizeof(*st));
+	for (k = 0; k < 2; k++) {
+		st->samples[sl->prot[k]] = sl->samples[k];
+		st->first_ns[sl->prot[k]] = sl->first_ns[k];
+	}
+	sl->more = (uint32_t)++t->nr_more;
+	return st;
+}
+
+/* Where slot sl counts protection prot: its samples and first time, or false on no memory. */
+static bool place(struct ms_touched *t, struct slot *sl, int prot, uint64_t **samples, uint64_t **first)
+{
+	struct ms_touched_stat *st;
+	int k;
+
+	for (k = 0; !sl->more && k < 2; k++) {
+		if (sl->samples[k] && sl->prot[k] != prot)
+			continue;
+		sl->prot[k] = (uint8_t)prot;
+		*samples = &sl->samples[k];
+		*first = &sl->first_ns[k];
+		return true;
+	}
+	if (!sl->more && !spill(t, sl))
+		return false;
+	st = &t->more[sl->more - 1];
+	*samples = &st->samples[prot];
+	*first = &st->first_ns[prot];
+	return true;
+}
+
 /* n samples of region r, the first at time, at addr of process pid (out of memory: uncounted). */
 static void count(struct ms_touched *t, const struct ms_region *r, uint32_t pid, uint64_t addr, uint64_t time,
 		  uint64_t n)
 {
-	struct ms_touched_stat *st = stat_of(t, r->id);
+	struct slot *sl = slot_of(t, r->id);
 	int prot = ms_aspace_prot_at(t->as, pid, addr);
+	uint64_t *samples, *first;
 
-	if (!st)
+	if (!sl)
 		return;
 	prot = (prot < 0 ? (int)r->prot : prot) & (MS_TOUCHED_PROTS - 1);
-	if (!st->samples[prot] || time < st->first_ns[prot])
-		st->first_ns[prot] = time;
-	st->samples[prot] += n;
+	if (!place(t, sl, prot, &samples, &first))
+		return;
+	if (!*samples || time < *first)
+		*first = time;
+	*samples += n;
 }
 
 static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
@@ -122,9 +182,24 @@ const struct ms_analysis ms_touched_analysis = {
 	.start = on_start,
 };
 
-const struct ms_touched_stat *ms_touched_region(const struct ms_touched *t, uint32_t id)
+bool ms_touched_region(const struct ms_touched *t, uint32_t id, struct ms_touched_stat *out)
 {
-	return id < t->cap_idx && t->idx[id] ? &t->st[t->idx[id] - 1] : NULL;
+	const struct slot *sl;
+	int k;
+
+	if (id >= t->cap_idx || !t->idx[id])
+		return false;
+	sl = &t->st[t->idx[id] - 1];
+	if (sl->more) {
+		*out = t->more[sl->more - 1];
+		return true;
+	}
+	memset(out, 0, sizeof(*out));
+	for (k = 0; k < 2 && sl->samples[k]; k++) {
+		out->samples[sl->prot[k]] = sl->samples[k];
+		out->first_ns[sl->prot[k]] = sl->first_ns[k];
+	}
+	return true;
 }
 
 int ms_touched_main_prot(const struct ms_touched_stat *st, int *kinds)

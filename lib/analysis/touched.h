@@ -9,6 +9,7 @@
 #ifndef MS_ANALYSIS_TOUCHED_H
 #define MS_ANALYSIS_TOUCHED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <mapscope/aspace.h>
@@ -33,8 +34,8 @@ extern const struct ms_analysis ms_touched_analysis;
 /* The model whose protections the samples are looked up in: the session's, as the run begins (or a test's). */
 void ms_touched_bind(struct ms_touched *t, const struct ms_aspace *as);
 
-/* Region id's figures (borrowed from t), or NULL where no sample touched it. */
-const struct ms_touched_stat *ms_touched_region(const struct ms_touched *t, uint32_t id);
+/* Region id's figures, copied into *out: true; false where no sample touched it (*out untouched). */
+bool ms_touched_region(const struct ms_touched *t, uint32_t id, struct ms_touched_stat *out);
 
 /*
  * The protection most of the samples touched (the earliest first where

@@ -24,7 +24,7 @@ static void perms_of_touched_memory(void **state)
 	struct ms_aspace_listener l = { .charge = forward };
 	struct ms_aspace *as = ms_aspace_new();
 	struct ms_touched *t = ms_touched_new();
-	const struct ms_touched_stat *st;
+	struct ms_touched_stat st;
 	const struct ms_region *r;
 	uint64_t t_rw, t_none, t_r;
 	int kinds;
@@ -45,21 +45,69 @@ static void perms_of_touched_memory(void **state)
 	sample(as, BASE + 10 * P);        /* a PROT_NONE page: charged, and said so */
 	protect(as, BASE + 20 * P, BASE + 21 * P, PROT_READ);
 	t_r = now;
-	sample(as, BASE + 20 * P);
+	sample(as, BASE + 20 * P);        /* a third protection: no longer inline */
+	sample(as, BASE + 2 * P);
 	r = ms_aspace_lookup(as, PID, BASE);
 	assert_non_null(r);
 	assert_int_equal(r->prot, PROT_NONE);               /* the region's first page... */
 	assert_ptr_equal(ms_aspace_lookup(as, PID, BASE + 20 * P), r);    /* ...and one region */
-	st = ms_touched_region(t, r->id);
-	assert_non_null(st);
-	assert_int_equal(st->samples[RW], 3);
-	assert_int_equal(st->first_ns[RW], t_rw);
-	assert_int_equal(st->samples[PROT_NONE], 1);
-	assert_int_equal(st->first_ns[PROT_NONE], t_none);
-	assert_int_equal(st->samples[PROT_READ], 1);
-	assert_int_equal(st->first_ns[PROT_READ], t_r);
-	assert_int_equal(ms_touched_main_prot(st, &kinds), RW);
+	assert_true(ms_touched_region(t, r->id, &st));
+	assert_int_equal(st.samples[RW], 4);
+	assert_int_equal(st.first_ns[RW], t_rw);
+	assert_int_equal(st.samples[PROT_NONE], 1);
+	assert_int_equal(st.first_ns[PROT_NONE], t_none);
+	assert_int_equal(st.samples[PROT_READ], 1);
+	assert_int_equal(st.first_ns[PROT_READ], t_r);
+	assert_int_equal(ms_touched_main_prot(&st, &kinds), RW);
 	assert_int_equal(kinds, 3);
+	ms_touched_free(t);
+	ms_aspace_free(as);
+}
+
+/* One or two protections (the rule), each with its own count and first time, in two regions. */
+static void one_or_two_perms(void **state)
+{
+	struct ms_aspace_listener l = { .charge = forward };
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_touched *t = ms_touched_new();
+	struct ms_touched_stat st;
+	const struct ms_region *a, *b;
+	uint64_t t_a, t_rw, t_r;
+	int kinds;
+
+	(void)state;
+	assert_non_null(as);
+	assert_non_null(t);
+	ms_touched_bind(t, as);
+	ms_aspace_set_listener(as, &l, t);
+	map(as, BASE, BASE + 8 * P, "");
+	map(as, BASE + 64 * P, BASE + 72 * P, "b");
+	protect(as, BASE + 64 * P, BASE + 68 * P, PROT_READ);
+	t_a = now;
+	sample(as, BASE + P);
+	sample(as, BASE + 2 * P);
+	t_rw = now;
+	sample(as, BASE + 70 * P);
+	t_r = now;
+	sample(as, BASE + 64 * P);
+	sample(as, BASE + 71 * P);
+	a = ms_aspace_lookup(as, PID, BASE);
+	b = ms_aspace_lookup(as, PID, BASE + 70 * P);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_true(ms_touched_region(t, a->id, &st));
+	assert_int_equal(st.samples[RW], 2);
+	assert_int_equal(st.first_ns[RW], t_a);
+	assert_int_equal(ms_touched_main_prot(&st, &kinds), RW);
+	assert_int_equal(kinds, 1);
+	assert_true(ms_touched_region(t, b->id, &st));
+	assert_int_equal(st.samples[RW], 2);
+	assert_int_equal(st.first_ns[RW], t_rw);
+	assert_int_equal(st.samples[PROT_READ], 1);
+	assert_int_equal(st.first_ns[PROT_READ], t_r);
+	assert_int_equal(st.samples[PROT_NONE] + st.samples[PROT_EXEC], 0);
+	assert_int_equal(ms_touched_main_prot(&st, &kinds), RW);
+	assert_int_equal(kinds, 2);
 	ms_touched_free(t);
 	ms_aspace_free(as);
 }
@@ -72,8 +120,8 @@ static void untouched_and_ties(void **state)
 	int kinds;
 
 	(void)state;
-	assert_null(ms_touched_region(t, 0));
-	assert_null(ms_touched_region(t, 12345));
+	assert_false(ms_touched_region(t, 0, &st));
+	assert_false(ms_touched_region(t, 12345, &st));
 	assert_int_equal(ms_touched_main_prot(&st, &kinds), -1);
 	assert_int_equal(kinds, 0);
 	st.samples[PROT_READ] = 2;
@@ -90,6 +138,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(perms_of_touched_memory),
+		cmocka_unit_test(one_or_two_perms),
 		cmocka_unit_test(untouched_and_ties),
 	};
 
