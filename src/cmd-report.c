@@ -269,6 +269,28 @@ static double share(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
+/*
+ * n's share of total as printf writes it ("%*.*f": width, prec), remembered
+ * for the last n and total: most rows of a big report have a few sample
+ * counts, and formatting a double is a tenth of printing a row.
+ */
+struct share_memo {
+	uint64_t n, total;
+	bool set;
+	char text[32];
+};
+
+static const char *share_text(struct share_memo *m, int width, int prec, uint64_t n, uint64_t total)
+{
+	if (!m->set || m->n != n || m->total != total) {
+		snprintf(m->text, sizeof(m->text), "%*.*f", width, prec, share(n, total));
+		m->n = n;
+		m->total = total;
+		m->set = true;
+	}
+	return m->text;
+}
+
 static const char *base(const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
@@ -281,9 +303,10 @@ static void text_times(const struct report_opts *o, const struct ms_report_row *
 	int w = o->abs ? 20 : 11;
 	char a[32], b[32];
 
+	/* A row of one sample, or of one instant, formats its time once. */
 	if (r->samples)
 		printf(" %*s %*s", w, cli_time_text(a, r->first_ns, o->t0, o->abs), w,
-		       cli_time_text(b, r->last_ns, o->t0, o->abs));
+		       r->last_ns == r->first_ns ? a : cli_time_text(b, r->last_ns, o->t0, o->abs));
 	else
 		printf(" %*s %*s", w, "-", w, "-");
 }
@@ -414,10 +437,11 @@ static void text_columns(const struct report_opts *o, const char *access)
 
 static void text_row(const struct report_opts *o, const struct ms_report_row *r, const char *access)
 {
+	static struct share_memo memo;
 	bool by_region = o->group & MS_GROUP_REGION;
 	int k;
 
-	printf("%9" PRIu64 " %6.2f%%", r->samples, share(r->samples, o->base));
+	printf("%9" PRIu64 " %s%%", r->samples, share_text(&memo, 6, 2, r->samples, o->base));
 	if (by_region)
 		text_region(o, r);
 	printf(" %7" PRIu64, r->pages);
@@ -656,6 +680,7 @@ static void csv_access(const char *access, const struct ms_report_row *r)
 static void print_csv(const struct report_opts *o, struct ms_report *rep, size_t n,
 		      const struct ms_report_row *un, const char *access)
 {
+	static struct share_memo memo;
 	char perms[5], perms6[6];
 	size_t i;
 
@@ -672,7 +697,7 @@ static void print_csv(const struct report_opts *o, struct ms_report *rep, size_t
 
 		if (!shown(o, row))
 			continue;
-		printf("%" PRIu64 ",%.4f,", row->samples, share(row->samples, o->base));
+		printf("%" PRIu64 ",%s,", row->samples, share_text(&memo, 0, 4, row->samples, o->base));
 		if (r) {
 			ms_format_perms(r->prot, r->flags, perms);
 			printf("%u,", r->pid);
