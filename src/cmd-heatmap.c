@@ -344,12 +344,18 @@ static const char *const order_words[] = {
 	[MS_HEATMAP_BY_SIZE] = "the largest first",
 };
 
+/* Band i of the heatmap (ctx), made as the image draws it. */
+static const struct ms_heatmap_band *band_of(void *ctx, size_t i)
+{
+	return ms_heatmap_band(ctx, i);
+}
+
 int cmd_heatmap(int argc, char **argv)
 {
 	struct hm_opts o = { 0 };
 	struct ms_session *s = NULL;
 	struct ms_heatmap *hm = NULL;
-	const struct ms_heatmap_band *bands;
+	const struct ms_heatmap_band *bands = NULL;
 	struct ms_heatmap_totals tot;
 	uint64_t start, col_ns;
 	size_t n;
@@ -375,7 +381,9 @@ int cmd_heatmap(int argc, char **argv)
 	}
 	if ((ret = replay_run(s, o.input)))
 		goto out;
-	if ((err = ms_heatmap_bands(hm, &bands, &n, &start, &col_ns))) {
+	/* An image draws every band: made one at a time, not all at once. */
+	err = o.svg ? ms_heatmap_select(hm, &n, &start, &col_ns) : ms_heatmap_bands(hm, &bands, &n, &start, &col_ns);
+	if (err) {
 		cli_error("cannot build the heatmap: %s", strerror(-err));
 		ret = EXIT_RUNTIME;
 		goto out;
@@ -392,13 +400,16 @@ int cmd_heatmap(int argc, char **argv)
 		goto out;
 	}
 	heat = ms_heatmap_evidence(hm);
-	if (o.svg)
-		ms_svg_heatmap_write(f, &(struct ms_svg_heatmap){
-			.bands = bands, .n = n, .max = heat ? MS_HEATMAP_ACCESS_FULL : ms_heatmap_max(hm),
+	if (o.svg && ms_svg_heatmap_write(f, &(struct ms_svg_heatmap){
+			.band = band_of, .band_ctx = hm, .n = n, .max = heat ? MS_HEATMAP_ACCESS_FULL : ms_heatmap_max(hm),
 			.col_ns = col_ns, .total = tot.samples, .order = order_words[o.sort], .hidden = tot.under_share,
 			.hidden_why = "--min-share", .heat = heat, .access = heat != NULL,
-			.losses = ms_format_losses(s, losses, sizeof(losses)) ? losses : NULL });
-	else if ((ret = draw_text(f, &o, s, &(struct text_map){
+			.losses = ms_format_losses(s, losses, sizeof(losses)) ? losses : NULL }) == -ENOMEM) {
+		cli_error("cannot draw the heatmap: %s", strerror(ENOMEM));
+		ret = EXIT_RUNTIME;
+		goto out;
+	}
+	if (!o.svg && (ret = draw_text(f, &o, s, &(struct text_map){
 			.b = bands, .n = n, .all = tot.bands, .hidden = tot.under_share, .col_ns = col_ns,
 			.total = tot.samples, .what = heat, .max = 0 })))
 		goto out;

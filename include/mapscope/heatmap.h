@@ -123,6 +123,20 @@ int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_band **bands
 		     uint64_t *start_ns, uint64_t *col_ns);
 
 /*
+ * The same bands one at a time, for a caller that draws every band of
+ * many: ms_heatmap_select() chooses and orders them as ms_heatmap_bands()
+ * does (their number in *n, the time axis as there), and
+ * ms_heatmap_band() makes band i (i < *n) public. Borrowed: a band, its
+ * cells and marks stay valid until the next ms_heatmap_band(),
+ * ms_heatmap_select(), ms_heatmap_bands() or ms_heatmap_free(); each of
+ * the two ways ends what the other handed out. ms_heatmap_select(): 0, or
+ * -ENOMEM; ms_heatmap_band(): NULL with errno ERANGE (i past the bands)
+ * or ENOMEM.
+ */
+int ms_heatmap_select(struct ms_heatmap *hm, size_t *n, uint64_t *start_ns, uint64_t *col_ns);
+const struct ms_heatmap_band *ms_heatmap_band(struct ms_heatmap *hm, size_t i);
+
+/*
  * Which ongoing access the bands' access_cells hold, in words ("accessed
  * bits per interval (record --referenced)"), or NULL where the recording
  * has none and only samples (first touches, for page faults) are drawn.

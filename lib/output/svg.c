@@ -234,6 +234,7 @@ int ms_svg_heatmap_write(FILE *f, const struct ms_svg_heatmap *h)
 {
 	const int width = SVG_LABEL + MS_HEATMAP_COLS * SVG_CW + 30, step = SVG_BAND_H + SVG_GAP;
 	const int bottom = SVG_TOP + (int)h->n * step;
+	const struct ms_heatmap_band *b;
 	size_t i;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -251,8 +252,11 @@ int ms_svg_heatmap_write(FILE *f, const struct ms_svg_heatmap *h)
 	fputs("</text>\n", f);
 	svg_legend(f, h, 26);
 	svg_axis(f, h->col_ns, SVG_TOP - 10, true);
-	for (i = 0; i < h->n; i++)
-		svg_band(f, h, &h->bands[i], SVG_TOP + (int)i * step);
+	for (i = 0; i < h->n; i++) {
+		if (!(b = h->bands ? &h->bands[i] : h->band(h->band_ctx, i)))
+			return -ENOMEM;
+		svg_band(f, h, b, SVG_TOP + (int)i * step);
+	}
 	svg_axis(f, h->col_ns, bottom - SVG_GAP + 8, false);
 	if (h->losses) {
 		fprintf(f, "<text class=\"losses\" x=\"4\" y=\"%d\" fill=\"#c00\">losses: ", bottom + 30);

@@ -30,6 +30,9 @@ int ms_time_decimals(uint64_t step_ns);
 struct ms_svg_heatmap {
 	const struct ms_heatmap_band *bands;   /* drawn top to bottom */
 	size_t n;
+	/* Where bands is NULL: band i, made as it is drawn (NULL: no memory), so that many cost one. */
+	const struct ms_heatmap_band *(*band)(void *ctx, size_t i);
+	void *band_ctx;
 	uint32_t max;                          /* the largest cell: the colour scale's top */
 	uint64_t col_ns;                       /* a column's width in time */
 	uint64_t total;                        /* the samples shares are of (0: none) */
@@ -44,7 +47,8 @@ struct ms_svg_heatmap {
 /*
  * The heatmap as an SVG image: a title, a colour legend, a time axis in
  * seconds from the recording's start above and below, and one band each of
- * h->bands, labelled to fit. 0, or -EIO when f reports an error.
+ * h->bands, labelled to fit. 0, or -EIO when f reports an error, or
+ * -ENOMEM when h->band() made no band (the image is then cut short).
  */
 int ms_svg_heatmap_write(FILE *f, const struct ms_svg_heatmap *h);
 

@@ -258,6 +258,90 @@ static void order_keep_share_limit(void **state)
 	}
 }
 
+/* Band a and b alike: figures, cells and marks. */
+static void same_band(const struct ms_heatmap_band *a, const struct ms_heatmap_band *b)
+{
+	size_t k;
+
+	assert_int_equal(a->region->id, b->region->id);          /* two models alike: the same region */
+	assert_int_equal(a->size, b->size);
+	assert_int_equal(a->row_bytes, b->row_bytes);
+	assert_int_equal(a->samples, b->samples);
+	assert_int_equal(a->nr_cells, b->nr_cells);
+	assert_memory_equal(a->cells, b->cells, a->nr_cells * sizeof(*a->cells));
+	assert_int_equal(a->nr_marks, b->nr_marks);
+	for (k = 0; k < a->nr_marks; k++) {
+		assert_int_equal(a->marks[k].time_ns, b->marks[k].time_ns);
+		assert_int_equal(a->marks[k].col, b->marks[k].col);
+		assert_int_equal(a->marks[k].op, b->marks[k].op);
+	}
+}
+
+/* Three regions' bands (three_regions), with marks: the 1 MiB region's three, one the 8 MiB larger it once was. */
+static struct ms_aspace *three_marked(struct ms_heatmap *hm, struct ms_aspace_listener *l)
+{
+	struct ms_aspace *as = three_regions(hm, l);
+	struct ms_change c;
+	int j;
+
+	for (j = 0; j < 3; j++) {            /* two marks of the 1 MiB region, one of the 3 MiB */
+		c = (struct ms_change){ .op = j == 2 ? MS_OP_UNMAP : MS_OP_MAP, .time_ns = 20 + (uint64_t)j,
+					.region = ms_aspace_lookup(as, PID, (j == 2 ? 3 : 1) << 20) };
+		assert_non_null(c.region);
+		assert_int_equal(ms_heatmap_analysis.change(hm, NULL, NULL, &c), 0);
+	}
+	c.op = MS_OP_REMAP;
+	c.region = ms_aspace_lookup(as, PID, 1 << 20);
+	((struct ms_region *)c.region)->end += 8 << 20;      /* it was larger when this change came */
+	assert_int_equal(ms_heatmap_analysis.change(hm, NULL, NULL, &c), 0);
+	((struct ms_region *)c.region)->end -= 8 << 20;
+	return as;
+}
+
+/*
+ * One band at a time (ms_heatmap_select, ms_heatmap_band) gives the bands
+ * ms_heatmap_bands() gives, in its order, each with its marks: the 1 MiB
+ * region was 8 MiB larger when a change marked it, so it is the largest.
+ */
+static void bands_one_at_a_time(void **state)
+{
+	struct ms_aspace_listener l = { .charge = ms_heatmap_analysis.charge };
+	struct ms_heatmap_opts o[] = {
+		{ 0 }, { .order = MS_HEATMAP_BY_PLACE }, { .order = MS_HEATMAP_BY_SIZE }, { .limit = 2 },
+		{ .keep = not_at_2mib, .order = MS_HEATMAP_BY_SIZE },
+	};
+	static const uint64_t first[] = { 5, 1, 1, 5, 1 };
+	const struct ms_heatmap_band *b, *one;
+	struct ms_heatmap *hm[2];
+	struct ms_aspace *as[2];
+	uint64_t start, col_ns, start2, col_ns2;
+	size_t i, k, n, n2;
+
+	(void)state;
+	for (i = 0; i < sizeof(o) / sizeof(o[0]); i++) {
+		for (k = 0; k < 2; k++) {           /* the same twice: each way on its own */
+			hm[k] = ms_heatmap_new(&o[i]);
+			as[k] = three_marked(hm[k], &l);
+		}
+		assert_int_equal(ms_heatmap_select(hm[1], &n2, &start2, &col_ns2), 0);
+		assert_int_equal(ms_heatmap_bands(hm[0], &b, &n, &start, &col_ns), 0);
+		assert_int_equal(n2, n);
+		assert_int_equal(start2, start);
+		assert_int_equal(col_ns2, col_ns);
+		assert_int_equal(b[0].samples, first[i]);
+		assert_int_equal(b[0].nr_marks, first[i] == 1 ? 3 : 1);  /* the 1 MiB region's three, the 3 MiB's one */
+		for (k = 0; k < n; k++) {
+			assert_non_null(one = ms_heatmap_band(hm[1], k));
+			same_band(one, &b[k]);
+		}
+		assert_null(ms_heatmap_band(hm[1], n));
+		for (k = 0; k < 2; k++) {
+			ms_heatmap_free(hm[k]);
+			ms_aspace_free(as[k]);
+		}
+	}
+}
+
 /*
  * A band touched once early keeps its cell while another's samples widen
  * the columns many times: the doublings reach it when it is next touched
@@ -310,6 +394,7 @@ int main(void)
 		cmocka_unit_test(access_shares_per_interval),
 		cmocka_unit_test(order_keep_share_limit),
 		cmocka_unit_test(late_bands_catch_up),
+		cmocka_unit_test(bands_one_at_a_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
