@@ -497,6 +497,18 @@ static void select_release(struct ms_heatmap *hm)
 	hm->one_cells[0] = hm->one_cells[1] = NULL;
 }
 
+/* A new selection begun: what either way handed out released, every band synced, room for all in *sel. */
+static int begin_select(struct ms_heatmap *hm, struct band ***sel)
+{
+	release_out(hm);
+	select_release(hm);
+	if (hm->error)
+		return hm->error;
+	sync_all(hm);
+	*sel = malloc((hm->nr_bands ? hm->nr_bands : 1) * sizeof(**sel));
+	return *sel ? 0 : -ENOMEM;
+}
+
 MS_EXPORT int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_band **bands, size_t *n,
 			       uint64_t *start_ns, uint64_t *col_ns)
 {
@@ -504,13 +516,8 @@ MS_EXPORT int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_ba
 	size_t m;
 	int err;
 
-	release_out(hm);
-	select_release(hm);
-	if (hm->error)
-		return hm->error;
-	sync_all(hm);
-	if (!(sel = malloc((hm->nr_bands ? hm->nr_bands : 1) * sizeof(*sel))))
-		return -ENOMEM;
+	if ((err = begin_select(hm, &sel)))
+		return err;
 	m = select_bands(hm, sel);
 	err = publish_all(hm, sel, m);
 	free(sel);
@@ -587,14 +594,9 @@ MS_EXPORT int ms_heatmap_select(struct ms_heatmap *hm, size_t *n, uint64_t *star
 {
 	int err;
 
-	release_out(hm);
-	select_release(hm);
 	*n = 0;
-	if (hm->error)
-		return hm->error;
-	sync_all(hm);
-	if (!(hm->sel = malloc((hm->nr_bands ? hm->nr_bands : 1) * sizeof(*hm->sel))))
-		return -ENOMEM;
+	if ((err = begin_select(hm, &hm->sel)))
+		return err;
 	hm->nr_sel = select_bands(hm, hm->sel);
 	order_selected(hm);
 	if ((err = link_marks(hm))) {

@@ -19,6 +19,15 @@ static void forward(void *ctx, const struct ms_event *s, const struct ms_region 
 	ms_touched_analysis.charge(ctx, s, r);
 }
 
+/* t counting the samples of model as, as a session would have it. */
+static void bind_both(struct ms_touched *t, struct ms_aspace *as, struct ms_aspace_listener *l)
+{
+	assert_non_null(as);
+	assert_non_null(t);
+	ms_touched_bind(t, as);
+	ms_aspace_set_listener(as, l, t);
+}
+
 static void perms_of_touched_memory(void **state)
 {
 	struct ms_aspace_listener l = { .charge = forward };
@@ -30,10 +39,7 @@ static void perms_of_touched_memory(void **state)
 	int kinds;
 
 	(void)state;
-	assert_non_null(as);
-	assert_non_null(t);
-	ms_touched_bind(t, as);
-	ms_aspace_set_listener(as, &l, t);
+	bind_both(t, as, &l);
 	map(as, BASE, BASE + 64 * P, "");
 	protect(as, BASE, BASE + 64 * P, PROT_NONE);
 	protect(as, BASE, BASE + 4 * P, RW);
@@ -76,10 +82,7 @@ static void one_or_two_perms(void **state)
 	int kinds;
 
 	(void)state;
-	assert_non_null(as);
-	assert_non_null(t);
-	ms_touched_bind(t, as);
-	ms_aspace_set_listener(as, &l, t);
+	bind_both(t, as, &l);
 	map(as, BASE, BASE + 8 * P, "");
 	map(as, BASE + 64 * P, BASE + 72 * P, "b");
 	protect(as, BASE + 64 * P, BASE + 68 * P, PROT_READ);
