@@ -10,7 +10,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "parse-options.h"
+#include "index-use.h"
 #include "replay.h"
+#include "session/index.h"
 #include "output/text.h"
 
 static const struct cli_usage usage = {
@@ -44,6 +46,7 @@ struct maps_run {
 	uint32_t asked;             /* the id given */
 	bool seen;
 	uint64_t exited;            /* when the process exited, 0 while it lives */
+	bool no_index;              /* --no-index */
 };
 
 static int stop_after(void *ctx, struct ms_session *s, const struct ms_event *ev)
@@ -135,6 +138,8 @@ static int parse_args(int argc, char **argv, const char **input, struct maps_run
 			     "(CLOCK_MONOTONIC for mapscope record), +SECONDS from\n"
 			     "the start, end, or last: just before the process\n"
 			     "exited", opt_at),
+		OPT_BOOL(0, "no-index", &m->no_index, "read the whole recording even where FILE.msidx\n"
+			 "(mapscope index) is there"),
 		OPT_END(),
 	};
 	int n;
@@ -148,6 +153,39 @@ static int parse_args(int argc, char **argv, const char **input, struct maps_run
 	return 0;
 }
 
+/*
+ * The answer from the recording's index, where it has one that can give
+ * it exactly: 0 with the VMAs printed (as m's stop would leave them) and
+ * m filled; 1 where the replay must run.
+ */
+static int from_index(struct ms_session *s, const char *input, struct maps_run *m, struct ms_index **ixp)
+{
+	struct ms_index_maps a;
+	struct ms_index *ix = m->no_index ? NULL : index_use(input);
+	uint64_t first = ix ? ms_index_first_time(ix) : 0;
+	uint64_t at = m->at;
+	int ret;
+
+	*ixp = ix;
+	if (!ix || (m->rel && !first))
+		return 1;
+	if (m->rel && !m->last)
+		at = at > UINT64_MAX - first ? UINT64_MAX : at + first;
+	/* Nothing is printed before the warnings: the VMAs go to a buffer first. */
+	ret = ms_index_maps(ix, m->pid, at, m->last, &a, NULL, NULL);
+	if (ret < 0)
+		fprintf(stderr, "mapscope: warning: ignoring the index of '%s': it is damaged; reading the whole "
+			"recording (remake it: mapscope index -i %s)\n", MS_TEXT(input), MS_TEXT(input));
+	if (ret)
+		return 1;
+	m->seen = a.seen;
+	m->exited = a.exited;
+	m->at = at;
+	m->rel = false;
+	ms_index_restore(ix, s);
+	return 0;
+}
+
 int cmd_maps(int argc, char **argv)
 {
 	struct maps_run m = { 0 };
@@ -155,7 +193,10 @@ int cmd_maps(int argc, char **argv)
 	static const struct ms_analysis until = { .name = "maps", .event = stop_after,
 						  .flags = MS_ANALYSIS_SEES_SAMPLES };
 	struct ms_session *s = NULL;
+	struct ms_index *ix = NULL;
+	struct ms_index_maps a;
 	const char *input;
+	bool indexed;
 	int ret;
 
 	cli_log_init(0);
@@ -164,11 +205,12 @@ int cmd_maps(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	if ((ret = replay_open(&s, input, NULL)))
 		goto out;
-	if (ms_session_add(s, &until, &m)) {
+	indexed = !from_index(s, input, &m, &ix);
+	if (!indexed && ms_session_add(s, &until, &m)) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	if ((ret = replay_run(s, input)))
+	if (!indexed && (ret = replay_run(s, input)))
 		goto out;
 	if (!m.seen) {
 		cli_error("process %u does not appear in '%s' by that time", m.pid, input);
@@ -185,9 +227,13 @@ int cmd_maps(int argc, char **argv)
 		goto out;
 	}
 	replay_loss_line(s, stdout, "# ");
-	ms_aspace_for_each_vma(ms_session_aspace(s), m.pid, print_vma, NULL);
+	if (indexed)
+		ms_index_maps(ix, m.pid, m.at, m.last, &a, print_vma, NULL);
+	else
+		ms_aspace_for_each_vma(ms_session_aspace(s), m.pid, print_vma, NULL);
 	ret = replay_status(s);
 out:
+	ms_index_free(ix);
 	ms_session_free(s);
 	return ret;
 }

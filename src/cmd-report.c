@@ -133,21 +133,7 @@ static int opt_sort(const struct cli_option *opt, const char *s)
 
 static int parse_window(const char *s, struct report_opts *o)
 {
-	const char *comma = strchr(s, ',');
-	char a[64], b[64];
-
-	if (!comma || (size_t)(comma - s) >= sizeof(a) || strlen(comma + 1) >= sizeof(b))
-		return -EINVAL;
-	snprintf(a, sizeof(a), "%.*s", (int)(comma - s), s);
-	snprintf(b, sizeof(b), "%s", comma + 1);
-	if (a[0] && parse_time(a, &o->from, &o->from_rel))
-		return -EINVAL;
-	if (b[0] && parse_time(b, &o->to, &o->to_rel))
-		return -EINVAL;
-	/* An empty window is a mistake; ends of different kinds are compared once the start is known. */
-	if (a[0] && b[0] && o->from_rel == o->to_rel && o->from > o->to)
-		return -ERANGE;
-	return 0;
+	return replay_parse_window(s, &o->from, &o->from_rel, &o->to, &o->to_rel);
 }
 
 static int opt_time(const struct cli_option *opt, const char *s)

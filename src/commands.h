@@ -12,6 +12,7 @@ int cmd_heatmap(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_setup(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 
 #endif

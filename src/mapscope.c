@@ -15,6 +15,7 @@ static const struct command {
 	{ "report", cmd_report, "samples per region: where the data accesses landed; also pprof, or one HTML page" },
 	{ "maps", cmd_maps, "a process's mappings at an instant, as /proc/PID/maps showed them" },
 	{ "timeline", cmd_timeline, "every address-space change in time order" },
+	{ "index", cmd_index, "index a recording, so that maps --at and timeline answer at once" },
 	{ "watch", cmd_watch, "print address-space changes live, as they happen" },
 	{ "hugepages", cmd_hugepages, "which regions belong on hugepages, and applying it" },
 	{ "unmapped", cmd_unmapped, "accesses to memory that was not mapped, and the code that made them" },

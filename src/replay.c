@@ -389,3 +389,22 @@ int parse_time(const char *s, uint64_t *ns, bool *relative)
 	*ns = v;
 	return 0;
 }
+
+int replay_parse_window(const char *s, uint64_t *from, bool *from_rel, uint64_t *to, bool *to_rel)
+{
+	const char *comma = strchr(s, ',');
+	char a[64], b[64];
+
+	if (!comma || (size_t)(comma - s) >= sizeof(a) || strlen(comma + 1) >= sizeof(b))
+		return -EINVAL;
+	snprintf(a, sizeof(a), "%.*s", (int)(comma - s), s);
+	snprintf(b, sizeof(b), "%s", comma + 1);
+	if (a[0] && parse_time(a, from, from_rel))
+		return -EINVAL;
+	if (b[0] && parse_time(b, to, to_rel))
+		return -EINVAL;
+	/* An empty window is a mistake; ends of different kinds are compared once the start is known. */
+	if (a[0] && b[0] && *from_rel == *to_rel && *from > *to)
+		return -ERANGE;
+	return 0;
+}

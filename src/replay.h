@@ -82,4 +82,11 @@ int replay_status(const struct ms_session *s);
  */
 int parse_time(const char *s, uint64_t *ns, bool *relative);
 
+/*
+ * Parses a window "START,END", each end as parse_time() takes it or empty
+ * (leaving *from or *to as they were). 0, -EINVAL, or -ERANGE where it
+ * ends before it starts.
+ */
+int replay_parse_window(const char *s, uint64_t *from, bool *from_rel, uint64_t *to, bool *to_rel);
+
 #endif

@@ -486,6 +486,18 @@ MS_EXPORT bool ms_session_corrupt(const struct ms_session *s)
 	return s->corrupt;
 }
 
+struct ms_stream *session_stream(const struct ms_session *s)
+{
+	return s->stream;
+}
+
+void session_restore(struct ms_session *s, uint64_t first_time, const struct ms_stream_stats *st,
+		     const struct ms_stream_lost *lost, size_t nr_lost)
+{
+	s->first_time = first_time;
+	ms_stream_restore_stats(s->stream, st, lost, nr_lost);
+}
+
 MS_EXPORT void ms_session_free(struct ms_session *s)
 {
 	if (!s)

@@ -9,6 +9,8 @@
 
 #include "stream/stream.h"
 
+struct ms_session;
+
 /*
  * A file's reader as a stream's source: its spans, its records held until
  * a round releases them (r is set to keep them). r stays the caller's.
@@ -17,5 +19,15 @@ void session_reader_source(struct ms_pdreader *r, struct ms_stream_source *src);
 
 /* A stream for r's events and tracing data. NULL with errno set. */
 struct ms_stream *session_reader_stream(struct ms_pdreader *r);
+
+/* The stream of session s, for the index's builder to read its statistics. */
+struct ms_stream *session_stream(const struct ms_session *s);
+
+/*
+ * Gives s (opened, not run) what a replay to an instant would have left,
+ * as its index holds it: the first time and the stream's statistics.
+ */
+void session_restore(struct ms_session *s, uint64_t first_time, const struct ms_stream_stats *st,
+		     const struct ms_stream_lost *lost, size_t nr_lost);
 
 #endif

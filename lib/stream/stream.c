@@ -319,6 +319,20 @@ bool ms_stream_lost_pid(const struct ms_stream *s, size_t i, struct ms_stream_lo
 	return true;
 }
 
+void ms_stream_restore_stats(struct ms_stream *s, const struct ms_stream_stats *st,
+			     const struct ms_stream_lost *lost, size_t nr_lost)
+{
+	struct ms_stream_lost *l = nr_lost ? malloc(nr_lost * sizeof(*l)) : NULL;
+
+	s->st = *st;
+	s->st.nr_lost_pids = l ? (uint32_t)nr_lost : 0;
+	if (l)
+		memcpy(l, lost, nr_lost * sizeof(*l));
+	free(s->lost);
+	s->lost = l;
+	s->cap_lost = s->st.nr_lost_pids;
+}
+
 void ms_stream_free(struct ms_stream *s)
 {
 	if (!s)

@@ -137,4 +137,12 @@ void ms_stream_free(struct ms_stream *s);
 #ifdef __cplusplus
 }
 #endif
+/*
+ * Sets s's statistics (lost copied) to those a replay left, as an index
+ * holds them, for a stream that is not run. Where the copy cannot be
+ * made, the processes of the lost records are left out.
+ */
+void ms_stream_restore_stats(struct ms_stream *s, const struct ms_stream_stats *st,
+			     const struct ms_stream_lost *lost, size_t nr_lost);
+
 #endif

@@ -1,0 +1,115 @@
+/*
+ * Internal to the index (index.h): its file's layout, shared by the
+ * builder (index.c) and the reader (indexfile.c).
+ *
+ *   ix_head                 magic, version, the recording's stamp, the payload's length and hash
+ *   ix_facts                first time, where the statistics stop changing, the final statistics
+ *   ms_stream_lost[nr_lost]
+ *   ix_change[nr_changes]   in stream order; names at .name in the strings
+ *   char strs[strs_len]     NUL-terminated names
+ *   u32 n, u32 tids[n]      ids of threads that are not their process's
+ *   u32 n, then n times:    ix_proc, then len bytes of ops:
+ *     ix_op FULL  + n VMAs  its whole list from key on
+ *     ix_op DELTA + n VMAs  from key on: del VMAs at at replaced by these n
+ *     ix_op EXIT            its last thread exited (at event number .event)
+ *     ix_op EXEC
+ *   A VMA is an ix_vma followed by its name, name_len bytes and a NUL.
+ */
+#ifndef MS_SESSION_INDEXFMT_H
+#define MS_SESSION_INDEXFMT_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "session/index.h"
+
+#define IX_MAGIC "MSIDX\0\r\n"
+/* The format's version, with the byte order: a file of another machine reads as foreign. */
+#define IX_VERSION 0x01000001u
+
+struct ix_head {
+	char magic[8];
+	uint32_t version, pad;
+	struct ms_index_stamp stamp;
+	uint64_t payload_len, payload_hash;
+};
+
+struct ix_facts {
+	uint64_t first_time;
+	uint64_t stable_key;          /* the statistics are final for instants from here on */
+	uint64_t stable_event;        /* ... and for a stop at this event or a later one */
+	struct ms_stream_stats st;
+	uint32_t nr_lost, unsorted;   /* unsorted: the changes are not in time order */
+	uint64_t nr_changes, strs_len;
+};
+
+struct ix_change {
+	uint32_t op, pid, tid, child_pid, child_tid;
+	int32_t prot, advice, lock;
+	uint64_t time_ns, start, end, new_start, new_end;
+	uint32_t name, pad;
+};
+
+struct ix_proc {
+	uint32_t pid, has_seen;
+	uint64_t seen;                /* the newest time the stream had reached when it first appeared */
+	uint64_t len;                 /* bytes of ops */
+};
+
+enum { IX_OP_FULL = 1, IX_OP_DELTA, IX_OP_EXIT, IX_OP_EXEC };
+
+struct ix_op {
+	uint32_t type;
+	uint32_t at, del, n;
+	uint64_t key;                 /* the newest time the stream had reached at the event */
+	uint64_t time, event;         /* EXIT: its time, and its event's number */
+};
+
+struct ix_vma {
+	uint64_t start, end, offset, ino;
+	uint32_t prot, flags, maj, min;
+	uint32_t name_len, pad;
+};
+
+/* The statistics that warnings print; the index answers where they no longer change. */
+struct ix_digest {
+	uint64_t no_addr, zero_addr, kernel_addr, unknown_id, bad_samples, bad_records, unknown_records,
+		 bad_names, lost, nr_lost_pids, out_of_order;
+};
+
+/* A hash of p[0, len), eight bytes at a step (FNV-1a's constants on words). */
+static inline uint64_t ix_hash(const void *p, size_t len)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ULL, w;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		__builtin_memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h ^ len;
+}
+
+static inline int ix_write_all(int fd, const void *p, size_t len)
+{
+	const char *c = p;
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, c, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		c += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+#endif
