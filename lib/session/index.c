@@ -168,7 +168,8 @@ static int note_list(struct ms_indexer *x, struct xproc *p, uint64_t key, const 
 	put_vmas(&p->ops, v + pre, nins);
 	if (MS_GROW(p->v, n, p->cap, 16, SIZE_MAX, false))
 		return -ENOMEM;
-	memcpy(p->v, v, n * sizeof(*v));
+	if (n)
+		memcpy(p->v, v, n * sizeof(*v));
 	p->n = n;
 	return ms_buf_error(&p->ops);
 }
@@ -476,9 +477,11 @@ int ms_indexer_serialize(const struct ms_indexer *x, const struct ms_index_stamp
 	memcpy(h.magic, IX_MAGIC, sizeof(h.magic));
 	ms_buf_append(out, &h, sizeof(h));
 	ms_buf_append(out, &f, sizeof(f));
-	ms_buf_append(out, x->lost, x->nr_lost * sizeof(*x->lost));
+	if (x->nr_lost)
+		ms_buf_append(out, x->lost, x->nr_lost * sizeof(*x->lost));
 	ms_buf_append(out, x->changes.data, x->changes.len);
 	ms_buf_append(out, x->strs.data, x->strs.len);
+	ms_buf_zero(out, IX_PAD(x->strs.len));
 	put_threads(x, out);
 	if ((err = put_procs(x, out)) || (err = ms_buf_error(out)) || x->err)
 		return err ? err : x->err;

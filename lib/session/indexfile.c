@@ -88,14 +88,16 @@ static const void *take(const struct ms_index *ix, size_t *at, uint64_t n)
 static int parse_body(struct ms_index *ix)
 {
 	const uint32_t *n;
-	const struct ix_proc *pr;
+	const void *pr;
+	struct ix_proc h;
 	size_t at = 0, i;
 
 	if (!(ix->f = take(ix, &at, sizeof(*ix->f))) ||
 	    ix->f->nr_lost > ix->len / sizeof(*ix->lost) || ix->f->nr_changes > ix->len / sizeof(*ix->changes) ||
 	    !(ix->lost = take(ix, &at, ix->f->nr_lost * sizeof(*ix->lost))) ||
 	    !(ix->changes = take(ix, &at, ix->f->nr_changes * sizeof(*ix->changes))) ||
-	    !(ix->strs = take(ix, &at, ix->f->strs_len)) || !(n = take(ix, &at, 4)) ||
+	    !(ix->strs = take(ix, &at, ix->f->strs_len)) || !take(ix, &at, IX_PAD(ix->f->strs_len)) ||
+	    !(n = take(ix, &at, 4)) ||
 	    *n > ix->len / 4 || !(ix->tids = take(ix, &at, (uint64_t)*n * 4)))
 		return -EBADMSG;
 	ix->nr_tids = *n;
@@ -108,9 +110,13 @@ static int parse_body(struct ms_index *ix)
 		return -EBADMSG;
 	ix->nr_procs = *n;
 	ix->procs = ix->p + at;
-	for (i = 0; i < ix->nr_procs; i++)
-		if (!(pr = take(ix, &at, sizeof(*pr))) || !take(ix, &at, pr->len))
+	for (i = 0; i < ix->nr_procs; i++) {
+		if (!(pr = take(ix, &at, sizeof(h))))
 			return -EBADMSG;
+		memcpy(&h, pr, sizeof(h));       /* the ops before it leave it unaligned */
+		if (!take(ix, &at, h.len))
+			return -EBADMSG;
+	}
 	return at == ix->len ? 0 : -EBADMSG;
 }
 
@@ -240,8 +246,10 @@ static int apply_op(struct list *l, const struct ix_op *op, const unsigned char 
 		return -ENOMEM;
 	if (read_vmas(ops, len, at, op->n, l->tmp))
 		return -EBADMSG;
-	memmove(l->v + op->at + op->n, l->v + op->at + op->del, (l->n - op->at - op->del) * sizeof(*l->v));
-	memcpy(l->v + op->at, l->tmp, op->n * sizeof(*l->v));
+	if (l->n - op->at - op->del)
+		memmove(l->v + op->at + op->n, l->v + op->at + op->del, (l->n - op->at - op->del) * sizeof(*l->v));
+	if (op->n)
+		memcpy(l->v + op->at, l->tmp, op->n * sizeof(*l->v));
 	l->n = n;
 	return 0;
 }
@@ -322,28 +330,28 @@ static int build_list(struct list *l, const unsigned char *ops, size_t full, siz
 	return 0;
 }
 
-static const struct ix_proc *find_proc(const struct ms_index *ix, uint32_t pid, const unsigned char **ops)
+/* Process pid's header (copied: it may lie unaligned) and ops; false where it has none. */
+static bool find_proc(const struct ms_index *ix, uint32_t pid, struct ix_proc *h, const unsigned char **ops)
 {
 	const unsigned char *p = ix->procs;
-	struct ix_proc h;
 	uint32_t i;
 
 	for (i = 0; i < ix->nr_procs; i++) {
-		memcpy(&h, p, sizeof(h));
-		if (h.pid == pid) {
-			*ops = p + sizeof(h);
-			return (const struct ix_proc *)p;
+		memcpy(h, p, sizeof(*h));
+		if (h->pid == pid) {
+			*ops = p + sizeof(*h);
+			return true;
 		}
-		p += sizeof(h) + h.len;
+		p += sizeof(*h) + h->len;
 	}
-	return NULL;
+	return false;
 }
 
 int ms_index_maps(const struct ms_index *ix, uint32_t pid, uint64_t at, bool last, struct ms_index_maps *out,
 		  void (*fn)(const struct ms_vma *v, void *ctx), void *ctx)
 {
 	const unsigned char *ops = NULL;
-	const struct ix_proc *pr;
+	struct ix_proc pr;
 	struct list l = { 0 };
 	uint64_t exit_event = UINT64_MAX;
 	size_t full, end, i;
@@ -355,10 +363,10 @@ int ms_index_maps(const struct ms_index *ix, uint32_t pid, uint64_t at, bool las
 			return 1;               /* a thread's id: which process it names is the replay's to find */
 	if (!last && at < ix->f->stable_key)
 		return 1;
-	if (!(pr = find_proc(ix, pid, &ops)))
+	if (!find_proc(ix, pid, &pr, &ops))
 		return 0;                   /* never seen */
-	out->seen = pr->has_seen && (last || pr->seen <= at);
-	if ((err = find_ops(ops, pr->len, at, last, &full, &end, out, &exit_event)))
+	out->seen = pr.has_seen && (last || pr.seen <= at);
+	if ((err = find_ops(ops, pr.len, at, last, &full, &end, out, &exit_event)))
 		return err;
 	if (last && exit_event != UINT64_MAX && exit_event < ix->f->stable_event)
 		return 1;

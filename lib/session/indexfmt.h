@@ -6,7 +6,7 @@
  *   ix_facts                first time, where the statistics stop changing, the final statistics
  *   ms_stream_lost[nr_lost]
  *   ix_change[nr_changes]   in stream order; names at .name in the strings
- *   char strs[strs_len]     NUL-terminated names
+ *   char strs[strs_len]     NUL-terminated names, then zeros to a multiple of 8
  *   u32 n, u32 tids[n]      ids of threads that are not their process's
  *   u32 n, then n times:    ix_proc, then len bytes of ops:
  *     ix_op FULL  + n VMAs  its whole list from key on
@@ -71,6 +71,9 @@ struct ix_vma {
 	uint32_t prot, flags, maj, min;
 	uint32_t name_len, pad;
 };
+
+/* The zeros after n bytes that bring them to a multiple of 8. */
+#define IX_PAD(n) ((8 - (n) % 8) % 8)
 
 /* The statistics that warnings print; the index answers where they no longer change. */
 struct ix_digest {
