@@ -60,6 +60,11 @@ struct bin {
 	bool table;                   /* sized and sizeless are built */
 	struct ms_framecache *frames; /* ms_symbols_frames' answers, by vaddr */
 	struct ms_symgaps *gaps;      /* names of addresses no sized symbol holds (symgaps.c) */
+	Elf *uw_elf;                  /* the file, read once for every process's unwinder (unwind.c) */
+	int uw_fd;                    /* its descriptor, while uw_elf lives */
+	int uw_state;                 /* 0: not read yet, 1: uw_elf read, -1: cannot be */
+	uint64_t uw_vaddr, uw_end;    /* its first PT_LOAD's aligned vaddr, its last one's end */
+	bool uw_exec;                 /* ET_EXEC: at its own addresses, whatever the bias */
 	unsigned char want_id[64];    /* the build-id the recording saw */
 	size_t want_id_len;
 };
@@ -145,6 +150,9 @@ int ms_debuglink_find(const char *file_name, const char *link, uint32_t crc, con
 
 /* Reads b's PT_LOAD segments: state 1, or -1 (not ELF), or -2 (open_errno says why) (elf.c). */
 void ms_bin_read_segments(struct bin *b);
+
+/* Ends b's unwinding ELF, once no process's unwinder holds it (unwind.c). */
+void ms_bin_unwind_release(struct bin *b);
 
 /* Opens b's symbols: state 2, or -1 with a warning (symtab.c). */
 void ms_bin_load_symbols(struct bin *b);

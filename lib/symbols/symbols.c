@@ -432,6 +432,7 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 		free(s->bins[i].sizeless);
 		ms_framecache_free(s->bins[i].frames);
 		ms_symgaps_free(s->bins[i].gaps);
+		ms_bin_unwind_release(&s->bins[i]);
 	}
 	free(s->bins);
 	free(s->times);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <dwarf.h>
+#include <gelf.h>
 
 #include "symbols/internal.h"
 
@@ -79,23 +80,102 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 	return -1;
 }
 
+/*
+ * A module's ELF, the binary's one read shared (libelf counts the
+ * references; each Dwfl's end drops its own).
+ */
+static int shared_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+		      Elf **elfp)
+{
+	Elf *elf = *userdata;
+
+	(void)mod; (void)modname; (void)base; (void)file_name;
+	*elfp = elf ? elf_begin(-1, ELF_C_READ_MMAP, elf) : NULL;
+	return -1;
+}
+
 static const Dwfl_Callbacks unwind_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
+	.find_elf = shared_elf,
 	.find_debuginfo = no_debuginfo,
 };
+
+void ms_bin_unwind_release(struct bin *b)
+{
+	if (b->uw_elf)
+		elf_end(b->uw_elf);
+	if (b->uw_state > 0)
+		close(b->uw_fd);
+	b->uw_elf = NULL;
+	b->uw_state = -1;
+}
+
+/*
+ * The span dwfl_report_elf() gives a binary's module: an ET_DYN at the
+ * base it is given (the first PT_LOAD's aligned vaddr there), an ET_EXEC
+ * at its own addresses; to the end of its last PT_LOAD.
+ */
+static int unwind_span(struct bin *b, const GElf_Ehdr *eh)
+{
+	bool first = true;
+	GElf_Phdr ph;
+	size_t n, i;
+
+	if ((eh->e_type != ET_DYN && eh->e_type != ET_EXEC) || elf_getphdrnum(b->uw_elf, &n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(b->uw_elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (first)
+			b->uw_vaddr = ph.p_vaddr & -ph.p_align;
+		first = false;
+		b->uw_end = ph.p_vaddr + ph.p_memsz;
+	}
+	b->uw_exec = eh->e_type == ET_EXEC;
+	return first ? -1 : 0;
+}
+
+/*
+ * Every process's unwinder used to read each of its binaries again
+ * (dwfl_report_elf(): libelf maps the whole file and reads its headers,
+ * and unmaps it at the process's end): with chromium's ~170 processes
+ * mapping the same libraries that was most of the unwinding's cost, and
+ * the peak memory. Now a binary is read once, and a process's module gets
+ * that ELF only when its walk reaches it. 1: read; -1: cannot be.
+ */
+static int bin_unwind_elf(struct bin *b)
+{
+	GElf_Ehdr eh;
+
+	if (b->uw_state)
+		return b->uw_state;
+	b->uw_state = -1;
+	if ((b->uw_fd = ms_elf_open(b->path)) < 0)
+		return -1;
+	b->uw_state = 1;
+	b->uw_elf = elf_begin(b->uw_fd, ELF_C_READ_MMAP, NULL);
+	if (!b->uw_elf || elf_kind(b->uw_elf) != ELF_K_ELF || !gelf_getehdr(b->uw_elf, &eh) || unwind_span(b, &eh))
+		ms_bin_unwind_release(b);
+	return b->uw_state;
+}
 
 /* Reports instances [from, p->n) of the process's binaries to its Dwfl, each at its bias. */
 static void report_bins(struct ms_symbols *s, struct proc_bins *p, size_t from)
 {
+	uint64_t start, bias;
+	Dwfl_Module *mod;
 	struct bin *b;
+	void **ud;
 	size_t i;
-	int fd;
 
 	for (i = from; i < p->n; i++) {
 		b = &s->bins[p->v[i].bin];
-		if (b->state > 0 && (fd = ms_elf_open(b->path)) >= 0 &&
-		    !dwfl_report_elf(p->dwfl, basename(b->path), b->path, fd, p->v[i].bias, false))
-			close(fd);                   /* libdwfl takes it only on success */
+		if (b->state <= 0 || bin_unwind_elf(b) < 0)
+			continue;
+		start = b->uw_exec ? b->uw_vaddr : p->v[i].bias;
+		bias = b->uw_exec ? 0 : p->v[i].bias - b->uw_vaddr;
+		mod = dwfl_report_module(p->dwfl, basename(b->path), start, bias + b->uw_end);
+		if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+			*ud = b->uw_elf;
 	}
 }
 
