@@ -82,16 +82,17 @@ struct cs_frame {
  * The chain's frames, inlined calls expanded, innermost first. The
  * innermost address is where the syscall was made; every other one is a
  * return address, looked up one byte back so that a call at a function's
- * end is not put in the next function.
+ * end is not put in the next function (all of them where returns: a
+ * chain's tail).
  */
 static int expand(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
-		  struct cs_frame *out, int max)
+		  struct cs_frame *out, int max, int returns)
 {
 	struct ms_frame fr[16];
 	struct ms_sym sym;
 	uint64_t addr;
 	uint32_t i;
-	int n = 0, k, m, first = 1;
+	int n = 0, k, m, first = !returns;
 
 	for (i = 0; i < len && n < max; i++) {
 		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
@@ -112,8 +113,8 @@ static int expand(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uin
 	return n;
 }
 
-/* The site's first frame: past the mechanism; where every frame is mechanism, past the allocator's functions. */
-static int site_frame(const struct cs_frame *f, int n)
+/* The first frame past the mechanism: a binary's not the runtime's, in no allocator function; or -1. */
+static int past_mechanism(const struct cs_frame *f, int n)
 {
 	int i;
 
@@ -121,6 +122,16 @@ static int site_frame(const struct cs_frame *f, int n)
 	for (i = 0; i < n; i++)
 		if (f[i].found && !runtime_dso(f[i].dso) && !(f[i].f.name && allocator_fn(f[i].f.name)))
 			return i;
+	return -1;
+}
+
+/* The site's first frame: past the mechanism; where every frame is mechanism, past the allocator's functions. */
+static int site_frame(const struct cs_frame *f, int n)
+{
+	int i = past_mechanism(f, n);
+
+	if (i >= 0)
+		return i;
 	/* The loader's own maps, libc's own mallocs: name the code there that asked. */
 	for (i = 0; i < n; i++)
 		if (f[i].f.name && !allocator_fn(f[i].f.name))
@@ -144,13 +155,56 @@ static size_t frame_text(const struct cs_frame *f, char *buf, size_t len)
 	return (size_t)snprintf(buf, len, "0x%llx", (unsigned long long)f->addr);
 }
 
+/*
+ * The site's frames without the DWARF of the binaries site_frame() passes
+ * over whatever they hold: a runtime binary's entry stands as one frame
+ * (libc's debug file is inflated whole for its first file:line: 20% of a
+ * report of chromium's processes, for frames that are never printed). Its
+ * count of frames, with *first the site's; -1 where site_frame() would
+ * look at their names (no other frame is the site), or where the frames
+ * in full could reach max before the site's three: expand() in full then.
+ */
+static int expand_lazy(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
+		       struct cs_frame *out, int max, int *first)
+{
+	struct ms_sym sym;
+	uint32_t i;
+	int n = 0, m, passed = 0, at = 0;
+
+	*first = -1;
+	for (i = 0; i < len && n < max && (*first < 0 || n < *first + SITE_FRAMES); i++) {
+		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		if (*first < 0 && !ms_symbols_resolve(s, pid, at ? chain[i] - 1 : chain[i], false, &sym) &&
+		    sym.dso && runtime_dso(sym.dso)) {
+			out[n++] = (struct cs_frame){ .dso = sym.dso, .found = true };
+			passed++;
+			at = 1;
+			continue;
+		}
+		m = expand(s, pid, chain + i, 1, out + n, max - n, at);
+		at = 1;
+		if (*first < 0 && (*first = past_mechanism(out + n, m)) >= 0)
+			*first += n;
+		n += m;
+	}
+	/* A runtime entry expands to at most 16 frames (expand()'s fr): the site is as far as that puts it. */
+	if (*first < 0 || *first + 15 * passed + SITE_FRAMES > max)
+		return -1;
+	return n;
+}
+
 static void site_text(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
 		      char *site, size_t site_len)
 {
 	struct cs_frame f[MAX_FRAMES];
 	size_t at = 0;
-	int n = expand(s, pid, chain, len, f, MAX_FRAMES), i, first = site_frame(f, n);
+	int first, n = expand_lazy(s, pid, chain, len, f, MAX_FRAMES, &first), i;
 
+	if (n < 0) {
+		n = expand(s, pid, chain, len, f, MAX_FRAMES, 0);
+		first = site_frame(f, n);
+	}
 	site[0] = '\0';
 	for (i = first; first >= 0 && i < n && i < first + SITE_FRAMES && at < site_len; i++) {
 		if (i > first)
