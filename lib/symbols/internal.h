@@ -170,6 +170,9 @@ void ms_symbols_exact_only(struct ms_symbols *s, bool on);
 /* qsort's order of uint64_t values, lowest first (symtab.c). */
 int ms_u64_order(const void *a, const void *b);
 
+/* Sorts v[0, n) into that order, without a callback per comparison (symtab.c). */
+void ms_u64_sort(uint64_t *v, size_t n);
+
 /* Follows the maps that can hold JIT code, and the jitdumps mapped (jitproc.c). */
 void ms_jit_track(struct ms_symbols *s, const struct ms_event *ev);
 

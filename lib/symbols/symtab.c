@@ -92,6 +92,44 @@ int ms_u64_order(const void *a, const void *b)
 }
 
 /*
+ * Sorts v[0, n): a least-significant-digit radix sort, 11 bits a pass
+ * over only the bits the values use (a qsort of the points of a binary's
+ * symbols made millions of calls of a comparison callback). Left
+ * unsorted, with qsort's order after all, where memory runs out.
+ */
+void ms_u64_sort(uint64_t *v, size_t n)
+{
+	uint64_t *tmp = n > 64 ? malloc(n * sizeof(*tmp)) : NULL, *src = v, *dst = tmp, *t, top = 0;
+	size_t count[2048], i, sum, c;
+	unsigned int shift;
+
+	if (!tmp) {
+		qsort(v, n, sizeof(*v), ms_u64_order);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		top |= v[i];
+	for (shift = 0; shift < 64 && (top >> shift); shift += 11) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(src[i] >> shift) & 2047]++;
+		for (i = 0, sum = 0; i < 2048; i++) {
+			c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 2047]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+}
+
+/*
  * Sorts v[0, n) by value, equal values in the order they came (by index):
  * a least-significant-digit radix sort, 11 bits a pass over only the bits
  * the values use, so libc's table takes two passes instead of a qsort's
@@ -172,7 +210,7 @@ static void build_table(struct bin *b)
 	}
 	if (!sort_sized(b->sized, b->nr_sized))
 		b->nr_sized = 0;                 /* no table: libdwfl answers */
-	qsort(b->sizeless, b->nr_sizeless, sizeof(*b->sizeless), ms_u64_order);
+	ms_u64_sort(b->sizeless, b->nr_sizeless);
 	for (k = 0; k < b->nr_sized; k++)
 		b->sized[k].maxend = k && b->sized[k - 1].maxend > b->sized[k].value + b->sized[k].size ?
 					     b->sized[k - 1].maxend : b->sized[k].value + b->sized[k].size;

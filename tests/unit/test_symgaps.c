@@ -1,7 +1,7 @@
 /*
  * Names of addresses between symbols: each answer equals libdwfl's own
- * walk (dwfl_module_addrinfo), asked twice and in any order, on a stripped
- * binary (named from .dynsym alone), on the C library (with its separate
+ * walk (dwfl_module_addrinfo), asked twice and in any order, on stripped
+ * binaries (named from .dynsym alone: ls, sh, the compiler), on the C library (with its separate
  * debug file where installed) and on this test (a full symbol table).
  */
 #include <fcntl.h>
@@ -24,8 +24,12 @@ static int same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* The lowest and highest address of the binary's executable sections. */
-static void text_span(Dwfl_Module *mod, uint64_t *lo, uint64_t *hi)
+/*
+ * The lowest and highest address of the binary's executable sections, or
+ * of all its allocated ones and a few pages past them (data addresses are
+ * named too: .bss, and the pages of the data segment past it).
+ */
+static void span(Dwfl_Module *mod, uint64_t flag, uint64_t *lo, uint64_t *hi)
 {
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(mod, &bias);
@@ -35,12 +39,14 @@ static void text_span(Dwfl_Module *mod, uint64_t *lo, uint64_t *hi)
 	*lo = UINT64_MAX;
 	*hi = 0;
 	while ((scn = elf_nextscn(elf, scn)))
-		if ((sh = gelf_getshdr(scn, &mem)) && (sh->sh_flags & SHF_EXECINSTR) && sh->sh_size) {
+		if ((sh = gelf_getshdr(scn, &mem)) && (sh->sh_flags & flag) && sh->sh_size) {
 			if (sh->sh_addr + bias < *lo)
 				*lo = sh->sh_addr + bias;
 			if (sh->sh_addr + bias + sh->sh_size > *hi)
 				*hi = sh->sh_addr + bias + sh->sh_size;
 		}
+	if (flag == SHF_ALLOC)
+		*hi += 0x3000;
 }
 
 /* Checks n addresses of path's code, each asked twice, against the walk. Returns how many the walk names. */
@@ -62,9 +68,9 @@ static size_t check_binary(const char *path, size_t n)
 	mod = dwfl_report_elf(dwfl, path, path, fd, 0, false);
 	dwfl_report_end(dwfl, NULL, NULL);
 	assert_non_null(mod);
-	text_span(mod, &lo, &hi);
-	assert_true(lo < hi);
-	for (pass = 0; pass < 2; pass++) {
+	for (pass = 0; pass < 4; pass++) {
+		span(mod, pass < 2 ? SHF_EXECINSTR : SHF_ALLOC, &lo, &hi);
+		assert_true(lo < hi);
 		srand(11);
 		for (i = 0; i < n; i++) {
 			/* Random addresses, then runs of neighbours, and each symbol bound itself. */
@@ -79,6 +85,8 @@ static size_t check_binary(const char *path, size_t n)
 					 a ? a : "(none)", (unsigned long long)off_a, b ? b : "(none)",
 					 (unsigned long long)off_b);
 			named += pass == 0 && a;
+			if (pass == 3 && i == n / 4)
+				break;
 		}
 	}
 	ms_symgaps_free(gaps);
@@ -91,6 +99,22 @@ static void stripped_binary(void **state)
 	(void)state;
 	check_binary("/usr/bin/ls", 6000);
 	check_binary("/bin/sh", 6000);
+}
+
+/* A large .dynsym alone (cc1's 29,000 entries): the walk replayed over the symbols kept. */
+static void compiler(void **state)
+{
+	static const char *const paths[] = { "/usr/lib/gcc/x86_64-linux-gnu/12/cc1", "/usr/libexec/gcc/x86_64-linux-gnu/12/cc1" };
+	size_t i, checked = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (!access(paths[i], R_OK)) {
+			assert_true(check_binary(paths[i], 1500) > 500);
+			checked++;
+		}
+	if (!checked)
+		skip();
 }
 
 static void c_library(void **state)
@@ -114,6 +138,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stripped_binary),
+		cmocka_unit_test(compiler),
 		cmocka_unit_test(c_library),
 		cmocka_unit_test(own_binary),
 	};
