@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libgen.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -91,53 +92,25 @@ int ms_u64_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/*
- * Sorts v[0, n): a least-significant-digit radix sort, 11 bits a pass
- * over only the bits the values use (a qsort of the points of a binary's
- * symbols made millions of calls of a comparison callback). Left
- * unsorted, with qsort's order after all, where memory runs out.
- */
-void ms_u64_sort(uint64_t *v, size_t n)
+/* The uint64_t key at byte off of element i of v, whose elements are size bytes. */
+static inline uint64_t key_at(const unsigned char *v, size_t i, size_t size, size_t off)
 {
-	uint64_t *tmp = n > 64 ? malloc(n * sizeof(*tmp)) : NULL, *src = v, *dst = tmp, *t, top = 0;
-	size_t count[2048], i, sum, c;
-	unsigned int shift;
+	uint64_t k;
 
-	if (!tmp) {
-		qsort(v, n, sizeof(*v), ms_u64_order);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		top |= v[i];
-	for (shift = 0; shift < 64 && (top >> shift); shift += 11) {
-		memset(count, 0, sizeof(count));
-		for (i = 0; i < n; i++)
-			count[(src[i] >> shift) & 2047]++;
-		for (i = 0, sum = 0; i < 2048; i++) {
-			c = count[i];
-			count[i] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 2047]++] = src[i];
-		t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
+	memcpy(&k, v + i * size + off, sizeof(k));
+	return k;
 }
 
 /*
- * Sorts v[0, n) by value, equal values in the order they came (by index):
- * a least-significant-digit radix sort, 11 bits a pass over only the bits
- * the values use, so libc's table takes two passes instead of a qsort's
- * million calls of a comparison callback. false on ENOMEM (v unsorted).
+ * Sorts the n elements of size bytes at v by their uint64_t key at byte
+ * off, equal keys in the order they came: a least-significant-digit radix
+ * sort, 11 bits a pass over only the bits the keys use, so libc's table
+ * takes two passes instead of a qsort's million calls of a comparison
+ * callback. false on ENOMEM (v unsorted).
  */
-static bool sort_sized(struct sized *v, size_t n)
+static bool radix_sort(void *v, size_t n, size_t size, size_t off)
 {
-	struct sized *tmp = malloc(n * sizeof(*tmp)), *src = v, *dst = tmp, *t;
+	unsigned char *tmp = malloc(n * size), *src = v, *dst = tmp, *t;
 	uint64_t top = 0;
 	size_t count[2048], i, sum, c;
 	unsigned int shift;
@@ -145,26 +118,39 @@ static bool sort_sized(struct sized *v, size_t n)
 	if (!tmp)
 		return false;
 	for (i = 0; i < n; i++)
-		top |= v[i].value;
+		top |= key_at(src, i, size, off);
 	for (shift = 0; shift < 64 && (top >> shift); shift += 11) {
 		memset(count, 0, sizeof(count));
 		for (i = 0; i < n; i++)
-			count[(src[i].value >> shift) & 2047]++;
+			count[(key_at(src, i, size, off) >> shift) & 2047]++;
 		for (i = 0, sum = 0; i < 2048; i++) {
 			c = count[i];
 			count[i] = sum;
 			sum += c;
 		}
 		for (i = 0; i < n; i++)
-			dst[count[(src[i].value >> shift) & 2047]++] = src[i];
+			memcpy(dst + count[(key_at(src, i, size, off) >> shift) & 2047]++ * size, src + i * size, size);
 		t = src;
 		src = dst;
 		dst = t;
 	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
+	if (src != (unsigned char *)v)
+		memcpy(v, src, n * size);
 	free(tmp);
 	return true;
+}
+
+/* A qsort of the points of a binary's symbols made millions of calls of a comparison callback. */
+void ms_u64_sort(uint64_t *v, size_t n)
+{
+	if (!radix_sort(v, n, sizeof(*v), 0))
+		qsort(v, n, sizeof(*v), ms_u64_order);
+}
+
+/* Sorts v[0, n) by value, equal values in the order they came (by index): false on ENOMEM (v unsorted). */
+static bool sort_sized(struct sized *v, size_t n)
+{
+	return radix_sort(v, n, sizeof(*v), offsetof(struct sized, value));
 }
 
 /* libdwfl's ranking of bindings: global over weak over local. */
