@@ -463,7 +463,12 @@ static int sysctl_write(struct ms_record *r)
 
 	if (!r->sc_tp)
 		return 0;
-	n = ms_sysctl_encode(r->sc_tp, (uint32_t)getpid(), monotonic_ns(), "vm.mmap_min_addr", r->mmap_min_addr,
+	/*
+	 * Time 0, as perf stamps what it synthesises: a fact about the machine
+	 * is no event, and a real time here would move the recording's start
+	 * (report's, not the timeline's) to before the program's first record.
+	 */
+	n = ms_sysctl_encode(r->sc_tp, (uint32_t)getpid(), 0, "vm.mmap_min_addr", r->mmap_min_addr,
 			     rec, sizeof(rec));
 	return n ? ms_pdwriter_write(r->writer, (const struct perf_event_header *)rec) : -EINVAL;
 }
