@@ -60,4 +60,14 @@ shows heatmap out.txt "$want"
 clean watch out.txt
 clean "watch (stderr)" err.txt
 shows watch out.txt "$want"
-pass "names with control bytes are escaped in every text and CSV output"
+# A warning that names a binary: the program is swapped for another ELF
+# file after recording, so its build-id differs and report says so, naming
+# it; the name's newline and ESC must reach stderr escaped.
+bin=$(printf 'prog\n   9999 99.99%%  FAKE \033[31mred')
+cp "$WORKLOADS/fault-loop" "./$bin"
+"$MAPSCOPE" record -o w.data -- "./$bin" 4 1 >/dev/null 2>rec.txt || fail "record of '$bin' failed: $(cat rec.txt)"
+cp "$WORKLOADS/badaccess" "./$bin"
+"$MAPSCOPE" report -i w.data >out.txt 2>err.txt || fail "report of w.data failed: $(cat err.txt)"
+clean "report of a swapped binary (stderr)" err.txt
+shows "report of a swapped binary (stderr)" err.txt 'prog\n   9999 99.99%  FAKE \x1b[31mred'"' is not the binary that was recorded"
+pass "names with control bytes are escaped in every text and CSV output and warning"
