@@ -3,8 +3,10 @@
  * executable section disassembled linearly with capstone; bytes that do
  * not decode (data in code, padding) are stepped over one at a time.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,42 @@
 #include "symbols/prefetch.h"
 #include "symbols/internal.h"
 #include "util/grow.h"
+
+/*
+ * capstone is opened the first time a binary is scanned, not linked: its
+ * 77,000 relocations and 1.3 MiB of pointer tables cost every mapscope
+ * command about 8 ms and 370 page faults at start (measured on a PVM
+ * guest), and only record --prefetches uses it. The library of the
+ * major version the header describes, whose structures these are.
+ */
+#define CS_SONAME_(v) "libcapstone.so." #v
+#define CS_SONAME(v) CS_SONAME_(v)
+
+static struct {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*malloc)(csh);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+} cs;
+static pthread_once_t cs_once = PTHREAD_ONCE_INIT;
+static bool cs_loaded;
+
+static void cs_load(void)
+{
+	void *h = dlopen(CS_SONAME(CS_API_MAJOR), RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return;
+	*(void **)&cs.open = dlsym(h, "cs_open");
+	*(void **)&cs.option = dlsym(h, "cs_option");
+	*(void **)&cs.malloc = dlsym(h, "cs_malloc");
+	*(void **)&cs.disasm_iter = dlsym(h, "cs_disasm_iter");
+	*(void **)&cs.free = dlsym(h, "cs_free");
+	*(void **)&cs.close = dlsym(h, "cs_close");
+	cs_loaded = cs.open && cs.option && cs.malloc && cs.disasm_iter && cs.free && cs.close;
+}
 
 /* x86-64's 64-bit registers as tracefs fetch arguments name them; "" where a uprobe cannot fetch it. */
 static const char *x86_fetch_name(unsigned int r)
@@ -132,13 +170,17 @@ static int add_site(enum ms_prefetch_arch arch, const cs_insn *in, uint64_t vadd
 
 static int open_arch(enum ms_prefetch_arch arch, csh *h)
 {
-	cs_err e = arch == MS_PREFETCH_X86_64 ? cs_open(CS_ARCH_X86, CS_MODE_64, h) :
-		   arch == MS_PREFETCH_ARM64 ? cs_open(CS_ARCH_ARM64, CS_MODE_ARM, h) :
-		   cs_open(CS_ARCH_PPC, CS_MODE_64 | CS_MODE_BIG_ENDIAN, h);
+	cs_err e;
 
+	pthread_once(&cs_once, cs_load);
+	if (!cs_loaded)
+		return -ENOTSUP;
+	e = arch == MS_PREFETCH_X86_64 ? cs.open(CS_ARCH_X86, CS_MODE_64, h) :
+	    arch == MS_PREFETCH_ARM64 ? cs.open(CS_ARCH_ARM64, CS_MODE_ARM, h) :
+	    cs.open(CS_ARCH_PPC, CS_MODE_64 | CS_MODE_BIG_ENDIAN, h);
 	if (e != CS_ERR_OK)
 		return e == CS_ERR_MEM ? -ENOMEM : -ENOTSUP;
-	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
+	cs.option(*h, CS_OPT_DETAIL, CS_OPT_ON);
 	return 0;
 }
 
@@ -154,12 +196,12 @@ int ms_prefetch_scan_code(enum ms_prefetch_arch arch, const void *code, size_t l
 
 	if (err)
 		return err;
-	if (!(in = cs_malloc(h))) {
-		cs_close(&h);
+	if (!(in = cs.malloc(h))) {
+		cs.close(&h);
 		return -ENOMEM;
 	}
 	while (left && !err) {
-		if (!cs_disasm_iter(h, &p, &left, &addr, in)) {
+		if (!cs.disasm_iter(h, &p, &left, &addr, in)) {
 			if (left < step)
 				break;
 			p += step, left -= step, addr += step;   /* not code: step over it */
@@ -168,8 +210,8 @@ int ms_prefetch_scan_code(enum ms_prefetch_arch arch, const void *code, size_t l
 		if (is_prefetch(arch, in))
 			err = add_site(arch, in, vaddr, offset, out);
 	}
-	cs_free(in, 1);
-	cs_close(&h);
+	cs.free(in, 1);
+	cs.close(&h);
 	return err;
 }
 

@@ -40,7 +40,7 @@ struct ms_prefetch_sites {
 /*
  * Appends to out the prefetches in code[0, len) of arch, code[0] lying at
  * vaddr and at file offset `offset`. 0, -ENOMEM, or -ENOTSUP where
- * capstone lacks arch.
+ * capstone lacks arch or its library (opened at the first scan) is missing.
  */
 int ms_prefetch_scan_code(enum ms_prefetch_arch arch, const void *code, size_t len, uint64_t vaddr,
 			  uint64_t offset, struct ms_prefetch_sites *out);
