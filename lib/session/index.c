@@ -436,12 +436,9 @@ static int put_procs(const struct ms_indexer *x, struct ms_buf *b)
 	const struct xproc *p;
 	struct ix_proc h;
 	size_t pos = 0;
-	uint32_t pid, n = 0;
+	uint32_t pid;
 
-	while (ms_u32map_next(&x->procs, &pos, &pid))
-		n++;
-	ms_buf_u32(b, n);
-	pos = 0;
+	ms_buf_u32(b, (uint32_t)x->procs.len);
 	while ((p = ms_u32map_next(&x->procs, &pos, &pid))) {
 		h = (struct ix_proc){ .pid = pid, .has_seen = p->has_seen, .seen = p->seen, .len = p->ops.len };
 		ms_buf_append(b, &h, sizeof(h));
@@ -455,12 +452,9 @@ static int put_procs(const struct ms_indexer *x, struct ms_buf *b)
 static void put_threads(const struct ms_indexer *x, struct ms_buf *b)
 {
 	size_t pos = 0;
-	uint32_t tid, n = 0;
+	uint32_t tid;
 
-	while (ms_u32map_next(&x->threads, &pos, &tid))
-		n++;
-	ms_buf_u32(b, n);
-	pos = 0;
+	ms_buf_u32(b, (uint32_t)x->threads.len);
 	while (ms_u32map_next(&x->threads, &pos, &tid))
 		ms_buf_u32(b, tid);             /* unsorted: the reader looks them up once */
 }
