@@ -499,7 +499,8 @@ int ms_indexer_write(const struct ms_indexer *x, const char *rec_path, const cha
 	ms_buf_init(&b);
 	if ((err = ms_indexer_serialize(x, &st, &b)))
 		goto out;
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+	/* O_EXCL | O_NOFOLLOW: a name planted beside the recording (a link in a shared folder) is refused, never followed. */
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) < 0) {
 		err = -errno;
 		goto out;
 	}

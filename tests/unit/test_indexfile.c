@@ -118,11 +118,42 @@ static void stale_after_a_change(void **state)
 	ms_indexer_free(x);
 }
 
+/* A link planted at the temporary name is refused, and what it points at is left alone. */
+static void planted_link_refused(void **state)
+{
+	char dir[] = "/tmp/test-indexfile-XXXXXX", rec[64], idx[80], tmp[96], victim[80], got[8] = { 0 };
+	struct ms_indexer *x = small();
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(rec, sizeof(rec), "%s/r.data", dir);
+	snprintf(idx, sizeof(idx), "%s%s", rec, MS_INDEX_SUFFIX);
+	snprintf(tmp, sizeof(tmp), "%s.tmp%d", idx, (int)getpid());
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	write_file(rec, 4096, 'a');
+	write_file(victim, 4, 'v');
+	assert_int_equal(symlink(victim, tmp), 0);
+	assert_int_equal(ms_indexer_write(x, rec, idx), -EEXIST);
+	fd = open(victim, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, got, sizeof(got)), 4);
+	close(fd);
+	assert_string_equal(got, "vvvv");
+	assert_int_equal(access(idx, F_OK), -1);
+	unlink(tmp);
+	unlink(victim);
+	unlink(rec);
+	rmdir(dir);
+	ms_indexer_free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(damage_is_told),
 		cmocka_unit_test(stale_after_a_change),
+		cmocka_unit_test(planted_link_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
