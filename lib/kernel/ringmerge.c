@@ -11,6 +11,7 @@
 
 #include "kernel/live_impl.h"
 #include "kernel/ringmerge.h"
+#include "perfdata/format.h"
 #include "util/grow.h"
 
 struct mring {
@@ -48,10 +49,9 @@ int ms_ringmerge_time_offsets(const struct perf_event_attr *const *attrs, size_t
 	}
 	if (!n)
 		return -EINVAL;
-	/* A sample: [IDENTIFIER] IP TID TIME; a trailer: TID TIME [ID] [STREAM_ID] [CPU] [IDENTIFIER]. */
-	*sample_at = (uint16_t)(8 * (1 + !!(first & PERF_SAMPLE_IDENTIFIER) + 2));
-	*trailer_from_end = (uint16_t)(8 * (1 + !!(first & PERF_SAMPLE_ID) + !!(first & PERF_SAMPLE_STREAM_ID) +
-					    !!(first & PERF_SAMPLE_CPU) + !!(first & PERF_SAMPLE_IDENTIFIER)));
+	/* From the record's start: its header, then the sample's body. */
+	*sample_at = (uint16_t)(sizeof(struct perf_event_header) + ms_sample_time_off(first));
+	*trailer_from_end = (uint16_t)ms_trailer_time_from_end(first);
 	return 0;
 }
 

@@ -94,6 +94,20 @@ struct perf_record_sample_head {
 #define perf_record_contains(rec, field) \
 	((size_t)(rec)->header.size >= offsetof(__typeof__(*(rec)), field) + sizeof((rec)->field))
 
+/* Where TIME lies in a sample's body (after its header), for a sample_type t that has TIME. */
+static inline unsigned int ms_sample_time_off(uint64_t t)
+{
+	return 8 * (!!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID));
+}
+
+/* Where TIME lies from the end of a record other than a sample (sample_id_all, TIME in t). */
+static inline unsigned int ms_trailer_time_from_end(uint64_t t)
+{
+	/* TID TIME [ID] [STREAM_ID] [CPU] [IDENTIFIER] */
+	return 8 * (1 + !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU) +
+		    !!(t & PERF_SAMPLE_IDENTIFIER));
+}
+
 /* User record types perf adds after the kernel's. */
 enum {
 	PERF_RECORD_HEADER_ATTR = 64,

@@ -165,7 +165,7 @@ static int sample_time_offset(const struct ms_pdwriter_opts *o)
 		t = o->evsels[i].attr->sample_type;
 		if (!(t & PERF_SAMPLE_TIME))
 			return -1;
-		k = 8 * (1 + !!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID));
+		k = (int)(sizeof(struct perf_event_header) + ms_sample_time_off(t));
 		if (i && k != off)
 			return -1;
 		off = k;
@@ -186,9 +186,7 @@ static int trailer_time_offset(const struct ms_pdwriter_opts *o)
 			return -1;
 	if (!(t & PERF_SAMPLE_TIME))
 		return -1;
-	/* TID TIME [ID] [STREAM_ID] [CPU] [IDENTIFIER] */
-	return 8 * (1 + !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID) + !!(t & PERF_SAMPLE_CPU) +
-		    !!(t & PERF_SAMPLE_IDENTIFIER));
+	return (int)ms_trailer_time_from_end(t);
 }
 
 /*

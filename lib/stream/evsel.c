@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "perfdata/evlist.h"
+#include "perfdata/format.h"
 #include "stream/internal.h"
 #include "util/log.h"
 
@@ -51,10 +52,9 @@ static void time_offsets(const struct perf_event_attr *a, struct evinfo *ei)
 	ei->time_off = ei->time_from_end = -1;
 	if (!(t & PERF_SAMPLE_TIME))
 		return;
-	ei->time_off = 8 * (!!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID));
+	ei->time_off = (int)ms_sample_time_off(t);
 	if (a->sample_id_all)
-		ei->time_from_end = 8 * (1 + !!(t & PERF_SAMPLE_ID) + !!(t & PERF_SAMPLE_STREAM_ID) +
-					 !!(t & PERF_SAMPLE_CPU) + !!(t & PERF_SAMPLE_IDENTIFIER));
+		ei->time_from_end = (int)ms_trailer_time_from_end(t);
 }
 
 static int cmp_id(const void *a, const void *b)
