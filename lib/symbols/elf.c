@@ -33,48 +33,61 @@ static bool refused_place(const char *path)
 	return false;
 }
 
-/* Whether fd is a regular file, the one stat found at its path, outside /proc and /sys, starting with ELF's magic. */
-static int check_elf_fd(int fd, const struct stat *before)
+/* Whether fd is the regular file stat found at its path, and outside /proc and /sys. */
+static int check_regular_fd(int fd, const struct stat *before, struct stat *st)
 {
-	unsigned char magic[SELFMAG];
 	struct statfs fs;
-	struct stat st;
 
-	if (fstat(fd, &st))
+	if (fstat(fd, st))
 		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_dev != before->st_dev || st.st_ino != before->st_ino)
+	if (!S_ISREG(st->st_mode) || st->st_dev != before->st_dev || st->st_ino != before->st_ino)
 		return -ENOEXEC;             /* replaced between stat and open */
 	if (!fstatfs(fd, &fs) && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))
 		return -EPERM;               /* reached through a link, or a bind mount */
-	if (pread(fd, magic, SELFMAG, 0) != SELFMAG || memcmp(magic, ELFMAG, SELFMAG))
-		return -ENOEXEC;
 	return 0;
 }
 
 /*
  * A path comes from a recording, which anyone may have made: a FIFO there
- * would block open() and read() for ever, and report run as root would
- * read any file it names. So: stat first and open nothing but a regular
- * file (O_NONBLOCK in case it is swapped for a FIFO in between), then check
- * the descriptor, and the magic before libelf reads anything.
+ * would block open() and read() for ever, a terminal opened without
+ * O_NOCTTY could become ours, and report run as root would read any file
+ * it names. So: refuse /proc, /sys and /dev by name, stat first and open
+ * nothing but a regular file (O_NONBLOCK in case it is swapped for a FIFO
+ * in between), then check the descriptor is the file stat saw.
  */
-int ms_elf_open(const char *path)
+int ms_file_open_regular(const char *path, struct stat *st)
 {
-	struct stat st;
+	struct stat before;
 	int fd, err;
 
 	if (refused_place(path))
 		return -EPERM;
-	if (stat(path, &st))
+	if (stat(path, &before))
 		return -errno;
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(before.st_mode))
 		return -ENOEXEC;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if ((err = check_elf_fd(fd, &st))) {
+	if ((err = check_regular_fd(fd, &before, st))) {
 		close(fd);
 		return err;
+	}
+	return fd;
+}
+
+/* A regular file a recording names, opened only if it starts with ELF's magic, before libelf reads anything. */
+int ms_elf_open(const char *path)
+{
+	unsigned char magic[SELFMAG];
+	struct stat st;
+	int fd = ms_file_open_regular(path, &st);
+
+	if (fd < 0)
+		return fd;
+	if (pread(fd, magic, SELFMAG, 0) != SELFMAG || memcmp(magic, ELFMAG, SELFMAG)) {
+		close(fd);
+		return -ENOEXEC;
 	}
 	return fd;
 }

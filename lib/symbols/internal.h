@@ -129,6 +129,15 @@ extern const Dwfl_Callbacks ms_dwfl_callbacks;
 struct proc_bins *ms_symbols_proc(struct ms_symbols *s, uint32_t pid, bool create);
 
 /*
+ * Opens the regular file at path for reading, as ms_elf_open does but
+ * whatever its first bytes; st is filled. The descriptor, or -ENOEXEC
+ * (not a regular file), -EPERM (a place refused), or the -errno of stat
+ * or open.
+ */
+struct stat;
+int ms_file_open_regular(const char *path, struct stat *st);
+
+/*
  * Opens the ELF file at path for reading, never blocking and never
  * reading what is not one: only a regular file whose first bytes are the
  * ELF magic, and never one under /proc, /sys or /dev, whatever a

@@ -4,7 +4,7 @@
  * jitdumps (binary: tools/perf/Documentation/jitdump-specification.txt;
  * only CODE_LOAD and CODE_MOVE name code). Both paths come from the
  * recording or from /tmp, which anyone can write: only regular files are
- * read, never blocking, and every size in a jitdump is checked before use.
+ * read (elf.c's ms_file_open_regular), never blocking, and every size in a jitdump is checked before use.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
-#include <linux/magic.h>
-
+#include "symbols/internal.h"
 #include "symbols/jit.h"
 
 #define JITDUMP_MAGIC 0x4A695444u     /* "JiTD", in the writer's byte order */
@@ -45,22 +43,12 @@ struct jr_code_move {
 	uint64_t vma, old_code_addr, new_code_addr, code_size, code_index;
 };
 
-/* A regular file outside /proc and /sys, opened without blocking; st filled. The descriptor or -errno. */
+/* A regular file opened as elf.c opens binaries; anything else is refused as perf's rule words it (EPERM). */
 static int open_regular(const char *path, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
-	struct statfs fs;
+	int fd = ms_file_open_regular(path, st);
 
-	if (fd < 0)
-		return -errno;
-	err = fstat(fd, st) ? -errno : !S_ISREG(st->st_mode) ? -EPERM : 0;
-	if (!err && !fstatfs(fd, &fs) && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))
-		err = -EPERM;
-	if (err) {
-		close(fd);
-		return err;
-	}
-	return fd;
+	return fd == -ENOEXEC ? -EPERM : fd;
 }
 
 /* One line of a perf map into t; false where it is not "START SIZE name". */

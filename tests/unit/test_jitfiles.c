@@ -3,7 +3,7 @@
  * 3.12's -X perf write them (hex with or without 0x, names with spaces),
  * lines that do not parse skipped, perf's owner rule; jitdumps with loads,
  * moves, records cut short, another process's dump, the CPU-counter clock;
- * and neither read from anything but a regular file.
+ * and neither read from, nor even opened, anything but a regular file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -107,6 +108,27 @@ static void not_regular_files_refused(void **state)
 	assert_int_equal(errno, EPERM);
 	assert_null(ms_jitdump_read("/proc/self/status", 1, true));
 	assert_int_equal(errno, EPERM);
+	assert_null(ms_jitdump_read("/dev/null", 1, true));
+	assert_int_equal(errno, EPERM);
+}
+
+/* Opening a FIFO, even without blocking, tells its writer a reader came; a terminal could become ours. */
+static void not_regular_files_not_opened(void **state)
+{
+	char ev[4096];
+	int in;
+
+	(void)state;
+	assert_int_equal(mkfifo(path_of("perf-5.map"), 0600), 0);
+	assert_int_equal(symlink("perf-5.map", path_of("jit-5.dump")), 0);     /* beside it */
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	assert_true(in >= 0);
+	assert_true(inotify_add_watch(in, dir, IN_OPEN) >= 0);
+	assert_null(ms_perfmap_read(path_of("perf-5.map")));
+	assert_null(ms_jitdump_read(path_of("jit-5.dump"), 5, true));
+	assert_int_equal(read(in, ev, sizeof(ev)), -1);    /* no IN_OPEN event: nothing was opened */
+	assert_int_equal(errno, EAGAIN);
+	close(in);
 }
 
 /* A jitdump as the jitdump specification lays it out. */
@@ -250,7 +272,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	static const char *const files[] = { "perf-1.map", "perf-2.map", "perf-3.map", "jit-42.dump" };
+	static const char *const files[] = { "perf-1.map", "perf-2.map", "perf-3.map", "perf-5.map", "jit-5.dump",
+						       "jit-42.dump" };
 	size_t i;
 
 	(void)state;
@@ -265,6 +288,7 @@ int main(void)
 		cmocka_unit_test(perf_maps_of_three_runtimes),
 		cmocka_unit_test(perf_map_of_another_user_refused),
 		cmocka_unit_test(not_regular_files_refused),
+		cmocka_unit_test(not_regular_files_not_opened),
 		cmocka_unit_test(jitdump_by_time),
 		cmocka_unit_test(jitdump_damaged),
 		cmocka_unit_test(jitdump_paths),
