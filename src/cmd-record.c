@@ -34,7 +34,8 @@ static const struct cli_usage usage = {
 	.cmd = "record",
 	.column = 24,
 	.head =
-"usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [--no-samples] [--no-vma-tree]\n"
+"usage: mapscope record [-o FILE] [-c PERIOD] [-m PAGES] [-z LEVEL | --no-compress]\n"
+"                       [--no-samples] [--no-vma-tree]\n"
 "                       [--call-graph fp|dwarf] [--no-alloc-stacks] [--referenced[=MS]]\n"
 "                       [-e EVENT]...\n"
 "                       [--damon [--damon-intervals S,A,U] [--damon-regions MIN,MAX]]\n"
@@ -65,6 +66,14 @@ static const struct cli_usage usage = {
 "the others: syscalls, the VMA tree, stack pointers), records lost, and the\n"
 "bytes in the file. On a terminal, a line of the counts so far is shown\n"
 "once a second until then.\n"
+"\n"
+"The data is zstd-compressed as perf record -z writes it (zstd level 1:\n"
+"a browser's page load takes 11 times fewer bytes); perf script, perf\n"
+"report and every mapscope command read it as they read a plain file.\n"
+"--no-compress writes the records as they are, for tools that read\n"
+"perf.data without zstd (Debian 12's hotspot) and for perf inject --jit\n"
+"(perf 6.1 passes compressed records through unread). A pipe (-o -)\n"
+"carries them as they are unless -z is given.\n"
 "\n"
 "EXIT STATUS\n"
 "  0 the recording is complete (the command's own status is in the summary),\n"
@@ -100,6 +109,7 @@ static const struct cli_usage usage = {
 "  mapscope record --prefetches=func=walk -- ./myprog\n"
 "  mapscope record --prefetches=hot=4,window=20/200 -- ./myprog\n"
 "  mapscope record -o - -- ./myprog | perf script -i -\n"
+"  mapscope record --no-compress -o plain.data -- ./myprog   (for hotspot)\n"
 "  perf script -i mapscope.data --show-mmap-events --show-task-events\n",
 };
 
@@ -112,6 +122,8 @@ struct record_opts {
 	bool no_samples;
 	bool no_vma_tree;
 	bool no_alloc_stacks;
+	uint64_t zlevel;             /* -z: zstd level; 0: not given */
+	bool no_compress;
 	bool callchain;
 	bool dwarf;
 	uint64_t referenced_ms;      /* --referenced: its interval; 0: not given */
@@ -177,6 +189,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		OPT_CALLBACK('m', "mmap-pages", o, "N", "ring buffer pages per CPU, a power of two (default\n"
 			     "1024; attaching to more than 4 processes, 1024 per 4\n"
 			     "of them, up to 8192, within 1/16 of the memory)", opt_pages),
+		OPT_U64('z', "compression-level", &o->zlevel, "LEVEL", "zstd level of the data, 1 (default, fast) to 22\n"
+			"(smallest)", 1, 22, "invalid compression level", ": expected a whole number from 1 to 22"),
+		OPT_BOOL(0, "no-compress", &o->no_compress, "write the records as they are, not compressed"),
 		OPT_BOOL(0, "no-samples", &o->no_samples, "record address-space changes only, no page faults"),
 		OPT_BOOL(0, "no-vma-tree", &o->no_vma_tree, "leave out the kernel's VMA tree writes\n"
 			 "(maple_tree:ma_write, recorded where the kernel has\n"
@@ -229,6 +244,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	if (o->no_samples && o->period_set)
 		return cli_usage_error("record", "-c sets the fault sampling period, and --no-samples "
 				       "records no faults: give one of them");
+	if (o->no_compress && o->zlevel)
+		return cli_usage_error("record", "-z sets the compression level, and --no-compress "
+				       "writes no compressed data: give one of them");
 	o->pipe = !strcmp(o->output, "-");
 	return 0;
 }
@@ -447,6 +465,7 @@ static void record_options(const struct record_opts *o, int argc, char **argv, s
 		.fault_period = o->no_samples ? 0 : o->period, .mmap_pages = (unsigned int)o->pages,
 		.callchain = o->callchain, .dwarf = o->dwarf, .no_vma_tree = o->no_vma_tree,
 		.no_alloc_stacks = o->no_alloc_stacks,
+		.no_compress = o->no_compress, .compress_level = (uint32_t)o->zlevel,
 		.enable_on_exec = o->cmd != NULL, .pipe = o->pipe, .argc = argc, .argv = argv,
 		.referenced_ms = (uint32_t)o->referenced_ms,
 	};

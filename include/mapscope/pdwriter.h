@@ -33,6 +33,12 @@ struct ms_pdwriter_opts {
 	char *const *argv;
 	int clockid;                 /* clock of the records' timestamps */
 	bool pipe;                   /* pipe mode: no seeking, headers as records */
+	/*
+	 * zstd level (1 to 22) of the data, written as perf record -z writes
+	 * it (PERF_RECORD_COMPRESSED records, the COMPRESSED feature); 0: the
+	 * records as they are. The header and feature sections stay plain.
+	 */
+	int compress_level;
 };
 
 struct ms_pdwriter_stats {
@@ -41,6 +47,7 @@ struct ms_pdwriter_stats {
 	uint64_t data_samples;       /* of them, of events with a data address (not tracepoints) */
 	uint64_t lost;               /* records the kernel reported lost */
 	uint64_t bytes;              /* written to the file so far, headers included */
+	uint64_t data_bytes;         /* the records given, as they are before compression */
 };
 
 /*

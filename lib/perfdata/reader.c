@@ -276,13 +276,15 @@ static int raw_start_compressed(struct ms_pdreader *r, const struct perf_event_h
 }
 
 /*
- * How far compressed data may expand: perf's records of page faults
- * compress about 12 to 1 (measured here with perf record -z), and no
- * recording comes near 256 to 1, while a crafted record (a "zstd bomb")
- * expands 10,000 to 1 and more. Past RAW_FLOOR bytes, the data may not
- * have expanded more than RAW_RATIO times what was read of it.
+ * How far compressed data may expand: perf record -z's page faults about
+ * 12 to 1; mapscope record's own up to 643 to 1 (-z 19; 576 at its
+ * default level) where every fault of a loop copies 8 KiB of a near-alike
+ * stack (--call-graph dwarf), each still with a new time and address. A
+ * crafted record (a "zstd bomb") expands 10,000 to 1 and more. Past
+ * RAW_FLOOR bytes, the data may not have expanded more than RAW_RATIO
+ * times what was read of it.
  */
-#define RAW_RATIO 256u
+#define RAW_RATIO 2048u
 #define RAW_FLOOR (16u << 20)
 
 /* After zstd handed on more: refuses what no recording expands to, or data cut inside a block. */

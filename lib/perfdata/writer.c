@@ -12,6 +12,10 @@
  *
  * Pipe mode sends a short header and then the attrs, features, event names
  * (EVENT_UPDATE, as perf sends them) and tracing data as records.
+ *
+ * Compressed (compress_level), every record after those goes through the
+ * zstd stage (perfdata/compress.h) and each flush compresses what it holds
+ * first, so that a file is as whole at each flush as it is plain.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -26,6 +30,7 @@
 
 #include "mapscope/log.h"
 #include "ms_version.h"
+#include "perfdata/compress.h"
 #include "perfdata/format.h"
 #include "perfdata/hostinfo.h"
 #include "util/buf.h"
@@ -56,6 +61,8 @@ struct ms_pdwriter {
 	int trailer_off;             /* TIME's offset from the end of every other record, or -1 */
 	bool in_order;               /* every record so far came in time order */
 	uint64_t order_time;         /* the time of the last record that has one */
+	struct ms_pdz *z;            /* the zstd stage, or NULL: records go out as they are */
+	int level;                   /* its level */
 };
 
 /* Writes n bytes; st.bytes counts what reached the file, a short write's part included. */
@@ -100,6 +107,45 @@ static int put(struct ms_pdwriter *w, const void *p, size_t n)
 	memcpy(w->out + w->out_len, p, n);
 	w->out_len += n;
 	return 0;
+}
+
+/* The records after the headers: through the zstd stage where there is one. */
+static int put_data(struct ms_pdwriter *w, const void *p, size_t n)
+{
+	if (!w->z)
+		return put(w, p, n);
+	if (!w->error)
+		w->error = ms_pdz_put(w->z, p, n);
+	return w->error;
+}
+
+/* What the zstd stage holds, compressed into the output. */
+static int flush_data(struct ms_pdwriter *w)
+{
+	if (w->z && !w->error)
+		w->error = ms_pdz_flush(w->z);
+	return w->error;
+}
+
+static int emit_compressed(void *arg, const void *rec, size_t len)
+{
+	return put(arg, rec, len);
+}
+
+/*
+ * HEADER_COMPRESSED as perf writes it: u32 version (0, as perf 6.1
+ * writes), type (1: zstd), level, ratio (what the data took before, over
+ * what it takes, rounded; 0 until the file is closed), mmap_len (the most
+ * one compressed record decompresses to).
+ */
+static void compressed_feature(struct ms_buf *f, int level, uint32_t ratio)
+{
+	f->len = 0;
+	ms_buf_u32(f, 0);
+	ms_buf_u32(f, 1);
+	ms_buf_u32(f, (uint32_t)level);
+	ms_buf_u32(f, ratio);
+	ms_buf_u32(f, MS_PDZ_MMAP_LEN);
 }
 
 static uint64_t clock_ns(clockid_t c)
@@ -152,6 +198,8 @@ static void build_features(struct ms_pdwriter *w, const struct ms_pdwriter_opts 
 
 	if (o->tracing_data)
 		ms_buf_append(&f[HEADER_TRACING_DATA], o->tracing_data, o->tracing_data_len);
+	if (o->compress_level)
+		compressed_feature(&f[HEADER_COMPRESSED], o->compress_level, 0);
 }
 
 /* Where TIME lies in a sample when every event puts it at the same place, or -1. */
@@ -389,6 +437,9 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
 		if (ms_buf_error(&w->features[i]))
 			w->error = -ENOMEM;
+	w->level = o->compress_level;
+	if (o->compress_level && !w->error && !(w->z = ms_pdz_new(o->compress_level, emit_compressed, w)))
+		w->error = -errno;
 	err = w->error ? w->error : (o->pipe ? start_pipe(w, o) : start_file(w, o));
 	if (err) {
 		ms_pdwriter_free(w);
@@ -439,7 +490,8 @@ MS_EXPORT int ms_pdwriter_write(struct ms_pdwriter *w, const struct perf_event_h
 	}
 	else if (rec->type == PERF_RECORD_LOST && rec->size >= sizeof(*rec) + 16)
 		w->st.lost += ((const uint64_t *)(rec + 1))[1];
-	return put(w, rec, rec->size);
+	w->st.data_bytes += rec->size;
+	return put_data(w, rec, rec->size);
 }
 
 MS_EXPORT int ms_pdwriter_add_build_id(struct ms_pdwriter *w, const char *path, const unsigned char *id, size_t len)
@@ -465,7 +517,7 @@ MS_EXPORT int ms_pdwriter_add_build_id(struct ms_pdwriter *w, const char *path, 
 	if (ms_buf_error(f))
 		f->len = start;
 	else if (w->pipe) {              /* a pipe's features went out at the start: a record now */
-		put(w, f->data + start, f->len - start);
+		put_data(w, f->data + start, f->len - start);
 		f->len = start;
 	}
 	return ms_buf_error(f) ? ms_buf_error(f) : w->error;
@@ -475,7 +527,8 @@ MS_EXPORT int ms_pdwriter_finish_round(struct ms_pdwriter *w)
 {
 	struct perf_event_header h = { .type = PERF_RECORD_FINISHED_ROUND, .size = sizeof(h) };
 
-	return put(w, &h, sizeof(h));
+	w->st.data_bytes += sizeof(h);
+	return put_data(w, &h, sizeof(h));
 }
 
 /* The feature table follows the data: one section per set bit, in bit order. */
@@ -543,14 +596,32 @@ static void say_in_order(struct ms_pdwriter *w)
 	w->early[HEADER_VERSION].size = 0;
 }
 
+/* COMPRESSED again, after the data, with the ratio: known only now. */
+static void say_ratio(struct ms_pdwriter *w)
+{
+	uint64_t in, out;
+
+	ms_pdz_totals(w->z, &in, &out);
+	compressed_feature(&w->features[HEADER_COMPRESSED], w->level,
+			   out ? (uint32_t)((in + out / 2) / out) : 0);
+	if (!ms_buf_error(&w->features[HEADER_COMPRESSED]))
+		w->early[HEADER_COMPRESSED].size = 0;
+}
+
 static int finish_file(struct ms_pdwriter *w)
 {
 	struct perf_file_section tab[HEADER_FEAT_BITS];
 	size_t i, n;
 
+	if (flush_data(w)) {
+		restore_table(w);
+		return w->error;
+	}
 	w->hdr.data.size = w->pos - w->hdr.data.offset;
 	if (w->in_order)
 		say_in_order(w);
+	if (w->z)
+		say_ratio(w);
 	ms_buf_u64(&w->features[HEADER_SAMPLE_TIME], w->first_time);   /* also the mark of a closed file */
 	ms_buf_u64(&w->features[HEADER_SAMPLE_TIME], w->last_time);
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
@@ -573,6 +644,10 @@ MS_EXPORT int ms_pdwriter_flush(struct ms_pdwriter *w)
 	struct perf_file_section tab[HEADER_FEAT_BITS];
 	size_t n;
 
+	if (flush_data(w) && !w->pipe) {
+		restore_table(w);
+		return w->error;
+	}
 	if (w->pipe)
 		return flush(w);
 	if (w->error)
@@ -610,6 +685,8 @@ static int finish_pipe(struct ms_pdwriter *w)
 	struct perf_event_header h = { .type = PERF_RECORD_HEADER_FEATURE, .size = sizeof(h) + 8 + 16 };
 	uint64_t v[3] = { HEADER_SAMPLE_TIME, w->first_time, w->last_time };
 
+	if (flush_data(w))
+		return w->error;
 	put(w, &h, sizeof(h));
 	put(w, v, sizeof(v));
 	return flush(w);
@@ -635,5 +712,6 @@ MS_EXPORT void ms_pdwriter_free(struct ms_pdwriter *w)
 		ms_buf_release(&w->features[i]);
 	free(w->data_ids);
 	free(w->out);
+	ms_pdz_free(w->z);
 	free(w);
 }

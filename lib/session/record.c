@@ -481,6 +481,8 @@ MS_EXPORT int ms_record_start(struct ms_record *r, int fd)
 	struct ms_pdwriter_opts wo = {
 		.evsels = ev, .nr_evsels = n, .argc = r->opts.argc, .argv = r->opts.argv,
 		.clockid = CLOCK_MONOTONIC, .pipe = r->opts.pipe,
+		.compress_level = r->opts.no_compress ? 0 : r->opts.compress_level ? (int)r->opts.compress_level :
+				  r->opts.pipe ? 0 : MS_RECORD_COMPRESS_LEVEL,
 	};
 	int err;
 

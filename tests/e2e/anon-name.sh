@@ -5,11 +5,12 @@
 # failed and rules/anon-name checks that nothing changed. Here the
 # recording is made into one of a kernel that has it (the exits' results
 # rewritten: tests/e2e/anon-name-craft.py), and maps --at must show the
-# [anon:NAME] VMAs such a kernel makes, split and merged by name.
+# [anon:NAME] VMAs such a kernel makes, split and merged by name. The
+# rewriting edits records in place: they are recorded not compressed.
 source "$(dirname "$0")/lib.sh"
 need_recording
 cd "$TMP"
-"$MAPSCOPE" record --no-vma-tree -o an.data -- "$WORKLOADS/rule-anon-name" >an.txt 2>summary.txt ||
+"$MAPSCOPE" record --no-compress --no-vma-tree -o an.data -- "$WORKLOADS/rule-anon-name" >an.txt 2>summary.txt ||
 	fail "record failed: $(cat summary.txt)"
 /usr/bin/python3 "$E2E_DIR/anon-name-craft.py" "$MAPSCOPE" an.data an.txt ||
 	fail "mapscope maps differs from the VMAs prctl's names make"

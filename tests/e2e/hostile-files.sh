@@ -100,7 +100,7 @@ run zc report -i zcut.data
 craft zstd-bomb "$golden" bomb.data 64
 for c in report timeline unmapped hugepages heatmap; do
 	run b "$c" -i bomb.data
-	[ "$rc" -eq 1 ] && grep -q "refusing compressed data that expands to more than 256 times its size" b.err ||
+	[ "$rc" -eq 1 ] && grep -q "refusing compressed data that expands to more than 2048 times its size" b.err ||
 		fail "$c of a zstd bomb: exit $rc, $(cat b.err)"
 done
 pass "compressed data: read as perf writes it; cut short, a short data size and a bomb refused, exit 1"

@@ -109,11 +109,15 @@ fi
 # Before it could read a pipe, our tracing-data record had perf's 16-byte
 # layout; perfparser reads only the 12-byte one and lost its place ("bad
 # event header size 0", 0 samples), as it does on perf's own pipe output.
+# Debian 12's perfparser (hotspot 1.3.0) has no zstd, as for perf record -z's
+# files: its file is recorded with --no-compress, as the man page says.
 perfparser=
 for f in /usr/lib/*/libexec/hotspot-perfparser /usr/libexec/hotspot-perfparser; do
 	[ -x "$f" ] && perfparser=$f && break
 done
 if [ -n "$perfparser" ]; then
+	ms_record plain.txt --no-compress -o w.data -- "$WORKLOADS/aspace-ops" >/dev/null
+	script_n=$(summary_samples plain.txt)
 	pp_samples() {   # perfparser's sample count of its stdin or of file $1
 		if [ "$1" = - ]; then
 			timeout 120 "$perfparser" --print-stats 2>pp.err

@@ -7,8 +7,9 @@ need_recording
 command -v script >/dev/null || skip "script is not installed (Debian package bsdutils)"
 cd "$TMP"
 
-# A recording of over 100 MiB, made on a pseudo-terminal: live counts as it goes.
-script -qec "$MAPSCOPE record -o big.data -- $WORKLOADS/fault-loop 512 16" /dev/null >rec.tty 2>&1 ||
+# A recording of over 100 MiB (not compressed: 13 MiB compressed), made on
+# a pseudo-terminal: live counts as it goes.
+script -qec "$MAPSCOPE record --no-compress -o big.data -- $WORKLOADS/fault-loop 512 16" /dev/null >rec.tty 2>&1 ||
 	fail "record on a terminal failed: $(tail -c 300 rec.tty)"
 [ "$(stat -c %s big.data)" -gt $((100 << 20)) ] || fail "the recording is only $(stat -c %s big.data) bytes"
 grep -qa $'\rmapscope: [0-9]* samples ([0-9]* data addresses), [0-9.]* MiB, [0-9]* records lost' rec.tty ||

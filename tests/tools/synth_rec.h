@@ -200,7 +200,7 @@ static inline struct ms_pdwriter *sr_open(struct sr *s, int fd, enum sr_style st
 	static uint64_t ids[3] = { SR_ID_SIDE, SR_ID_DAMON, SR_ID_HW };
 	static char *argv[] = { "ms-synth" };
 	struct ms_pdwriter_evsel e[3];
-	struct ms_pdwriter_opts o = { e, 3, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_pdwriter_opts o = { e, 3, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
 	const char *hw_name;
 	int i;
 
@@ -424,7 +424,7 @@ static inline int sr_write_nullpage(int fd, uint64_t min_addr, FILE *truth)
 	static char *argv[] = { "ms-synth" };
 	const uint16_t tp = 0xffff;
 	struct ms_pdwriter_evsel e[3];
-	struct ms_pdwriter_opts o = { e, min_addr == UINT64_MAX ? 2 : 3, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_pdwriter_opts o = { e, min_addr == UINT64_MAX ? 2 : 3, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
 	uint64_t rec[MS_SYSCTL_RECORD_MAX / 8], t = 10 * SR_MS, pid = SR_PID, load = sr_src(SR_PEBS, 0);
 	struct ms_buf base, fmt;
 	const char *hw_name;

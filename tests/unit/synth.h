@@ -62,7 +62,7 @@ static struct ms_pdwriter *synth_writer_of(int *fd, bool faults)
 	static uint64_t id = ID;
 	static struct ms_pdwriter_evsel e = { &a, NULL, &id, 1 };
 	static char *argv[] = { "synthetic" };
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
 
 	a.type = faults ? PERF_TYPE_SOFTWARE : PERF_TYPE_RAW;
 	a.config = faults ? PERF_COUNT_SW_PAGE_FAULTS : 0x1cd;

@@ -103,7 +103,7 @@ static struct ms_pdwriter *writer(int *fd, bool pipe, const struct ms_pdwriter_e
 	static uint64_t id = ID;
 	static struct ms_pdwriter_evsel one;
 	static char *argv[] = { "test" };
-	struct ms_pdwriter_opts o = { e, nr, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe };
+	struct ms_pdwriter_opts o = { e, nr, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe, 0 };
 	struct ms_pdwriter *w;
 
 	if (!e) {
@@ -643,7 +643,7 @@ static void print_fmt_dividing_by_zero(void **state)
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, sizeof(rec) };
 	struct ms_pdwriter_evsel e = { &a, "syscalls:sys_enter_munmap", &id, 1 };
 	char *argv[] = { "test" };
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, true };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, true, 0 };
 	struct ms_pdwriter *w;
 	struct seen seen;
 	int fd = memfd_create("fmt", 0), i, unmaps = 0;

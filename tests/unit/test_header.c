@@ -51,7 +51,7 @@ static int write_file(bool pipe, bool close)
 	static char *argv[] = { "header-test" };
 	struct ms_pdwriter_evsel e[2] = { { &a[0], "page-faults", ids0, 2 },
 					  { &a[1], "syscalls:sys_enter_munmap", ids1, 1 } };
-	struct ms_pdwriter_opts o = { e, 2, tracing, sizeof(tracing), 1, argv, CLOCK_MONOTONIC, pipe };
+	struct ms_pdwriter_opts o = { e, 2, tracing, sizeof(tracing), 1, argv, CLOCK_MONOTONIC, pipe, 0 };
 	struct ms_pdwriter *w;
 	int fd = memfd_create("header", 0);
 
@@ -137,7 +137,7 @@ static int write_times(bool pipe, bool close, const uint64_t *times, size_t n, u
 	static const uint64_t ids[1] = { 100 };
 	static char *argv[] = { "header-test" };
 	struct ms_pdwriter_evsel e[1] = { { &a, "page-faults", ids, 1 } };
-	struct ms_pdwriter_opts o = { e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe };
+	struct ms_pdwriter_opts o = { e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe, 0 };
 	uint64_t rec[3] = { 0, 100, 0 }, comm[4] = { 0, 0, trailer, 100 };
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, sizeof(rec) }, c = { PERF_RECORD_COMM, 0, sizeof(comm) };
 	struct ms_pdwriter *w;

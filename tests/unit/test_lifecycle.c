@@ -120,7 +120,7 @@ static void open_rec(struct rec *r)
 	}
 	ms_buf_init(&r->td);
 	assert_int_equal(ms_tracefs_tracing_data(root, paths, NR_TPS, &r->td), 0);
-	o = (struct ms_pdwriter_opts){ r->ev, NR_TPS + 1, r->td.data, r->td.len, 1, argv, CLOCK_MONOTONIC, false };
+	o = (struct ms_pdwriter_opts){ r->ev, NR_TPS + 1, r->td.data, r->td.len, 1, argv, CLOCK_MONOTONIC, false, 0 };
 	r->fd = memfd_create("lifecycle", 0);
 	r->w = ms_pdwriter_new(r->fd, &o);
 	assert_non_null(r->w);

@@ -68,7 +68,7 @@ static int make_file(bool pipe, size_t *len)
 	uint64_t id = ID;
 	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
 	char *argv[] = { "test" };
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe, 0 };
 	struct mmap2_rec m = mmap2(10, 0x10000, 0x4000);
 	struct sample_rec s30 = sample(30, 0x10008), s20 = sample(20, 0x11000), s25 = sample(25, 0x12000),
 			  s40 = sample(40, 0x99000);
@@ -420,7 +420,7 @@ static int make_big_file(bool pipe, struct bigseen *want)
 	uint64_t id = ID, t, addr = 1;
 	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
 	char *argv[] = { "test" };
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, pipe, 0 };
 	int fd = memfd_create("big", 0), k, cpu, i, n;
 	struct ms_pdwriter *w = ms_pdwriter_new(fd, &o);
 	struct sample_rec smp;
@@ -555,7 +555,7 @@ static void fixed_layouts_decode_each_field(void **state)
 	uint64_t id = ID, rec[8], i, zero = 0, kernel = 0;
 	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
 	char *argv[] = { "test" }, path[64];
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
 	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 0 };
 	struct ms_stream_stats stats;
 	struct fields_seen seen;
@@ -808,7 +808,7 @@ static void ordered_rounds_as_segments(void **state)
 	uint64_t id = ID, t = 100, addr = 0, ct[2];
 	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
 	char *argv[] = { "test" }, path[64];
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
 	struct ordrec *want = calloc(ORD_MAX, sizeof(*want));
 	struct ordseen seen = { calloc(ORD_MAX, sizeof(struct ordrec)), 0, true };
 	struct ms_stream_stats stats;

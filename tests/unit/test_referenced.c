@@ -63,7 +63,7 @@ static void rec_open(struct rec *r)
 	static const uint64_t fid = FAULT_ID, rid = MS_REFERENCED_ID;
 	static char *argv[] = { "test" };
 	struct ms_pdwriter_evsel ev[2];
-	struct ms_pdwriter_opts o = { ev, 2, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_pdwriter_opts o = { ev, 2, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
 	struct ms_buf base, fmt;
 
 	memset(r, 0, sizeof(*r));

@@ -234,7 +234,7 @@ static void fast_path_among_other_events(void **state)
 	uint64_t ida = ID, idb = ID + 1, total, data;
 	struct ms_pdwriter_evsel e[2] = { { &a, "mem-loads", &ida, 1 }, { &b, "cs", &idb, 1 } };
 	char *argv[] = { "synthetic" };
-	struct ms_pdwriter_opts o = { e, 2, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_pdwriter_opts o = { e, 2, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
 	struct ms_report *rep = ms_report_new(NULL);
 	struct ms_pdwriter *w;
 	struct ms_session *s;

@@ -174,7 +174,7 @@ static void runs_hold_one_event(void **state)
 	static uint64_t ids[2] = { ID, ID + 1 };
 	static char *argv[] = { "synthetic" };
 	struct ms_pdwriter_evsel e[2] = { { &a, "loads", &ids[0], 1 }, { &a, "stores", &ids[1], 1 } };
-	struct ms_pdwriter_opts o = { e, 2, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_pdwriter_opts o = { e, 2, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
 	struct ms_stream_stats st;
 	struct ms_pdwriter *w;
 	struct sample smp;

@@ -62,7 +62,7 @@ static void rec_open(struct rec *r, bool with_sysctl)
 	static const uint64_t fid = FAULT_ID, sid = MS_SYSCTL_ID;
 	static char *argv[] = { "test" };
 	struct ms_pdwriter_evsel ev[2];
-	struct ms_pdwriter_opts o = { ev, with_sysctl ? 2 : 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false };
+	struct ms_pdwriter_opts o = { ev, with_sysctl ? 2 : 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
 	struct ms_buf base, fmt;
 
 	memset(r, 0, sizeof(*r));

@@ -236,6 +236,103 @@ static void cut_pipe_is_unfinished(void **state)
 	free(f);
 }
 
+/* The records as the reader hands them out, one after the other; their count in *nr. */
+static unsigned char *read_records(int fd, size_t *len, size_t *nr)
+{
+	const struct perf_event_header *rec;
+	struct ms_pdreader *r;
+	unsigned char *out = NULL;
+	size_t cap = 0;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = ms_pdreader_open(path);
+	assert_non_null(r);
+	*len = *nr = 0;
+	while (ms_pdreader_next(r, &rec) > 0) {
+		if (*len + rec->size > cap)        /* doubled: a realloc a record is slow under ASan */
+			out = realloc(out, cap = 2 * (*len + rec->size));
+		memcpy(out + *len, rec, rec->size);
+		*len += rec->size;
+		(*nr)++;
+	}
+	ms_pdreader_free(r);
+	return out;
+}
+
+/*
+ * Compressed, the same records read back, in file and pipe mode, closed
+ * or as of any flush; the data is COMPRESSED records and the file says
+ * how perf is to read them (COMPRESSED: zstd, the level, the ratio at
+ * close, mmap_len).
+ */
+static void compressed_reads_as_plain(void **state)
+{
+	struct { struct perf_event_header h; uint64_t v[6]; } sample = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 0 } };
+	unsigned char *plain = NULL, *got;
+	size_t plain_len, got_len, nr, i, k;
+	struct perf_file_header h;
+	struct perf_file_section feat[HEADER_FEAT_BITS];
+	struct perf_event_header first;
+	uint32_t comp[5];
+	int pipe_mode, fd;
+
+	for (pipe_mode = 0; pipe_mode < 2; pipe_mode++) {
+		struct ms_pdwriter_opts o = opts(pipe_mode);
+		struct ms_pdwriter *w;
+
+		o.compress_level = 3;
+		fd = memfd_create("z", 0);
+		w = ms_pdwriter_new(fd, &o);
+		assert_non_null(w);
+		for (i = 0; i < 20000; i++) {
+			sample.v[0] = 11, sample.v[1] = 0x401000 + i % 64, sample.v[2] = 1000 + i * 37;
+			sample.v[3] = 0x7f0000000000 + i * 4096;
+			assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+			if (i % 1000 == 999)
+				assert_int_equal(ms_pdwriter_finish_round(w), 0);
+			if (i == 12345 && !pipe_mode) {   /* as if killed after this flush */
+				assert_int_equal(ms_pdwriter_flush(w), 0);
+				got = read_records(fd, &got_len, &nr);
+				assert_int_equal(nr, 12346 + 12);
+				free(got);
+			}
+		}
+		assert_int_equal(ms_pdwriter_close(w), 0);
+		ms_pdwriter_free(w);
+		got = read_records(fd, &got_len, &nr);
+		assert_int_equal(nr, 20000 + 20);
+		assert_true(lseek(fd, 0, SEEK_END) * 5 < (off_t)got_len);
+		if (!plain) {
+			plain = got, plain_len = got_len;
+		} else {
+			assert_int_equal(got_len, plain_len);
+			assert_memory_equal(got, plain, plain_len);
+			free(got);
+		}
+		if (pipe_mode) {
+			close(fd);
+			continue;
+		}
+		assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+		assert_true(h.adds_features[0] & (1ULL << HEADER_COMPRESSED));
+		for (i = 0, k = 0; i < HEADER_COMPRESSED; i++)
+			k += (h.adds_features[0] >> i) & 1;
+		assert_true(pread(fd, feat, sizeof(feat), (off_t)(h.data.offset + h.data.size)) >= (ssize_t)(16 * k + 16));
+		assert_int_equal(feat[k].size, sizeof(comp));
+		assert_int_equal(pread(fd, comp, sizeof(comp), (off_t)feat[k].offset), (ssize_t)sizeof(comp));
+		assert_int_equal(comp[1], 1);                /* zstd */
+		assert_int_equal(comp[2], 3);
+		assert_true(comp[3] > 5);                   /* the ratio, known at close */
+		assert_int_equal(comp[4], 64 << 10);
+		assert_int_equal(pread(fd, &first, 8, (off_t)h.data.offset), 8);
+		assert_int_equal(first.type, PERF_RECORD_COMPRESSED);
+		close(fd);
+	}
+	free(plain);
+}
+
 static void reports_write_errors(void **state)
 {
 	struct ms_pdwriter_opts o = opts(false);
@@ -259,6 +356,7 @@ int main(void)
 		cmocka_unit_test(flushed_file_reads_whole),
 		cmocka_unit_test(cut_pipe_is_unfinished),
 		cmocka_unit_test(reports_write_errors),
+		cmocka_unit_test(compressed_reads_as_plain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
