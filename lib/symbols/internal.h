@@ -157,6 +157,23 @@ int ms_elf_open(const char *path);
 int ms_debuglink_find(const char *file_name, const char *link, uint32_t crc, const unsigned char *id,
 		      size_t id_len, char **found);
 
+/*
+ * The debug file to read for fd, a separate debug file of build-id id (of
+ * id_len bytes): where its DWARF is compressed, a copy kept decompressed
+ * in the user's cache folder, made if missing (fd is then closed, the
+ * copy's descriptor returned); otherwise, or where there can be no copy,
+ * fd itself (debugcache.c).
+ */
+int ms_debugcache_swap(int fd, const unsigned char *id, size_t id_len);
+
+/*
+ * The decompressed copy of the debug file of build-id id, from the cache,
+ * or made from /usr/lib/debug/.build-id/ where that one is compressed:
+ * its descriptor, with *name its path (malloc'd); -1 where there is none
+ * (debugcache.c).
+ */
+int ms_debugcache_find(const unsigned char *id, size_t id_len, char **name);
+
 /* Reads b's PT_LOAD segments: state 1, or -1 (not ELF), or -2 (open_errno says why) (elf.c). */
 void ms_bin_read_segments(struct bin *b);
 

@@ -27,6 +27,8 @@
  * ~12 ms here even with no server named. So only where DEBUGINFOD_URLS
  * names a server; otherwise by build-id, then by the debuglink
  * (debuginfo.c), and the binary's own symbols serve where there is none.
+ * A debug file whose DWARF is compressed is read from its decompressed
+ * copy in the user's cache (debugcache.c).
  */
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
 			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
@@ -34,20 +36,29 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	const unsigned char *id = NULL;
+	Dwarf_Addr dwbias;
 	GElf_Addr at;
 	int fd, n;
 
-	if (urls && *urls)
-		return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-						    debuglink_crc, debuginfo_file_name);
-	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
-					  debuginfo_file_name);
-	if (fd >= 0 || !file_name || !debuglink_file)
-		return fd;
 	n = dwfl_module_build_id(mod, &id, &at);
-	fd = ms_debuglink_find(file_name, debuglink_file, debuglink_crc, id, n > 0 ? (size_t)n : 0,
-			       debuginfo_file_name);
-	return fd >= 0 ? fd : -1;
+	/*
+	 * The cache's copy before libdwfl's search, which keeps the file it
+	 * finds open for the module whatever fd is returned; not for a dwz
+	 * file (asked for once the module's debug file is open: dwbias set).
+	 */
+	if (n > 0 && !(urls && *urls) && dwfl_module_info(mod, NULL, NULL, NULL, &dwbias, NULL, NULL, NULL) &&
+	    dwbias == (Dwarf_Addr)-1 && (fd = ms_debugcache_find(id, (size_t)n, debuginfo_file_name)) >= 0)
+		return fd;
+	if (urls && *urls)
+		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+						  debuglink_crc, debuginfo_file_name);
+	else if ((fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+						    debuglink_crc, debuginfo_file_name)) < 0 &&
+		 file_name && debuglink_file)
+		fd = ms_debuglink_find(file_name, debuglink_file, debuglink_crc, id, n > 0 ? (size_t)n : 0,
+				       debuginfo_file_name);
+	/* The name stays the debug file's: libdwfl finds its .gnu_debugaltlink beside it. */
+	return fd >= 0 ? ms_debugcache_swap(fd, id, n > 0 ? (size_t)n : 0) : -1;
 }
 
 const Dwfl_Callbacks ms_dwfl_callbacks = {

@@ -1,0 +1,332 @@
+/*
+ * Separate debug files with compressed sections, kept decompressed by
+ * build-id under the user's cache folder (perf keeps its ~/.debug so).
+ *
+ * libdw inflates every compressed .debug_* section of a file when it
+ * first reads its DWARF, whatever is asked of it: naming a few of libc's
+ * frames with file:line inflated libc6-dbg's 4 MiB into 10 MiB at every
+ * report, 20-30% of a report of a real recording. The copy holds the
+ * same bytes uncompressed; libdw maps it and reads only the pages it
+ * asks for. Everything before the first compressed section (the ELF
+ * header, the program headers and what they point at) is copied as it
+ * is; the sections from there on are laid out again, one after another,
+ * then the section headers. A copy is used only if it is whole (its size
+ * is where its section headers end), it is the user's own file in the
+ * user's own folder, and it has the build-id asked for.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+
+#include "symbols/internal.h"
+#include "util/grow.h"
+
+#define ALIGN_MAX 4096
+
+/*
+ * The cache's folder: MAPSCOPE_DEBUG_CACHE (an absolute path, or "off"),
+ * else $XDG_CACHE_HOME/mapscope/debug, else ~/.cache/mapscope/debug;
+ * false where there is none.
+ */
+static bool cache_dir(char *buf, size_t len)
+{
+	const char *env = getenv("MAPSCOPE_DEBUG_CACHE"), *base = getenv("XDG_CACHE_HOME");
+	int n;
+
+	if (env)
+		n = env[0] == '/' ? snprintf(buf, len, "%s", env) : -1;
+	else if (base && base[0] == '/')
+		n = snprintf(buf, len, "%s/mapscope/debug", base);
+	else if ((base = getenv("HOME")) && base[0] == '/')
+		n = snprintf(buf, len, "%s/.cache/mapscope/debug", base);
+	else
+		n = -1;
+	return n > 0 && (size_t)n < len;
+}
+
+/* Makes path and the folders above it (0700); true where path is then a folder of this user's that only it writes. */
+static bool own_dir(char *path)
+{
+	struct stat st;
+	char *slash;
+
+	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST) {
+			*slash = '/';
+			return false;
+		}
+		*slash = '/';
+	}
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return false;
+	return !lstat(path, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Whether elf is a 64-bit ELF file of this machine's byte order with a compressed section that is not loaded. */
+static bool compressed(Elf *elf)
+{
+	const char *ident = elf_getident(elf, NULL);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr mem, *sh;
+
+	if (!ident || ident[EI_CLASS] != ELFCLASS64 ||
+	    ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB))
+		return false;
+	while ((scn = elf_nextscn(elf, scn)))
+		if ((sh = gelf_getshdr(scn, &mem)) && (sh->sh_flags & SHF_COMPRESSED) && !(sh->sh_flags & SHF_ALLOC))
+			return true;
+	return false;
+}
+
+static bool same_id(Elf *elf, const unsigned char *id, size_t id_len)
+{
+	const void *bits;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &bits);
+
+	return n > 0 && (size_t)n == id_len && !memcmp(bits, id, id_len);
+}
+
+/* The copy at path, opened, where it is whole, this user's and of build-id id; or -1. */
+static int open_copy(const char *path, const unsigned char *id, size_t id_len)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	Elf64_Ehdr *eh;
+	struct stat st;
+	bool ok = false;
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
+		eh = elf_kind(elf) == ELF_K_ELF && elf_getident(elf, NULL)[EI_CLASS] == ELFCLASS64 ? elf64_getehdr(elf)
+												    : NULL;
+		ok = eh && eh->e_shnum && eh->e_shentsize == sizeof(Elf64_Shdr) &&
+		     eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) == (uint64_t)st.st_size &&
+		     !compressed(elf) && same_id(elf, id, id_len);
+		elf_end(elf);
+	}
+	if (!ok) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool put(int fd, const void *buf, size_t len, uint64_t at)
+{
+	ssize_t n;
+
+	for (; len; len -= (size_t)n, at += (uint64_t)n, buf = (const char *)buf + n)
+		if ((n = pwrite(fd, buf, len, (off_t)at)) <= 0)
+			return false;
+	return true;
+}
+
+/* Copies len bytes at from in in to at in out. */
+static bool copy_range(int in, int out, uint64_t from, uint64_t at, uint64_t len)
+{
+	char buf[65536];
+	ssize_t n;
+
+	for (; len; len -= (uint64_t)n, from += (uint64_t)n, at += (uint64_t)n)
+		if ((n = pread(in, buf, len < sizeof(buf) ? (size_t)len : sizeof(buf), (off_t)from)) <= 0 ||
+		    !put(out, buf, (size_t)n, at))
+			return false;
+	return true;
+}
+
+/*
+ * Where the part kept as it is ends: the first compressed section's
+ * offset, past the headers and every segment's bytes; 0 where something
+ * kept would overlap what is laid out again.
+ */
+static uint64_t kept_part(Elf *elf, const Elf64_Ehdr *eh, size_t nsec)
+{
+	uint64_t end = UINT64_MAX, top = eh->e_phoff + (uint64_t)eh->e_phnum * eh->e_phentsize;
+	Elf64_Shdr *sh;
+	GElf_Phdr ph;
+	size_t i;
+
+	for (i = 1; i < nsec; i++)
+		if ((sh = elf64_getshdr(elf_getscn(elf, i))) && (sh->sh_flags & SHF_COMPRESSED) && sh->sh_offset < end)
+			end = sh->sh_offset;
+	for (i = 0; i < eh->e_phnum; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_filesz && ph.p_offset + ph.p_filesz > top)
+			top = ph.p_offset + ph.p_filesz;
+	for (i = 1; i < nsec; i++)
+		if ((sh = elf64_getshdr(elf_getscn(elf, i))) && sh->sh_type != SHT_NOBITS && sh->sh_offset < end &&
+		    sh->sh_offset + sh->sh_size > end)
+			return 0;
+	return top <= end && end != UINT64_MAX ? end : 0;
+}
+
+/* The sections laid out again, by their offset in the file (sh: the section headers, copied). */
+static int by_offset(const void *a, const void *b, void *sh)
+{
+	const Elf64_Shdr *v = sh;
+	uint64_t x = v[*(const size_t *)a].sh_offset, y = v[*(const size_t *)b].sh_offset;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Writes section i at *pos, inflated if it was compressed, and moves it
+ * there in its header sh[i]; *pos then ends it.
+ */
+static bool place(Elf *elf, size_t i, Elf64_Shdr *sh, int in, int out, uint64_t *pos)
+{
+	Elf_Scn *scn = elf_getscn(elf, i);
+	uint64_t align, from = sh[i].sh_offset;
+	bool inflated = sh[i].sh_flags & SHF_COMPRESSED;
+	Elf64_Shdr *now;
+	Elf_Data *d = NULL;
+
+	/* elf_compress() leaves the header as the section is now: its size, flags and alignment. */
+	if (inflated && (!scn || elf_compress(scn, 0, 0) != 1 || !(now = elf64_getshdr(scn)) ||
+			 !(d = elf_getdata(scn, NULL)) || !d->d_buf || d->d_size != now->sh_size))
+		return false;
+	if (inflated)
+		sh[i] = *now;
+	align = sh[i].sh_addralign > 1 ? sh[i].sh_addralign : 1;
+	if (align > ALIGN_MAX || (align & (align - 1)))
+		return false;
+	*pos = (*pos + align - 1) & ~(align - 1);
+	sh[i].sh_offset = *pos;
+	if (sh[i].sh_type == SHT_NOBITS)
+		return true;
+	if (inflated ? !put(out, d->d_buf, d->d_size, *pos) : !copy_range(in, out, from, *pos, sh[i].sh_size))
+		return false;
+	*pos += sh[i].sh_size;
+	return true;
+}
+
+/* Lays out elf (read from in) again into out, as the top of the file says. */
+static bool write_copy(Elf *elf, int in, int out)
+{
+	const Elf64_Ehdr *top = elf64_getehdr(elf);
+	size_t nsec, i, n = 0, *idx = NULL;
+	Elf64_Shdr *sh = NULL, *one;
+	uint64_t end, pos;
+	Elf64_Ehdr eh;
+	bool ok = false;
+
+	if (!top)
+		return false;
+	eh = *top;
+	if (elf_getshdrnum(elf, &nsec) || nsec < 2 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    !(end = kept_part(elf, &eh, nsec)) || !copy_range(in, out, 0, 0, end))
+		return false;
+	sh = calloc(nsec, sizeof(*sh));
+	idx = calloc(nsec, sizeof(*idx));
+	for (i = 0; sh && idx && i < nsec; i++) {
+		if (!(one = elf64_getshdr(elf_getscn(elf, i))))
+			goto out;
+		sh[i] = *one;
+		if (i && sh[i].sh_offset >= end)
+			idx[n++] = i;
+	}
+	if (!sh || !idx)
+		goto out;
+	qsort_r(idx, n, sizeof(*idx), by_offset, sh);
+	for (i = 0, pos = end; i < n; i++)
+		if (!place(elf, idx[i], sh, in, out, &pos))
+			goto out;
+	eh.e_shoff = (pos + 7) & ~(uint64_t)7;
+	ok = put(out, sh, nsec * sizeof(*sh), eh.e_shoff) && put(out, &eh, sizeof(eh), 0);
+out:
+	free(sh);
+	free(idx);
+	return ok;
+}
+
+/* Writes the copy of in (whose libelf handle is elf) to path, through a file of its own renamed into place. */
+static void make_copy(Elf *elf, int in, const char *path)
+{
+	char tmp[4200];
+	int out;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid()) >= sizeof(tmp))
+		return;
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0)
+		return;
+	if (!write_copy(elf, in, out) || close(out) || rename(tmp, path))
+		unlink(tmp);
+	/* out is closed either way: close() frees it even where it reports an error */
+}
+
+/* The copy's path for build-id id in the cache's folder (made where make); false where there is none. */
+static bool copy_path(char *path, size_t len, const unsigned char *id, size_t id_len, bool make)
+{
+	size_t i, at;
+
+	if (!id_len || id_len > 64 || !cache_dir(path, len - 2 * 64 - 8) || (make && !own_dir(path)))
+		return false;
+	at = strlen(path);
+	path[at++] = '/';
+	for (i = 0; i < id_len; i++, at += 2)
+		snprintf(path + at, 3, "%02x", id[i]);
+	snprintf(path + at, 7, ".debug");
+	return true;
+}
+
+int ms_debugcache_swap(int fd, const unsigned char *id, size_t id_len)
+{
+	char path[4200];
+	Elf *elf;
+	int copy = -1;
+
+	if (fd < 0 || !copy_path(path, sizeof(path), id, id_len, false))
+		return fd;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && compressed(elf) && same_id(elf, id, id_len) &&
+	    copy_path(path, sizeof(path), id, id_len, true) && (copy = open_copy(path, id, id_len)) < 0) {
+		make_copy(elf, fd, path);
+		copy = open_copy(path, id, id_len);
+	}
+	elf_end(elf);
+	if (copy < 0)
+		return fd;
+	close(fd);
+	return copy;
+}
+
+int ms_debugcache_find(const unsigned char *id, size_t id_len, char **name)
+{
+	char path[4200], sys[4200];
+	size_t i, at;
+	int fd;
+
+	*name = NULL;
+	if (!copy_path(path, sizeof(path), id, id_len, false))
+		return -1;
+	if ((fd = open_copy(path, id, id_len)) < 0) {
+		at = (size_t)snprintf(sys, sizeof(sys), "/usr/lib/debug/.build-id/%02x/", id[0]);
+		for (i = 1; i < id_len; i++, at += 2)
+			snprintf(sys + at, 3, "%02x", id[i]);
+		snprintf(sys + at, 7, ".debug");
+		fd = ms_elf_open(sys);
+		i = fd >= 0 ? (size_t)fd : 0;
+		if (fd >= 0 && (fd = ms_debugcache_swap(fd, id, id_len)) == (int)i) {
+			close(fd);                    /* no copy: libdwfl finds it its own way */
+			return -1;
+		}
+		if (fd < 0)
+			return -1;
+	}
+	if (!(*name = strdup(path))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

@@ -1,0 +1,307 @@
+/*
+ * The decompressed copies of debug files: a copy holds every section of
+ * the original, the compressed ones inflated, with the same build-id and
+ * program headers; it is used again only where it is whole, the user's,
+ * in a folder only the user writes, and of the build-id asked for; and
+ * a file with nothing compressed is left as it is.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <elfutils/libdw.h>
+
+#include "symbols/internal.h"
+
+static char dir[] = "/tmp/ms-debugcache.XXXXXX", self[4096], comp[4200], cache[4200], copy_at[4200];
+static unsigned char id[64];
+static int id_len;
+
+static void run_env_cache(const char *where)
+{
+	setenv("MAPSCOPE_DEBUG_CACHE", where, 1);
+}
+
+/* fd of the compressed file, passed to swap: the descriptor it returns. */
+static int swap(void)
+{
+	int fd = open(comp, O_RDONLY);
+
+	assert_true(fd >= 0);
+	return ms_debugcache_swap(fd, id, (size_t)id_len);
+}
+
+/* Section i's bytes as libelf gives them, inflated where compressed (malloc'd). */
+static void *section_bytes(Elf *elf, size_t i, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = elf_getscn(elf, i);
+	Elf_Data *d;
+	void *out;
+
+	assert_non_null(gelf_getshdr(scn, sh));
+	if (sh->sh_flags & SHF_COMPRESSED) {
+		assert_int_equal(elf_compress(scn, 0, 0), 1);
+		assert_non_null(gelf_getshdr(scn, sh));
+	}
+	if (sh->sh_type == SHT_NOBITS || !sh->sh_size)
+		return NULL;
+	d = elf_rawdata(scn, NULL);
+	if (!d)
+		d = elf_getdata(scn, NULL);
+	assert_non_null(d);
+	assert_int_equal(d->d_size, sh->sh_size);
+	out = malloc(d->d_size);
+	memcpy(out, d->d_buf, d->d_size);
+	return out;
+}
+
+/* Every section of copy is the original's, inflated, nothing compressed; the same program headers. */
+static void same_content(int orig_fd, int copy_fd)
+{
+	Elf *a = elf_begin(orig_fd, ELF_C_READ, NULL), *b = elf_begin(copy_fd, ELF_C_READ, NULL);
+	size_t na, nb, i, inflated = 0;
+	GElf_Shdr sa, sb;
+	GElf_Phdr pa, pb;
+	void *da, *db;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(elf_getshdrnum(a, &na), 0);
+	assert_int_equal(elf_getshdrnum(b, &nb), 0);
+	assert_int_equal(na, nb);
+	for (i = 1; i < na; i++) {
+		assert_non_null(gelf_getshdr(elf_getscn(a, i), &sa));
+		inflated += (sa.sh_flags & SHF_COMPRESSED) != 0;
+		da = section_bytes(a, i, &sa);
+		db = section_bytes(b, i, &sb);
+		assert_false(sb.sh_flags & SHF_COMPRESSED);
+		assert_int_equal(sa.sh_flags, sb.sh_flags);
+		assert_int_equal(sa.sh_type, sb.sh_type);
+		assert_int_equal(sa.sh_addr, sb.sh_addr);
+		assert_int_equal(sa.sh_size, sb.sh_size);
+		assert_int_equal(sa.sh_name, sb.sh_name);
+		if (da)
+			assert_memory_equal(da, db, sa.sh_size);
+		if (sb.sh_addralign > 1 && sb.sh_type != SHT_NOBITS)
+			assert_int_equal(sb.sh_offset % sb.sh_addralign, 0);
+		free(da);
+		free(db);
+	}
+	assert_true(inflated > 0);
+	assert_int_equal(elf_getphdrnum(a, &na), 0);
+	for (i = 0; i < na; i++) {
+		assert_non_null(gelf_getphdr(a, (int)i, &pa));
+		assert_non_null(gelf_getphdr(b, (int)i, &pb));
+		assert_memory_equal(&pa, &pb, sizeof(pa));
+	}
+	elf_end(a);
+	elf_end(b);
+}
+
+static void copy_made_whole_and_used_again(void **state)
+{
+	struct stat before, after;
+	int fd, orig;
+	Dwarf *dw;
+
+	(void)state;
+	run_env_cache(cache);
+	unlink(copy_at);
+	fd = swap();
+	assert_int_equal(stat(copy_at, &before), 0);
+	orig = open(comp, O_RDONLY);
+	same_content(orig, fd);
+	dw = dwarf_begin(fd, DWARF_C_READ);            /* libdw reads it, nothing to inflate */
+	assert_non_null(dw);
+	dwarf_end(dw);
+	close(orig);
+	close(fd);
+	assert_true((before.st_mode & 0777) == 0600);
+	fd = swap();                                  /* used again, not made again */
+	assert_int_equal(stat(copy_at, &after), 0);
+	assert_int_equal(before.st_ino, after.st_ino);
+	assert_int_equal(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+	close(fd);
+}
+
+static void broken_copies_made_again(void **state)
+{
+	struct stat st, now;
+	int fd, orig;
+
+	(void)state;
+	run_env_cache(cache);
+	close(swap());
+	assert_int_equal(stat(copy_at, &st), 0);
+	assert_int_equal(truncate(copy_at, st.st_size - 1), 0);        /* cut short */
+	fd = swap();
+	assert_int_equal(stat(copy_at, &now), 0);
+	assert_int_equal(now.st_size, st.st_size);
+	orig = open(comp, O_RDONLY);
+	same_content(orig, fd);
+	close(fd);
+	assert_int_equal(unlink(copy_at), 0);
+	assert_int_equal(link(comp, copy_at), 0);      /* compressed: not a copy */
+	fd = swap();
+	same_content(orig, fd);
+	close(fd);
+	close(orig);
+}
+
+static void another_build_id_is_not_used(void **state)
+{
+	unsigned char other[20] = { 0xab, 0xcd };
+	int fd = open(comp, O_RDONLY), got;
+
+	(void)state;
+	run_env_cache(cache);
+	got = ms_debugcache_swap(fd, other, sizeof(other));   /* the file's own build-id differs */
+	assert_int_equal(got, fd);
+	close(fd);
+}
+
+static void nothing_compressed_left_alone(void **state)
+{
+	int fd = open(self, O_RDONLY), got;
+	char *name = (char *)1;
+
+	(void)state;
+	run_env_cache(cache);
+	unlink(copy_at);
+	got = ms_debugcache_swap(fd, id, (size_t)id_len);
+	assert_int_equal(got, fd);
+	assert_int_equal(access(copy_at, F_OK), -1);
+	close(fd);
+	/* No copy, and none under /usr/lib/debug to make one from (the test binary's build-id). */
+	assert_int_equal(ms_debugcache_find(id, (size_t)id_len, &name), -1);
+	assert_null(name);
+}
+
+static void find_answers_from_the_cache(void **state)
+{
+	char *name = NULL;
+	int fd;
+
+	(void)state;
+	run_env_cache(cache);
+	close(swap());
+	fd = ms_debugcache_find(id, (size_t)id_len, &name);
+	assert_true(fd >= 0);
+	assert_string_equal(name, copy_at);
+	free(name);
+	close(fd);
+}
+
+static void unsafe_or_off_folders_refused(void **state)
+{
+	char loose[4300], target[4300];
+	struct stat st;
+	int fd, got;
+
+	(void)state;
+	run_env_cache("off");
+	fd = open(comp, O_RDONLY);
+	assert_int_equal(ms_debugcache_swap(fd, id, (size_t)id_len), fd);
+	close(fd);
+	snprintf(loose, sizeof(loose), "%s/loose", dir);
+	assert_int_equal(mkdir(loose, 0700), 0);
+	assert_int_equal(chmod(loose, 0777), 0);      /* others may write there */
+	run_env_cache(loose);
+	fd = open(comp, O_RDONLY);
+	assert_int_equal(ms_debugcache_swap(fd, id, (size_t)id_len), fd);
+	close(fd);
+	assert_int_equal(rmdir(loose), 0);
+	/* A link planted at the copy's name is replaced, its target left alone. */
+	run_env_cache(cache);
+	unlink(copy_at);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	close(open(target, O_WRONLY | O_CREAT, 0600));
+	assert_int_equal(symlink(target, copy_at), 0);
+	got = swap();
+	assert_true(got >= 0);
+	close(got);
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	assert_int_equal(lstat(copy_at, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	unlink(target);
+}
+
+/* Whether path has a compressed section (objcopy compresses only what there is). */
+static bool has_compressed(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	bool yes = false;
+
+	while (elf && (scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_COMPRESSED))
+			yes = true;
+	elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
+static int setup(void **state)
+{
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char cmd[9000];
+	int i, at;
+
+	(void)state;
+	elf_version(EV_CURRENT);
+	if (n <= 0 || !mkdtemp(dir))
+		return -1;
+	self[n] = '\0';
+	snprintf(comp, sizeof(comp), "%s/comp.debug", dir);
+	snprintf(cache, sizeof(cache), "%s/cache/debug", dir);
+	snprintf(cmd, sizeof(cmd), "objcopy --compress-debug-sections=zlib '%s' '%s' 2>/dev/null", self, comp);
+	id_len = ms_elf_build_id(self, id, sizeof(id));
+	if (id_len <= 0 || system(cmd) != 0 || !has_compressed(comp)) {
+		fprintf(stderr, "skipped: this test binary has no build-id or no DWARF, or there is no objcopy to "
+				"compress it\n");
+		exit(77);
+	}
+	at = snprintf(copy_at, sizeof(copy_at), "%s/", cache);
+	for (i = 0; i < id_len; i++, at += 2)
+		snprintf(copy_at + at, 3, "%02x", id[i]);
+	strcat(copy_at, ".debug");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[4300];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(copy_made_whole_and_used_again),
+		cmocka_unit_test(broken_copies_made_again),
+		cmocka_unit_test(another_build_id_is_not_used),
+		cmocka_unit_test(nothing_compressed_left_alone),
+		cmocka_unit_test(find_answers_from_the_cache),
+		cmocka_unit_test(unsafe_or_off_folders_refused),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
