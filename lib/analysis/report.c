@@ -15,6 +15,7 @@
 #include "analysis/access.h"
 #include "analysis/children.h"
 #include "aspace/samples.h"
+#include "symbols/generation.h"
 #include "util/grow.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -45,7 +46,7 @@ struct tuple {
 	const char *symbol, *dso, *daddr, *alloc;
 };
 
-/* A code address's symbol, remembered while the symbols' generation stays. */
+/* A code address's symbol, remembered while its process's symbols' generation stays. */
 struct memo {
 	uint64_t ip, gen;
 	uint32_t pid;
@@ -183,7 +184,7 @@ static const char *sym_name(struct ms_report *rep, uint32_t pid, uint64_t addr, 
 static inline const char *code_name(struct ms_report *rep, uint32_t pid, uint64_t ip, const char **dso)
 {
 	struct memo *m = &rep->memo[(ip ^ ip >> 8 ^ pid) & (MEMO_SIZE - 1)];
-	uint64_t gen = ms_symbols_generation(rep->syms);
+	uint64_t gen = ms_symbols_proc_generation(rep->syms, pid);   /* another process's map leaves it */
 
 	if (!m->used || m->ip != ip || m->pid != pid || m->gen != gen) {
 		m->symbol = sym_name(rep, pid, ip, &m->dso);

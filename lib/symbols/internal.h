@@ -88,6 +88,7 @@ struct jit_range {
 };
 
 struct proc_bins {
+	uint64_t gen;                 /* the symbols' generation when this process's names last moved */
 	struct inst *v;
 	size_t n, cap;
 	size_t hint;
@@ -112,6 +113,7 @@ struct ms_symbols {
 	size_t nr_bins, cap_bins;
 	struct ms_u32map procs;       /* pid -> struct proc_bins */
 	uint64_t gen;                 /* moves with every change ms_symbols_track() makes */
+	uint64_t time_gen;            /* gen when the instant a jitdump's names are read at last moved them */
 	bool exact_only;              /* no sorted tables: every address through libdwfl's own search */
 	struct demangled *dm;         /* raw name -> demangled, by the raw pointer */
 	size_t dm_cap, dm_len;

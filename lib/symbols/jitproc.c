@@ -193,7 +193,7 @@ void ms_symbols_set_time(struct ms_symbols *s, uint64_t t)
 		while (s->time_at < s->nr_times && s->times[s->time_at] <= t)
 			s->time_at++;
 		s->next_change = s->time_at < s->nr_times ? s->times[s->time_at] : UINT64_MAX;
-		s->gen++;
+		s->time_gen = ++s->gen;
 	}
 	if (t > s->now)
 		s->now = t;

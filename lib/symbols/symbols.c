@@ -14,6 +14,7 @@
 #include <dwarf.h>
 
 #include "symbols/framecache.h"
+#include "symbols/generation.h"
 #include "symbols/internal.h"
 #include "util/grow.h"
 
@@ -128,6 +129,8 @@ struct proc_bins *ms_symbols_proc(struct ms_symbols *s, uint32_t pid, bool creat
 		free(p);
 		p = NULL;
 	}
+	if (p)
+		p->gen = ++s->gen;
 	return p;
 }
 
@@ -216,6 +219,16 @@ static void clear_proc(struct ms_symbols *s, uint32_t pid)
 	}
 }
 
+/* A change to what pid's addresses resolve to: its generation moves, and so the symbols'. */
+static void moved(struct ms_symbols *s, uint32_t pid)
+{
+	struct proc_bins *p = ms_symbols_proc(s, pid, false);
+
+	s->gen++;
+	if (p)
+		p->gen = s->gen;
+}
+
 MS_EXPORT void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
 {
 	struct proc_bins *parent, *child;
@@ -260,11 +273,23 @@ MS_EXPORT void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
 		break;
 	}
 	ms_jit_track(s, ev);
+	if (ev->kind == MS_EV_MAP || ev->kind == MS_EV_EXEC || (ev->kind == MS_EV_PROTECT && (ev->protect.prot & PROT_EXEC)))
+		moved(s, ev->pid);
+	else if (ev->kind == MS_EV_FORK && ev->fork.child_pid != ev->pid)
+		moved(s, ev->fork.child_pid);
 }
 
 MS_EXPORT uint64_t ms_symbols_generation(const struct ms_symbols *s)
 {
 	return s->gen;
+}
+
+uint64_t ms_symbols_proc_generation(struct ms_symbols *s, uint32_t pid)
+{
+	const struct proc_bins *p = ms_symbols_proc(s, pid, false);
+	uint64_t g = p ? p->gen : 0;
+
+	return g > s->time_gen ? g : s->time_gen;
 }
 
 /* The binary mapped at addr in process pid now, or NULL. */

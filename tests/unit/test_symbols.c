@@ -21,6 +21,7 @@
 #include <mapscope/symbols.h>
 
 #include "own_maps.h"
+#include "symbols/generation.h"
 #include "symbols/internal.h"
 
 int __attribute__((noinline)) marker_function(int x);
@@ -89,6 +90,58 @@ static void fork_copies_exec_clears(void **state)
 	e = task_ev(MS_EV_SAMPLE, pid);
 	ms_symbols_track(s, &e);
 	assert_int_equal(ms_symbols_generation(s), gen);                      /* samples change nothing */
+	ms_symbols_free(s);
+}
+
+/*
+ * A process's generation moves with what changes its own names only: a
+ * map in another process leaves it (a memo of its names stays good), its
+ * own map, exec and the fork that makes it move it.
+ */
+static void generation_per_process(void **state)
+{
+	struct ms_symbols *s = ms_symbols_new();
+	uint64_t mine, other, g;
+	uint32_t pid = (uint32_t)getpid(), child = pid + 1000, stranger = pid + 2000;
+	struct ms_event e;
+	struct text t[32];
+
+	(void)state;
+	map_own_code(s, t, 32);
+	e = task_ev(MS_EV_FORK, pid);
+	e.fork.child_pid = e.fork.child_tid = stranger;
+	ms_symbols_track(s, &e);
+	mine = ms_symbols_proc_generation(s, pid);
+	other = ms_symbols_proc_generation(s, stranger);
+	assert_true(other > mine);                                   /* the fork made it */
+	e = task_ev(MS_EV_MAP, stranger);                            /* the stranger maps a file */
+	e.map = (struct ms_event_map){ .start = 0x10000, .end = 0x11000, .prot = PROT_READ, .name = "/nonexistent" };
+	ms_symbols_track(s, &e);
+	assert_true(ms_symbols_generation(s) > other);               /* the symbols' own moves */
+	assert_int_equal(ms_symbols_proc_generation(s, pid), mine);  /* ours does not */
+	assert_true(ms_symbols_proc_generation(s, stranger) > other);
+	g = ms_symbols_proc_generation(s, stranger);
+	e = task_ev(MS_EV_FORK, pid);                                /* we fork: the child's moves */
+	e.fork.child_pid = e.fork.child_tid = child;
+	ms_symbols_track(s, &e);
+	assert_int_equal(ms_symbols_proc_generation(s, pid), mine);
+	assert_int_equal(ms_symbols_proc_generation(s, stranger), g);
+	assert_true(ms_symbols_proc_generation(s, child) > g);
+	g = ms_symbols_proc_generation(s, child);
+	e = task_ev(MS_EV_EXEC, child);
+	ms_symbols_track(s, &e);
+	assert_true(ms_symbols_proc_generation(s, child) > g);
+	e = task_ev(MS_EV_MAP, pid);                                 /* our own map moves ours */
+	e.map = (struct ms_event_map){ .start = 0x10000, .end = 0x11000, .prot = PROT_READ, .name = "[anon]" };
+	ms_symbols_track(s, &e);
+	assert_true(ms_symbols_proc_generation(s, pid) > mine);
+	mine = ms_symbols_proc_generation(s, pid);
+	e = task_ev(MS_EV_PROTECT, pid);                             /* and memory made executable */
+	e.protect.start = 0x10000;
+	e.protect.end = 0x11000;
+	e.protect.prot = PROT_READ | PROT_EXEC;
+	ms_symbols_track(s, &e);
+	assert_true(ms_symbols_proc_generation(s, pid) > mine);
 	ms_symbols_free(s);
 }
 
@@ -164,6 +217,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names_own_function_and_line),
 		cmocka_unit_test(fork_copies_exec_clears),
+		cmocka_unit_test(generation_per_process),
 		cmocka_unit_test(format),
 		cmocka_unit_test(segments_sharing_a_page),
 	};
