@@ -46,23 +46,60 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 		return 0;
 	if (MS_GROW(t->by_region, (size_t)r->id + 1, t->cap, 256, SIZE_MAX, true))
 		return -ENOMEM;
-	ms_symbols_call_site(syms, r->pid, frames, nr, site, sizeof(site), chain, sizeof(chain));
+	t->syms = syms;
 	s = &t->by_region[r->id];
 	free(s->site);
 	free(s->chain);
-	s->site = site[0] ? strdup(site) : NULL;
-	s->chain = strdup(chain);
+	s->site = s->chain = NULL;
+	s->pid = r->pid;
+	s->pinned = !ms_symbols_pin(syms, r->pid, frames, nr, &s->pin);
+	if (!s->pinned) {
+		ms_symbols_call_site(syms, r->pid, frames, nr, site, sizeof(site), chain, sizeof(chain));
+		s->site = site[0] ? strdup(site) : NULL;
+		s->chain = strdup(chain);
+	}
 	return keep_ips(s, frames, nr);
 }
 
-const char *ms_sites_site(const struct ms_sites *t, const struct ms_region *r)
+/* Names a pinned site now, from the code addresses kept (the chain without perf's markers names the same). */
+static void name_pinned(struct ms_sites *t, struct ms_site *s)
 {
-	return r && r->id < t->cap ? t->by_region[r->id].site : NULL;
+	char site[768], chain[1024];
+
+	s->pinned = false;
+	ms_symbols_call_site_pinned(t->syms, &s->pin, s->pid, s->ips, s->nr_ips, site, sizeof(site), chain,
+				    sizeof(chain));
+	s->site = site[0] ? strdup(site) : NULL;
+	s->chain = strdup(chain);
 }
 
-const char *ms_sites_chain(const struct ms_sites *t, const struct ms_region *r)
+bool ms_sites_noted(const struct ms_sites *t, const struct ms_region *r)
 {
-	return r && r->id < t->cap ? t->by_region[r->id].chain : NULL;
+	return r && r->id < t->cap && (t->by_region[r->id].pinned || t->by_region[r->id].chain);
+}
+
+/* r's site, named now if it was pinned; NULL where r has none. */
+static const struct ms_site *named(struct ms_sites *t, const struct ms_region *r)
+{
+	if (!r || r->id >= t->cap)
+		return NULL;
+	if (t->by_region[r->id].pinned)
+		name_pinned(t, &t->by_region[r->id]);
+	return &t->by_region[r->id];
+}
+
+const char *ms_sites_site(struct ms_sites *t, const struct ms_region *r)
+{
+	const struct ms_site *s = named(t, r);
+
+	return s ? s->site : NULL;
+}
+
+const char *ms_sites_chain(struct ms_sites *t, const struct ms_region *r)
+{
+	const struct ms_site *s = named(t, r);
+
+	return s ? s->chain : NULL;
 }
 
 size_t ms_sites_ips(const struct ms_sites *t, const struct ms_region *r, const uint64_t **ips)

@@ -1,25 +1,34 @@
 /*
- * Internal: where each region was allocated, named when the region is made
- * (while its process's binaries are known), for report and hugepages.
+ * Internal: where each region was allocated, for report and hugepages:
+ * the chain is taken when the region is made (while its process's
+ * binaries are known), and named then, or pinned and named when first
+ * asked for (most regions never are: no row shows them).
  */
 #ifndef MS_ANALYSIS_SITES_H
 #define MS_ANALYSIS_SITES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <mapscope/aspace.h>
 #include <mapscope/symbols.h>
+
+#include "symbols/pin.h"
 
 struct ms_site {
 	char *site;               /* the allocating function, or NULL */
 	char *chain;              /* the call chain as text, or NULL */
 	uint64_t *ips;            /* the chain's code addresses, innermost first, or NULL */
 	uint32_t nr_ips;
+	uint32_t pid;
+	bool pinned;              /* not named yet: pin says how */
+	struct ms_pin pin;
 };
 
 struct ms_sites {
 	struct ms_site *by_region;   /* region id -> its site; both owned */
 	size_t cap;
+	struct ms_symbols *syms;     /* the symbols pins name through */
 };
 
 /*
@@ -28,8 +37,11 @@ struct ms_sites {
  */
 int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_region *r,
 		  const struct ms_event *ev);
-const char *ms_sites_site(const struct ms_sites *t, const struct ms_region *r);
-const char *ms_sites_chain(const struct ms_sites *t, const struct ms_region *r);
+/* Whether r has a site noted, named or not. */
+bool ms_sites_noted(const struct ms_sites *t, const struct ms_region *r);
+/* r's site and chain as text, named now if it was pinned (so t changes); NULL where none. */
+const char *ms_sites_site(struct ms_sites *t, const struct ms_region *r);
+const char *ms_sites_chain(struct ms_sites *t, const struct ms_region *r);
 /* r's chain's code addresses (borrowed from t); 0 with *ips NULL where none was noted. */
 size_t ms_sites_ips(const struct ms_sites *t, const struct ms_region *r, const uint64_t **ips);
 void ms_sites_release(struct ms_sites *t);

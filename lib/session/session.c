@@ -272,7 +272,7 @@ static int __attribute__((noinline)) apply_change(struct ms_session *s, const st
 	 * A region just made: its site is named now, while its process's
 	 * binaries are known. The heap is made by the first brk that grows it.
 	 */
-	if (s->syms && c.region && (c.op == MS_OP_MAP || (c.op == MS_OP_BRK && !ms_sites_chain(&s->sites, c.region))) &&
+	if (s->syms && c.region && (c.op == MS_OP_MAP || (c.op == MS_OP_BRK && !ms_sites_noted(&s->sites, c.region))) &&
 	    (err = ms_sites_note(&s->sites, s->syms, c.region, ev)))
 		return err;
 	for (i = 0; i < s->n; i++)
@@ -400,14 +400,18 @@ MS_EXPORT struct ms_aspace *ms_session_aspace(const struct ms_session *s)
 	return s->as;
 }
 
+/*
+ * A site is named when first asked for (sites.h): the session is const to
+ * its callers, and naming changes only what it remembers.
+ */
 MS_EXPORT const char *ms_session_alloc_site(const struct ms_session *s, const struct ms_region *r)
 {
-	return r ? ms_sites_site(&s->sites, r) : NULL;
+	return r ? ms_sites_site((struct ms_sites *)&s->sites, r) : NULL;
 }
 
 MS_EXPORT const char *ms_session_alloc_chain(const struct ms_session *s, const struct ms_region *r)
 {
-	return r ? ms_sites_chain(&s->sites, r) : NULL;
+	return r ? ms_sites_chain((struct ms_sites *)&s->sites, r) : NULL;
 }
 
 MS_EXPORT size_t ms_session_alloc_ips(const struct ms_session *s, const struct ms_region *r,

@@ -92,6 +92,9 @@ struct proc_bins {
 	struct inst *v;
 	size_t n, cap;
 	size_t hint;
+	uint32_t epoch;               /* moves when v is emptied (exec, a fork into this pid) */
+	bool overlap;                 /* two instances share addresses: the first holding one answers, never the hint */
+	bool pinned;                  /* a pin names v as of this epoch: v is kept when emptied (pin.c) */
 	Dwfl *dwfl;                   /* for unwinding: every binary at its bias */
 	size_t dwfl_n;                /* instances when it was built */
 	struct unwind_arg *uw;
@@ -122,7 +125,28 @@ struct ms_symbols {
 	uint64_t *times;              /* the instants a jitdump's names change, sorted */
 	size_t nr_times, cap_times, time_at;
 	bool clock_other;             /* the events' clock is not CLOCK_MONOTONIC: jitdumps untimed */
+	struct proc_bins *view;       /* while a pin names a chain: what view_pid's binaries were (pin.c) */
+	uint32_t view_pid;
+	struct retired *retired;      /* instance lists emptied while pinned, kept for their pins */
+	size_t nr_retired, cap_retired;
 };
+
+/* A process's instance list as of an epoch, emptied since, kept for the pins that name it. */
+struct retired {
+	const struct proc_bins *p;
+	uint32_t epoch;
+	struct inst *v;
+	size_t n;
+};
+
+/* Empties p's instance list, keeping it where a pin names it (pin.c). */
+void ms_pin_retire(struct ms_symbols *s, struct proc_bins *p);
+
+/* Frees the kept lists (pin.c). */
+void ms_pin_release(struct ms_symbols *s);
+
+/* Whether a JIT's tables may name addr in p: it lies in memory p made executable (jitproc.c). */
+bool ms_jit_may_name(const struct proc_bins *p, uint64_t addr);
 
 /* libdwfl's ways to find a binary and its separate debug file (symbols.c). */
 extern const Dwfl_Callbacks ms_dwfl_callbacks;

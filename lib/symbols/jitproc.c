@@ -61,6 +61,11 @@ static bool in_exec(const struct proc_bins *p, uint64_t addr)
 	return false;
 }
 
+bool ms_jit_may_name(const struct proc_bins *p, uint64_t addr)
+{
+	return in_exec(p, addr);
+}
+
 /* The instants after now at which t's names change join s's, sorted, each once. */
 static void add_times(struct ms_symbols *s, const struct jit_table *t)
 {

@@ -120,8 +120,11 @@ MS_EXPORT void ms_symbols_expect_build_id(struct ms_symbols *s, const char *path
 
 struct proc_bins *ms_symbols_proc(struct ms_symbols *s, uint32_t pid, bool create)
 {
-	struct proc_bins *p = ms_u32map_get(&s->procs, pid);
+	struct proc_bins *p;
 
+	if (s->view && pid == s->view_pid)
+		return s->view;               /* a pinned chain is named as things were (pin.c) */
+	p = ms_u32map_get(&s->procs, pid);
 	if (p || !create)
 		return p;
 	p = calloc(1, sizeof(*p));
@@ -146,10 +149,14 @@ static bool has_inst(const struct proc_bins *p, size_t bin, uint64_t bias)
 
 static void add_inst(struct proc_bins *p, size_t bin, uint64_t bias, const struct bin *b)
 {
+	size_t i;
+
 	if (has_inst(p, bin, bias))
 		return;
 	if (MS_GROW(p->v, p->n + 1, p->cap, 16, SIZE_MAX, false))
 		return;
+	for (i = 0; i < p->n && !p->overlap; i++)
+		p->overlap = bias + b->lo < p->v[i].hi && p->v[i].lo < bias + b->hi;
 	p->v[p->n++] = (struct inst){ bin, bias, bias + b->lo, bias + b->hi };
 }
 
@@ -211,7 +218,7 @@ static void clear_proc(struct ms_symbols *s, uint32_t pid)
 	struct proc_bins *p = ms_symbols_proc(s, pid, false);
 
 	if (p) {
-		p->n = 0;
+		ms_pin_retire(s, p);
 		if (p->dwfl)
 			dwfl_end(p->dwfl);
 		p->dwfl = NULL;
@@ -300,7 +307,8 @@ static const struct inst *inst_at(struct ms_symbols *s, uint32_t pid, uint64_t a
 
 	if (!p)
 		return NULL;
-	if (p->hint < p->n && addr >= p->v[p->hint].lo && addr < p->v[p->hint].hi)
+	/* Where instances overlap, the hint would make the answer depend on the lookups before. */
+	if (!p->overlap && p->hint < p->n && addr >= p->v[p->hint].lo && addr < p->v[p->hint].hi)
 		return &p->v[p->hint];
 	for (i = 0; i < p->n; i++)
 		if (addr >= p->v[i].lo && addr < p->v[i].hi) {
@@ -457,6 +465,7 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 		free(p);
 	}
 	ms_u32map_release(&s->procs);
+	ms_pin_release(s);
 	ms_symbols_demangled_release(s);
 	for (i = 0; i < s->nr_bins; i++) {
 		if (s->bins[i].dwfl)

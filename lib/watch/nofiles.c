@@ -158,14 +158,21 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 	return 0;
 }
 
-const char *ms_sites_site(const struct ms_sites *t, const struct ms_region *r)
+bool ms_sites_noted(const struct ms_sites *t, const struct ms_region *r)
+{
+	(void)t;
+	(void)r;
+	return false;
+}
+
+const char *ms_sites_site(struct ms_sites *t, const struct ms_region *r)
 {
 	(void)t;
 	(void)r;
 	return NULL;
 }
 
-const char *ms_sites_chain(const struct ms_sites *t, const struct ms_region *r)
+const char *ms_sites_chain(struct ms_sites *t, const struct ms_region *r)
 {
 	(void)t;
 	(void)r;

@@ -15,6 +15,17 @@
 
 struct text { uint64_t start, end; };
 
+/* An event of kind k in process pid (its main thread), all else zero. */
+static inline struct ms_event task_ev(enum ms_event_kind k, uint32_t pid)
+{
+	struct ms_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = k;
+	e.pid = e.tid = pid;
+	return e;
+}
+
 /* Feeds s the executable file mappings of this process; their extents in *t (up to max). */
 static size_t map_own_code(struct ms_symbols *s, struct text *t, size_t max)
 {

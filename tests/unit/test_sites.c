@@ -115,11 +115,52 @@ static void named_kept_grown_and_replaced(void **state)
 	ms_symbols_free(syms);
 }
 
+/*
+ * A site noted once its binaries' symbols are read is pinned, not named:
+ * named when first asked for, after its process exec'd, as it would
+ * have been at once; noted either way.
+ */
+static void pinned_then_named_as_at_once(void **state)
+{
+	uint64_t chain[2] = { (uint64_t)(uintptr_t)sites_alloc_here + 1, (uint64_t)(uintptr_t)sites_caller + 1 };
+	struct ms_region first = { .id = 1, .pid = (uint32_t)getpid(), .alloc_chain = chain, .alloc_chain_len = 2 };
+	struct ms_region later = first;
+	struct ms_symbols *syms = ms_symbols_new();
+	struct ms_sites t = { 0 };
+	struct text text[32];
+	struct ms_event e;
+	char *site, *chain_text;
+
+	(void)state;
+	map_own_code(syms, text, 32);
+	assert_false(ms_sites_noted(&t, &first));
+	assert_int_equal(ms_sites_note(&t, syms, &first, NULL), 0);   /* reads the symbols: named at once */
+	assert_false(t.by_region[1].pinned);
+	site = strdup(ms_sites_site(&t, &first));
+	chain_text = strdup(ms_sites_chain(&t, &first));
+	later.id = 2;
+	assert_int_equal(ms_sites_note(&t, syms, &later, NULL), 0);
+	assert_true(t.by_region[2].pinned);
+	assert_true(ms_sites_noted(&t, &later));
+	memset(&e, 0, sizeof(e));
+	e.kind = MS_EV_EXEC;
+	e.pid = e.tid = later.pid;
+	ms_symbols_track(syms, &e);
+	assert_string_equal(ms_sites_chain(&t, &later), chain_text);
+	assert_false(t.by_region[2].pinned);
+	assert_string_equal(ms_sites_site(&t, &later), site);
+	free(site);
+	free(chain_text);
+	ms_sites_release(&t);
+	ms_symbols_free(syms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nothing_without_symbols_or_chain),
 		cmocka_unit_test(named_kept_grown_and_replaced),
+		cmocka_unit_test(pinned_then_named_as_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

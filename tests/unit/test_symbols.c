@@ -31,16 +31,6 @@ int __attribute__((noinline)) marker_function(int x)
 	return x * 3 + 1;
 }
 
-static struct ms_event task_ev(enum ms_event_kind k, uint32_t pid)
-{
-	struct ms_event e;
-
-	memset(&e, 0, sizeof(e));
-	e.kind = k;
-	e.pid = e.tid = pid;
-	return e;
-}
-
 static void names_own_function_and_line(void **state)
 {
 	struct ms_symbols *s = ms_symbols_new();

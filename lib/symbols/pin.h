@@ -1,0 +1,34 @@
+/*
+ * Internal: call chains named later, as they would have been named when
+ * pinned (pin.c), for allocation sites that may never be printed.
+ */
+#ifndef MS_SYMBOLS_PIN_H
+#define MS_SYMBOLS_PIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mapscope/symbols.h>
+
+struct proc_bins;
+
+/* What naming a chain later needs: its process's instance list as of the pin. */
+struct ms_pin {
+	struct proc_bins *p;
+	uint32_t epoch, n;
+};
+
+/*
+ * Pins chain (len addresses, innermost first, perf's context markers
+ * allowed) of process pid: 0 with *pin filled, where
+ * ms_symbols_call_site_pinned() will name it later exactly as
+ * ms_symbols_call_site() would now; -EAGAIN where it must be named now.
+ */
+int ms_symbols_pin(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, struct ms_pin *pin);
+
+/* ms_symbols_call_site() of a pinned chain, as things were at the pin; s must not have been freed since. */
+void ms_symbols_call_site_pinned(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid,
+				 const uint64_t *chain, uint32_t len, char *site, size_t site_len, char *text,
+				 size_t text_len);
+
+#endif

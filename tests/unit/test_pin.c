@@ -1,0 +1,148 @@
+/*
+ * Pinned call chains: named later exactly as they would have been named
+ * when pinned, after the process has exec'd (its binaries gone) and its
+ * pid been reused; and refused where naming later could answer
+ * otherwise: a binary whose symbols are not read yet (reading them may
+ * warn), two instances that overlap (the lookup hint would decide), an
+ * address a JIT's tables could name (they change with time). The frames
+ * are functions of this test, named from its own binary's mappings.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <linux/perf_event.h>
+
+#include <mapscope/event.h>
+#include <mapscope/symbols.h>
+
+#include "own_maps.h"
+#include "symbols/pin.h"
+
+volatile int pin_sink;
+
+__attribute__((noinline)) void pin_inner(void)
+{
+	pin_sink++;
+	pin_sink++;
+}
+
+__attribute__((noinline)) void pin_outer(void)
+{
+	pin_inner();
+	pin_sink++;
+}
+
+static void name_now(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, char *site,
+		     char *text)
+{
+	ms_symbols_call_site(s, pid, chain, len, site, 512, text, 1024);
+}
+
+static void named_later_as_then(void **state)
+{
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t chain[3] = { PERF_CONTEXT_USER, (uint64_t)(uintptr_t)pin_inner + 1,
+			      (uint64_t)(uintptr_t)pin_outer + 1 };
+	char site[512], text[1024], later_site[512], later_text[1024];
+	struct ms_symbols *s = ms_symbols_new();
+	struct ms_pin pin, again;
+	struct ms_event e;
+	struct text t[32];
+
+	(void)state;
+	map_own_code(s, t, 32);
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 3, &pin), -EAGAIN);   /* symbols not read yet */
+	name_now(s, pid, chain, 3, site, text);
+	assert_non_null(strstr(text, "pin_inner"));
+	assert_non_null(strstr(site, "pin_inner"));
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 3, &pin), 0);
+	e = task_ev(MS_EV_EXEC, pid);                       /* its binaries go */
+	ms_symbols_track(s, &e);
+	name_now(s, pid, chain, 3, later_site, later_text);
+	assert_null(strstr(later_text, "pin_inner"));      /* named now: nothing holds them */
+	ms_symbols_call_site_pinned(s, &pin, pid, chain, 3, later_site, sizeof(later_site), later_text,
+				    sizeof(later_text));
+	assert_string_equal(later_site, site);
+	assert_string_equal(later_text, text);
+	map_own_code(s, t, 32);                           /* mapped again, pinned again, emptied again */
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 3, &again), 0);
+	e = task_ev(MS_EV_FORK, 1);                         /* the pid reused by another's fork */
+	e.fork.child_pid = e.fork.child_tid = pid;
+	ms_symbols_track(s, &e);
+	ms_symbols_call_site_pinned(s, &again, pid, chain, 3, later_site, sizeof(later_site), later_text,
+				    sizeof(later_text));
+	assert_string_equal(later_text, text);
+	ms_symbols_call_site_pinned(s, &pin, pid, chain, 3, later_site, sizeof(later_site), later_text,
+				    sizeof(later_text));
+	assert_string_equal(later_text, text);            /* the first list is still kept */
+	ms_symbols_free(s);
+}
+
+/* Maps the file mapped at start in this process again, shifted by shift, as a map event of this pid. */
+static void map_own_first_again(struct ms_symbols *s, uint64_t start, uint64_t shift)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4352], perms[8], path[4096];
+	unsigned long long from, to, pgoff, ino;
+	unsigned int maj, min;
+	struct ms_event e = task_ev(MS_EV_MAP, (uint32_t)getpid());
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &from, &to, perms, &pgoff, &maj, &min, &ino,
+			   path) == 8 && from == start) {
+			e.map = (struct ms_event_map){ .start = from + shift, .end = to + shift, .vma_start = from + shift,
+						       .vma_end = to + shift, .pgoff = pgoff, .prot = PROT_READ | PROT_EXEC,
+						       .flags = MAP_PRIVATE, .maj = maj, .min = min, .ino = ino,
+						       .name = path };
+			ms_symbols_track(s, &e);
+		}
+	fclose(f);
+}
+
+static void refused_where_later_could_differ(void **state)
+{
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t chain[2] = { (uint64_t)(uintptr_t)pin_inner + 1, 0x7000 };
+	char site[512], text[1024];
+	struct ms_symbols *s = ms_symbols_new();
+	struct ms_pin pin;
+	struct ms_event e;
+	struct text t[32];
+	size_t n;
+
+	(void)state;
+	n = map_own_code(s, t, 32);
+	assert_true(n > 0);
+	name_now(s, pid, chain, 2, site, text);            /* reads the symbols */
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 2, &pin), 0);
+	assert_int_equal(ms_symbols_pin(s, pid + 1, chain, 2, &pin), -EAGAIN);   /* no such process */
+	e = task_ev(MS_EV_MAP, pid);                         /* memory a JIT's code may be named in */
+	e.map = (struct ms_event_map){ .start = 0x7000, .end = 0x8000, .vma_start = 0x7000, .vma_end = 0x8000,
+				       .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE | MAP_ANONYMOUS,
+				       .name = "//anon" };
+	ms_symbols_track(s, &e);
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 2, &pin), -EAGAIN);
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 1, &pin), 0);     /* the binary's address alone */
+	map_own_first_again(s, t[0].start, 4096);     /* the same binary again, a page on: they overlap */
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 1, &pin), -EAGAIN);
+	ms_symbols_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(named_later_as_then),
+		cmocka_unit_test(refused_where_later_could_differ),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
