@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "outfile.h"
 #include "commands.h"
+#include "analysis/reportsites.h"
 #include "analysis/touched.h"
 #include "output/csv.h"
 #include "output/format.h"
@@ -820,6 +821,8 @@ static int add_analyses(struct report_opts *o, struct ms_session *s, struct ms_r
 	    (!o->pprof && !o->html && (!(o->touched = ms_touched_new()) ||
 				       ms_session_add(s, &ms_touched_analysis, o->touched))))
 		return EXIT_RUNTIME;
+	/* text, json and csv print no empty row unless --all: their sites need no names. */
+	ms_report_unnamed_empty(*rep, !o->all && !o->html && !o->pprof);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 
 #include "analysis/access.h"
 #include "analysis/children.h"
+#include "analysis/reportsites.h"
 #include "aspace/samples.h"
 #include "symbols/generation.h"
 #include "util/grow.h"
@@ -60,6 +61,7 @@ struct ms_report {
 	uint64_t from, to;            /* the session's window; 0, UINT64_MAX without one */
 	unsigned int group;
 	unsigned int want_children;   /* as asked; nr_children: kept, where the session has symbols */
+	bool unnamed_empty;           /* rows of no samples and no access get no alloc (reportsites.h) */
 	struct ms_symbols *syms;      /* the session's */
 	int nr_children;
 	struct tuple *tuples;     /* slot -> its group (slot 0 unused) */
@@ -520,6 +522,11 @@ static void access_figures(struct ms_report *rep, struct ms_report_row *row)
 	row->hot_share = ms_access_hot_share(a);
 }
 
+void ms_report_unnamed_empty(struct ms_report *rep, bool yes)
+{
+	rep->unnamed_empty = yes;
+}
+
 MS_EXPORT uint64_t ms_report_total(const struct ms_report *rep)
 {
 	return rep->total;
@@ -653,8 +660,10 @@ static void fill_row(struct ms_report *rep, size_t i, struct ms_report_row *row,
 		return;
 	}
 	row->region = slot_region(rep, i);
-	row->alloc = rep->s ? ms_session_alloc_site(rep->s, row->region) : NULL;
 	access_figures(rep, row);
+	/* A row with nothing to say, where the caller prints none: its site is left unnamed (sites.h). */
+	if (rep->s && !(rep->unnamed_empty && row->region && !row->samples && !row->access_intervals))
+		row->alloc = ms_session_alloc_site(rep->s, row->region);
 	if (rep->nr_children) {
 		row->nr_children = ms_children_top(&rep->children, i, rep->nr_children, kids);
 		row->children = kids;
