@@ -19,13 +19,18 @@ static inline uint32_t merge(uint32_t a, uint32_t b, enum hg_merge m)
 
 static inline struct ms_heatmap_cell *pairs_of(struct hg *g)
 {
-	return g->pairs ? g->pairs : &g->one;
+	return g->cap ? g->pairs : &g->one;
+}
+
+static inline const struct ms_heatmap_cell *cpairs_of(const struct hg *g)
+{
+	return g->cap ? g->pairs : &g->one;
 }
 
 /* The first pair at or past index. */
 static size_t lower(const struct hg *g, uint32_t index)
 {
-	const struct ms_heatmap_cell *p = g->pairs ? g->pairs : &g->one;
+	const struct ms_heatmap_cell *p = cpairs_of(g);
 	size_t lo = 0, hi = g->n, mid;
 
 	while (lo < hi) {
@@ -41,35 +46,40 @@ static size_t lower(const struct hg *g, uint32_t index)
 /* The pairs become a plain array: past HG_SPARSE_MAX, a lookup and an insertion cost too much. */
 static int densify(struct hg *g)
 {
+	uint32_t *d = calloc(HG_CELLS, sizeof(*d));
 	size_t i;
 
-	if (!(g->dense = calloc(HG_CELLS, sizeof(*g->dense))))
+	if (!d)
 		return -ENOMEM;
 	for (i = 0; i < g->n; i++)
-		g->dense[pairs_of(g)[i].index] = pairs_of(g)[i].value;
-	free(g->pairs);
-	g->pairs = NULL;
-	g->n = g->cap = 0;
+		d[pairs_of(g)[i].index] = pairs_of(g)[i].value;
+	if (g->cap)
+		free(g->pairs);
+	g->dense = d;
+	g->n = 0;
+	g->cap = HG_DENSE;
 	return 0;
 }
 
 /* Room for one more pair: the first two move out of one into an array. */
 static int room(struct hg *g)
 {
+	struct ms_heatmap_cell *p;
 	size_t cap = g->cap;
 
-	if (!g->pairs && g->n) {
-		if (!(g->pairs = malloc(4 * sizeof(*g->pairs))))
+	if (!g->cap && g->n) {
+		if (!(p = malloc(4 * sizeof(*p))))
 			return -ENOMEM;
-		g->pairs[0] = g->one;
+		p[0] = g->one;
+		g->pairs = p;
 		g->cap = 4;
 		return 0;
 	}
-	if (!g->pairs && !g->n)
+	if (!g->cap)
 		return 0;
 	if (MS_GROW(g->pairs, (size_t)g->n + 1, cap, 4, HG_SPARSE_MAX, false))
 		return -ENOMEM;
-	g->cap = (uint32_t)cap;
+	g->cap = (uint16_t)cap;
 	return 0;
 }
 
@@ -80,7 +90,7 @@ int hg_add(struct hg *g, uint32_t index, uint32_t v, enum hg_merge m)
 
 	if (index >= HG_CELLS)
 		return -EINVAL;
-	if (g->dense) {
+	if (hg_dense(g)) {
 		g->dense[index] = merge(g->dense[index], v, m);
 		return 0;
 	}
@@ -111,10 +121,10 @@ uint32_t hg_get(const struct hg *g, uint32_t index)
 
 	if (index >= HG_CELLS)
 		return 0;
-	if (g->dense)
+	if (hg_dense(g))
 		return g->dense[index];
 	i = lower(g, index);
-	p = g->pairs ? g->pairs : &g->one;
+	p = cpairs_of(g);
 	return i < g->n && p[i].index == index ? p[i].value : 0;
 }
 
@@ -140,7 +150,7 @@ void hg_scale(struct hg *g, unsigned int cols, unsigned int rows, enum hg_merge 
 		return;
 	cols = cols > 31 ? 31 : cols;
 	rows = rows > 31 ? 31 : rows;
-	if (g->dense) {
+	if (hg_dense(g)) {
 		memset(tmp, 0, sizeof(tmp));
 		for (i = 0; i < HG_CELLS; i++)
 			if (g->dense[i])
@@ -161,7 +171,7 @@ void hg_scale(struct hg *g, unsigned int cols, unsigned int rows, enum hg_merge 
 		else
 			p[k++] = p[i];
 	}
-	g->n = (uint32_t)k;
+	g->n = (uint16_t)k;
 }
 
 int hg_cells(const struct hg *g, const struct ms_heatmap_cell **cells, size_t *n, struct ms_heatmap_cell **out)
@@ -169,8 +179,8 @@ int hg_cells(const struct hg *g, const struct ms_heatmap_cell **cells, size_t *n
 	struct ms_heatmap_cell *o;
 	size_t i, k = 0;
 
-	if (!g->dense) {
-		*cells = g->pairs ? g->pairs : &g->one;
+	if (!hg_dense(g)) {
+		*cells = cpairs_of(g);
 		*n = g->n;
 		return 0;
 	}
@@ -187,11 +197,11 @@ int hg_cells(const struct hg *g, const struct ms_heatmap_cell **cells, size_t *n
 
 uint32_t hg_max(const struct hg *g)
 {
-	const struct ms_heatmap_cell *p = g->pairs ? g->pairs : &g->one;
+	const struct ms_heatmap_cell *p = cpairs_of(g);
 	uint32_t max = 0;
 	size_t i;
 
-	if (g->dense) {
+	if (hg_dense(g)) {
 		for (i = 0; i < HG_CELLS; i++)
 			max = g->dense[i] > max ? g->dense[i] : max;
 		return max;
@@ -203,7 +213,9 @@ uint32_t hg_max(const struct hg *g)
 
 void hg_release(struct hg *g)
 {
-	free(g->pairs);
-	free(g->dense);
+	if (hg_dense(g))
+		free(g->dense);
+	else if (g->cap)
+		free(g->pairs);
 	memset(g, 0, sizeof(*g));
 }

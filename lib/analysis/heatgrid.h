@@ -20,13 +20,33 @@
 /* How two values of one cell merge: samples add up, access shares keep the most. */
 enum hg_merge { HG_SUM, HG_MAX };
 
-/* Zeroed: an empty grid. 32 bytes, and no allocation for a grid of one cell: most bands have one. */
+/*
+ * Zeroed: an empty grid. 16 bytes, and no allocation for a grid of one
+ * cell (most bands have one): the cell lies where the array's pointer
+ * would, and cap says which of the three the grid is.
+ */
 struct hg {
-	struct ms_heatmap_cell *pairs;   /* by index, while dense is NULL; NULL while one holds the only cell */
-	uint32_t *dense;                 /* [HG_CELLS], once the pairs outgrew HG_SPARSE_MAX */
-	struct ms_heatmap_cell one;
-	uint32_t n, cap;                 /* pairs' */
+	union {
+		struct ms_heatmap_cell one;      /* cap 0: the only cell, where n is 1 */
+		struct ms_heatmap_cell *pairs;   /* cap 4 to HG_SPARSE_MAX: by index */
+		uint32_t *dense;                 /* cap HG_DENSE: [HG_CELLS] */
+	};
+	uint16_t n, cap;                         /* pairs (sparse) */
 };
+
+#define HG_DENSE UINT16_MAX
+
+/* Whether g is a plain array of every cell. */
+static inline bool hg_dense(const struct hg *g)
+{
+	return g->cap == HG_DENSE;
+}
+
+/* Whether g holds memory of its own, pairs or a dense grid, that hg_release() frees. */
+static inline bool hg_holds_memory(const struct hg *g)
+{
+	return g->cap != 0;
+}
 
 /* Merges v into cell index (row * MS_HEATMAP_COLS + col). 0, or -ENOMEM with g unchanged. */
 int hg_add(struct hg *g, uint32_t index, uint32_t v, enum hg_merge m);

@@ -6,12 +6,14 @@
  * rows start at a page each and double the same way when an offset lies
  * past the last row.
  *
- * A recording can hold 500,000 regions: a band costs 80 bytes and what its
+ * A recording can hold 500,000 regions: a band costs 48 bytes and what its
  * filled cells cost past the first (lib/analysis/heatgrid.c), a region
- * without samples only its slot in by_region and its changes' marks; a
- * doubling of the columns reaches each band only when it is next touched
- * (its col_shift lags the map's until then), never every band at once; and
- * only the bands handed out are made into public bands with marks.
+ * without samples only its slot in by_region and its changes' marks; what
+ * few bands need (access shares, a place among those handed out) lies
+ * beside the bands, not in each; a doubling of the columns reaches each
+ * band only when it is next touched (its col_shift lags the map's until
+ * then), never every band at once; and only the bands handed out are made
+ * into public bands with marks.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,11 +28,16 @@
 
 struct band {
 	const struct ms_region *region;
-	uint64_t size, samples, access_events;
+	uint64_t size, samples;
 	struct hg cells;
-	struct hg *acc;                   /* access shares, or NULL: none charged */
-	uint32_t out;                     /* its place in out + 1, as the last ms_heatmap_bands() made it; 0: none */
+	uint32_t acc;                     /* its access shares' place in accs + 1; 0: none charged */
 	uint8_t col_shift, row_shift;     /* columns of 1 us << col_shift; rows of a page << row_shift */
+};
+
+/* A band's access shares and the charges that filled them: only recordings of ongoing access have any. */
+struct band_acc {
+	struct hg grid;
+	uint64_t events;
 };
 
 /* Bands live in chunks: no copy of them all as they grow, no allocation of each. */
@@ -53,6 +60,10 @@ struct ms_heatmap {
 	size_t cap;
 	struct band **chunks;             /* band i: chunks[i / CHUNK][i % CHUNK] */
 	size_t nr_bands, cap_chunks;
+	struct band_acc *accs;
+	size_t nr_accs, cap_accs;
+	/* Band i's place among those the last selection handed out + 1 (0: none); made by each selection. */
+	uint32_t *place;
 	struct mark *marks;
 	size_t nr_marks, cap_marks;
 	/* The last ms_heatmap_bands(), lent to the caller: bands, their marks, dense grids' cells. */
@@ -96,13 +107,30 @@ static void band_sync(const struct ms_heatmap *hm, struct band *b)
 		return;
 	hg_scale(&b->cells, k, 0, HG_SUM);
 	if (b->acc)
-		hg_scale(b->acc, k, 0, HG_MAX);
+		hg_scale(&hm->accs[b->acc - 1].grid, k, 0, HG_MAX);
 	b->col_shift = (uint8_t)hm->col_shift;
 }
 
 static inline struct band *band_at(const struct ms_heatmap *hm, size_t i)
 {
 	return &hm->chunks[i / CHUNK][i % CHUNK];
+}
+
+/* Band b's access shares, or NULL. */
+static inline struct band_acc *acc_of(const struct ms_heatmap *hm, const struct band *b)
+{
+	return b->acc ? &hm->accs[b->acc - 1] : NULL;
+}
+
+static inline uint64_t access_events(const struct ms_heatmap *hm, const struct band *b)
+{
+	return b->acc ? hm->accs[b->acc - 1].events : 0;
+}
+
+/* Band b's place among those handed out + 1 (0: none), in the selection being made. */
+static inline uint32_t *place_of(const struct ms_heatmap *hm, const struct band *b)
+{
+	return &hm->place[hm->by_region[b->region->id] - 1];
 }
 
 /* Region id's band, or NULL where it has none. */
@@ -143,7 +171,7 @@ static uint32_t column(struct ms_heatmap *hm, uint64_t t)
 }
 
 /* The row of offset off in band b, its rows made taller until it fits. */
-static uint32_t row_of(struct band *b, uint64_t off)
+static uint32_t row_of(struct ms_heatmap *hm, struct band *b, uint64_t off)
 {
 	uint64_t row;
 	unsigned int k = 0;
@@ -153,7 +181,7 @@ static uint32_t row_of(struct band *b, uint64_t off)
 	if (k) {
 		hg_scale(&b->cells, 0, k, HG_SUM);
 		if (b->acc)
-			hg_scale(b->acc, 0, k, HG_MAX);
+			hg_scale(&hm->accs[b->acc - 1].grid, 0, k, HG_MAX);
 		b->row_shift = (uint8_t)(b->row_shift + k);
 	}
 	return (uint32_t)row;
@@ -178,7 +206,7 @@ static void count(struct ms_heatmap *hm, const struct ms_region *r, uint64_t t, 
 	}
 	if (size > b->size)
 		b->size = size;
-	row = row_of(b, addr >= r->start ? addr - r->start : 0);
+	row = row_of(hm, b, addr >= r->start ? addr - r->start : 0);
 	if (hg_add(&b->cells, row * MS_HEATMAP_COLS + col, 1, HG_SUM)) {
 		hm->error = -ENOMEM;
 		return;
@@ -247,7 +275,7 @@ static int fill_access(struct ms_heatmap *hm, struct band *b, const struct ms_re
 	start = start > r->start ? start - r->start : 0;
 	end = end > r->start ? end - r->start : 0;
 	if (end)
-		row_of(b, end - 1);
+		row_of(hm, b, end - 1);
 	share = end > start ? (uint64_t)((unsigned __int128)ms_access_hot_bytes(ev, start + r->start, end + r->start) *
 					 MS_HEATMAP_ACCESS_FULL / (end - start)) : 0;
 	if (share > MS_HEATMAP_ACCESS_FULL)
@@ -258,9 +286,19 @@ static int fill_access(struct ms_heatmap *hm, struct band *b, const struct ms_re
 	r1 = end ? (end - 1) >> (12 + b->row_shift) : 0;
 	for (row = r0; row <= r1 && row < MS_HEATMAP_ROWS; row++)
 		for (col = c0; col <= c1; col++)
-			if (hg_add(b->acc, (uint32_t)(row * MS_HEATMAP_COLS + col), (uint32_t)share, HG_MAX))
+			if (hg_add(&acc_of(hm, b)->grid, (uint32_t)(row * MS_HEATMAP_COLS + col), (uint32_t)share,
+				   HG_MAX))
 				return -ENOMEM;
-	b->access_events++;
+	acc_of(hm, b)->events++;
+	return 0;
+}
+
+/* Band b's access shares, made empty. 0 or -ENOMEM. */
+static int new_acc(struct ms_heatmap *hm, struct band *b)
+{
+	if (hm->nr_accs >= UINT32_MAX - 1 || MS_GROW(hm->accs, hm->nr_accs + 1, hm->cap_accs, 16, SIZE_MAX, true))
+		return -ENOMEM;
+	b->acc = (uint32_t)++hm->nr_accs;
 	return 0;
 }
 
@@ -272,8 +310,7 @@ static void on_access(void *ctx, const struct ms_event *ev, const struct ms_regi
 	if (!r || end <= start || (hm->opts.pid && r->pid != hm->opts.pid) || !shown(hm, ev->time))
 		return;
 	column(hm, ev->time);                /* the columns widened first: the band then syncs to them */
-	if (!(b = band_of(hm, r)) || (!b->acc && !(b->acc = calloc(1, sizeof(*b->acc)))) ||
-	    fill_access(hm, b, r, ev, start, end)) {
+	if (!(b = band_of(hm, r)) || (!b->acc && new_acc(hm, b)) || fill_access(hm, b, r, ev, start, end)) {
 		hm->error = -ENOMEM;
 		return;
 	}
@@ -326,11 +363,14 @@ static int by_size(const void *pa, const void *pb)
 	return by_place(pa, pb);
 }
 
+/* The heatmap whose bands the comparators below order (qsort has no context): where their access lies. */
+static const struct ms_heatmap *cmp_hm;
+
 /* The busiest first, ties by place: the bands a limit keeps. */
 static int bands_by_samples(const void *pa, const void *pb)
 {
 	const struct band *a = *(const struct band *const *)pa, *b = *(const struct band *const *)pb;
-	int c = busier(a->samples, a->access_events, b->samples, b->access_events);
+	int c = busier(a->samples, access_events(cmp_hm, a), b->samples, access_events(cmp_hm, b));
 
 	return c ? c : by_place(&(struct ms_heatmap_band){ .region = a->region },
 				&(struct ms_heatmap_band){ .region = b->region });
@@ -348,7 +388,6 @@ static void sync_all(struct ms_heatmap *hm)
 	for (i = 0; i < hm->nr_bands; i++) {
 		b = band_at(hm, i);
 		band_sync(hm, b);
-		b->out = 0;
 		if ((v = hg_max(&b->cells)) > hm->max)
 			hm->max = v;
 		hm->totals.samples += b->samples;
@@ -364,7 +403,7 @@ static size_t select_bands(struct ms_heatmap *hm, struct band **sel)
 
 	for (i = 0; i < hm->nr_bands; i++) {
 		b = band_at(hm, i);
-		if ((!b->samples && !b->access_events) || (o->keep && !o->keep(b->region, o->keep_ctx)))
+		if ((!b->samples && !b->acc) || (o->keep && !o->keep(b->region, o->keep_ctx)))
 			continue;
 		if (o->min_share > 0 && (double)b->samples < o->min_share * (double)hm->totals.samples) {
 			hm->totals.under_share++;
@@ -374,11 +413,12 @@ static size_t select_bands(struct ms_heatmap *hm, struct band **sel)
 	}
 	hm->totals.bands = m;
 	if (o->limit && m > o->limit) {
+		cmp_hm = hm;
 		qsort(sel, m, sizeof(*sel), bands_by_samples);
 		m = o->limit;
 	}
 	for (i = 0; i < m; i++)
-		sel[i]->out = (uint32_t)(i + 1);
+		*place_of(hm, sel[i]) = (uint32_t)(i + 1);
 	return m;
 }
 
@@ -403,8 +443,8 @@ static int gather_marks(struct ms_heatmap *hm, size_t m, size_t *first, size_t *
 
 	memset(nr, 0, m * sizeof(*nr));
 	for (i = 0; i < hm->nr_marks; i++)
-		if ((b = band_of_id(hm, hm->marks[i].region)) && b->out)
-			nr[b->out - 1]++;
+		if ((b = band_of_id(hm, hm->marks[i].region)) && *place_of(hm, b))
+			nr[*place_of(hm, b) - 1]++;
 	for (k = 0; k < m; k++) {
 		first[k] = total;
 		total += nr[k];
@@ -414,9 +454,9 @@ static int gather_marks(struct ms_heatmap *hm, size_t m, size_t *first, size_t *
 	if (!(hm->out_marks = malloc((total ? total : 1) * sizeof(*hm->out_marks))))
 		return -ENOMEM;
 	for (i = 0; i < hm->nr_marks; i++) {
-		if (!(b = band_of_id(hm, hm->marks[i].region)) || !b->out)
+		if (!(b = band_of_id(hm, hm->marks[i].region)) || !*place_of(hm, b))
 			continue;
-		k = b->out - 1;
+		k = *place_of(hm, b) - 1;
 		hm->out_marks[first[k] + nr[k]++] = mark_out(hm, &hm->marks[i]);
 		if (hm->marks[i].size > b->size)
 			b->size = hm->marks[i].size;
@@ -425,14 +465,17 @@ static int gather_marks(struct ms_heatmap *hm, size_t m, size_t *first, size_t *
 }
 
 /* Band b as the caller sees it; a dense grid's cells made into cells[0], its access's into cells[1]. */
-static int publish(const struct band *b, struct ms_heatmap_cell **cells, struct ms_heatmap_band *pub)
+static int publish(const struct ms_heatmap *hm, const struct band *b, struct ms_heatmap_cell **cells,
+		   struct ms_heatmap_band *pub)
 {
+	const struct band_acc *a = acc_of(hm, b);
+
 	*pub = (struct ms_heatmap_band){
 		.region = b->region, .size = b->size, .row_bytes = 4096ULL << b->row_shift, .samples = b->samples,
-		.access_events = b->access_events,
+		.access_events = a ? a->events : 0,
 	};
 	if (hg_cells(&b->cells, &pub->cells, &pub->nr_cells, &cells[0]) ||
-	    (b->acc && hg_cells(b->acc, &pub->access_cells, &pub->nr_access_cells, &cells[1])))
+	    (a && hg_cells(&a->grid, &pub->access_cells, &pub->nr_access_cells, &cells[1])))
 		return -ENOMEM;
 	return 0;
 }
@@ -467,7 +510,7 @@ static int publish_all(struct ms_heatmap *hm, struct band **sel, size_t m)
 		goto out;
 	hm->nr_out = m;
 	for (k = 0; k < m; k++) {
-		if ((err = publish(sel[k], &hm->out_cells[2 * k], &hm->out[k])))
+		if ((err = publish(hm, sel[k], &hm->out_cells[2 * k], &hm->out[k])))
 			goto out;
 		hm->out[k].marks = hm->out_marks + first[k];
 		hm->out[k].nr_marks = nr[k];
@@ -489,6 +532,8 @@ static void select_release(struct ms_heatmap *hm)
 	free(hm->one_marks);
 	free(hm->one_cells[0]);
 	free(hm->one_cells[1]);
+	free(hm->place);
+	hm->place = NULL;
 	hm->sel = NULL;
 	hm->nr_sel = 0;
 	hm->mark_head = hm->mark_next = NULL;
@@ -506,7 +551,8 @@ static int begin_select(struct ms_heatmap *hm, struct band ***sel)
 		return hm->error;
 	sync_all(hm);
 	*sel = malloc((hm->nr_bands ? hm->nr_bands : 1) * sizeof(**sel));
-	return *sel ? 0 : -ENOMEM;
+	hm->place = calloc(hm->nr_bands ? hm->nr_bands : 1, sizeof(*hm->place));
+	return *sel && hm->place ? 0 : -ENOMEM;
 }
 
 MS_EXPORT int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_band **bands, size_t *n,
@@ -521,6 +567,7 @@ MS_EXPORT int ms_heatmap_bands(struct ms_heatmap *hm, const struct ms_heatmap_ba
 	m = select_bands(hm, sel);
 	err = publish_all(hm, sel, m);
 	free(sel);
+	select_release(hm);              /* the places: what was handed out holds all it needs */
 	if (err) {
 		release_out(hm);
 		return err;
@@ -545,9 +592,9 @@ static int cmp_sel(const void *pa, const void *pb)
 	const struct band *a = *(const struct band *const *)pa, *b = *(const struct band *const *)pb;
 
 	return sel_order(&(struct ms_heatmap_band){ .region = a->region, .size = a->size, .samples = a->samples,
-						   .access_events = a->access_events },
+						   .access_events = access_events(cmp_hm, a) },
 			 &(struct ms_heatmap_band){ .region = b->region, .size = b->size, .samples = b->samples,
-						   .access_events = b->access_events });
+						   .access_events = access_events(cmp_hm, b) });
 }
 
 /* The selected bands (out set) in the order asked for, each band's size grown by its marks' as publish_all does. */
@@ -560,13 +607,14 @@ static void order_selected(struct ms_heatmap *hm)
 	size_t i;
 
 	for (i = 0; i < hm->nr_marks; i++)
-		if ((b = band_of_id(hm, hm->marks[i].region)) && b->out && hm->marks[i].size > b->size)
+		if ((b = band_of_id(hm, hm->marks[i].region)) && *place_of(hm, b) && hm->marks[i].size > b->size)
 			b->size = hm->marks[i].size;
 	sel_order = (unsigned int)hm->opts.order < sizeof(order) / sizeof(order[0]) ? order[hm->opts.order] :
 		    by_samples;
+	cmp_hm = hm;
 	qsort(hm->sel, hm->nr_sel, sizeof(*hm->sel), cmp_sel);
 	for (i = 0; i < hm->nr_sel; i++)
-		hm->sel[i]->out = (uint32_t)(i + 1);
+		*place_of(hm, hm->sel[i]) = (uint32_t)(i + 1);
 }
 
 /* Each selected band's marks, linked in the order they came. */
@@ -582,11 +630,13 @@ static int link_marks(struct ms_heatmap *hm)
 	if (!hm->mark_head || !hm->mark_next)
 		return -ENOMEM;
 	for (i = hm->nr_marks; i-- > 0;) {
-		if (!(b = band_of_id(hm, hm->marks[i].region)) || !b->out)
+		if (!(b = band_of_id(hm, hm->marks[i].region)) || !*place_of(hm, b))
 			continue;
-		hm->mark_next[i] = hm->mark_head[b->out - 1];
-		hm->mark_head[b->out - 1] = (uint32_t)i + 1;
+		hm->mark_next[i] = hm->mark_head[*place_of(hm, b) - 1];
+		hm->mark_head[*place_of(hm, b) - 1] = (uint32_t)i + 1;
 	}
+	free(hm->place);                 /* the lists hold the places from here */
+	hm->place = NULL;
 	return 0;
 }
 
@@ -624,7 +674,7 @@ MS_EXPORT const struct ms_heatmap_band *ms_heatmap_band(struct ms_heatmap *hm, s
 	free(hm->one_cells[1]);
 	hm->one_cells[0] = hm->one_cells[1] = NULL;
 	if (MS_GROW(hm->one_marks, nr ? nr : 1, hm->cap_one_marks, 16, SIZE_MAX, false) ||
-	    publish(hm->sel[i], hm->one_cells, &hm->one)) {
+	    publish(hm, hm->sel[i], hm->one_cells, &hm->one)) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -647,18 +697,15 @@ MS_EXPORT void ms_heatmap_totals(const struct ms_heatmap *hm, struct ms_heatmap_
 
 MS_EXPORT void ms_heatmap_free(struct ms_heatmap *hm)
 {
-	struct band *b;
 	size_t i;
 
 	if (!hm)
 		return;
-	for (i = 0; i < hm->nr_bands; i++) {
-		b = band_at(hm, i);
-		hg_release(&b->cells);
-		if (b->acc)
-			hg_release(b->acc);
-		free(b->acc);
-	}
+	for (i = 0; i < hm->nr_bands; i++)
+		hg_release(&band_at(hm, i)->cells);
+	for (i = 0; i < hm->nr_accs; i++)
+		hg_release(&hm->accs[i].grid);
+	free(hm->accs);
 	for (i = 0; i < hm->cap_chunks; i++)
 		free(hm->chunks[i]);
 	free(hm->chunks);

@@ -42,14 +42,16 @@ static void one_cell_allocates_nothing(void **state)
 	(void)state;
 	assert_int_equal(hg_add(&g, IX(3, 7), 1, HG_SUM), 0);
 	assert_int_equal(hg_add(&g, IX(3, 7), 4, HG_SUM), 0);
-	assert_null(g.pairs);
-	assert_null(g.dense);
+	assert_false(hg_holds_memory(&g));
+	assert_int_equal(sizeof(g), 16);                          /* one a band, 500,000 bands: kept small */
 	assert_int_equal(hg_get(&g, IX(3, 7)), 5);
 	assert_int_equal(hg_get(&g, IX(3, 8)), 0);
 	assert_int_equal(hg_add(&g, IX(0, 1), 2, HG_SUM), 0);     /* a second: an array, in index order */
-	assert_non_null(g.pairs);
+	assert_true(hg_holds_memory(&g));
+	assert_false(hg_dense(&g));
 	assert_int_equal(g.pairs[0].index, IX(0, 1));
 	assert_int_equal(g.pairs[1].index, IX(3, 7));
+	assert_int_equal(hg_get(&g, IX(3, 7)), 5);
 	assert_int_equal(hg_add(&g, HG_CELLS, 1, HG_SUM), -EINVAL);
 	assert_int_equal(hg_max(&g), 5);
 	hg_release(&g);
@@ -66,11 +68,11 @@ static void sparse_then_dense(void **state)
 		ix = (i * 2654435761u) % HG_CELLS;            /* a permutation: 2654435761 is odd */
 		assert_int_equal(hg_add(&g, ix, ix + 1, HG_SUM), 0);
 		if (i + 1 == HG_SPARSE_MAX) {
-			assert_null(g.dense);
+			assert_false(hg_dense(&g));
 			assert_int_equal(g.n, HG_SPARSE_MAX);
 		}
 	}
-	assert_non_null(g.dense);
+	assert_true(hg_dense(&g));
 	for (i = 0; i < HG_CELLS; i++)
 		assert_int_equal(hg_get(&g, i), i + 1);
 	assert_int_equal(sum(&g), (uint64_t)HG_CELLS * (HG_CELLS + 1) / 2);
@@ -93,7 +95,7 @@ static void scaling_merges(void **state)
 	for (row = 0; row < MS_HEATMAP_ROWS; row++)             /* past HG_SPARSE_MAX: dense */
 		for (col = 0; col < MS_HEATMAP_COLS; col++)
 			assert_int_equal(hg_add(&d, IX(row, col), 1, HG_SUM), 0);
-	assert_non_null(d.dense);
+	assert_true(hg_dense(&d));
 	hg_scale(&s, 2, 0, HG_SUM);          /* columns 0-3 -> 0, 4-7 -> 1 */
 	hg_scale(&m, 2, 0, HG_MAX);
 	assert_int_equal(s.n, 8);
