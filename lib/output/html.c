@@ -22,6 +22,7 @@
 #include "ms_version.h"
 #include "output/html.h"
 #include "util/grow.h"
+#include "util/strpool.h"
 
 /* The page, with "/ *MAPSCOPE-DATA* /" (no spaces) where the data goes. */
 __asm__(".pushsection .rodata\n"
@@ -43,7 +44,7 @@ struct html_change {
 	int region;                  /* its id, or -1 */
 	enum ms_aspace_op op;
 	char what[16];
-	char *name;
+	const char *name;            /* the pool's: a name shared by many changes is kept once */
 };
 
 struct ms_html {
@@ -55,6 +56,7 @@ struct ms_html {
 	struct ms_unmapped *un;
 	struct html_change *changes;
 	size_t nr_changes, cap_changes, changes_total;
+	struct ms_strpool names;
 };
 
 static bool keep(const struct ms_html *h, const struct ms_region *r, uint32_t pid)
@@ -83,7 +85,7 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	*x = (struct html_change){
 		.time_ns = c->time_ns, .start = c->start, .end = c->end, .new_start = c->new_start,
 		.new_end = c->new_end, .pid = c->pid, .tid = c->tid, .op = c->op,
-		.region = c->region ? (int)c->region->id : -1, .name = strdup(c->name),
+		.region = c->region ? (int)c->region->id : -1, .name = ms_strpool_intern(&h->names, c->name),
 	};
 	if (!x->name)
 		return -ENOMEM;
@@ -121,15 +123,20 @@ struct ms_html *ms_html_new(struct ms_session *s, long pid, const char *comm)
 	return h;
 }
 
+/* The changes, once written: the parts of the page after them need the memory more. */
+static void release_changes(struct ms_html *h)
+{
+	free(h->changes);
+	ms_strpool_release(&h->names);
+	h->changes = NULL;
+	h->nr_changes = h->cap_changes = 0;
+}
+
 void ms_html_free(struct ms_html *h)
 {
-	size_t i;
-
 	if (!h)
 		return;
-	for (i = 0; i < h->nr_changes; i++)
-		free(h->changes[i].name);
-	free(h->changes);
+	release_changes(h);
 	ms_heatmap_free(h->hm);
 	ms_hugepages_free(h->hp);
 	ms_unmapped_free(h->un);
@@ -299,10 +306,13 @@ static int write_heat(struct ms_json *w, const struct ms_html_report *in)
 	}
 	ms_json_array_end(w);
 	ms_json_object_end(w);
+	/* The run is over and the bands are written: their memory goes to the hugepage advice that follows. */
+	ms_heatmap_free(in->h->hm);
+	in->h->hm = NULL;
 	return 0;
 }
 
-static void write_changes(struct ms_json *w, const struct ms_html *h, uint64_t t0)
+static void write_changes(struct ms_json *w, struct ms_html *h, uint64_t t0)
 {
 	size_t i;
 
@@ -332,6 +342,7 @@ static void write_changes(struct ms_json *w, const struct ms_html *h, uint64_t t
 	ms_json_array_end(w);
 	ms_json_newline(w, 0);
 	ms_json_key_u64(w, "changes_total", h->changes_total);
+	release_changes(h);
 }
 
 static void huge_advice(struct ms_json *w, const struct ms_huge_advice *a)
