@@ -448,38 +448,15 @@ static const char *row_comm(const struct ms_pprof *pp, const struct row *w)
 	return st ? st->comm : "";
 }
 
-/* gzip's wrapper around deflate, into fd. 0 or a negative errno. */
-static int write_gzip(int fd, const uint8_t *data, size_t len)
-{
-	unsigned char out[65536];
-	z_stream z = { 0 };
-	size_t have;
-	ssize_t w;
-	int zr, err = 0;
-
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	z.next_in = (unsigned char *)(uintptr_t)data;
-	z.avail_in = (uInt)len;
-	do {
-		z.next_out = out;
-		z.avail_out = sizeof(out);
-		zr = deflate(&z, Z_FINISH);
-		have = sizeof(out) - z.avail_out;
-		for (size_t off = 0; off < have && !err; off += (size_t)w)
-			if ((w = write(fd, out + off, have - off)) <= 0)
-				err = w < 0 ? -errno : -EIO;
-	} while (zr == Z_OK && !err);
-	deflateEnd(&z);
-	return err ? err : zr == Z_STREAM_END ? 0 : -EIO;
-}
-
 /*
  * The profile as it is packed: the message's fields in field order, the
- * samples (field 2) packed one at a time straight into the bytes, so that
- * no message of every sample (320 bytes a row) is built first. protobuf-c
- * packs a message's fields by number, so the bytes are those of the whole
- * message packed at once.
+ * samples (field 2) packed one at a time and gzipped as they come, so
+ * that neither a message of every sample (320 bytes a row) nor the packed
+ * bytes of them all are held: only the tables after them (locations,
+ * functions, strings), which grow with the code, not the samples.
+ * protobuf-c packs a message's fields by number, and deflate's output
+ * does not depend on how its input was cut, so the file is the one the
+ * whole message packed and gzipped at once would make.
  */
 struct out {
 	Perftools__Profiles__ValueType types[4], period, *type_p[4];
@@ -488,16 +465,63 @@ struct out {
 	Perftools__Profiles__Function **fn_p;
 	Perftools__Profiles__Line **line_p;
 	int64_t kpid, kcomm, kkind;           /* label keys */
-	uint8_t *buf;                         /* the packed message so far */
+	uint8_t *buf;                         /* packed, not yet gzipped */
 	size_t len, cap;
+	z_stream z;                           /* gzip's wrapper around deflate, into fd */
+	bool z_open;
+	int fd;
 };
+
+/*
+ * Packed bytes gathered before deflate takes them, as its calls cost more
+ * than a sample's bytes: a page, so that the golden recording's profile
+ * (tests/unit/test_pprof.c) spans batches.
+ */
+#define OUT_BATCH 4096
 
 static void out_release(struct out *o)
 {
+	if (o->z_open)
+		deflateEnd(&o->z);
 	free(o->loc_p);
 	free(o->fn_p);
 	free(o->line_p);
 	free(o->buf);
+}
+
+/* The gzip stream into fd begun. 0 or -ENOMEM. */
+static int out_open(struct out *o, int fd)
+{
+	o->fd = fd;
+	if (deflateInit2(&o->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	o->z_open = true;
+	return 0;
+}
+
+/* The bytes packed so far, through deflate into fd; with finish, the stream's end. 0 or a negative errno. */
+static int out_flush(struct out *o, bool finish)
+{
+	unsigned char zbuf[65536];
+	size_t have, off;
+	ssize_t w;
+	int zr;
+
+	o->z.next_in = o->buf;
+	o->z.avail_in = (uInt)o->len;
+	do {
+		o->z.next_out = zbuf;
+		o->z.avail_out = sizeof(zbuf);
+		zr = deflate(&o->z, finish ? Z_FINISH : Z_NO_FLUSH);
+		if (zr == Z_STREAM_ERROR)
+			return -EIO;
+		have = sizeof(zbuf) - o->z.avail_out;
+		for (off = 0; off < have; off += (size_t)w)
+			if ((w = write(o->fd, zbuf + off, have - off)) <= 0)
+				return w < 0 ? -errno : -EIO;
+	} while (o->z.avail_out == 0 || (finish && zr != Z_STREAM_END));
+	o->len = 0;
+	return 0;
 }
 
 /* Room for more bytes in o->buf. 0 or -ENOMEM. */
@@ -515,7 +539,11 @@ static int out_profile(struct out *o, const Perftools__Profiles__Profile *p)
 	return 0;
 }
 
-/* Sample smp as the next element of the profile's field 2: its tag, its length, its bytes. 0 or -ENOMEM. */
+/*
+ * Sample smp as the next element of the profile's field 2: its tag, its
+ * length, its bytes; gzipped with those before it once they fill a batch.
+ * 0 or a negative errno.
+ */
 static int out_sample(struct out *o, const Perftools__Profiles__Sample *smp)
 {
 	size_t n = perftools__profiles__sample__get_packed_size(smp), v;
@@ -527,7 +555,7 @@ static int out_sample(struct out *o, const Perftools__Profiles__Sample *smp)
 		o->buf[o->len++] = (uint8_t)(v | 0x80);
 	o->buf[o->len++] = (uint8_t)v;
 	o->len += perftools__profiles__sample__pack(smp, o->buf + o->len);
-	return 0;
+	return o->len >= OUT_BATCH ? out_flush(o, false) : 0;
 }
 
 /* samples and pages always; faults and TLB misses where the recording has them. */
@@ -629,8 +657,8 @@ static int pack_head(struct out *o)
 	return out_profile(o, &p);
 }
 
-/* The fields after the samples (locations, functions, strings, ...), then the whole gzipped to fd. */
-static int pack_tail(struct ms_pprof *pp, struct out *o, int fd, uint64_t duration_ns)
+/* The fields after the samples (locations, functions, strings, ...), gzipped to the stream's end. */
+static int pack_tail(struct ms_pprof *pp, struct out *o, uint64_t duration_ns)
 {
 	Perftools__Profiles__Profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	int err;
@@ -650,7 +678,7 @@ static int pack_tail(struct ms_pprof *pp, struct out *o, int fd, uint64_t durati
 	p.period = 1;
 	if ((err = out_profile(o, &p)))
 		return err;
-	return write_gzip(fd, o->buf, o->len);
+	return out_flush(o, true);
 }
 
 MS_EXPORT int ms_pprof_add_comment(struct ms_pprof *pp, const char *text)
@@ -674,7 +702,7 @@ MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const ch
 	if (pp->err)
 		return pp->err;
 	value_types(pp, &o);
-	if ((err = pack_head(&o)))
+	if ((err = out_open(&o, fd)) || (err = pack_head(&o)))
 		goto out;
 	for (i = 0; i < pp->nr_rows; i++) {
 		const struct row *w = &pp->rows[i];
@@ -686,7 +714,7 @@ MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const ch
 			goto out;
 	}
 	if (!(err = tables(pp, &o)))
-		err = pack_tail(pp, &o, fd, duration_ns);
+		err = pack_tail(pp, &o, duration_ns);
 out:
 	out_release(&o);
 	return err;

@@ -57,8 +57,12 @@ static size_t gunzip_fd(int fd, uint8_t **out)
 	return len;
 }
 
-/* The profile of pid's samples (0: all) from a fresh session over the golden recording. */
-static Perftools__Profiles__Profile *profile_of(uint32_t pid)
+/*
+ * The profile of pid's samples (0: all) from a fresh session over the
+ * golden recording; its bytes, gunzipped, in *bytes and *nbytes where
+ * bytes is not NULL (the caller frees them).
+ */
+static Perftools__Profiles__Profile *profile_bytes(uint32_t pid, uint8_t **bytes, size_t *nbytes)
 {
 	struct ms_session *s = ms_session_open(golden_path("mapscope-ops.data"), NULL);
 	Perftools__Profiles__Profile *p;
@@ -77,11 +81,21 @@ static Perftools__Profiles__Profile *profile_of(uint32_t pid)
 	len = gunzip_fd(fileno(f), &raw);
 	p = perftools__profiles__profile__unpack(NULL, len, raw);
 	assert_non_null(p);
-	free(raw);
+	if (bytes) {
+		*bytes = raw;
+		*nbytes = len;
+	} else {
+		free(raw);
+	}
 	fclose(f);
 	ms_pprof_free(pp);
 	ms_session_free(s);
 	return p;
+}
+
+static Perftools__Profiles__Profile *profile_of(uint32_t pid)
+{
+	return profile_bytes(pid, NULL, NULL);
 }
 
 static const char *str(const Perftools__Profiles__Profile *p, int64_t i)
@@ -140,9 +154,33 @@ static void one_process(void **state)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/*
+ * The samples are packed one at a time and gzipped in batches as they
+ * come: the bytes are those of the whole message packed at once, as
+ * protobuf-c packs what it unpacked.
+ */
+static void packed_as_one_message(void **state)
+{
+	Perftools__Profiles__Profile *p;
+	uint8_t *raw, *again;
+	size_t len;
+
+	(void)state;
+	p = profile_bytes(0, &raw, &len);
+	assert_true(p->n_sample > 100);
+	assert_int_equal(perftools__profiles__profile__get_packed_size(p), len);
+	assert_non_null(again = malloc(len));
+	assert_int_equal(perftools__profiles__profile__pack(p, again), len);
+	assert_memory_equal(again, raw, len);
+	free(again);
+	free(raw);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(packed_as_one_message),
 		cmocka_unit_test(totals_are_the_reports),
 		cmocka_unit_test(one_process),
 	};
