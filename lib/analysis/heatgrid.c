@@ -195,6 +195,22 @@ int hg_cells(const struct hg *g, const struct ms_heatmap_cell **cells, size_t *n
 	return 0;
 }
 
+uint64_t hg_sum(const struct hg *g)
+{
+	const struct ms_heatmap_cell *p = cpairs_of(g);
+	uint64_t sum = 0;
+	size_t i;
+
+	if (hg_dense(g)) {
+		for (i = 0; i < HG_CELLS; i++)
+			sum += g->dense[i];
+		return sum;
+	}
+	for (i = 0; i < g->n; i++)
+		sum += p[i].value;
+	return sum;
+}
+
 uint32_t hg_max(const struct hg *g)
 {
 	const struct ms_heatmap_cell *p = cpairs_of(g);

@@ -64,6 +64,9 @@ void hg_scale(struct hg *g, unsigned int cols, unsigned int rows, enum hg_merge 
  */
 int hg_cells(const struct hg *g, const struct ms_heatmap_cell **cells, size_t *n, struct ms_heatmap_cell **out);
 
+/* The sum of g's values: a band's samples, which it need not keep beside its cells. */
+uint64_t hg_sum(const struct hg *g);
+
 /* The largest value of g (0: empty). */
 uint32_t hg_max(const struct hg *g);
 

@@ -6,11 +6,12 @@
  * rows start at a page each and double the same way when an offset lies
  * past the last row.
  *
- * A recording can hold 500,000 regions: a band costs 48 bytes and what its
+ * A recording can hold 500,000 regions: a band costs 40 bytes and what its
  * filled cells cost past the first (lib/analysis/heatgrid.c), a region
  * without samples only its slot in by_region and its changes' marks; what
  * few bands need (access shares, a place among those handed out) lies
- * beside the bands, not in each; a doubling of the columns reaches each
+ * beside the bands, not in each, and a band's samples are the sum of its
+ * cells, not kept apart; a doubling of the columns reaches each
  * band only when it is next touched (its col_shift lags the map's until
  * then), never every band at once; and only the bands handed out are made
  * into public bands with marks.
@@ -28,8 +29,8 @@
 
 struct band {
 	const struct ms_region *region;
-	uint64_t size, samples;
-	struct hg cells;
+	uint64_t size;
+	struct hg cells;                  /* their sum: the band's samples */
 	uint32_t acc;                     /* its access shares' place in accs + 1; 0: none charged */
 	uint8_t col_shift, row_shift;     /* columns of 1 us << col_shift; rows of a page << row_shift */
 };
@@ -211,7 +212,6 @@ static void count(struct ms_heatmap *hm, const struct ms_region *r, uint64_t t, 
 		hm->error = -ENOMEM;
 		return;
 	}
-	b->samples++;
 }
 
 static void on_charge(void *ctx, const struct ms_event *ev, const struct ms_region *r)
@@ -370,7 +370,7 @@ static const struct ms_heatmap *cmp_hm;
 static int bands_by_samples(const void *pa, const void *pb)
 {
 	const struct band *a = *(const struct band *const *)pa, *b = *(const struct band *const *)pb;
-	int c = busier(a->samples, access_events(cmp_hm, a), b->samples, access_events(cmp_hm, b));
+	int c = busier(hg_sum(&a->cells), access_events(cmp_hm, a), hg_sum(&b->cells), access_events(cmp_hm, b));
 
 	return c ? c : by_place(&(struct ms_heatmap_band){ .region = a->region },
 				&(struct ms_heatmap_band){ .region = b->region });
@@ -390,7 +390,7 @@ static void sync_all(struct ms_heatmap *hm)
 		band_sync(hm, b);
 		if ((v = hg_max(&b->cells)) > hm->max)
 			hm->max = v;
-		hm->totals.samples += b->samples;
+		hm->totals.samples += hg_sum(&b->cells);
 	}
 }
 
@@ -400,12 +400,14 @@ static size_t select_bands(struct ms_heatmap *hm, struct band **sel)
 	const struct ms_heatmap_opts *o = &hm->opts;
 	struct band *b;
 	size_t i, m = 0;
+	uint64_t samples;
 
 	for (i = 0; i < hm->nr_bands; i++) {
 		b = band_at(hm, i);
-		if ((!b->samples && !b->acc) || (o->keep && !o->keep(b->region, o->keep_ctx)))
+		samples = hg_sum(&b->cells);
+		if ((!samples && !b->acc) || (o->keep && !o->keep(b->region, o->keep_ctx)))
 			continue;
-		if (o->min_share > 0 && (double)b->samples < o->min_share * (double)hm->totals.samples) {
+		if (o->min_share > 0 && (double)samples < o->min_share * (double)hm->totals.samples) {
 			hm->totals.under_share++;
 			continue;
 		}
@@ -471,7 +473,8 @@ static int publish(const struct ms_heatmap *hm, const struct band *b, struct ms_
 	const struct band_acc *a = acc_of(hm, b);
 
 	*pub = (struct ms_heatmap_band){
-		.region = b->region, .size = b->size, .row_bytes = 4096ULL << b->row_shift, .samples = b->samples,
+		.region = b->region, .size = b->size, .row_bytes = 4096ULL << b->row_shift,
+		.samples = hg_sum(&b->cells),
 		.access_events = a ? a->events : 0,
 	};
 	if (hg_cells(&b->cells, &pub->cells, &pub->nr_cells, &cells[0]) ||
@@ -591,9 +594,11 @@ static int cmp_sel(const void *pa, const void *pb)
 {
 	const struct band *a = *(const struct band *const *)pa, *b = *(const struct band *const *)pb;
 
-	return sel_order(&(struct ms_heatmap_band){ .region = a->region, .size = a->size, .samples = a->samples,
+	return sel_order(&(struct ms_heatmap_band){ .region = a->region, .size = a->size,
+						   .samples = hg_sum(&a->cells),
 						   .access_events = access_events(cmp_hm, a) },
-			 &(struct ms_heatmap_band){ .region = b->region, .size = b->size, .samples = b->samples,
+			 &(struct ms_heatmap_band){ .region = b->region, .size = b->size,
+						   .samples = hg_sum(&b->cells),
 						   .access_events = access_events(cmp_hm, b) });
 }
 

@@ -54,6 +54,7 @@ static void one_cell_allocates_nothing(void **state)
 	assert_int_equal(hg_get(&g, IX(3, 7)), 5);
 	assert_int_equal(hg_add(&g, HG_CELLS, 1, HG_SUM), -EINVAL);
 	assert_int_equal(hg_max(&g), 5);
+	assert_int_equal(hg_sum(&g), 7);
 	hg_release(&g);
 }
 
@@ -76,6 +77,7 @@ static void sparse_then_dense(void **state)
 	for (i = 0; i < HG_CELLS; i++)
 		assert_int_equal(hg_get(&g, i), i + 1);
 	assert_int_equal(sum(&g), (uint64_t)HG_CELLS * (HG_CELLS + 1) / 2);
+	assert_int_equal(hg_sum(&g), (uint64_t)HG_CELLS * (HG_CELLS + 1) / 2);
 	assert_int_equal(hg_max(&g), HG_CELLS);
 	hg_release(&g);
 }
@@ -106,6 +108,7 @@ static void scaling_merges(void **state)
 	assert_int_equal(s.n, 4);
 	assert_int_equal(hg_get(&s, IX(1, 1)), 2 * 26);
 	assert_int_equal(sum(&s), 4 * 36);
+	assert_int_equal(hg_sum(&s), 4 * 36);
 	hg_scale(&d, 1, 1, HG_SUM);
 	assert_int_equal(hg_get(&d, IX(0, 0)), 4);
 	assert_int_equal(hg_get(&d, IX(MS_HEATMAP_ROWS / 2 - 1, MS_HEATMAP_COLS / 2 - 1)), 4);
