@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The outputs that draw every region (the HTML page, the SVG heatmap, the
+# pprof profile) keep what the output needs, not a copy of the input: on
+# a recording of N mappings, each touched once (perfdata-craft.py), each
+# command's peak memory over the model's alone (heatmap --pid of a process
+# the recording lacks) stays under a bound in bytes a mapping, and each
+# output holds all N. At 100,000 mappings: the page 394 bytes a mapping
+# over the model (553 when the bands were 80 bytes and every change's name
+# its own copy), the image 65 (98), the profile 75 (87, when the packed
+# samples waited whole for gzip). The page still holds the report's rows
+# and the hugepage advice of every region (lib/analysis/report.c,
+# hugepages.c). Not timed. OUTPUT_MAPS=N sets the number of mappings.
+source "$(dirname "$0")/lib.sh"
+n=${OUTPUT_MAPS:-100000}
+cd "$TMP"
+command -v /usr/bin/time >/dev/null || skip "no /usr/bin/time to measure memory with"
+# Under ASan, freed blocks wait in a quarantine and would count as the command's: none here.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
+/usr/bin/python3 "$E2E_DIR/perfdata-craft.py" many-maps "$SRC_DIR/tests/golden/mapscope-ops.data" many.data "$n" ||
+	fail "cannot make the recording"
+/usr/bin/time -f '%M' -o model.txt "$MAPSCOPE" heatmap -i many.data --pid 1 >/dev/null 2>&1 || true   # no samples: exits 1
+
+# own NAME BYTES_A_MAPPING KB_FILE: the command's peak memory over the model's, within its bound.
+own() {
+	local over=$(( $(tail -1 "$3") - $(tail -1 model.txt) ))
+	[ "$over" -lt $((n * $2 / 1024)) ] ||
+		fail "$1 of $n mappings took $((over / 1024)) MiB over the model's, $((over * 1024 / n)) bytes a mapping (at most $2)"
+	echo "$1: $((over * 1024 / n)) bytes a mapping over the model's"
+}
+
+/usr/bin/time -f '%M' -o html.txt "$MAPSCOPE" report -i many.data --format html -o p.html 2>err.txt ||
+	fail "report --format html of $n mappings exited $?: $(tail -3 err.txt)"
+[ "$(grep -c '^{"id":' p.html)" -eq "$n" ] || fail "the page of $n mappings has $(grep -c '^{"id":' p.html) regions"
+own "report --format html" 450 html.txt
+
+/usr/bin/time -f '%M' -o svg.txt "$MAPSCOPE" heatmap -i many.data --format svg -o p.svg 2>err.txt ||
+	fail "heatmap --format svg of $n mappings exited $?: $(tail -3 err.txt)"
+[ "$(grep -c '<g class="band"' p.svg)" -eq "$n" ] || fail "the image of $n mappings drew $(grep -c '<g class="band"' p.svg) bands"
+own "heatmap --format svg" 80 svg.txt
+
+/usr/bin/time -f '%M' -o pprof.txt "$MAPSCOPE" report -i many.data --format pprof -o p.pb.gz 2>err.txt ||
+	fail "report --format pprof of $n mappings exited $?: $(tail -3 err.txt)"
+# The profile, gzipped in batches as its samples were packed, decodes whole: n samples of one each.
+/usr/bin/python3 - p.pb.gz "$n" <<'PY' || fail "the profile of $n mappings is not n samples of one each"
+import gzip, sys
+
+def varint(b, i):
+    v = s = 0
+    while True:
+        v |= (b[i] & 0x7f) << s
+        s += 7
+        i += 1
+        if b[i - 1] < 0x80:
+            return v, i
+
+def fields(b):
+    i = 0
+    while i < len(b):
+        key, i = varint(b, i)
+        if key & 7 == 0:
+            v, i = varint(b, i)
+            yield key >> 3, v
+        elif key & 7 == 2:
+            ln, i = varint(b, i)
+            yield key >> 3, b[i:i + ln]
+            i += ln
+        else:
+            raise ValueError("wire type %d" % (key & 7))
+
+data, n = gzip.open(sys.argv[1]).read(), int(sys.argv[2])
+samples = [s for f, s in fields(data) if f == 2]
+firsts = [varint(v, 0)[0] for s in samples for f, v in fields(s) if f == 2]   # value: packed, samples first
+print(f"{len(samples)} samples, {sum(firsts)} counted")
+sys.exit(not (len(samples) == n and sum(firsts) == n))
+PY
+own "report --format pprof" 90 pprof.txt
+pass "$n mappings: html, svg and pprof each hold every region, within their bounds a mapping"
