@@ -44,11 +44,26 @@ struct band_acc {
 /* Bands live in chunks: no copy of them all as they grow, no allocation of each. */
 #define CHUNK 4096
 
-/* A change of a region, kept whether or not its region gets a band: a band's marks come from these. */
+/*
+ * A change of a region, kept whether or not its region gets a band: a
+ * band's marks come from these, one a region at least. 16 bytes: the
+ * region's size then in pages beside the op; a size of 4 TiB or more, or
+ * not of whole pages, lies in big_sizes.
+ */
 struct mark {
-	uint64_t time_ns, size;
+	uint64_t time_ns;
 	uint32_t region;
-	enum ms_aspace_op op;
+	uint32_t pages_op;                /* pages << 2 | the op's code in mark_ops; pages MARK_BIG: in big_sizes */
+};
+
+#define MARK_BIG ((1u << 30) - 1)
+
+static const enum ms_aspace_op mark_ops[4] = { MS_OP_MAP, MS_OP_UNMAP, MS_OP_REMAP, MS_OP_MADVISE };
+
+/* The exact size of a mark whose pages say MARK_BIG: by the mark's index, in order. */
+struct big_size {
+	size_t mark;
+	uint64_t size;
 };
 
 struct ms_heatmap {
@@ -67,6 +82,8 @@ struct ms_heatmap {
 	uint32_t *place;
 	struct mark *marks;
 	size_t nr_marks, cap_marks;
+	struct big_size *big_sizes;
+	size_t nr_big_sizes, cap_big_sizes;
 	/* The last ms_heatmap_bands(), lent to the caller: bands, their marks, dense grids' cells. */
 	struct ms_heatmap_band *out;
 	struct ms_heatmap_mark *out_marks;
@@ -246,6 +263,42 @@ static void on_start(void *ctx, struct ms_session *s)
 	hm->windowed = ms_session_window(s, &hm->from, &hm->to);
 }
 
+/* A mark of op (one of mark_ops) on region id, then size bytes large. 0 or -ENOMEM. */
+static int add_mark(struct ms_heatmap *hm, uint64_t time_ns, enum ms_aspace_op op, uint32_t id, uint64_t size)
+{
+	uint32_t code = 0, pages = MARK_BIG;
+
+	while (mark_ops[code] != op)
+		code++;
+	if (MS_GROW(hm->marks, hm->nr_marks + 1, hm->cap_marks, 64, SIZE_MAX, false))
+		return -ENOMEM;
+	if (!(size & 4095) && size >> 12 < MARK_BIG)
+		pages = (uint32_t)(size >> 12);
+	else if (MS_GROW(hm->big_sizes, hm->nr_big_sizes + 1, hm->cap_big_sizes, 16, SIZE_MAX, false))
+		return -ENOMEM;
+	else
+		hm->big_sizes[hm->nr_big_sizes++] = (struct big_size){ .mark = hm->nr_marks, .size = size };
+	hm->marks[hm->nr_marks++] = (struct mark){ .time_ns = time_ns, .region = id, .pages_op = pages << 2 | code };
+	return 0;
+}
+
+/* The size of the region of mark i when it changed. */
+static uint64_t mark_size(const struct ms_heatmap *hm, size_t i)
+{
+	size_t lo = 0, hi = hm->nr_big_sizes, mid;
+
+	if (hm->marks[i].pages_op >> 2 != MARK_BIG)
+		return (uint64_t)(hm->marks[i].pages_op >> 2) << 12;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (hm->big_sizes[mid].mark < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return hm->big_sizes[lo].size;
+}
+
 /* Map, unmap, remap and madvise: marks on the edge of their region's band, should it get one. */
 static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
@@ -256,11 +309,7 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	if ((c->op != MS_OP_MAP && c->op != MS_OP_UNMAP && c->op != MS_OP_REMAP && c->op != MS_OP_MADVISE) ||
 	    !c->region || (hm->opts.pid && c->region->pid != hm->opts.pid))
 		return 0;
-	if (MS_GROW(hm->marks, hm->nr_marks + 1, hm->cap_marks, 64, SIZE_MAX, false))
-		return -ENOMEM;
-	hm->marks[hm->nr_marks++] = (struct mark){ .time_ns = c->time_ns, .op = c->op, .region = c->region->id,
-						   .size = c->region->end - c->region->start };
-	return 0;
+	return add_mark(hm, c->time_ns, c->op, c->region->id, c->region->end - c->region->start);
 }
 
 /* The cells an access charge covers: its overlap's rows, its interval's columns, at its share. */
@@ -434,7 +483,7 @@ static struct ms_heatmap_mark mark_out(const struct ms_heatmap *hm, const struct
 {
 	uint64_t col = (mk->time_ns > hm->t0 ? mk->time_ns - hm->t0 : 0) / COL_NS(hm);
 
-	return (struct ms_heatmap_mark){ .time_ns = mk->time_ns, .op = mk->op,
+	return (struct ms_heatmap_mark){ .time_ns = mk->time_ns, .op = mark_ops[mk->pages_op & 3],
 					 .col = col >= MS_HEATMAP_COLS ? MS_HEATMAP_COLS - 1 : (uint32_t)col };
 }
 
@@ -460,8 +509,8 @@ static int gather_marks(struct ms_heatmap *hm, size_t m, size_t *first, size_t *
 			continue;
 		k = *place_of(hm, b) - 1;
 		hm->out_marks[first[k] + nr[k]++] = mark_out(hm, &hm->marks[i]);
-		if (hm->marks[i].size > b->size)
-			b->size = hm->marks[i].size;
+		if (mark_size(hm, i) > b->size)
+			b->size = mark_size(hm, i);
 	}
 	return 0;
 }
@@ -612,8 +661,8 @@ static void order_selected(struct ms_heatmap *hm)
 	size_t i;
 
 	for (i = 0; i < hm->nr_marks; i++)
-		if ((b = band_of_id(hm, hm->marks[i].region)) && *place_of(hm, b) && hm->marks[i].size > b->size)
-			b->size = hm->marks[i].size;
+		if ((b = band_of_id(hm, hm->marks[i].region)) && *place_of(hm, b) && mark_size(hm, i) > b->size)
+			b->size = mark_size(hm, i);
 	sel_order = (unsigned int)hm->opts.order < sizeof(order) / sizeof(order[0]) ? order[hm->opts.order] :
 		    by_samples;
 	cmp_hm = hm;
@@ -716,6 +765,7 @@ MS_EXPORT void ms_heatmap_free(struct ms_heatmap *hm)
 	free(hm->chunks);
 	free(hm->by_region);
 	free(hm->marks);
+	free(hm->big_sizes);
 	release_out(hm);
 	select_release(hm);
 	free(hm);

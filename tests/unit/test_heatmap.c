@@ -343,6 +343,43 @@ static void bands_one_at_a_time(void **state)
 }
 
 /*
+ * A mark keeps the size its region had when it changed, exactly, the
+ * sizes a page count cannot hold too: 5 TiB larger (past the 4 TiB a mark
+ * holds in pages), 100 bytes past a page, and 8 MiB larger.
+ */
+static void marks_keep_their_sizes(void **state)
+{
+	struct ms_heatmap *hm = ms_heatmap_new(&(struct ms_heatmap_opts){ .order = MS_HEATMAP_BY_PLACE });
+	struct ms_aspace_listener l = { .charge = ms_heatmap_analysis.charge };
+	struct ms_aspace *as = three_regions(hm, &l);
+	static const uint64_t more[3] = { 5ULL << 40, 100, 8 << 20 };
+	const struct ms_heatmap_band *b;
+	struct ms_change c;
+	uint64_t start, col_ns;
+	size_t n;
+	int j;
+
+	(void)state;
+	for (j = 0; j < 3; j++) {            /* the 1, 2 and 3 MiB regions, each larger when it changed */
+		c = (struct ms_change){ .op = MS_OP_REMAP, .time_ns = 20 + (uint64_t)j,
+					.region = ms_aspace_lookup(as, PID, (uint64_t)(j + 1) << 20) };
+		assert_non_null(c.region);
+		((struct ms_region *)c.region)->end += more[j];
+		assert_int_equal(ms_heatmap_analysis.change(hm, NULL, NULL, &c), 0);
+		((struct ms_region *)c.region)->end -= more[j];
+	}
+	assert_int_equal(ms_heatmap_bands(hm, &b, &n, &start, &col_ns), 0);
+	assert_int_equal(n, 3);
+	for (j = 0; j < 3; j++) {
+		assert_int_equal(b[j].size, b[j].region->end - b[j].region->start + more[j]);
+		assert_int_equal(b[j].nr_marks, 1);
+		assert_int_equal(b[j].marks[0].op, MS_OP_REMAP);
+	}
+	ms_heatmap_free(hm);
+	ms_aspace_free(as);
+}
+
+/*
  * A band touched once early keeps its cell while another's samples widen
  * the columns many times: the doublings reach it when it is next touched
  * or handed out, as if each had reached it at once.
@@ -395,6 +432,7 @@ int main(void)
 		cmocka_unit_test(order_keep_share_limit),
 		cmocka_unit_test(late_bands_catch_up),
 		cmocka_unit_test(bands_one_at_a_time),
+		cmocka_unit_test(marks_keep_their_sizes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
