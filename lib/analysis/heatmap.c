@@ -443,6 +443,39 @@ static void sync_all(struct ms_heatmap *hm)
 	}
 }
 
+/*
+ * The k busiest of sel[0, m) moved to its front, in no order (the caller
+ * orders what it keeps): a selection in place of sorting all m, as the
+ * text grid keeps 24 bands and the page 5,000 of 500,000. k < m.
+ */
+static void keep_busiest(struct band **sel, size_t m, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)m - 1, at = (ptrdiff_t)k, i, j;
+	struct band *pivot, *t;
+
+	/* Wirth's find: sel[k] ends where a sort would put it, the busier all before it. */
+	while (lo < hi) {
+		pivot = sel[at];
+		i = lo;
+		j = hi;
+		do {
+			while (bands_by_samples(&sel[i], &pivot) < 0)
+				i++;
+			while (bands_by_samples(&pivot, &sel[j]) < 0)
+				j--;
+			if (i <= j) {
+				t = sel[i];
+				sel[i++] = sel[j];
+				sel[j--] = t;
+			}
+		} while (i <= j);
+		if (j < at)
+			lo = i;
+		if (at < i)
+			hi = j;
+	}
+}
+
 /* The bands handed out, into *sel (the caller frees it): keep, min_share, limit. */
 static size_t select_bands(struct ms_heatmap *hm, struct band **sel)
 {
@@ -465,7 +498,7 @@ static size_t select_bands(struct ms_heatmap *hm, struct band **sel)
 	hm->totals.bands = m;
 	if (o->limit && m > o->limit) {
 		cmp_hm = hm;
-		qsort(sel, m, sizeof(*sel), bands_by_samples);
+		keep_busiest(sel, m, o->limit);
 		m = o->limit;
 	}
 	for (i = 0; i < m; i++)

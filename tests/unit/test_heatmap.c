@@ -342,6 +342,68 @@ static void bands_one_at_a_time(void **state)
 	}
 }
 
+/* Regions 1 MiB apart, region j with samples[j] samples: the same for each heatmap of hm[]. */
+static struct ms_aspace *many_regions(struct ms_heatmap *hm, struct ms_aspace_listener *l, const uint32_t *samples,
+				      size_t n)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event m = ev(MS_EV_MAP, 1), s;
+	uint64_t j, k;
+
+	ms_aspace_set_listener(as, l, hm);
+	for (j = 0; j < n; j++) {
+		m.map = (struct ms_event_map){ .start = (j + 1) << 20, .end = ((j + 1) << 20) + 4 * P,
+					       .vma_start = (j + 1) << 20, .vma_end = ((j + 1) << 20) + 4 * P,
+					       .prot = PROT_READ | PROT_WRITE, .flags = MAP_PRIVATE, .name = "//anon",
+					       .via = MS_VIA_MMAP };
+		assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+		for (k = 0; k < samples[j]; k++) {
+			s = ev(MS_EV_SAMPLE, 10 + k);
+			s.sample.addr = ((j + 1) << 20) + 8;
+			s.sample.has_addr = true;
+			assert_int_equal(ms_aspace_apply(as, &s, NULL), 0);
+		}
+	}
+	return as;
+}
+
+/*
+ * A limit keeps the busiest bands, ties by place, as the first of all
+ * bands sorted would: 300 regions of 1 to 40 samples in a scattered
+ * order, many tied, limits of 1, 24 and 299.
+ */
+static void limit_keeps_the_busiest(void **state)
+{
+	static const size_t limits[] = { 1, 24, 299 };
+	struct ms_aspace_listener l = { .charge = ms_heatmap_analysis.charge };
+	const struct ms_heatmap_band *all, *kept;
+	struct ms_heatmap *hm[2];
+	struct ms_aspace *as[2];
+	uint32_t samples[300];
+	uint64_t start, col_ns;
+	size_t i, j, k, n, nk;
+
+	(void)state;
+	for (j = 0; j < 300; j++)
+		samples[j] = (uint32_t)(j * 37 % 40) + 1;
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		hm[0] = ms_heatmap_new(NULL);
+		hm[1] = ms_heatmap_new(&(struct ms_heatmap_opts){ .limit = limits[i] });
+		for (k = 0; k < 2; k++)
+			as[k] = many_regions(hm[k], &l, samples, 300);
+		assert_int_equal(ms_heatmap_bands(hm[0], &all, &n, &start, &col_ns), 0);
+		assert_int_equal(ms_heatmap_bands(hm[1], &kept, &nk, &start, &col_ns), 0);
+		assert_int_equal(n, 300);
+		assert_int_equal(nk, limits[i]);
+		for (k = 0; k < nk; k++)
+			same_band(&kept[k], &all[k]);
+		for (k = 0; k < 2; k++) {
+			ms_heatmap_free(hm[k]);
+			ms_aspace_free(as[k]);
+		}
+	}
+}
+
 /*
  * A mark keeps the size its region had when it changed, exactly, the
  * sizes a page count cannot hold too: 5 TiB larger (past the 4 TiB a mark
@@ -433,6 +495,7 @@ int main(void)
 		cmocka_unit_test(late_bands_catch_up),
 		cmocka_unit_test(bands_one_at_a_time),
 		cmocka_unit_test(marks_keep_their_sizes),
+		cmocka_unit_test(limit_keeps_the_busiest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
