@@ -24,6 +24,7 @@
 
 #include "analysis/access.h"
 #include "analysis/heatgrid.h"
+#include "analysis/marklist.h"
 #include "util/grow.h"
 #include "util/log.h"
 
@@ -44,28 +45,6 @@ struct band_acc {
 /* Bands live in chunks: no copy of them all as they grow, no allocation of each. */
 #define CHUNK 4096
 
-/*
- * A change of a region, kept whether or not its region gets a band: a
- * band's marks come from these, one a region at least. 16 bytes: the
- * region's size then in pages beside the op; a size of 4 TiB or more, or
- * not of whole pages, lies in big_sizes.
- */
-struct mark {
-	uint64_t time_ns;
-	uint32_t region;
-	uint32_t pages_op;                /* pages << 2 | the op's code in mark_ops; pages MARK_BIG: in big_sizes */
-};
-
-#define MARK_BIG ((1u << 30) - 1)
-
-static const enum ms_aspace_op mark_ops[4] = { MS_OP_MAP, MS_OP_UNMAP, MS_OP_REMAP, MS_OP_MADVISE };
-
-/* The exact size of a mark whose pages say MARK_BIG: by the mark's index, in order. */
-struct big_size {
-	size_t mark;
-	uint64_t size;
-};
-
 struct ms_heatmap {
 	struct ms_heatmap_opts opts;
 	uint64_t t0;
@@ -80,10 +59,7 @@ struct ms_heatmap {
 	size_t nr_accs, cap_accs;
 	/* Band i's place among those the last selection handed out + 1 (0: none); made by each selection. */
 	uint32_t *place;
-	struct mark *marks;
-	size_t nr_marks, cap_marks;
-	struct big_size *big_sizes;
-	size_t nr_big_sizes, cap_big_sizes;
+	struct ms_marklist marks;         /* every change that may mark a band (lib/analysis/marklist.c) */
 	/* The last ms_heatmap_bands(), lent to the caller: bands, their marks, dense grids' cells. */
 	struct ms_heatmap_band *out;
 	struct ms_heatmap_mark *out_marks;
@@ -263,42 +239,6 @@ static void on_start(void *ctx, struct ms_session *s)
 	hm->windowed = ms_session_window(s, &hm->from, &hm->to);
 }
 
-/* A mark of op (one of mark_ops) on region id, then size bytes large. 0 or -ENOMEM. */
-static int add_mark(struct ms_heatmap *hm, uint64_t time_ns, enum ms_aspace_op op, uint32_t id, uint64_t size)
-{
-	uint32_t code = 0, pages = MARK_BIG;
-
-	while (mark_ops[code] != op)
-		code++;
-	if (MS_GROW(hm->marks, hm->nr_marks + 1, hm->cap_marks, 64, SIZE_MAX, false))
-		return -ENOMEM;
-	if (!(size & 4095) && size >> 12 < MARK_BIG)
-		pages = (uint32_t)(size >> 12);
-	else if (MS_GROW(hm->big_sizes, hm->nr_big_sizes + 1, hm->cap_big_sizes, 16, SIZE_MAX, false))
-		return -ENOMEM;
-	else
-		hm->big_sizes[hm->nr_big_sizes++] = (struct big_size){ .mark = hm->nr_marks, .size = size };
-	hm->marks[hm->nr_marks++] = (struct mark){ .time_ns = time_ns, .region = id, .pages_op = pages << 2 | code };
-	return 0;
-}
-
-/* The size of the region of mark i when it changed. */
-static uint64_t mark_size(const struct ms_heatmap *hm, size_t i)
-{
-	size_t lo = 0, hi = hm->nr_big_sizes, mid;
-
-	if (hm->marks[i].pages_op >> 2 != MARK_BIG)
-		return (uint64_t)(hm->marks[i].pages_op >> 2) << 12;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (hm->big_sizes[mid].mark < i)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return hm->big_sizes[lo].size;
-}
-
 /* Map, unmap, remap and madvise: marks on the edge of their region's band, should it get one. */
 static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
@@ -309,7 +249,7 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	if ((c->op != MS_OP_MAP && c->op != MS_OP_UNMAP && c->op != MS_OP_REMAP && c->op != MS_OP_MADVISE) ||
 	    !c->region || (hm->opts.pid && c->region->pid != hm->opts.pid))
 		return 0;
-	return add_mark(hm, c->time_ns, c->op, c->region->id, c->region->end - c->region->start);
+	return ms_marklist_add(&hm->marks, c->time_ns, c->op, c->region->id, c->region->end - c->region->start);
 }
 
 /* The cells an access charge covers: its overlap's rows, its interval's columns, at its share. */
@@ -512,11 +452,12 @@ static size_t select_bands(struct ms_heatmap *hm, struct band **sel)
  * region size counts toward its band's size, as the region was that large
  * when it changed.
  */
-static struct ms_heatmap_mark mark_out(const struct ms_heatmap *hm, const struct mark *mk)
+static struct ms_heatmap_mark mark_out(const struct ms_heatmap *hm, size_t i)
 {
+	const struct ms_mark *mk = &hm->marks.v[i];
 	uint64_t col = (mk->time_ns > hm->t0 ? mk->time_ns - hm->t0 : 0) / COL_NS(hm);
 
-	return (struct ms_heatmap_mark){ .time_ns = mk->time_ns, .op = mark_ops[mk->pages_op & 3],
+	return (struct ms_heatmap_mark){ .time_ns = mk->time_ns, .op = ms_marklist_op(&hm->marks, i),
 					 .col = col >= MS_HEATMAP_COLS ? MS_HEATMAP_COLS - 1 : (uint32_t)col };
 }
 
@@ -526,8 +467,8 @@ static int gather_marks(struct ms_heatmap *hm, size_t m, size_t *first, size_t *
 	size_t i, k, total = 0;
 
 	memset(nr, 0, m * sizeof(*nr));
-	for (i = 0; i < hm->nr_marks; i++)
-		if ((b = band_of_id(hm, hm->marks[i].region)) && *place_of(hm, b))
+	for (i = 0; i < hm->marks.n; i++)
+		if ((b = band_of_id(hm, hm->marks.v[i].region)) && *place_of(hm, b))
 			nr[*place_of(hm, b) - 1]++;
 	for (k = 0; k < m; k++) {
 		first[k] = total;
@@ -537,13 +478,13 @@ static int gather_marks(struct ms_heatmap *hm, size_t m, size_t *first, size_t *
 	free(hm->out_marks);
 	if (!(hm->out_marks = malloc((total ? total : 1) * sizeof(*hm->out_marks))))
 		return -ENOMEM;
-	for (i = 0; i < hm->nr_marks; i++) {
-		if (!(b = band_of_id(hm, hm->marks[i].region)) || !*place_of(hm, b))
+	for (i = 0; i < hm->marks.n; i++) {
+		if (!(b = band_of_id(hm, hm->marks.v[i].region)) || !*place_of(hm, b))
 			continue;
 		k = *place_of(hm, b) - 1;
-		hm->out_marks[first[k] + nr[k]++] = mark_out(hm, &hm->marks[i]);
-		if (mark_size(hm, i) > b->size)
-			b->size = mark_size(hm, i);
+		hm->out_marks[first[k] + nr[k]++] = mark_out(hm, i);
+		if (ms_marklist_size(&hm->marks, i) > b->size)
+			b->size = ms_marklist_size(&hm->marks, i);
 	}
 	return 0;
 }
@@ -693,9 +634,9 @@ static void order_selected(struct ms_heatmap *hm)
 	struct band *b;
 	size_t i;
 
-	for (i = 0; i < hm->nr_marks; i++)
-		if ((b = band_of_id(hm, hm->marks[i].region)) && *place_of(hm, b) && mark_size(hm, i) > b->size)
-			b->size = mark_size(hm, i);
+	for (i = 0; i < hm->marks.n; i++)
+		if ((b = band_of_id(hm, hm->marks.v[i].region)) && *place_of(hm, b) && ms_marklist_size(&hm->marks, i) > b->size)
+			b->size = ms_marklist_size(&hm->marks, i);
 	sel_order = (unsigned int)hm->opts.order < sizeof(order) / sizeof(order[0]) ? order[hm->opts.order] :
 		    by_samples;
 	cmp_hm = hm;
@@ -710,14 +651,14 @@ static int link_marks(struct ms_heatmap *hm)
 	struct band *b;
 	size_t i;
 
-	if (hm->nr_marks >= UINT32_MAX)
+	if (hm->marks.n >= UINT32_MAX)
 		return -ENOMEM;
 	hm->mark_head = calloc(hm->nr_sel ? hm->nr_sel : 1, sizeof(*hm->mark_head));
-	hm->mark_next = calloc(hm->nr_marks ? hm->nr_marks : 1, sizeof(*hm->mark_next));
+	hm->mark_next = calloc(hm->marks.n ? hm->marks.n : 1, sizeof(*hm->mark_next));
 	if (!hm->mark_head || !hm->mark_next)
 		return -ENOMEM;
-	for (i = hm->nr_marks; i-- > 0;) {
-		if (!(b = band_of_id(hm, hm->marks[i].region)) || !*place_of(hm, b))
+	for (i = hm->marks.n; i-- > 0;) {
+		if (!(b = band_of_id(hm, hm->marks.v[i].region)) || !*place_of(hm, b))
 			continue;
 		hm->mark_next[i] = hm->mark_head[*place_of(hm, b) - 1];
 		hm->mark_head[*place_of(hm, b) - 1] = (uint32_t)i + 1;
@@ -766,7 +707,7 @@ MS_EXPORT const struct ms_heatmap_band *ms_heatmap_band(struct ms_heatmap *hm, s
 		return NULL;
 	}
 	for (nr = 0, j = hm->mark_head[i]; j; j = hm->mark_next[j - 1])
-		hm->one_marks[nr++] = mark_out(hm, &hm->marks[j - 1]);
+		hm->one_marks[nr++] = mark_out(hm, j - 1);
 	hm->one.marks = hm->one_marks;
 	hm->one.nr_marks = nr;
 	return &hm->one;
@@ -797,8 +738,7 @@ MS_EXPORT void ms_heatmap_free(struct ms_heatmap *hm)
 		free(hm->chunks[i]);
 	free(hm->chunks);
 	free(hm->by_region);
-	free(hm->marks);
-	free(hm->big_sizes);
+	ms_marklist_release(&hm->marks);
 	release_out(hm);
 	select_release(hm);
 	free(hm);
