@@ -195,36 +195,31 @@ int hg_cells(const struct hg *g, const struct ms_heatmap_cell **cells, size_t *n
 	return 0;
 }
 
-uint64_t hg_sum(const struct hg *g)
+/* g's values merged as m says, from 0: their sum or their largest. */
+static uint64_t fold(const struct hg *g, enum hg_merge m)
 {
 	const struct ms_heatmap_cell *p = cpairs_of(g);
-	uint64_t sum = 0;
+	uint64_t v = 0;
 	size_t i;
 
 	if (hg_dense(g)) {
 		for (i = 0; i < HG_CELLS; i++)
-			sum += g->dense[i];
-		return sum;
+			v = m == HG_SUM ? v + g->dense[i] : g->dense[i] > v ? g->dense[i] : v;
+		return v;
 	}
 	for (i = 0; i < g->n; i++)
-		sum += p[i].value;
-	return sum;
+		v = m == HG_SUM ? v + p[i].value : p[i].value > v ? p[i].value : v;
+	return v;
+}
+
+uint64_t hg_sum(const struct hg *g)
+{
+	return fold(g, HG_SUM);
 }
 
 uint32_t hg_max(const struct hg *g)
 {
-	const struct ms_heatmap_cell *p = cpairs_of(g);
-	uint32_t max = 0;
-	size_t i;
-
-	if (hg_dense(g)) {
-		for (i = 0; i < HG_CELLS; i++)
-			max = g->dense[i] > max ? g->dense[i] : max;
-		return max;
-	}
-	for (i = 0; i < g->n; i++)
-		max = p[i].value > max ? p[i].value : max;
-	return max;
+	return (uint32_t)fold(g, HG_MAX);
 }
 
 void hg_release(struct hg *g)
