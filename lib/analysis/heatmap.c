@@ -384,35 +384,45 @@ static void sync_all(struct ms_heatmap *hm)
 }
 
 /*
- * The k busiest of sel[0, m) moved to its front, in no order (the caller
- * orders what it keeps): a selection in place of sorting all m, as the
- * text grid keeps 24 bands and the page 5,000 of 500,000. k < m.
+ * A limit's busiest bands as they are met, in a heap of limit with the
+ * least busy of them on top: room for the limit, not for every band (the
+ * page keeps 5,000 of 500,000, the text grid 24). The caller orders them.
  */
-static void keep_busiest(struct band **sel, size_t m, size_t k)
+static bool less_busy(const struct band *a, const struct band *b)
 {
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)m - 1, at = (ptrdiff_t)k, i, j;
-	struct band *pivot, *t;
+	return bands_by_samples(&a, &b) > 0;
+}
 
-	/* Wirth's find: sel[k] ends where a sort would put it, the busier all before it. */
-	while (lo < hi) {
-		pivot = sel[at];
-		i = lo;
-		j = hi;
-		do {
-			while (bands_by_samples(&sel[i], &pivot) < 0)
-				i++;
-			while (bands_by_samples(&pivot, &sel[j]) < 0)
-				j--;
-			if (i <= j) {
-				t = sel[i];
-				sel[i++] = sel[j];
-				sel[j--] = t;
-			}
-		} while (i <= j);
-		if (j < at)
-			lo = i;
-		if (at < i)
-			hi = j;
+static void heap_down(struct band **h, size_t n, size_t i)
+{
+	size_t c;
+	struct band *t;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && less_busy(h[c + 1], h[c]))
+			c++;
+		if (!less_busy(h[c], h[i]))
+			return;
+		t = h[i];
+		h[i] = h[c];
+		h[c] = t;
+		i = c;
+	}
+}
+
+/* Band b among the limit busiest of h[0, *m), met so far. */
+static void keep_busiest(struct band **h, size_t *m, size_t limit, struct band *b)
+{
+	size_t i;
+
+	if (*m < limit) {
+		h[(*m)++] = b;
+		if (*m == limit)
+			for (i = limit / 2; i-- > 0;)
+				heap_down(h, limit, i);
+	} else if (less_busy(h[0], b)) {
+		h[0] = b;
+		heap_down(h, limit, 0);
 	}
 }
 
@@ -424,6 +434,7 @@ static size_t select_bands(struct ms_heatmap *hm, struct band **sel)
 	size_t i, m = 0;
 	uint64_t samples;
 
+	cmp_hm = hm;
 	for (i = 0; i < hm->nr_bands; i++) {
 		b = band_at(hm, i);
 		samples = hg_sum(&b->cells);
@@ -433,13 +444,11 @@ static size_t select_bands(struct ms_heatmap *hm, struct band **sel)
 			hm->totals.under_share++;
 			continue;
 		}
-		sel[m++] = b;
-	}
-	hm->totals.bands = m;
-	if (o->limit && m > o->limit) {
-		cmp_hm = hm;
-		keep_busiest(sel, m, o->limit);
-		m = o->limit;
+		hm->totals.bands++;
+		if (o->limit)
+			keep_busiest(sel, &m, o->limit, b);
+		else
+			sel[m++] = b;
 	}
 	for (i = 0; i < m; i++)
 		*place_of(hm, sel[i]) = (uint32_t)(i + 1);
@@ -568,15 +577,18 @@ static void select_release(struct ms_heatmap *hm)
 	hm->one_cells[0] = hm->one_cells[1] = NULL;
 }
 
-/* A new selection begun: what either way handed out released, every band synced, room for all in *sel. */
+/* A new selection begun: what either way handed out released, every band synced, room in *sel for those kept. */
 static int begin_select(struct ms_heatmap *hm, struct band ***sel)
 {
+	size_t n;
+
 	release_out(hm);
 	select_release(hm);
 	if (hm->error)
 		return hm->error;
 	sync_all(hm);
-	*sel = malloc((hm->nr_bands ? hm->nr_bands : 1) * sizeof(**sel));
+	n = hm->opts.limit && hm->opts.limit < hm->nr_bands ? hm->opts.limit : hm->nr_bands;
+	*sel = malloc((n ? n : 1) * sizeof(**sel));
 	hm->place = calloc(hm->nr_bands ? hm->nr_bands : 1, sizeof(*hm->place));
 	return *sel && hm->place ? 0 : -ENOMEM;
 }
