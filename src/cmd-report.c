@@ -880,7 +880,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	in = (struct ms_html_report){
 		.h = html, .input = o.input, .window = o.window, .rep = rep, .n = n, .un = ms_report_unmapped(rep),
-		.total = ms_report_total(rep), .st = &st, .uncertain = uncertain,
+		.total = ms_report_total(rep), .st = &st, .uncertain = uncertain, .release = &rep,
 	};
 	if ((ret = print_report(&o, &in, s))) {
 		failed = true;

@@ -241,6 +241,10 @@ static void write_regions(struct ms_json *w, const struct ms_html_report *in, ui
 	key_time(w, "first", in->un->first_ns, t0, in->un->samples);
 	key_time(w, "last", in->un->last_ns, t0, in->un->samples);
 	ms_json_object_end(w);
+	if (in->release) {
+		ms_report_free(*in->release);
+		*in->release = NULL;
+	}
 }
 
 /* With ongoing access, a band's heat is its access shares (a band charged none: no cells). */

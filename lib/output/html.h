@@ -23,6 +23,13 @@ struct ms_html_report {
 	const char *input;
 	const char *window;                  /* --time as given, or NULL */
 	struct ms_report *rep;               /* sorted by region (ms_report_sort): its rows are made one by one */
+	/*
+	 * Where set, *release is the report's owner's pointer to rep: the
+	 * writer frees the report and sets it NULL once the rows are written,
+	 * as the page needs nothing more of it and what follows (the hugepage
+	 * advice) needs the memory.
+	 */
+	struct ms_report **release;
 	size_t n;
 	const struct ms_report_row *un;
 	uint64_t total;
