@@ -47,6 +47,9 @@ struct html_change {
 	const char *name;            /* the pool's: a name shared by many changes is kept once */
 };
 
+/* A packed change's bytes at most: nine varints of ten bytes, the op, what's length and bytes, the name. */
+#define CHANGE_MAX (9 * 10 + 1 + 16 + sizeof(char *))
+
 struct ms_html {
 	struct ms_session *s;
 	long pid;
@@ -54,10 +57,73 @@ struct ms_html {
 	struct ms_heatmap *hm;
 	struct ms_hugepages *hp;
 	struct ms_unmapped *un;
-	struct html_change *changes;
-	size_t nr_changes, cap_changes, changes_total;
+	/*
+	 * The changes kept, packed one after another (pack_change): about 35
+	 * bytes each, where the struct is 80, and 100,000 of them wait for
+	 * the page's end.
+	 */
+	uint8_t *changes;
+	size_t len_changes, cap_changes, nr_changes, changes_total;
+	uint64_t last_time;          /* of the change packed last: times are packed as the step from it */
 	struct ms_strpool names;
 };
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (uint8_t)(v | 0x80);
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+static const uint8_t *get_varint(const uint8_t *p, uint64_t *v)
+{
+	unsigned int shift = 0;
+
+	for (*v = 0; *p & 0x80; shift += 7)
+		*v |= (uint64_t)(*p++ & 0x7f) << shift;
+	*v |= (uint64_t)*p++ << shift;
+	return p;
+}
+
+/* Change x onto the packed list: ends and steps as differences (wrapping), which are small. */
+static void pack_change(struct ms_html *h, const struct html_change *x)
+{
+	uint8_t *p = h->changes + h->len_changes;
+	size_t n = strlen(x->what);
+
+	p = put_varint(p, x->time_ns - h->last_time);
+	p = put_varint(p, x->pid);
+	p = put_varint(p, x->tid);
+	p = put_varint(p, (uint64_t)(x->region + 1));
+	p = put_varint(p, x->start);
+	p = put_varint(p, x->end - x->start);
+	p = put_varint(p, x->new_start);
+	p = put_varint(p, x->new_end - x->new_start);
+	*p++ = (uint8_t)x->op;
+	*p++ = (uint8_t)n;
+	memcpy(p, x->what, n);
+	memcpy(p + n, &x->name, sizeof(x->name));
+	h->len_changes = (size_t)(p + n + sizeof(x->name) - h->changes);
+	h->last_time = x->time_ns;
+}
+
+/* The change packed at p into *x, after one whose time was *time; where the next begins. */
+static const uint8_t *unpack_change(const uint8_t *p, uint64_t *time, struct html_change *x)
+{
+	uint64_t v[8];
+	int k;
+
+	for (k = 0; k < 8; k++)
+		p = get_varint(p, &v[k]);
+	*time += v[0];
+	*x = (struct html_change){ .time_ns = *time, .pid = (uint32_t)v[1], .tid = (uint32_t)v[2],
+				   .region = (int)v[3] - 1, .start = v[4], .end = v[4] + v[5], .new_start = v[6],
+				   .new_end = v[6] + v[7], .op = (enum ms_aspace_op)p[0] };
+	memcpy(x->what, p + 2, p[1]);
+	memcpy(&x->name, p + 2 + p[1], sizeof(x->name));
+	return p + 2 + p[1] + sizeof(x->name);
+}
 
 static bool keep(const struct ms_html *h, const struct ms_region *r, uint32_t pid)
 {
@@ -69,7 +135,7 @@ static bool keep(const struct ms_html *h, const struct ms_region *r, uint32_t pi
 static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
 	struct ms_html *h = ctx;
-	struct html_change *x;
+	struct html_change x;
 	uint64_t from, to;
 
 	if (!keep(h, c->region, c->pid))
@@ -79,17 +145,18 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	h->changes_total++;
 	if (h->nr_changes == HTML_MAX_CHANGES)
 		return 0;
-	if (MS_GROW(h->changes, h->nr_changes + 1, h->cap_changes, 1024, HTML_MAX_CHANGES, false))
+	if (MS_GROW(h->changes, h->len_changes + CHANGE_MAX, h->cap_changes, 1 << 16, SIZE_MAX, false))
 		return -ENOMEM;
-	x = &h->changes[h->nr_changes];
-	*x = (struct html_change){
+	x = (struct html_change){
 		.time_ns = c->time_ns, .start = c->start, .end = c->end, .new_start = c->new_start,
 		.new_end = c->new_end, .pid = c->pid, .tid = c->tid, .op = c->op,
 		.region = c->region ? (int)c->region->id : -1, .name = ms_strpool_intern(&h->names, c->name),
 	};
-	if (!x->name)
+	if (!x.name)
 		return -ENOMEM;
-	ms_format_change_what(c, x->what);
+	ms_format_change_what(c, x.what);
+	x.what[sizeof(x.what) - 1] = '\0';
+	pack_change(h, &x);
 	h->nr_changes++;
 	return 0;
 }
@@ -129,7 +196,7 @@ static void release_changes(struct ms_html *h)
 	free(h->changes);
 	ms_strpool_release(&h->names);
 	h->changes = NULL;
-	h->nr_changes = h->cap_changes = 0;
+	h->nr_changes = h->len_changes = h->cap_changes = 0;
 }
 
 void ms_html_free(struct ms_html *h)
@@ -318,13 +385,16 @@ static int write_heat(struct ms_json *w, const struct ms_html_report *in)
 
 static void write_changes(struct ms_json *w, struct ms_html *h, uint64_t t0)
 {
+	const uint8_t *p = h->changes;
+	struct html_change one, *c = &one;
+	uint64_t time = 0;
 	size_t i;
 
 	ms_json_newline(w, 0);
 	ms_json_key(w, "changes");
 	ms_json_array_begin(w);
 	for (i = 0; i < h->nr_changes; i++) {
-		const struct html_change *c = &h->changes[i];
+		p = unpack_change(p, &time, &one);
 
 		ms_json_newline(w, 0);
 		ms_json_object_begin(w);
