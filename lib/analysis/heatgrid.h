@@ -32,6 +32,7 @@ struct hg {
 		uint32_t *dense;                 /* cap HG_DENSE: [HG_CELLS] */
 	};
 	uint16_t n, cap;                         /* pairs (sparse) */
+	uint8_t owner[4];                        /* its owner's, never touched here: room a struct would pad */
 };
 
 #define HG_DENSE UINT16_MAX

@@ -6,7 +6,7 @@
  * rows start at a page each and double the same way when an offset lies
  * past the last row.
  *
- * A recording can hold 500,000 regions: a band costs 40 bytes and what its
+ * A recording can hold 500,000 regions: a band costs 32 bytes and what its
  * filled cells cost past the first (lib/analysis/heatgrid.c), a region
  * without samples only its slot in by_region and its changes' marks; what
  * few bands need (access shares, a place among those handed out) lies
@@ -27,14 +27,20 @@
 #include "analysis/marklist.h"
 #include "util/grow.h"
 #include "util/log.h"
+#include "util/u32map.h"
 
 struct band {
 	const struct ms_region *region;
 	uint64_t size;
-	struct hg cells;                  /* their sum: the band's samples */
-	uint32_t acc;                     /* its access shares' place in accs + 1; 0: none charged */
-	uint8_t col_shift, row_shift;     /* columns of 1 us << col_shift; rows of a page << row_shift */
+	struct hg cells;                  /* their sum: the band's samples; in its owner bytes, the band's scale */
 };
+
+/* A band's columns are 1 us << its col shift, its rows a page << its row shift; with access shares or not. */
+#define COL_SHIFT(b) ((b)->cells.owner[0])
+#define ROW_SHIFT(b) ((b)->cells.owner[1])
+#define HAS_ACC(b) ((b)->cells.owner[2])
+
+_Static_assert(sizeof(struct band) == 32, "500,000 mappings make 500,000 bands");
 
 /* A band's access shares and the charges that filled them: only recordings of ongoing access have any. */
 struct band_acc {
@@ -55,8 +61,7 @@ struct ms_heatmap {
 	size_t cap;
 	struct band **chunks;             /* band i: chunks[i / CHUNK][i % CHUNK] */
 	size_t nr_bands, cap_chunks;
-	struct band_acc *accs;
-	size_t nr_accs, cap_accs;
+	struct ms_u32map accs;            /* band number -> its struct band_acc, where it has access shares */
 	/* Band i's place among those the last selection handed out + 1 (0: none); made by each selection. */
 	uint32_t *place;
 	struct ms_marklist marks;         /* every change that may mark a band (lib/analysis/marklist.c) */
@@ -92,17 +97,34 @@ MS_EXPORT struct ms_heatmap *ms_heatmap_new(const struct ms_heatmap_opts *opts)
 	return hm;
 }
 
+/* Band b's number: its region's slot in by_region says it. */
+static inline uint32_t band_no(const struct ms_heatmap *hm, const struct band *b)
+{
+	return hm->by_region[b->region->id] - 1;
+}
+
+/* Band b's access shares, or NULL: few bands have any, so they lie beside the bands, by number. */
+static inline struct band_acc *acc_of(const struct ms_heatmap *hm, const struct band *b)
+{
+	return HAS_ACC(b) ? ms_u32map_get(&hm->accs, band_no(hm, b)) : NULL;
+}
+
+static inline uint64_t access_events(const struct ms_heatmap *hm, const struct band *b)
+{
+	return HAS_ACC(b) ? acc_of(hm, b)->events : 0;
+}
+
 /* Brings band b to the map's columns: the doublings it missed since it was last touched. */
 static void band_sync(const struct ms_heatmap *hm, struct band *b)
 {
-	unsigned int k = hm->col_shift - b->col_shift;
+	unsigned int k = hm->col_shift - COL_SHIFT(b);
 
 	if (!k)
 		return;
 	hg_scale(&b->cells, k, 0, HG_SUM);
-	if (b->acc)
-		hg_scale(&hm->accs[b->acc - 1].grid, k, 0, HG_MAX);
-	b->col_shift = (uint8_t)hm->col_shift;
+	if (HAS_ACC(b))
+		hg_scale(&acc_of(hm, b)->grid, k, 0, HG_MAX);
+	COL_SHIFT(b) = (uint8_t)hm->col_shift;
 }
 
 static inline struct band *band_at(const struct ms_heatmap *hm, size_t i)
@@ -110,21 +132,10 @@ static inline struct band *band_at(const struct ms_heatmap *hm, size_t i)
 	return &hm->chunks[i / CHUNK][i % CHUNK];
 }
 
-/* Band b's access shares, or NULL. */
-static inline struct band_acc *acc_of(const struct ms_heatmap *hm, const struct band *b)
-{
-	return b->acc ? &hm->accs[b->acc - 1] : NULL;
-}
-
-static inline uint64_t access_events(const struct ms_heatmap *hm, const struct band *b)
-{
-	return b->acc ? hm->accs[b->acc - 1].events : 0;
-}
-
 /* Band b's place among those handed out + 1 (0: none), in the selection being made. */
 static inline uint32_t *place_of(const struct ms_heatmap *hm, const struct band *b)
 {
-	return &hm->place[hm->by_region[b->region->id] - 1];
+	return &hm->place[band_no(hm, b)];
 }
 
 /* Region id's band, or NULL where it has none. */
@@ -149,7 +160,7 @@ static struct band *band_of(struct ms_heatmap *hm, const struct ms_region *r)
 		return NULL;
 	b = band_at(hm, hm->nr_bands++);
 	b->region = r;
-	b->col_shift = (uint8_t)hm->col_shift;
+	COL_SHIFT(b) = (uint8_t)hm->col_shift;
 	hm->by_region[r->id] = (uint32_t)hm->nr_bands;
 	return b;
 }
@@ -170,13 +181,13 @@ static uint32_t row_of(struct ms_heatmap *hm, struct band *b, uint64_t off)
 	uint64_t row;
 	unsigned int k = 0;
 
-	while ((row = off / (4096ULL << (b->row_shift + k))) >= MS_HEATMAP_ROWS)
+	while ((row = off / (4096ULL << (ROW_SHIFT(b) + k))) >= MS_HEATMAP_ROWS)
 		k++;
 	if (k) {
 		hg_scale(&b->cells, 0, k, HG_SUM);
-		if (b->acc)
-			hg_scale(&hm->accs[b->acc - 1].grid, 0, k, HG_MAX);
-		b->row_shift = (uint8_t)(b->row_shift + k);
+		if (HAS_ACC(b))
+			hg_scale(&acc_of(hm, b)->grid, 0, k, HG_MAX);
+		ROW_SHIFT(b) = (uint8_t)(ROW_SHIFT(b) + k);
 	}
 	return (uint32_t)row;
 }
@@ -271,8 +282,8 @@ static int fill_access(struct ms_heatmap *hm, struct band *b, const struct ms_re
 		share = MS_HEATMAP_ACCESS_FULL;
 	c0 = from > hm->t0 ? (from - hm->t0) / COL_NS(hm) : 0;
 	c1 = (t - hm->t0) / COL_NS(hm);
-	r0 = start >> (12 + b->row_shift);
-	r1 = end ? (end - 1) >> (12 + b->row_shift) : 0;
+	r0 = start >> (12 + ROW_SHIFT(b));
+	r1 = end ? (end - 1) >> (12 + ROW_SHIFT(b)) : 0;
 	for (row = r0; row <= r1 && row < MS_HEATMAP_ROWS; row++)
 		for (col = c0; col <= c1; col++)
 			if (hg_add(&acc_of(hm, b)->grid, (uint32_t)(row * MS_HEATMAP_COLS + col), (uint32_t)share,
@@ -285,9 +296,13 @@ static int fill_access(struct ms_heatmap *hm, struct band *b, const struct ms_re
 /* Band b's access shares, made empty. 0 or -ENOMEM. */
 static int new_acc(struct ms_heatmap *hm, struct band *b)
 {
-	if (hm->nr_accs >= UINT32_MAX - 1 || MS_GROW(hm->accs, hm->nr_accs + 1, hm->cap_accs, 16, SIZE_MAX, true))
+	struct band_acc *a = calloc(1, sizeof(*a));
+
+	if (!a || ms_u32map_put(&hm->accs, band_no(hm, b), a)) {
+		free(a);
 		return -ENOMEM;
-	b->acc = (uint32_t)++hm->nr_accs;
+	}
+	HAS_ACC(b) = 1;
 	return 0;
 }
 
@@ -299,7 +314,7 @@ static void on_access(void *ctx, const struct ms_event *ev, const struct ms_regi
 	if (!r || end <= start || (hm->opts.pid && r->pid != hm->opts.pid) || !shown(hm, ev->time))
 		return;
 	column(hm, ev->time);                /* the columns widened first: the band then syncs to them */
-	if (!(b = band_of(hm, r)) || (!b->acc && new_acc(hm, b)) || fill_access(hm, b, r, ev, start, end)) {
+	if (!(b = band_of(hm, r)) || (!HAS_ACC(b) && new_acc(hm, b)) || fill_access(hm, b, r, ev, start, end)) {
 		hm->error = -ENOMEM;
 		return;
 	}
@@ -438,7 +453,7 @@ static size_t select_bands(struct ms_heatmap *hm, struct band **sel)
 	for (i = 0; i < hm->nr_bands; i++) {
 		b = band_at(hm, i);
 		samples = hg_sum(&b->cells);
-		if ((!samples && !b->acc) || (o->keep && !o->keep(b->region, o->keep_ctx)))
+		if ((!samples && !HAS_ACC(b)) || (o->keep && !o->keep(b->region, o->keep_ctx)))
 			continue;
 		if (o->min_share > 0 && (double)samples < o->min_share * (double)hm->totals.samples) {
 			hm->totals.under_share++;
@@ -505,7 +520,7 @@ static int publish(const struct ms_heatmap *hm, const struct band *b, struct ms_
 	const struct band_acc *a = acc_of(hm, b);
 
 	*pub = (struct ms_heatmap_band){
-		.region = b->region, .size = b->size, .row_bytes = 4096ULL << b->row_shift,
+		.region = b->region, .size = b->size, .row_bytes = 4096ULL << ROW_SHIFT(b),
 		.samples = hg_sum(&b->cells),
 		.access_events = a ? a->events : 0,
 	};
@@ -737,15 +752,18 @@ MS_EXPORT void ms_heatmap_totals(const struct ms_heatmap *hm, struct ms_heatmap_
 
 MS_EXPORT void ms_heatmap_free(struct ms_heatmap *hm)
 {
-	size_t i;
+	struct band_acc *a;
+	size_t i, pos;
 
 	if (!hm)
 		return;
 	for (i = 0; i < hm->nr_bands; i++)
 		hg_release(&band_at(hm, i)->cells);
-	for (i = 0; i < hm->nr_accs; i++)
-		hg_release(&hm->accs[i].grid);
-	free(hm->accs);
+	for (pos = 0; (a = ms_u32map_next(&hm->accs, &pos, NULL));) {
+		hg_release(&a->grid);
+		free(a);
+	}
+	ms_u32map_release(&hm->accs);
 	for (i = 0; i < hm->cap_chunks; i++)
 		free(hm->chunks[i]);
 	free(hm->chunks);
