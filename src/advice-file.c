@@ -12,20 +12,33 @@
 #include "cli.h"
 #include "outfile.h"
 
+/* The advised regions' rules; they come first, and end at one neither advised nor left out for lack of room. */
+static int add_advised(struct ms_advice *adv, const struct ms_session *s, struct ms_hugepages *hp, size_t n,
+		       size_t *advised)
+{
+	const struct ms_huge_advice *a;
+	size_t i;
+	int nr = (int)ms_advice_nr_rules(adv);
+
+	for (i = 0; i < n && (a = ms_hugepages_advice_at(hp, i)) && (a->advised || a->no_room) && nr >= 0; i++) {
+		*advised += a->advised;
+		nr = ms_advice_add(adv, s, a, 1);
+	}
+	return nr;
+}
+
 int advice_file_save(const char *path, struct ms_advice *adv, const struct ms_session *s,
-		     const struct ms_huge_advice *v, size_t n)
+		     struct ms_hugepages *hp, size_t n)
 {
 	struct outfile out;
-	size_t advised = 0, i;
+	size_t advised = 0;
 	FILE *f;
-	int nr = ms_advice_add(adv, s, v, n), ret;
+	int nr = add_advised(adv, s, hp, n, &advised), ret;
 
 	if (nr < 0) {
 		cli_error("cannot build the advice for '%s': %s", path, strerror(-nr));
 		return EXIT_RUNTIME;
 	}
-	for (i = 0; i < n; i++)
-		advised += v[i].advised;
 	if (!(f = outfile_fopen(&out, path)))
 		return EXIT_RUNTIME;
 	if (ms_advice_write(adv, f)) {

@@ -4,9 +4,12 @@
 
 #include <mapscope/advice.h>
 
-/* Adds the advised regions of v[0, n) to adv and writes its rules to path. 0, or EXIT_RUNTIME after the message. */
+/*
+ * Adds the advised regions of hp (sorted: n entries) to adv and writes its
+ * rules to path. 0, or EXIT_RUNTIME after the message.
+ */
 int advice_file_save(const char *path, struct ms_advice *adv, const struct ms_session *s,
-		     const struct ms_huge_advice *v, size_t n);
+		     struct ms_hugepages *hp, size_t n);
 
 /* The rules in the file at path, or NULL after the message. */
 struct ms_advice *advice_file_load(const char *path);

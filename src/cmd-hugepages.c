@@ -94,23 +94,25 @@ struct budget_use {
 	uint64_t advised, left_out, left_out_bytes;
 };
 
-static struct budget_use budget_use(const struct ms_huge_advice *v, size_t n)
+/* The advised regions and those left out come first: the first that is neither ends them. */
+static struct budget_use budget_use(struct ms_hugepages *hp, size_t n)
 {
 	struct budget_use u = { 0 };
+	const struct ms_huge_advice *a;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		if (v[i].advised)
-			u.advised += v[i].spans * MS_HUGE_SPAN;
-		if (v[i].no_room) {
+	for (i = 0; i < n && (a = ms_hugepages_advice_at(hp, i)) && (a->advised || a->no_room); i++) {
+		if (a->advised)
+			u.advised += a->spans * MS_HUGE_SPAN;
+		if (a->no_room) {
 			u.left_out++;
-			u.left_out_bytes += v[i].spans * MS_HUGE_SPAN;
+			u.left_out_bytes += a->spans * MS_HUGE_SPAN;
 		}
 	}
 	return u;
 }
 
-static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp_run *run, bool tlb)
+static void print_text(size_t n, const struct hp_run *run, bool tlb)
 {
 	enum hugepages_how how;
 	char act[1024];
@@ -118,12 +120,12 @@ static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp
 
 	printf("# 2 MiB spans: dense when at least half their pages were touched%s\n",
 	       tlb ? "" : "; no TLB-miss samples in this recording (no hardware memory events)");
-	if (n && v[0].estimated)
+	if (n && ms_hugepages_advice_at(run->hp, 0)->estimated)
 		printf("# sampled, 1 event in %" PRIu64 " recorded (on average): pages, faults and benefit are "
-		       "estimates\n", v[0].period);
+		       "estimates\n", ms_hugepages_advice_at(run->hp, 0)->period);
 	replay_loss_line(run->s, stdout, "# ");
 	if (run->budget) {
-		struct budget_use u = budget_use(v, n);
+		struct budget_use u = budget_use(run->hp, n);
 
 		printf("# budget: room for %" PRIu64 " MiB of hugepages: %" PRIu64 " MiB advised; left out for lack "
 		       "of room: %" PRIu64 " region%s (%" PRIu64 " MiB)\n", run->budget >> 20, u.advised >> 20,
@@ -132,7 +134,7 @@ static void print_text(const struct ms_huge_advice *v, size_t n, const struct hp
 	printf("%-7s %7s %-12s %-29s %-29s %6s %8s %8s %8s %9s  %s\n", "advised", "pid", "kind", "region",
 	       "advise", "spans", "pages", "faults", "samples", "benefit", "name");
 	for (i = 0; i < n; i++) {
-		const struct ms_huge_advice *a = &v[i];
+		const struct ms_huge_advice *a = ms_hugepages_advice_at(run->hp, i);
 		const struct ms_region *r = a->region;
 		char adv[40], range[40];
 
@@ -200,7 +202,7 @@ static void json_advice(struct ms_json *w, const struct ms_huge_advice *a, const
 	ms_json_object_end(w);
 }
 
-static void print_json(const struct ms_huge_advice *v, size_t n, const struct hp_run *run, bool tlb)
+static void print_json(size_t n, const struct hp_run *run, bool tlb)
 {
 	struct ms_json w;
 	size_t i;
@@ -210,7 +212,7 @@ static void print_json(const struct ms_huge_advice *v, size_t n, const struct hp
 	ms_json_key_bool(&w, "tlb_samples", tlb);
 	replay_loss_json(run->s, &w);
 	if (run->budget) {
-		struct budget_use u = budget_use(v, n);
+		struct budget_use u = budget_use(run->hp, n);
 
 		ms_json_key(&w, "budget");
 		ms_json_object_begin(&w);
@@ -224,7 +226,7 @@ static void print_json(const struct ms_huge_advice *v, size_t n, const struct hp
 	ms_json_array_begin(&w);
 	for (i = 0; i < n; i++) {
 		ms_json_newline(&w, 2);
-		json_advice(&w, &v[i], run);
+		json_advice(&w, ms_hugepages_advice_at(run->hp, i), run);
 	}
 	ms_json_array_end(&w);
 	ms_json_object_end(&w);
@@ -404,8 +406,10 @@ static int apply_range(int pidfd, const struct ms_huge_advice *a, const struct h
 	return -1;
 }
 
-static int apply(const struct ms_huge_advice *v, size_t n, const struct hp_opts *o)
+/* Only advised ranges the process holds now: the advised come first, and end at one neither advised nor left out. */
+static int apply(struct ms_hugepages *hp, size_t n, const struct hp_opts *o)
 {
+	const struct ms_huge_advice *a;
 	int pidfd, failed = 0, done = 0;
 	size_t i;
 
@@ -416,11 +420,9 @@ static int apply(const struct ms_huge_advice *v, size_t n, const struct hp_opts 
 		cli_error("cannot open process %d: %s", (int)o->pid, strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	for (i = 0; i < n; i++) {
-		const struct ms_huge_advice *a = &v[i];
-
+	for (i = 0; i < n && (a = ms_hugepages_advice_at(hp, i)) && (a->advised || a->no_room); i++) {
 		if (!a->advised || !a->end || a->region->pid != (uint32_t)o->pid)
-			continue;            /* only ranges the process holds now */
+			continue;
 		if (apply_range(pidfd, a, o))
 			failed++;
 		else
@@ -504,7 +506,6 @@ int cmd_hugepages(int argc, char **argv)
 	struct ms_advice *adv = NULL;
 	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX };
 	struct ms_session *s = NULL;
-	const struct ms_huge_advice *v = NULL;
 	struct ms_session_stats st;
 	size_t n = 0;
 	int ret, err;
@@ -530,21 +531,21 @@ int cmd_hugepages(int argc, char **argv)
 	if ((ret = replay_run(s, o.input)))
 		goto out;
 	ms_session_stats(s, &st);
-	err = ms_hugepages_advice(run.hp, ms_session_aspace(s), st.last_time, &v, &n);
+	err = ms_hugepages_sort(run.hp, ms_session_aspace(s), st.last_time, &n);
 	if (err) {
 		cli_error("cannot build the advice: %s", strerror(-err));
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
 	replay_warnings(s, o.input);
-	if (o.save && (ret = advice_file_save(o.save, adv, s, v, n)))
+	if (o.save && (ret = advice_file_save(o.save, adv, s, run.hp, n)))
 		goto out;
 	if (o.apply)
-		ret = apply(v, n, &o);
+		ret = apply(run.hp, n, &o);
 	else if (o.json)
-		print_json(v, n, &run, ms_hugepages_have_tlb(run.hp));
+		print_json(n, &run, ms_hugepages_have_tlb(run.hp));
 	else
-		print_text(v, n, &run, ms_hugepages_have_tlb(run.hp));
+		print_text(n, &run, ms_hugepages_have_tlb(run.hp));
 	if (replay_status(s))
 		ret = EXIT_RUNTIME;
 out:

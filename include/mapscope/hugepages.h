@@ -87,10 +87,28 @@ struct ms_hugepages *ms_hugepages_new(const struct ms_hugepages_opts *opts);
 extern const struct ms_analysis ms_hugepages_analysis;
 
 /*
- * The advice for every candidate region that was touched, advised ones first
- * by benefit. end_ns: the recording's end, for the lifetimes of regions still
- * alive. Borrowed: *out and its reasons stay valid until the next
- * ms_hugepages_advice() or ms_hugepages_free(). 0, or -ENOMEM with the
+ * The advice for every candidate region that was touched, one at a time:
+ * for many regions, where an array of every entry (144 bytes each) would
+ * cost more than the counts. ms_hugepages_sort() judges and ranks them
+ * and says how many there are: advised ones first by benefit (by TLB
+ * misses where the recording has them, by ongoing access where it has
+ * that), and those a budget left out for lack of room among them, where
+ * they ranked; then the rest, in the same order of their figures. end_ns:
+ * the recording's end, for the lifetimes of regions still alive. 0, or
+ * -ENOMEM with the results of the sort before released.
+ * ms_hugepages_advice_at() gives entry i of that order (NULL past the
+ * end). Borrowed: an entry and its reason stay valid until the next
+ * ms_hugepages_advice_at(), the order until the next sort,
+ * ms_hugepages_advice() or ms_hugepages_free(). Counting more samples
+ * afterwards needs a new sort.
+ */
+int ms_hugepages_sort(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns, size_t *n);
+const struct ms_huge_advice *ms_hugepages_advice_at(struct ms_hugepages *hp, size_t i);
+
+/*
+ * The same advice as one array, in the same order. Borrowed: *out and its
+ * reasons stay valid until the next ms_hugepages_advice(),
+ * ms_hugepages_sort() or ms_hugepages_free(). 0, or -ENOMEM with the
  * advice of the call before released.
  */
 int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns,

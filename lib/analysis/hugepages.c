@@ -24,7 +24,6 @@
 #include "analysis/hugebudget.h"
 #include "analysis/hugespans.h"
 #include "util/grow.h"
-#include "util/hash.h"
 #include "util/log.h"
 #include "util/strpool.h"
 
@@ -44,11 +43,33 @@ struct ms_hugepages {
 	bool all_faults;                                       /* every sample was a page fault's */
 	struct ms_access_table access;   /* ongoing access per region, where the recording has it */
 	int error;
-	/* The last ms_hugepages_advice(), lent to the caller until the next or ms_hugepages_free(). */
+	/*
+	 * The last ms_hugepages_sort(), lent to the caller until the next or
+	 * ms_hugepages_free(): the advised regions (and those the budget left
+	 * out) whole, each reason a REASON_MAX buffer of its own, as ranking
+	 * appends; the others as their ranks, made into advice one at a time
+	 * in one, so that 500,000 regions not advised cost 32 bytes each,
+	 * not a 144-byte struct ms_huge_advice.
+	 */
+	const struct ms_aspace *as;
+	uint64_t end_ns;
+	struct ms_huge_advice *head;
+	size_t nr_head, cap_head;
+	struct rank *ranks;
+	size_t nr_ranks, cap_ranks;
+	struct ms_huge_advice one;
+	char one_reason[REASON_MAX];
+	/* The last ms_hugepages_advice(): every entry, the reasons not advised kept once each. */
 	struct ms_huge_advice *advice;
-	struct ms_strpool reasons;      /* the reasons of regions not advised */
-	char **own;                     /* of those advised: a REASON_MAX buffer each, as ranking appends */
-	size_t nr_own, cap_own;
+	struct ms_strpool reasons;
+};
+
+/* A region not advised, as ranked: the figures that order it, and where its spans lie. */
+struct rank {
+	uint64_t key;             /* hot bytes or TLB misses, where they rank first (else 0) */
+	uint64_t benefit, pages;
+	uint32_t id;              /* the region's */
+	uint32_t at;              /* its first span in the sorted spans */
 };
 
 enum { F_HUGE = 1, F_NOHUGE = 2 };
@@ -190,110 +211,6 @@ MS_EXPORT const struct ms_analysis ms_hugepages_analysis = {
 	.access = on_access,
 };
 
-/* A page that mremap moved: where to, and the pages it stands for (estimated, could be). */
-struct moved {
-	uint64_t addr, est, upper;
-};
-
-/*
- * Span s had before pages; the m = before - s->pages last of mv are those
- * that left it: they take their share of its estimates, spread exactly
- * over them, and its counts go into share (faults, samples, TLB misses).
- */
-static void move_share(struct span *s, uint32_t before, struct moved *mv, uint64_t share[3])
-{
-	uint64_t *c[3] = { &s->faults, &s->samples, &s->tlb }, m = before - s->pages, k, x;
-	uint64_t est = s->est * m / before, upper = s->upper * m / before;
-	int i;
-
-	for (i = 0; i < 3; i++) {
-		x = *c[i] * m / before;
-		*c[i] -= x;
-		share[i] += x;
-	}
-	for (k = 0; k < m; k++) {
-		mv[k].est = est * (k + 1) / m - est * k / m;
-		mv[k].upper = upper * (k + 1) / m - upper * k / m;
-	}
-	s->est -= est;
-	s->upper -= upper;
-}
-
-/* The pages of region r that follow_remap() took, put where they went; the counts go with the first. */
-static void land(struct ms_hugepages *hp, const struct ms_region *r, const struct moved *mv, size_t n,
-		 const uint64_t share[3])
-{
-	struct span *t;
-	uint32_t page;
-	uint64_t key;
-	size_t b;
-
-	for (b = 0; b < n; b++) {
-		key = ((uint64_t)r->id + 1) << 32 | ((mv[b].addr / MS_HUGE_SPAN) & 0xffffffffULL);
-		if (!(t = ms_hugespans_find(&hp->spans, key, true))) {
-			hp->error = -ENOMEM;
-			return;
-		}
-		page = (uint32_t)((mv[b].addr % MS_HUGE_SPAN) >> 12);
-		if (!ms_hugespans_has(&hp->spans, t, page)) {
-			if (ms_hugespans_add(&hp->spans, t, page)) {
-				hp->error = -ENOMEM;
-				return;
-			}
-			t->est += mv[b].est;
-			t->upper += mv[b].upper;
-		}
-		if (b == 0) {
-			t->faults += share[0];
-			t->samples += share[1];
-			t->tlb += share[2];
-		}
-	}
-}
-
-/*
- * mremap moved [old_start, old_end) of region r to new_start: the pages
- * touched there go with the memory, into the spans of its new home, and
- * their counts in proportion. The advice then follows the memory, not the
- * address. Spans made while moving may move the table: the moves are
- * gathered first.
- */
-static void follow_remap(struct ms_hugepages *hp, const struct ms_region *r, const struct ms_event *ev)
-{
-	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end, delta = ev->remap.new_start - os;
-	uint64_t idx, first = os / MS_HUGE_SPAN, last = (oe - 1) / MS_HUGE_SPAN, addr, share[3] = { 0 };
-	struct moved *mv = NULL;
-	size_t nmoved = 0, cap = 0, from;
-	struct span *s;
-	uint32_t page, before;
-
-	if (oe <= os || delta == 0 || last - first > hp->spans.len + 1)
-		return;              /* no move, or a range larger than every span there is */
-	for (idx = first; idx <= last; idx++) {
-		s = ms_hugespans_find(&hp->spans, ((uint64_t)r->id + 1) << 32 | (idx & 0xffffffffULL), false);
-		if (!s || !s->pages)
-			continue;
-		before = s->pages;
-		from = nmoved;
-		for (page = 0; page < 512; page++) {
-			addr = idx * MS_HUGE_SPAN + (uint64_t)page * 4096;
-			if (addr < os || addr >= oe || !ms_hugespans_has(&hp->spans, s, page))
-				continue;
-			if (MS_GROW(mv, nmoved + 1, cap, 512, SIZE_MAX, false)) {
-				hp->error = -ENOMEM;
-				free(mv);
-				return;
-			}
-			mv[nmoved++].addr = addr + delta;
-			ms_hugespans_drop(&hp->spans, s, page);
-		}
-		if (nmoved > from)
-			move_share(s, before, mv + from, share);
-	}
-	land(hp, r, mv, nmoved, share);
-	free(mv);
-}
-
 /* Each event before the model applies it: hugepage madvise calls are noted, and memory that moves. */
 static void note(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_event *ev)
 {
@@ -301,8 +218,9 @@ static void note(struct ms_hugepages *hp, const struct ms_aspace *as, const stru
 
 	if (ev->kind == MS_EV_REMAP) {
 		r = ms_aspace_lookup(as, ev->pid, ev->remap.old_start);
-		if (r && candidate(r))
-			follow_remap(hp, r, ev);
+		if (r && candidate(r) && ms_hugespans_move(&hp->spans, r->id, ev->remap.old_start, ev->remap.old_end,
+							   ev->remap.new_start))
+			hp->error = -ENOMEM;
 		return;
 	}
 	if (ev->kind != MS_EV_MADVISE || (ev->madvise.advice != MADV_HUGEPAGE &&
@@ -442,65 +360,95 @@ static void sparse_reason(const struct ms_hugepages *hp, const struct tally *t, 
 			 "(%u needed)%s%s", (unsigned long long)t->best, hp->o.min_pages, est[0] ? "; " : "", est);
 }
 
-/*
- * Whether a is advised, and why, in reason (REASON_MAX bytes): the first
- * objection in order, or the case for it. A region dense while it lived
- * and gone by the end is advised with no range: for where it is made.
- */
-static void judge(const struct ms_hugepages *hp, const struct ms_region *r, const struct tally *t,
-		  uint64_t life, struct ms_huge_advice *a, char *reason)
+/* Whether a region is advised: the first objection in order, or the case for it (V_DENSE). */
+enum verdict { V_UNALIGNED, V_NOHUGE, V_HUGE, V_SHORT, V_SPARSE, V_SMALL, V_DENSE };
+
+static enum verdict verdict(const struct ms_hugepages *hp, const struct ms_region *r, const struct tally *t,
+			    uint64_t life, const struct ms_huge_advice *a)
 {
 	unsigned char flags = r->id < hp->cap_flags ? hp->flags[r->id] : 0;
-	char est[96], run[96] = "";
 
 	if (!a->aligned_spans)
+		return V_UNALIGNED;
+	if (flags == F_NOHUGE)
+		return V_NOHUGE;
+	if (flags == F_HUGE)
+		return V_HUGE;
+	if (life < hp->o.min_life_ns)
+		return V_SHORT;
+	if (!t->dense)
+		return V_SPARSE;
+	return a->benefit < hp->o.min_benefit ? V_SMALL : V_DENSE;
+}
+
+/* The case for advised a, in reason (REASON_MAX bytes). */
+static void dense_reason(const struct ms_hugepages *hp, const struct ms_region *r, const struct tally *t,
+			 const struct ms_huge_advice *a, char *reason)
+{
+	char est[96], run[96] = "";
+
+	if (t->run_len && t->run_len < t->dense)
+		snprintf(run, sizeof(run), "; advised: the longest run of them it still holds, %llu spans",
+			 (unsigned long long)t->run_len);
+	sampling_note(hp, est, sizeof(est));
+	snprintf(reason, REASON_MAX, "dense: %u of %u spans with %llu pages touched on "
+		 "average; saves %llu faults and %llu TLB entries%s%s%s%s", t->dense, a->aligned_spans,
+		 (unsigned long long)(t->dense_pages / t->dense), (unsigned long long)a->faults_saved,
+		 (unsigned long long)(a->tlb_entries_now - a->tlb_entries_huge), run,
+		 t->run_len ? "" : !r->alive ? "; gone by the end: advise it as it is made" :
+		 "; none of it is where it was dense any more: advise it as it is made",
+		 est[0] ? "; " : "", est);
+}
+
+/* Why, in words, in reason (REASON_MAX bytes): verdict v of a. */
+static void say(const struct ms_hugepages *hp, const struct ms_region *r, const struct tally *t, uint64_t life,
+		const struct ms_huge_advice *a, enum verdict v, char *reason)
+{
+	switch (v) {
+	case V_UNALIGNED:
 		snprintf(reason, REASON_MAX, "not 2 MiB-alignable: no whole 2 MiB-aligned span lies "
 			 "inside its %llu KiB", (unsigned long long)((r->end - r->start) >> 10));
-	else if (flags == F_NOHUGE)
+		break;
+	case V_NOHUGE:
 		snprintf(reason, REASON_MAX, "VM_NOHUGEPAGE: the program asked for no hugepages "
 			 "(madvise MADV_NOHUGEPAGE)");
-	else if (flags == F_HUGE)
+		break;
+	case V_HUGE:
 		snprintf(reason, REASON_MAX, "already huge: madvise(MADV_HUGEPAGE) or MADV_COLLAPSE "
 			 "was applied to it");
-	else if (life < hp->o.min_life_ns)
+		break;
+	case V_SHORT:
 		snprintf(reason, REASON_MAX, "too short-lived: it lived %.3f ms", (double)life / 1e6);
-	else if (!t->dense)
+		break;
+	case V_SPARSE:
 		sparse_reason(hp, t, reason);
-	else if (a->benefit < hp->o.min_benefit)
+		break;
+	case V_SMALL:
 		snprintf(reason, REASON_MAX, "benefit too small: %llu (minimum %llu)",
 			 (unsigned long long)a->benefit, (unsigned long long)hp->o.min_benefit);
-	else {
-		a->advised = true;
-		if (t->run_len) {
-			a->start = t->run_at;
-			a->end = t->run_at + t->run_len * MS_HUGE_SPAN;
-		}
-		if (t->run_len && t->run_len < t->dense)
-			snprintf(run, sizeof(run), "; advised: the longest run of them it still holds, %llu spans",
-				 (unsigned long long)t->run_len);
-		sampling_note(hp, est, sizeof(est));
-		snprintf(reason, REASON_MAX, "dense: %u of %u spans with %llu pages touched on "
-			 "average; saves %llu faults and %llu TLB entries%s%s%s%s", t->dense, a->aligned_spans,
-			 (unsigned long long)(t->dense_pages / t->dense), (unsigned long long)a->faults_saved,
-			 (unsigned long long)(a->tlb_entries_now - a->tlb_entries_huge), run,
-			 t->run_len ? "" : !r->alive ? "; gone by the end: advise it as it is made" :
-			 "; none of it is where it was dense any more: advise it as it is made",
-			 est[0] ? "; " : "", est);
+		break;
+	case V_DENSE:
+		dense_reason(hp, r, t, a, reason);
+		break;
 	}
 }
 
 /*
  * The advice for region r from its spans sp[0, n), in address order; its
- * reason goes in reason. The figures of the benefit count only the spans
- * advised: the run held at the end, or, for a region to advise where it
- * is made, every dense span.
+ * reason goes in reason, where it is not NULL (ranking needs only the
+ * figures). The figures of the benefit count only the spans advised: the
+ * run held at the end, or, for a region to advise where it is made, every
+ * dense span. A region dense while it lived and gone by the end is
+ * advised with no range: for where it is made.
  */
 static void advise(struct ms_hugepages *hp, const struct ms_aspace *as, const struct ms_region *r,
 		   const struct span *sp, size_t n, uint64_t end_ns, struct ms_huge_advice *a, char *reason)
 {
 	uint64_t first = (r->start + MS_HUGE_SPAN - 1) & ~(MS_HUGE_SPAN - 1);
 	uint64_t last = r->end & ~(MS_HUGE_SPAN - 1), spans, pages, tlb;
+	uint64_t life = (r->ended_ns ? r->ended_ns : end_ns) - r->created_ns;
 	struct tally t;
+	enum verdict v;
 
 	memset(a, 0, sizeof(*a));
 	a->region = r;
@@ -517,9 +465,16 @@ static void advise(struct ms_hugepages *hp, const struct ms_aspace *as, const st
 	a->tlb_entries_now = pages;
 	a->tlb_entries_huge = a->spans;
 	a->benefit = a->faults_saved + tlb;
-	judge(hp, r, &t, (r->ended_ns ? r->ended_ns : end_ns) - r->created_ns, a, reason);
-	if (!a->advised)
-		a->start = a->end = 0;
+	v = verdict(hp, r, &t, life, a);
+	if (v == V_DENSE) {
+		a->advised = true;
+		if (t.run_len) {
+			a->start = t.run_at;
+			a->end = t.run_at + t.run_len * MS_HUGE_SPAN;
+		}
+	}
+	if (reason)
+		say(hp, r, &t, life, a, v, reason);
 }
 
 static int cmp_advice(const void *pa, const void *pb)
@@ -547,36 +502,34 @@ static int cmp_access(const void *pa, const void *pb)
 	return cmp_advice(pa, pb);
 }
 
+/* Region id's bytes found accessed per interval, on average (0: none said). */
+static uint64_t hot_bytes(const struct ms_hugepages *hp, uint32_t id)
+{
+	const struct ms_access_stat *st = ms_access_table_get(&hp->access, id);
+
+	return st ? st->hot_sum / st->intervals : 0;
+}
+
 /*
  * Where the recording has ongoing access (accessed bits, DAMON), the
  * regions that faults found dense are ranked by how hard they are used
  * since: a table touched once and left is worth less than one rewritten
- * all along. The reason says which evidence ranked it. 0 or -ENOMEM.
+ * all along. The reason says which evidence ranked it.
  */
-static int rank_by_access(struct ms_hugepages *hp, struct ms_huge_advice *v, size_t n)
+static void rank_by_access(struct ms_hugepages *hp, struct ms_huge_advice *v, size_t n)
 {
 	const char *evidence = ms_access_table_evidence(&hp->access);
-	const struct ms_access_stat *st;
 	size_t i, len;
 	char *reason;
 
-	if (hp->access.error)
-		return hp->access.error;
-	if (!evidence)
-		return 0;
-	ms_access_table_settle(&hp->access);
 	for (i = 0; i < n; i++) {
-		st = ms_access_table_get(&hp->access, v[i].region->id);
-		v[i].hot_bytes = st ? st->hot_sum / st->intervals : 0;
-		if (!v[i].advised)
-			continue;
+		v[i].hot_bytes = hot_bytes(hp, v[i].region->id);
 		reason = (char *)v[i].reason;        /* one of hp->own */
 		len = strlen(reason);
 		snprintf(reason + len, REASON_MAX - len, "; ongoing access: %.1f MiB found accessed per "
 			 "interval, from %s", (double)v[i].hot_bytes / (1 << 20), evidence);
 	}
 	qsort(v, n, sizeof(*v), cmp_access);
-	return 0;
 }
 
 /*
@@ -609,48 +562,86 @@ static void fit_budget(const struct ms_hugepages *hp, struct ms_huge_advice *v, 
 	ms_huge_budget_fit(v, n, &b);
 }
 
-/* The advice of the last ms_hugepages_advice(), released. */
+/*
+ * The regions not advised, in their order: as cmp_access(), or
+ * cmp_advice_tlb(), or cmp_advice() would put them, their key being the
+ * figure that ranks first (hot bytes, TLB misses, or none).
+ */
+static int cmp_rank(const void *pa, const void *pb)
+{
+	const struct rank *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key > b->key ? -1 : 1;
+	if (a->benefit != b->benefit)
+		return a->benefit > b->benefit ? -1 : 1;
+	if (a->pages != b->pages)
+		return a->pages > b->pages ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The last ms_hugepages_sort() and ms_hugepages_advice(), released. */
 static void advice_release(struct ms_hugepages *hp)
 {
 	size_t i;
 
-	for (i = 0; i < hp->nr_own; i++)
-		free(hp->own[i]);
-	free(hp->own);
+	for (i = 0; i < hp->nr_head; i++)
+		free((char *)hp->head[i].reason);
+	free(hp->head);
+	free(hp->ranks);
 	free(hp->advice);
 	ms_strpool_release(&hp->reasons);
+	hp->head = NULL;
+	hp->ranks = NULL;
 	hp->advice = NULL;
-	hp->own = NULL;
-	hp->nr_own = hp->cap_own = 0;
+	hp->nr_head = hp->cap_head = hp->nr_ranks = hp->cap_ranks = 0;
+	hp->as = NULL;
 }
 
 /*
- * Where a's reason (written in reason) is kept: a buffer of its own where
- * advised, for the ranking and the budget append to it; else the one copy
- * of its text. 0 or -ENOMEM.
+ * An advised region, kept whole with a reason buffer of its own (the
+ * ranking and the budget append to it): 0 or -ENOMEM.
  */
-static int keep_reason(struct ms_hugepages *hp, struct ms_huge_advice *a, const char *reason)
+static int keep_head(struct ms_hugepages *hp, const struct ms_huge_advice *a, const char *reason)
 {
 	char *own;
 
-	if (!a->advised)
-		return (a->reason = ms_strpool_intern(&hp->reasons, reason)) ? 0 : -ENOMEM;
-	if (MS_GROW(hp->own, hp->nr_own + 1, hp->cap_own, 16, SIZE_MAX, false) || !(own = malloc(REASON_MAX)))
+	if (MS_GROW(hp->head, hp->nr_head + 1, hp->cap_head, 16, SIZE_MAX, false) || !(own = malloc(REASON_MAX)))
 		return -ENOMEM;
 	memcpy(own, reason, REASON_MAX);
-	a->reason = hp->own[hp->nr_own++] = own;
+	hp->head[hp->nr_head] = *a;
+	hp->head[hp->nr_head++].reason = own;
+	return 0;
+}
+
+/* A region not advised, kept as its rank (its spans begin at span at): 0 or -ENOMEM. */
+static int keep_rank(struct ms_hugepages *hp, const struct ms_huge_advice *a, size_t at)
+{
+	struct rank *k;
+
+	if (MS_GROW(hp->ranks, hp->nr_ranks + 1, hp->cap_ranks, 256, UINT32_MAX, false))
+		return -ENOMEM;
+	k = &hp->ranks[hp->nr_ranks++];
+	k->key = ms_access_table_evidence(&hp->access) ? hot_bytes(hp, a->region->id) :
+		 hp->have_tlb ? a->tlb_misses : 0;
+	k->benefit = a->benefit;
+	k->pages = a->pages;
+	k->id = a->region->id;
+	k->at = (uint32_t)at;
 	return 0;
 }
 
 /*
- * The advice of each region with spans, in v (room for every region);
- * their number. The spans are sorted by key in place (each region's lie
- * together, in address order): the index is made again if counting goes on.
+ * Judges each region with spans: the advised ones kept whole, the others
+ * as ranks. The spans are sorted by key in place (each region's lie
+ * together, in address order): their indexes are made again if counting
+ * goes on.
  */
-static int advise_all(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns,
-		      struct ms_huge_advice *v, size_t *n)
+static int judge_all(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns)
 {
-	size_t nr = ms_aspace_nr_regions(as), i, j, k = 0;
+	size_t nr = ms_aspace_nr_regions(as), i, j;
+	const struct ms_region *r;
+	struct ms_huge_advice a;
 	char reason[REASON_MAX];
 	uint64_t id;
 
@@ -661,39 +652,85 @@ static int advise_all(struct ms_hugepages *hp, const struct ms_aspace *as, uint6
 			;
 		if (id - 1 >= nr)
 			continue;
-		advise(hp, as, ms_aspace_region(as, (size_t)id - 1), hp->spans.t + i, j - i, end_ns, &v[k], reason);
-		if (keep_reason(hp, &v[k], reason))
+		r = ms_aspace_region(as, (size_t)id - 1);
+		advise(hp, as, r, hp->spans.t + i, j - i, end_ns, &a, NULL);
+		if (a.advised)
+			advise(hp, as, r, hp->spans.t + i, j - i, end_ns, &a, reason);
+		if (a.advised ? keep_head(hp, &a, reason) : keep_rank(hp, &a, i))
 			return -ENOMEM;
-		k++;
 	}
-	*n = k;
 	return 0;
+}
+
+MS_EXPORT int ms_hugepages_sort(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns, size_t *n)
+{
+	int err;
+
+	advice_release(hp);
+	*n = 0;
+	if (hp->error || hp->access.error)
+		return hp->error ? hp->error : hp->access.error;
+	if (ms_access_table_evidence(&hp->access))
+		ms_access_table_settle(&hp->access);
+	if ((err = judge_all(hp, as, end_ns))) {
+		advice_release(hp);
+		return err;
+	}
+	hp->as = as;
+	hp->end_ns = end_ns;
+	if (hp->nr_head)
+		qsort(hp->head, hp->nr_head, sizeof(*hp->head), hp->have_tlb ? cmp_advice_tlb : cmp_advice);
+	if (hp->nr_head && ms_access_table_evidence(&hp->access))
+		rank_by_access(hp, hp->head, hp->nr_head);
+	if (hp->nr_head && hp->o.budget)
+		fit_budget(hp, hp->head, hp->nr_head);
+	if (hp->nr_ranks)
+		qsort(hp->ranks, hp->nr_ranks, sizeof(*hp->ranks), cmp_rank);
+	*n = hp->nr_head + hp->nr_ranks;
+	return 0;
+}
+
+MS_EXPORT const struct ms_huge_advice *ms_hugepages_advice_at(struct ms_hugepages *hp, size_t i)
+{
+	const struct rank *k;
+	size_t n;
+
+	if (!hp->as || i >= hp->nr_head + hp->nr_ranks)
+		return NULL;
+	if (i < hp->nr_head)
+		return &hp->head[i];
+	k = &hp->ranks[i - hp->nr_head];
+	for (n = 1; k->at + n < hp->spans.len && hp->spans.t[k->at + n].key >> 32 == (uint64_t)k->id + 1; n++)
+		;
+	advise(hp, hp->as, ms_aspace_region(hp->as, k->id), hp->spans.t + k->at, n, hp->end_ns, &hp->one,
+	       hp->one_reason);
+	if (ms_access_table_evidence(&hp->access))
+		hp->one.hot_bytes = k->key;
+	return &hp->one;
 }
 
 MS_EXPORT int ms_hugepages_advice(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns,
 				  const struct ms_huge_advice **out, size_t *n)
 {
-	size_t nr = ms_aspace_nr_regions(as), k = 0;
-	struct ms_huge_advice *v;
+	size_t nr, i;
 	int err;
 
-	advice_release(hp);
-	if (hp->error)
-		return hp->error;
-	v = hp->advice = calloc(nr ? nr : 1, sizeof(*v));
-	if (!v || advise_all(hp, as, end_ns, v, &k)) {
-		advice_release(hp);
-		return -ENOMEM;
-	}
-	if (k)
-		qsort(v, k, sizeof(*v), hp->have_tlb ? cmp_advice_tlb : cmp_advice);
-	if (k && (err = rank_by_access(hp, v, k)))
+	if ((err = ms_hugepages_sort(hp, as, end_ns, &nr)))
 		return err;
-	if (k && hp->o.budget)
-		fit_budget(hp, v, k);
-	*out = v;
-	*n = k;
+	if (!(hp->advice = calloc(nr ? nr : 1, sizeof(*hp->advice))))
+		goto nomem;
+	for (i = 0; i < nr; i++) {
+		hp->advice[i] = *ms_hugepages_advice_at(hp, i);
+		/* The reasons of regions not advised are mostly one of a few texts: each is kept once. */
+		if (i >= hp->nr_head && !(hp->advice[i].reason = ms_strpool_intern(&hp->reasons, hp->one_reason)))
+			goto nomem;
+	}
+	*out = hp->advice;
+	*n = nr;
 	return 0;
+nomem:
+	advice_release(hp);
+	return -ENOMEM;
 }
 
 MS_EXPORT bool ms_hugepages_have_tlb(const struct ms_hugepages *hp)

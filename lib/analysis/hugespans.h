@@ -1,9 +1,11 @@
 /*
  * Internal: the hugepage advisor's counts per (region, 2 MiB span), in an
- * array found through a hash index. A span of one page keeps that page
- * itself; its 512-bit page map is made at its second page, so 500,000
- * mappings touched once cost 56 bytes each, not a 120-byte entry in a
- * table twice their number.
+ * array. A region's first span is found through an array by region id
+ * (samples come in runs of regions made one after another: its reads go
+ * in order), its others through a hash index. A span of one page keeps
+ * that page itself; its 512-bit page map is made at its second page, so
+ * 500,000 mappings touched once cost 60 bytes each, not a 120-byte entry
+ * in a table twice their number.
  */
 #ifndef MS_ANALYSIS_HUGESPANS_H
 #define MS_ANALYSIS_HUGESPANS_H
@@ -26,8 +28,11 @@ struct span {
 struct ms_hugespans {
 	struct span *t;           /* the spans, in the order made, or by key after ms_hugespans_sort() */
 	size_t len, cap_t;
-	uint32_t *idx;            /* hash: key -> span + 1; NULL where it is to be made again */
-	size_t cap;
+	uint32_t *first;          /* region id + 1 -> its first span + 1, 0: none */
+	size_t cap_first;
+	uint32_t *idx;            /* hash of the spans not first in their region: key -> span + 1 */
+	size_t cap, nr_idx;
+	bool stale;               /* sorted since: first and idx are to be made again */
 	uint64_t (*maps)[8];      /* page maps of the spans with more than one page */
 	size_t nr_maps, cap_maps;
 };
@@ -47,6 +52,14 @@ int ms_hugespans_add(struct ms_hugespans *hs, struct span *s, uint32_t page);
 
 /* Takes touched page off s (it was touched), and off s->pages. */
 void ms_hugespans_drop(struct ms_hugespans *hs, struct span *s, uint32_t page);
+
+/*
+ * mremap moved [os, oe) of region id to new_start: the pages touched there
+ * go with the memory, into the spans of its new home, and their counts in
+ * proportion, so that the advice follows the memory, not the address.
+ * 0, or -ENOMEM with some moved.
+ */
+int ms_hugespans_move(struct ms_hugespans *hs, uint32_t id, uint64_t os, uint64_t oe, uint64_t new_start);
 
 /* Sorts the spans by key, in place: each region's together, in address order. */
 void ms_hugespans_sort(struct ms_hugespans *hs);

@@ -337,6 +337,65 @@ static void sampled_loads_cannot_tell(void **state)
 	ms_hugepages_free(hp);
 }
 
+/* Maps one more anonymous region [start, end) of process 7 at 1 ns. */
+static void map_more(struct ms_aspace *as, uint64_t start, uint64_t end)
+{
+	struct ms_event ev = { .kind = MS_EV_MAP, .time = 1, .pid = 7, .tid = 7 };
+
+	ev.map = (struct ms_event_map){ .start = start, .end = end, .vma_start = start, .vma_end = end,
+					.prot = PROT_READ | PROT_WRITE, .flags = MAP_PRIVATE, .name = "//anon",
+					.via = MS_VIA_MMAP };
+	apply(as, &ev);
+}
+
+/*
+ * Advice one at a time: five regions, two dense (400 and 300 pages), two
+ * sparse (100 and 10), one too small to align (1 page); a budget of one
+ * hugepage keeps the denser and leaves the other out. The order is the
+ * array's: advised and left out first, by benefit, then the rest by
+ * pages; each entry, reason and all, is the array's.
+ */
+static void one_at_a_time(void **state)
+{
+	struct ms_hugepages *hp = ms_hugepages_new(&(struct ms_hugepages_opts){ .budget = SPAN });
+	const uint64_t at[5] = { BASE, BASE + 4 * SPAN, BASE + 8 * SPAN, BASE + 12 * SPAN, BASE + 16 * SPAN };
+	const uint64_t pages[5] = { 300, 100, 400, 10, 1 }, want[5] = { 2, 0, 1, 3, 4 };
+	struct ms_aspace *as = region(hp, at[0], at[0] + 2 * SPAN);
+	const struct ms_huge_advice *a, *v;
+	char *reasons[5];
+	size_t n, i;
+
+	(void)state;
+	for (i = 1; i < 5; i++)
+		map_more(as, at[i], i == 4 ? at[i] + 2 * P : at[i] + 2 * SPAN);
+	for (i = 0; i < 5; i++)
+		sample(as, at[i], 0, pages[i], 1, 1, true);
+	assert_int_equal(ms_hugepages_sort(hp, as, END_NS, &n), 0);
+	assert_int_equal(n, 5);
+	for (i = 0; i < n; i++) {
+		a = ms_hugepages_advice_at(hp, i);
+		assert_non_null(a);
+		assert_int_equal(a->region->start, at[want[i]]);
+		assert_int_equal(a->pages, pages[want[i]]);
+		assert_int_equal(a->advised, i == 0);
+		assert_int_equal(a->no_room, i == 1);
+		reasons[i] = strdup(a->reason);
+	}
+	assert_null(ms_hugepages_advice_at(hp, n));
+	assert_non_null(strstr(reasons[1], "no room"));
+	assert_non_null(strstr(reasons[2], "too sparse: at most 100 of 512"));
+	assert_non_null(strstr(reasons[4], "not 2 MiB-alignable"));
+	assert_int_equal(ms_hugepages_advice(hp, as, END_NS, &v, &n), 0);
+	assert_int_equal(n, 5);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(v[i].region->start, at[want[i]]);
+		assert_string_equal(v[i].reason, reasons[i]);
+		free(reasons[i]);
+	}
+	ms_aspace_free(as);
+	ms_hugepages_free(hp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +406,7 @@ int main(void)
 		cmocka_unit_test(defaults_advise_the_dense_span),
 		cmocka_unit_test(options_decide),
 		cmocka_unit_test(advice_made_anew),
+		cmocka_unit_test(one_at_a_time),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -46,6 +46,43 @@ static void found_again(void **state)
 	ms_hugespans_release(&hs);
 }
 
+/*
+ * A region's first span is found by its id, its others through the hash:
+ * 1,000 spans of one region among one-span regions, found again before
+ * and after the sort, and one more made after it.
+ */
+static void a_region_of_many_spans(void **state)
+{
+	struct ms_hugespans hs = { 0 };
+	struct span *s;
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < 1000; i++) {
+		assert_non_null(s = ms_hugespans_find(&hs, KEY(5, 999 - i), true));
+		s->samples = 999 - i;
+		assert_non_null(s = ms_hugespans_find(&hs, KEY(6 + i, 0), true));
+		s->samples = 5000 + i;
+	}
+	assert_int_equal(hs.len, 2000);
+	for (i = 0; i < 1000; i++) {
+		assert_int_equal(ms_hugespans_find(&hs, KEY(5, i), false)->samples, i);
+		assert_int_equal(ms_hugespans_find(&hs, KEY(6 + i, 0), false)->samples, 5000 + i);
+	}
+	assert_null(ms_hugespans_find(&hs, KEY(5, 1000), false));
+	assert_null(ms_hugespans_find(&hs, KEY(6, 1), false));
+	ms_hugespans_sort(&hs);
+	assert_int_equal(hs.t[0].key, KEY(5, 0));
+	assert_non_null(s = ms_hugespans_find(&hs, KEY(5, 1000), true));
+	s->samples = 1000;
+	for (i = 0; i <= 1000; i++)
+		assert_int_equal(ms_hugespans_find(&hs, KEY(5, i), false)->samples, i);
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(ms_hugespans_find(&hs, KEY(6 + i, 0), false)->samples, 5000 + i);
+	assert_int_equal(hs.len, 2001);
+	ms_hugespans_release(&hs);
+}
+
 static void pages(void **state)
 {
 	struct ms_hugespans hs = { 0 };
@@ -86,6 +123,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(found_again),
+		cmocka_unit_test(a_region_of_many_spans),
 		cmocka_unit_test(pages),
 	};
 
