@@ -75,7 +75,7 @@ static void adopt_first_heap(struct ms_aspace *as, struct proc *p, const struct 
 	ms_region_rename(h, "[heap]", MS_KIND_HEAP);
 	if (h->name != old) {
 		h->proc_name = h->name;          /* /proc calls it [heap] too */
-		free(old);
+		ms_region_name_free(old);
 	}
 }
 

@@ -168,22 +168,37 @@ static const char *comm_of(struct ms_aspace *as, struct proc *p)
 	return p->comm_str = c;
 }
 
+const char ms_region_no_name[] = "";
+
+/* Room for region as->nr, zeroed: its block made where it is the first of one. NULL on ENOMEM. */
+static struct ms_region *region_room(struct ms_aspace *as)
+{
+	struct ms_region *b;
+
+	if (MS_GROW(as->regions, as->nr + 1, as->cap, 256, SIZE_MAX, false))
+		return NULL;
+	if (as->nr / REGION_BLOCK >= as->nr_blocks) {
+		if (MS_GROW(as->blocks, as->nr_blocks + 1, as->cap_blocks, 16, SIZE_MAX, false) ||
+		    !(b = calloc(REGION_BLOCK, sizeof(*b))))
+			return NULL;
+		as->blocks[as->nr_blocks++] = b;
+	}
+	return &as->blocks[as->nr / REGION_BLOCK][as->nr % REGION_BLOCK];
+}
+
 int ms_region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
 		      const struct ms_event_map *m, const char *name)
 {
-	struct ms_region *r;
+	struct ms_region *r = region_room(as);
 	bool has_file = m->maj || m->min || m->ino;
 
-	if (MS_GROW(as->regions, as->nr + 1, as->cap, 256, SIZE_MAX, false))
-		return -ENOMEM;
-	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	r->id = (uint32_t)as->nr;
 	r->pid = p->pid;
 	r->comm = comm_of(as, p);
 	if (!r->comm) {
-		free(r);
+		memset(r, 0, sizeof(*r));
 		return -ENOMEM;
 	}
 	r->start = m->start;
@@ -194,7 +209,7 @@ int ms_region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *e
 	r->min = m->min;
 	r->ino = m->ino;
 	r->kind = kind_of(name, m->flags, has_file);
-	r->name = strdup(!strcmp(name, "//anon") ? "" : name);
+	r->name = !name[0] || !strcmp(name, "//anon") ? ms_region_no_name : strdup(name);
 	r->proc_name = r->name;
 	r->created_ns = ev->time;
 	r->alive = true;
@@ -204,7 +219,7 @@ int ms_region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *e
 		set_alloc_chain(as, p, r, m);
 	if (!r->name) {
 		free(r->alloc_chain);
-		free(r);
+		memset(r, 0, sizeof(*r));
 		return -ENOMEM;
 	}
 	as->regions[as->nr++] = r;
@@ -218,7 +233,7 @@ void ms_region_rename(struct ms_region *r, const char *name, enum ms_region_kind
 	if (!n)
 		return;
 	if (r->name != r->proc_name)
-		free((char *)r->name);
+		ms_region_name_free(r->name);
 	r->name = n;
 	r->kind = kind;
 }
@@ -338,11 +353,13 @@ MS_EXPORT void ms_aspace_free(struct ms_aspace *as)
 	ms_names_release(as);
 	for (i = 0; i < as->nr; i++) {
 		if (as->regions[i]->name != as->regions[i]->proc_name)
-			free((char *)as->regions[i]->name);
-		free((char *)as->regions[i]->proc_name);
+			ms_region_name_free(as->regions[i]->name);
+		ms_region_name_free(as->regions[i]->proc_name);
 		free(as->regions[i]->alloc_chain);
-		free(as->regions[i]);
 	}
+	for (i = 0; i < as->nr_blocks; i++)
+		free(as->blocks[i]);
+	free(as->blocks);
 	free(as->regions);
 	for (i = 0; i < as->nr_comms; i++)
 		free(as->comms[i]);

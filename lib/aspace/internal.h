@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 #include <mapscope/aspace.h>
@@ -98,11 +99,16 @@ struct pending {
 	uint64_t *chain;
 };
 
+/* Regions are made in blocks of this many, zeroed: one allocation, not one each with its header. */
+#define REGION_BLOCK 1024
+
 struct ms_aspace {
 	struct ms_u32map procs;
 	struct proc *last_proc;      /* samples come in runs from one process */
 	struct ms_region **regions;
 	size_t nr, cap;
+	struct ms_region **blocks;   /* region id lies in blocks[id / REGION_BLOCK] */
+	size_t nr_blocks, cap_blocks;
 	char **comms;                /* the regions' comms, each string shared by the regions of a process */
 	size_t nr_comms, cap_comms;
 	struct ms_u32map pending;    /* tid -> struct pending */
@@ -129,6 +135,16 @@ struct proc *ms_aspace_proc_make(struct ms_aspace *as, uint32_t pid);
 /* A new region for map m of process p (named name): its id, or -ENOMEM. Regions may move: ids stay. */
 int ms_region_new(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
 		  const struct ms_event_map *m, const char *name);
+
+/* The name of every region with none (anonymous memory): one string, not a copy of "" each. */
+extern const char ms_region_no_name[];
+
+/* Frees a region's name, or its /proc name, where it is a string of its own. */
+static inline void ms_region_name_free(const char *name)
+{
+	if (name != ms_region_no_name)
+		free((char *)name);
+}
 
 /* Gives r a name of its own (its proc_name stays) and a kind. */
 void ms_region_rename(struct ms_region *r, const char *name, enum ms_region_kind kind);

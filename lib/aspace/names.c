@@ -35,7 +35,7 @@ static void mark_deleted(struct ms_region *r)
 	memcpy(name, r->proc_name, n);
 	memcpy(name + n, DELETED, sizeof(DELETED));
 	if (r->name != r->proc_name)
-		free((char *)r->proc_name);
+		ms_region_name_free(r->proc_name);
 	r->proc_name = name;
 }
 
@@ -98,7 +98,7 @@ static void set_proc_name(struct ms_region *r, const char *name)
 	if (!n)
 		return;
 	if (r->name != r->proc_name)
-		free((char *)r->proc_name);
+		ms_region_name_free(r->proc_name);
 	r->proc_name = n;
 }
 

@@ -47,16 +47,46 @@ static void note_moved(struct proc *p, uint64_t start, uint64_t end)
 		p->moved_hi = end;
 }
 
+/* Pieces from which an array full at the back grows in place (256 KiB): realloc then moves no page (mremap). */
+#define GROW_IN_PLACE ((256 << 10) / sizeof(struct piece))
+
+/*
+ * Makes the array cap slots, all the new room after the pieces, where they
+ * stay: realloc moves no page of a large array (mremap), and maps added
+ * in address order never move one.
+ */
+static int grow_back(struct proc *p, size_t cap)
+{
+	struct piece *base = p->p ? p->p - p->head : NULL;
+
+	if (cap > SIZE_MAX / sizeof(*p->p) || !(base = realloc(base, cap * sizeof(*p->p))))
+		return -ENOMEM;
+	p->p = base + p->head;
+	p->cap = cap;
+	return 0;
+}
+
 /* Inserts pc as piece i, with no look at the known VMA. */
 static int insert(struct proc *p, size_t i, const struct piece *pc)
 {
 	const bool front = i < p->n / 2;
-	size_t room = front ? p->head : p->cap - p->head - p->n;
+	size_t room = front ? p->head : p->cap - p->head - p->n, cap = (p->n + 1) * 2 < 32 ? 32 : (p->n + 1) * 2;
 	int err;
 
 	if (!room) {
-		/* Recentred where over n / 2 slots are free, else made twice the size: amortised O(1). */
-		err = recentre(p, p->cap - p->n > p->n / 2 + 1 ? p->cap : (p->n + 1) * 2 < 32 ? 32 : (p->n + 1) * 2);
+		/*
+		 * Recentred where over n / 2 slots are free, else made twice the
+		 * size: amortised O(1). A large array full at the back grows
+		 * there, in place; a small one is made anew, room at both ends,
+		 * as a program that moves its own brk (regcache-test) needs of a
+		 * model in its process: a realloc in place takes the heap's top.
+		 */
+		if (p->cap - p->n > p->n / 2 + 1)
+			err = recentre(p, p->cap);
+		else if (front || p->cap < GROW_IN_PLACE)
+			err = recentre(p, cap);
+		else
+			err = grow_back(p, cap);
 		if (err)
 			return err;
 	}

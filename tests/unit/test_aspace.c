@@ -135,11 +135,46 @@ static void call_chain_repaired(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * Regions are made in blocks: 10,000 maps made in address order, then one
+ * below them all (the pieces' array grows at the back, then at the
+ * front), each found again where it was made, at the address it has, the
+ * anonymous ones with the empty name; one renamed (the heap) frees its
+ * own name and not the shared one.
+ */
+static void many_regions(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	const struct ms_region *first, *r;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 10000; i++)
+		map(as, (1000 + 2 * i) * P, (1001 + 2 * i) * P, "//anon");
+	map(as, 10 * P, 11 * P, "//anon");
+	first = ms_aspace_region(as, 0);
+	assert_int_equal(ms_aspace_nr_regions(as), 10001);
+	for (i = 0; i < 10000; i++) {
+		r = ms_aspace_lookup(as, PID, (1000 + 2 * i) * P);
+		assert_non_null(r);
+		assert_int_equal(r->id, i);
+		assert_ptr_equal(r, ms_aspace_region(as, i));
+		assert_string_equal(r->name, "");
+		assert_null(ms_aspace_lookup(as, PID, (1001 + 2 * i) * P));
+	}
+	assert_int_equal(ms_aspace_lookup(as, PID, 10 * P)->id, 10000);
+	assert_ptr_equal(ms_aspace_region(as, 0), first);
+	map(as, 30000 * P, 30008 * P, "[heap]");
+	assert_string_equal(ms_aspace_heap(as, PID)->name, "[heap]");
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(names),
 		cmocka_unit_test(lookups_and_regions),
+		cmocka_unit_test(many_regions),
 		cmocka_unit_test(vmas_as_proc_lists_them),
 		cmocka_unit_test(call_chain_repaired),
 	};
