@@ -29,6 +29,7 @@
 #include "output/text.h"
 #include "parse-options.h"
 #include "replay.h"
+#include "textout.h"
 #include "report-memlevel.h"
 #include "report-prefetch.h"
 
@@ -245,7 +246,7 @@ static size_t count_hidden(const struct report_opts *o, struct ms_report *rep, s
 	size_t i, hidden = 0;
 
 	for (i = 0; !o->all && (o->group & MS_GROUP_REGION) && i < n; i++) {
-		r = ms_report_row(rep, i);
+		r = ms_report_row_counts(rep, i);
 		hidden += empty(r) && wanted(o, r->region);
 	}
 	return hidden;
@@ -289,13 +290,17 @@ static void text_times(const struct report_opts *o, const struct ms_report_row *
 {
 	int w = o->abs ? 20 : 11;
 	char a[32], b[32];
+	const char *first = "-", *last = "-";
 
 	/* A row of one sample, or of one instant, formats its time once. */
-	if (r->samples)
-		printf(" %*s %*s", w, cli_time_text(a, r->first_ns, o->t0, o->abs), w,
-		       r->last_ns == r->first_ns ? a : cli_time_text(b, r->last_ns, o->t0, o->abs));
-	else
-		printf(" %*s %*s", w, "-", w, "-");
+	if (r->samples) {
+		first = text_time(a, r->first_ns, o->t0, o->abs);
+		last = r->last_ns == r->first_ns ? first : text_time(b, r->last_ns, o->t0, o->abs);
+	}
+	fputc_unlocked(' ', stdout);
+	text_s(first, w);
+	fputc_unlocked(' ', stdout);
+	text_s(last, w);
 }
 
 /*
@@ -305,11 +310,8 @@ static void text_times(const struct report_opts *o, const struct ms_report_row *
  */
 static bool touched_perms(const struct report_opts *o, const struct ms_region *r, char perms[6])
 {
-	struct ms_touched_stat st;
-	int kinds = 0, prot = -1;
+	int kinds = 0, prot = o->touched ? ms_touched_region_main(o->touched, r->id, &kinds) : -1;
 
-	if (o->touched && ms_touched_region(o->touched, r->id, &st))
-		prot = ms_touched_main_prot(&st, &kinds);
 	ms_format_perms(prot < 0 ? r->prot : (uint32_t)prot, r->flags, perms);
 	if (prot < 0)
 		return false;
@@ -318,21 +320,49 @@ static bool touched_perms(const struct report_opts *o, const struct ms_region *r
 	return kinds > 1 || (uint32_t)prot != (r->prot & (MS_TOUCHED_PROTS - 1));
 }
 
+/* ms_format_size(bytes), remembered for the last bytes: most regions of a big report have a few sizes. */
+struct size_memo {
+	uint64_t bytes;
+	bool set;
+	char text[16];
+};
+
+static const char *size_text(struct size_memo *m, uint64_t bytes)
+{
+	if (!m->set || m->bytes != bytes) {
+		ms_format_size(bytes, m->text);
+		m->bytes = bytes;
+		m->set = true;
+	}
+	return m->text;
+}
+
+/* " %7u %-15s %-29s %10s %10s %-5s %-12s": pid, comm, range, reserved, touched, perms, kind. */
 static void text_region(const struct report_opts *o, const struct ms_report_row *row)
 {
+	static struct size_memo reserved, touched;
 	const struct ms_region *r = row->region;
-	char perms[6], range[40], size[16], touched[16];
+	char perms[6];
 
 	if (!r) {
 		printf(" %7s %-15s %-29s %10s %10s %-5s %-12s", "-", "-", "-", "-", "-", "-", "unmapped");
 		return;
 	}
 	touched_perms(o, r, perms);
-	ms_format_range(r->start, r->end, range);
-	ms_format_size(r->end - r->start, size);
-	ms_format_size(row->pages << 12, touched);
-	printf(" %7u %-15s %-29s %10s %10s %-5s %-12s", r->pid, MS_TEXT(r->comm), range, size, touched, perms,
-	       ms_region_kind_name(r->kind));
+	fputc_unlocked(' ', stdout);
+	text_u64(r->pid, 7);
+	fputc_unlocked(' ', stdout);
+	text_s(MS_TEXT(r->comm), -15);
+	fputc_unlocked(' ', stdout);
+	text_range(r->start, r->end, -29);
+	fputc_unlocked(' ', stdout);
+	text_s(size_text(&reserved, r->end - r->start), 10);
+	fputc_unlocked(' ', stdout);
+	text_s(size_text(&touched, row->pages << 12), 10);
+	fputc_unlocked(' ', stdout);
+	text_s(perms, -5);
+	fputc_unlocked(' ', stdout);
+	text_s(ms_region_kind_name(r->kind), -12);
 }
 
 /* Under a row whose samples touched other perms than the region was made with: which, how many, from when. */
@@ -422,23 +452,46 @@ static void text_columns(const struct report_opts *o, const char *access)
 	printf("\n");
 }
 
+/* A child line: "%17s %9" PRIu64 " %6.2f%%  %s  (%s)\n". */
+static void text_child(const struct ms_report_row *r, const struct ms_report_child *c)
+{
+	static struct share_memo memo;
+
+	text_s("", 17);
+	fputc_unlocked(' ', stdout);
+	text_u64(c->samples, 9);
+	fputc_unlocked(' ', stdout);
+	text_s(share_text(&memo, 6, 2, c->samples, r->samples), 0);
+	text_s("%  ", 0);
+	text_s(MS_TEXT(c->symbol), 0);
+	text_s("  (", 0);
+	text_s(MS_TEXT(base(c->dso)), 0);
+	text_s(")\n", 0);
+}
+
 static void text_row(const struct report_opts *o, const struct ms_report_row *r, const char *access)
 {
 	static struct share_memo memo;
 	bool by_region = o->group & MS_GROUP_REGION;
 	int k;
 
-	printf("%9" PRIu64 " %s%%", r->samples, share_text(&memo, 6, 2, r->samples, o->base));
+	text_u64(r->samples, 9);
+	fputc_unlocked(' ', stdout);
+	text_s(share_text(&memo, 6, 2, r->samples, o->base), 0);
+	fputc_unlocked('%', stdout);
 	if (by_region)
 		text_region(o, r);
-	printf(" %7" PRIu64, r->pages);
+	fputc_unlocked(' ', stdout);
+	text_u64(r->pages, 7);
 	text_times(o, r);
 	text_access(access, r);
 	if (by_region)
 		report_memlevel_text(r->region);
-	if (by_region)
-		printf("  %s%s", !r->region ? "[unmapped]" : r->region->name[0] ? MS_TEXT(r->region->name) : "[anon]",
-		       r->region && r->region->records_lost ? " (records of its process were lost)" : "");
+	if (by_region) {
+		text_s("  ", 0);
+		text_s(!r->region ? "[unmapped]" : r->region->name[0] ? MS_TEXT(r->region->name) : "[anon]", 0);
+		text_s(r->region && r->region->records_lost ? " (records of its process were lost)" : "", 0);
+	}
 	if (o->group & MS_GROUP_SYMBOL)
 		printf("  %s", MS_TEXT(r->symbol));
 	if (o->group & MS_GROUP_DSO)
@@ -447,15 +500,13 @@ static void text_row(const struct report_opts *o, const struct ms_report_row *r,
 		printf("  %s", MS_TEXT(r->daddr_symbol));
 	if (o->group & MS_GROUP_ALLOC)
 		printf("  %s", MS_TEXT(r->alloc));
-	printf("\n");
+	fputc_unlocked('\n', stdout);
 	if (by_region && r->region && r->samples)
 		text_touched_line(o, r->region);
 	if (o->group == MS_GROUP_REGION && r->alloc && r->samples)
 		printf("%17s allocated by %s\n", "", MS_TEXT(r->alloc));
 	for (k = 0; k < r->nr_children; k++)
-		printf("%17s %9" PRIu64 " %6.2f%%  %s  (%s)\n", "", r->children[k].samples,
-		       share(r->children[k].samples, r->samples), MS_TEXT(r->children[k].symbol),
-		       MS_TEXT(base(r->children[k].dso)));
+		text_child(r, &r->children[k]);
 }
 
 static void print_text(const struct report_opts *o, struct ms_report *rep, size_t n,

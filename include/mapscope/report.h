@@ -110,6 +110,15 @@ int ms_report_rows(struct ms_report *rep, const struct ms_aspace *as,
 int ms_report_sort(struct ms_report *rep, const struct ms_aspace *as, const enum ms_report_key *keys,
 		   size_t nr_keys, size_t *nr_rows);
 const struct ms_report_row *ms_report_row(struct ms_report *rep, size_t i);
+
+/*
+ * Row i of the sort's order with its region or group, counts and figures
+ * of ongoing access only: no children, no allocation site (NULL past the
+ * end). For a pass that decides what to print, where making the whole row
+ * costs more than the decision. Borrowed as ms_report_row()'s row is, and
+ * the same one.
+ */
+const struct ms_report_row *ms_report_row_counts(struct ms_report *rep, size_t i);
 const struct ms_report_row *ms_report_unmapped(const struct ms_report *rep);
 
 /* The evidence of ongoing access the recording held, in words, or NULL where it held none. */

@@ -664,6 +664,7 @@ static int judge_all(struct ms_hugepages *hp, const struct ms_aspace *as, uint64
 
 MS_EXPORT int ms_hugepages_sort(struct ms_hugepages *hp, const struct ms_aspace *as, uint64_t end_ns, size_t *n)
 {
+	size_t i;
 	int err;
 
 	advice_release(hp);
@@ -684,7 +685,9 @@ MS_EXPORT int ms_hugepages_sort(struct ms_hugepages *hp, const struct ms_aspace 
 		rank_by_access(hp, hp->head, hp->nr_head);
 	if (hp->nr_head && hp->o.budget)
 		fit_budget(hp, hp->head, hp->nr_head);
-	if (hp->nr_ranks)
+	for (i = 1; i < hp->nr_ranks && cmp_rank(&hp->ranks[i - 1], &hp->ranks[i]) < 0; i++)
+		;
+	if (i < hp->nr_ranks)        /* many regions alike are in order already: qsort would copy them whole */
 		qsort(hp->ranks, hp->nr_ranks, sizeof(*hp->ranks), cmp_rank);
 	*n = hp->nr_head + hp->nr_ranks;
 	return 0;

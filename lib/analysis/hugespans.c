@@ -250,11 +250,17 @@ static int cmp_span(const void *pa, const void *pb)
 	return a->key < b->key ? -1 : a->key > b->key;
 }
 
+/* Spans are made as regions are, mostly in order: a sorted array is left as it is (qsort copies it whole). */
 void ms_hugespans_sort(struct ms_hugespans *hs)
 {
+	size_t i;
+
+	for (i = 1; i < hs->len && hs->t[i - 1].key < hs->t[i].key; i++)
+		;
+	if (i >= hs->len)
+		return;
 	hs->stale = true;
-	if (hs->len)
-		qsort(hs->t, hs->len, sizeof(*hs->t), cmp_span);
+	qsort(hs->t, hs->len, sizeof(*hs->t), cmp_span);
 }
 
 void ms_hugespans_release(struct ms_hugespans *hs)

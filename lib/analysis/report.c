@@ -642,8 +642,12 @@ static void rows_release(struct ms_report *rep)
 	memset(&rep->unmapped, 0, sizeof(rep->unmapped));
 }
 
-/* The row of slot i (its children in kids, room for nr_children), from its counts and region or group. */
-static void fill_row(struct ms_report *rep, size_t i, struct ms_report_row *row, struct ms_report_child *kids)
+/*
+ * The row of slot i (its children in kids, room for nr_children), from its
+ * counts and region or group; brief: its counts and access figures only.
+ */
+static void fill_row(struct ms_report *rep, size_t i, struct ms_report_row *row, struct ms_report_child *kids,
+		     bool brief)
 {
 	const struct stat *s = slot_stat(rep, i);
 	const struct tuple *t;
@@ -661,6 +665,8 @@ static void fill_row(struct ms_report *rep, size_t i, struct ms_report_row *row,
 	}
 	row->region = slot_region(rep, i);
 	access_figures(rep, row);
+	if (brief)
+		return;
 	/* A row with nothing to say, where the caller prints none: its site is left unnamed (sites.h). */
 	if (rep->s && !(rep->unnamed_empty && row->region && !row->samples && !row->access_intervals))
 		row->alloc = ms_session_alloc_site(rep->s, row->region);
@@ -709,7 +715,15 @@ MS_EXPORT const struct ms_report_row *ms_report_row(struct ms_report *rep, size_
 {
 	if (i >= rep->nr_order)
 		return NULL;
-	fill_row(rep, rep->order[i], &rep->one, rep->one_kids);
+	fill_row(rep, rep->order[i], &rep->one, rep->one_kids, false);
+	return &rep->one;
+}
+
+MS_EXPORT const struct ms_report_row *ms_report_row_counts(struct ms_report *rep, size_t i)
+{
+	if (i >= rep->nr_order)
+		return NULL;
+	fill_row(rep, rep->order[i], &rep->one, rep->one_kids, true);
 	return &rep->one;
 }
 

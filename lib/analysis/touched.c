@@ -202,6 +202,29 @@ bool ms_touched_region(const struct ms_touched *t, uint32_t id, struct ms_touche
 	return true;
 }
 
+int ms_touched_region_main(const struct ms_touched *t, uint32_t id, int *kinds)
+{
+	const struct slot *sl;
+	int a, b;
+
+	*kinds = 0;
+	if (id >= t->cap_idx || !t->idx[id])
+		return -1;
+	sl = &t->st[t->idx[id] - 1];
+	if (sl->more)
+		return ms_touched_main_prot(&t->more[sl->more - 1], kinds);
+	*kinds = !!sl->samples[0] + !!sl->samples[1];
+	if (*kinds < 2)
+		return *kinds ? sl->prot[0] : -1;
+	/* Two: as ms_touched_main_prot() has them, in the order of their protections. */
+	a = sl->prot[0] < sl->prot[1] ? 0 : 1;
+	b = 1 - a;
+	if (sl->samples[b] > sl->samples[a] ||
+	    (sl->samples[b] == sl->samples[a] && sl->first_ns[b] < sl->first_ns[a]))
+		return sl->prot[b];
+	return sl->prot[a];
+}
+
 int ms_touched_main_prot(const struct ms_touched_stat *st, int *kinds)
 {
 	int p, best = -1;

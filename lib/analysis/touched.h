@@ -44,4 +44,11 @@ bool ms_touched_region(const struct ms_touched *t, uint32_t id, struct ms_touche
  */
 int ms_touched_main_prot(const struct ms_touched_stat *st, int *kinds);
 
+/*
+ * ms_touched_main_prot() of region id's figures, read in place: a report
+ * asks it of each of its rows, where copying out the whole figures (128
+ * bytes) cost more than the answer. -1 (*kinds 0) where no sample touched it.
+ */
+int ms_touched_region_main(const struct ms_touched *t, uint32_t id, int *kinds);
+
 #endif

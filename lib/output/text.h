@@ -26,8 +26,19 @@ bool ms_text_needs_quote(const char *s);
  */
 const char *ms_text_quote(const char *s, char *buf, size_t len);
 
-/* ms_text_quote into a buffer that lives until the end of the enclosing block: for printf's arguments. */
-#define MS_TEXT(s) ms_text_quote((s), (char[MS_TEXT_QUOTED]){ 0 }, MS_TEXT_QUOTED)
+static inline const char *ms_text_or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/*
+ * ms_text_quote into a buffer that lives until the end of the enclosing
+ * block: for printf's arguments. The buffer (16 KiB, zeroed as it is made)
+ * is made only where s needs quoting: a report prints a million names,
+ * nearly all as they are. s is evaluated twice: no side effects.
+ */
+#define MS_TEXT(s) (ms_text_needs_quote(s) ? ms_text_quote((s), (char[MS_TEXT_QUOTED]){ 0 }, MS_TEXT_QUOTED) : \
+		    ms_text_or_empty(s))
 
 /* Writes s to f escaped as ms_text_quote escapes it, whatever its length. */
 void ms_text_str(FILE *f, const char *s);

@@ -161,6 +161,12 @@ static void rows_one_at_a_time(void **state)
 	assert_int_equal(r->first_ns, 10);
 	assert_int_equal(r->last_ns, 12);
 	assert_null(ms_report_row(rep, 2));
+	r = ms_report_row_counts(rep, 1);         /* the counts alone, of the same row */
+	assert_int_equal(r->region->start, 1 << 20);
+	assert_int_equal(r->samples, 3);
+	assert_int_equal(r->last_ns, 12);
+	assert_int_equal(r->nr_children, 0);
+	assert_null(ms_report_row_counts(rep, 2));
 	assert_int_equal(ms_report_unmapped(rep)->samples, 2);
 	assert_int_equal(ms_report_sort(rep, as, by_region, 1, &n), 0);
 	assert_int_equal(ms_report_row(rep, 0)->region->start, 1 << 20);

@@ -111,6 +111,18 @@ static void one_or_two_perms(void **state)
 	assert_int_equal(st.samples[PROT_NONE] + st.samples[PROT_EXEC], 0);
 	assert_int_equal(ms_touched_main_prot(&st, &kinds), RW);
 	assert_int_equal(kinds, 2);
+	/* The same answers read in place. */
+	assert_int_equal(ms_touched_region_main(t, a->id, &kinds), RW);
+	assert_int_equal(kinds, 1);
+	assert_int_equal(ms_touched_region_main(t, b->id, &kinds), RW);
+	assert_int_equal(kinds, 2);
+	sample(as, BASE + 65 * P);                /* PROT_READ level with RW, and later: RW still */
+	assert_int_equal(ms_touched_region_main(t, b->id, &kinds), RW);
+	sample(as, BASE + 66 * P);                /* PROT_READ ahead */
+	assert_int_equal(ms_touched_region_main(t, b->id, &kinds), PROT_READ);
+	assert_int_equal(kinds, 2);
+	assert_int_equal(ms_touched_region_main(t, 999, &kinds), -1);
+	assert_int_equal(kinds, 0);
 	ms_touched_free(t);
 	ms_aspace_free(as);
 }

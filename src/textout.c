@@ -1,0 +1,93 @@
+/* Text written by hand (textout.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "textout.h"
+
+static void pad(int n)
+{
+	static const char spaces[] = "                                ";
+
+	for (; n > 0; n -= 32)
+		fwrite_unlocked(spaces, 1, n < 32 ? (size_t)n : 32, stdout);
+}
+
+/* s of len bytes, padded to |width| as "%*s" or "%-*s" would. */
+static void put(const char *s, size_t len, int width)
+{
+	int w = width < 0 ? -width : width, fill = len < (size_t)w ? w - (int)len : 0;
+
+	if (width > 0)
+		pad(fill);
+	fwrite_unlocked(s, 1, len, stdout);
+	if (width < 0)
+		pad(fill);
+}
+
+void text_s(const char *s, int width)
+{
+	put(s, strlen(s), width);
+}
+
+/* v in decimal, ending at end (exclusive): where it begins. */
+static char *decimal(uint64_t v, char *end)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+void text_u64(uint64_t v, int width)
+{
+	char b[24], *p = decimal(v, b + sizeof(b));
+
+	put(p, (size_t)(b + sizeof(b) - p), width);
+}
+
+/* "0x" and v in lower-case hex, ending at end: where it begins. */
+static char *hex(uint64_t v, char *end)
+{
+	do {
+		*--end = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	*--end = 'x';
+	*--end = '0';
+	return end;
+}
+
+void text_range(uint64_t a, uint64_t b, int width)
+{
+	char buf[40], *p = buf + sizeof(buf);
+
+	p = hex(a < b ? b : a, p);
+	*--p = '-';
+	p = hex(a < b ? a : b, p);
+	put(p, (size_t)(buf + sizeof(buf) - p), width);
+}
+
+/*
+ * Integer arithmetic gives printf's "%.6f" of d / 1e9 wherever d lies
+ * more than a nanosecond from the halfway point between two microseconds
+ * and under 10^15 ns: the double's error (2^-53 of it) cannot cross that
+ * point. Elsewhere (a d ending in 500, a negative or a huge time) printf
+ * says it.
+ */
+const char *text_time(char buf[32], uint64_t t, uint64_t t0, int abs)
+{
+	uint64_t d = t - t0, us;
+	char *p;
+
+	if (abs || t < t0 || d >= 1000000000000000ULL || d % 1000 == 500)
+		return cli_time_text(buf, t, t0, abs);
+	us = d / 1000 + (d % 1000 > 500);
+	p = decimal(us % 1000000 + 1000000, buf + 31);   /* six digits, after a leading 1 */
+	*p = '.';
+	buf[31] = '\0';
+	p = decimal(us / 1000000, p);
+	return p;
+}
