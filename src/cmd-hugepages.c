@@ -26,6 +26,7 @@
 #include "output/json.h"
 #include "replay.h"
 #include "output/text.h"
+#include "textout.h"
 
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
@@ -112,6 +113,42 @@ static struct budget_use budget_use(struct ms_hugepages *hp, size_t n)
 	return u;
 }
 
+/*
+ * An entry's line, written by hand (500,000 of them): "%-7s %7u %-12s
+ * %-29s %-29s %3u/%-3u %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9" PRIu64 "  %s\n".
+ */
+static void text_advice(const struct ms_huge_advice *a, enum hugepages_how how)
+{
+	const struct ms_region *r = a->region;
+	const uint64_t figures[4] = { a->pages, a->faults, a->samples, a->benefit };
+	const int widths[4] = { 8, 8, 8, 9 };
+	int k;
+
+	text_s(a->advised ? "yes" : "no", -7);
+	fputc_unlocked(' ', stdout);
+	text_u64(r->pid, 7);
+	fputc_unlocked(' ', stdout);
+	text_s(ms_region_kind_name(r->kind), -12);
+	fputc_unlocked(' ', stdout);
+	text_range(r->start, r->end, -29);
+	fputc_unlocked(' ', stdout);
+	if (a->advised && a->end)
+		text_range(a->start, a->end, -29);
+	else
+		text_s(hugepages_how_short(how), -29);
+	fputc_unlocked(' ', stdout);
+	text_u64(a->spans, 3);
+	fputc_unlocked('/', stdout);
+	text_u64(a->aligned_spans, -3);
+	for (k = 0; k < 4; k++) {
+		fputc_unlocked(' ', stdout);
+		text_u64(figures[k], widths[k]);
+	}
+	text_s("  ", 0);
+	text_s(r->name[0] ? MS_TEXT(r->name) : "[anon]", 0);
+	fputc_unlocked('\n', stdout);
+}
+
 static void print_text(size_t n, const struct hp_run *run, bool tlb)
 {
 	enum hugepages_how how;
@@ -135,20 +172,12 @@ static void print_text(size_t n, const struct hp_run *run, bool tlb)
 	       "advise", "spans", "pages", "faults", "samples", "benefit", "name");
 	for (i = 0; i < n; i++) {
 		const struct ms_huge_advice *a = ms_hugepages_advice_at(run->hp, i);
-		const struct ms_region *r = a->region;
-		char adv[40], range[40];
 
 		how = hugepages_do(a, run->s, act, sizeof(act));
-		if (a->advised && a->end)
-			ms_format_range(a->start, a->end, adv);
-		else
-			snprintf(adv, sizeof(adv), "%s", hugepages_how_short(how));
-		ms_format_range(r->start, r->end, range);
-		printf("%-7s %7u %-12s %-29s %-29s %3u/%-3u %8" PRIu64 " %8" PRIu64 " %8" PRIu64
-		       " %9" PRIu64 "  %s\n", a->advised ? "yes" : "no", r->pid, ms_region_kind_name(r->kind), range,
-		       adv, a->spans, a->aligned_spans, a->pages, a->faults, a->samples, a->benefit,
-		       r->name[0] ? MS_TEXT(r->name) : "[anon]");
-		printf("%9s %s\n", "why:", MS_TEXT(a->reason));
+		text_advice(a, how);
+		text_s("     why: ", 0);                  /* "%9s %s\n" */
+		text_s(MS_TEXT(a->reason), 0);
+		fputc_unlocked('\n', stdout);
 		if (a->advised)
 			printf("%9s %s\n", "do:", MS_TEXT(act));
 	}
