@@ -12,6 +12,9 @@
 
 #include "output/json.h"
 
+/* The longest key or string value written the quick way (quick_key()). */
+#define QUICK_MAX 64
+
 void ms_json_init(struct ms_json *w, FILE *f, unsigned flags)
 {
 	*w = (struct ms_json){ .f = f, .flags = flags };
@@ -231,8 +234,18 @@ static void str_body(struct ms_json *w, const unsigned char *s, size_t len)
 	}
 }
 
+static bool quick_key(struct ms_json *w, const char *key, char *b, size_t *n);
+
 void ms_json_key(struct ms_json *w, const char *key)
 {
+	char b[20 + QUICK_MAX + 8];
+	size_t n;
+
+	if (quick_key(w, key, b, &n)) {
+		fwrite_unlocked(b, 1, n, w->f);
+		w->after_key = true;
+		return;
+	}
 	if (!w->depth || !(w->in_object & level_bit(w)) || w->after_key) {
 		misuse(w);
 		return;
@@ -251,7 +264,6 @@ void ms_json_key(struct ms_json *w, const char *key)
  * of the slow way were most of the writer's time. *n: the bytes in b,
  * the separator and the key; false where the slow way must be taken.
  */
-#define QUICK_MAX 64
 
 static bool plain(const struct ms_json *w, const char *s, size_t len)
 {
@@ -265,28 +277,48 @@ static bool plain(const struct ms_json *w, const char *s, size_t len)
 
 static bool quick_key(struct ms_json *w, const char *key, char *b, size_t *n)
 {
-	size_t len = strlen(key);
+	const bool script = w->flags & MS_JSON_SCRIPT;
+	char sep[20], *k = b + 18;     /* the key is put after the longest separator, then moved down */
+	size_t len, m;
+	unsigned char c;
 
-	if (len > QUICK_MAX || !w->depth || !(w->in_object & level_bit(w)) || w->after_key || !plain(w, key, len))
+	if (!w->depth || !(w->in_object & level_bit(w)) || w->after_key)
 		return false;
-	*n = separator(w, true, b);
-	b[(*n)++] = '"';
-	memcpy(b + *n, key, len);
-	*n += len;
-	memcpy(b + *n, "\": ", 3);
-	*n += 3;
+	k[0] = '"';
+	for (len = 0; (c = (unsigned char)key[len]); len++) {     /* scanned as it is copied: keys are short */
+		if (len >= QUICK_MAX || c < 0x20 || c == '"' || c == '\\' || c >= 0x80 ||
+		    (script && (c == '<' || c == '>' || c == '&')))
+			return false;
+		k[1 + len] = (char)c;
+	}
+	memcpy(k + 1 + len, "\": ", 3);
+	m = separator(w, true, sep);
+	memmove(b + m, k, len + 4);
+	memcpy(b, sep, m);
+	*n = m + len + 4;
 	return true;
 }
 
-/* v in decimal at b + n: the new length. */
+/* v in decimal at b + n, two digits a step (nanosecond times have fourteen): the new length. */
 static size_t append_u64(char *b, size_t n, uint64_t v)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
 	char d[20];
 	size_t i = sizeof(d);
 
-	do
-		d[--i] = (char)('0' + v % 10);
-	while (v /= 10);
+	while (v >= 100) {
+		i -= 2;
+		memcpy(d + i, pairs + v % 100 * 2, 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		i -= 2;
+		memcpy(d + i, pairs + v * 2, 2);
+	} else {
+		d[--i] = (char)('0' + v);
+	}
 	memcpy(b + n, d + i, sizeof(d) - i);
 	return n + sizeof(d) - i;
 }
@@ -349,12 +381,32 @@ void ms_json_addr16(struct ms_json *w, uint64_t a)
 	fputc_unlocked('"', w->f);
 }
 
+/* A key and a word (null, true, false), the quick way where it can be. */
+static void key_word(struct ms_json *w, const char *key, const char *word, size_t len)
+{
+	char b[20 + QUICK_MAX + 8 + 8];
+	size_t n;
+
+	if (!quick_key(w, key, b, &n)) {
+		ms_json_key(w, key);
+		item_begin(w, false);
+		fwrite_unlocked(word, 1, len, w->f);
+		return;
+	}
+	memcpy(b + n, word, len);
+	fwrite_unlocked(b, 1, n + len, w->f);
+}
+
 void ms_json_key_str(struct ms_json *w, const char *key, const char *s)
 {
 	char b[20 + 2 * QUICK_MAX + 8];
-	size_t n, len = s ? strlen(s) : 0;
+	size_t n, len = s ? strnlen(s, QUICK_MAX + 1) : 0;
 
-	if (!s || len > QUICK_MAX || !plain(w, s, len) || !quick_key(w, key, b, &n)) {
+	if (!s) {
+		key_word(w, key, "null", 4);
+		return;
+	}
+	if (len > QUICK_MAX || !plain(w, s, len) || !quick_key(w, key, b, &n)) {
 		ms_json_key(w, key);
 		ms_json_str(w, s);
 		return;
@@ -388,20 +440,34 @@ void ms_json_key_int(struct ms_json *w, const char *key, int64_t v)
 
 void ms_json_key_bool(struct ms_json *w, const char *key, bool v)
 {
-	ms_json_key(w, key);
-	ms_json_bool(w, v);
+	key_word(w, key, v ? "true" : "false", v ? 4 : 5);
 }
 
 void ms_json_key_null(struct ms_json *w, const char *key)
 {
-	ms_json_key(w, key);
-	ms_json_null(w);
+	key_word(w, key, "null", 4);
 }
 
 void ms_json_key_addr(struct ms_json *w, const char *key, uint64_t a)
 {
-	ms_json_key(w, key);
-	ms_json_addr(w, a);
+	char b[20 + QUICK_MAX + 8 + 24];
+	size_t n, i;
+	int k;
+
+	if (!quick_key(w, key, b, &n)) {
+		ms_json_key(w, key);
+		ms_json_addr(w, a);
+		return;
+	}
+	memcpy(b + n, "\"0x", 3);
+	n += 3;
+	for (k = 60; k > 0 && !(a >> k & 15); k -= 4)
+		;
+	for (i = 0; k >= 0; k -= 4)
+		b[n + i++] = "0123456789abcdef"[a >> k & 15];
+	n += i;
+	b[n++] = '"';
+	fwrite_unlocked(b, 1, n, w->f);
 }
 
 void ms_json_key_addr_or_null(struct ms_json *w, const char *key, uint64_t a, bool present)

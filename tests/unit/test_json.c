@@ -45,6 +45,46 @@ static void check_str(const char *in, size_t len, const char *want)
 	out_check(&o, 0, want);
 }
 
+/*
+ * A key and its value go out in one write where nothing needs escaping
+ * and they are short; a long or escaped key or value takes the other way:
+ * the bytes are the same either way, numbers of every length among them.
+ */
+static void test_quick_and_slow_keys(void **state)
+{
+	static const uint64_t nums[] = { 0, 7, 10, 99, 100, 101, 12345, 1000000000000000ULL, UINT64_MAX };
+	char long_key[80], want[4096], *p = want;
+	struct out o;
+	size_t i;
+
+	(void)state;
+	memset(long_key, 'k', sizeof(long_key) - 1);
+	long_key[sizeof(long_key) - 1] = '\0';
+	out_open(&o, MS_JSON_SCRIPT);
+	ms_json_object_begin(&o.w);
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		ms_json_key_u64(&o.w, "n", nums[i]);
+	ms_json_key_u64(&o.w, long_key, 1);
+	ms_json_key_u64(&o.w, "a<b", 2);
+	ms_json_key_str(&o.w, "s", "plain");
+	ms_json_key_str(&o.w, "s", "a\"b");
+	ms_json_key_str(&o.w, long_key, long_key);
+	ms_json_key_addr(&o.w, "at", 0);
+	ms_json_key_addr(&o.w, "at", 0xffffffffffffffffULL);
+	ms_json_key_addr(&o.w, long_key, 0x10);
+	ms_json_key_null(&o.w, "z");
+	ms_json_key_bool(&o.w, "t", true);
+	ms_json_key_bool(&o.w, long_key, false);
+	ms_json_object_end(&o.w);
+	p += sprintf(p, "{");
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		p += sprintf(p, "%s\"n\": %llu", i ? ", " : "", (unsigned long long)nums[i]);
+	sprintf(p, ", \"%s\": 1, \"a\\u003cb\": 2, \"s\": \"plain\", \"s\": \"a\\\"b\", \"%s\": \"%s\", "
+		"\"at\": \"0x0\", \"at\": \"0xffffffffffffffff\", \"%s\": \"0x10\", \"z\": null, \"t\": true, "
+		"\"%s\": false}", long_key, long_key, long_key, long_key, long_key);
+	out_check(&o, 0, want);
+}
+
 static void test_commas_and_nesting(void **state)
 {
 	struct out o;
@@ -208,6 +248,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commas_and_nesting),
+		cmocka_unit_test(test_quick_and_slow_keys),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_misuse),
 		cmocka_unit_test(test_depth),
