@@ -18,11 +18,7 @@ source "$(dirname "$0")/lib.sh"
 n=${OUTPUT_MAPS:-100000}
 cd "$TMP"
 command -v /usr/bin/time >/dev/null || skip "no /usr/bin/time to measure memory with"
-# Under ASan, freed blocks wait in a quarantine and would count as the command's: none here.
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
-# Its redzones make every block larger: the bounds are half as large again there (slack 3/2), as in scale-maps.
-slack=2
-grep -a -m1 __asan_init "$MAPSCOPE" >/dev/null 2>&1 && slack=3
+memory_bounds
 /usr/bin/python3 "$E2E_DIR/perfdata-craft.py" many-maps "$SRC_DIR/tests/golden/mapscope-ops.data" many.data "$n" ||
 	fail "cannot make the recording"
 /usr/bin/time -f '%M' -o model.txt "$MAPSCOPE" heatmap -i many.data --pid 1 >/dev/null 2>&1 || true   # no samples: exits 1

@@ -22,11 +22,7 @@ source "$(dirname "$0")/lib.sh"
 n=${SCALE_MAPS:-500000}
 cd "$TMP"
 command -v /usr/bin/time >/dev/null || skip "no /usr/bin/time to measure memory with"
-# Under ASan, freed blocks wait in a quarantine and would count as the command's: none here. Its
-# redzones make every block larger: the bounds in bytes a mapping are half as large again (slack 3/2).
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
-slack=2
-grep -a -m1 __asan_init "$MAPSCOPE" >/dev/null 2>&1 && slack=3
+memory_bounds
 bound() {   # bound BYTES_A_MAPPING: in KiB for n mappings, with the slack
 	echo $((n * $1 * slack / 2 / 1024))
 }
