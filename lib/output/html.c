@@ -602,8 +602,10 @@ int ms_html_write(FILE *f, const struct ms_html_report *in)
 		return -EINVAL;             /* the built-in page lost its data mark: a build error */
 	fwrite(ms_report_page, 1, (size_t)(mark - ms_report_page), f);
 	ms_json_init(&w, f, MS_JSON_SCRIPT);
-	if ((err = write_data(&w, in)))
+	if ((err = write_data(&w, in))) {
+		ms_json_finish(&w);         /* what was written reaches f, as before the writer had a buffer */
 		return err;
+	}
 	fputs("\n", f);
 	fputs(mark + strlen(DATA_MARK), f);
 	return ferror(f) ? -EIO : 0;

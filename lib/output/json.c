@@ -2,9 +2,11 @@
  * The JSON writer: nesting and commas tracked in bit masks, one per level,
  * so that a caller never places a comma; strings checked as UTF-8 as they
  * are escaped, since paths and comms in a recording are bytes, not text.
- * Numbers are written by hand and bytes with the unlocked stdio calls: a
- * report of 500,000 regions writes ten million items, and fprintf's
- * parsing of its format was most of the writer's time.
+ * Bytes go into the writer's own buffer and reach f a buffer at a time:
+ * a report of 500,000 regions writes ten million items, and a stdio call
+ * for each (fprintf's parsing of its format most of all) was most of the
+ * writer's time. Numbers are written by hand; which bytes must be escaped
+ * is a table.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,14 +16,44 @@
 
 /* The longest key or string value written the quick way (quick_key()). */
 #define QUICK_MAX 64
+/* The longest separator: a comma, a new line and 16 spaces. */
+#define SEP_MAX 18
+
+/* Bit 0: the byte cannot go into a JSON string as it is; bit 1: nor into one inside an HTML <script> element. */
+static const unsigned char escape[256] = {
+	[0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1, ['<'] = 2, ['>'] = 2, ['&'] = 2,
+};
+
+static unsigned escape_mask(const struct ms_json *w)
+{
+	return w->flags & MS_JSON_SCRIPT ? 3 : 1;
+}
 
 void ms_json_init(struct ms_json *w, FILE *f, unsigned flags)
 {
-	*w = (struct ms_json){ .f = f, .flags = flags };
+	w->f = f;
+	w->flags = flags;
+	w->depth = 0;
+	w->in_object = w->has_member = w->tight = 0;
+	w->after_key = false;
+	w->newline = 0;
+	w->error = 0;
+	w->used = 0;
+	for (size_t i = 0; i < MS_JSON_KEYS; i++)
+		w->keys[i].at = NULL;
+}
+
+/* What the buffer holds, written to f. */
+static void drain(struct ms_json *w)
+{
+	if (w->used)
+		fwrite_unlocked(w->buf, 1, w->used, w->f);
+	w->used = 0;
 }
 
 int ms_json_finish(struct ms_json *w)
 {
+	drain(w);
 	if (!w->error && (w->depth || w->after_key))
 		w->error = -EINVAL;
 	if (!w->error && ferror(w->f))
@@ -29,27 +61,75 @@ int ms_json_finish(struct ms_json *w)
 	return w->error;
 }
 
-/* v in decimal, or in hex (digits: at least that many, zero-padded). */
-static void put_u64(FILE *f, uint64_t v)
+/* Room for n more bytes in the buffer (n well under MS_JSON_BUF): where they go. The caller adds what it wrote to used. */
+static char *room(struct ms_json *w, size_t n)
 {
-	char b[20];
-	size_t i = sizeof(b);
-
-	do
-		b[--i] = (char)('0' + v % 10);
-	while (v /= 10);
-	fwrite_unlocked(b + i, 1, sizeof(b) - i, f);
+	if (w->used + n > sizeof(w->buf))
+		drain(w);
+	return w->buf + w->used;
 }
 
-static void put_hex(FILE *f, uint64_t v, size_t digits)
+static void put(struct ms_json *w, const void *p, size_t n)
 {
-	char b[16];
-	size_t i = sizeof(b);
+	if (n > sizeof(w->buf) / 4) {          /* a long string: straight to f */
+		drain(w);
+		fwrite_unlocked(p, 1, n, w->f);
+		return;
+	}
+	memcpy(room(w, n), p, n);
+	w->used += n;
+}
 
-	do
-		b[--i] = "0123456789abcdef"[v & 15];
-	while ((v >>= 4) || sizeof(b) - i < digits);
-	fwrite_unlocked(b + i, 1, sizeof(b) - i, f);
+static void put_c(struct ms_json *w, char c)
+{
+	*room(w, 1) = c;
+	w->used++;
+}
+
+/* After a value or a container's end: one at the top level is all written, and goes to f. */
+static void item_done(struct ms_json *w)
+{
+	if (!w->depth)
+		drain(w);
+}
+
+/* v in decimal at b, two digits a step from the end (nanosecond times have fourteen): its length. */
+static size_t decimal(char *b, uint64_t v)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				    "8081828384858687888990919293949596979899";
+	size_t len = 1, i;
+	uint64_t t;
+
+	for (t = v; t >= 10; t /= 10)
+		len++;
+	for (i = len; v >= 100; v /= 100) {
+		i -= 2;
+		memcpy(b + i, pairs + v % 100 * 2, 2);
+	}
+	if (v >= 10)
+		memcpy(b, pairs + v * 2, 2);
+	else
+		b[0] = (char)('0' + v);
+	return len;
+}
+
+/* v in hex at b, at least digits of them (zero-padded, 16 at most): its length. */
+static size_t hex(char *b, uint64_t v, int digits)
+{
+	int k = 60, i = 0;
+
+	while (k > 0 && !(v >> k & 15) && k >= 4 * digits)
+		k -= 4;
+	for (; k >= 0; k -= 4)
+		b[i++] = "0123456789abcdef"[v >> k & 15];
+	return (size_t)i;
+}
+
+static void put_u64(struct ms_json *w, uint64_t v)
+{
+	w->used += decimal(room(w, 20), v);
 }
 
 static void misuse(struct ms_json *w)
@@ -63,7 +143,7 @@ static uint64_t level_bit(const struct ms_json *w)
 	return (uint64_t)1 << (w->depth - 1);
 }
 
-/* What goes before a key or a value, put in b (18 bytes at most): the comma, the space or the new line. Its length. */
+/* What goes before a key or a value, put in b (SEP_MAX bytes at most): the comma, the space or the new line. Its length. */
 static size_t separator(struct ms_json *w, bool key, char *b)
 {
 	size_t n = 0;
@@ -92,11 +172,7 @@ static size_t separator(struct ms_json *w, bool key, char *b)
 
 static void item_begin(struct ms_json *w, bool key)
 {
-	char b[20];
-	size_t n = separator(w, key, b);
-
-	if (n)
-		fwrite_unlocked(b, 1, n, w->f);
+	w->used += separator(w, key, room(w, SEP_MAX));
 }
 
 static void open_container(struct ms_json *w, char c, bool object, bool tight)
@@ -113,7 +189,7 @@ static void open_container(struct ms_json *w, char c, bool object, bool tight)
 	w->in_object = object ? w->in_object | bit : w->in_object & ~bit;
 	w->tight = tight ? w->tight | bit : w->tight & ~bit;
 	w->has_member &= ~bit;
-	fputc_unlocked(c, w->f);
+	put_c(w, c);
 }
 
 static void close_container(struct ms_json *w, char c, bool object)
@@ -124,7 +200,8 @@ static void close_container(struct ms_json *w, char c, bool object)
 	}
 	w->newline = 0;
 	w->depth--;
-	fputc_unlocked(c, w->f);
+	put_c(w, c);
+	item_done(w);
 }
 
 void ms_json_object_begin(struct ms_json *w)
@@ -200,135 +277,128 @@ static size_t utf8_seq(const unsigned char *s, size_t n, bool *ok)
 	return need + 1;
 }
 
-/* A byte that cannot go into the string as it is. */
-static bool must_escape(const struct ms_json *w, unsigned char c)
+/* The byte at s[0], escaped where it stands for itself, or the UTF-8 sequence it starts, or \ufffd: the bytes used. */
+static size_t escaped(struct ms_json *w, const unsigned char *s, size_t len)
 {
-	if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80)
-		return true;
-	return (w->flags & MS_JSON_SCRIPT) && (c == '<' || c == '>' || c == '&');
+	char *b = room(w, 6);
+	size_t k;
+	bool ok;
+
+	if (s[0] == '"' || s[0] == '\\') {
+		b[0] = '\\';
+		b[1] = (char)s[0];
+		w->used += 2;
+		return 1;
+	}
+	if (s[0] < 0x80) {
+		memcpy(b, "\\u00", 4);
+		b[4] = "0123456789abcdef"[s[0] >> 4];
+		b[5] = "0123456789abcdef"[s[0] & 15];
+		w->used += 6;
+		return 1;
+	}
+	k = utf8_seq(s, len, &ok);
+	if (ok)
+		put(w, s, k);
+	else
+		put(w, "\\ufffd", 6);
+	return k;
 }
 
 static void str_body(struct ms_json *w, const unsigned char *s, size_t len)
 {
-	size_t i = 0, run, k;
-	bool ok;
+	const unsigned mask = escape_mask(w);
+	size_t i = 0, run;
 
 	while (i < len) {
-		for (run = i; run < len && !must_escape(w, s[run]); run++)
+		for (run = i; run < len && !(escape[s[run]] & mask); run++)
 			;
-		fwrite_unlocked(s + i, 1, run - i, w->f);
-		if ((i = run) == len)
-			break;
-		if (s[i] == '"' || s[i] == '\\') {
-			fprintf(w->f, "\\%c", s[i++]);
-		} else if (s[i] < 0x80) {
-			fprintf(w->f, "\\u%04x", s[i++]);
-		} else {
-			k = utf8_seq(s + i, len - i, &ok);
-			if (ok)
-				fwrite_unlocked(s + i, 1, k, w->f);
-			else
-				fputs("\\ufffd", w->f);
-			i += k;
-		}
+		put(w, s + i, run - i);
+		if ((i = run) < len)
+			i += escaped(w, s + i, len - i);
 	}
 }
 
-static bool quick_key(struct ms_json *w, const char *key, char *b, size_t *n);
+/*
+ * The quick way to a key: the separator and the key in one step, where the
+ * key needs no escaping and is short, with room left after it for extra
+ * bytes of the value. A report writes twenty keys a row. False, with
+ * nothing written, where the slow way must be taken.
+ */
+/*
+ * The key's slot, where the key is short and needs no escaping; NULL where
+ * it does. Remembered by the key's address, with the key's text as it is
+ * written: copying it whole, a fixed size, is quicker than a copy of the
+ * key's own length (a string instruction) or a scan of it.
+ */
+static const char *plain_key(struct ms_json *w, const char *key, size_t *n)
+{
+	const unsigned mask = escape_mask(w);
+	uintptr_t a = (uintptr_t)key;
+	size_t slot = (a ^ a >> 6 ^ a >> 12) % MS_JSON_KEYS, len;
+	char *t = w->keys[slot].text;
+
+	if (w->keys[slot].at == key) {
+		*n = w->keys[slot].len;
+		return t;
+	}
+	for (len = 0; key[len]; len++)
+		if (len + 4 >= MS_JSON_KEY_TEXT || escape[(unsigned char)key[len]] & mask)
+			return NULL;
+	memset(t, 0, MS_JSON_KEY_TEXT);     /* copied whole: no byte of it left unset */
+	t[0] = '"';
+	memcpy(t + 1, key, len);
+	memcpy(t + 1 + len, "\": ", 3);
+	w->keys[slot].at = key;
+	*n = w->keys[slot].len = len + 4;
+	return t;
+}
+
+static bool quick_key(struct ms_json *w, const char *key, size_t extra)
+{
+	const char *t;
+	size_t n;
+	char *b;
+
+	if (!w->depth || !(w->in_object & level_bit(w)) || w->after_key || !(t = plain_key(w, key, &n)))
+		return false;
+	b = room(w, SEP_MAX + MS_JSON_KEY_TEXT + extra);
+	if (!w->newline && (w->has_member & ~w->tight & level_bit(w))) {
+		memcpy(b, ", ", 2);    /* the usual separator, as separator() would put it */
+		b += 2;
+	} else {
+		b += separator(w, true, b);
+	}
+	memcpy(b, t, MS_JSON_KEY_TEXT / 2);
+	if (n > MS_JSON_KEY_TEXT / 2)
+		memcpy(b + MS_JSON_KEY_TEXT / 2, t + MS_JSON_KEY_TEXT / 2, MS_JSON_KEY_TEXT / 2);
+	w->used = (size_t)(b + n - w->buf);
+	w->after_key = true;
+	return true;
+}
 
 void ms_json_key(struct ms_json *w, const char *key)
 {
-	char b[20 + QUICK_MAX + 8];
-	size_t n;
-
-	if (quick_key(w, key, b, &n)) {
-		fwrite_unlocked(b, 1, n, w->f);
-		w->after_key = true;
+	if (quick_key(w, key, 0))
 		return;
-	}
 	if (!w->depth || !(w->in_object & level_bit(w)) || w->after_key) {
 		misuse(w);
 		return;
 	}
 	item_begin(w, true);
-	fputc_unlocked('"', w->f);
+	put_c(w, '"');
 	str_body(w, (const unsigned char *)key, strlen(key));
-	fwrite_unlocked("\": ", 1, 3, w->f);
+	put(w, "\": ", 3);
 	w->after_key = true;
-}
-
-/*
- * The quick way to a key and its value: one write of the separator, the
- * key and the value, where the key (and a string value) need no escaping
- * and fit in b. A report writes twenty of them a row, and the stdio calls
- * of the slow way were most of the writer's time. *n: the bytes in b,
- * the separator and the key; false where the slow way must be taken.
- */
-
-static bool plain(const struct ms_json *w, const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (must_escape(w, (unsigned char)s[i]))
-			return false;
-	return true;
-}
-
-static bool quick_key(struct ms_json *w, const char *key, char *b, size_t *n)
-{
-	const bool script = w->flags & MS_JSON_SCRIPT;
-	char sep[20], *k = b + 18;     /* the key is put after the longest separator, then moved down */
-	size_t len, m;
-	unsigned char c;
-
-	if (!w->depth || !(w->in_object & level_bit(w)) || w->after_key)
-		return false;
-	k[0] = '"';
-	for (len = 0; (c = (unsigned char)key[len]); len++) {     /* scanned as it is copied: keys are short */
-		if (len >= QUICK_MAX || c < 0x20 || c == '"' || c == '\\' || c >= 0x80 ||
-		    (script && (c == '<' || c == '>' || c == '&')))
-			return false;
-		k[1 + len] = (char)c;
-	}
-	memcpy(k + 1 + len, "\": ", 3);
-	m = separator(w, true, sep);
-	memmove(b + m, k, len + 4);
-	memcpy(b, sep, m);
-	*n = m + len + 4;
-	return true;
-}
-
-/* v in decimal at b + n, two digits a step (nanosecond times have fourteen): the new length. */
-static size_t append_u64(char *b, size_t n, uint64_t v)
-{
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-				    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-				    "8081828384858687888990919293949596979899";
-	char d[20];
-	size_t i = sizeof(d);
-
-	while (v >= 100) {
-		i -= 2;
-		memcpy(d + i, pairs + v % 100 * 2, 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		i -= 2;
-		memcpy(d + i, pairs + v * 2, 2);
-	} else {
-		d[--i] = (char)('0' + v);
-	}
-	memcpy(b + n, d + i, sizeof(d) - i);
-	return n + sizeof(d) - i;
 }
 
 void ms_json_str_len(struct ms_json *w, const char *s, size_t len)
 {
 	item_begin(w, false);
-	fputc_unlocked('"', w->f);
+	put_c(w, '"');
 	str_body(w, (const unsigned char *)s, len);
-	fputc_unlocked('"', w->f);
+	put_c(w, '"');
+	item_done(w);
 }
 
 void ms_json_str(struct ms_json *w, const char *s)
@@ -342,94 +412,91 @@ void ms_json_str(struct ms_json *w, const char *s)
 void ms_json_u64(struct ms_json *w, uint64_t v)
 {
 	item_begin(w, false);
-	put_u64(w->f, v);
+	put_u64(w, v);
+	item_done(w);
 }
 
 void ms_json_int(struct ms_json *w, int64_t v)
 {
 	item_begin(w, false);
 	if (v < 0)
-		fputc_unlocked('-', w->f);
-	put_u64(w->f, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+		put_c(w, '-');
+	put_u64(w, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+	item_done(w);
+}
+
+static void word(struct ms_json *w, const char *s, size_t len)
+{
+	item_begin(w, false);
+	put(w, s, len);
+	item_done(w);
 }
 
 void ms_json_bool(struct ms_json *w, bool v)
 {
-	item_begin(w, false);
-	fputs_unlocked(v ? "true" : "false", w->f);
+	word(w, v ? "true" : "false", v ? 4 : 5);
 }
 
 void ms_json_null(struct ms_json *w)
 {
+	word(w, "null", 4);
+}
+
+/* a in hex, quoted, after prefix (plen bytes), with at least digits of them. */
+static void quoted_hex(struct ms_json *w, const char *prefix, size_t plen, uint64_t a, int digits)
+{
+	char *b;
+
 	item_begin(w, false);
-	fputs_unlocked("null", w->f);
+	b = room(w, plen + 17);
+	memcpy(b, prefix, plen);
+	b += plen;
+	b += hex(b, a, digits);
+	*b++ = '"';
+	w->used = (size_t)(b - w->buf);
+	item_done(w);
 }
 
 void ms_json_addr(struct ms_json *w, uint64_t a)
 {
-	item_begin(w, false);
-	fwrite_unlocked("\"0x", 1, 3, w->f);
-	put_hex(w->f, a, 1);
-	fputc_unlocked('"', w->f);
+	quoted_hex(w, "\"0x", 3, a, 1);
 }
 
 void ms_json_addr16(struct ms_json *w, uint64_t a)
 {
-	item_begin(w, false);
-	fputc_unlocked('"', w->f);
-	put_hex(w->f, a, 16);
-	fputc_unlocked('"', w->f);
-}
-
-/* A key and a word (null, true, false), the quick way where it can be. */
-static void key_word(struct ms_json *w, const char *key, const char *word, size_t len)
-{
-	char b[20 + QUICK_MAX + 8 + 8];
-	size_t n;
-
-	if (!quick_key(w, key, b, &n)) {
-		ms_json_key(w, key);
-		item_begin(w, false);
-		fwrite_unlocked(word, 1, len, w->f);
-		return;
-	}
-	memcpy(b + n, word, len);
-	fwrite_unlocked(b, 1, n + len, w->f);
+	quoted_hex(w, "\"", 1, a, 16);
 }
 
 void ms_json_key_str(struct ms_json *w, const char *key, const char *s)
 {
-	char b[20 + 2 * QUICK_MAX + 8];
-	size_t n, len = s ? strnlen(s, QUICK_MAX + 1) : 0;
+	size_t len = s ? strnlen(s, QUICK_MAX + 1) : 0, i;
+	const unsigned mask = escape_mask(w);
+	char *b;
 
-	if (!s) {
-		key_word(w, key, "null", 4);
-		return;
-	}
-	if (len > QUICK_MAX || !plain(w, s, len) || !quick_key(w, key, b, &n)) {
+	for (i = 0; i < len && !(escape[(unsigned char)s[i]] & mask); i++)
+		;
+	if (!s || len > QUICK_MAX || i < len || !quick_key(w, key, len + 2)) {
 		ms_json_key(w, key);
 		ms_json_str(w, s);
 		return;
 	}
-	b[n++] = '"';
-	memcpy(b + n, s, len);
-	n += len;
-	b[n++] = '"';
-	fwrite_unlocked(b, 1, n, w->f);
+	b = w->buf + w->used;
+	b[0] = '"';
+	memcpy(b + 1, s, len);
+	b[len + 1] = '"';
+	w->used += len + 2;
+	w->after_key = false;
 }
 
 void ms_json_key_u64(struct ms_json *w, const char *key, uint64_t v)
 {
-	char b[20 + QUICK_MAX + 8 + 20];
-	size_t n;
-
-	if (!quick_key(w, key, b, &n)) {
+	if (!quick_key(w, key, 20)) {
 		ms_json_key(w, key);
 		ms_json_u64(w, v);
 		return;
 	}
-	n = append_u64(b, n, v);
-	fwrite_unlocked(b, 1, n, w->f);
+	w->used += decimal(w->buf + w->used, v);
+	w->after_key = false;
 }
 
 void ms_json_key_int(struct ms_json *w, const char *key, int64_t v)
@@ -440,34 +507,32 @@ void ms_json_key_int(struct ms_json *w, const char *key, int64_t v)
 
 void ms_json_key_bool(struct ms_json *w, const char *key, bool v)
 {
-	key_word(w, key, v ? "true" : "false", v ? 4 : 5);
+	ms_json_key(w, key);
+	ms_json_bool(w, v);
 }
 
 void ms_json_key_null(struct ms_json *w, const char *key)
 {
-	key_word(w, key, "null", 4);
+	ms_json_key(w, key);
+	ms_json_null(w);
 }
 
 void ms_json_key_addr(struct ms_json *w, const char *key, uint64_t a)
 {
-	char b[20 + QUICK_MAX + 8 + 24];
-	size_t n, i;
-	int k;
+	char *b;
 
-	if (!quick_key(w, key, b, &n)) {
+	if (!quick_key(w, key, 20)) {
 		ms_json_key(w, key);
 		ms_json_addr(w, a);
 		return;
 	}
-	memcpy(b + n, "\"0x", 3);
-	n += 3;
-	for (k = 60; k > 0 && !(a >> k & 15); k -= 4)
-		;
-	for (i = 0; k >= 0; k -= 4)
-		b[n + i++] = "0123456789abcdef"[a >> k & 15];
-	n += i;
-	b[n++] = '"';
-	fwrite_unlocked(b, 1, n, w->f);
+	b = w->buf + w->used;
+	memcpy(b, "\"0x", 3);
+	b += 3;
+	b += hex(b, a, 1);
+	*b++ = '"';
+	w->used = (size_t)(b - w->buf);
+	w->after_key = false;
 }
 
 void ms_json_key_addr_or_null(struct ms_json *w, const char *key, uint64_t a, bool present)

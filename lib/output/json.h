@@ -11,9 +11,17 @@
  * element on a line of its own; a tight array separates by "," alone. One
  * object per line (timeline, watch) is an object ended and a '\n' after it.
  *
- * The writer borrows f. A misuse (a key outside an object, an end that
- * matches no begin, nesting past MS_JSON_MAX_DEPTH) is remembered and
- * returned by ms_json_finish(), as is a write error on f.
+ * The writer borrows f and writes to it through a buffer of its own: what
+ * it wrote is in f once the outermost container is closed (or a top-level
+ * value written), and at ms_json_finish(). A caller writes to f itself only
+ * at those points. A misuse (a key outside an object, an end that matches
+ * no begin, nesting past MS_JSON_MAX_DEPTH) is remembered and returned by
+ * ms_json_finish(), as is a write error on f.
+ *
+ * A key is checked for what needs escaping once per writer and remembered
+ * by its address: a key passed twice at one address must hold the same
+ * bytes both times, as literals and static name tables do (every caller's
+ * keys are such).
  */
 #ifndef MS_OUTPUT_JSON_H
 #define MS_OUTPUT_JSON_H
@@ -23,6 +31,9 @@
 #include <stdio.h>
 
 #define MS_JSON_MAX_DEPTH 32
+#define MS_JSON_BUF 16384     /* the writer's buffer: bytes between writes to f */
+#define MS_JSON_KEYS 64       /* keys remembered as needing no escaping */
+#define MS_JSON_KEY_TEXT 64   /* the longest such key, quoted, with its colon and space */
 
 /* ms_json_init() flags. */
 #define MS_JSON_SCRIPT 0x1   /* also escape '<', '>', '&': the text goes inside an HTML <script> */
@@ -37,6 +48,13 @@ struct ms_json {
 	bool after_key;              /* a key was written; its value comes next */
 	int newline;                 /* 1 + the indent of a new line before the next item; 0: none */
 	int error;                   /* 0, or the first -errno */
+	size_t used;                 /* bytes of buf not yet written to f */
+	struct {                     /* keys that need no escaping, by a hash of their address */
+		const char *at;
+		size_t len;                  /* of text */
+		char text[MS_JSON_KEY_TEXT]; /* "key": */
+	} keys[MS_JSON_KEYS];
+	char buf[MS_JSON_BUF];
 };
 
 void ms_json_init(struct ms_json *w, FILE *f, unsigned flags);

@@ -244,6 +244,81 @@ static void test_surrogates(void **state)
 	check_str("\xed\xbf\xbf", 3, "\"\\ufffd\\ufffd\\ufffd\"");
 }
 
+/*
+ * The writer's buffer: what it wrote is in f once the outermost container
+ * closes (a caller then writes a new line itself, as JSON Lines do), and
+ * output past the buffer's size, long strings and many keys among it,
+ * comes out whole and in order.
+ */
+static void test_buffer(void **state)
+{
+	static char keys[200][12];
+	char *big = malloc(3 * MS_JSON_BUF), *want = malloc(8 * MS_JSON_BUF), *p = want;
+	struct out o;
+	size_t i;
+
+	(void)state;
+	assert_non_null(big);
+	assert_non_null(want);
+	out_open(&o, 0);
+	ms_json_object_begin(&o.w);
+	ms_json_key_u64(&o.w, "a", 1);
+	ms_json_object_end(&o.w);
+	fputc('\n', o.f);
+	ms_json_object_begin(&o.w);
+	ms_json_key_str(&o.w, "b", "x");
+	ms_json_object_end(&o.w);
+	fputc('\n', o.f);
+	out_check(&o, 0, "{\"a\": 1}\n{\"b\": \"x\"}\n");
+
+	memset(big, 'y', 3 * MS_JSON_BUF);
+	big[5] = '"';                            /* an escape in a string written straight to f */
+	out_open(&o, 0);
+	ms_json_object_begin(&o.w);
+	p += sprintf(p, "{");
+	for (i = 0; i < 200; i++) {              /* 200 keys in 64 slots: remembered, replaced, all right */
+		snprintf(keys[i], sizeof(keys[i]), "k%zu", i);
+		ms_json_key_u64(&o.w, keys[i], i * 1000003);
+		p += sprintf(p, "%s\"k%zu\": %zu", i ? ", " : "", i, i * 1000003);
+	}
+	ms_json_key(&o.w, "big");
+	ms_json_str_len(&o.w, big, 3 * MS_JSON_BUF);
+	p += sprintf(p, ", \"big\": \"yyyyy\\\"");
+	memset(p, 'y', 3 * MS_JSON_BUF - 6);
+	p += 3 * MS_JSON_BUF - 6;
+	*p++ = '"';
+	for (i = 0; i < 200; i++) {              /* the same keys again, from their slots or not */
+		ms_json_key_bool(&o.w, keys[i], i & 1);
+		p += sprintf(p, ", \"k%zu\": %s", i, i & 1 ? "true" : "false");
+	}
+	ms_json_object_end(&o.w);
+	strcpy(p, "}");
+	out_check(&o, 0, want);
+	free(big);
+	free(want);
+}
+
+/* A key remembered as plain by one writer is escaped by a writer for a <script> element. */
+static void test_script_keys(void **state)
+{
+	static const char key[] = "a<b";
+	struct out o;
+
+	(void)state;
+	out_open(&o, 0);
+	ms_json_object_begin(&o.w);
+	ms_json_key_u64(&o.w, key, 1);
+	ms_json_key_u64(&o.w, key, 2);
+	ms_json_object_end(&o.w);
+	out_check(&o, 0, "{\"a<b\": 1, \"a<b\": 2}");
+	out_open(&o, MS_JSON_SCRIPT);
+	ms_json_object_begin(&o.w);
+	ms_json_key_u64(&o.w, key, 1);
+	ms_json_key_u64(&o.w, key, 2);
+	ms_json_object_end(&o.w);
+	out_check(&o, 0, "{\"a\\u003cb\": 1, \"a\\u003cb\": 2}");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +332,8 @@ int main(void)
 		cmocka_unit_test(test_invalid_utf8),
 		cmocka_unit_test(test_overlong),
 		cmocka_unit_test(test_surrogates),
+		cmocka_unit_test(test_buffer),
+		cmocka_unit_test(test_script_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
