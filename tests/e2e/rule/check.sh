@@ -12,13 +12,16 @@ cd "$TMP"
 # With the kernel's VMA tree writes (where it has them) and without: the
 # model's own rules must get the same maps.
 # read-fault is the exception: only the tree shows what a read fault did.
+# renamed waits until record has drained its last rename, reading the
+# recording as it is written (MS_RULE_RECORDING): uncompressed, then.
 modes=(tree no-tree)
 case $rule in read-fault) modes=(tree) ;; esac
 for mode in "${modes[@]}"; do
 	opt=()
 	[ "$mode" = no-tree ] && opt=(--no-vma-tree)
-	"$MAPSCOPE" record "${opt[@]}" -o "rule-$mode.data" -- "$WORKLOADS/syscall-stop" -o "rule-$mode.snap" -- \
-		"$WORKLOADS/rule-$rule" >"rule-$mode.txt" 2>summary.txt || {
+	[ "$rule" = renamed ] && opt+=(--no-compress)
+	MS_RULE_RECORDING="$TMP/rule-$mode.data" "$MAPSCOPE" record "${opt[@]}" -o "rule-$mode.data" -- \
+		"$WORKLOADS/syscall-stop" -o "rule-$mode.snap" -- "$WORKLOADS/rule-$rule" >"rule-$mode.txt" 2>summary.txt || {
 		status=$?
 		grep -q '^skip:' "rule-$mode.txt" && skip "$(sed -n 's/^skip: //p' "rule-$mode.txt")"
 		fail "record ($mode) failed ($status): $(cat summary.txt)"
