@@ -321,6 +321,11 @@ MS_EXPORT bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const
 	return false;
 }
 
+size_t ms_pdreader_build_ids_size(const struct ms_pdreader *r)
+{
+	return r->build_ids.len;
+}
+
 void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len)
 {
 	*data = r->tracing.len ? r->tracing.data : NULL;

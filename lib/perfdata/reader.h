@@ -67,4 +67,12 @@ bool ms_pdreader_in_order(const struct ms_pdreader *r);
  */
 uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec);
 
+/*
+ * How many bytes of build-ids the reader holds (the BUILD_ID section and a
+ * pipe's build-id records): it grows only when a new one came, so that a
+ * caller who has walked them all (ms_pdreader_build_id) knows when to look
+ * again without walking them once more.
+ */
+size_t ms_pdreader_build_ids_size(const struct ms_pdreader *r);
+
 #endif

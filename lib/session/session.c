@@ -42,6 +42,7 @@ struct ms_session {
 	bool any_event, any_change, sees_samples;
 	uint64_t first_time;
 	size_t build_ids;           /* the reader's build-ids handed to the symbols so far */
+	size_t build_ids_size;      /* the reader's bytes of build-ids when they were last walked */
 	bool corrupt;
 	bool begun;                 /* the model's listener is set and the analyses' begin called */
 	struct ms_sites sites;      /* with symbols: each region's allocation site, named once here */
@@ -249,13 +250,21 @@ static void start(struct ms_session *s, uint64_t t)
 			s->an[i].a->start(s->an[i].ctx, s);
 }
 
-/* The build-ids the recording has shown so far, so that a rebuilt binary is not misnamed. */
+/*
+ * The build-ids the recording has shown so far, so that a rebuilt binary
+ * is not misnamed. Called at each map: walked again only when the reader
+ * has more of them (a file has them all in its header; a pipe's come as
+ * records), since a walk starts from the first.
+ */
 static void expect_build_ids(struct ms_session *s)
 {
 	const unsigned char *id;
 	const char *path;
 	size_t len;
 
+	if (!s->reader || ms_pdreader_build_ids_size(s->reader) == s->build_ids_size)
+		return;
+	s->build_ids_size = ms_pdreader_build_ids_size(s->reader);
 	for (; ms_pdreader_build_id(s->reader, s->build_ids, &path, &id, &len); s->build_ids++)
 		ms_symbols_expect_build_id(s->syms, path, id, len);
 }

@@ -93,6 +93,12 @@ bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const char **pa
 	return false;
 }
 
+size_t ms_pdreader_build_ids_size(const struct ms_pdreader *r)
+{
+	(void)r;
+	return 0;
+}
+
 struct ms_symbols *ms_symbols_new(void)
 {
 	errno = ENOTSUP;                /* symbols need elfutils: libmapscope */
