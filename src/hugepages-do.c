@@ -135,15 +135,17 @@ enum hugepages_how hugepages_do(const struct ms_huge_advice *a, struct ms_sessio
 	static const char *const jvm[] = { "/libjvm.so", NULL };
 	const struct ms_region *r = a->region;
 	const struct ms_aspace *as = ms_session_aspace(s);
-	const char *site = ms_session_alloc_site(s, r), *chain = ms_session_alloc_chain(s, r);
+	const char *site, *chain;
 	enum hugepages_how how;
 	char fix[512];
 	size_t at;
 
-	if (!a->advised) {
+	if (!a->advised) {            /* before the site is named: most rows are not advised, and print no site */
 		snprintf(buf, len, "none");
 		return HOW_NONE;
 	}
+	site = ms_session_alloc_site(s, r);
+	chain = ms_session_alloc_chain(s, r);
 	if (mallocs(r, chain)) {
 		how = HOW_TUNABLE;
 		tunable(as, r->pid, fix, sizeof(fix));
