@@ -265,7 +265,8 @@ int cmd_unmapped(int argc, char **argv)
 {
 	const struct ms_unmapped_access *acc;
 	struct un_run run = { 0 };
-	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX };
+	/* Code is named, allocation sites never are: a freed access's site is its unmap's own chain. */
+	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX, .no_sites = true };
 	struct ms_session *s = NULL;
 	const char *input;
 	size_t n = 0;

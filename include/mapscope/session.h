@@ -86,6 +86,14 @@ struct ms_session_opts {
 	 */
 	uint64_t from_ns, to_ns;
 	bool from_rel, to_rel;
+	/*
+	 * With symbols: name code only. No region's allocation site is taken
+	 * (no mmap's stack is unwound), and ms_session_alloc_site() and its
+	 * kin answer as for a region made with none; an analysis added with
+	 * MS_ANALYSIS_NEEDS_SYMBOLS has them taken all the same. For a caller
+	 * that prints code but never sites (mapscope unmapped).
+	 */
+	bool no_sites;
 };
 
 /* Opens a recording (a file, or "-" for a pipe on stdin). opts may be NULL. NULL with errno set. */

@@ -157,11 +157,12 @@ MS_EXPORT int ms_session_add(struct ms_session *s, const struct ms_analysis *a, 
 {
 	if (s->n == MAX_ANALYSES)
 		return -ENOMEM;
-	if ((a->flags & MS_ANALYSIS_NEEDS_SYMBOLS) && !s->syms) {
+	if ((a->flags & MS_ANALYSIS_NEEDS_SYMBOLS) && (!s->syms || s->o.no_sites)) {
 		if (s->begun)
-			return -EBUSY;        /* the binaries mapped so far were not followed */
-		if (!(s->syms = ms_symbols_new()))
+			return -EBUSY;        /* the binaries mapped so far were not followed, or no site taken */
+		if (!s->syms && !(s->syms = ms_symbols_new()))
 			return -ENOMEM;
+		s->o.no_sites = false;
 	}
 	s->an[s->n++] = (struct slot){ a, ctx };
 	s->any_event |= a->event != NULL;
@@ -281,7 +282,7 @@ static int __attribute__((noinline)) apply_change(struct ms_session *s, const st
 	 * A region just made: its site is named now, while its process's
 	 * binaries are known. The heap is made by the first brk that grows it.
 	 */
-	if (s->syms && c.region && (c.op == MS_OP_MAP || (c.op == MS_OP_BRK && !ms_sites_noted(&s->sites, c.region))) &&
+	if (s->syms && !s->o.no_sites && c.region && (c.op == MS_OP_MAP || (c.op == MS_OP_BRK && !ms_sites_noted(&s->sites, c.region))) &&
 	    (err = ms_sites_note(&s->sites, s->syms, c.region, ev)))
 		return err;
 	for (i = 0; i < s->n; i++)
