@@ -72,11 +72,41 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/*
+ * printf's "%.6f" of d / 1e9 from d nanoseconds, in integers, where it
+ * cannot differ: d's microseconds rounded to nearest. The double d / 1e9
+ * lies within 2^-33 s of the true value below 2^50 ns (13 days), so away
+ * from a tie (d % 1000 == 500, which a double may put either side) it
+ * rounds as the true value does. false where printf must say it.
+ */
+static bool seconds_text(char buf[32], uint64_t d)
+{
+	uint64_t us, sec;
+	char tmp[20];
+	int n = 0, k;
+
+	if (d >= 1ULL << 50 || d % 1000 == 500)
+		return false;
+	us = d / 1000 + (d % 1000 > 500);
+	sec = us / 1000000;
+	do {
+		tmp[n++] = (char)('0' + sec % 10);
+		sec /= 10;
+	} while (sec);
+	for (k = 0; n; k++)
+		buf[k] = tmp[--n];
+	buf[k++] = '.';
+	for (n = 5, us %= 1000000; n >= 0; n--, us /= 10)
+		buf[k + n] = (char)('0' + us % 10);
+	buf[k + 6] = '\0';
+	return true;
+}
+
 const char *cli_time_text(char buf[32], uint64_t t, uint64_t t0, bool abs)
 {
 	if (abs)
 		snprintf(buf, 32, "%" PRIu64, t);
-	else
+	else if (t < t0 || !seconds_text(buf, t - t0))
 		snprintf(buf, 32, "%.6f", t >= t0 ? (double)(t - t0) / 1e9 : -((double)(t0 - t) / 1e9));
 	return buf;
 }

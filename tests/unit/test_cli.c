@@ -51,6 +51,32 @@ static void time_text(void **state)
 	assert_string_equal(cli_time_text(b, 999999999000ULL, 1000000000000ULL, false), "-0.000001");
 }
 
+/*
+ * The seconds are put together in integers where printf's "%.6f" of the
+ * double could not differ: checked against it at ties, either side of
+ * them, at the carries and over a sweep up to and past the 2^50 ns bound.
+ */
+static void time_text_as_printf(void **state)
+{
+	static const uint64_t at[] = { 0, 1, 499, 500, 501, 999, 1000, 999999499, 999999500, 999999501,
+				       999999999, 1000000000, 1000000500, 59999999500ULL, 123456789012ULL,
+				       (1ULL << 50) - 1, 1ULL << 50, (1ULL << 50) + 501, UINT64_MAX / 2 };
+	const uint64_t t0 = 1110000000000ULL;
+	char b[32], want[32];
+	uint64_t d, x = 88172645463325252ULL;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(at) / sizeof(at[0]) + 100000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		d = i < sizeof(at) / sizeof(at[0]) ? at[i] : i % 2 ? x % 100000000000ULL : x >> (x % 24);
+		snprintf(want, sizeof(want), "%.6f", (double)d / 1e9);
+		assert_string_equal(cli_time_text(b, t0 + d, t0, false), want);
+	}
+}
+
 /* What the test table sets; cleared before each parse. */
 static struct {
 	bool b, b2;
@@ -308,6 +334,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_in_range),
 		cmocka_unit_test(time_text),
+		cmocka_unit_test(time_text_as_printf),
 		cmocka_unit_test(rejects_junk_sign_and_range),
 		cmocka_unit_test(reads_every_kind_in_both_forms),
 		cmocka_unit_test(long_names_by_unambiguous_prefix),

@@ -49,6 +49,12 @@ static void size_and_range(void **state)
 	assert_string_equal(r, "0x150ee000-0x150f6000");
 	ms_format_range(0xffffffffff600000ULL, 0xffffffffff601000ULL, r);
 	assert_string_equal(r, "0xffffffffff600000-0xffffffffff601000");
+	ms_format_range(0, 0, r);
+	assert_string_equal(r, "0x0-0x0");
+	ms_format_range(UINT64_MAX, 0xa, r);
+	assert_string_equal(r, "0xa-0xffffffffffffffff");
+	ms_format_range(0x10, UINT64_MAX, r);
+	assert_string_equal(r, "0x10-0xffffffffffffffff");
 }
 
 static void change_what(void **state)
