@@ -142,6 +142,39 @@ static void symbols_on_request(void **state)
 	ms_session_free(s);
 }
 
+/*
+ * no_sites names code only: an analysis that needs symbols, added before
+ * the run, has the sites taken all the same; after it, it cannot have the
+ * sites of the maps already passed, and is refused.
+ */
+static void no_sites_until_an_analysis_needs_them(void **state)
+{
+	static const struct ms_analysis needs = { .name = "needs", .flags = MS_ANALYSIS_NEEDS_SYMBOLS };
+	static const struct ms_analysis stop = { .name = "stop", .event = stop_at_first };
+	const struct ms_session_opts o = { .symbols = true, .no_sites = true, .to_ns = UINT64_MAX };
+	struct ms_session *s = ms_session_open(synth_path(fd), &o);
+
+	(void)state;
+	assert_non_null(s);
+	assert_non_null(ms_session_symbols(s));
+	assert_int_equal(ms_session_add(s, &needs, NULL), 0);
+	assert_int_equal(ms_session_run(s), 0);
+	ms_session_free(s);
+
+	assert_non_null(s = ms_session_open(synth_path(fd), &o));
+	assert_int_equal(ms_session_add(s, &stop, NULL), 0);
+	assert_int_equal(ms_session_run(s), 1);
+	assert_int_equal(ms_session_add(s, &needs, NULL), -EBUSY);
+	ms_session_free(s);
+
+	assert_non_null(s = ms_session_open(synth_path(fd), &(struct ms_session_opts){ .symbols = true,
+										   .to_ns = UINT64_MAX }));
+	assert_int_equal(ms_session_add(s, &stop, NULL), 0);
+	assert_int_equal(ms_session_run(s), 1);
+	assert_int_equal(ms_session_add(s, &needs, NULL), 0);   /* the sites were taken from the start */
+	ms_session_free(s);
+}
+
 /* "+20.1 s to +20.2 s" in ms: the window's ends from the first event (1 ms). */
 static void relative_window(void **state)
 {
@@ -284,6 +317,7 @@ int main(void)
 		cmocka_unit_test(fast_path_among_other_events),
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(symbols_on_request),
+		cmocka_unit_test(no_sites_until_an_analysis_needs_them),
 	};
 	return cmocka_run_group_tests(tests, make_recording, drop_recording);
 }
