@@ -196,10 +196,10 @@ void ms_names_release(struct ms_aspace *as);
 
 /* --- pieces.c --- */
 
-/* The first piece whose end lies above addr. */
-static inline size_t lower(const struct proc *p, uint64_t addr)
+/* The first piece whose end lies above addr, where none before piece lo is one. */
+static inline size_t lower_from(const struct proc *p, size_t lo, uint64_t addr)
 {
-	size_t lo = 0, hi = p->n, mid;
+	size_t hi = p->n, mid;
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
@@ -209,6 +209,12 @@ static inline size_t lower(const struct proc *p, uint64_t addr)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The first piece whose end lies above addr. */
+static inline size_t lower(const struct proc *p, uint64_t addr)
+{
+	return lower_from(p, 0, addr);
 }
 
 /* Inserts pc as piece i. 0 or -ENOMEM. */

@@ -146,12 +146,16 @@ static void known_cut(struct proc *p, uint64_t start, uint64_t end)
 	known_drop(p, start, end);
 }
 
-/* Splits the piece that holds addr strictly inside, so a boundary lies at addr. */
-static int split_at(struct proc *p, uint64_t addr)
+/*
+ * Splits the piece that holds addr strictly inside, so a boundary lies at
+ * addr; no piece before from ends above addr. *at: lower(p, addr) after.
+ */
+static int split_at(struct proc *p, size_t from, uint64_t addr, size_t *at)
 {
-	size_t i = lower(p, addr);
+	size_t i = lower_from(p, from, addr);
 	struct piece right;
 
+	*at = i;
 	if (i == p->n || p->p[i].start >= addr)
 		return 0;
 	right = p->p[i];
@@ -159,21 +163,27 @@ static int split_at(struct proc *p, uint64_t addr)
 	right.pgoff += addr - p->p[i].start;
 	right.join = true;
 	p->p[i].end = addr;
+	*at = i + 1;
 	return insert(p, i + 1, &right);   /* within the known VMA, it stays one */
 }
 
-/* Makes [start, end) a run of whole pieces, [*i, *j). */
+/*
+ * Makes [start, end) a run of whole pieces, [*i, *j). An insert moves the
+ * indices only of the pieces after it, so the end is looked for past *i,
+ * and *i holds after the end's split: two binary searches, not four.
+ */
 int ms_pieces_carve(struct proc *p, uint64_t start, uint64_t end, size_t *i, size_t *j)
 {
 	int err;
 
 	known_cut(p, start, end);        /* its caller changes [start, end) and the pieces at its ends */
-	err = split_at(p, start);
-
+	err = split_at(p, 0, start, i);
 	if (!err)
-		err = split_at(p, end);
-	*i = lower(p, start);
-	*j = lower(p, end);
+		err = split_at(p, start <= end ? *i : 0, end, j);
+	if (err || start > end) {
+		*i = lower(p, start);
+		*j = lower(p, end);
+	}
 	return err;
 }
 
@@ -307,13 +317,16 @@ void ms_pieces_vma(struct proc *p, size_t i, size_t *first, size_t *last)
 		p->vma_lo = p->vma_hi = 0;
 }
 
-/* The known VMA's pieces, [*ci, *cj), where it lies within [start, end) and its pieces are where it says. */
-static bool known_within(const struct proc *p, uint64_t start, uint64_t end, size_t *ci, size_t *cj)
+/*
+ * The known VMA's pieces, [*ci, *cj), where it lies within [start, end)
+ * and its pieces are where it says; first is lower(p, start).
+ */
+static bool known_within(const struct proc *p, size_t first, uint64_t start, uint64_t end, size_t *ci, size_t *cj)
 {
 	if (p->vma_lo >= p->vma_hi || p->vma_lo < start || p->vma_hi > end)
 		return false;
-	*ci = lower(p, p->vma_lo);
-	*cj = lower(p, p->vma_hi);
+	*ci = lower_from(p, first, p->vma_lo);
+	*cj = lower_from(p, *ci, p->vma_hi);
 	return *ci < *cj && p->p[*ci].start == p->vma_lo && p->p[*cj - 1].end == p->vma_hi;
 }
 
@@ -356,7 +369,7 @@ static void set_join(struct proc *p, size_t i, uint64_t start)
 void ms_pieces_set_vma(struct proc *p, uint64_t start, uint64_t end)
 {
 	size_t i, first = lower(p, start), ci = SIZE_MAX, cj = 0, a, z;
-	const bool known = first < p->n && p->p[first].start == start && known_within(p, start, end, &ci, &cj);
+	const bool known = first < p->n && p->p[first].start == start && known_within(p, first, start, end, &ci, &cj);
 
 	for (i = first; i < p->n && p->p[i].start < end; i = known && i == ci ? cj : i + 1)
 		set_join(p, i, start);
