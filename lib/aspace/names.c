@@ -132,7 +132,9 @@ void ms_names_rename(struct ms_aspace *as, const struct ms_event *ev)
 		return;
 	for (i = 0; i < as->nr; i++) {
 		r = as->regions[i];
-		if (!r->alive || r->proc_name[0] != '/' || deleted(r->proc_name))
+		/* Every case below starts with from or is to: that first, the suffix's strlen only then. */
+		if (!r->alive || r->proc_name[0] != '/' ||
+		    (strncmp(r->proc_name, from, nf) && strcmp(r->proc_name, to)) || deleted(r->proc_name))
 			continue;
 		if (!strcmp(r->proc_name, from) && renamed_file(r, ev))
 			set_proc_name(r, to);
