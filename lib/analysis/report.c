@@ -17,28 +17,17 @@
 #include "analysis/reportsites.h"
 #include "aspace/samples.h"
 #include "symbols/generation.h"
+#include "util/chunkmap.h"
 #include "util/grow.h"
-#include "util/hash.h"
 #include "util/log.h"
 
-#define CHUNK_PAGES 512
-/* A chunk's key: slot << KEY_SLOT ^ chunk. Pages: 2^52 at most (64-bit addresses), chunks 2^43. */
-#define KEY_SLOT 43
+#define CHUNK_PAGES MS_CHUNK_PAGES
 
 struct stat {
 	uint64_t samples, pages, first, last;
 	uint64_t last_chunk;      /* page / CHUNK_PAGES of the chunk used last, or UINT64_MAX: none yet */
 	uint64_t one_page;        /* with no chunk yet: the page of the one sample */
 	uint32_t last_idx;        /* its bitmap (an index: the bitmaps move as they grow) */
-};
-
-/* Chunk key -> index of its bitmap. */
-struct chunkmap {
-	uint64_t *keys;           /* UINT64_MAX: empty */
-	uint32_t *idx;
-	size_t cap, len;
-	uint64_t (*bits)[CHUNK_PAGES / 64];
-	size_t nbits, capbits;
 };
 
 /* A group of samples when rows are not just regions. */
@@ -73,7 +62,7 @@ struct ms_report {
 	struct ms_session *s;     /* its allocation sites */
 	struct stat *st;          /* [0]: unmapped; [id + 1]: region id */
 	size_t cap;
-	struct chunkmap chunks;   /* key: (slot << KEY_SLOT) ^ (page / 512) */
+	struct ms_chunkmap chunks;   /* key: ms_chunk_key(slot, page) */
 	uint64_t total;
 	struct ms_access_table access;   /* ongoing access per region */
 	int error;
@@ -101,54 +90,6 @@ MS_EXPORT struct ms_report *ms_report_new(const struct ms_report_opts *opts)
 		rep->want_children = opts->children > MS_REPORT_MAX_CHILDREN ? MS_REPORT_MAX_CHILDREN :
 					opts->children;
 	return rep;
-}
-
-static int chunk_grow(struct chunkmap *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 1024, i, j;
-	uint64_t *keys = malloc(cap * sizeof(*keys));
-	uint32_t *idx = malloc(cap * sizeof(*idx));
-
-	if (!keys || !idx) {
-		free(keys);
-		free(idx);
-		return -ENOMEM;
-	}
-	memset(keys, 0xff, cap * sizeof(*keys));
-	for (i = 0; i < m->cap; i++) {
-		if (m->keys[i] == UINT64_MAX)
-			continue;
-		for (j = ms_hash64(m->keys[i], cap); keys[j] != UINT64_MAX; j = (j + 1) & (cap - 1))
-			;
-		keys[j] = m->keys[i];
-		idx[j] = m->idx[i];
-	}
-	free(m->keys);
-	free(m->idx);
-	m->keys = keys;
-	m->idx = idx;
-	m->cap = cap;
-	return 0;
-}
-
-/* The index of chunk key's bitmap, created empty if new; -ENOMEM. */
-static int64_t __attribute__((noinline)) chunk_bits(struct chunkmap *m, uint64_t key)
-{
-	size_t i;
-
-	if ((m->len + 1) * 2 > m->cap && chunk_grow(m))
-		return -ENOMEM;
-	for (i = ms_hash64(key, m->cap); m->keys[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
-			return m->idx[i];
-	/* 2048 to start (128 KiB): mapped on its own, so unused pages cost nothing and growth copies nothing. */
-	if (MS_GROW(m->bits, m->nbits + 1, m->capbits, 2048, SIZE_MAX, false))
-		return -ENOMEM;
-	memset(m->bits[m->nbits], 0, sizeof(m->bits[0]));
-	m->keys[i] = key;
-	m->idx[i] = (uint32_t)m->nbits;
-	m->len++;
-	return (int64_t)m->nbits++;
 }
 
 static struct stat * __attribute__((noinline)) slot_grow(struct ms_report *rep, size_t i)
@@ -289,7 +230,7 @@ static inline void mark_page(struct ms_report *rep, struct stat *s, uint64_t pag
 /* Makes page's chunk slot s's current one (finding or making its bitmap), then marks page. */
 static int set_chunk(struct ms_report *rep, struct stat *s, size_t i, uint64_t page)
 {
-	int64_t idx = chunk_bits(&rep->chunks, ((uint64_t)i << KEY_SLOT) ^ (page / CHUNK_PAGES));
+	int64_t idx = ms_chunkmap_bits(&rep->chunks, ms_chunk_key(i, page));
 
 	if (idx < 0) {
 		rep->error = (int)idx;
@@ -612,7 +553,7 @@ static int cmp_slots(const void *pa, const void *pb)
  */
 static void count_pages(struct ms_report *rep)
 {
-	const struct chunkmap *m = &rep->chunks;
+	const struct ms_chunkmap *m = &rep->chunks;
 	uint64_t slot, sum;
 	size_t i, w;
 
@@ -621,7 +562,7 @@ static void count_pages(struct ms_report *rep)
 	for (i = 0; i < m->cap; i++) {
 		if (m->keys[i] == UINT64_MAX)
 			continue;
-		slot = m->keys[i] >> KEY_SLOT;
+		slot = m->keys[i] >> MS_CHUNK_KEY_SLOT;
 		for (sum = 0, w = 0; w < CHUNK_PAGES / 64; w++)
 			sum += (uint64_t)__builtin_popcountll(m->bits[m->idx[i]][w]);
 		if (slot < rep->cap)
@@ -780,9 +721,7 @@ MS_EXPORT void ms_report_free(struct ms_report *rep)
 	free(rep->tuples);
 	free(rep->tslots);
 	ms_children_release(&rep->children);
-	free(rep->chunks.keys);
-	free(rep->chunks.idx);
-	free(rep->chunks.bits);
+	ms_chunkmap_release(&rep->chunks);
 	free(rep->st);
 	ms_access_table_release(&rep->access);
 	free(rep);
