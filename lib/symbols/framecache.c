@@ -52,7 +52,7 @@ int ms_framecache_get(const struct ms_framecache *c, uint64_t vaddr, struct ms_f
 /* Doubles the table; the pool stays. 0 or -ENOMEM. */
 static int rehash(struct ms_framecache *c)
 {
-	size_t cap = c->cap ? c->cap * 2 : 256, i;
+	size_t cap = c->cap ? c->cap * 2 : 16, i;
 	struct slot *old = c->slots, *s;
 	size_t old_cap = c->cap;
 
@@ -85,7 +85,7 @@ int ms_framecache_put(struct ms_framecache **cp, uint64_t vaddr, const struct ms
 	s = (struct slot *)find(c, vaddr);
 	if (s->n)
 		return 0;                    /* known already */
-	if (c->pool_len + (size_t)n > UINT32_MAX || MS_GROW(c->pool, c->pool_len + (size_t)n, c->pool_cap, 1024,
+	if (c->pool_len + (size_t)n > UINT32_MAX || MS_GROW(c->pool, c->pool_len + (size_t)n, c->pool_cap, 16,
 							     UINT32_MAX, false))
 		return -ENOMEM;
 	memcpy(c->pool + c->pool_len, f, (size_t)n * sizeof(*f));

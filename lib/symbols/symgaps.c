@@ -97,6 +97,27 @@ static void keep_sym(struct ms_symgaps *g, Dwfl_Module *mod, int i, const GElf_S
 					       sym->st_size || shndx >= SHN_LORESERVE ? 0 : section_of(mod, value) };
 }
 
+/*
+ * The arrays cut to what they hold once built: they grew by doubling, and
+ * the points lose most of their four a symbol to duplicates (a binary
+ * reported at bias 0 gives each symbol's bounds twice). What is cut goes
+ * back to the heap for the next binary's tables.
+ */
+static void shrink(struct ms_symgaps *g)
+{
+	uint64_t *pts = g->n ? realloc(g->pts, g->n * sizeof(*g->pts)) : NULL;
+	struct gsym *syms = g->nr_syms ? realloc(g->syms, g->nr_syms * sizeof(*g->syms)) : NULL;
+
+	if (pts) {
+		g->pts = pts;
+		g->cap = g->n;
+	}
+	if (syms) {
+		g->syms = syms;
+		g->cap_syms = g->nr_syms;
+	}
+}
+
 /* The points of b's symbols and sections, sorted; NULL where memory ran out. */
 static struct ms_symgaps *gaps_build(Dwfl_Module *mod)
 {
@@ -135,6 +156,7 @@ static struct ms_symgaps *gaps_build(Dwfl_Module *mod)
 		if (!u || g->pts[u - 1] != g->pts[j])
 			g->pts[u++] = g->pts[j];
 	g->n = u;
+	shrink(g);
 	g->ans = malloc((g->n + 1) * sizeof(*g->ans));
 	if (!g->ans) {
 		ms_symgaps_free(g);

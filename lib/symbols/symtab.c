@@ -60,7 +60,7 @@ static struct cached *cache_slot(struct bin *b, uint64_t vaddr)
 	size_t i, j, cap = b->cache_cap;
 
 	if ((b->cache_len + 1) * 2 > b->cache_cap) {
-		b->cache_cap = cap ? 2 * cap : 1024;
+		b->cache_cap = cap ? 2 * cap : 16;
 		b->cache = malloc(b->cache_cap * sizeof(*b->cache));
 		if (!b->cache) {
 			b->cache = old;
