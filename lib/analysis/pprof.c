@@ -94,10 +94,10 @@ struct key {
 	uint64_t ip;
 };
 
+/* 56 bytes: a profile of many regions touched once is mostly these. The region is the model's, by id. */
 struct row {
 	struct key k;
-	const struct ms_region *r;
-	uint64_t loc;                 /* location id of the code */
+	uint32_t loc;                 /* location id of the code */
 	uint64_t samples, pages, faults, tlb;
 };
 
@@ -234,7 +234,7 @@ static uint64_t location(struct ms_pprof *pp, const struct ms_frame *f, int n)
 		return 0;
 	if ((size_t)k < pp->nloc)
 		return (uint64_t)k + 1;
-	if (MS_GROW(pp->loc, pp->nloc + 1, pp->cap_loc, 64, SIZE_MAX, false) ||
+	if (pp->nloc >= UINT32_MAX || MS_GROW(pp->loc, pp->nloc + 1, pp->cap_loc, 64, SIZE_MAX, false) ||
 	    MS_GROW(pp->loc_line, pp->nloc + 1, pp->cap_loc_line, 64, SIZE_MAX, false) ||
 	    MS_GROW(pp->lines, pp->nlines + (size_t)n, pp->cap_lines, 64, SIZE_MAX, false))
 		return 0;
@@ -324,7 +324,7 @@ static struct row *row_of(struct ms_pprof *pp, const struct ms_region *r, uint32
 	}
 	if (MS_GROW(pp->rows, pp->nr_rows + 1, pp->cap_rows, 64, SIZE_MAX, false))
 		return NULL;
-	pp->rows[pp->nr_rows] = (struct row){ .k = k, .r = r, .loc = code_location(pp, pid, ip) };
+	pp->rows[pp->nr_rows] = (struct row){ .k = k, .loc = code_location(pp, pid, ip) };
 	if (!pp->rows[pp->nr_rows].loc)
 		return NULL;
 	pp->nr_rows++;
@@ -431,10 +431,16 @@ static void region_frame(const struct ms_pprof *pp, const struct ms_region *r, c
 		snprintf(buf, len, "anon %s", sz);
 }
 
-/* The name of a row's process: its region's, or where none held the address, its stack's. */
-static const char *row_comm(const struct ms_pprof *pp, const struct row *w)
+/* A row's region, or NULL where none held the address. */
+static const struct ms_region *row_region(const struct ms_pprof *pp, const struct row *w)
 {
-	const struct ms_region *st = w->r ? w->r : ms_aspace_stack(ms_session_aspace(pp->s), w->k.pid);
+	return w->k.region ? ms_aspace_region(ms_session_aspace(pp->s), w->k.region - 1) : NULL;
+}
+
+/* The name of a row's process: its region's, or where none held the address, its stack's. */
+static const char *row_comm(const struct ms_pprof *pp, const struct row *w, const struct ms_region *r)
+{
+	const struct ms_region *st = r ? r : ms_aspace_stack(ms_session_aspace(pp->s), w->k.pid);
 
 	return st ? st->comm : "";
 }
@@ -575,7 +581,8 @@ static void value_types(struct ms_pprof *pp, struct out *o)
 }
 
 /* Row w as the next sample: the leaf is the code that touched the data, the data region on top. 0 or -ENOMEM. */
-static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, const char *comm)
+static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, const struct ms_region *r,
+		      const char *comm)
 {
 	Perftools__Profiles__Sample smp;
 	Perftools__Profiles__Label lab[3], *lab_p[3];
@@ -584,7 +591,7 @@ static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, c
 	char frame[512];
 	size_t k = 2;
 
-	region_frame(pp, w->r, frame, sizeof(frame));
+	region_frame(pp, r, frame, sizeof(frame));
 	perftools__profiles__sample__init(&smp);
 	ids[0] = w->loc;
 	ids[1] = location(pp, &(struct ms_frame){ .name = frame }, 1);
@@ -609,7 +616,7 @@ static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, c
 	lab[1].key = o->kcomm;
 	lab[1].str = intern(&pp->st, comm);
 	lab[2].key = o->kkind;
-	lab[2].str = intern(&pp->st, w->r ? ms_region_kind_name(w->r->kind) : "unmapped");
+	lab[2].str = intern(&pp->st, r ? ms_region_kind_name(r->kind) : "unmapped");
 	if (lab[1].str < 0 || lab[2].str < 0)
 		return -ENOMEM;
 	smp.label = lab_p;
@@ -697,11 +704,12 @@ MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const ch
 		goto out;
 	for (i = 0; i < pp->nr_rows; i++) {
 		const struct row *w = &pp->rows[i];
-		const char *c = row_comm(pp, w);
+		const struct ms_region *r = row_region(pp, w);
+		const char *c = row_comm(pp, w, r);
 
 		if ((pid && w->k.pid != pid) || (comm && strcmp(comm, c)))
 			continue;
-		if ((err = add_sample(pp, &o, w, c)))
+		if ((err = add_sample(pp, &o, w, r, c)))
 			goto out;
 	}
 	if (!(err = tables(pp, &o)))
