@@ -455,6 +455,13 @@ static const char *row_comm(const struct ms_pprof *pp, const struct row *w, cons
  * does not depend on how its input was cut, so the file is the one the
  * whole message packed and gzipped at once would make.
  */
+/* A region's frame location, remembered: region is its id + 1 (0: unused). */
+struct frame_memo {
+	uint32_t region, loc;
+};
+
+#define FRAME_MEMO 4096
+
 struct out {
 	Perftools__Profiles__ValueType types[4], period, *type_p[4];
 	size_t nt;                            /* value types in use */
@@ -462,6 +469,7 @@ struct out {
 	Perftools__Profiles__Function **fn_p;
 	Perftools__Profiles__Line **line_p;
 	int64_t kpid, kcomm, kkind;           /* label keys */
+	struct frame_memo *frames;            /* FRAME_MEMO of them, direct-mapped by region id + 1 */
 	uint8_t *buf;                         /* packed, not yet gzipped */
 	size_t len, cap;
 	z_stream z;                           /* gzip's wrapper around deflate, into fd */
@@ -484,6 +492,7 @@ static void out_release(struct out *o)
 	free(o->fn_p);
 	free(o->line_p);
 	free(o->buf);
+	free(o->frames);
 }
 
 /* The gzip stream into fd begun. 0 or -ENOMEM. */
@@ -580,6 +589,30 @@ static void value_types(struct ms_pprof *pp, struct out *o)
 	o->kkind = intern(&pp->st, "kind");
 }
 
+/*
+ * The location of row w's region frame, from the memo where the region's
+ * is there. A region's rows are some five to one on a recording of many
+ * processes, and naming the frame again for each (its size formatted, its
+ * allocation site looked up, its location key interned) took a fifth of
+ * writing the profile. The memo is of a fixed size, not a slot a region:
+ * the location table finds a frame named again, so a region that lost
+ * its place gets the same id. 0 on no memory.
+ */
+static uint64_t frame_location(struct ms_pprof *pp, struct out *o, const struct row *w, const struct ms_region *r)
+{
+	struct frame_memo *m = &o->frames[w->k.region & (FRAME_MEMO - 1)];
+	char frame[512];
+	uint64_t loc;
+
+	if (r && m->region == w->k.region)
+		return m->loc;
+	region_frame(pp, r, frame, sizeof(frame));
+	loc = location(pp, &(struct ms_frame){ .name = frame }, 1);
+	if (r && loc)
+		*m = (struct frame_memo){ w->k.region, (uint32_t)loc };
+	return loc;
+}
+
 /* Row w as the next sample: the leaf is the code that touched the data, the data region on top. 0 or -ENOMEM. */
 static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, const struct ms_region *r,
 		      const char *comm)
@@ -588,13 +621,11 @@ static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, c
 	Perftools__Profiles__Label lab[3], *lab_p[3];
 	uint64_t ids[2];
 	int64_t vals[4];
-	char frame[512];
 	size_t k = 2;
 
-	region_frame(pp, r, frame, sizeof(frame));
 	perftools__profiles__sample__init(&smp);
 	ids[0] = w->loc;
-	ids[1] = location(pp, &(struct ms_frame){ .name = frame }, 1);
+	ids[1] = frame_location(pp, o, w, r);
 	if (!ids[1])
 		return -ENOMEM;
 	smp.location_id = ids;
@@ -700,6 +731,8 @@ MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const ch
 	if (pp->err)
 		return pp->err;
 	value_types(pp, &o);
+	if (!(o.frames = calloc(FRAME_MEMO, sizeof(*o.frames))))
+		return -ENOMEM;
 	if ((err = out_open(&o, fd)) || (err = pack_head(&o)))
 		goto out;
 	for (i = 0; i < pp->nr_rows; i++) {
