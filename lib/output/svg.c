@@ -25,6 +25,8 @@
 #define SVG_GAP 26
 #define SVG_LABEL_CHARS 37
 #define SVG_AXIS_TICKS 8
+#define SVG_STR_(x) #x
+#define SVG_STR(x) SVG_STR_(x)
 
 int ms_heat_level(uint32_t v, uint32_t max, int levels)
 {
@@ -111,6 +113,53 @@ static void svg_fill(FILE *f, int lv)
 	fprintf(f, "hsl(%d,90%%,%d%%)", 240 - lv * 240 / 100, 35 + lv / 5);
 }
 
+/* v in decimal at out: the end. */
+static char *svg_put_u(char *out, uint32_t v)
+{
+	char tmp[10];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*out++ = tmp[--n];
+	return out;
+}
+
+static char *svg_put_s(char *out, const char *s)
+{
+	size_t n = strlen(s);
+
+	memcpy(out, s, n);
+	return out + n;
+}
+
+/*
+ * One cell, its line built by hand and written once, not through printf:
+ * a band has up to MS_HEATMAP_COLS * MS_HEATMAP_ROWS of them, and printf's
+ * parsing was most of their cost. The same bytes as svg_fill() and the
+ * "%d" and "%u" it stands for (x, y and lv are never negative).
+ */
+static void svg_cell(FILE *f, int x, int y, int lv, uint32_t v)
+{
+	char line[160], *at = line;
+
+	at = svg_put_s(at, "<rect x=\"");
+	at = svg_put_u(at, (uint32_t)x);
+	at = svg_put_s(at, "\" y=\"");
+	at = svg_put_u(at, (uint32_t)y);
+	at = svg_put_s(at, "\" width=\"" SVG_STR(SVG_CW) "\" height=\"" SVG_STR(SVG_RH) "\" fill=\"hsl(");
+	at = svg_put_u(at, (uint32_t)(240 - lv * 240 / 100));
+	at = svg_put_s(at, ",90%,");
+	at = svg_put_u(at, (uint32_t)(35 + lv / 5));
+	at = svg_put_s(at, "%)\"><title>");
+	at = svg_put_u(at, v);
+	at = svg_put_s(at, "</title></rect>\n");
+	fwrite(line, 1, (size_t)(at - line), f);
+}
+
 /* Text from a recording, cut in its middle to fit a label line; all of it in the hover title. */
 static void svg_label(FILE *f, int y, const char *s, const char *cls)
 {
@@ -156,10 +205,8 @@ static void svg_band(FILE *f, const struct ms_svg_heatmap *h, const struct ms_he
 	for (k = 0; k < nr; k++) {
 		rw = cells[k].index / MS_HEATMAP_COLS;
 		col = cells[k].index % MS_HEATMAP_COLS;
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"", SVG_LABEL + (int)col * SVG_CW,
-			y + SVG_BAND_H - (int)(rw + 1) * SVG_RH, SVG_CW, SVG_RH);
-		svg_fill(f, ms_heat_level(cells[k].value, h->max, 101));
-		fprintf(f, "\"><title>%u</title></rect>\n", cells[k].value);
+		svg_cell(f, SVG_LABEL + (int)col * SVG_CW, y + SVG_BAND_H - (int)(rw + 1) * SVG_RH,
+			 ms_heat_level(cells[k].value, h->max, 101), cells[k].value);
 	}
 	for (k = 0; k < b->nr_marks; k++)
 		fprintf(f, "<path class=\"mark\" d=\"M%d %d l3 -6 l3 6 z\" fill=\"%s\"><title>%s</title></path>\n",
