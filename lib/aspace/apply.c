@@ -105,7 +105,7 @@ static void describe_heap(struct ms_aspace *as, const struct ms_event *ev, struc
 }
 
 /* Whether anything is mapped in [start, end). */
-static bool occupied(const struct proc *p, uint64_t start, uint64_t end)
+static bool occupied(struct proc *p, uint64_t start, uint64_t end)
 {
 	size_t i = lower(p, start);
 

@@ -103,7 +103,7 @@ static enum ms_region_kind kind_of(const char *name, uint32_t flags, bool has_fi
 
 static const struct ms_region *lookup_in(const struct ms_aspace *as, const struct proc *p, uint64_t addr)
 {
-	size_t i = lower(p, addr);
+	size_t i = lower_c(p, addr);
 
 	if (i == p->n || p->p[i].start > addr)
 		return NULL;
@@ -255,7 +255,7 @@ MS_EXPORT bool ms_aspace_holds(const struct ms_aspace *as, uint32_t pid, uint32_
 
 	if (!p)
 		return false;
-	for (i = lower(p, start); at < end; i++) {
+	for (i = lower_c(p, start); at < end; i++) {
 		if (i == p->n || p->p[i].start > at || p->p[i].region != region)
 			return false;
 		at = p->p[i].end;
@@ -270,7 +270,7 @@ MS_EXPORT int ms_aspace_prot_at(const struct ms_aspace *as, uint32_t pid, uint64
 
 	if (!p)
 		return -1;
-	i = lower(p, addr);
+	i = lower_c(p, addr);
 	return i < p->n && p->p[i].start <= addr ? (int)p->p[i].prot : -1;
 }
 

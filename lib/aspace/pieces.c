@@ -321,7 +321,7 @@ void ms_pieces_vma(struct proc *p, size_t i, size_t *first, size_t *last)
  * The known VMA's pieces, [*ci, *cj), where it lies within [start, end)
  * and its pieces are where it says; first is lower(p, start).
  */
-static bool known_within(const struct proc *p, size_t first, uint64_t start, uint64_t end, size_t *ci, size_t *cj)
+static bool known_within(struct proc *p, size_t first, uint64_t start, uint64_t end, size_t *ci, size_t *cj)
 {
 	if (p->vma_lo >= p->vma_hi || p->vma_lo < start || p->vma_hi > end)
 		return false;

@@ -270,7 +270,7 @@ void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint6
  */
 static uint64_t lock_gap(const struct proc *p, uint64_t start, uint64_t end)
 {
-	size_t i = lower(p, start);
+	size_t i = lower_c(p, start);
 	uint64_t at = start;
 
 	for (; i < p->n && p->p[i].start <= at && at < end; i++)
