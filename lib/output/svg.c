@@ -113,73 +113,153 @@ static void svg_fill(FILE *f, int lv)
 	fprintf(f, "hsl(%d,90%%,%d%%)", 240 - lv * 240 / 100, 35 + lv / 5);
 }
 
-/* v in decimal at out: the end. */
-static char *svg_put_u(char *out, uint32_t v)
+/*
+ * A band's bytes, put together by hand and written in blocks: an image of
+ * a browser's page load has thousands of bands, tens of thousands of cells
+ * and marks, and printf's parsing of their formats was most of their cost.
+ * Each line below is the bytes of the printf it stands for (sb_i()
+ * writes a negative value as "%d" would, though none of these is).
+ */
+struct svg_buf {
+	FILE *f;
+	size_t n;
+	char b[4096];
+};
+
+#define SB_LIT(o, lit) sb_put((o), (lit), sizeof(lit) - 1)
+
+static void sb_flush(struct svg_buf *o)
 {
-	char tmp[10];
-	int n = 0;
+	fwrite(o->b, 1, o->n, o->f);
+	o->n = 0;
+}
+
+static void sb_put(struct svg_buf *o, const char *s, size_t len)
+{
+	if (len > sizeof(o->b) - o->n) {
+		sb_flush(o);
+		if (len > sizeof(o->b)) {
+			fwrite(s, 1, len, o->f);
+			return;
+		}
+	}
+	memcpy(o->b + o->n, s, len);
+	o->n += len;
+}
+
+/* "%s", NULL as glibc prints it. */
+static void sb_str(struct svg_buf *o, const char *s)
+{
+	s = s ? s : "(null)";
+	sb_put(o, s, strlen(s));
+}
+
+/* "%u", "%" PRIu64 */
+static void sb_u(struct svg_buf *o, uint64_t v)
+{
+	char tmp[20];
+	size_t n = sizeof(tmp);
 
 	do {
-		tmp[n++] = (char)('0' + v % 10);
+		tmp[--n] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	while (n)
-		*out++ = tmp[--n];
-	return out;
+	sb_put(o, tmp + n, sizeof(tmp) - n);
 }
 
-static char *svg_put_s(char *out, const char *s)
+/* "%d" */
+static void sb_i(struct svg_buf *o, int v)
 {
-	size_t n = strlen(s);
-
-	memcpy(out, s, n);
-	return out + n;
+	if (v < 0)
+		SB_LIT(o, "-");
+	sb_u(o, v < 0 ? (uint64_t)-(int64_t)v : (uint64_t)v);
 }
 
-/*
- * One cell, its line built by hand and written once, not through printf:
- * a band has up to MS_HEATMAP_COLS * MS_HEATMAP_ROWS of them, and printf's
- * parsing was most of their cost. The same bytes as svg_fill() and the
- * "%d" and "%u" it stands for (x, y and lv are never negative).
- */
-static void svg_cell(FILE *f, int x, int y, int lv, uint32_t v)
+/* ms_xml_str() of the len bytes at s. */
+static void sb_xml(struct svg_buf *o, const char *s, size_t len)
 {
-	char line[160], *at = line;
+	unsigned char c;
+	size_t i;
 
-	at = svg_put_s(at, "<rect x=\"");
-	at = svg_put_u(at, (uint32_t)x);
-	at = svg_put_s(at, "\" y=\"");
-	at = svg_put_u(at, (uint32_t)y);
-	at = svg_put_s(at, "\" width=\"" SVG_STR(SVG_CW) "\" height=\"" SVG_STR(SVG_RH) "\" fill=\"hsl(");
-	at = svg_put_u(at, (uint32_t)(240 - lv * 240 / 100));
-	at = svg_put_s(at, ",90%,");
-	at = svg_put_u(at, (uint32_t)(35 + lv / 5));
-	at = svg_put_s(at, "%)\"><title>");
-	at = svg_put_u(at, v);
-	at = svg_put_s(at, "</title></rect>\n");
-	fwrite(line, 1, (size_t)(at - line), f);
+	for (i = 0; i < len; i++)
+		switch ((c = (unsigned char)s[i])) {
+		case '&': SB_LIT(o, "&amp;"); break;
+		case '<': SB_LIT(o, "&lt;"); break;
+		case '>': SB_LIT(o, "&gt;"); break;
+		case '"': SB_LIT(o, "&quot;"); break;
+		default:
+			if (o->n == sizeof(o->b))
+				sb_flush(o);
+			o->b[o->n++] = c < 0x20 || c >= 0x80 ? '?' : (char)c;
+		}
 }
 
-/* Text from a recording, cut in its middle to fit a label line; all of it in the hover title. */
-static void svg_label(FILE *f, int y, const char *s, const char *cls)
+/* A band's name, cut in its middle to fit a label line; all of it in the hover title. */
+static void sb_label(struct svg_buf *o, int y, const char *s)
 {
-	char cut[SVG_LABEL_CHARS + 1];
-	size_t len = strlen(s), head = (SVG_LABEL_CHARS - 1) / 2;
+	size_t len = strlen(s), head = (SVG_LABEL_CHARS - 1) / 2, tail = SVG_LABEL_CHARS - 1 - head;
 
-	fprintf(f, "<text x=\"4\" y=\"%d\"%s%s%s>", y, cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
+	SB_LIT(o, "<text x=\"4\" y=\"");
+	sb_i(o, y);
+	SB_LIT(o, "\" class=\"name\">");
 	if (len <= SVG_LABEL_CHARS) {
-		ms_xml_str(f, s);
+		sb_xml(o, s, len);
 	} else {
-		memcpy(cut, s, head);
-		cut[head] = '\0';
-		ms_xml_str(f, cut);
-		fputs("\xe2\x80\xa6", f);            /* U+2026, the ellipsis */
-		ms_xml_str(f, s + len - (SVG_LABEL_CHARS - 1 - head));
-		fputs("<title>", f);
-		ms_xml_str(f, s);
-		fputs("</title>", f);
+		sb_xml(o, s, head);
+		SB_LIT(o, "\xe2\x80\xa6");           /* U+2026, the ellipsis */
+		sb_xml(o, s + len - tail, tail);
+		SB_LIT(o, "<title>");
+		sb_xml(o, s, len);
+		SB_LIT(o, "</title>");
 	}
-	fputs("</text>\n", f);
+	SB_LIT(o, "</text>\n");
+}
+
+/* The band's head: its group, its four label lines, its background. */
+static void sb_band_head(struct svg_buf *o, const struct ms_svg_heatmap *h, const struct ms_heatmap_band *b, int y)
+{
+	char size[32], row[32], share[32];
+
+	ms_size_text(b->size, size, sizeof(size));
+	ms_size_text(b->row_bytes, row, sizeof(row));
+	snprintf(share, sizeof(share), "%.2f", h->total ? 100.0 * (double)b->samples / (double)h->total : 0.0);
+	SB_LIT(o, "<g class=\"band\" data-region=\"");
+	sb_u(o, b->region->id);
+	SB_LIT(o, "\" data-pid=\"");
+	sb_u(o, b->region->pid);
+	SB_LIT(o, "\" data-samples=\"");
+	sb_u(o, b->samples);
+	SB_LIT(o, "\">\n");
+	sb_label(o, y + 14, b->region->name[0] ? b->region->name : "[anon]");
+	SB_LIT(o, "<text x=\"4\" y=\"");
+	sb_i(o, y + 28);
+	SB_LIT(o, "\">");
+	sb_str(o, ms_region_kind_name(b->region->kind));
+	SB_LIT(o, ", ");
+	sb_str(o, size);
+	SB_LIT(o, ", pid ");
+	sb_u(o, b->region->pid);
+	SB_LIT(o, "</text>\n<text x=\"4\" y=\"");
+	sb_i(o, y + 42);
+	SB_LIT(o, "\">");
+	sb_u(o, b->samples);
+	SB_LIT(o, " samples (");
+	sb_str(o, share);
+	SB_LIT(o, "%)</text>\n<text x=\"4\" y=\"");
+	sb_i(o, y + 56);
+	SB_LIT(o, "\" fill=\"#666\">region ");
+	sb_u(o, b->region->id);
+	SB_LIT(o, "; a row: ");
+	sb_str(o, row);
+	SB_LIT(o, "</text>\n<rect x=\"");
+	sb_i(o, SVG_LABEL);
+	SB_LIT(o, "\" y=\"");
+	sb_i(o, y);
+	SB_LIT(o, "\" width=\"");
+	sb_i(o, MS_HEATMAP_COLS * SVG_CW);
+	SB_LIT(o, "\" height=\"");
+	sb_i(o, SVG_BAND_H);
+	SB_LIT(o, "\" fill=\"#111\"/>\n");
 }
 
 /* One region's band, its top at y: a label that fits its column, the cells, the marks. */
@@ -187,32 +267,38 @@ static void svg_band(FILE *f, const struct ms_svg_heatmap *h, const struct ms_he
 {
 	const struct ms_heatmap_cell *cells = h->access ? b->access_cells : b->cells;
 	size_t nr = h->access ? b->nr_access_cells : b->nr_cells;
-	char size[32], row[32];
-	size_t k, rw, col;
+	struct svg_buf o = { .f = f };
+	size_t k;
+	int lv;
 
-	ms_size_text(b->size, size, sizeof(size));
-	ms_size_text(b->row_bytes, row, sizeof(row));
-	fprintf(f, "<g class=\"band\" data-region=\"%u\" data-pid=\"%u\" data-samples=\"%" PRIu64 "\">\n",
-		b->region->id, b->region->pid, b->samples);
-	svg_label(f, y + 14, b->region->name[0] ? b->region->name : "[anon]", "name");
-	fprintf(f, "<text x=\"4\" y=\"%d\">%s, %s, pid %u</text>\n", y + 28, ms_region_kind_name(b->region->kind),
-		size, b->region->pid);
-	fprintf(f, "<text x=\"4\" y=\"%d\">%" PRIu64 " samples (%.2f%%)</text>\n", y + 42, b->samples,
-		h->total ? 100.0 * (double)b->samples / (double)h->total : 0.0);
-	fprintf(f, "<text x=\"4\" y=\"%d\" fill=\"#666\">region %u; a row: %s</text>\n", y + 56, b->region->id, row);
-	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#111\"/>\n", SVG_LABEL, y,
-		MS_HEATMAP_COLS * SVG_CW, SVG_BAND_H);
-	for (k = 0; k < nr; k++) {
-		rw = cells[k].index / MS_HEATMAP_COLS;
-		col = cells[k].index % MS_HEATMAP_COLS;
-		svg_cell(f, SVG_LABEL + (int)col * SVG_CW, y + SVG_BAND_H - (int)(rw + 1) * SVG_RH,
-			 ms_heat_level(cells[k].value, h->max, 101), cells[k].value);
+	sb_band_head(&o, h, b, y);
+	for (k = 0; k < nr; k++) {       /* svg_fill()'s colour */
+		lv = ms_heat_level(cells[k].value, h->max, 101);
+		SB_LIT(&o, "<rect x=\"");
+		sb_i(&o, SVG_LABEL + (int)(cells[k].index % MS_HEATMAP_COLS) * SVG_CW);
+		SB_LIT(&o, "\" y=\"");
+		sb_i(&o, y + SVG_BAND_H - (int)(cells[k].index / MS_HEATMAP_COLS + 1) * SVG_RH);
+		SB_LIT(&o, "\" width=\"" SVG_STR(SVG_CW) "\" height=\"" SVG_STR(SVG_RH) "\" fill=\"hsl(");
+		sb_i(&o, 240 - lv * 240 / 100);
+		SB_LIT(&o, ",90%,");
+		sb_i(&o, 35 + lv / 5);
+		SB_LIT(&o, "%)\"><title>");
+		sb_u(&o, cells[k].value);
+		SB_LIT(&o, "</title></rect>\n");
 	}
-	for (k = 0; k < b->nr_marks; k++)
-		fprintf(f, "<path class=\"mark\" d=\"M%d %d l3 -6 l3 6 z\" fill=\"%s\"><title>%s</title></path>\n",
-			SVG_LABEL + (int)b->marks[k].col * SVG_CW, y, b->marks[k].op == MS_OP_UNMAP ? "#e33" :
-			b->marks[k].op == MS_OP_MAP ? "#3b3" : "#39f", ms_aspace_op_name(b->marks[k].op));
-	fputs("</g>\n", f);
+	for (k = 0; k < b->nr_marks; k++) {
+		SB_LIT(&o, "<path class=\"mark\" d=\"M");
+		sb_i(&o, SVG_LABEL + (int)b->marks[k].col * SVG_CW);
+		SB_LIT(&o, " ");
+		sb_i(&o, y);
+		SB_LIT(&o, " l3 -6 l3 6 z\" fill=\"");
+		sb_str(&o, b->marks[k].op == MS_OP_UNMAP ? "#e33" : b->marks[k].op == MS_OP_MAP ? "#3b3" : "#39f");
+		SB_LIT(&o, "\"><title>");
+		sb_str(&o, ms_aspace_op_name(b->marks[k].op));
+		SB_LIT(&o, "</title></path>\n");
+	}
+	SB_LIT(&o, "</g>\n");
+	sb_flush(&o);
 }
 
 /* A cell's value as the legend says it: samples, or (access) a share of the cell's bytes. */
