@@ -31,8 +31,9 @@ enum ms_unmapped_class {
 	MS_UNMAPPED_BELOW_STACK,  /* below the main stack, where it did not grow */
 	MS_UNMAPPED_NULL,         /* below vm.mmap_min_addr (as recorded, else MS_UNMAPPED_NULL_LIMIT): a NULL pointer's access */
 	/*
-	 * In a process whose records were lost: the map that held it may be
-	 * among them, so none of the classes above can be told.
+	 * In a recording that lost records, of whichever process (a LOST
+	 * record does not tell whose were dropped): the map that held it may
+	 * be among them, so none of the classes above can be told.
 	 */
 	MS_UNMAPPED_UNCERTAIN,
 	/*

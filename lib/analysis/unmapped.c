@@ -34,8 +34,6 @@ struct ms_unmapped {
 	size_t nr_rel, cap_rel;
 	struct ms_unmapped_access *acc;
 	size_t nr_acc, cap_acc;
-	uint32_t (*forks)[2];         /* (child, parent) of each process forked: it starts with a copy */
-	size_t nr_forks, cap_forks;
 	struct ms_unmapped_prefetch_site *pf;
 	size_t nr_pf, cap_pf;
 	struct near {                 /* the last gap between mappings a prefetch fell in, until the next change */
@@ -84,25 +82,11 @@ MS_EXPORT struct ms_unmapped *ms_unmapped_new(void)
 	return calloc(1, sizeof(struct ms_unmapped));
 }
 
-/* A new process starts with its parent's maps, and whatever records of them were lost. */
-static void note_fork(struct ms_unmapped *u, const struct ms_change *c)
-{
-	if (c->op != MS_OP_FORK || c->child_pid == c->pid)
-		return;
-	if (MS_GROW(u->forks, u->nr_forks + 1, u->cap_forks, 16, SIZE_MAX, false)) {
-		u->error = -ENOMEM;
-		return;
-	}
-	u->forks[u->nr_forks][0] = c->child_pid;
-	u->forks[u->nr_forks++][1] = c->pid;
-}
-
 /* Every change: the releases are remembered. */
 static void note(struct ms_unmapped *u, const struct ms_event *ev, const struct ms_change *c)
 {
 	struct release *r;
 
-	note_fork(u, c);
 	u->near.valid = false;
 	if ((c->op != MS_OP_UNMAP && c->op != MS_OP_REMAP && c->op != MS_OP_BRK) ||
 	    c->release_end <= c->release_start)
@@ -347,44 +331,29 @@ static void on_charge_run(void *ctx, const struct ms_samples *run, const struct 
 }
 
 /*
- * Whether process pid's records were lost, or those of a process it was
- * forked from (it started with a copy of those maps). A LOST record names
- * the task that was running when the ring overflowed (0 or -1 where it
- * names none: then any process may have lost them).
- */
-static bool lost_records_of(const struct ms_unmapped *u, const struct ms_session *s, uint32_t pid)
-{
-	struct ms_session_lost lp;
-	size_t i, depth;
-
-	for (depth = 0; depth < 64; depth++) {
-		for (i = 0; ms_session_lost_pid(s, i, &lp); i++)
-			if (lp.pid == pid || !lp.pid || lp.pid == UINT32_MAX)
-				return true;
-		for (i = u->nr_forks; i-- > 0 && u->forks[i][0] != pid;)
-			;
-		if (i == SIZE_MAX)
-			return false;
-		pid = u->forks[i][1];
-	}
-	return false;
-}
-
-/*
- * At the end, when every LOST record is known: the accesses of a process
- * that lost records are uncertain, not never-mapped or freed (a null
- * page's stay what they are: no map is ever there). The kernel
- * writes a LOST record after the records it replaces, and a map lost
- * there holds every later access to it, so no time window would be
- * safe: every access of the process is.
+ * At the end, when every LOST record is known: where the recording lost
+ * records, its accesses are uncertain, not never-mapped or freed (a null
+ * page's stay what they are: no map is ever there). Which process's
+ * records were lost cannot be told: the rings are per CPU, shared by
+ * every process traced there, and a LOST record names the task that
+ * wrote the next record once there was room again, not the one whose
+ * records were dropped (seen here: a shell's libc maps lost under its
+ * child's name, the shell's own faults in libc then never-mapped). Nor
+ * when: the kernel writes a LOST record after the records it replaces,
+ * and a map lost there holds every later access to it. So no process and
+ * no time window is safe: every access is uncertain.
  */
 static void on_finish(void *ctx, struct ms_session *s)
 {
 	struct ms_unmapped *u = ctx;
+	struct ms_session_stats st;
 	size_t i;
 
+	ms_session_stats(s, &st);
+	if (!st.lost)
+		return;
 	for (i = 0; i < u->nr_acc; i++)
-		if (u->acc[i].cls != MS_UNMAPPED_NULL && lost_records_of(u, s, u->acc[i].pid))
+		if (u->acc[i].cls != MS_UNMAPPED_NULL)
 			u->acc[i].cls = MS_UNMAPPED_UNCERTAIN;
 }
 
@@ -449,6 +418,5 @@ MS_EXPORT void ms_unmapped_free(struct ms_unmapped *u)
 		free(u->rel[i].chain);
 	free(u->rel);
 	free(u->acc);
-	free(u->forks);
 	free(u);
 }

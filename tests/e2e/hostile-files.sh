@@ -45,18 +45,24 @@ zcat lost.pb.gz | grep -a 'losses: 1000 records lost by the kernel' >/dev/null |
 pass "lost records: said on stderr, and by each of 13 outputs in its own way"
 
 # A map the kernel lost: what fell in it is uncertain, not never-mapped, in
-# the process and in the child it forked, which started with a copy.
-craft lose-map "$golden" lostmap.data
-run lm unmapped -i lostmap.data --format json
-[ "$rc" -eq 0 ] || fail "unmapped of a file with a lost map exited $rc: $(cat lm.err)"
-python3 - lm.out <<'PY' || fail "the accesses to the lost map are not all uncertain"
+# the process and in the child it forked, which started with a copy; and
+# so when the LOST record names the child instead: it names the task that
+# wrote next on that CPU's ring, not the one whose records were dropped (a
+# storm under -m 1 lost a shell's libc maps under its child's name, and
+# the shell's faults in libc were then never-mapped).
+for as in "" 15330; do
+	craft lose-map${as:+-as} "$golden" lostmap.data $as
+	run lm unmapped -i lostmap.data --format json
+	[ "$rc" -eq 0 ] || fail "unmapped of a file with a lost map${as:+ named $as} exited $rc: $(cat lm.err)"
+	python3 - lm.out <<'PY' || fail "the accesses to the lost map${as:+ named $as} are not all uncertain"
 import json, sys
 acc = json.load(open(sys.argv[1]))["accesses"]
 classes = sorted(set((a["pid"], a["class"]) for a in acc))
 print(classes)
 sys.exit(classes != [(15327, "uncertain"), (15330, "uncertain")])
 PY
-pass "accesses to a map whose record was lost are uncertain, in the process and its child"
+done
+pass "accesses to a map whose record was lost are uncertain, in the process and its child, whichever the loss names"
 
 # A record of a type nobody defines: counted, said, exit 1.
 craft unknown-type "$golden" unknown.data

@@ -7,6 +7,8 @@ KIND is one of:
   lost N          a LOST record of N records after the first user MMAP2
   lose-map        the user MMAP2 that the most samples fall in replaced by a
                   LOST record of one record, as when the kernel loses it
+  lose-map-as PID as lose-map, the LOST record naming process PID, as the
+                  kernel names whichever task writes next on that CPU
   unknown-type    the first sample's type made 61, which no one defines
   mmap-no-nul     the first user MMAP2's name filled with 'B', no NUL
   comm-no-nul     the first COMM's name filled with 'C', no NUL
@@ -156,7 +158,7 @@ def many_maps(pd, n):
     return b"".join(out)
 
 
-def lose_map(pd):
+def lose_map(pd, as_pid=0):
     a_at = pd.sample_time_off() + 8
     addrs = [struct.unpack_from("<Q", r, a_at)[0] for r in pd.recs
              if struct.unpack_from("<I", r, 0)[0] == SAMPLE and len(r) >= a_at + 8]
@@ -172,6 +174,9 @@ def lose_map(pd):
         sys.exit("no map holds a sample")
     r = pd.recs[best]
     trailer = r[len(r) - pd.trailer:]
+    if as_pid:
+        trailer = bytearray(trailer)
+        struct.pack_into("<II", trailer, 0, as_pid, as_pid)
     pd.recs[best] = struct.pack("<IHHQQ", LOST, 0, 24 + len(trailer), 0, 1) + trailer
 
 
@@ -199,6 +204,8 @@ def main():
         pd.recs.insert(i + 1, struct.pack("<IHHQQ", LOST, 0, 24 + len(trailer), 0, arg or 1000) + trailer)
     elif kind == "lose-map":
         lose_map(pd)
+    elif kind == "lose-map-as":
+        lose_map(pd, arg)
     elif kind == "unknown-type":
         struct.pack_into("<I", pd.recs[pd.first(SAMPLE)], 0, 61)
     elif kind == "mmap-no-nul":
