@@ -888,6 +888,7 @@ int cmd_report(int argc, char **argv)
 	struct ms_session_stats st;
 	struct outfile out = { 0 };
 	struct ms_html_report in;
+	char losses[1024];
 	size_t n = 0;
 	int ret, err;
 	bool uncertain, failed = false;
@@ -935,6 +936,7 @@ int cmd_report(int argc, char **argv)
 	in = (struct ms_html_report){
 		.h = html, .input = o.input, .window = o.window, .rep = rep, .n = n, .un = ms_report_unmapped(rep),
 		.total = ms_report_total(rep), .st = &st, .uncertain = uncertain, .release = &rep,
+		.losses = ms_format_losses(s, losses, sizeof(losses)) ? losses : NULL,
 	};
 	if ((ret = print_report(&o, &in, s))) {
 		failed = true;

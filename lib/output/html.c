@@ -580,6 +580,7 @@ static int write_data(struct ms_json *w, const struct ms_html_report *in)
 	ms_json_key_u64(w, "samples", in->total);
 	ms_json_key_u64(w, "file_samples", ms_format_file_samples(in->st));
 	ms_json_key_u64(w, "lost", in->st->lost);
+	key_str(w, "losses", in->losses);
 	ms_json_key_u64(w, "duration_ns", in->st->last_time > t0 ? in->st->last_time - t0 : 0);
 	ms_json_key_bool(w, "uncertain", in->uncertain);
 	write_regions(w, in, t0);

@@ -34,6 +34,7 @@ struct ms_html_report {
 	const struct ms_report_row *un;
 	uint64_t total;
 	const struct ms_session_stats *st;
+	const char *losses;                  /* what the recording lost (ms_format_losses()), or NULL */
 	bool uncertain;
 };
 

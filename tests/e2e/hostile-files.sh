@@ -21,7 +21,7 @@ run() {
 # Records the kernel lost: said on stderr and in every output, in that output's way; exit 0.
 craft lost "$golden" lost.data 1000
 pid=15327
-for c in "report" "report --format csv" "report --format json" "timeline" "timeline --format json" \
+for c in "report" "report --format csv" "report --format json" "report --format html" "timeline" "timeline --format json" \
 	"unmapped" "unmapped --format json" "hugepages" "hugepages --format json" "heatmap" \
 	"heatmap --format svg" "maps --pid $pid --at +0.012"; do
 	# shellcheck disable=SC2086
@@ -29,7 +29,7 @@ for c in "report" "report --format csv" "report --format json" "timeline" "timel
 	[ "$rc" -eq 0 ] || fail "'$c' of a file with lost records exited $rc: $(cat out.err)"
 	grep -q 'lost 1000 records' out.err || fail "'$c' does not warn of the lost records: $(cat out.err)"
 	case "$c" in
-	*json*) want='"losses": "1000 records lost by the kernel, from 0.000051 s to 0.000051 s; attribution is uncertain"' ;;
+	*json* | *html*) want='"losses": "1000 records lost by the kernel, from 0.000051 s to 0.000051 s; attribution is uncertain"' ;;
 	*svg*) want='<text class="losses" x="4" y="[0-9]*" fill="#c00">losses: 1000 records lost by the kernel' ;;
 	*) want='^# losses: 1000 records lost by the kernel, from 0.000051 s to 0.000051 s; attribution is uncertain$' ;;
 	esac
@@ -42,7 +42,7 @@ run pprof report -i lost.data --format pprof -o lost.pb.gz
 zcat lost.pb.gz | grep -a 'losses: 1000 records lost by the kernel' >/dev/null || fail "the pprof profile has no losses comment"
 # A file without losses carries no losses line.
 "$MAPSCOPE" report -i "$golden" --format csv 2>/dev/null | grep '^# losses' >/dev/null && fail "a whole file has a losses line"
-pass "lost records: said on stderr, and by each of 13 outputs in its own way"
+pass "lost records: said on stderr, and by each of 14 outputs in its own way"
 
 # A map the kernel lost: what fell in it is uncertain, not never-mapped, in
 # the process and in the child it forked, which started with a copy; and
@@ -88,6 +88,25 @@ run c report -i nocomm.data --format json
 [ "$rc" -eq 1 ] || fail "a COMM name with no NUL: exit $rc"
 grep -Eq '"comm": "C{15}"' c.out || fail "the comm is not read up to its trailer: $(grep -a CCC c.out | head -2)"
 pass "MMAP2 and COMM names with no NUL: read as far as the record goes, said, exit 1"
+
+# The HTML page carries each kind of loss too, in its data and as a warning on the page.
+for f in unknown.data noname.data; do
+	run h report -i $f --format html
+	[ "$rc" -eq 1 ] || fail "report --format html of $f: exit $rc"
+	run j report -i $f --format json
+	want=$(grep -o '"losses": "[^"]*"' j.out) || fail "no losses in the JSON report of $f"
+	grep -qF "$want" h.out || fail "the HTML page of $f does not carry its losses ($want)"
+done
+if command -v chromium >/dev/null; then
+	cp h.out page.html
+	chromium --headless --no-sandbox --disable-gpu --user-data-dir="$TMP/chromium" --dump-dom "file://$TMP/page.html" \
+		>page.dom 2>/dev/null || fail "chromium could not open the page"
+	grep -q '<div class="warn">Losses: 1 names with no end cut short; attribution is uncertain.</div>' page.dom ||
+		fail "the page does not show its losses: $(grep -o '<div id="warnings">.*</div>' page.dom | head -c 300)"
+else
+	echo "chromium is not installed (Debian package chromium): the page's warning is not checked"
+fi
+pass "the HTML page carries what was lost, as the other outputs do"
 
 command -v zstd >/dev/null || skip "no zstd command to compress with (scripts/install-deps.sh installs it)"
 # Compressed as perf record -z does: the same report.
