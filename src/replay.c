@@ -333,7 +333,8 @@ int replay_status(const struct ms_session *s)
 	struct ms_session_stats st;
 
 	ms_session_stats(s, &st);
-	return ms_session_corrupt(s) || st.unknown_records || st.bad_names ? EXIT_RUNTIME : 0;
+	return ms_session_corrupt(s) || st.unknown_records || st.bad_names || st.bad_records || st.bad_samples ?
+	       EXIT_RUNTIME : 0;
 }
 
 /*

@@ -68,8 +68,8 @@ void replay_loss_json(const struct ms_session *s, struct ms_json *w);
 
 /*
  * The exit status of a command that read the session: EXIT_RUNTIME where
- * records were lost to damage (a damaged record, one of an unknown type,
- * a name cut short), else 0. What the kernel reported lost is said, not
+ * records were lost to damage (a damaged record or sample, one of an
+ * unknown type, a name cut short), else 0. What the kernel reported lost is said, not
  * failed on: the recording is as the kernel wrote it.
  */
 int replay_status(const struct ms_session *s);

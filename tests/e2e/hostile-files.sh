@@ -76,6 +76,23 @@ got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["file_samp
 [ "$got" -eq $((want - 1)) ] || fail "$got samples of $want, with one sample's type flipped"
 pass "a record of an unknown type: counted, said, exit 1"
 
+# A damaged size that swallows the records after it, an MMAP2's (more bytes
+# than any has) or a sample's (more than its event's): what it covered is
+# lost, so it is said, carried, and exits 1, as any other damage does.
+for ty in 10 9; do
+	craft swallow "$golden" swallow.data $ty
+	for c in "report --format json" "unmapped --format json" "timeline" "hugepages" "heatmap"; do
+		# shellcheck disable=SC2086
+		run sw $c -i swallow.data
+		[ "$rc" -eq 1 ] || fail "'$c' of a record of type $ty grown over others: exit $rc"
+		grep -Eq "skipping a (record of type $ty|sample) at byte offset [0-9]+.*the records it covers are lost" sw.err ||
+			fail "'$c' does not warn of the grown record of type $ty: $(cat sw.err)"
+		grep -Eq '(losses": "|^# losses: )1 (damaged records|samples that do not fit their records) skipped' sw.out ||
+			fail "'$c' does not carry the grown record of type $ty: $(head -3 sw.out)"
+	done
+done
+pass "a record grown over the records after it: said, carried, exit 1"
+
 # Names without their NUL: read up to the trailer, never into it; counted, exit 1.
 craft mmap-no-nul "$golden" noname.data
 run n timeline -i noname.data

@@ -12,6 +12,10 @@ KIND is one of:
   unknown-type    the first sample's type made 61, which no one defines
   mmap-no-nul     the first user MMAP2's name filled with 'B', no NUL
   comm-no-nul     the first COMM's name filled with 'C', no NUL
+  swallow TYPE    the first record of TYPE (10: a user MMAP2, 9: a sample)
+                  grown over the records after it, as a damaged size does:
+                  an MMAP2 to more bytes than any has, a sample to more than
+                  its event's; it ends where one of them ends
   zstd-ok         the records after the first ten compressed (COMPRESSED2,
                   a zstd frame each, as perf record -z writes them)
   zstd-short      as zstd-ok, the first compressed record's data size 16 short
@@ -158,6 +162,18 @@ def many_maps(pd, n):
     return b"".join(out)
 
 
+def swallow(pd, typ):
+    i = pd.first(typ, user_mmap2 if typ == MMAP2 else lambda r: True)
+    need = 8 + 64 + 4096 + 48 + 8 if typ == MMAP2 else len(pd.recs[i]) + 1
+    j, size = i + 1, len(pd.recs[i])
+    while size < need:
+        size += len(pd.recs[j])
+        j += 1
+    grown = bytearray(b"".join(bytes(r) for r in pd.recs[i:j]))
+    struct.pack_into("<H", grown, 6, size)
+    pd.recs[i:j] = [grown]
+
+
 def lose_map(pd, as_pid=0):
     a_at = pd.sample_time_off() + 8
     addrs = [struct.unpack_from("<Q", r, a_at)[0] for r in pd.recs
@@ -211,6 +227,8 @@ def main():
     elif kind == "mmap-no-nul":
         r = pd.recs[pd.first(MMAP2, user_mmap2)]
         r[8 + 64:len(r) - pd.trailer] = b"B" * (len(r) - pd.trailer - 8 - 64)
+    elif kind == "swallow":
+        swallow(pd, arg)
     elif kind == "comm-no-nul":
         r = pd.recs[pd.first(COMM)]
         r[16:len(r) - pd.trailer] = b"C" * (len(r) - pd.trailer - 16)
