@@ -119,9 +119,17 @@ static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p,
 		r->by_mapscope = !memcmp(p + 4, "mapscope", 8);
 		r->in_order = r->by_mapscope && version_in_order((const char *)p + 4, len - 4);
 	}
-	if (feat == HEADER_SAMPLE_TIME)
+	if (feat == HEADER_SAMPLE_TIME) {
 		r->has_sample_time = true;
+		if (len >= 16)
+			memcpy(&r->sample_time_last, p + 8, 8);
+	}
 	return 0;
+}
+
+uint64_t ms_pdreader_sample_time_last(const struct ms_pdreader *r)
+{
+	return r->sample_time_last;
 }
 
 int pdreader_open_file_layout(struct ms_pdreader *r)

@@ -18,6 +18,13 @@ struct ms_evlist;
 /* The recording's events. */
 const struct ms_evlist *ms_pdreader_evlist(const struct ms_pdreader *r);
 
+/*
+ * The last sample's time as the file's SAMPLE_TIME feature gives it,
+ * written when the recording was closed (perf: where it processed the
+ * build-ids); 0 where the file has none.
+ */
+uint64_t ms_pdreader_sample_time_last(const struct ms_pdreader *r);
+
 /* The TRACING_DATA blob (NULL, 0 where the file has none). */
 void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len);
 

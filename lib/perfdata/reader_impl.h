@@ -83,6 +83,7 @@ struct ms_pdreader {
 	struct raw *raw;             /* decompressing, from the first compressed record on */
 	bool unfinished;             /* a file its recorder never closed */
 	bool by_mapscope, has_sample_time;
+	uint64_t sample_time_last;           /* SAMPLE_TIME's last sample time; 0 where it has none */
 	bool in_order;                       /* VERSION ends with MS_VERSION_IN_ORDER */   /* from the features: mapscope closes with SAMPLE_TIME */
 };
 

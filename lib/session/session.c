@@ -379,6 +379,29 @@ static void begin(struct ms_session *s)
 			s->an[i].a->begin(s->an[i].ctx, s);
 }
 
+/*
+ * Data cut where one record ends reads as a whole, shorter recording:
+ * only the time of the last sample, which the file's SAMPLE_TIME feature
+ * holds from when it was closed, tells. Read to the end, the records must
+ * reach it (they may pass it: the last time is any record's).
+ */
+static bool cut_between_records(const struct ms_session *s)
+{
+	uint64_t want = s->reader ? ms_pdreader_sample_time_last(s->reader) : 0;
+	struct ms_stream_stats t;
+
+	if (!want)
+		return false;
+	ms_stream_stats(s->stream, &t);
+	if (t.last_time >= want)
+		return false;
+	ms_err("the data ends at %.6f s, before the last sample its header records (%.6f s): it was "
+	       "cut short where a record ends, and the records after that are missing",
+	       (double)(t.last_time > t.first_time ? t.last_time - t.first_time : 0) / 1e9,
+	       (double)(want > t.first_time ? want - t.first_time : 0) / 1e9);
+	return true;
+}
+
 MS_EXPORT int ms_session_run(struct ms_session *s)
 {
 	struct ms_stream_source src;
@@ -395,7 +418,7 @@ MS_EXPORT int ms_session_run(struct ms_session *s)
 	if (err == 1)                    /* an analysis had what it needed */
 		return 1;
 	ms_aspace_finish(s->as);
-	if (err == -EBADMSG)
+	if (err == -EBADMSG || (!err && cut_between_records(s)))
 		s->corrupt = true;
 	if (err && err != -EBADMSG)
 		return err;

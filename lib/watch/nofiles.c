@@ -75,6 +75,12 @@ bool ms_pdreader_in_order(const struct ms_pdreader *r)
 	return false;
 }
 
+uint64_t ms_pdreader_sample_time_last(const struct ms_pdreader *r)
+{
+	(void)r;
+	return 0;
+}
+
 uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec)
 {
 	(void)r;

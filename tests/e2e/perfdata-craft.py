@@ -23,6 +23,8 @@ KIND is one of:
   zstd-bomb MIB   a compressed record that expands to MIB MiB of records
   many-maps N     IN's first COMM, then N mappings of one process, each
                   touched once: N MMAP2 and N samples (ARG: N)
+  cut-between     the data cut where its middle record ends: a whole, shorter
+                  recording but for the SAMPLE_TIME it was closed with
   flip SEED       SEED picks 1 to 8 random byte flips in the data, or a cut
   flips N         N files OUT.0 ... OUT.N-1, each as flip with its index
 The crafted inputs live here, as a script, rather than as checked-in
@@ -240,6 +242,9 @@ def main():
         return
     elif kind == "many-maps":
         pd.write(dst, many_maps(pd, arg or 1000))
+        return
+    elif kind == "cut-between":
+        pd.write(dst, b"".join(bytes(r) for r in pd.recs[:len(pd.recs) // 2]))
         return
     elif kind == "flip":
         pd.write(dst, flip(pd, arg))
