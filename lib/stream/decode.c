@@ -380,7 +380,9 @@ static int note_lost(struct ms_stream *s, uint32_t pid, uint64_t count, uint64_t
 /*
  * Whether any event of the file asked for records of this type: the kernel
  * writes a READ, a context switch or a text-poke record only for an event
- * whose attr asks for it, and perf never makes one up, so such a record in
+ * whose attr asks for it, and AUX, ITRACE_START and AUX_OUTPUT_HW_ID only
+ * for an event of an AUX-area PMU (a type of its own: intel_pt, cs_etm)
+ * or one that asks for aux_output; perf never makes one up, so such a record in
  * a file none of whose events did is damage (a flipped type byte makes a
  * sample a READ). Namespace, ksymbol, BPF and cgroup records perf writes
  * itself at the start, whatever the attrs say: those, and the other
@@ -405,6 +407,12 @@ static bool written_by_events(const struct ms_stream *s, uint32_t type)
 			break;
 		case PERF_RECORD_TEXT_POKE:
 			if (a->text_poke)
+				return true;
+			break;
+		case PERF_RECORD_AUX:              /* an AUX area: a PMU of its own (intel_pt, cs_etm, ...) */
+		case PERF_RECORD_ITRACE_START:
+		case PERF_RECORD_AUX_OUTPUT_HW_ID:
+			if (a->type >= PERF_TYPE_MAX || a->aux_output)
 				return true;
 			break;
 		default:

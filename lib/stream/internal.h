@@ -26,7 +26,8 @@
 #define VSYSCALL_START 0xffffffffff600000ULL
 #define IS_ERR_VALUE(x) ((x) >= (uint64_t)-4095)
 
-enum { PERF_RECORD_FINISHED_ROUND_ = 68 };
+enum { PERF_RECORD_FINISHED_ROUND_ = 68, PERF_RECORD_THREAD_MAP_ = 73, PERF_RECORD_CPU_MAP_ = 74,
+       PERF_RECORD_FINISHED_INIT_ = 82 };
 /*
  * The last record types the kernel and perf define (kernel 6.18's
  * CALLCHAIN_DEFERRED; perf's schedstat records), with room for a few

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "stream/internal.h"
+#include "util/log.h"
 
 static bool is_run(void *ctx, const struct perf_event_header *rec)
 {
@@ -139,6 +140,45 @@ static const unsigned char *enqueue_samples(struct ms_stream *s, const unsigned 
 	return p;
 }
 
+/* The head of perf's CPU_MAP: which form, then the form's first fields. */
+struct cpu_map_head {
+	uint16_t type;                       /* 0: a list of CPUs, 1: a mask, 2: a range */
+	uint16_t nr;                         /* list, mask: entries; range: any_cpu, pad */
+	uint16_t long_size;                  /* mask: 4 or 8; range: the first CPU */
+	uint16_t end_cpu;                    /* range: the last CPU */
+};
+
+/*
+ * Whether a record of perf's own that perf record writes among the data
+ * (THREAD_MAP, CPU_MAP, FINISHED_INIT: synthesised at the start; nothing
+ * here reads them) holds what its type does. A byte flipped in a sample's
+ * type makes one of them, and that sample is lost: it must be counted.
+ */
+static bool perf_record_fits(const struct perf_event_header *rec)
+{
+	size_t len = rec->size - sizeof(*rec);
+	struct cpu_map_head c = { 0 };
+	uint64_t nr;
+
+	switch (rec->type) {
+	case PERF_RECORD_THREAD_MAP_:       /* u64 nr, then nr { u64 pid; char comm[16]; } */
+		if (len < 8)
+			return false;
+		memcpy(&nr, rec + 1, 8);
+		return nr <= len / 24 && len == 8 + 24 * nr;
+	case PERF_RECORD_CPU_MAP_:          /* padded to 8 bytes */
+		memcpy(&c, rec + 1, len < sizeof(c) ? len : sizeof(c));
+		if (len < 4 || c.type > 2)
+			return false;
+		if (c.type == 0)
+			return len >= 4 + 2u * c.nr && len < 4 + 2u * c.nr + 8;
+		return c.type == 1 ? (c.long_size == 4 || c.long_size == 8) : len >= 8 && c.long_size <= c.end_cpu;
+	case PERF_RECORD_FINISHED_INIT_:
+		return len == 0;
+	}
+	return true;
+}
+
 /* One record of a span, at byte offset off. 0 or -errno. */
 static int take_record(struct ms_stream *s, const struct perf_event_header *rec, uint64_t off)
 {
@@ -149,6 +189,10 @@ static int take_record(struct ms_stream *s, const struct perf_event_header *rec,
 		return enqueue(s, rec);
 	if (rec->type > STREAM_PERF_TYPE_LAST)
 		stream_unknown_record(s, rec, off);
+	else if (!perf_record_fits(rec) && s->st.bad_records++ < 8 && s->src)
+		ms_warn("skipping a record of type %u at byte offset %llu: it does not hold what a record of "
+			"that type does, so the file is damaged there, and the record is lost", rec->type,
+			(unsigned long long)off);
 	return 0;
 }
 

@@ -606,6 +606,7 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 
 	err = take_mmap(s, rec, ms_sample_id_size(s->ev[stream_trailer_evsel(s, rec)].attr), &pm);
 	if (err) {
+		s->st.bad_records += err == -EBADMSG;      /* damage: what the map was is lost */
 		if (s->src)
 			ms_warn("skipping an MMAP record at byte offset %llu %s",
 				(unsigned long long)stream_offset_of(s, rec),

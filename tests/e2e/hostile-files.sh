@@ -99,6 +99,19 @@ for ty in 10 9; do
 done
 pass "a record grown over the records after it: said, carried, exit 1"
 
+# A sample whose type byte flipped to one of the types perf writes among the
+# data itself (CPU_MAP, THREAD_MAP) but without what those hold, to AUX (no
+# event of the file has an AUX area), or to MMAP (perf's 48-byte sample is
+# too short for one): the sample is lost, so it is said, carried, exit 1.
+for case in "$golden 74" "$golden 73" "$golden 11" "$SRC_DIR/tests/golden/perf-ops.data 1"; do
+	read -r f ty <<<"$case"
+	craft retype "$f" retyped.data "$ty"
+	# shellcheck disable=SC2086
+	damaged retyped.data "skipping (a record of type $ty|an MMAP record) at byte offset [0-9]+" \
+		'1 (damaged records|records of unknown or unasked-for types) skipped' report --format csv
+done
+pass "a sample retyped as a record it does not fit: said, carried, exit 1"
+
 # Data cut where a record ends reads as a whole, shorter file: the time of the
 # last sample, which perf's SAMPLE_TIME holds, says it is not (the golden
 # recording of mapscope is older than its SAMPLE_TIME: perf's is used).

@@ -10,6 +10,7 @@ KIND is one of:
   lose-map-as PID as lose-map, the LOST record naming process PID, as the
                   kernel names whichever task writes next on that CPU
   unknown-type    the first sample's type made 61, which no one defines
+  retype TYPE     the first sample's type made TYPE, as a flipped byte does
   mmap-no-nul     the first user MMAP2's name filled with 'B', no NUL
   comm-no-nul     the first COMM's name filled with 'C', no NUL
   swallow TYPE    the first record of TYPE (10: a user MMAP2, 9: a sample)
@@ -224,8 +225,8 @@ def main():
         lose_map(pd)
     elif kind == "lose-map-as":
         lose_map(pd, arg)
-    elif kind == "unknown-type":
-        struct.pack_into("<I", pd.recs[pd.first(SAMPLE)], 0, 61)
+    elif kind in ("unknown-type", "retype"):
+        struct.pack_into("<I", pd.recs[pd.first(SAMPLE)], 0, arg if kind == "retype" else 61)
     elif kind == "mmap-no-nul":
         r = pd.recs[pd.first(MMAP2, user_mmap2)]
         r[8 + 64:len(r) - pd.trailer] = b"B" * (len(r) - pd.trailer - 8 - 64)
