@@ -9,9 +9,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/magic.h>
+#include <linux/openat2.h>
 
 #include <elfutils/libdwelf.h>
 
@@ -20,7 +22,7 @@
 #include "util/log.h"
 
 /* Places a recording may name but no binary lives: reading them could block, or read what it must not. */
-static bool refused_place(const char *path)
+static bool refused_name(const char *path)
 {
 	static const char *const dirs[] = { "/proc", "/sys", "/dev" };
 	size_t i, n;
@@ -33,6 +35,27 @@ static bool refused_place(const char *path)
 	return false;
 }
 
+/*
+ * Whether path lies in one of those places, as written or once resolved:
+ * "//proc/1/environ", "/x/../proc" and a link to a file of /proc all name
+ * one, and none may be opened, even to be refused after. (A magic link of
+ * /proc, as in "//proc/self/exe", resolves to where it leads: open_file()
+ * refuses to pass through one.)
+ */
+static bool refused_place(const char *path)
+{
+	char *real;
+	bool refused;
+
+	if (refused_name(path))
+		return true;
+	if (!(real = realpath(path, NULL)))
+		return false;                /* nothing there: open() fails alike */
+	refused = refused_name(real);
+	free(real);
+	return refused;
+}
+
 /* Whether fd is the regular file stat found at its path, and outside /proc and /sys. */
 static int check_regular_fd(int fd, const struct stat *before, struct stat *st)
 {
@@ -42,18 +65,37 @@ static int check_regular_fd(int fd, const struct stat *before, struct stat *st)
 		return -errno;
 	if (!S_ISREG(st->st_mode) || st->st_dev != before->st_dev || st->st_ino != before->st_ino)
 		return -ENOEXEC;             /* replaced between stat and open */
-	if (!fstatfs(fd, &fs) && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC))
-		return -EPERM;               /* reached through a link, or a bind mount */
+	if (!fstatfs(fd, &fs) && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC ||
+				   fs.f_type == TRACEFS_MAGIC || fs.f_type == DEBUGFS_MAGIC))
+		return -EPERM;               /* a link or a bind mount changed between realpath() and open() */
 	return 0;
+}
+
+/*
+ * Opens path for reading, never through a magic link of /proc (its
+ * /proc/PID/root, exe or fd/N: ELOOP) where the kernel has openat2;
+ * where it has not, or a seccomp filter refuses it, as open() does.
+ */
+static int open_file(const char *path)
+{
+	struct open_how how = { .flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_MAGICLINKS };
+	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return fd >= 0 ? (int)fd : errno == ELOOP ? -EPERM : -errno;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	return fd >= 0 ? (int)fd : -errno;
 }
 
 /*
  * A path comes from a recording, which anyone may have made: a FIFO there
  * would block open() and read() for ever, a terminal opened without
  * O_NOCTTY could become ours, and report run as root would read any file
- * it names. So: refuse /proc, /sys and /dev by name, stat first and open
- * nothing but a regular file (O_NONBLOCK in case it is swapped for a FIFO
- * in between), then check the descriptor is the file stat saw.
+ * it names. So: refuse /proc, /sys and /dev by name, as written and as
+ * resolved, stat first and open nothing but a regular file (O_NONBLOCK in
+ * case it is swapped for a FIFO in between) and never through a magic
+ * link of /proc, then check the descriptor is the file stat saw.
  */
 int ms_file_open_regular(const char *path, struct stat *st)
 {
@@ -66,9 +108,8 @@ int ms_file_open_regular(const char *path, struct stat *st)
 		return -errno;
 	if (!S_ISREG(before.st_mode))
 		return -ENOEXEC;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	if ((fd = open_file(path)) < 0)
+		return fd;
 	if ((err = check_regular_fd(fd, &before, st))) {
 		close(fd);
 		return err;

@@ -74,6 +74,17 @@ static void proc_sys_dev_refused(void **state)
 	assert_int_equal(symlink("/proc/self/environ", link), 0);
 	assert_int_equal(ms_elf_open(link), -EPERM);
 	unlink(link);
+	/*
+	 * Named another way, or through a link, a place is refused before it
+	 * is opened: a device there would be -ENOEXEC (not a regular file)
+	 * had its name not been seen through.
+	 */
+	assert_int_equal(ms_elf_open("//dev/null"), -EPERM);
+	assert_int_equal(ms_elf_open("/tmp/../dev/null"), -EPERM);
+	assert_int_equal(symlink("/dev/null", link), 0);
+	assert_int_equal(ms_elf_open(link), -EPERM);
+	unlink(link);
+	assert_int_equal(ms_elf_open("//proc/self/exe"), -EPERM);
 	assert_int_equal(ms_elf_open(in_dir("missing")), -ENOENT);
 }
 
