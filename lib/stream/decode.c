@@ -359,7 +359,11 @@ static bool implausible(const struct perf_event_header *rec)
 	return false;
 }
 
-/* Counts a LOST record against the process it names (the task writing when the ring overflowed). */
+/*
+ * Counts a LOST record against the process it names: the task that wrote the
+ * next record once the ring had room, which need not be the one whose
+ * records were dropped (the ring is the CPU's, shared by every process traced).
+ */
 static int note_lost(struct ms_stream *s, uint32_t pid, uint64_t count, uint64_t time)
 {
 	size_t i, n = s->st.nr_lost_pids;
