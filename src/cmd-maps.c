@@ -94,18 +94,20 @@ static void print_vma(const struct ms_vma *v, void *ctx)
 	(void)n;
 }
 
-/* Says so when the process's own records were lost before the instant asked for. */
+/*
+ * Says so when records were lost before the instant asked for. Of any
+ * process: a CPU's ring is shared by every process traced, and a LOST
+ * record names the one that wrote next, not the one whose records it lost.
+ */
 static void lost_before(const struct ms_session *s, const struct maps_run *m)
 {
-	struct ms_session_lost lp;
-	size_t i;
+	struct ms_session_stats st;
 
-	/* The first 8 processes only, as the report's warning names them. */
-	for (i = 0; i < 8 && ms_session_lost_pid(s, i, &lp); i++)
-		if (lp.pid == m->pid && (m->last || lp.first <= m->at))
-			fprintf(stderr, "mapscope: warning: %llu records of process %u were lost before "
-				"then: these maps may be missing changes\n",
-				(unsigned long long)lp.count, m->pid);
+	ms_session_stats(s, &st);
+	if (st.lost && (m->last || st.lost_first <= m->at))
+		fprintf(stderr, "mapscope: warning: records were lost before then (%llu in the recording, of any "
+			"process: the rings are shared): these maps may be missing changes\n",
+			(unsigned long long)st.lost);
 }
 
 /* --at, and whether it was given. */

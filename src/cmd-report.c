@@ -490,7 +490,7 @@ static void text_row(const struct report_opts *o, const struct ms_report_row *r,
 	if (by_region) {
 		text_s("  ", 0);
 		text_s(!r->region ? "[unmapped]" : r->region->name[0] ? MS_TEXT(r->region->name) : "[anon]", 0);
-		text_s(r->region && r->region->records_lost ? " (records of its process were lost)" : "", 0);
+		text_s(r->region && r->region->records_lost ? " (records were lost in its life)" : "", 0);
 	}
 	if (o->group & MS_GROUP_SYMBOL)
 		printf("  %s", MS_TEXT(r->symbol));

@@ -186,11 +186,15 @@ void replay_warnings(struct ms_session *s, const char *path)
 			"maps, unmaps and samples there may be missing, so attribution is uncertain "
 			"(record with a larger ring buffer, -m)\n", (unsigned long long)st.lost,
 			rel_s(&st, st.lost_first), rel_s(&st, st.lost_last));
+		/* A LOST record names the process that wrote next once the ring had room. */
 		for (i = 0; i < 8 && ms_session_lost_pid(s, i, &lp); i++)
-			fprintf(stderr, "mapscope: warning:   of process %u: %llu records, from %.6f s to %.6f s\n",
-				lp.pid, (unsigned long long)lp.count, rel_s(&st, lp.first), rel_s(&st, lp.last));
+			fprintf(stderr, "mapscope: warning:   %llu noticed as process %u wrote next, from %.6f s to "
+				"%.6f s\n", (unsigned long long)lp.count, lp.pid, rel_s(&st, lp.first),
+				rel_s(&st, lp.last));
 		if (st.nr_lost_pids > 8)
-			fprintf(stderr, "mapscope: warning:   and of other processes\n");
+			fprintf(stderr, "mapscope: warning:   and as other processes wrote next\n");
+		fprintf(stderr, "mapscope: warning:   (a CPU's ring is shared: the records lost may be any "
+			"process's)\n");
 	}
 	if (st.unknown_records)
 		fprintf(stderr, "mapscope: warning: '%s' is damaged: %llu records of types nobody defines, or "

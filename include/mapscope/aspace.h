@@ -43,7 +43,7 @@ struct ms_region {
 	uint64_t created_ns, ended_ns;
 	bool alive;
 	bool uncertain;            /* from a file with no unmap records: perf's view */
-	bool records_lost;         /* alive when records of its process were lost: its extent may be wrong */
+	bool records_lost;         /* alive when records were lost (of any process: rings are shared): its extent may be wrong */
 	enum ms_map_via via;
 	uint64_t *alloc_chain;     /* call chain of the syscall that made it, or NULL */
 	uint32_t alloc_chain_len;

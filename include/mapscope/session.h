@@ -152,13 +152,18 @@ struct ms_session_stats {
 
 void ms_session_stats(const struct ms_session *s, struct ms_session_stats *st);
 
-/* The records of one process that were lost: the times of its first and last LOST record. */
+/*
+ * The LOST records that name one process: their count, the times of the
+ * first and last. The kernel names the task that wrote the next record once
+ * the ring had room, not the one whose records were dropped: a CPU's ring is
+ * shared by every process traced, so the records lost may be any process's.
+ */
 struct ms_session_lost {
 	uint32_t pid;
 	uint64_t count, first, last;
 };
 
-/* The i-th process whose records were lost, in the order first seen: false past the last. */
+/* The i-th process LOST records name, in the order first seen: false past the last. */
 bool ms_session_lost_pid(const struct ms_session *s, size_t i, struct ms_session_lost *out);
 
 /* Whether the recording has the syscalls (munmap, mremap...) and so its unmaps: perf record -d's has not. */

@@ -439,12 +439,21 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 	return 0;
 }
 
-static void mark_lost(struct ms_aspace *as, struct proc *p)
+/*
+ * A LOST record names the task that wrote the next record once the ring
+ * had room, not the one whose records were dropped, and a CPU's ring is
+ * shared by every process traced: any process's maps may have changed
+ * unseen. Every region alive now is marked; those made before the last
+ * LOST record and alive then were marked then, and none comes back.
+ */
+static void mark_lost(struct ms_aspace *as)
 {
 	size_t i;
 
-	for (i = 0; i < p->n; i++)
-		as->regions[p->p[i].region]->records_lost = true;
+	for (i = as->lost_from; i < as->nr; i++)
+		if (as->regions[i]->alive)
+			as->regions[i]->records_lost = true;
+	as->lost_from = as->nr;
 }
 
 
@@ -646,9 +655,7 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 	    ev->kind != MS_EV_THREAD_SP && ev->kind != MS_EV_ACCESS)
 		resolve_pending(as, ev->tid);
 	if (ev->kind == MS_EV_LOST) {
-		/* What its process had then may have changed unseen. */
-		if ((p = ms_u32map_get(&as->procs, ev->pid)))
-			mark_lost(as, p);
+		mark_lost(as);
 		goto out;
 	}
 	if (!(p = proc_get(as, ev->pid)))

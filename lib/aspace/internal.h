@@ -126,6 +126,7 @@ struct ms_aspace {
 	bool overflow;
 	uint64_t file_ids[1024];     /* a filter of the devices and inodes regions were made of (names.c) */
 	size_t file_ids_upto;        /* the regions in it: ids below this */
+	size_t lost_from;            /* regions from this id on were made after the last LOST record */
 };
 
 /* --- aspace.c --- */

@@ -325,10 +325,50 @@ static void heap_and_stack_changes_described(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * A LOST record names the task that wrote next once the ring had room, and
+ * a CPU's ring is every traced process's: every region alive at a loss is
+ * marked, whichever process the record names; one ended before it is not,
+ * nor one made after it until the next.
+ */
+static void lost_marks_every_process(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event other, lost;
+	int a, b, c, d;
+
+	(void)state;
+	map(as, 100 * P, 110 * P, "//anon");
+	a = region_at(as, PID, 100 * P);
+	other = ev(MS_EV_MAP);
+	other.pid = other.tid = PID + 1;
+	other.map = (struct ms_event_map){ .start = 300 * P, .end = 301 * P, .vma_start = 300 * P, .vma_end = 301 * P,
+					    .prot = RW, .flags = MAP_PRIVATE, .name = "//anon", .via = MS_VIA_MMAP };
+	assert_int_equal(ms_aspace_apply(as, &other, NULL), 0);
+	b = region_at(as, PID + 1, 300 * P);
+	map(as, 200 * P, 201 * P, "//anon");
+	c = region_at(as, PID, 200 * P);
+	unmap(as, 200 * P, 201 * P);
+	lost = ev(MS_EV_LOST);               /* it names PID; PID + 1's records may be the ones lost */
+	assert_int_equal(ms_aspace_apply(as, &lost, NULL), 0);
+	map(as, 400 * P, 401 * P, "//anon");
+	d = region_at(as, PID, 400 * P);
+	assert_true(ms_aspace_region(as, (size_t)a)->records_lost);
+	assert_true(ms_aspace_region(as, (size_t)b)->records_lost);
+	assert_false(ms_aspace_region(as, (size_t)c)->records_lost);
+	assert_false(ms_aspace_region(as, (size_t)d)->records_lost);
+	lost = ev(MS_EV_LOST);
+	assert_int_equal(ms_aspace_apply(as, &lost, NULL), 0);
+	assert_true(ms_aspace_region(as, (size_t)d)->records_lost);
+	assert_false(ms_aspace_region(as, (size_t)c)->records_lost);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mremap_shrink_grow_move),
+		cmocka_unit_test(lost_marks_every_process),
 		cmocka_unit_test(brk_grow_and_shrink_below_start),
 		cmocka_unit_test(first_brk_after_attach),
 		cmocka_unit_test(fork_then_diverge),
