@@ -21,7 +21,7 @@
 
 /* Bit 0: the byte cannot go into a JSON string as it is; bit 1: nor into one inside an HTML <script> element. */
 static const unsigned char escape[256] = {
-	[0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xff] = 1, ['<'] = 2, ['>'] = 2, ['&'] = 2,
+	[0x00 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1, [0x7f ... 0xff] = 1, ['<'] = 2, ['>'] = 2, ['&'] = 2,
 };
 
 static unsigned escape_mask(const struct ms_json *w)
@@ -277,12 +277,26 @@ static size_t utf8_seq(const unsigned char *s, size_t n, bool *ok)
 	return need + 1;
 }
 
-/* The byte at s[0], escaped where it stands for itself, or the UTF-8 sequence it starts, or \ufffd: the bytes used. */
+/*
+ * The byte at s[0], escaped where it stands for itself, or the UTF-8
+ * sequence it starts, or \ufffd: the bytes used. Control characters (C0,
+ * DEL, and C1: U+0080 to U+009F, which a terminal may take as the start of
+ * an escape sequence) are written as \u escapes: valid JSON either way, but
+ * a JSON line printed to a terminal then carries none.
+ */
 static size_t escaped(struct ms_json *w, const unsigned char *s, size_t len)
 {
 	char *b = room(w, 6);
 	size_t k;
 	bool ok;
+
+	if (s[0] == 0xc2 && len > 1 && s[1] >= 0x80 && s[1] <= 0x9f) {
+		memcpy(b, "\\u00", 4);
+		b[4] = "0123456789abcdef"[s[1] >> 4];
+		b[5] = "0123456789abcdef"[s[1] & 15];
+		w->used += 6;
+		return 2;
+	}
 
 	if (s[0] == '"' || s[0] == '\\') {
 		b[0] = '\\';

@@ -1,8 +1,9 @@
 /*
  * Internal: the one JSON writer every command's JSON goes through (git's
  * json-writer.h model). It tracks nesting and commas, so a caller only says
- * begin, key, value, end; it escapes quotes, backslashes and control bytes
- * and writes any byte sequence that is not valid UTF-8 as \ufffd, one for
+ * begin, key, value, end; it escapes quotes, backslashes and control
+ * characters (C0, DEL and C1: a terminal takes U+009B for ESC [) and
+ * writes any byte sequence that is not valid UTF-8 as \ufffd, one for
  * each maximal invalid subsequence (Unicode's "substitution of maximal
  * subparts"), so that every output decodes under a strict parser.
  *

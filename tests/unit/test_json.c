@@ -194,7 +194,11 @@ static void test_escapes(void **state)
 	struct out o;
 
 	check_str("a\"b\\c", 5, "\"a\\\"b\\\\c\"");
-	check_str("\n\t\x01\x1f\x7f", 5, "\"\\u000a\\u0009\\u0001\\u001f\x7f\"");
+	check_str("\n\t\x01\x1f\x7f", 5, "\"\\u000a\\u0009\\u0001\\u001f\\u007f\"");
+	/* C1 controls (U+0080-U+009F; U+009B is a terminal's CSI) escaped; U+00A0 on is text. */
+	check_str("\xc2\x80\xc2\x9b[2J\xc2\x9f\xc2\xa0", 11, "\"\\u0080\\u009b[2J\\u009f\xc2\xa0\"");
+	/* A lone C2 at the end is not UTF-8. */
+	check_str("\xc2", 1, "\"\\ufffd\"");
 	check_str("x\0y", 3, "\"x\\u0000y\"");
 	check_str("</script>&", 10, "\"</script>&\"");
 
