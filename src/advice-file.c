@@ -18,7 +18,7 @@ static int add_advised(struct ms_advice *adv, const struct ms_session *s, struct
 {
 	const struct ms_huge_advice *a;
 	size_t i;
-	int nr = (int)ms_advice_nr_rules(adv);
+	int nr = ms_advice_add(adv, s, NULL, 0);      /* the recording's losses, advice or none */
 
 	for (i = 0; i < n && (a = ms_hugepages_advice_at(hp, i)) && (a->advised || a->no_room) && nr >= 0; i++) {
 		*advised += a->advised;

@@ -50,7 +50,9 @@ extern const struct ms_analysis ms_advice_analysis;
  * Turns the advised entries of v[0, n) into rules, one per distinct key.
  * Returns how many rules adv holds, or -ENOMEM. Advised regions that have
  * no key (no call chain recorded, or one made by the C library or the
- * loader alone) are counted in ms_advice_unkeyed().
+ * loader alone) are counted in ms_advice_unkeyed(). Where s's recording
+ * lost records or was damaged, the file ms_advice_write() writes says so
+ * (its "losses"), n 0 included.
  */
 int ms_advice_add(struct ms_advice *adv, const struct ms_session *s, const struct ms_huge_advice *v, size_t n);
 

@@ -12,6 +12,7 @@
 #include <mapscope/symbols.h>
 
 #include "analysis/advice-key.h"
+#include "output/format.h"
 #include "output/json.h"
 #include "util/grow.h"
 #include "util/log.h"
@@ -38,6 +39,7 @@ struct ms_advice {
 	size_t nr_ids, cap_ids;
 	size_t unkeyed;
 	bool malloc_hugetlb;
+	char *losses;                     /* what the recording advised from lost (ms_format_losses()), or NULL */
 };
 
 MS_EXPORT struct ms_advice *ms_advice_new(void)
@@ -180,9 +182,13 @@ MS_EXPORT int ms_advice_add(struct ms_advice *adv, const struct ms_session *s, c
 			    size_t n)
 {
 	const struct ms_advice_key *k;
+	char line[1024];
 	size_t i;
 	uint32_t id;
 
+	/* A file read later, without the terminal, says what its advice was made without. */
+	if (s && !adv->losses && ms_format_losses(s, line, sizeof(line)) && !(adv->losses = strdup(line)))
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		if (!v[i].advised)
 			continue;
@@ -258,6 +264,8 @@ MS_EXPORT int ms_advice_write(const struct ms_advice *adv, FILE *f)
 	ms_json_key_str(&w, "format", "mapscope-hugepage-advice");
 	ms_json_key_u64(&w, "version", 1);
 	ms_json_key_bool(&w, "malloc_hugetlb", adv->malloc_hugetlb);
+	if (adv->losses)
+		ms_json_key_str(&w, "losses", adv->losses);
 	ms_json_key(&w, "rules");
 	ms_json_array_begin(&w);
 	for (i = 0; i < adv->nr; i++)
@@ -507,6 +515,7 @@ MS_EXPORT void ms_advice_free(struct ms_advice *adv)
 
 	if (!adv)
 		return;
+	free(adv->losses);
 	for (i = 0; i < adv->nr; i++)
 		free(adv->rules[i].site);
 	for (i = 0; i < adv->nr_ids; i++)

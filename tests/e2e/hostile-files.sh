@@ -50,9 +50,13 @@ done
 run pprof report -i lost.data --format pprof -o lost.pb.gz
 [ "$rc" -eq 0 ] || fail "pprof of a file with lost records exited $rc"
 zcat lost.pb.gz | grep -a 'losses: 1000 records lost by the kernel' >/dev/null || fail "the pprof profile has no losses comment"
+run save hugepages -i lost.data --save lost-advice.json
+[ "$rc" -eq 0 ] || fail "hugepages --save of a file with lost records exited $rc: $(cat save.err)"
+grep -q '"losses": "1000 records lost by the kernel, from 0.000051 s to 0.000051 s; attribution is uncertain"' \
+	lost-advice.json || fail "the advice file does not carry the losses: $(head -c 300 lost-advice.json)"
 # A file without losses carries no losses line.
 "$MAPSCOPE" report -i "$golden" --format csv 2>/dev/null | grep '^# losses' >/dev/null && fail "a whole file has a losses line"
-pass "lost records: said on stderr, and by each of 14 outputs in its own way"
+pass "lost records: said on stderr, and by each of 15 outputs in its own way"
 
 # A map the kernel lost: what fell in it is uncertain, not never-mapped, in
 # the process and in the child it forked, which started with a copy; and

@@ -47,6 +47,9 @@ done
 	--buffers 0 >/dev/null 2>&1 || fail "record of payoff failed"
 "$MAPSCOPE" hugepages -i pay.data --save advice.json >/dev/null 2>&1 || fail "hugepages --save failed"
 runs+=("advice=advice.json")
+# And from the file with lost records: the advice file's "losses".
+"$MAPSCOPE" hugepages -i lost.data --save advice-lost.json >/dev/null 2>&1 || fail "hugepages --save of lost.data failed"
+runs+=("advice=advice-lost.json")
 python3 "$E2E_DIR/check-json-schema.py" "$SRC_DIR/docs/json-schema.md" "${runs[@]}" ||
 	fail "the JSON output and docs/json-schema.md differ"
 pass "every field documented, every documented field seen, in ${#runs[@]} outputs"
