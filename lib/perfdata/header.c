@@ -123,6 +123,9 @@ static int take_feature(struct ms_pdreader *r, int feat, const unsigned char *p,
 		r->has_sample_time = true;
 		if (len >= 16)
 			memcpy(&r->sample_time_last, p + 8, 8);
+		/* perf's times of samples without PERF_SAMPLE_TIME (perf record --no-timestamp): none known. */
+		if (r->sample_time_last == UINT64_MAX)
+			r->sample_time_last = 0;
 	}
 	return 0;
 }

@@ -21,7 +21,8 @@ const struct ms_evlist *ms_pdreader_evlist(const struct ms_pdreader *r);
 /*
  * The last sample's time as the file's SAMPLE_TIME feature gives it,
  * written when the recording was closed (perf: where it processed the
- * build-ids); 0 where the file has none.
+ * build-ids); 0 where the file has none, or where perf wrote ~0 there,
+ * as it does for samples without PERF_SAMPLE_TIME (--no-timestamp).
  */
 uint64_t ms_pdreader_sample_time_last(const struct ms_pdreader *r);
 

@@ -129,6 +129,17 @@ run whole report -i "$SRC_DIR/tests/golden/perf-ops.data"
 [ "$rc" -eq 0 ] || fail "the whole perf recording: exit $rc, $(cat whole.err)"
 pass "data cut where a record ends: said by the last sample's time, carried, exit 1"
 
+# perf writes ~0 as the last sample's time where its samples have no TIME
+# (perf record --no-timestamp): no time to reach, no damage.
+craft no-sample-time "$SRC_DIR/tests/golden/perf-ops.data" notime.data
+for c in "report --format csv" "timeline" "unmapped"; do
+	# shellcheck disable=SC2086
+	run nt $c -i notime.data
+	[ "$rc" -eq 0 ] || fail "'$c' of a file whose SAMPLE_TIME is ~0: exit $rc, $(cat nt.err)"
+	! grep -q 'cut short' nt.err || fail "'$c' of a file whose SAMPLE_TIME is ~0 says it was cut: $(cat nt.err)"
+done
+pass "SAMPLE_TIME of ~0 (samples without TIME): no damage said, exit 0"
+
 # Names without their NUL: read up to the trailer, never into it; counted, exit 1.
 craft mmap-no-nul "$golden" noname.data
 run n timeline -i noname.data

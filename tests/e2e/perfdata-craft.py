@@ -26,6 +26,8 @@ KIND is one of:
                   touched once: N MMAP2 and N samples (ARG: N)
   cut-between     the data cut where its middle record ends: a whole, shorter
                   recording but for the SAMPLE_TIME it was closed with
+  no-sample-time  the whole file, its SAMPLE_TIME's times ~0, as perf writes
+                  them where its samples have no TIME (--no-timestamp)
   flip SEED       SEED picks 1 to 8 random byte flips in the data, or a cut
   flips N         N files OUT.0 ... OUT.N-1, each as flip with its index
 The crafted inputs live here, as a script, rather than as checked-in
@@ -38,6 +40,7 @@ import subprocess
 import sys
 
 SAMPLE, MMAP2, COMM, LOST, ROUND, COMPRESSED2 = 9, 10, 3, 2, 68, 83
+HEADER_SAMPLE_TIME = 21
 # sample_type bits
 IP, TID, TIME, ADDR, ID, CPU, STREAM_ID, IDENTIFIER = 1, 2, 4, 8, 64, 128, 512, 1 << 16
 
@@ -199,6 +202,20 @@ def lose_map(pd, as_pid=0):
     pd.recs[best] = struct.pack("<IHHQQ", LOST, 0, 24 + len(trailer), 0, 1) + trailer
 
 
+def no_sample_time(pd):
+    """SAMPLE_TIME's first and last sample times made ~0, where the file has the feature."""
+    feats = int.from_bytes(pd.raw[72:104], "little")
+    if not feats >> HEADER_SAMPLE_TIME & 1:
+        sys.exit("the input has no SAMPLE_TIME")
+    k = bin(feats & ((1 << HEADER_SAMPLE_TIME) - 1)).count("1")
+    raw = bytearray(pd.raw)
+    off, size = struct.unpack_from("<QQ", raw, pd.data_off + pd.data_len + 16 * k)
+    if size < 16:
+        sys.exit("SAMPLE_TIME shorter than its two times")
+    raw[off:off + 16] = b"\xff" * 16
+    pd.raw = bytes(raw)
+
+
 def flip(pd, seed):
     rnd = random.Random(seed)
     data = bytearray(b"".join(pd.recs))
@@ -247,6 +264,8 @@ def main():
     elif kind == "cut-between":
         pd.write(dst, b"".join(bytes(r) for r in pd.recs[:len(pd.recs) // 2]))
         return
+    elif kind == "no-sample-time":
+        no_sample_time(pd)
     elif kind == "flip":
         pd.write(dst, flip(pd, arg))
         return
