@@ -43,11 +43,15 @@ void ms_json_init(struct ms_json *w, FILE *f, unsigned flags)
 		w->keys[i].at = NULL;
 }
 
-/* What the buffer holds, written to f. */
+/*
+ * What the buffer holds, written to f. With f's lock (fwrite, not
+ * fwrite_unlocked): f is the caller's, which another of its threads may
+ * write too, and one lock a buffer costs nothing.
+ */
 static void drain(struct ms_json *w)
 {
 	if (w->used)
-		fwrite_unlocked(w->buf, 1, w->used, w->f);
+		fwrite(w->buf, 1, w->used, w->f);
 	w->used = 0;
 }
 
@@ -73,7 +77,7 @@ static void put(struct ms_json *w, const void *p, size_t n)
 {
 	if (n > sizeof(w->buf) / 4) {          /* a long string: straight to f */
 		drain(w);
-		fwrite_unlocked(p, 1, n, w->f);
+		fwrite(p, 1, n, w->f);
 		return;
 	}
 	memcpy(room(w, n), p, n);

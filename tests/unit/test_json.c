@@ -1,5 +1,6 @@
 /* The JSON writer: commas and nesting, the layout, escapes, UTF-8 checked byte by byte. */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -323,6 +324,66 @@ static void test_script_keys(void **state)
 	out_check(&o, 0, "{\"a\\u003cb\": 1, \"a\\u003cb\": 2}");
 }
 
+/* A stream whose writes ask, from another thread, whether f's lock is held while they run. */
+struct locked_probe {
+	FILE *f;
+	int writes, unlocked;           /* writes, and those made without f's lock held */
+};
+
+static void *try_lock(void *arg)
+{
+	struct locked_probe *lp = arg;
+
+	if (!ftrylockfile(lp->f)) {     /* free: the writer did not hold it */
+		lp->unlocked++;
+		funlockfile(lp->f);
+	}
+	return NULL;
+}
+
+static ssize_t probe_write(void *cookie, const char *buf, size_t len)
+{
+	struct locked_probe *lp = cookie;
+	pthread_t t;
+
+	(void)buf;
+	lp->writes++;
+	assert_int_equal(pthread_create(&t, NULL, try_lock, lp), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	return (ssize_t)len;
+}
+
+/*
+ * The writer writes to the caller's f under f's lock, as stdio does: a
+ * library caller's other threads may write to f too (ms_advice_write()).
+ * Both ways to f: the buffer drained, and a long string straight there.
+ */
+static void test_writes_hold_the_lock(void **state)
+{
+	struct locked_probe lp = { 0 };
+	cookie_io_functions_t io = { .write = probe_write };
+	char *big = malloc(MS_JSON_BUF);
+	struct ms_json w;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, 'x', MS_JSON_BUF);
+	lp.f = fopencookie(&lp, "w", io);
+	assert_non_null(lp.f);
+	setvbuf(lp.f, NULL, _IONBF, 0);  /* each write of the writer reaches probe_write() as it is made */
+	ms_json_init(&w, lp.f, 0);
+	ms_json_object_begin(&w);
+	ms_json_key_u64(&w, "a", 1);
+	ms_json_key(&w, "big");
+	ms_json_str_len(&w, big, MS_JSON_BUF);
+	ms_json_object_end(&w);
+	assert_int_equal(ms_json_finish(&w), 0);
+	assert_true(lp.writes >= 3);
+	assert_int_equal(lp.unlocked, 0);
+	fclose(lp.f);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +399,7 @@ int main(void)
 		cmocka_unit_test(test_surrogates),
 		cmocka_unit_test(test_buffer),
 		cmocka_unit_test(test_script_keys),
+		cmocka_unit_test(test_writes_hold_the_lock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
