@@ -122,7 +122,7 @@ struct ms_pprof {
 	uint64_t *first_page;         /* region id + 1 -> its first page + 1 */
 	size_t cap_first_page;
 	struct ms_chunkmap pages;     /* the others: ms_chunk_key(region id + 1 or 0, page) */
-	uint64_t last_key;            /* the chunk of the page seen last, or UINT64_MAX */
+	struct ms_chunk_key last_key; /* the chunk of the page seen last; slot UINT64_MAX: none */
 	uint32_t last_idx;            /* its bitmap */
 
 	/* The profile's tables. */
@@ -162,7 +162,8 @@ static uint64_t key_hash(const struct key *k)
  */
 static bool page_new(struct ms_pprof *pp, uint64_t region, uint64_t page)
 {
-	uint64_t key = ms_chunk_key(region, page), *word;
+	struct ms_chunk_key key = ms_chunk_key(region, page);
+	uint64_t *word;
 	int64_t idx;
 
 	if (region >= pp->cap_first_page &&
@@ -176,7 +177,7 @@ static bool page_new(struct ms_pprof *pp, uint64_t region, uint64_t page)
 		pp->first_page[region] = page + 1;
 		return true;
 	}
-	if (key != pp->last_key) {            /* a run of samples stays in one chunk, as a rule */
+	if (key.slot != pp->last_key.slot || key.chunk != pp->last_key.chunk) {   /* a run stays in one chunk, as a rule */
 		if ((idx = ms_chunkmap_bits(&pp->pages, key)) < 0) {
 			pp->err = -ENOMEM;
 			return false;
@@ -385,7 +386,7 @@ MS_EXPORT struct ms_pprof *ms_pprof_new(void)
 		return NULL;
 	}
 	if (pp)
-		pp->last_key = UINT64_MAX;
+		pp->last_key.slot = UINT64_MAX;
 	return pp;
 }
 

@@ -560,9 +560,9 @@ static void count_pages(struct ms_report *rep)
 	for (i = 0; i < rep->cap; i++)      /* a slot of one sample: its page, with no bitmap */
 		rep->st[i].pages = rep->st[i].samples && rep->st[i].last_chunk == UINT64_MAX;
 	for (i = 0; i < m->cap; i++) {
-		if (m->keys[i] == UINT64_MAX)
+		if (m->keys[i].slot == UINT64_MAX)
 			continue;
-		slot = m->keys[i] >> MS_CHUNK_KEY_SLOT;
+		slot = m->keys[i].slot;
 		for (sum = 0, w = 0; w < CHUNK_PAGES / 64; w++)
 			sum += (uint64_t)__builtin_popcountll(m->bits[m->idx[i]][w]);
 		if (slot < rep->cap)

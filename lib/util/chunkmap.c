@@ -10,10 +10,16 @@
 #include "util/grow.h"
 #include "util/hash.h"
 
+/* key's bucket in a table of cap. */
+static size_t chunk_hash(struct ms_chunk_key key, size_t cap)
+{
+	return ms_hash64(key.slot * 0x9e3779b97f4a7c15ULL ^ key.chunk, cap);
+}
+
 static int chunk_grow(struct ms_chunkmap *m)
 {
 	size_t cap = m->cap ? m->cap * 2 : 1024, i, j;
-	uint64_t *keys = malloc(cap * sizeof(*keys));
+	struct ms_chunk_key *keys = malloc(cap * sizeof(*keys));
 	uint32_t *idx = malloc(cap * sizeof(*idx));
 
 	if (!keys || !idx) {
@@ -23,9 +29,9 @@ static int chunk_grow(struct ms_chunkmap *m)
 	}
 	memset(keys, 0xff, cap * sizeof(*keys));
 	for (i = 0; i < m->cap; i++) {
-		if (m->keys[i] == UINT64_MAX)
+		if (m->keys[i].slot == UINT64_MAX)
 			continue;
-		for (j = ms_hash64(m->keys[i], cap); keys[j] != UINT64_MAX; j = (j + 1) & (cap - 1))
+		for (j = chunk_hash(m->keys[i], cap); keys[j].slot != UINT64_MAX; j = (j + 1) & (cap - 1))
 			;
 		keys[j] = m->keys[i];
 		idx[j] = m->idx[i];
@@ -38,14 +44,14 @@ static int chunk_grow(struct ms_chunkmap *m)
 	return 0;
 }
 
-int64_t ms_chunkmap_bits(struct ms_chunkmap *m, uint64_t key)
+int64_t ms_chunkmap_bits(struct ms_chunkmap *m, struct ms_chunk_key key)
 {
 	size_t i;
 
 	if ((m->len + 1) * 2 > m->cap && chunk_grow(m))
 		return -ENOMEM;
-	for (i = ms_hash64(key, m->cap); m->keys[i] != UINT64_MAX; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
+	for (i = chunk_hash(key, m->cap); m->keys[i].slot != UINT64_MAX; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i].slot == key.slot && m->keys[i].chunk == key.chunk)
 			return m->idx[i];
 	/* 2048 to start (128 KiB): mapped on its own, so unused pages cost nothing and growth copies nothing. */
 	if (m->nbits >= UINT32_MAX || MS_GROW(m->bits, m->nbits + 1, m->capbits, 2048, SIZE_MAX, false))

@@ -25,7 +25,7 @@ static void keys_keep_their_bitmaps(void **state)
 {
 	static int64_t first[N];
 	struct ms_chunkmap m = { 0 };
-	uint64_t key;
+	struct ms_chunk_key key;
 	int64_t idx;
 	size_t i, w;
 
@@ -55,15 +55,37 @@ static void keys_keep_their_bitmaps(void **state)
 static void slots_apart(void **state)
 {
 	struct ms_chunkmap m = { 0 };
-	uint64_t a = ms_chunk_key(1, 5000), b = ms_chunk_key(2, 5000);
+	struct ms_chunk_key a = ms_chunk_key(1, 5000), b = ms_chunk_key(2, 5000);
 
 	(void)state;
-	assert_int_not_equal(a, b);
-	assert_int_equal(a >> MS_CHUNK_KEY_SLOT, 1);
-	assert_int_equal(b >> MS_CHUNK_KEY_SLOT, 2);
+	assert_int_equal(a.chunk, b.chunk);
+	assert_int_equal(a.slot, 1);
+	assert_int_equal(b.slot, 2);
 	assert_int_equal(ms_chunkmap_bits(&m, a), 0);
 	assert_int_equal(ms_chunkmap_bits(&m, b), 1);
 	assert_int_equal(ms_chunkmap_bits(&m, a), 0);
+	ms_chunkmap_release(&m);
+}
+
+/*
+ * Slots past 2^21, as a report of more than two million rows or a profile
+ * of as many regions has: each keeps bitmaps of its own, apart from the
+ * slot 2^21 below it, whose key a shift into one word made the same.
+ */
+static void many_slots_apart(void **state)
+{
+	struct ms_chunkmap m = { 0 };
+	const uint64_t page = 5000, far = (uint64_t)1 << 21;
+
+	(void)state;
+	assert_int_equal(ms_chunkmap_bits(&m, ms_chunk_key(1, page)), 0);
+	assert_int_equal(ms_chunkmap_bits(&m, ms_chunk_key(1 + far, page)), 1);
+	assert_int_equal(ms_chunkmap_bits(&m, ms_chunk_key(1 + 2 * far, page)), 2);
+	assert_int_equal(ms_chunkmap_bits(&m, ms_chunk_key(1, page)), 0);
+	assert_int_equal(ms_chunkmap_bits(&m, ms_chunk_key(UINT32_MAX, page)), 3);
+	/* and pages up to 64-bit addresses' last, in a slot of their own */
+	assert_int_equal(ms_chunkmap_bits(&m, ms_chunk_key(0, UINT64_MAX >> 12)), 4);
+	assert_int_equal(ms_chunkmap_bits(&m, ms_chunk_key(1, UINT64_MAX >> 12)), 5);
 	ms_chunkmap_release(&m);
 }
 
@@ -73,6 +95,7 @@ int main(void)
 		cmocka_unit_test(empty_map),
 		cmocka_unit_test(keys_keep_their_bitmaps),
 		cmocka_unit_test(slots_apart),
+		cmocka_unit_test(many_slots_apart),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
