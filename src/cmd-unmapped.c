@@ -265,8 +265,7 @@ int cmd_unmapped(int argc, char **argv)
 {
 	const struct ms_unmapped_access *acc;
 	struct un_run run = { 0 };
-	/* Code is named, allocation sites never are: a freed access's site is its unmap's own chain. */
-	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX, .no_sites = true };
+	struct ms_session_opts so = { .symbols = true, .to_ns = UINT64_MAX };
 	struct ms_session *s = NULL;
 	const char *input;
 	size_t n = 0;
@@ -279,6 +278,8 @@ int cmd_unmapped(int argc, char **argv)
 	cli_log_init(0);
 	if ((ret = replay_open(&s, input, &so)))
 		goto out;
+	/* Code is named, allocation sites never are: a freed access's site is its unmap's own chain. */
+	ms_session_no_sites(s);
 	run.u = ms_unmapped_new();
 	run.syms = ms_session_symbols(s);
 	run.s = s;

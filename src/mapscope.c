@@ -1,4 +1,5 @@
 /* The command table; each subcommand lives in src/cmd-<name>.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +64,19 @@ static void usage(FILE *out)
 	      "  perf script -i mapscope.data       read the recording with perf\n", out);
 }
 
+/*
+ * A command's exit status, where what it printed reached stdout: a write
+ * that failed (a full disk, /dev/full) makes the run fail, whatever the
+ * command returned, so that a script never trusts a cut output.
+ */
+static int stdout_written(int rc)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return rc;
+	cli_error("cannot write the output to stdout: %s", strerror(errno ? errno : EIO));
+	return rc ? rc : EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *cmd;
@@ -94,5 +108,5 @@ int main(int argc, char **argv)
 	cmd = find(argv[1]);
 	if (!cmd)
 		return cli_usage_error(NULL, "'%s' is not a mapscope command", argv[1]);
-	return cmd->fn(argc - 1, argv + 1);
+	return stdout_written(cmd->fn(argc - 1, argv + 1));
 }

@@ -86,14 +86,6 @@ struct ms_session_opts {
 	 */
 	uint64_t from_ns, to_ns;
 	bool from_rel, to_rel;
-	/*
-	 * With symbols: name code only. No region's allocation site is taken
-	 * (no mmap's stack is unwound), and ms_session_alloc_site() and its
-	 * kin answer as for a region made with none; an analysis added with
-	 * MS_ANALYSIS_NEEDS_SYMBOLS has them taken all the same. For a caller
-	 * that prints code but never sites (mapscope unmapped).
-	 */
-	bool no_sites;
 };
 
 /* Opens a recording (a file, or "-" for a pipe on stdin). opts may be NULL. NULL with errno set. */
@@ -115,6 +107,16 @@ int ms_session_push(struct ms_session *s, const struct perf_event_header *rec);
  * model returned.
  */
 int ms_session_flush(struct ms_session *s, uint64_t limit);
+
+/*
+ * With symbols: name code only, from the start of the replay. No region's
+ * allocation site is taken (no mmap's stack is unwound), and
+ * ms_session_alloc_site() and its kin answer as for a region made with
+ * none; an analysis added with MS_ANALYSIS_NEEDS_SYMBOLS, before or after,
+ * has them taken all the same. For a caller that prints code but never
+ * sites (mapscope unmapped). 0, or -EBUSY once the replay has begun.
+ */
+int ms_session_no_sites(struct ms_session *s);
 
 /* Adds an analysis (a[0] is not copied: keep it alive). 0 or -ENOMEM; at most 16. */
 int ms_session_add(struct ms_session *s, const struct ms_analysis *a, void *ctx);

@@ -36,6 +36,8 @@ struct ms_session {
 	struct ms_aspace *as;
 	struct ms_symbols *syms;
 	struct ms_session_opts o;
+	bool no_sites;               /* ms_session_no_sites(), until an analysis needs the sites */
+	bool needs_sites;            /* an analysis added with MS_ANALYSIS_NEEDS_SYMBOLS */
 	bool window_set;
 	struct slot an[MAX_ANALYSES];
 	size_t n;
@@ -153,17 +155,26 @@ MS_EXPORT int ms_session_flush(struct ms_session *s, uint64_t limit)
 	return ms_stream_flush(s->stream, limit, on_event, s);
 }
 
+MS_EXPORT int ms_session_no_sites(struct ms_session *s)
+{
+	if (s->begun)
+		return -EBUSY;
+	s->no_sites = !s->needs_sites;
+	return 0;
+}
+
 MS_EXPORT int ms_session_add(struct ms_session *s, const struct ms_analysis *a, void *ctx)
 {
 	if (s->n == MAX_ANALYSES)
 		return -ENOMEM;
-	if ((a->flags & MS_ANALYSIS_NEEDS_SYMBOLS) && (!s->syms || s->o.no_sites)) {
+	if ((a->flags & MS_ANALYSIS_NEEDS_SYMBOLS) && (!s->syms || s->no_sites)) {
 		if (s->begun)
 			return -EBUSY;        /* the binaries mapped so far were not followed, or no site taken */
 		if (!s->syms && !(s->syms = ms_symbols_new()))
 			return -ENOMEM;
-		s->o.no_sites = false;
+		s->no_sites = false;
 	}
+	s->needs_sites |= (a->flags & MS_ANALYSIS_NEEDS_SYMBOLS) != 0;
 	s->an[s->n++] = (struct slot){ a, ctx };
 	s->any_event |= a->event != NULL;
 	s->any_change |= a->change != NULL;
@@ -282,7 +293,7 @@ static int __attribute__((noinline)) apply_change(struct ms_session *s, const st
 	 * A region just made: its site is named now, while its process's
 	 * binaries are known. The heap is made by the first brk that grows it.
 	 */
-	if (s->syms && !s->o.no_sites && c.region && (c.op == MS_OP_MAP || (c.op == MS_OP_BRK && !ms_sites_noted(&s->sites, c.region))) &&
+	if (s->syms && !s->no_sites && c.region && (c.op == MS_OP_MAP || (c.op == MS_OP_BRK && !ms_sites_noted(&s->sites, c.region))) &&
 	    (err = ms_sites_note(&s->sites, s->syms, c.region, ev)))
 		return err;
 	for (i = 0; i < s->n; i++)

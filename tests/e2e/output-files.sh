@@ -71,4 +71,15 @@ got=0
 "$MAPSCOPE" report -i "$golden" -o "$TMP/no/such/dir/x.txt" 2>err.txt || got=$?
 [ $got -eq 1 ] && grep -q "cannot create '$TMP/no/such/dir/x.txt': No such file or directory" err.txt ||
 	fail "-o into a missing directory: exit $got, $(cat err.txt)"
-pass "outputs are written whole, never through a link; damaged inputs exit 1 in every format"
+# stdout that cannot be written (a full disk): exit 1 and say so, never a cut output taken for whole.
+if [ -w /dev/full ]; then
+	for c in report "report --format json" "report --format csv" timeline hugepages unmapped "heatmap --format svg" \
+		"maps --pid 15327 --at last"; do
+		got=0
+		# shellcheck disable=SC2086
+		"$MAPSCOPE" $c -i "$golden" >/dev/full 2>err.txt || got=$?
+		[ $got -eq 1 ] && grep -q "cannot write the output to stdout: No space left on device" err.txt ||
+			fail "$c to /dev/full: exit $got, $(cat err.txt)"
+	done
+fi
+pass "outputs are written whole, never through a link; damaged inputs exit 1 in every format; a failed write exits 1"

@@ -143,28 +143,40 @@ static void symbols_on_request(void **state)
 }
 
 /*
- * no_sites names code only: an analysis that needs symbols, added before
- * the run, has the sites taken all the same; after it, it cannot have the
- * sites of the maps already passed, and is refused.
+ * ms_session_no_sites() names code only: an analysis that needs symbols,
+ * added before the run, has the sites taken all the same; after it, it
+ * cannot have the sites of the maps already passed, and is refused; and
+ * once the run has begun, the request itself is refused.
  */
 static void no_sites_until_an_analysis_needs_them(void **state)
 {
 	static const struct ms_analysis needs = { .name = "needs", .flags = MS_ANALYSIS_NEEDS_SYMBOLS };
 	static const struct ms_analysis stop = { .name = "stop", .event = stop_at_first };
-	const struct ms_session_opts o = { .symbols = true, .no_sites = true, .to_ns = UINT64_MAX };
+	const struct ms_session_opts o = { .symbols = true, .to_ns = UINT64_MAX };
 	struct ms_session *s = ms_session_open(synth_path(fd), &o);
 
 	(void)state;
 	assert_non_null(s);
 	assert_non_null(ms_session_symbols(s));
+	assert_int_equal(ms_session_no_sites(s), 0);
 	assert_int_equal(ms_session_add(s, &needs, NULL), 0);
 	assert_int_equal(ms_session_run(s), 0);
 	ms_session_free(s);
 
+	assert_non_null(s = ms_session_open(synth_path(fd), &o));   /* needed first, then asked: taken */
+	assert_int_equal(ms_session_add(s, &needs, NULL), 0);
+	assert_int_equal(ms_session_no_sites(s), 0);
+	assert_int_equal(ms_session_add(s, &stop, NULL), 0);
+	assert_int_equal(ms_session_run(s), 1);
+	assert_int_equal(ms_session_add(s, &needs, NULL), 0);
+	ms_session_free(s);
+
 	assert_non_null(s = ms_session_open(synth_path(fd), &o));
+	assert_int_equal(ms_session_no_sites(s), 0);
 	assert_int_equal(ms_session_add(s, &stop, NULL), 0);
 	assert_int_equal(ms_session_run(s), 1);
 	assert_int_equal(ms_session_add(s, &needs, NULL), -EBUSY);
+	assert_int_equal(ms_session_no_sites(s), -EBUSY);
 	ms_session_free(s);
 
 	assert_non_null(s = ms_session_open(synth_path(fd), &(struct ms_session_opts){ .symbols = true,
