@@ -74,6 +74,18 @@ summary_data_samples() {
 	sed -n 's/^mapscope: [0-9]* samples (\([0-9]*\) data addresses.*/\1/p' "$1"
 }
 
+# all_recorded ERR...: for a test whose figures need every record, from rings
+# that hold the whole run: skips, saying what was lost, where a recording
+# whose summary (record's stderr) is in ERR still lost records.
+all_recorded() {
+	local err lost
+	for err; do
+		lost=$(sed -n 's/^mapscope: [0-9]* samples .*, \([0-9]*\) records lost, .*/\1/p' "$err")
+		[ -n "$lost" ] || fail "record's summary does not say how many records it lost: $(cat "$err")"
+		[ "$lost" = 0 ] || skip "a recording lost $lost records with rings that hold the whole run: $(cat "$err")"
+	done
+}
+
 # expect_status WANT CMD...: runs CMD, fails unless it exits WANT.
 expect_status() {
 	local want=$1 got=0
