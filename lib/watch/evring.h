@@ -11,7 +11,10 @@
 
 #include <mapscope/aspace.h>
 
-struct ms_evslot;
+struct ms_evslot {
+	uint64_t seq;                 /* atomic: index + 1 once published */
+	struct ms_change c;
+};
 
 struct ms_evring {
 	uint64_t reserved;            /* atomic: the next index a producer takes */
@@ -35,7 +38,9 @@ void ms_evring_release(struct ms_evring *r);
 int ms_evring_put(struct ms_evring *r, const struct ms_change *c);
 
 /*
- * The next change: 1 with *c filled, 0 when none is ready. *lost is set
+ * The next change: 1 with *c filled, 0 when none is ready. A change whose
+ * slot a producer has taken but not yet written is waited for (briefly),
+ * so that every change before a generation seen comes out. *lost is set
  * to the number of puts refused since the last call (the consumer then
  * trusts nothing it holds).
  */

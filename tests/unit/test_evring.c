@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "watch/evring.h"
@@ -53,6 +54,45 @@ static void in_order_and_full(void **state)
 	assert_int_equal(ms_evring_put(&r, &in), 0);  /* room again after the wrap */
 	assert_int_equal(ms_evring_get(&r, &c, &lost), 1);
 	assert_int_equal(c.start, 99);
+	ms_evring_release(&r);
+}
+
+/* A producer between taking its slot and writing it: writes slot 0 after a while. */
+static void *late_writer(void *arg)
+{
+	struct ms_evring *r = arg;
+
+	usleep(20000);
+	r->slots[0].c = change(7, 0x7000);
+	__atomic_store_n(&r->slots[0].seq, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&r->gen, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * A slot taken and not yet written, and a later one published (the
+ * userfaultfd reader took its slot, the unmapping thread's interposed
+ * munmap published after it): a reader who saw the later one's generation
+ * gets the earlier change first, waited for, not nothing.
+ */
+static void taken_not_yet_written(void **state)
+{
+	struct ms_evring r;
+	struct ms_change c, in = change(8, 0x8000);
+	pthread_t t;
+	uint64_t lost;
+
+	(void)state;
+	assert_int_equal(ms_evring_init(&r, 8), 0);
+	__atomic_store_n(&r.reserved, 1, __ATOMIC_RELEASE);   /* slot 0 taken */
+	assert_int_equal(ms_evring_put(&r, &in), 0);         /* slot 1 out, the generation moved */
+	assert_int_equal(pthread_create(&t, NULL, late_writer, &r), 0);
+	assert_int_equal(ms_evring_get(&r, &c, &lost), 1);
+	assert_int_equal(c.start, 0x7000);
+	assert_int_equal(ms_evring_get(&r, &c, &lost), 1);
+	assert_int_equal(c.start, 0x8000);
+	assert_int_equal(ms_evring_get(&r, &c, &lost), 0);
+	pthread_join(t, NULL);
 	ms_evring_release(&r);
 }
 
@@ -116,6 +156,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(in_order_and_full),
+		cmocka_unit_test(taken_not_yet_written),
 		cmocka_unit_test(racing_producers),
 	};
 
