@@ -51,7 +51,8 @@ int advice_file_save(const char *path, struct ms_advice *adv, const struct ms_se
 	fprintf(stderr, "mapscope: %d rule%s for %zu advised region%s saved to '%s'\n", nr, nr == 1 ? "" : "s",
 		advised, advised == 1 ? "" : "s", path);
 	if (ms_advice_unkeyed(adv))
-		cli_hint("%zu advised region%s had no call chain to key it by: record with --call-graph dwarf",
+		cli_hint("%zu advised region%s had no call chain to key it by: record with mapscope record "
+			 "(it copies each mapping call's stack, unless --no-alloc-stacks) or --call-graph dwarf",
 			 ms_advice_unkeyed(adv), ms_advice_unkeyed(adv) == 1 ? "" : "s");
 	return 0;
 }
