@@ -294,8 +294,8 @@ static void text_times(const struct report_opts *o, const struct ms_report_row *
 
 	/* A row of one sample, or of one instant, formats its time once. */
 	if (r->samples) {
-		first = text_time(a, r->first_ns, o->t0, o->abs);
-		last = r->last_ns == r->first_ns ? first : text_time(b, r->last_ns, o->t0, o->abs);
+		first = cli_time_text(a, r->first_ns, o->t0, o->abs);
+		last = r->last_ns == r->first_ns ? first : cli_time_text(b, r->last_ns, o->t0, o->abs);
 	}
 	fputc_unlocked(' ', stdout);
 	text_s(first, w);

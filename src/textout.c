@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
 #include "textout.h"
 
 static void pad(int n)
@@ -68,26 +67,4 @@ void text_range(uint64_t a, uint64_t b, int width)
 	*--p = '-';
 	p = hex(a < b ? a : b, p);
 	put(p, (size_t)(buf + sizeof(buf) - p), width);
-}
-
-/*
- * Integer arithmetic gives printf's "%.6f" of d / 1e9 wherever d lies
- * more than a nanosecond from the halfway point between two microseconds
- * and under 10^15 ns: the double's error (2^-53 of it) cannot cross that
- * point. Elsewhere (a d ending in 500, a negative or a huge time) printf
- * says it.
- */
-const char *text_time(char buf[32], uint64_t t, uint64_t t0, int abs)
-{
-	uint64_t d = t - t0, us;
-	char *p;
-
-	if (abs || t < t0 || d >= 1000000000000000ULL || d % 1000 == 500)
-		return cli_time_text(buf, t, t0, abs);
-	us = d / 1000 + (d % 1000 > 500);
-	p = decimal(us % 1000000 + 1000000, buf + 31);   /* six digits, after a leading 1 */
-	*p = '.';
-	buf[31] = '\0';
-	p = decimal(us / 1000000, p);
-	return p;
 }

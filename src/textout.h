@@ -18,7 +18,4 @@ void text_u64(uint64_t v, int width);
 /* ms_format_range()'s text, as "%-*s" (width < 0) or "%*s". */
 void text_range(uint64_t a, uint64_t b, int width);
 
-/* "%.6f" of t's seconds from t0 ((t - t0) / 1e9), or "%" PRIu64 of t with abs: cli_time_text()'s text. */
-const char *text_time(char buf[32], uint64_t t, uint64_t t0, int abs);
-
 #endif
