@@ -290,17 +290,10 @@ static size_t utf8_seq(const unsigned char *s, size_t n, bool *ok)
  */
 static size_t escaped(struct ms_json *w, const unsigned char *s, size_t len)
 {
+	const bool c1 = s[0] == 0xc2 && len > 1 && s[1] >= 0x80 && s[1] <= 0x9f;
 	char *b = room(w, 6);
 	size_t k;
 	bool ok;
-
-	if (s[0] == 0xc2 && len > 1 && s[1] >= 0x80 && s[1] <= 0x9f) {
-		memcpy(b, "\\u00", 4);
-		b[4] = "0123456789abcdef"[s[1] >> 4];
-		b[5] = "0123456789abcdef"[s[1] & 15];
-		w->used += 6;
-		return 2;
-	}
 
 	if (s[0] == '"' || s[0] == '\\') {
 		b[0] = '\\';
@@ -308,12 +301,12 @@ static size_t escaped(struct ms_json *w, const unsigned char *s, size_t len)
 		w->used += 2;
 		return 1;
 	}
-	if (s[0] < 0x80) {
+	if (s[0] < 0x80 || c1) {           /* a C0 control, DEL, or C1's code point (its second byte) */
 		memcpy(b, "\\u00", 4);
-		b[4] = "0123456789abcdef"[s[0] >> 4];
-		b[5] = "0123456789abcdef"[s[0] & 15];
+		b[4] = "0123456789abcdef"[s[c1] >> 4];
+		b[5] = "0123456789abcdef"[s[c1] & 15];
 		w->used += 6;
-		return 1;
+		return 1 + c1;
 	}
 	k = utf8_seq(s, len, &ok);
 	if (ok)
