@@ -32,9 +32,11 @@ check() {
 rec=$!
 wait_for '^ready' spinner.txt || true
 sleep 1
+# the workload outlives its recorder: this one is stopped after it, by its pid (not every spinner on the machine)
+kids=$(pgrep -P $rec || true)
 kill -KILL $rec
 wait $rec 2>/dev/null || true
-pkill -f "$WORKLOADS/spinner" || true
+kill -KILL $kids $(sed -n 's/^ready pid=\([0-9]*\)$/\1/p' spinner.txt) 2>/dev/null || true
 check "SIGKILL" killed.data 10
 
 # A full disk: a small tmpfs, and a workload that writes more. Compressed
