@@ -158,6 +158,9 @@ int ms_aspace_prot_at(const struct ms_aspace *as, uint32_t pid, uint64_t addr);
 /* Whether process pid's region (by id) holds all of [start, end) now. */
 bool ms_aspace_holds(const struct ms_aspace *as, uint32_t pid, uint32_t region, uint64_t start, uint64_t end);
 
+/* Whether processes a and b share one address space now (a vfork or clone(CLONE_VM) child and its parent). */
+bool ms_aspace_shares(const struct ms_aspace *as, uint32_t a, uint32_t b);
+
 /* The process's main stack and heap regions now, or NULL. */
 const struct ms_region *ms_aspace_stack(const struct ms_aspace *as, uint32_t pid);
 const struct ms_region *ms_aspace_heap(const struct ms_aspace *as, uint32_t pid);

@@ -286,6 +286,13 @@ MS_EXPORT const struct ms_region *ms_aspace_stack(const struct ms_aspace *as, ui
 	return p ? live_region(as, p->stack) : NULL;
 }
 
+MS_EXPORT bool ms_aspace_shares(const struct ms_aspace *as, uint32_t a, uint32_t b)
+{
+	const struct proc *p = ms_u32map_get(&as->procs, a);
+
+	return p && p == ms_u32map_get(&as->procs, b);
+}
+
 MS_EXPORT const struct ms_region *ms_aspace_heap(const struct ms_aspace *as, uint32_t pid)
 {
 	const struct proc *p = ms_u32map_get(&as->procs, pid);

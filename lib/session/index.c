@@ -46,6 +46,8 @@ struct ms_indexer {
 	uint64_t last_change_time;
 	struct xvma *tmp;
 	size_t ntmp, cap_tmp;
+	const struct xproc *cur;      /* whose list gather() takes, and while `same`, matches to its last */
+	bool same;
 	/* Along the replay. */
 	uint64_t key;                 /* the newest time the stream has reached */
 	uint64_t events;
@@ -262,10 +264,42 @@ void ms_indexer_facts(struct ms_indexer *x, uint64_t first_time, uint64_t stable
 
 /* --- along a replay ------------------------------------------------------- */
 
+/* The first x->ntmp VMAs of the list are x->cur's as last written: copied into x->tmp. */
+static void keep_prefix(struct ms_indexer *x)
+{
+	if (!x->ntmp)
+		return;
+	if (MS_GROW(x->tmp, x->ntmp, x->cap_tmp, 64, SIZE_MAX, false))
+		x->err = -ENOMEM;
+	else
+		memcpy(x->tmp, x->cur->v, x->ntmp * sizeof(*x->tmp));
+}
+
+static bool vma_same(const struct ms_vma *v, const struct xvma *w)
+{
+	return v->start == w->start && v->end == w->end && v->offset == w->offset && v->ino == w->ino &&
+	       v->prot == w->prot && v->flags == w->flags && v->maj == w->maj && v->min == w->min &&
+	       !strcmp(v->name, w->name);
+}
+
+/*
+ * One VMA of x->cur's list as the model has it now. Most walks find the
+ * list as last written (an event marks a process whose list may change,
+ * most do not): those are compared as they come, and copied (names
+ * interned) only from the first difference on.
+ */
 static void gather(const struct ms_vma *v, void *ctx)
 {
 	struct ms_indexer *x = ctx;
 
+	if (x->same) {
+		if (x->ntmp < x->cur->n && vma_same(v, &x->cur->v[x->ntmp])) {
+			x->ntmp++;
+			return;
+		}
+		x->same = false;
+		keep_prefix(x);
+	}
 	if (x->err || MS_GROW(x->tmp, x->ntmp + 1, x->cap_tmp, 64, SIZE_MAX, false)) {
 		x->err = -ENOMEM;
 		return;
@@ -290,7 +324,13 @@ static int flush_dirty(struct ms_indexer *x, struct ms_session *s)
 			continue;
 		p->dirty = false;
 		x->ntmp = 0;
+		x->cur = p;
+		x->same = p->listed;
 		ms_aspace_for_each_vma(ms_session_aspace(s), pid, gather, x);
+		if (x->same && x->ntmp == p->n)
+			continue;                  /* unchanged */
+		if (x->same)
+			keep_prefix(x);            /* the list before, cut short */
 		if (x->err || (x->err = note_list(x, p, x->key, x->tmp, x->ntmp)))
 			return x->err;
 	}
@@ -298,15 +338,26 @@ static int flush_dirty(struct ms_indexer *x, struct ms_session *s)
 	return 0;
 }
 
-static int mark_dirty(struct ms_indexer *x, uint32_t pid)
+/*
+ * Process pid's list may change at this event, and with it those of the
+ * processes that share its address space (before the event: a vfork
+ * child's exec or exit changes the list of neither, so marking both costs
+ * a walk, not an answer). Not every process: chromium's launcher, which
+ * vforks, would have all 140 lists walked at each of its events.
+ */
+static int mark_dirty(struct ms_indexer *x, const struct ms_aspace *as, uint32_t pid)
 {
-	struct xproc *p = xproc_get(x, pid);
+	struct xproc *p = xproc_get(x, pid), *q;
+	size_t pos = 0;
+	uint32_t other;
 
 	if (!p)
 		return -ENOMEM;
 	p->dirty = x->any_dirty = true;
 	if (p->shared)
-		x->all_dirty = true;       /* processes that share one address space: all of them */
+		while ((q = ms_u32map_next(&x->procs, &pos, &other)))
+			if (q->shared && !q->dirty && ms_aspace_shares(as, pid, other))
+				q->dirty = true;
 	return 0;
 }
 
@@ -373,13 +424,13 @@ static int note_change(struct ms_indexer *x, struct ms_session *s, const struct 
 				return -ENOMEM;
 			p->shared = c->shared = true;
 		}
-		if ((err = mark_dirty(x, ev->fork.child_pid)))
+		if ((err = mark_dirty(x, ms_session_aspace(s), ev->fork.child_pid)))
 			return err;
 		break;
 	default:
 		break;
 	}
-	return mark_dirty(x, ev->pid);
+	return mark_dirty(x, ms_session_aspace(s), ev->pid);
 }
 
 static int ix_event(void *ctx, struct ms_session *s, const struct ms_event *ev)

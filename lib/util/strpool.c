@@ -62,7 +62,7 @@ static char *take(struct ms_strpool *p, size_t len)
 	return b;
 }
 
-const char *ms_strpool_intern(struct ms_strpool *p, const char *s)
+static const char *intern(struct ms_strpool *p, const char *s)
 {
 	size_t j, len = strlen(s) + 1;
 	char *copy;
@@ -80,6 +80,22 @@ const char *ms_strpool_intern(struct ms_strpool *p, const char *s)
 	return copy;
 }
 
+const char *ms_strpool_intern(struct ms_strpool *p, const char *s)
+{
+	uintptr_t h = (uintptr_t)s * 0x9e3779b97f4a7c15ULL;
+	struct ms_strpool_memo *m;
+	const char *copy;
+
+	if (!p->memo && !(p->memo = calloc(MS_STRPOOL_MEMO, sizeof(*p->memo))))
+		return intern(p, s);
+	m = &p->memo[h >> 48 & (MS_STRPOOL_MEMO - 1)];
+	if (m->from == s && !strcmp(m->copy, s))
+		return m->copy;
+	if ((copy = intern(p, s)))
+		*m = (struct ms_strpool_memo){ s, copy };
+	return copy;
+}
+
 void ms_strpool_release(struct ms_strpool *p)
 {
 	size_t i;
@@ -88,5 +104,6 @@ void ms_strpool_release(struct ms_strpool *p)
 		free(p->blocks[i]);
 	free(p->blocks);
 	free(p->set);
+	free(p->memo);
 	memset(p, 0, sizeof(*p));
 }

@@ -15,7 +15,19 @@ struct ms_strpool {
 	size_t nr_blocks, cap_blocks, used;   /* used: bytes taken in the last block */
 	const char **set;         /* hash: the strings, NULL where empty */
 	size_t cap, len;
+	struct ms_strpool_memo *memo;   /* by the caller's pointer: MS_STRPOOL_MEMO entries, made at first use */
 };
+
+/*
+ * A caller that interns the same text from the same place again and again
+ * (the indexer: every VMA of a process at each of its changes) finds it by
+ * its pointer; the text is still compared, as a pointer's text can change.
+ */
+struct ms_strpool_memo {
+	const char *from, *copy;
+};
+
+#define MS_STRPOOL_MEMO 65536
 
 #define MS_STRPOOL_BLOCK 65536
 

@@ -1,7 +1,8 @@
 /*
  * The process table: a leader that exits before its threads, an exec from
  * a thread, and processes that share one address space (clone(CLONE_VM),
- * vfork), each as the kernel keeps the mm alive.
+ * vfork), each as the kernel keeps the mm alive, and which share it when
+ * (ms_aspace_shares).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -134,7 +135,11 @@ static void clone_vm_shares(void **state)
 
 	map_in(as, PID, PID, 16 * P, 32 * P);
 	fork_of(as, PID, child, child, false);       /* the FORK record: a copy */
+	assert_false(ms_aspace_shares(as, PID, child));
 	fork_of(as, PID, child, child, true);        /* task_newtask: CLONE_VM, so shared */
+	assert_true(ms_aspace_shares(as, PID, child));
+	assert_true(ms_aspace_shares(as, child, PID));
+	assert_false(ms_aspace_shares(as, PID, child + 1));   /* no such process */
 	map_in(as, child, child, 64 * P, 66 * P);
 	assert_int_equal(vmas_of(as, PID).n, 2);     /* the child's map is the parent's */
 	map_in(as, PID, PID, 80 * P, 81 * P);
@@ -167,7 +172,9 @@ static void vfork_then_exec(void **state)
 	map_in(as, child, child, 64 * P, 66 * P);
 	x = task_ev(MS_EV_EXEC, child, child);
 	x.comm.comm = "true";
+	assert_true(ms_aspace_shares(as, PID, child));
 	apply_ok(as, &x);
+	assert_false(ms_aspace_shares(as, PID, child)); /* its own mm now */
 	assert_int_equal(vmas_of(as, child).n, 0);
 	assert_int_equal(vmas_of(as, PID).n, 2);     /* the parent keeps what the child mapped */
 	assert_true(ms_aspace_region(as, (size_t)region_at(as, PID, 64 * P))->alive);
