@@ -5,6 +5,7 @@
  * no record of have a reproducer each, under rules/.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/shm.h>
@@ -45,6 +46,18 @@ static void __attribute__((noinline)) deep(int n)
 }
 
 static pthread_barrier_t barrier;
+
+static char clone_stack[64 * 1024] __attribute__((aligned(16)));
+
+/* Runs in the parent's address space: maps 2 pages and unmaps one of a's (arg). No stdio: its buffers are shared. */
+static int clone_vm_child(void *arg)
+{
+	char *a = arg;
+
+	if (mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+		return 1;
+	return munmap(a + 15 * PAGE, PAGE) ? 1 : 0;
+}
 
 static void *worker(void *arg)
 {
@@ -167,6 +180,24 @@ int main(int argc, char **argv)
 	snapshot("shmat");
 	shmdt(b);
 	snapshot("shmdt");
+
+	/*
+	 * A child in this address space (clone(CLONE_VM), as a launcher's
+	 * helper runs): what it maps and unmaps is the parent's. Then a vfork
+	 * child that execs, as chromium's launcher starts its processes.
+	 */
+	child = clone(clone_vm_child, clone_stack + sizeof(clone_stack), CLONE_VM | SIGCHLD, a);
+	if (child < 0 || waitpid(child, NULL, 0) != child)
+		return 1;
+	snapshot("clone-vm");
+	child = vfork();
+	if (child == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	if (child < 0 || waitpid(child, NULL, 0) != child)
+		return 1;
+	snapshot("vfork-exec");
 
 	child = fork();
 	if (child == 0) {
