@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # perf record -d at perf's 4 kHz keeps a fault in many, each with its
 # period: the 32 MiB tables the workload touches whole are advised as
-# dense, with pages estimated near all of them, and said to be estimates,
-# never "too sparse" for having been sampled.
+# dense, with pages estimated near all of them (where at least two samples
+# a 2 MiB span were kept), and said to be estimates, never "too sparse"
+# for having been sampled.
 source "$(dirname "$0")/lib.sh"
 need_recording
 cd "$TMP"
@@ -27,9 +28,17 @@ for t in tables:
     if a["samples"] == a["pages"]:
         sys.exit(77)                 # perf kept every fault: nothing was sampled to check
     ok = a["advised"] and a["estimated"] and a["sample_period"] > 1 and "~ estimated from 1 in" in a["reason"] \
-         and "too sparse" not in a["reason"] and a["pages"] >= 8192 * 3 // 4
+         and "too sparse" not in a["reason"]
     if not ok:
         print(f"FAIL: the {t['via']} table, touched whole, is not advised as an estimate"); bad = 1
+    # Its pages are estimated from the 2 MiB spans that samples fell in: with fewer than two samples a span on
+    # average (perf -F lowers its rate on a busy machine: 2 samples of 8192 faults were seen), a quarter of the
+    # spans can have none by chance, and the estimate says nothing of the estimator.
+    spans = (t["end"] - t["start"] + (2 << 20) - 1) // (2 << 20)
+    if a["samples"] < 2 * spans:
+        print(f"the {t['via']} table's page estimate not checked: {a['samples']} samples over {spans} spans")
+    elif a["pages"] < 8192 * 3 // 4:
+        print(f"FAIL: the {t['via']} table, touched whole, is estimated at {a['pages']} pages of 8192"); bad = 1
 sys.exit(bad)
 PY
 [ $status -ne 77 ] || skip "perf kept every fault of the workload at -F 4000: nothing sampled to check"
