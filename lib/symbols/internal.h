@@ -15,6 +15,7 @@
 
 #include <mapscope/symbols.h>
 
+#include "symbols/cfirule.h"
 #include "symbols/jit.h"
 #include "util/u32map.h"
 
@@ -60,13 +61,26 @@ struct bin {
 	bool table;                   /* sized and sizeless are built */
 	struct ms_framecache *frames; /* ms_symbols_frames' answers, by vaddr */
 	struct ms_symgaps *gaps;      /* names of addresses no sized symbol holds (symgaps.c) */
-	Elf *uw_elf;                  /* the file, read once for every process's unwinder (unwind.c) */
-	int uw_fd;                    /* its descriptor, while uw_elf lives */
-	int uw_state;                 /* 0: not read yet, 1: uw_elf read, -1: cannot be */
+	struct bin_unwind *uw;        /* the file, read once for every process's unwinder (unwind.c) */
+	int uw_fd;                    /* its descriptor, while uw lives */
+	int uw_state;                 /* 0: not read yet, 1: uw read, -1: cannot be */
 	uint64_t uw_vaddr, uw_end;    /* its first PT_LOAD's aligned vaddr, its last one's end */
 	bool uw_exec;                 /* ET_EXEC: at its own addresses, whatever the bias */
 	unsigned char want_id[64];    /* the build-id the recording saw */
 	size_t want_id_len;
+};
+
+/*
+ * What each process's module of a binary points to (its userdata), apart
+ * from the bins so that it stays where it is while they grow (unwind.c).
+ */
+struct bin_unwind {
+	Elf *elf;                     /* the file, read once */
+	bool x86_64;                  /* an x86-64 ELF64: its rows are the ones cfirule.c knows */
+	bool debug_frame;             /* it has a .debug_frame section (any spelling): libdwfl may read it */
+	int cfi_state;                /* 0: cfi not read yet, 1: read, -1: no .eh_frame */
+	Dwarf_CFI *cfi;               /* its .eh_frame, as each process's module reads it */
+	struct ms_cfirules *rules;    /* its simple CFI rows, by address (cfirule.h) */
 };
 
 struct inst {
@@ -83,6 +97,12 @@ struct unwind_arg {
 	int n, max;
 };
 
+/* A binary of a process as its unwinder's Dwfl has it, or would: a module over [lo, hi) at bias (unwind.c). */
+struct uw_span {
+	uint64_t lo, hi, bias;
+	size_t bin;
+};
+
 struct jit_range {
 	uint64_t start, end;
 };
@@ -95,8 +115,20 @@ struct proc_bins {
 	uint32_t epoch;               /* moves when v is emptied (exec, a fork into this pid) */
 	bool overlap;                 /* two instances share addresses: the first holding one answers, never the hint */
 	bool pinned;                  /* a pin names v as of this epoch: v is kept when emptied (pin.c) */
-	Dwfl *dwfl;                   /* for unwinding: every binary at its bias */
-	size_t dwfl_n;                /* instances when it was built */
+	/*
+	 * For unwinding (unwind.c): its binaries as its Dwfl has them, each at
+	 * its bias, in the order reported (the Dwfl, built only where libdwfl
+	 * walks a stack, from them); the same by address where none overlap.
+	 */
+	struct uw_span *uw_spans, *uw_sorted;
+	size_t uw_nr, uw_cap, uw_sorted_nr, uw_sorted_cap;
+	size_t uw_n;                  /* instances they were made from */
+	size_t uw_dwfl_nr;            /* spans reported to dwfl */
+	size_t uw_attachable;         /* spans whose module dwfl_attach_state() may take its backend from */
+	bool uw_valid;                /* false: made again from every instance (exec, the leader's exit) */
+	bool uw_overlap;              /* two spans share addresses, or one is empty: modules found by the Dwfl */
+	bool uw_other;                /* a binary is not x86-64: every stack by libdwfl */
+	Dwfl *dwfl;
 	struct unwind_arg *uw;
 	struct jit_range *exec;       /* anonymous memory made executable: where JIT code can be (jitproc.c) */
 	size_t nr_exec, cap_exec;
@@ -109,6 +141,19 @@ struct demangled {
 	const char *raw;              /* the symbol table's name; NULL: empty slot */
 	const char *name;             /* as people read it, or raw */
 	bool owned;
+};
+
+/* Why a stack was walked by libdwfl: the reasons of cfirule.h, and these. */
+enum ms_unwind_why {
+	MS_UW_DEBUG_FRAME = MS_CFI_WHY_NR, /* no .eh_frame row, and a .debug_frame libdwfl would look in */
+	MS_UW_OVERLAP,                /* two of the process's binaries share addresses, or one has none */
+	MS_UW_NOT_X86_64,             /* the process mapped a binary of another machine */
+	MS_UW_WHY_NR
+};
+
+/* How the stacks were unwound: by simple CFI rows, or by libdwfl (forced, or for why). */
+struct ms_unwind_stats {
+	uint64_t rules, dwfl, why[MS_UW_WHY_NR];
 };
 
 struct ms_symbols {
@@ -129,6 +174,8 @@ struct ms_symbols {
 	uint32_t view_pid;
 	struct retired *retired;      /* instance lists emptied while pinned, kept for their pins */
 	size_t nr_retired, cap_retired;
+	bool unwind_dwfl;             /* every stack by libdwfl's walk (MAPSCOPE_UNWIND=dwfl), for checking */
+	struct ms_unwind_stats unwind_stats;
 };
 
 /* A process's instance list as of an epoch, emptied since, kept for the pins that name it. */
@@ -205,6 +252,25 @@ void ms_bin_read_segments(struct bin *b);
 
 /* Ends b's unwinding ELF, once no process's unwinder holds it (unwind.c). */
 void ms_bin_unwind_release(struct bin *b);
+
+/* p's unwinder starts again from its instances at its next stack, as at an exec (unwind.c). */
+void ms_unwind_proc_reset(struct proc_bins *p);
+
+/* Frees p's unwinder (unwind.c). */
+void ms_unwind_proc_release(struct proc_bins *p);
+
+/*
+ * For checking: on, every stack is walked by libdwfl (dwfl_getthread_frames);
+ * off (the default, unless MAPSCOPE_UNWIND=dwfl), by simple CFI rows where
+ * every frame of the stack has one, libdwfl's walk otherwise (unwind.c).
+ */
+void ms_symbols_unwind_dwfl_only(struct ms_symbols *s, bool on);
+
+/* How the stacks were unwound so far (unwind.c). */
+void ms_symbols_unwind_stats(const struct ms_symbols *s, struct ms_unwind_stats *st);
+
+/* Logs those figures (debug level), where any stack was unwound (unwind.c). */
+void ms_symbols_unwind_log(const struct ms_symbols *s);
 
 /* Opens b's symbols: state 2, or -1 with a warning (symtab.c). */
 void ms_bin_load_symbols(struct bin *b);

@@ -70,12 +70,14 @@ const Dwfl_Callbacks ms_dwfl_callbacks = {
 MS_EXPORT struct ms_symbols *ms_symbols_new(void)
 {
 	struct ms_symbols *s = calloc(1, sizeof(*s));
+	const char *env;
 
 	if (!s)
 		return NULL;
 	elf_version(EV_CURRENT);
 	ms_u32map_init(&s->procs);
 	s->next_change = UINT64_MAX;
+	s->unwind_dwfl = (env = getenv("MAPSCOPE_UNWIND")) && !strcmp(env, "dwfl");
 	return s;
 }
 
@@ -219,9 +221,7 @@ static void clear_proc(struct ms_symbols *s, uint32_t pid)
 
 	if (p) {
 		ms_pin_retire(s, p);
-		if (p->dwfl)
-			dwfl_end(p->dwfl);
-		p->dwfl = NULL;
+		ms_unwind_proc_reset(p);
 		ms_jit_proc_clear(p);
 	}
 }
@@ -267,10 +267,8 @@ MS_EXPORT void ms_symbols_track(struct ms_symbols *s, const struct ms_event *ev)
 		 * should its other threads map more): a recording of many processes
 		 * otherwise holds every one's libdwfl state to the end.
 		 */
-		if (ev->tid == ev->pid && (parent = ms_symbols_proc(s, ev->pid, false)) && parent->dwfl) {
-			dwfl_end(parent->dwfl);
-			parent->dwfl = NULL;
-		}
+		if (ev->tid == ev->pid && (parent = ms_symbols_proc(s, ev->pid, false)))
+			ms_unwind_proc_reset(parent);
 		break;
 	case MS_EV_PROTECT:
 		if (ev->protect.prot & PROT_EXEC)
@@ -456,11 +454,10 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 
 	if (!s)
 		return;
+	ms_symbols_unwind_log(s);
 	while ((p = ms_u32map_next(&s->procs, &pos, NULL))) {
 		ms_jit_proc_release(p);
-		if (p->dwfl)
-			dwfl_end(p->dwfl);
-		free(p->uw);
+		ms_unwind_proc_release(p);
 		free(p->v);
 		free(p);
 	}

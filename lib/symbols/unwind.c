@@ -1,7 +1,10 @@
 /*
  * Unwinding a user stack copied by record --call-graph dwarf: each
  * process's binaries reported to one Dwfl at their bias, and libdwfl's
- * frame walker reading registers and stack from the copy.
+ * frame walker reading registers and stack from the copy; or, where every
+ * frame of the stack has a simple CFI row or none at all (the walker then
+ * follows the frame pointer), the same walk by those rows, each decoded
+ * once per binary and address (cfirule.c).
  */
 #include <errno.h>
 #include <libgen.h>
@@ -14,6 +17,7 @@
 
 #include "symbols/internal.h"
 
+#include "util/grow.h"
 #include "util/log.h"
 
 static pid_t uw_next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
@@ -87,10 +91,10 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 static int shared_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
 		      Elf **elfp)
 {
-	Elf *elf = *userdata;
+	struct bin_unwind *bu = *userdata;
 
 	(void)mod; (void)modname; (void)base; (void)file_name;
-	*elfp = elf ? elf_begin(-1, ELF_C_READ_MMAP, elf) : NULL;
+	*elfp = bu ? elf_begin(-1, ELF_C_READ_MMAP, bu->elf) : NULL;
 	return -1;
 }
 
@@ -101,11 +105,16 @@ static const Dwfl_Callbacks unwind_callbacks = {
 
 void ms_bin_unwind_release(struct bin *b)
 {
-	if (b->uw_elf)
-		elf_end(b->uw_elf);
+	if (b->uw) {
+		dwarf_cfi_end(b->uw->cfi);
+		if (b->uw->elf)
+			elf_end(b->uw->elf);
+		ms_cfirules_free(b->uw->rules);
+		free(b->uw);
+	}
 	if (b->uw_state > 0)
 		close(b->uw_fd);
-	b->uw_elf = NULL;
+	b->uw = NULL;
 	b->uw_state = -1;
 }
 
@@ -120,10 +129,10 @@ static int unwind_span(struct bin *b, const GElf_Ehdr *eh)
 	GElf_Phdr ph;
 	size_t n, i;
 
-	if ((eh->e_type != ET_DYN && eh->e_type != ET_EXEC) || elf_getphdrnum(b->uw_elf, &n))
+	if ((eh->e_type != ET_DYN && eh->e_type != ET_EXEC) || elf_getphdrnum(b->uw->elf, &n))
 		return -1;
 	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(b->uw_elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(b->uw->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		if (first)
 			b->uw_vaddr = ph.p_vaddr & -ph.p_align;
@@ -131,7 +140,29 @@ static int unwind_span(struct bin *b, const GElf_Ehdr *eh)
 		b->uw_end = ph.p_vaddr + ph.p_memsz;
 	}
 	b->uw_exec = eh->e_type == ET_EXEC;
+	b->uw->x86_64 = eh->e_machine == EM_X86_64 && eh->e_ident[EI_CLASS] == ELFCLASS64;
 	return first ? -1 : 0;
+}
+
+/*
+ * Whether elf has a section libdw would read as .debug_frame (compressed,
+ * or under another prefix, too): where it has, libdwfl looks there for a
+ * row .eh_frame lacks before it follows the frame pointer.
+ */
+static bool has_debug_frame(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return true;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strstr(name, "debug_frame"))
+			return true;
+	return false;
 }
 
 /*
@@ -152,71 +183,172 @@ static int bin_unwind_elf(struct bin *b)
 	if ((b->uw_fd = ms_elf_open(b->path)) < 0)
 		return -1;
 	b->uw_state = 1;
-	b->uw_elf = elf_begin(b->uw_fd, ELF_C_READ_MMAP, NULL);
-	if (!b->uw_elf || elf_kind(b->uw_elf) != ELF_K_ELF || !gelf_getehdr(b->uw_elf, &eh) || unwind_span(b, &eh))
+	if (!(b->uw = calloc(1, sizeof(*b->uw)))) {
 		ms_bin_unwind_release(b);
+		return -1;
+	}
+	b->uw->elf = elf_begin(b->uw_fd, ELF_C_READ_MMAP, NULL);
+	if (!b->uw->elf || elf_kind(b->uw->elf) != ELF_K_ELF || !gelf_getehdr(b->uw->elf, &eh) || unwind_span(b, &eh))
+		ms_bin_unwind_release(b);
+	else
+		b->uw->debug_frame = has_debug_frame(b->uw->elf);
 	return b->uw_state;
 }
 
-/* Reports instances [from, p->n) of the process's binaries to its Dwfl, each at its bias. */
-static void report_bins(struct ms_symbols *s, struct proc_bins *p, size_t from)
+/* The span dwfl_report_module() gets for instance i of p: 0, or -1 where report_bins() leaves it out. */
+static int inst_span(struct ms_symbols *s, const struct proc_bins *p, size_t i, struct uw_span *out)
 {
-	uint64_t start, bias;
+	struct bin *b = &s->bins[p->v[i].bin];
+
+	if (b->state <= 0 || bin_unwind_elf(b) < 0)
+		return -1;
+	out->lo = b->uw_exec ? b->uw_vaddr : p->v[i].bias;
+	out->bias = b->uw_exec ? 0 : p->v[i].bias - b->uw_vaddr;
+	out->hi = out->bias + b->uw_end;
+	out->bin = p->v[i].bin;
+	return 0;
+}
+
+/* Whether dwfl_attach_state() may take the process's backend from a module of this name. */
+static bool attachable(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(name, "[vdso: ", 7) && !(n >= 10 && !strcmp(name + n - 10, " (deleted)"));
+}
+
+static int by_lo(const void *a, const void *b)
+{
+	const struct uw_span *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/*
+ * p's spans by address, one for each module dwfl_report_module() would
+ * have (a binary reported twice over the same addresses, as an ET_EXEC
+ * whose text was mapped again, is one module), and whether any two share
+ * an address or one is empty: then the walk is libdwfl's.
+ */
+static int sort_spans(struct proc_bins *p)
+{
+	const struct uw_span *sp, *prev;
+	size_t i, n = 0;
+
+	if (MS_GROW(p->uw_sorted, p->uw_nr, p->uw_sorted_cap, 16, SIZE_MAX, false))
+		return -ENOMEM;
+	memcpy(p->uw_sorted, p->uw_spans, p->uw_nr * sizeof(*p->uw_spans));
+	qsort(p->uw_sorted, p->uw_nr, sizeof(*p->uw_sorted), by_lo);
+	p->uw_overlap = false;
+	for (i = 0; i < p->uw_nr; i++) {
+		sp = &p->uw_sorted[i];
+		prev = n ? &p->uw_sorted[n - 1] : NULL;
+		if (prev && sp->lo == prev->lo && sp->hi == prev->hi && sp->bin == prev->bin)
+			continue;
+		p->uw_overlap |= sp->lo >= sp->hi || (prev && sp->lo < prev->hi);
+		p->uw_sorted[n++] = *sp;
+	}
+	p->uw_sorted_nr = n;
+	return 0;
+}
+
+/*
+ * Brings p's spans up to its instances as its Dwfl would have them, were
+ * it built at each stack as it used to be: from every instance where the
+ * spans were reset (or held none a Dwfl could attach to), else with the
+ * instances added since; report_bins() reports them. 0 or -ENOMEM.
+ */
+static int proc_spans(struct ms_symbols *s, struct proc_bins *p)
+{
+	struct uw_span sp;
+	size_t i, from = p->uw_valid && p->uw_attachable && p->uw_n <= p->n ? p->uw_n : 0;
+
+	if (from && from == p->n)
+		return 0;
+	if (!from) {
+		ms_unwind_proc_reset(p);
+		p->uw_nr = p->uw_attachable = 0;
+		p->uw_other = false;
+	}
+	for (i = from; i < p->n; i++) {
+		if (inst_span(s, p, i, &sp))
+			continue;
+		if (MS_GROW(p->uw_spans, p->uw_nr + 1, p->uw_cap, 16, SIZE_MAX, false))
+			return -ENOMEM;
+		p->uw_spans[p->uw_nr++] = sp;
+		p->uw_other |= !s->bins[sp.bin].uw->x86_64;
+		p->uw_attachable += attachable(basename(s->bins[sp.bin].path));
+	}
+	p->uw_n = p->n;
+	p->uw_valid = true;
+	return sort_spans(p);
+}
+
+/* Reports spans [p->uw_dwfl_nr, p->uw_nr) to p's Dwfl, each with its binary's ELF for libdwfl's find_elf. */
+static void report_bins(struct ms_symbols *s, struct proc_bins *p)
+{
+	const struct uw_span *sp;
 	Dwfl_Module *mod;
 	struct bin *b;
 	void **ud;
-	size_t i;
 
-	for (i = from; i < p->n; i++) {
-		b = &s->bins[p->v[i].bin];
-		if (b->state <= 0 || bin_unwind_elf(b) < 0)
-			continue;
-		start = b->uw_exec ? b->uw_vaddr : p->v[i].bias;
-		bias = b->uw_exec ? 0 : p->v[i].bias - b->uw_vaddr;
-		mod = dwfl_report_module(p->dwfl, basename(b->path), start, bias + b->uw_end);
+	for (; p->uw_dwfl_nr < p->uw_nr; p->uw_dwfl_nr++) {
+		sp = &p->uw_spans[p->uw_dwfl_nr];
+		b = &s->bins[sp->bin];
+		mod = dwfl_report_module(p->dwfl, basename(b->path), sp->lo, sp->hi);
 		if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
-			*ud = b->uw_elf;
+			*ud = b->uw;
 	}
 }
 
 /*
- * The process's binaries reported at their bias. A process only adds
- * instances (exec and exit clear them), so one that maps more has the new
- * ones added to the Dwfl it has: rebuilding it would read every binary's
- * ELF headers and CFI again at each dlopen of each process, which made
- * unwinding a recording of chromium's ~170 processes spend most of its
- * time in libelf.
+ * The process's binaries reported at their bias, from p's spans: made
+ * only where libdwfl walks a stack, the rows not. A process only
+ * adds instances (exec and exit reset them), so one that maps more has the
+ * new ones added to the Dwfl it has: rebuilding it would read every
+ * binary's ELF headers and CFI again at each dlopen of each process, which
+ * made unwinding a recording of chromium's ~170 processes spend most of
+ * its time in libelf.
  */
 static Dwfl *proc_dwfl(struct ms_symbols *s, struct proc_bins *p, uint32_t pid)
 {
-	if (p->dwfl && p->dwfl_n == p->n)
-		return p->dwfl;
-	if (p->dwfl && p->dwfl_n < p->n) {
+	if (p->dwfl && p->uw_dwfl_nr < p->uw_nr) {
 		dwfl_report_begin_add(p->dwfl);
-		report_bins(s, p, p->dwfl_n);
+		report_bins(s, p);
 		dwfl_report_end(p->dwfl, NULL, NULL);
-		p->dwfl_n = p->n;
-		return p->dwfl;
 	}
 	if (p->dwfl)
-		dwfl_end(p->dwfl);
+		return p->dwfl;
 	p->dwfl = dwfl_begin(&unwind_callbacks);
 	if (!p->dwfl)
 		return NULL;
-	if (!p->uw && !(p->uw = calloc(1, sizeof(*p->uw))))
-		return NULL;
+	p->uw_dwfl_nr = 0;
 	dwfl_report_begin(p->dwfl);
-	report_bins(s, p, 0);
+	report_bins(s, p);
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->uw->tid = pid;
 	if (!dwfl_attach_state(p->dwfl, NULL, (pid_t)pid, &uw_callbacks, p->uw)) {
 		ms_debug("cannot prepare unwinding for process %u: %s", pid, dwfl_errmsg(-1));
-		dwfl_end(p->dwfl);
-		p->dwfl = NULL;
+		ms_unwind_proc_reset(p);
 		return NULL;
 	}
-	p->dwfl_n = p->n;
 	return p->dwfl;
+}
+
+void ms_unwind_proc_reset(struct proc_bins *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	p->uw_valid = false;
+}
+
+void ms_unwind_proc_release(struct proc_bins *p)
+{
+	ms_unwind_proc_reset(p);
+	free(p->uw);
+	free(p->uw_spans);
+	free(p->uw_sorted);
 }
 
 /* perf's register order for x86_64: AX BX CX DX SI DI BP SP IP FLAGS CS SS DS ES FS GS R8..R15. */
@@ -228,32 +360,166 @@ static bool perf_reg(const uint64_t *regs, uint64_t mask, int bit, uint64_t *v)
 	return true;
 }
 
+/*
+ * The span of the module dwfl_addrmodule() gives addr in p's Dwfl, from
+ * spans none of which overlap (segment.c's table then has each module's
+ * addresses as one segment): the one holding addr or, where none does,
+ * one that ends at addr (dwfl_addrsegment() takes "the upper boundary of
+ * the previous segment's module"); NULL where no module would be found.
+ */
+static const struct uw_span *span_at(const struct proc_bins *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->uw_sorted_nr, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->uw_sorted[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && addr <= p->uw_sorted[lo - 1].hi ? &p->uw_sorted[lo - 1] : NULL;
+}
+
+/* b's .eh_frame as dwfl_module_eh_cfi() reads it for each process's module of b; NULL where it has none. */
+static Dwarf_CFI *bin_cfi(struct bin_unwind *bu)
+{
+	if (!bu->cfi_state) {
+		bu->cfi = dwarf_getcfi_elf(bu->elf);
+		bu->cfi_state = bu->cfi ? 1 : -1;
+	}
+	return bu->cfi;
+}
+
+/*
+ * One frame of the walk __libdwfl_frame_unwind() makes, from the frame
+ * whose pc looked up is look: by its module's .eh_frame row where that is
+ * simple; where the module has no row for it and no .debug_frame, or no
+ * module holds look, by the frame pointer as libdwfl's x86-64 backend
+ * does. 1: next holds the caller's frame, with *pc; 0: the walk ends
+ * there; or -why (enum ms_unwind_why): libdwfl has to walk this stack.
+ */
+static int step(struct ms_symbols *s, struct proc_bins *p, uint64_t look, const struct ms_cfiregs *cur,
+		const struct ms_cfistack *st, struct ms_cfiregs *next, uint64_t *pc)
+{
+	const struct uw_span *sp = span_at(p, look);
+	const struct ms_cfirule *r;
+	struct bin_unwind *bu;
+
+	if (sp) {
+		bu = s->bins[sp->bin].uw;
+		if (bin_cfi(bu)) {
+			if (!(r = ms_cfirules_get(&bu->rules, bu->cfi, look - sp->bias)))
+				return -MS_CFI_OTHER;
+			if (r->why == MS_CFI_SIMPLE)
+				return ms_cfirule_step(r, cur, st, next, pc);
+			if (r->why != MS_CFI_NO_FDE)
+				return -r->why;
+		}
+		if (bu->debug_frame)
+			return -MS_UW_DEBUG_FRAME;
+	}
+	return ms_cfi_fp_step(cur, st, next, pc);
+}
+
+/*
+ * The walk dwfl_getthread_frames() makes, by step(): each frame's pc
+ * recorded, then looked up (less one past the first frame: a return
+ * address may be the next function's first byte) and its caller's frame
+ * found. u->n frames; -1 where the walk ended as libdwfl's would, or the
+ * reason (enum ms_unwind_why) libdwfl has to walk the stack.
+ */
+static int walk_rows(struct ms_symbols *s, struct proc_bins *p, struct unwind_arg *u)
+{
+	const struct ms_cfistack st = { u->stack, u->stack_len, u->regs[MS_CFI_SP] };
+	struct ms_cfiregs regs[2] = { 0 };     /* an unset register's slot is read, never used */
+	uint64_t pc = u->regs[MS_CFI_RA];
+	int cur = 0, on;
+
+	if (p->uw_other)
+		return MS_UW_NOT_X86_64;
+	if (p->uw_overlap)
+		return MS_UW_OVERLAP;
+	memcpy(regs[0].r, u->regs, sizeof(regs[0].r));
+	regs[0].set = (1u << MS_CFI_NREGS) - 1;
+	for (u->n = 0; u->n < u->max; cur ^= 1) {
+		u->out[u->n++] = pc;
+		if (u->n == u->max)
+			break;               /* libdwfl's callback stops the walk at the next frame */
+		on = step(s, p, u->n == 1 ? pc : pc - 1, &regs[cur], &st, &regs[cur ^ 1], &pc);
+		if (on < 0)
+			return -on;
+		if (!on)
+			break;
+	}
+	return -1;
+}
+
+/*
+ * A stack walked by its rows where each frame has a simple one (or none,
+ * and no .debug_frame, where libdwfl follows the frame pointer), by
+ * libdwfl otherwise, with the Dwfl it had; the process's binaries as they
+ * would have been reported to it, the Dwfl itself made only then.
+ */
 MS_EXPORT int ms_symbols_unwind(struct ms_symbols *s, uint32_t pid, const uint64_t *regs, uint64_t mask,
 				const unsigned char *stack, size_t stack_len, uint64_t *out, int max)
 {
 #if defined(__x86_64__)
 	static const int to_perf[17] = { 0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8 };
 	struct proc_bins *p = ms_symbols_proc(s, pid, false);
+	struct unwind_arg *u;
+	uint64_t r[17];
 	Dwfl *dwfl;
-	int i;
+	int i, why;
 
-	if (!p || !regs)
-		return -ENOENT;
-	dwfl = proc_dwfl(s, p, pid);
-	if (!dwfl)
+	if (!p || !regs || proc_spans(s, p) || !p->uw_attachable)
+		return -ENOENT;                  /* as where libdwfl would have no module to attach to */
+	if (!p->uw && !(p->uw = calloc(1, sizeof(*p->uw))))
 		return -ENOENT;
 	for (i = 0; i < 17; i++)
-		if (!perf_reg(regs, mask, to_perf[i], &p->uw->regs[i]))
+		if (!perf_reg(regs, mask, to_perf[i], &r[i]))
 			return -EINVAL;
-	p->uw->stack = stack;
-	p->uw->stack_len = stack_len;
-	p->uw->out = out;
-	p->uw->n = 0;
-	p->uw->max = max;
-	dwfl_getthread_frames(dwfl, (pid_t)pid, uw_frame, p->uw);
-	return p->uw->n;
+	u = p->uw;
+	*u = (struct unwind_arg){ .tid = pid, .stack = stack, .stack_len = stack_len, .out = out, .max = max };
+	memcpy(u->regs, r, sizeof(r));
+	if (!s->unwind_dwfl && (why = walk_rows(s, p, u)) < 0) {
+		s->unwind_stats.rules++;
+		return u->n;
+	}
+	if (!s->unwind_dwfl)
+		s->unwind_stats.why[why]++;
+	s->unwind_stats.dwfl++;
+	if (!(dwfl = proc_dwfl(s, p, pid)))
+		return -ENOENT;
+	u->n = 0;
+	dwfl_getthread_frames(dwfl, (pid_t)pid, uw_frame, u);
+	return u->n;
 #else
 	(void)s; (void)pid; (void)regs; (void)mask; (void)stack; (void)stack_len; (void)out; (void)max;
 	return -ENOTSUP;
 #endif
+}
+
+void ms_symbols_unwind_dwfl_only(struct ms_symbols *s, bool on)
+{
+	s->unwind_dwfl = on;
+}
+
+void ms_symbols_unwind_stats(const struct ms_symbols *s, struct ms_unwind_stats *st)
+{
+	*st = s->unwind_stats;
+}
+
+void ms_symbols_unwind_log(const struct ms_symbols *s)
+{
+	const struct ms_unwind_stats *st = &s->unwind_stats;
+
+	if (!st->rules && !st->dwfl)
+		return;
+	ms_debug("unwound %llu stacks by CFI rows, %llu by libdwfl: expression %llu, signal frame %llu, "
+		 ".debug_frame %llu, overlapping binaries %llu, not x86-64 %llu, other %llu",
+		 (unsigned long long)st->rules, (unsigned long long)st->dwfl,
+		 (unsigned long long)st->why[MS_CFI_EXPR], (unsigned long long)st->why[MS_CFI_SIGNAL],
+		 (unsigned long long)st->why[MS_UW_DEBUG_FRAME], (unsigned long long)st->why[MS_UW_OVERLAP],
+		 (unsigned long long)st->why[MS_UW_NOT_X86_64], (unsigned long long)st->why[MS_CFI_OTHER]);
 }

@@ -1,7 +1,12 @@
 /*
  * Unwinding: this test's own stack, copied with its registers as record
  * --call-graph dwarf copies a sampled thread's, unwinds through the
- * functions that called the copy (known here by their addresses).
+ * functions that called the copy (known here by their addresses). The
+ * walk by simple CFI rows gives libdwfl's frames exactly, stack by stack:
+ * on copies of this process's stack taken inside the C library's qsort
+ * and twalk and in a signal handler (cut at many lengths), on the stacks of recordings of a
+ * workload and of python3 that this test makes (where it can record), and
+ * on recordings named in MAPSCOPE_UNWIND_FILES (colon-separated).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,14 +16,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <search.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include <mapscope/event.h>
+#include <mapscope/session.h>
 #include <mapscope/symbols.h>
 
 #include "own_maps.h"
+#include "symbols/internal.h"
 
 /* perf's x86_64 registers AX..IP (bits 0-8) and R8..R15 (bits 16-23): the 17 DWARF needs, in that order. */
 #define MASK (0x1ffULL | (0xffULL << 16))
@@ -70,6 +80,11 @@ void __attribute__((noinline)) unwind_caller(struct copy *c)
 	__asm__ volatile("" ::: "memory");   /* not a tail call: this frame stays */
 }
 
+static void free_nothing(void *p)
+{
+	(void)p;
+}
+
 static void unwinds_own_stack(void **state)
 {
 #if defined(__x86_64__)
@@ -115,11 +130,248 @@ static void refuses_what_it_cannot_unwind(void **state)
 	ms_symbols_free(s);
 }
 
+/* A stack's frames by rows and by libdwfl: how many stacks and frames matched, how many did not. */
+struct tally {
+	uint64_t stacks, frames, differ;
+};
+
+static void compare_stack(struct ms_symbols *s, uint32_t pid, const uint64_t *regs, uint64_t mask,
+			  const unsigned char *stack, size_t len, struct tally *t)
+{
+	uint64_t rows[64], dwfl[64];
+	int nr, nd, i;
+
+	ms_symbols_unwind_dwfl_only(s, false);
+	nr = ms_symbols_unwind(s, pid, regs, mask, stack, len, rows, 64);
+	ms_symbols_unwind_dwfl_only(s, true);
+	nd = ms_symbols_unwind(s, pid, regs, mask, stack, len, dwfl, 64);
+	ms_symbols_unwind_dwfl_only(s, false);
+	t->stacks++;
+	t->frames += nd > 0 ? (uint64_t)nd : 0;
+	if (nr == nd && (nr <= 0 || !memcmp(rows, dwfl, (size_t)nr * sizeof(*rows))))
+		return;
+	if (t->differ++ < 5) {
+		fprintf(stderr, "pid %u: %d frames by rows, %d by libdwfl\n", pid, nr, nd);
+		for (i = 0; i < nr || i < nd; i++)
+			fprintf(stderr, "  %2d %#18llx %#18llx\n", i, i < nr ? (unsigned long long)rows[i] : 0ULL,
+				i < nd ? (unsigned long long)dwfl[i] : 0ULL);
+	}
+}
+
+/* This process's stack, copied inside the C library's code at many depths. */
+static struct {
+	struct ms_symbols *s;
+	struct copy *c;
+	struct tally t;
+} own;
+
+static void compare_own(void)
+{
+	static const size_t lens[] = { 4096, 2048, 1024, 512, 300, 160, 64, 8, 0 };
+	size_t i;
+
+	take_copy(own.c);
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		compare_stack(own.s, (uint32_t)getpid(), own.c->regs, MASK, own.c->stack, lens[i], &own.t);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	compare_own();
+	return (x > y) - (x < y);
+}
+
+static void visit(const void *node, VISIT which, int depth)
+{
+	(void)node; (void)depth;
+	if (which == leaf)
+		compare_own();
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	compare_own();
+}
+
+static void rows_match_libdwfl_on_own_stacks(void **state)
+{
+#if defined(__x86_64__)
+	struct ms_unwind_stats st;
+	struct text t[32];
+	void *root = NULL;
+	int v[40], i;
+
+	own.s = ms_symbols_new();
+	own.c = calloc(1, sizeof(*own.c));
+	assert_non_null(own.c);
+	map_own_code(own.s, t, 32);
+	for (i = 0; i < 40; i++)
+		v[i] = (i * 7919) % 40;
+	qsort(v, 40, sizeof(v[0]), by_value);
+	for (i = 0; i < 40; i++)
+		tsearch(&v[i], &root, by_value);
+	twalk(root, visit);
+	tdestroy(root, free_nothing);
+	/* Inside a signal handler: the C library's trampoline is a signal frame, which libdwfl walks. */
+	signal(SIGUSR1, on_signal);
+	raise(SIGUSR1);
+	signal(SIGUSR1, SIG_DFL);
+	ms_symbols_unwind_stats(own.s, &st);
+	assert_true(st.why[MS_CFI_SIGNAL] > 0);
+	fprintf(stderr, "own stacks: %llu, %llu frames; %llu by rows\n", (unsigned long long)own.t.stacks,
+		(unsigned long long)own.t.frames, (unsigned long long)st.rules);
+	assert_int_equal(own.t.differ, 0);
+	assert_true(own.t.stacks > 1000);
+	assert_true(st.rules > own.t.stacks / 2);   /* the rows walked most (each stack is walked twice) */
+	free(own.c);
+	ms_symbols_free(own.s);
+#else
+	skip();
+#endif
+}
+
+/* Every stack a recording's changes carry, compared where the report unwinds it. */
+static int compare_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
+{
+	if (ev && ev->uregs && ev->ustack && c->region)
+		compare_stack(ms_session_symbols(s), c->region->pid, ev->uregs, ev->uregs_mask, ev->ustack,
+			      ev->ustack_len, ctx);
+	return 0;
+}
+
+static const struct ms_analysis compare_analysis = {
+	.name = "unwind-compare", .change = compare_change, .flags = MS_ANALYSIS_NEEDS_SYMBOLS,
+};
+
+/* Why the stacks libdwfl walked were not walked by rows. */
+static void print_why(const struct ms_unwind_stats *st)
+{
+	static const char *const names[MS_UW_WHY_NR] = {
+		[MS_CFI_NO_FDE] = "no FDE", [MS_CFI_EXPR] = "expression", [MS_CFI_SIGNAL] = "signal frame",
+		[MS_CFI_OTHER] = "other", [MS_UW_DEBUG_FRAME] = ".debug_frame", [MS_UW_OVERLAP] = "overlapping binaries",
+		[MS_UW_NOT_X86_64] = "not x86-64",
+	};
+	int i;
+
+	for (i = 1; i < MS_UW_WHY_NR; i++)
+		if (st->why[i])
+			fprintf(stderr, ", %s %llu", names[i], (unsigned long long)st->why[i]);
+	fprintf(stderr, "\n");
+}
+
+static void compare_file(const char *path, struct tally *t, struct ms_unwind_stats *st)
+{
+	struct ms_session_opts o = { .symbols = true };
+	struct ms_session *s = ms_session_open(path, &o);
+
+	assert_non_null(s);
+	assert_int_equal(ms_session_add(s, &compare_analysis, t), 0);
+	assert_true(ms_session_run(s) >= 0);
+	ms_symbols_unwind_stats(ms_session_symbols(s), st);
+	fprintf(stderr, "%s: %llu stacks, %llu frames, %llu differ; walks by rows %llu, by libdwfl %llu", path,
+		(unsigned long long)t->stacks, (unsigned long long)t->frames, (unsigned long long)t->differ,
+		(unsigned long long)st->rules, (unsigned long long)(st->dwfl - t->stacks));
+	print_why(st);
+	ms_session_free(s);
+}
+
+/* MAPSCOPE record of a workload (its stacks on every mapping call), into path: 0, or -1 where it cannot. */
+static int record_workload(const char *path, char *const argv[])
+{
+	const char *ms = getenv("MAPSCOPE");
+	char *args[16] = { (char *)"mapscope", (char *)"record", (char *)"-o", (char *)path, (char *)"--" };
+	int status, i;
+	pid_t pid;
+
+	if (!ms || geteuid() != 0)
+		return -1;
+	for (i = 0; argv[i] && i < 9; i++)
+		args[5 + i] = argv[i];
+	if ((pid = fork()) == 0) {
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execv(ms, args);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/* Records argv into a folder of its own and compares every stack there; -1 where it cannot record. */
+static int compare_recorded(char *const argv[], struct tally *t, struct ms_unwind_stats *st)
+{
+	char dir[] = "/tmp/ms-unwind-XXXXXX", path[64];
+	int err;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/rec.data", dir);
+	if (!(err = record_workload(path, argv)))
+		compare_file(path, t, st);
+	unlink(path);
+	rmdir(dir);
+	if (err)
+		return -1;
+	assert_int_equal(t->differ, 0);
+	assert_true(t->stacks > 0);
+	assert_true(st->rules > 0);
+	return 0;
+}
+
+/*
+ * A workload built without frame pointers, whose stacks go through glibc's
+ * malloc, and python3 (its interpreter's stacks through libpython and the
+ * C library, a thousand of them), recorded as record records by default: a
+ * stack copy at every mapping call.
+ */
+static void rows_match_libdwfl_on_recordings(void **state)
+{
+	const char *w = getenv("WORKLOADS");
+	char prog[4096];
+	char *sites[] = { prog, NULL };
+	char *py[] = { (char *)"/usr/bin/python3", (char *)"-c",
+		       (char *)"import json, re, decimal; d = {i: [str(i)] * 8 for i in range(100000)}; print(len(d))", NULL };
+	struct ms_unwind_stats st;
+	struct tally t = { 0 };
+
+	snprintf(prog, sizeof(prog), "%s/alloc-sites", w ? w : ".");
+	if (!w || compare_recorded(sites, &t, &st))
+		skip();                      /* recording needs root, perf and the mapscope binary (ctest sets MAPSCOPE) */
+	memset(&t, 0, sizeof(t));
+	if (access(py[0], X_OK) == 0)
+		assert_int_equal(compare_recorded(py, &t, &st), 0);
+}
+
+/* The recordings MAPSCOPE_UNWIND_FILES names (colon-separated): none, and the test is skipped. */
+static void rows_match_libdwfl_on_named_files(void **state)
+{
+	const char *env = getenv("MAPSCOPE_UNWIND_FILES");
+	char *list, *path, *save = NULL;
+	struct ms_unwind_stats st;
+	struct tally t;
+
+	if (!env || !*env)
+		skip();
+	list = strdup(env);
+	assert_non_null(list);
+	for (path = strtok_r(list, ":", &save); path; path = strtok_r(NULL, ":", &save)) {
+		memset(&t, 0, sizeof(t));
+		compare_file(path, &t, &st);
+		assert_int_equal(t.differ, 0);
+		assert_true(st.rules > 0);
+	}
+	free(list);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(unwinds_own_stack),
 		cmocka_unit_test(refuses_what_it_cannot_unwind),
+		cmocka_unit_test(rows_match_libdwfl_on_own_stacks),
+		cmocka_unit_test(rows_match_libdwfl_on_recordings),
+		cmocka_unit_test(rows_match_libdwfl_on_named_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
