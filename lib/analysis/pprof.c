@@ -15,14 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <linux/perf_event.h>
-#include <zlib.h>
 
 #include <mapscope/pprof.h>
 #include <mapscope/symbols.h>
 
+#include "output/pbgz.h"
 #include "profile.pb-c.h"
 #include "util/chunkmap.h"
 #include "util/grow.h"
@@ -452,9 +451,8 @@ static const char *row_comm(const struct ms_pprof *pp, const struct row *w, cons
  * that neither a message of every sample (320 bytes a row) nor the packed
  * bytes of them all are held: only the tables after them (locations,
  * functions, strings), which grow with the code, not the samples.
- * protobuf-c packs a message's fields by number, and deflate's output
- * does not depend on how its input was cut, so the file is the one the
- * whole message packed and gzipped at once would make.
+ * protobuf-c packs a message's fields by number, and lib/output/pbgz.c
+ * gzips the bytes as the whole message packed at once would be.
  */
 /* A region's frame location, remembered: region is its id + 1 (0: unused). */
 struct frame_memo {
@@ -471,78 +469,24 @@ struct out {
 	Perftools__Profiles__Line **line_p;
 	int64_t kpid, kcomm, kkind;           /* label keys */
 	struct frame_memo *frames;            /* FRAME_MEMO of them, direct-mapped by region id + 1 */
-	uint8_t *buf;                         /* packed, not yet gzipped */
-	size_t len, cap;
-	z_stream z;                           /* gzip's wrapper around deflate, into fd */
-	bool z_open;
-	int fd;
+	struct ms_pbgz gz;                    /* the file, gzipped as it is packed */
 };
-
-/*
- * Packed bytes gathered before deflate takes them, as its calls cost more
- * than a sample's bytes: a page, so that the golden recording's profile
- * (tests/unit/test_pprof.c) spans batches.
- */
-#define OUT_BATCH 4096
 
 static void out_release(struct out *o)
 {
-	if (o->z_open)
-		deflateEnd(&o->z);
+	ms_pbgz_release(&o->gz);
 	free(o->loc_p);
 	free(o->fn_p);
 	free(o->line_p);
-	free(o->buf);
 	free(o->frames);
-}
-
-/* The gzip stream into fd begun. 0 or -ENOMEM. */
-static int out_open(struct out *o, int fd)
-{
-	o->fd = fd;
-	if (deflateInit2(&o->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return -ENOMEM;
-	o->z_open = true;
-	return 0;
-}
-
-/* The bytes packed so far, through deflate into fd; with finish, the stream's end. 0 or a negative errno. */
-static int out_flush(struct out *o, bool finish)
-{
-	unsigned char zbuf[65536];
-	size_t have, off;
-	ssize_t w;
-	int zr;
-
-	o->z.next_in = o->buf;
-	o->z.avail_in = (uInt)o->len;
-	do {
-		o->z.next_out = zbuf;
-		o->z.avail_out = sizeof(zbuf);
-		zr = deflate(&o->z, finish ? Z_FINISH : Z_NO_FLUSH);
-		if (zr == Z_STREAM_ERROR)
-			return -EIO;
-		have = sizeof(zbuf) - o->z.avail_out;
-		for (off = 0; off < have; off += (size_t)w)
-			if ((w = write(o->fd, zbuf + off, have - off)) <= 0)
-				return w < 0 ? -errno : -EIO;
-	} while (o->z.avail_out == 0 || (finish && zr != Z_STREAM_END));
-	o->len = 0;
-	return 0;
-}
-
-/* Room for more bytes in o->buf. 0 or -ENOMEM. */
-static int out_room(struct out *o, size_t more)
-{
-	return more > SIZE_MAX - o->len ? -ENOMEM : MS_GROW(o->buf, o->len + more, o->cap, 1 << 16, SIZE_MAX, false);
 }
 
 /* Profile p's fields packed onto the bytes: those before the samples, or after. 0 or -ENOMEM. */
 static int out_profile(struct out *o, const Perftools__Profiles__Profile *p)
 {
-	if (out_room(o, perftools__profiles__profile__get_packed_size(p)))
+	if (ms_pbgz_room(&o->gz, perftools__profiles__profile__get_packed_size(p)))
 		return -ENOMEM;
-	o->len += perftools__profiles__profile__pack(p, o->buf + o->len);
+	o->gz.len += perftools__profiles__profile__pack(p, o->gz.buf + o->gz.len);
 	return 0;
 }
 
@@ -553,16 +497,17 @@ static int out_profile(struct out *o, const Perftools__Profiles__Profile *p)
  */
 static int out_sample(struct out *o, const Perftools__Profiles__Sample *smp)
 {
+	struct ms_pbgz *gz = &o->gz;
 	size_t n = perftools__profiles__sample__get_packed_size(smp), v;
 
-	if (n > UINT32_MAX || out_room(o, n + 6))
+	if (n > UINT32_MAX || ms_pbgz_room(gz, n + 6))
 		return -ENOMEM;
-	o->buf[o->len++] = 2 << 3 | 2;        /* field 2, length-delimited */
+	gz->buf[gz->len++] = 2 << 3 | 2;      /* field 2, length-delimited */
 	for (v = n; v >= 0x80; v >>= 7)
-		o->buf[o->len++] = (uint8_t)(v | 0x80);
-	o->buf[o->len++] = (uint8_t)v;
-	o->len += perftools__profiles__sample__pack(smp, o->buf + o->len);
-	return o->len >= OUT_BATCH ? out_flush(o, false) : 0;
+		gz->buf[gz->len++] = (uint8_t)(v | 0x80);
+	gz->buf[gz->len++] = (uint8_t)v;
+	gz->len += perftools__profiles__sample__pack(smp, gz->buf + gz->len);
+	return ms_pbgz_batch(gz);
 }
 
 /* samples and pages always; faults and TLB misses where the recording has them. */
@@ -708,7 +653,7 @@ static int pack_tail(struct ms_pprof *pp, struct out *o, uint64_t duration_ns)
 	p.period = 1;
 	if ((err = out_profile(o, &p)))
 		return err;
-	return out_flush(o, true);
+	return ms_pbgz_flush(&o->gz, true);
 }
 
 MS_EXPORT int ms_pprof_add_comment(struct ms_pprof *pp, const char *text)
@@ -734,7 +679,7 @@ MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const ch
 	value_types(pp, &o);
 	if (!(o.frames = calloc(FRAME_MEMO, sizeof(*o.frames))))
 		return -ENOMEM;
-	if ((err = out_open(&o, fd)) || (err = pack_head(&o)))
+	if ((err = ms_pbgz_open(&o.gz, fd)) || (err = pack_head(&o)))
 		goto out;
 	for (i = 0; i < pp->nr_rows; i++) {
 		const struct row *w = &pp->rows[i];
