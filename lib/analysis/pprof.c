@@ -93,6 +93,20 @@ struct key {
 	uint64_t ip;
 };
 
+/*
+ * A function's id by the addresses of its name and file, as the symbols
+ * hand them out: a code location's frames name the same few hundred
+ * functions for thousands of addresses, and each naming formatted and
+ * hashed its strings three times. A hit is checked against the strings
+ * themselves, so an address reused for another string misses.
+ */
+struct fn_memo {
+	const char *name, *file;
+	uint64_t id;                  /* 0: unused */
+};
+
+#define FN_MEMO 1024
+
 /* 56 bytes: a profile of many regions touched once is mostly these. The region is the model's, by id. */
 struct row {
 	struct key k;
@@ -129,7 +143,9 @@ struct ms_pprof {
 	int64_t comments[4];          /* the profile's comments, as string indexes */
 	size_t nr_comments;
 	struct strtab fn_keys;        /* "name\001file" of function i at index i */
-	struct strtab loc_keys;       /* the line list of location i at index i */
+	struct fn_memo *fn_memo;      /* FN_MEMO of them, by the strings' addresses */
+	uint32_t *loc_slot;           /* locations by their lines: open addressing, index + 1 */
+	size_t nloc_slot;
 	Perftools__Profiles__Function *fn;
 	size_t nfn, cap_fn;
 	Perftools__Profiles__Location *loc;
@@ -192,7 +208,7 @@ static bool page_new(struct ms_pprof *pp, uint64_t region, uint64_t page)
 }
 
 /* A function's id (one per name and file), or 0 on no memory. */
-static uint64_t function(struct ms_pprof *pp, const char *name, const char *file)
+static uint64_t function_named(struct ms_pprof *pp, const char *name, const char *file)
 {
 	int64_t n = intern(&pp->st, name), f = intern(&pp->st, file), k;
 	char key[1100];
@@ -212,29 +228,102 @@ static uint64_t function(struct ms_pprof *pp, const char *name, const char *file
 }
 
 /*
+ * function_named(), from the memo where these strings were seen at these
+ * addresses and the function found then has them still: the function
+ * named by the same name and file is that one.
+ */
+static uint64_t function(struct ms_pprof *pp, const char *name, const char *file)
+{
+	struct fn_memo *m = &pp->fn_memo[mix((uintptr_t)name * 0x9e3779b97f4a7c15ULL ^ (uintptr_t)file) & (FN_MEMO - 1)];
+	const Perftools__Profiles__Function *fn;
+	uint64_t id;
+
+	if (m->id && m->name == name && m->file == file) {
+		fn = &pp->fn[m->id - 1];
+		if (!strcmp(pp->st.s[fn->name], name) && !strcmp(pp->st.s[fn->filename], file))
+			return m->id;
+	}
+	if ((id = function_named(pp, name, file)))
+		*m = (struct fn_memo){ name, file, id };
+	return id;
+}
+
+/* A hash of a location's lines: (function id, line) from the innermost. */
+static uint64_t lines_hash(uint64_t h, uint64_t fn, int64_t line)
+{
+	return mix((h ^ fn) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)line);
+}
+
+static uint64_t loc_hash(const struct ms_pprof *pp, size_t k)
+{
+	const Perftools__Profiles__Line *l = &pp->lines[pp->loc_line[k]];
+	uint64_t h = pp->loc[k].n_line;
+	size_t i;
+
+	for (i = 0; i < pp->loc[k].n_line; i++)
+		h = lines_hash(h, l[i].function_id, l[i].line);
+	return h;
+}
+
+/* Room for one more location in the table by lines. 0 or -ENOMEM. */
+static int loc_room(struct ms_pprof *pp)
+{
+	size_t n = pp->nloc_slot ? 2 * pp->nloc_slot : 1024, i, k;
+	uint32_t *t;
+
+	if ((pp->nloc + 1) * 2 <= pp->nloc_slot)
+		return 0;
+	if (!(t = calloc(n, sizeof(*t))))
+		return -ENOMEM;
+	for (k = 0; k < pp->nloc; k++) {
+		for (i = loc_hash(pp, k) & (n - 1); t[i]; i = (i + 1) & (n - 1))
+			;
+		t[i] = (uint32_t)k + 1;
+	}
+	free(pp->loc_slot);
+	pp->loc_slot = t;
+	pp->nloc_slot = n;
+	return 0;
+}
+
+/* Whether location k has the lines of functions ids[0..n) at f[0..n)'s lines. */
+static bool same_lines(const struct ms_pprof *pp, size_t k, const uint64_t *ids, const struct ms_frame *f, int n)
+{
+	const Perftools__Profiles__Line *l = &pp->lines[pp->loc_line[k]];
+	int i;
+
+	if (pp->loc[k].n_line != (size_t)n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (l[i].function_id != ids[i] || l[i].line != f[i].line)
+			return false;
+	return true;
+}
+
+/*
  * A location of frames f[0..n) (innermost first: pprof's order for the
  * lines of one location, the last being the caller the others were
- * inlined into). Its id, or 0 on no memory.
+ * inlined into): one per list of (function, line). Its id, or 0 on no
+ * memory.
  */
 static uint64_t location(struct ms_pprof *pp, const struct ms_frame *f, int n)
 {
-	uint64_t ids[MAX_FRAMES];
-	char key[512];
-	size_t len = 0;
-	int64_t k;
+	uint64_t ids[MAX_FRAMES], h = (uint64_t)n;
+	size_t k, mask;
 	int i;
 
 	for (i = 0; i < n; i++) {
 		if (!(ids[i] = function(pp, f[i].name ? f[i].name : "[unknown]", f[i].file ? f[i].file : "")))
 			return 0;
-		len += (size_t)snprintf(key + len, len < sizeof(key) ? sizeof(key) - len : 0, "%" PRIu64 ":%d,",
-					ids[i], f[i].line);
+		h = lines_hash(h, ids[i], f[i].line);
 	}
-	if (len >= sizeof(key) || (k = intern(&pp->loc_keys, key)) < 0)
+	if (loc_room(pp))
 		return 0;
-	if ((size_t)k < pp->nloc)
-		return (uint64_t)k + 1;
-	if (pp->nloc >= UINT32_MAX || MS_GROW(pp->loc, pp->nloc + 1, pp->cap_loc, 64, SIZE_MAX, false) ||
+	mask = pp->nloc_slot - 1;
+	for (k = h & mask; pp->loc_slot[k]; k = (k + 1) & mask)
+		if (same_lines(pp, pp->loc_slot[k] - 1, ids, f, n))
+			return pp->loc_slot[k];
+	if (pp->nloc >= UINT32_MAX - 1 || MS_GROW(pp->loc, pp->nloc + 1, pp->cap_loc, 64, SIZE_MAX, false) ||
 	    MS_GROW(pp->loc_line, pp->nloc + 1, pp->cap_loc_line, 64, SIZE_MAX, false) ||
 	    MS_GROW(pp->lines, pp->nlines + (size_t)n, pp->cap_lines, 64, SIZE_MAX, false))
 		return 0;
@@ -248,6 +337,7 @@ static uint64_t location(struct ms_pprof *pp, const struct ms_frame *f, int n)
 		pp->lines[pp->nlines].line = f[i].line;
 		pp->nlines++;
 	}
+	pp->loc_slot[k] = (uint32_t)pp->nloc + 1;
 	return ++pp->nloc;
 }
 
@@ -262,8 +352,9 @@ static uint64_t code_location(struct ms_pprof *pp, uint32_t pid, uint64_t ip)
 		f[0] = (struct ms_frame){ .name = "[kernel]" };
 		n = 1;
 	} else if (pp->syms && (n = ms_symbols_frames(pp->syms, pid, ip, f, MAX_FRAMES)) > 0) {
-		if (!ms_symbols_resolve(pp->syms, pid, ip, false, &sym) && sym.dso && !f[n - 1].file)
-			f[n - 1].file = sym.dso;   /* no source file: the binary */
+		/* No source file: the binary (a lookup that changes nothing the frames did not). */
+		if (!f[n - 1].file && !ms_symbols_resolve(pp->syms, pid, ip, false, &sym) && sym.dso)
+			f[n - 1].file = sym.dso;
 	} else {
 		f[0] = (struct ms_frame){ .name = "[unknown]" };
 		n = 1;
@@ -380,8 +471,8 @@ MS_EXPORT struct ms_pprof *ms_pprof_new(void)
 {
 	struct ms_pprof *pp = calloc(1, sizeof(*pp));
 
-	if (pp && intern(&pp->st, "") < 0) {
-		free(pp);
+	if (pp && (!(pp->fn_memo = calloc(FN_MEMO, sizeof(*pp->fn_memo))) || intern(&pp->st, "") < 0)) {
+		ms_pprof_free(pp);
 		return NULL;
 	}
 	if (pp)
@@ -404,7 +495,8 @@ MS_EXPORT void ms_pprof_free(struct ms_pprof *pp)
 	free(pp->loc_line);
 	strtab_free(&pp->st);
 	strtab_free(&pp->fn_keys);
-	strtab_free(&pp->loc_keys);
+	free(pp->fn_memo);
+	free(pp->loc_slot);
 	free(pp);
 }
 
