@@ -582,26 +582,6 @@ static int out_profile(struct out *o, const Perftools__Profiles__Profile *p)
 	return 0;
 }
 
-/*
- * Sample smp as the next element of the profile's field 2: its tag, its
- * length, its bytes; gzipped with those before it once they fill a batch.
- * 0 or a negative errno.
- */
-static int out_sample(struct out *o, const Perftools__Profiles__Sample *smp)
-{
-	struct ms_pbgz *gz = &o->gz;
-	size_t n = perftools__profiles__sample__get_packed_size(smp), v;
-
-	if (n > UINT32_MAX || ms_pbgz_room(gz, n + 6))
-		return -ENOMEM;
-	gz->buf[gz->len++] = 2 << 3 | 2;      /* field 2, length-delimited */
-	for (v = n; v >= 0x80; v >>= 7)
-		gz->buf[gz->len++] = (uint8_t)(v | 0x80);
-	gz->buf[gz->len++] = (uint8_t)v;
-	gz->len += perftools__profiles__sample__pack(smp, gz->buf + gz->len);
-	return ms_pbgz_batch(gz);
-}
-
 /* samples and pages always; faults and TLB misses where the recording has them. */
 static void value_types(struct ms_pprof *pp, struct out *o)
 {
@@ -655,42 +635,25 @@ static uint64_t frame_location(struct ms_pprof *pp, struct out *o, const struct 
 static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, const struct ms_region *r,
 		      const char *comm)
 {
-	Perftools__Profiles__Sample smp;
-	Perftools__Profiles__Label lab[3], *lab_p[3];
-	uint64_t ids[2];
-	int64_t vals[4];
+	int64_t lab[3][3] = { { o->kpid, 0, w->k.pid }, { o->kcomm, 0, 0 }, { o->kkind, 0, 0 } };
+	uint64_t ids[2], vals[4];
 	size_t k = 2;
 
-	perftools__profiles__sample__init(&smp);
 	ids[0] = w->loc;
-	ids[1] = frame_location(pp, o, w, r);
-	if (!ids[1])
+	/* The frame's strings first, then the labels': the string table's order is the profile's. */
+	if (!(ids[1] = frame_location(pp, o, w, r)))
 		return -ENOMEM;
-	smp.location_id = ids;
-	smp.n_location_id = 2;
-	vals[0] = (int64_t)w->samples;
-	vals[1] = (int64_t)w->pages;
+	lab[1][1] = intern(&pp->st, comm);
+	lab[2][1] = intern(&pp->st, r ? ms_region_kind_name(r->kind) : "unmapped");
+	if (lab[1][1] < 0 || lab[2][1] < 0)
+		return -ENOMEM;
+	vals[0] = w->samples;
+	vals[1] = w->pages;
 	if (pp->have_faults)
-		vals[k++] = (int64_t)w->faults;
+		vals[k++] = w->faults;
 	if (pp->have_tlb)
-		vals[k++] = (int64_t)w->tlb;
-	smp.value = vals;
-	smp.n_value = o->nt;
-	for (k = 0; k < 3; k++) {
-		perftools__profiles__label__init(&lab[k]);
-		lab_p[k] = &lab[k];
-	}
-	lab[0].key = o->kpid;
-	lab[0].num = w->k.pid;
-	lab[1].key = o->kcomm;
-	lab[1].str = intern(&pp->st, comm);
-	lab[2].key = o->kkind;
-	lab[2].str = intern(&pp->st, r ? ms_region_kind_name(r->kind) : "unmapped");
-	if (lab[1].str < 0 || lab[2].str < 0)
-		return -ENOMEM;
-	smp.label = lab_p;
-	smp.n_label = 3;
-	return out_sample(o, &smp);
+		vals[k++] = w->tlb;
+	return ms_pbgz_sample(&o->gz, ids, 2, vals, o->nt, lab, 3);
 }
 
 /* The pointer arrays the message wants over the locations, functions and lines. 0 or -ENOMEM. */

@@ -22,6 +22,10 @@ struct ms_pbgz {
 	int fd;
 };
 
+/* The most numbers in each of a sample's lists, and labels, that ms_pbgz_sample() packs. */
+#define MS_PBGZ_LIST_MAX 4
+#define MS_PBGZ_LABELS_MAX 3
+
 /* The gzip stream into fd (borrowed) begun, in a zeroed o. 0 or -ENOMEM; ms_pbgz_release() either way. */
 int ms_pbgz_open(struct ms_pbgz *o, int fd);
 
@@ -33,6 +37,16 @@ int ms_pbgz_flush(struct ms_pbgz *o, bool finish);
 
 /* ms_pbgz_flush() once the bytes packed fill a batch (a page: deflate's calls cost more than a sample's bytes). */
 int ms_pbgz_batch(struct ms_pbgz *o);
+
+/*
+ * A pprof Sample (location ids, values, labels of key, str and num) as the
+ * next element of the profile's field 2, byte for byte as protobuf-c packs
+ * it: fields by number, repeated numbers packed (proto3), a label's fields
+ * of 0 left out. Gzipped with the bytes before it once they fill a batch.
+ * 0, -EINVAL past the maxima above, or another negative errno.
+ */
+int ms_pbgz_sample(struct ms_pbgz *o, const uint64_t *locs, size_t nlocs, const uint64_t *vals, size_t nvals,
+		   const int64_t (*labels)[3], size_t nlabels);
 
 /* Frees what o holds (not the file). */
 void ms_pbgz_release(struct ms_pbgz *o);
