@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output/svg.h"
@@ -83,12 +84,30 @@ int ms_time_decimals(uint64_t step_ns)
 	return d;
 }
 
+/*
+ * bytes / 2^shift as "%.1f" prints it, and a unit: the quotient is exact
+ * in a double (bytes under 2^53), so printf rounds its exact value to the
+ * nearest tenth, a tie to even, as this does in integers.
+ */
+static void tenths(uint64_t bytes, unsigned int shift, const char *unit, char *buf, size_t len)
+{
+	const unsigned __int128 x = (unsigned __int128)bytes * 10;
+	const uint64_t half = 1ULL << (shift - 1), rem = (uint64_t)x & ((1ULL << shift) - 1);
+	uint64_t q = (uint64_t)(x >> shift);
+
+	if (rem > half || (rem == half && (q & 1)))
+		q++;
+	snprintf(buf, len, "%" PRIu64 ".%u %s", q / 10, (unsigned int)(q % 10), unit);
+}
+
 void ms_size_text(uint64_t bytes, char *buf, size_t len)
 {
-	if (bytes >= 1ULL << 30)
+	if (bytes >= 1ULL << 53)
 		snprintf(buf, len, "%.1f GiB", (double)bytes / (1ULL << 30));
+	else if (bytes >= 1ULL << 30)
+		tenths(bytes, 30, "GiB", buf, len);
 	else if (bytes >= 1ULL << 20)
-		snprintf(buf, len, "%.1f MiB", (double)bytes / (1ULL << 20));
+		tenths(bytes, 20, "MiB", buf, len);
 	else
 		snprintf(buf, len, "%" PRIu64 " KiB", bytes >> 10);
 }
@@ -114,16 +133,23 @@ static void svg_fill(FILE *f, int lv)
 }
 
 /*
- * A band's bytes, put together by hand and written in blocks: an image of
- * a browser's page load has thousands of bands, tens of thousands of cells
+ * The bands' bytes, put together by hand and written in blocks of 64 KiB
+ * (one write for many bands, not one or more for each): an image of a
+ * browser's page load has thousands of bands, tens of thousands of cells
  * and marks, and printf's parsing of their formats was most of their cost.
  * Each line below is the bytes of the printf it stands for (sb_i()
  * writes a negative value as "%d" would, though none of these is).
  */
+#define SHARE_MEMO 256
+
 struct svg_buf {
 	FILE *f;
 	size_t n;
-	char b[4096];
+	struct {
+		uint64_t samples;        /* + 1; 0: unused */
+		char text[32];
+	} share[SHARE_MEMO];             /* a band's share of the samples ("%.2f"), by its samples: most bands have few */
+	char b[1 << 16];                 /* all the bands' bytes, written to f a block at a time */
 };
 
 #define SB_LIT(o, lit) sb_put((o), (lit), sizeof(lit) - 1)
@@ -218,11 +244,15 @@ static void sb_label(struct svg_buf *o, int y, const char *s)
 /* The band's head: its group, its four label lines, its background. */
 static void sb_band_head(struct svg_buf *o, const struct ms_svg_heatmap *h, const struct ms_heatmap_band *b, int y)
 {
-	char size[32], row[32], share[32];
+	char size[32], row[32], *share = o->share[b->samples % SHARE_MEMO].text;
 
 	ms_size_text(b->size, size, sizeof(size));
 	ms_size_text(b->row_bytes, row, sizeof(row));
-	snprintf(share, sizeof(share), "%.2f", h->total ? 100.0 * (double)b->samples / (double)h->total : 0.0);
+	if (o->share[b->samples % SHARE_MEMO].samples != b->samples + 1) {
+		snprintf(share, sizeof(o->share[0].text), "%.2f",
+			 h->total ? 100.0 * (double)b->samples / (double)h->total : 0.0);
+		o->share[b->samples % SHARE_MEMO].samples = b->samples + 1;
+	}
 	SB_LIT(o, "<g class=\"band\" data-region=\"");
 	sb_u(o, b->region->id);
 	SB_LIT(o, "\" data-pid=\"");
@@ -263,42 +293,40 @@ static void sb_band_head(struct svg_buf *o, const struct ms_svg_heatmap *h, cons
 }
 
 /* One region's band, its top at y: a label that fits its column, the cells, the marks. */
-static void svg_band(FILE *f, const struct ms_svg_heatmap *h, const struct ms_heatmap_band *b, int y)
+static void svg_band(struct svg_buf *o, const struct ms_svg_heatmap *h, const struct ms_heatmap_band *b, int y)
 {
 	const struct ms_heatmap_cell *cells = h->access ? b->access_cells : b->cells;
 	size_t nr = h->access ? b->nr_access_cells : b->nr_cells;
-	struct svg_buf o = { .f = f };
 	size_t k;
 	int lv;
 
-	sb_band_head(&o, h, b, y);
+	sb_band_head(o, h, b, y);
 	for (k = 0; k < nr; k++) {       /* svg_fill()'s colour */
 		lv = ms_heat_level(cells[k].value, h->max, 101);
-		SB_LIT(&o, "<rect x=\"");
-		sb_i(&o, SVG_LABEL + (int)(cells[k].index % MS_HEATMAP_COLS) * SVG_CW);
-		SB_LIT(&o, "\" y=\"");
-		sb_i(&o, y + SVG_BAND_H - (int)(cells[k].index / MS_HEATMAP_COLS + 1) * SVG_RH);
-		SB_LIT(&o, "\" width=\"" SVG_STR(SVG_CW) "\" height=\"" SVG_STR(SVG_RH) "\" fill=\"hsl(");
-		sb_i(&o, 240 - lv * 240 / 100);
-		SB_LIT(&o, ",90%,");
-		sb_i(&o, 35 + lv / 5);
-		SB_LIT(&o, "%)\"><title>");
-		sb_u(&o, cells[k].value);
-		SB_LIT(&o, "</title></rect>\n");
+		SB_LIT(o, "<rect x=\"");
+		sb_i(o, SVG_LABEL + (int)(cells[k].index % MS_HEATMAP_COLS) * SVG_CW);
+		SB_LIT(o, "\" y=\"");
+		sb_i(o, y + SVG_BAND_H - (int)(cells[k].index / MS_HEATMAP_COLS + 1) * SVG_RH);
+		SB_LIT(o, "\" width=\"" SVG_STR(SVG_CW) "\" height=\"" SVG_STR(SVG_RH) "\" fill=\"hsl(");
+		sb_i(o, 240 - lv * 240 / 100);
+		SB_LIT(o, ",90%,");
+		sb_i(o, 35 + lv / 5);
+		SB_LIT(o, "%)\"><title>");
+		sb_u(o, cells[k].value);
+		SB_LIT(o, "</title></rect>\n");
 	}
 	for (k = 0; k < b->nr_marks; k++) {
-		SB_LIT(&o, "<path class=\"mark\" d=\"M");
-		sb_i(&o, SVG_LABEL + (int)b->marks[k].col * SVG_CW);
-		SB_LIT(&o, " ");
-		sb_i(&o, y);
-		SB_LIT(&o, " l3 -6 l3 6 z\" fill=\"");
-		sb_str(&o, b->marks[k].op == MS_OP_UNMAP ? "#e33" : b->marks[k].op == MS_OP_MAP ? "#3b3" : "#39f");
-		SB_LIT(&o, "\"><title>");
-		sb_str(&o, ms_aspace_op_name(b->marks[k].op));
-		SB_LIT(&o, "</title></path>\n");
+		SB_LIT(o, "<path class=\"mark\" d=\"M");
+		sb_i(o, SVG_LABEL + (int)b->marks[k].col * SVG_CW);
+		SB_LIT(o, " ");
+		sb_i(o, y);
+		SB_LIT(o, " l3 -6 l3 6 z\" fill=\"");
+		sb_str(o, b->marks[k].op == MS_OP_UNMAP ? "#e33" : b->marks[k].op == MS_OP_MAP ? "#3b3" : "#39f");
+		SB_LIT(o, "\"><title>");
+		sb_str(o, ms_aspace_op_name(b->marks[k].op));
+		SB_LIT(o, "</title></path>\n");
 	}
-	SB_LIT(&o, "</g>\n");
-	sb_flush(&o);
+	SB_LIT(o, "</g>\n");
 }
 
 /* A cell's value as the legend says it: samples, or (access) a share of the cell's bytes. */
@@ -368,6 +396,7 @@ int ms_svg_heatmap_write(FILE *f, const struct ms_svg_heatmap *h)
 	const int width = SVG_LABEL + MS_HEATMAP_COLS * SVG_CW + 30, step = SVG_BAND_H + SVG_GAP;
 	const int bottom = SVG_TOP + (int)h->n * step;
 	const struct ms_heatmap_band *b;
+	struct svg_buf *o;
 	size_t i;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -385,11 +414,21 @@ int ms_svg_heatmap_write(FILE *f, const struct ms_svg_heatmap *h)
 	fputs("</text>\n", f);
 	svg_legend(f, h, 26);
 	svg_axis(f, h->col_ns, SVG_TOP - 10, true);
+	if (!(o = malloc(sizeof(*o))))
+		return -ENOMEM;
+	o->f = f;
+	o->n = 0;
+	memset(o->share, 0, sizeof(o->share));
 	for (i = 0; i < h->n; i++) {
-		if (!(b = h->bands ? &h->bands[i] : h->band(h->band_ctx, i)))
+		if (!(b = h->bands ? &h->bands[i] : h->band(h->band_ctx, i))) {
+			sb_flush(o);         /* the bands before it, as each was written */
+			free(o);
 			return -ENOMEM;
-		svg_band(f, h, b, SVG_TOP + (int)i * step);
+		}
+		svg_band(o, h, b, SVG_TOP + (int)i * step);
 	}
+	sb_flush(o);
+	free(o);
 	svg_axis(f, h->col_ns, bottom - SVG_GAP + 8, false);
 	if (h->losses) {
 		fprintf(f, "<text class=\"losses\" x=\"4\" y=\"%d\" fill=\"#c00\">losses: ", bottom + 30);

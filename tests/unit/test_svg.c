@@ -6,6 +6,7 @@
  * round seconds; and the scales the text grid shares.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,6 +90,37 @@ static void bands_cells_and_marks(void **state)
 	free(svg);
 }
 
+/*
+ * Bands' shares of the samples, 300 bands of 1 to 600 samples (so some
+ * sample counts recur, some share a memo slot, 256 apart): each as "%.2f"
+ * of its own share, and every band's lines in one image, in order.
+ */
+static void many_bands_each_with_its_share(void **state)
+{
+	enum { N = 300 };
+	static struct ms_region r[N];
+	static struct ms_heatmap_band b[N];
+	char *svg, *at, want[128], share[32];
+	uint64_t total = 0;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < N; i++) {
+		r[i] = (struct ms_region){ .id = (uint32_t)i, .pid = 1, .kind = MS_KIND_ANON, .name = "" };
+		b[i] = (struct ms_heatmap_band){ .region = &r[i], .size = 4096, .row_bytes = 4096,
+						 .samples = i % 3 ? i * 2 + 1 : (i + 256) % 600 + 1 };
+		total += b[i].samples;
+	}
+	svg = svg_of(b, N, 1, 1000000);
+	assert_int_equal(count(svg, "<g class=\"band\""), N);
+	for (i = 0, at = svg; i < N; i++) {
+		snprintf(share, sizeof(share), "%.2f", 100.0 * (double)b[i].samples / (double)total);
+		snprintf(want, sizeof(want), ">%" PRIu64 " samples (%s%%)</text>", b[i].samples, share);
+		assert_non_null(at = strstr(at, want));
+	}
+	free(svg);
+}
+
 /* The legend: 11 swatches from 1 to the top; the axis: 0.128 s in ticks of 0.02 s, above and below. */
 static void legend_and_axis(void **state)
 {
@@ -130,6 +162,21 @@ static void scales(void **state)
 	assert_string_equal(buf, "3.0 MiB");
 	ms_size_text(3ULL << 29, buf, sizeof(buf));
 	assert_string_equal(buf, "1.5 GiB");
+	/* Tenths as printf's "%.1f" rounds the exact quotient: a tie to even, else to the nearest. */
+	ms_size_text(5ULL << 18, buf, sizeof(buf));              /* 1.25 MiB */
+	assert_string_equal(buf, "1.2 MiB");
+	ms_size_text(7ULL << 18, buf, sizeof(buf));              /* 1.75 MiB */
+	assert_string_equal(buf, "1.8 MiB");
+	ms_size_text((5ULL << 18) + 1, buf, sizeof(buf));        /* a byte past the tie */
+	assert_string_equal(buf, "1.3 MiB");
+	ms_size_text((1ULL << 20) - 1, buf, sizeof(buf));        /* under a MiB: KiB, cut */
+	assert_string_equal(buf, "1023 KiB");
+	ms_size_text((1ULL << 30) - 1, buf, sizeof(buf));        /* 1023.999... MiB */
+	assert_string_equal(buf, "1024.0 MiB");
+	ms_size_text(9ULL << 28, buf, sizeof(buf));              /* 2.25 GiB */
+	assert_string_equal(buf, "2.2 GiB");
+	ms_size_text(1ULL << 60, buf, sizeof(buf));              /* past 2^53 bytes, printf's own */
+	assert_string_equal(buf, "1073741824.0 GiB");
 	/* The least value of each level: the inverse of ms_heat_level. */
 	assert_int_equal(ms_heat_level_min(1, 100, 101), 1);
 	assert_int_equal(ms_heat_level(ms_heat_level_min(100, 100, 101), 100, 101), 100);
@@ -151,6 +198,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bands_cells_and_marks),
 		cmocka_unit_test(legend_and_axis),
+		cmocka_unit_test(many_bands_each_with_its_share),
 		cmocka_unit_test(scales),
 	};
 
