@@ -115,7 +115,7 @@ void print_change(FILE *f, const struct ms_change *c, bool json, uint64_t t0, bo
 		at = put_padded(at, " -> ", 0, true);
 		at = put_padded(at, range, 0, true);
 	}
-	what = c->op == MS_OP_BRK && c->end < c->start ? "shrink" : ms_format_change_what(c, buf);
+	what = ms_format_change_word(c, buf);
 	*at++ = ' ';
 	at = put_padded(at, what, 8, true);
 	*at++ = ' ';

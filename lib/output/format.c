@@ -45,6 +45,11 @@ const char *ms_format_change_what(const struct ms_change *c, char buf[16])
 	return a;
 }
 
+const char *ms_format_change_word(const struct ms_change *c, char buf[16])
+{
+	return c->op == MS_OP_BRK && c->end < c->start ? "shrink" : ms_format_change_what(c, buf);
+}
+
 void ms_format_code(struct ms_symbols *syms, uint32_t pid, uint64_t ip, char *buf, size_t len,
 		    const char **file, int *line)
 {

@@ -30,6 +30,9 @@ void ms_format_range(uint64_t a, uint64_t b, char out[40]);
 /* "rw-" for a protection; for madvise, the advice; for lock, the state; "" where none applies. */
 const char *ms_format_change_what(const struct ms_change *c, char buf[16]);
 
+/* What the timeline's line says of change c: ms_format_change_what(), or "shrink" for a brk that shrinks. */
+const char *ms_format_change_word(const struct ms_change *c, char buf[16]);
+
 /*
  * The code at ip in process pid, as unmapped and the HTML page name it:
  * "func+0x1a" (the binary and offset, or the raw address, where there is

@@ -137,6 +137,7 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	struct ms_html *h = ctx;
 	struct html_change x;
 	uint64_t from, to;
+	char buf[16];
 
 	if (!keep(h, c->region, c->pid))
 		return 0;
@@ -154,8 +155,7 @@ static int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev,
 	};
 	if (!x.name)
 		return -ENOMEM;
-	ms_format_change_what(c, x.what);
-	x.what[sizeof(x.what) - 1] = '\0';
+	snprintf(x.what, sizeof(x.what), "%s", ms_format_change_word(c, buf));   /* advice and lock: a name of its own */
 	pack_change(h, &x);
 	h->nr_changes++;
 	return 0;

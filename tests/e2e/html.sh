@@ -85,6 +85,20 @@ shown = len(re.findall(r"<tr", re.search(r"<tbody>(.*?)</tbody>", table("changes
 if not note or int(note[1]) != len(changes) or shown != min(500, len(changes)):
     sys.exit(f"FAIL: timeline says {note and note[1]} changes and shows {shown}; mapscope timeline has {len(changes)}")
 
+# Each change says what the timeline says of it: the protection, the advice (madvise), the lock state, or a
+# brk's shrink.
+def what(c):
+    if c["op"] == "brk" and c["end"] and c["start"] and int(c["end"], 16) < int(c["start"], 16):
+        return "shrink"
+    return c["prot"] or c["advice"] or c["lock"] or ""
+said = [(c["op"], c["what"]) for c in data["changes"]]
+want = [(c["op"], what(c)) for c in changes[:len(said)]]
+if said != want:
+    bad = [(a, b) for a, b in zip(said, want) if a != b]
+    sys.exit(f"FAIL: the page's changes say {bad[0][0]} where the timeline says {bad[0][1]} ({len(bad)} differ)")
+if not any(w == "dontneed" for _, w in said) or not any(w == "shrink" for _, w in said):
+    sys.exit("FAIL: the workload's madvise and brk shrink are not among the page's changes")
+
 hrows = len(re.findall(r"<tr", re.search(r"<tbody>(.*?)</tbody>", table("huge"), re.S)[1]))
 if hrows != len(huge) or ('id="huge-section" hidden' in dom) != (not huge):
     sys.exit(f"FAIL: {hrows} hugepage rows, hugepages has {len(huge)}")

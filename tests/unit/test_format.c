@@ -76,6 +76,13 @@ static void change_what(void **state)
 	assert_string_equal(ms_format_change_what(&c, buf), "unlocked");
 	c.lock = MS_LOCK_ONFAULT;
 	assert_string_equal(ms_format_change_what(&c, buf), "onfault");
+	/* The timeline's word: the same, but a brk down from its old break shrinks. */
+	assert_string_equal(ms_format_change_word(&c, buf), "onfault");
+	c = (struct ms_change){ .op = MS_OP_BRK, .start = 0x20000, .end = 0x10000, .prot = -1, .advice = -1, .lock = -1 };
+	assert_string_equal(ms_format_change_word(&c, buf), "shrink");
+	assert_string_equal(ms_format_change_what(&c, buf), "");
+	c.end = 0x30000;
+	assert_string_equal(ms_format_change_word(&c, buf), "");
 }
 
 static void code_without_symbols(void **state)
