@@ -52,6 +52,7 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 	free(s->chain);
 	s->site = s->chain = NULL;
 	s->pid = r->pid;
+	s->site_named = s->chain_named = false;
 	s->pinned = !ms_symbols_pin(syms, r->pid, frames, nr, &s->pin);
 	if (!s->pinned) {
 		ms_symbols_call_site(syms, r->pid, frames, nr, site, sizeof(site), chain, sizeof(chain));
@@ -61,16 +62,32 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 	return keep_ips(s, frames, nr);
 }
 
-/* Names a pinned site now, from the code addresses kept (the chain without perf's markers names the same). */
-static void name_pinned(struct ms_sites *t, struct ms_site *s)
+/*
+ * r's site, its site or chain (which) named now where it was pinned and
+ * is not named yet: the other is named only when asked for (a text report
+ * prints sites alone). NULL where r has none.
+ */
+static const struct ms_site *named(struct ms_sites *t, const struct ms_region *r, bool chain)
 {
-	char site[768], chain[1024];
+	char site[768], text[1024];
+	struct ms_site *s;
 
-	s->pinned = false;
-	ms_symbols_call_site_pinned(t->syms, &s->pin, s->pid, s->ips, s->nr_ips, site, sizeof(site), chain,
-				    sizeof(chain));
-	s->site = site[0] ? strdup(site) : NULL;
-	s->chain = strdup(chain);
+	if (!r || r->id >= t->cap)
+		return NULL;
+	s = &t->by_region[r->id];
+	if (!s->pinned || (chain ? s->chain_named : s->site_named))
+		return s;
+	/* The code addresses kept: the chain without perf's markers names the same. */
+	ms_symbols_call_site_pinned(t->syms, &s->pin, s->pid, s->ips, s->nr_ips, chain ? NULL : site, sizeof(site),
+				    chain ? text : NULL, sizeof(text));
+	if (chain) {
+		s->chain_named = true;
+		s->chain = strdup(text);
+	} else {
+		s->site_named = true;
+		s->site = site[0] ? strdup(site) : NULL;
+	}
+	return s;
 }
 
 bool ms_sites_noted(const struct ms_sites *t, const struct ms_region *r)
@@ -78,26 +95,16 @@ bool ms_sites_noted(const struct ms_sites *t, const struct ms_region *r)
 	return r && r->id < t->cap && (t->by_region[r->id].pinned || t->by_region[r->id].chain);
 }
 
-/* r's site, named now if it was pinned; NULL where r has none. */
-static const struct ms_site *named(struct ms_sites *t, const struct ms_region *r)
-{
-	if (!r || r->id >= t->cap)
-		return NULL;
-	if (t->by_region[r->id].pinned)
-		name_pinned(t, &t->by_region[r->id]);
-	return &t->by_region[r->id];
-}
-
 const char *ms_sites_site(struct ms_sites *t, const struct ms_region *r)
 {
-	const struct ms_site *s = named(t, r);
+	const struct ms_site *s = named(t, r, false);
 
 	return s ? s->site : NULL;
 }
 
 const char *ms_sites_chain(struct ms_sites *t, const struct ms_region *r)
 {
-	const struct ms_site *s = named(t, r);
+	const struct ms_site *s = named(t, r, true);
 
 	return s ? s->chain : NULL;
 }

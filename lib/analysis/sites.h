@@ -21,7 +21,8 @@ struct ms_site {
 	uint64_t *ips;            /* the chain's code addresses, innermost first, or NULL */
 	uint32_t nr_ips;
 	uint32_t pid;
-	bool pinned;              /* not named yet: pin says how */
+	bool pinned;              /* named when asked for: pin says how */
+	bool site_named, chain_named;   /* pinned: which of site and chain are named so far */
 	struct ms_pin pin;
 };
 

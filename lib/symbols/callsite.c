@@ -14,6 +14,8 @@
 
 #include <mapscope/symbols.h>
 
+#include "symbols/callmemo.h"
+#include "symbols/internal.h"
 #include "util/log.h"
 
 #define SITE_FRAMES 3            /* the site and two callers */
@@ -194,6 +196,33 @@ static int expand_lazy(struct ms_symbols *s, uint32_t pid, const uint64_t *chain
 	return n;
 }
 
+/*
+ * The site where no frame is past the mechanism (expand_lazy() found
+ * none: the loader's own maps): the first named frame not an allocator's
+ * and its callers, as site_frame() finds them in expand()'s frames, with
+ * the chain expanded only as far as they are (ld.so's deeper frames,
+ * dl_main and _dl_start, each walked through DWARF, are never printed).
+ */
+static int expand_fallback(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
+			   struct cs_frame *out, int max, int *first)
+{
+	uint32_t i;
+	int n = 0, m, k, at = 0;
+
+	*first = -1;
+	for (i = 0; i < len && n < max && (*first < 0 || n < *first + SITE_FRAMES); i++) {
+		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		m = expand(s, pid, chain + i, 1, out + n, max - n, at);
+		at = 1;
+		for (k = n; *first < 0 && k < n + m; k++)
+			if (out[k].f.name && !allocator_fn(out[k].f.name))
+				*first = k;
+		n += m;
+	}
+	return n;
+}
+
 static void site_text(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
 		      char *site, size_t site_len)
 {
@@ -201,7 +230,9 @@ static void site_text(struct ms_symbols *s, uint32_t pid, const uint64_t *chain,
 	size_t at = 0;
 	int first, n = expand_lazy(s, pid, chain, len, f, MAX_FRAMES, &first), i;
 
-	if (n < 0) {
+	if (n < 0 && first < 0)
+		n = expand_fallback(s, pid, chain, len, f, MAX_FRAMES, &first);
+	else if (n < 0) {
 		n = expand(s, pid, chain, len, f, MAX_FRAMES, 0);
 		first = site_frame(f, n);
 	}
@@ -214,8 +245,9 @@ static void site_text(struct ms_symbols *s, uint32_t pid, const uint64_t *chain,
 	}
 }
 
-MS_EXPORT void ms_symbols_call_site(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
-				    char *site, size_t site_len, char *text, size_t text_len)
+/* "f+0x1 <- g+0x2 <- ..." of the chain's first twelve code addresses. */
+static void chain_text(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, char *text,
+		       size_t text_len)
 {
 	char frame[256];
 	struct ms_sym sym;
@@ -232,5 +264,59 @@ MS_EXPORT void ms_symbols_call_site(struct ms_symbols *s, uint32_t pid, const ui
 		if (at < text_len)
 			at += (size_t)snprintf(text + at, text_len - at, "%s%s", shown++ ? " <- " : "", frame);
 	}
-	site_text(s, pid, chain, len, site, site_len);
+}
+
+/*
+ * A memo's key: the part (site or text) and its buffer's length, then
+ * what naming the chain depends on (ms_pin_key(): its binaries and the
+ * addresses in them). Chains too long for it are named each time.
+ */
+#define KEY_WORDS (2 + 3 * MAX_FRAMES)
+
+enum part { PART_SITE, PART_TEXT };
+
+/* part's text into buf from the memo; false where it holds none (or there is no key). */
+static bool remembered(struct ms_symbols *s, uint64_t *key, int n, enum part part, char *buf, size_t len)
+{
+	const char *kept;
+
+	if (n < 0)
+		return false;
+	key[0] = (uint64_t)part << 62 | len;
+	if (!(kept = ms_callmemo_get(s->memo, key, (size_t)n + 1)))
+		return false;
+	memcpy(buf, kept, strlen(kept) + 1);   /* named alike into a buffer as long: it fits */
+	return true;
+}
+
+void ms_call_site_parts(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, char *site,
+			size_t site_len, char *text, size_t text_len)
+{
+	uint64_t key[KEY_WORDS];
+	int n = ms_pin_key(s, pid, chain, len, key + 1, KEY_WORDS - 1);
+	bool known_text = text && remembered(s, key, n, PART_TEXT, text, text_len);
+	bool known_site = site && remembered(s, key, n, PART_SITE, site, site_len);
+
+	/* The text first, as before: naming reads binaries' symbols (and warns) in this order. */
+	if (text && !known_text)
+		chain_text(s, pid, chain, len, text, text_len);
+	if (site && !known_site)
+		site_text(s, pid, chain, len, site, site_len);
+	/* A chain named at once may have read the symbols its key waited for. */
+	if (n < 0 && (n = ms_pin_key(s, pid, chain, len, key + 1, KEY_WORDS - 1)) < 0)
+		return;
+	if (text && !known_text) {
+		key[0] = (uint64_t)PART_TEXT << 62 | text_len;
+		ms_callmemo_put(s->memo, key, (size_t)n + 1, text);
+	}
+	if (site && !known_site) {
+		key[0] = (uint64_t)PART_SITE << 62 | site_len;
+		ms_callmemo_put(s->memo, key, (size_t)n + 1, site);
+	}
+}
+
+MS_EXPORT void ms_symbols_call_site(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len,
+				    char *site, size_t site_len, char *text, size_t text_len)
+{
+	ms_call_site_parts(s, pid, chain, len, site, site_len, text, text_len);
 }

@@ -45,6 +45,7 @@ struct bin {
 					 -1: unusable, -2: could not be opened */
 	int open_errno;
 	bool warned;
+	bool tried;                   /* ms_bin_try_symbols() found they would warn: naming reads them */
 	struct seg *segs;
 	size_t nr_segs;
 	uint64_t lo, hi;              /* vaddr span of the loaded image */
@@ -176,6 +177,7 @@ struct ms_symbols {
 	size_t nr_retired, cap_retired;
 	bool unwind_dwfl;             /* every stack by libdwfl's walk (MAPSCOPE_UNWIND=dwfl), for checking */
 	struct ms_unwind_stats unwind_stats;
+	struct ms_callmemo *memo;     /* call sites named, by what their naming depends on (callsite.c) */
 };
 
 /* A process's instance list as of an epoch, emptied since, kept for the pins that name it. */
@@ -188,6 +190,22 @@ struct retired {
 
 /* Empties p's instance list, keeping it where a pin names it (pin.c). */
 void ms_pin_retire(struct ms_symbols *s, struct proc_bins *p);
+
+/*
+ * What naming chain (len addresses, perf's context markers allowed) in
+ * process pid depends on, where that is its instances alone, as for a pin
+ * (pin.c): its number of words in key (at most max), or -EAGAIN (naming
+ * could depend on more), -E2BIG.
+ */
+int ms_pin_key(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, uint64_t *key, size_t max);
+
+/*
+ * ms_symbols_call_site(), leaving out site where it is NULL and text
+ * where it is NULL; a chain named before alike is copied from the memo
+ * (callsite.c).
+ */
+void ms_call_site_parts(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, char *site,
+			size_t site_len, char *text, size_t text_len);
 
 /* Frees the kept lists (pin.c). */
 void ms_pin_release(struct ms_symbols *s);
@@ -274,6 +292,13 @@ void ms_symbols_unwind_log(const struct ms_symbols *s);
 
 /* Opens b's symbols: state 2, or -1 with a warning (symtab.c). */
 void ms_bin_load_symbols(struct bin *b);
+
+/*
+ * Opens b's symbols (state 1) where that says nothing: true where they
+ * are read (state 2) or were before (or are unusable, said already);
+ * false, b as it was, where reading them would warn (symtab.c).
+ */
+bool ms_bin_try_symbols(struct bin *b);
 
 /* The name libdwfl gives vaddr in b, demangled, and the offset into it; NULL where none (symtab.c). */
 const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset);

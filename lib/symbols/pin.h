@@ -26,7 +26,11 @@ struct ms_pin {
  */
 int ms_symbols_pin(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, struct ms_pin *pin);
 
-/* ms_symbols_call_site() of a pinned chain, as things were at the pin; s must not have been freed since. */
+/*
+ * ms_symbols_call_site() of a pinned chain, as things were at the pin; s
+ * must not have been freed since. site or text may be NULL: that part is
+ * not named (a text report prints sites, never chains).
+ */
 void ms_symbols_call_site_pinned(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid,
 				 const uint64_t *chain, uint32_t len, char *site, size_t site_len, char *text,
 				 size_t text_len);

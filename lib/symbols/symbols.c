@@ -13,6 +13,7 @@
 
 #include <dwarf.h>
 
+#include "symbols/callmemo.h"
 #include "symbols/framecache.h"
 #include "symbols/generation.h"
 #include "symbols/internal.h"
@@ -72,8 +73,11 @@ MS_EXPORT struct ms_symbols *ms_symbols_new(void)
 	struct ms_symbols *s = calloc(1, sizeof(*s));
 	const char *env;
 
-	if (!s)
+	if (!s || !(s->memo = ms_callmemo_new())) {
+		free(s);
+		errno = ENOMEM;
 		return NULL;
+	}
 	elf_version(EV_CURRENT);
 	ms_u32map_init(&s->procs);
 	s->next_change = UINT64_MAX;
@@ -463,6 +467,7 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 	}
 	ms_u32map_release(&s->procs);
 	ms_pin_release(s);
+	ms_callmemo_free(s->memo);
 	ms_symbols_demangled_release(s);
 	for (i = 0; i < s->nr_bins; i++) {
 		if (s->bins[i].dwfl)

@@ -16,19 +16,19 @@
 #include "util/hash.h"
 #include "util/log.h"
 
-/* Opens the binary's symbols; a different build-id than recorded makes it unusable. */
-void ms_bin_load_symbols(struct bin *b)
+/* Why a binary's symbols cannot be read. */
+enum load_fail { LOAD_OK, LOAD_OPEN, LOAD_DWFL, LOAD_BUILD_ID };
+
+/* Opens b's symbols into b->dwfl and b->mod, as far as it gets; *err: ms_elf_open()'s, for LOAD_OPEN. */
+static enum load_fail open_symbols(struct bin *b, int *err)
 {
 	int fd = ms_elf_open(b->path);   /* again: the file may have changed since its segments were read */
 	const unsigned char *id;
 	GElf_Addr at;
 	int n;
 
-	if (fd < 0) {
-		ms_warn("cannot read symbols of '%s': %s: its addresses are shown raw", b->path, strerror(-fd));
-		b->state = -1;
-		return;
-	}
+	if ((*err = fd) < 0)
+		return LOAD_OPEN;
 	b->dwfl = dwfl_begin(&ms_dwfl_callbacks);
 	if (b->dwfl) {
 		dwfl_report_begin(b->dwfl);
@@ -37,21 +37,60 @@ void ms_bin_load_symbols(struct bin *b)
 	}
 	if (!b->mod) {
 		close(fd);                   /* libdwfl takes it only on success */
-		ms_warn("cannot read symbols of '%s': %s: its addresses are shown raw", b->path,
-			dwfl_errmsg(-1));
-		b->state = -1;
-		return;
+		return LOAD_DWFL;
 	}
 	if (b->want_id_len) {
 		n = dwfl_module_build_id(b->mod, &id, &at);
-		if (n != (int)b->want_id_len || memcmp(id, b->want_id, b->want_id_len)) {
-			ms_warn("'%s' is not the binary that was recorded (its build-id differs): "
-				"its addresses are shown raw", b->path);
-			b->state = -1;
-			return;
-		}
+		if (n != (int)b->want_id_len || memcmp(id, b->want_id, b->want_id_len))
+			return LOAD_BUILD_ID;
 	}
-	b->state = 2;
+	return LOAD_OK;
+}
+
+/* Opens the binary's symbols; a different build-id than recorded makes it unusable. */
+void ms_bin_load_symbols(struct bin *b)
+{
+	int err;
+
+	switch (open_symbols(b, &err)) {
+	case LOAD_OK:
+		b->state = 2;
+		return;
+	case LOAD_OPEN:
+		ms_warn("cannot read symbols of '%s': %s: its addresses are shown raw", b->path, strerror(-err));
+		break;
+	case LOAD_DWFL:
+		ms_warn("cannot read symbols of '%s': %s: its addresses are shown raw", b->path, dwfl_errmsg(-1));
+		break;
+	case LOAD_BUILD_ID:
+		ms_warn("'%s' is not the binary that was recorded (its build-id differs): "
+			"its addresses are shown raw", b->path);
+		break;
+	}
+	b->state = -1;
+}
+
+/*
+ * Where reading them says nothing, reading a binary's symbols sooner
+ * than naming would changes no answer and no output. Where it would warn,
+ * nothing is kept (and it is not tried again): the warning is naming's.
+ */
+bool ms_bin_try_symbols(struct bin *b)
+{
+	int err;
+
+	if (b->state != 1 || b->tried)
+		return b->state != 1;
+	if (open_symbols(b, &err) == LOAD_OK) {
+		b->state = 2;
+		return true;
+	}
+	if (b->dwfl)
+		dwfl_end(b->dwfl);
+	b->dwfl = NULL;
+	b->mod = NULL;
+	b->tried = true;
+	return false;
 }
 
 static struct cached *cache_slot(struct bin *b, uint64_t vaddr)

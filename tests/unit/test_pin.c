@@ -1,11 +1,12 @@
 /*
  * Pinned call chains: named later exactly as they would have been named
  * when pinned, after the process has exec'd (its binaries gone) and its
- * pid been reused; and refused where naming later could answer
- * otherwise: a binary whose symbols are not read yet (reading them may
- * warn), two instances that overlap (the lookup hint would decide), an
- * address a JIT's tables could name (they change with time). The frames
- * are functions of this test, named from its own binary's mappings.
+ * pid been reused; a binary's symbols read by the pin where that says
+ * nothing. Refused where naming later could answer otherwise: a binary
+ * whose symbols would warn when read (naming reads them, and warns, once),
+ * two instances that overlap (the lookup hint would decide), an address a
+ * JIT's tables could name (they change with time). The frames are
+ * functions of this test, named from its own binary's mappings.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -22,6 +23,7 @@
 #include <linux/perf_event.h>
 
 #include <mapscope/event.h>
+#include <mapscope/log.h>
 #include <mapscope/symbols.h>
 
 #include "own_maps.h"
@@ -53,18 +55,19 @@ static void named_later_as_then(void **state)
 	uint64_t chain[3] = { PERF_CONTEXT_USER, (uint64_t)(uintptr_t)pin_inner + 1,
 			      (uint64_t)(uintptr_t)pin_outer + 1 };
 	char site[512], text[1024], later_site[512], later_text[1024];
-	struct ms_symbols *s = ms_symbols_new();
+	struct ms_symbols *s = ms_symbols_new(), *fresh = ms_symbols_new();
 	struct ms_pin pin, again;
 	struct ms_event e;
 	struct text t[32];
 
 	(void)state;
 	map_own_code(s, t, 32);
-	assert_int_equal(ms_symbols_pin(s, pid, chain, 3, &pin), -EAGAIN);   /* symbols not read yet */
-	name_now(s, pid, chain, 3, site, text);
+	map_own_code(fresh, t, 32);
+	name_now(fresh, pid, chain, 3, site, text);        /* at once, as a chain was named before pins */
 	assert_non_null(strstr(text, "pin_inner"));
 	assert_non_null(strstr(site, "pin_inner"));
-	assert_int_equal(ms_symbols_pin(s, pid, chain, 3, &pin), 0);
+	ms_symbols_free(fresh);
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 3, &pin), 0);   /* its symbols read on the way */
 	e = task_ev(MS_EV_EXEC, pid);                       /* its binaries go */
 	ms_symbols_track(s, &e);
 	name_now(s, pid, chain, 3, later_site, later_text);
@@ -109,6 +112,44 @@ static void map_own_first_again(struct ms_symbols *s, uint64_t start, uint64_t s
 	fclose(f);
 }
 
+static int warnings;
+
+static void count_warnings(enum ms_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level == MS_LOG_WARN && strstr(msg, "is not the binary that was recorded"))
+		warnings++;
+}
+
+/* A binary that is not the one recorded: the pin says nothing and refuses; naming at once warns, once. */
+static void refused_where_reading_would_warn(void **state)
+{
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t chain[1] = { (uint64_t)(uintptr_t)pin_inner + 1 };
+	const unsigned char other_id[20] = { 1, 2, 3 };
+	char site[512], text[1024], self[4096];
+	struct ms_symbols *s = ms_symbols_new();
+	struct ms_pin pin;
+	struct text t[32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	(void)state;
+	assert_true(n > 0);
+	self[n] = '\0';
+	ms_symbols_expect_build_id(s, self, other_id, sizeof(other_id));
+	map_own_code(s, t, 32);
+	ms_log_set(count_warnings, NULL);
+	warnings = 0;
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 1, &pin), -EAGAIN);
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 1, &pin), -EAGAIN);   /* not tried again */
+	assert_int_equal(warnings, 0);
+	name_now(s, pid, chain, 1, site, text);
+	assert_int_equal(warnings, 1);
+	assert_null(strstr(text, "pin_inner"));           /* its addresses shown raw */
+	ms_log_set(NULL, NULL);
+	ms_symbols_free(s);
+}
+
 static void refused_where_later_could_differ(void **state)
 {
 	uint32_t pid = (uint32_t)getpid();
@@ -143,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(named_later_as_then),
 		cmocka_unit_test(refused_where_later_could_differ),
+		cmocka_unit_test(refused_where_reading_would_warn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
