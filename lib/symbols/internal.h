@@ -61,6 +61,7 @@ struct bin {
 	int first_global;
 	bool table;                   /* sized and sizeless are built */
 	struct ms_framecache *frames; /* ms_symbols_frames' answers, by vaddr */
+	struct ms_scopes *scopes;     /* its compile units' scope trees, indexed (scopes.c) */
 	struct ms_symgaps *gaps;      /* names of addresses no sized symbol holds (symgaps.c) */
 	struct bin_unwind *uw;        /* the file, read once for every process's unwinder (unwind.c) */
 	int uw_fd;                    /* its descriptor, while uw lives */

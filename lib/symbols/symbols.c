@@ -17,6 +17,7 @@
 #include "symbols/framecache.h"
 #include "symbols/generation.h"
 #include "symbols/internal.h"
+#include "symbols/scopes.h"
 #include "util/grow.h"
 
 #include "util/log.h"
@@ -389,9 +390,9 @@ static int frames_of(struct ms_symbols *s, uint32_t pid, uint64_t addr, const st
 	b = &s->bins[in->bin];
 	file = sym.file;
 	line = sym.line;
-	/* dwarf_getscopes: the innermost scope first, out to the compile unit. */
+	/* dwarf_getscopes' answer (scopes.c): the innermost scope first, out to the compile unit. */
 	if (b->state == 2 && b->mod && (cu = dwfl_module_addrdie(b->mod, sym.vaddr, &bias)) &&
-	    (nscopes = dwarf_getscopes(cu, sym.vaddr - bias, &scopes)) > 0) {
+	    (nscopes = ms_scopes_get(&b->scopes, cu, sym.vaddr - bias, &scopes)) > 0) {
 		for (i = 0; i < nscopes && n < max - 1; i++) {
 			if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
 				continue;
@@ -478,6 +479,7 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 		free(s->bins[i].sized);
 		free(s->bins[i].sizeless);
 		ms_framecache_free(s->bins[i].frames);
+		ms_scopes_free(s->bins[i].scopes);
 		ms_symgaps_free(s->bins[i].gaps);
 		ms_bin_unwind_release(&s->bins[i]);
 	}
