@@ -336,6 +336,12 @@ void ms_jit_proc_release(struct proc_bins *p);
 const char *ms_symgaps_name(struct ms_symgaps **gaps, Dwfl_Module *mod, uint64_t vaddr, uint64_t *offset);
 void ms_symgaps_free(struct ms_symgaps *g);
 
+/* How many gaps were answered by the replay made for every gap at once (the tests ask). */
+size_t ms_symgaps_nr_fast(const struct ms_symgaps *g);
+
+/* Gaps replayed one at a time before the replay is made for every gap at once (16; the tests change it). */
+extern size_t ms_symgaps_fast_after;
+
 /*
  * A C++ or Rust symbol demangled as perf prints it, without parameters:
  * malloc'd, or NULL where name is not one (or is too long) (demangle.c).

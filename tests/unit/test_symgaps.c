@@ -2,7 +2,8 @@
  * Names of addresses between symbols: each answer equals libdwfl's own
  * walk (dwfl_module_addrinfo), asked twice and in any order, on stripped
  * binaries (named from .dynsym alone: ls, sh, the compiler), on the C library (with its separate
- * debug file where installed) and on this test (a full symbol table).
+ * debug file where installed) and on this test (a full symbol table); on the stripped ones most
+ * answers come from the replay made for every gap at once.
  */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -49,6 +50,9 @@ static void span(Dwfl_Module *mod, uint64_t flag, uint64_t *lo, uint64_t *hi)
 		*hi += 0x3000;
 }
 
+/* The gaps the last check_binary() had answered by the replay made for every gap at once. */
+static size_t last_fast;
+
 /* Checks n addresses of path's code, each asked twice, against the walk. Returns how many the walk names. */
 static size_t check_binary(const char *path, size_t n)
 {
@@ -89,6 +93,7 @@ static size_t check_binary(const char *path, size_t n)
 				break;
 		}
 	}
+	last_fast = ms_symgaps_nr_fast(gaps);
 	ms_symgaps_free(gaps);
 	dwfl_end(dwfl);
 	return named;
@@ -111,6 +116,7 @@ static void compiler(void **state)
 	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
 		if (!access(paths[i], R_OK)) {
 			assert_true(check_binary(paths[i], 1500) > 500);
+			assert_true(last_fast > 100);     /* after the first gaps, all at once */
 			checked++;
 		}
 	if (!checked)
@@ -121,6 +127,7 @@ static void c_library(void **state)
 {
 	(void)state;
 	assert_true(check_binary("/lib/x86_64-linux-gnu/libc.so.6", 6000) > 3000);
+	assert_true(last_fast > 100);
 }
 
 static void own_binary(void **state)
@@ -132,6 +139,24 @@ static void own_binary(void **state)
 	assert_true(n > 0);
 	self[n] = 0;
 	assert_true(check_binary(self, 6000) > 3000);
+	assert_true(last_fast > 50);          /* a full table: the locals' pass too */
+}
+
+/*
+ * A table made for the rules (tests/unit/dso/symgaps.c), every gap
+ * answered both ways: one at a time, and made for every gap at once from
+ * the first.
+ */
+static void made_table(void **state)
+{
+	(void)state;
+	ms_symgaps_fast_after = SIZE_MAX;
+	assert_true(check_binary(SYMGAPS_FIXTURE, 3000) > 1000);
+	assert_int_equal(last_fast, 0);
+	ms_symgaps_fast_after = 0;
+	assert_true(check_binary(SYMGAPS_FIXTURE, 3000) > 1000);
+	assert_true(last_fast > 10);
+	ms_symgaps_fast_after = 16;
 }
 
 int main(void)
@@ -141,6 +166,7 @@ int main(void)
 		cmocka_unit_test(compiler),
 		cmocka_unit_test(c_library),
 		cmocka_unit_test(own_binary),
+		cmocka_unit_test(made_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
