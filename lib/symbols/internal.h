@@ -317,6 +317,21 @@ int ms_u64_order(const void *a, const void *b);
 /* Sorts v[0, n) into that order, without a callback per comparison (symtab.c). */
 void ms_u64_sort(uint64_t *v, size_t n);
 
+/* The index of the first of sorted v[0, n) not below x (n where none is). */
+static inline size_t ms_u64_lower(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Follows the maps that can hold JIT code, and the jitdumps mapped (jitproc.c). */
 void ms_jit_track(struct ms_symbols *s, const struct ms_event *ev);
 

@@ -258,16 +258,7 @@ static bool replay(const struct ms_symgaps *g, Dwfl_Module *mod, uint64_t addr, 
 /* The index of point v (a symbol's start or end, which are all points). */
 static size_t pos_of(const struct ms_symgaps *g, uint64_t v)
 {
-	size_t lo = 0, hi = g->n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (g->pts[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return ms_u64_lower(g->pts, g->n, v);
 }
 
 /*

@@ -243,15 +243,8 @@ static void build_table(struct bin *b)
 
 static bool has_sizeless_at(const struct bin *b, uint64_t addr)
 {
-	size_t lo = 0, hi = b->nr_sizeless, mid;
+	size_t lo = ms_u64_lower(b->sizeless, b->nr_sizeless, addr);
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (b->sizeless[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < b->nr_sizeless && b->sizeless[lo] == addr;
 }
 
