@@ -121,10 +121,13 @@ void ms_cfirule_decode(Dwarf_CFI *cfi, uint64_t pc, struct ms_cfirule *r)
 	free(f);
 }
 
-/* libdwfl's memory_read over the copy (unwind.c's uw_memory_read): 8 bytes wholly inside it. */
+/*
+ * libdwfl's memory_read over the copy (unwind.c's uw_memory_read): 8 bytes
+ * wholly inside it (an offset near 2^64 plus 8 would wrap to a small one).
+ */
 static bool stack_read(const struct ms_cfistack *st, uint64_t addr, uint64_t *v)
 {
-	if (addr < st->sp || addr - st->sp + 8 > st->len)
+	if (addr < st->sp || st->len < 8 || addr - st->sp > st->len - 8)
 		return false;
 	memcpy(v, st->bytes + (addr - st->sp), 8);
 	return true;

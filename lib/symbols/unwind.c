@@ -37,7 +37,7 @@ static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	uint64_t sp = u->regs[7];
 
 	(void)dwfl;
-	if (addr < sp || addr - sp + 8 > u->stack_len)
+	if (addr < sp || u->stack_len < 8 || addr - sp > u->stack_len - 8)   /* not + 8: it wraps near 2^64 */
 		return false;
 	memcpy(result, u->stack + (addr - sp), 8);
 	return true;

@@ -233,6 +233,79 @@ static void rows_match_libdwfl_on_own_stacks(void **state)
 #endif
 }
 
+/* A crafted stack of nw words at B, with ip and bp; sp is B. */
+struct chain {
+	uint64_t ip, bp;
+	size_t nw;
+	uint64_t w[8];
+};
+
+#define B 0x7ff000000000ULL
+
+/*
+ * Stacks no compiler makes, whose pcs no binary holds, so that both walks
+ * follow the frame pointer as libdwfl's x86-64 backend does: a chain that
+ * turns back down, a return address of 0, a saved frame pointer below the
+ * copy, the copy cut inside a frame, a frame pointer of 0 or near 2^64.
+ * Rows and libdwfl give the same frames.
+ */
+static void rows_match_libdwfl_on_frame_pointer_chains(void **state)
+{
+	static const struct chain cases[] = {
+		{ 0x1000, B + 16, 4, { B + 16, 0x3000, B, 0x2000 } },
+		{ 0x1000, B, 4, { B + 16, 0, 0, 0x4000 } },
+		{ 0x1000, B - 8, 2, { 0x5000, 0 } },
+		{ 0x1000, B + 8, 2, { 0, B } },
+		{ 0x1000, 0, 2, { B, 0x2000 } },
+		{ 0x1000, ~0ULL - 7, 2, { B, 0x2000 } },
+		{ 0x1000, ~0ULL - 15, 2, { B, 0x2000 } },
+	};
+	struct tally t = { 0 };
+	struct ms_symbols *s = ms_symbols_new();
+	uint32_t pid = (uint32_t)getpid();
+	unsigned char stack[64];
+	uint64_t regs[17] = { 0 };
+	struct text tx[32];
+	size_t i;
+
+	map_own_code(s, tx, 32);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(stack, cases[i].w, cases[i].nw * 8);
+		regs[6] = cases[i].bp;
+		regs[7] = B;
+		regs[8] = cases[i].ip;
+		compare_stack(s, pid, regs, MASK, stack, cases[i].nw * 8, &t);
+	}
+	assert_int_equal(t.differ, 0);
+	ms_symbols_free(s);
+}
+
+/*
+ * A read 8 bytes below 2^64 from a stack pointer under 8 (a crafted file's
+ * sample) is outside the copy, though its offset plus 8 wraps to 0: the
+ * saved frame pointer there is not read, by rows or by libdwfl, and the
+ * bytes before the copy (a frame pointer of 8 here) never become a frame.
+ */
+static void reads_nothing_outside_the_copy(void **state)
+{
+	struct ms_symbols *s = ms_symbols_new();
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t mem[5] = { 8, 0x5000, 0, 0x7000, 0 }, regs[17] = { 0 }, pcs[8];
+	struct text tx[32];
+	int dwfl;
+
+	map_own_code(s, tx, 32);
+	regs[6] = ~0ULL - 7;
+	regs[7] = 0;
+	regs[8] = 0x1000;
+	for (dwfl = 0; dwfl < 2; dwfl++) {
+		ms_symbols_unwind_dwfl_only(s, dwfl);
+		assert_int_equal(ms_symbols_unwind(s, pid, regs, MASK, (const unsigned char *)&mem[1], 32, pcs, 8), 2);
+		assert_true(pcs[0] == 0x1000 && pcs[1] == 0x5000);
+	}
+	ms_symbols_free(s);
+}
+
 /* Every stack a recording's changes carry, compared where the report unwinds it. */
 static int compare_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
@@ -370,6 +443,8 @@ int main(void)
 		cmocka_unit_test(unwinds_own_stack),
 		cmocka_unit_test(refuses_what_it_cannot_unwind),
 		cmocka_unit_test(rows_match_libdwfl_on_own_stacks),
+		cmocka_unit_test(rows_match_libdwfl_on_frame_pointer_chains),
+		cmocka_unit_test(reads_nothing_outside_the_copy),
 		cmocka_unit_test(rows_match_libdwfl_on_recordings),
 		cmocka_unit_test(rows_match_libdwfl_on_named_files),
 	};
