@@ -274,14 +274,19 @@ static int proc_spans(struct ms_symbols *s, struct proc_bins *p)
 		if (inst_span(s, p, i, &sp))
 			continue;
 		if (MS_GROW(p->uw_spans, p->uw_nr + 1, p->uw_cap, 16, SIZE_MAX, false))
-			return -ENOMEM;
+			goto nomem;
 		p->uw_spans[p->uw_nr++] = sp;
 		p->uw_other |= !s->bins[sp.bin].uw->x86_64;
 		p->uw_attachable += attachable(basename(s->bins[sp.bin].path));
 	}
+	if (sort_spans(p))
+		goto nomem;
 	p->uw_n = p->n;
 	p->uw_valid = true;
-	return sort_spans(p);
+	return 0;
+nomem:
+	p->uw_valid = false;             /* made again, whole, at the next stack: never the spans half added or unsorted */
+	return -ENOMEM;
 }
 
 /* Reports spans [p->uw_dwfl_nr, p->uw_nr) to p's Dwfl, each with its binary's ELF for libdwfl's find_elf. */

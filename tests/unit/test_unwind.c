@@ -306,6 +306,95 @@ static void reads_nothing_outside_the_copy(void **state)
 	ms_symbols_free(s);
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
+/*
+ * realloc, failing once where a test arms it: the fail_at'th call for
+ * fail_size bytes from then on. (ASan's own realloc is left alone.)
+ */
+extern void *__libc_realloc(void *p, size_t n);
+static size_t fail_size;
+static int fail_at;
+
+void *realloc(void *p, size_t n)
+{
+	if (fail_size && n == fail_size && --fail_at == 0) {
+		fail_size = 0;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __libc_realloc(p, n);
+}
+
+/* This test's own code mapped again (as in another place of the same process), shifted down by delta. */
+static void map_own_text_at(struct ms_symbols *s, uint64_t delta)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long long start, end, pgoff, ino;
+	uintptr_t here = (uintptr_t)take_copy;
+	char line[4352], perms[8], path[4096];
+	unsigned int maj, min;
+	struct ms_event ev;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &start, &end, perms, &pgoff, &maj, &min, &ino,
+			   path) == 8 && start <= here && here < end) {
+			ev = task_ev(MS_EV_MAP, (uint32_t)getpid());
+			ev.map = (struct ms_event_map){ .start = start - delta, .end = end - delta,
+							.vma_start = start - delta, .vma_end = end - delta,
+							.pgoff = pgoff, .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
+							.maj = maj, .min = min, .ino = ino, .name = path };
+			ms_symbols_track(s, &ev);
+		}
+	fclose(f);
+}
+#endif
+
+/*
+ * A process's binaries, as its unwinder has them, are never left half
+ * made where memory ran out: their list sorted by address could not grow
+ * for the binaries mapped since, and the next stack took the list as
+ * current, sorted without them, for as long as the process mapped nothing
+ * more (a pc in one of them then in no binary, its walk not libdwfl's).
+ */
+static void spans_whole_after_no_memory(void **state)
+{
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+	struct ms_symbols *s = ms_symbols_new();
+	uint32_t pid = (uint32_t)getpid();
+	struct copy *c = calloc(1, sizeof(*c));
+	struct tally t = { 0 };
+	struct proc_bins *p;
+	uint64_t pcs[16], delta = 0;
+	struct text tx[32];
+	size_t cap;
+
+	assert_non_null(c);
+	map_own_code(s, tx, 32);
+	unwind_caller(c);
+	assert_true(ms_symbols_unwind(s, pid, c->regs, MASK, c->stack, c->len, pcs, 16) > 0);
+	p = ms_symbols_proc(s, pid, false);
+	cap = p->uw_sorted_cap;
+	assert_int_equal(cap, p->uw_cap);
+	while (p->n <= cap)
+		map_own_text_at(s, delta += 1ULL << 39);
+	fail_size = 2 * cap * sizeof(struct uw_span);
+	fail_at = 2;                     /* the spans grow; their sorted copy cannot */
+	assert_int_equal(ms_symbols_unwind(s, pid, c->regs, MASK, c->stack, c->len, pcs, 16), -ENOENT);
+	assert_int_equal(fail_size, 0);
+	assert_true(ms_symbols_unwind(s, pid, c->regs, MASK, c->stack, c->len, pcs, 16) > 0);
+	assert_int_equal(p->uw_sorted_nr, p->uw_nr);
+	/* The copy as if taken in the last copy of this code: rows and libdwfl find it there alike. */
+	c->regs[8] -= delta;
+	compare_stack(s, pid, c->regs, MASK, c->stack, c->len, &t);
+	assert_int_equal(t.differ, 0);
+	free(c);
+	ms_symbols_free(s);
+#else
+	skip();                          /* ASan's realloc cannot be made to fail */
+#endif
+}
+
 /* Every stack a recording's changes carry, compared where the report unwinds it. */
 static int compare_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
@@ -445,6 +534,7 @@ int main(void)
 		cmocka_unit_test(rows_match_libdwfl_on_own_stacks),
 		cmocka_unit_test(rows_match_libdwfl_on_frame_pointer_chains),
 		cmocka_unit_test(reads_nothing_outside_the_copy),
+		cmocka_unit_test(spans_whole_after_no_memory),
 		cmocka_unit_test(rows_match_libdwfl_on_recordings),
 		cmocka_unit_test(rows_match_libdwfl_on_named_files),
 	};
