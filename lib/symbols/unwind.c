@@ -475,7 +475,7 @@ MS_EXPORT int ms_symbols_unwind(struct ms_symbols *s, uint32_t pid, const uint64
 	struct unwind_arg *u;
 	uint64_t r[17];
 	Dwfl *dwfl;
-	int i, why;
+	int i, why = 0;                  /* always set before it is read; -O with ASan cannot tell */
 
 	if (!p || !regs || proc_spans(s, p) || !p->uw_attachable)
 		return -ENOENT;                  /* as where libdwfl would have no module to attach to */
