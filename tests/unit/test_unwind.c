@@ -306,6 +306,20 @@ static void reads_nothing_outside_the_copy(void **state)
 	ms_symbols_free(s);
 }
 
+/* This process's code fed to s, and a copy of its stack in c unwound once: its unwinder, made. */
+static struct proc_bins *own_unwound(struct ms_symbols *s, struct copy *c)
+{
+	uint32_t pid = (uint32_t)getpid();
+	struct text tx[32];
+	uint64_t pcs[16];
+
+	assert_non_null(c);
+	map_own_code(s, tx, 32);
+	unwind_caller(c);
+	assert_true(ms_symbols_unwind(s, pid, c->regs, MASK, c->stack, c->len, pcs, 16) > 0);
+	return ms_symbols_proc(s, pid, false);
+}
+
 #if !defined(__SANITIZE_ADDRESS__)
 /*
  * realloc, failing once where a test arms it: the fail_at'th call for
@@ -366,14 +380,9 @@ static void spans_whole_after_no_memory(void **state)
 	struct tally t = { 0 };
 	struct proc_bins *p;
 	uint64_t pcs[16], delta = 0;
-	struct text tx[32];
 	size_t cap;
 
-	assert_non_null(c);
-	map_own_code(s, tx, 32);
-	unwind_caller(c);
-	assert_true(ms_symbols_unwind(s, pid, c->regs, MASK, c->stack, c->len, pcs, 16) > 0);
-	p = ms_symbols_proc(s, pid, false);
+	p = own_unwound(s, c);
 	cap = p->uw_sorted_cap;
 	assert_int_equal(cap, p->uw_cap);
 	while (p->n <= cap)
@@ -392,6 +401,56 @@ static void spans_whole_after_no_memory(void **state)
 	ms_symbols_free(s);
 #else
 	skip();                          /* ASan's realloc cannot be made to fail */
+#endif
+}
+
+/*
+ * A pc at either edge of each of this process's binaries, or just past
+ * one (the module that ends there is the one libdwfl finds, where no other
+ * begins there), as the first frame's pc with this test's stack and as
+ * a caller's: rows and libdwfl alike.
+ */
+static void rows_match_libdwfl_at_module_edges(void **state)
+{
+#if defined(__x86_64__)
+	struct ms_symbols *s = ms_symbols_new();
+	uint32_t pid = (uint32_t)getpid();
+	struct copy *c = calloc(1, sizeof(*c));
+	struct tally t = { 0 };
+	struct uw_span *sp;
+	struct proc_bins *p;
+	uint64_t edge[5], regs[17] = { 0 }, chain[4] = { B + 16, 0, 0, 0 };
+	size_t i, nr;
+	int k;
+
+	p = own_unwound(s, c);
+	nr = p->uw_sorted_nr;
+	sp = malloc(nr * sizeof(*sp));
+	assert_non_null(sp);
+	memcpy(sp, p->uw_sorted, nr * sizeof(*sp));
+	for (i = 0; i < nr; i++) {
+		edge[0] = sp[i].lo;
+		edge[1] = sp[i].lo - 1;
+		edge[2] = sp[i].hi - 1;
+		edge[3] = sp[i].hi;
+		edge[4] = sp[i].hi + 1;
+		for (k = 0; k < 5; k++) {
+			c->regs[8] = edge[k];
+			compare_stack(s, pid, c->regs, MASK, c->stack, c->len, &t);
+			/* and as a caller's pc (looked up less one), reached by the frame pointer from no binary */
+			chain[1] = edge[k];
+			regs[6] = regs[7] = B;
+			regs[8] = 0x1000;
+			compare_stack(s, pid, regs, MASK, (const unsigned char *)chain, sizeof(chain), &t);
+		}
+	}
+	assert_int_equal(t.differ, 0);
+	assert_true(t.stacks >= 10);
+	free(sp);
+	free(c);
+	ms_symbols_free(s);
+#else
+	skip();
 #endif
 }
 
@@ -535,6 +594,7 @@ int main(void)
 		cmocka_unit_test(rows_match_libdwfl_on_frame_pointer_chains),
 		cmocka_unit_test(reads_nothing_outside_the_copy),
 		cmocka_unit_test(spans_whole_after_no_memory),
+		cmocka_unit_test(rows_match_libdwfl_at_module_edges),
 		cmocka_unit_test(rows_match_libdwfl_on_recordings),
 		cmocka_unit_test(rows_match_libdwfl_on_named_files),
 	};
