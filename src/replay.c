@@ -12,6 +12,7 @@
 #include <mapscope/symbols.h>
 
 #include "cli.h"
+#include "launch.h"
 #include "perfdata/evlist.h"
 #include "output/format.h"
 #include "output/json.h"
@@ -20,6 +21,7 @@
 
 int replay_open(struct ms_session **s, const char *path, const struct ms_session_opts *opts)
 {
+	launch_raise_fd_limit();      /* each binary whose symbols are read keeps a descriptor: libdwfl holds it */
 	*s = ms_session_open(path, opts);
 	if (*s)
 		return 0;
