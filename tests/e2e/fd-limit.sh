@@ -13,7 +13,7 @@ command -v python3 >/dev/null || skip "python3 is not installed (it is traced: i
 py=$(python3 -c 'import sys; print(sys.executable)')
 ms_record rec.txt -o py.data -- "$py" -c 'import ctypes, decimal, hashlib, json, sqlite3, ssl, zlib; print(len(bytearray(1 << 22)))' >/dev/null
 "$MAPSCOPE" report -i py.data >free.txt 2>free.err || fail "report exited $?: $(cat free.err)"
-bins=$(awk 'NR > 7 && $9 == "file" { print $NF }' free.txt | sort -u | wc -l)
+bins=$(grep -o ' /[^ ]*$' free.txt | sort -u | wc -l)
 status=0
 (ulimit -Sn 24 && exec "$MAPSCOPE" report -i py.data >low.txt 2>low.err) || status=$?
 [ "$status" -eq 0 ] || fail "report under a soft limit of 24 exited $status: $(head -3 low.err)"
