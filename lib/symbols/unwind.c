@@ -235,11 +235,14 @@ static int sort_spans(struct proc_bins *p)
 	const struct uw_span *sp, *prev;
 	size_t i, n = 0;
 
+	p->uw_overlap = false;
+	p->uw_sorted_nr = 0;
+	if (!p->uw_nr)
+		return 0;                    /* no binary yet: memcpy and qsort must not be given NULL */
 	if (MS_GROW(p->uw_sorted, p->uw_nr, p->uw_sorted_cap, 16, SIZE_MAX, false))
 		return -ENOMEM;
 	memcpy(p->uw_sorted, p->uw_spans, p->uw_nr * sizeof(*p->uw_spans));
 	qsort(p->uw_sorted, p->uw_nr, sizeof(*p->uw_sorted), by_lo);
-	p->uw_overlap = false;
 	for (i = 0; i < p->uw_nr; i++) {
 		sp = &p->uw_sorted[i];
 		prev = n ? &p->uw_sorted[n - 1] : NULL;
