@@ -297,7 +297,8 @@ void ms_bin_load_symbols(struct bin *b);
 /*
  * Opens b's symbols (state 1) where that says nothing: true where they
  * are read (state 2) or were before (or are unusable, said already);
- * false, b as it was, where reading them would warn (symtab.c).
+ * false, b as it was, where reading them would warn, or where its
+ * build-id is not known yet (a pipe's may come later) (symtab.c).
  */
 bool ms_bin_try_symbols(struct bin *b);
 

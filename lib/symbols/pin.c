@@ -12,9 +12,10 @@
  * naming at once would have given, where that answer could not depend
  * on anything but the list: every address of the chain is in a binary
  * whose symbols are read (so naming loads nothing and warns of nothing:
- * a pin reads them where that warns of nothing, as naming would later;
- * on a chromium recording the first chain of each binary was otherwise
- * named at once, 29 chains for half the time of naming 2,500), or is in
+ * a pin reads them where that warns of nothing and the binary's build-id
+ * is known, as naming would later; on a chromium recording the first
+ * chain of each binary was otherwise named at once, 29 chains for half
+ * the time of naming 2,500), or is in
  * no binary and in no memory a JIT could name; and no two instances of
  * the process overlap (so no hint changes an answer).
  * Any other chain is named at once, as before.

@@ -74,12 +74,15 @@ void ms_bin_load_symbols(struct bin *b)
  * Where reading them says nothing, reading a binary's symbols sooner
  * than naming would changes no answer and no output. Where it would warn,
  * nothing is kept (and it is not tried again): the warning is naming's.
+ * Not before its build-id is known: a pipe's come as records, one maybe
+ * after the pin and before naming reads the binary, and a binary rebuilt
+ * since is then named raw, with a warning (ms_bin_load_symbols()).
  */
 bool ms_bin_try_symbols(struct bin *b)
 {
 	int err;
 
-	if (b->state != 1 || b->tried)
+	if (b->state != 1 || b->tried || !b->want_id_len)
 		return b->state != 1;
 	if (open_symbols(b, &err) == LOAD_OK) {
 		b->state = 2;

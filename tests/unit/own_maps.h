@@ -56,4 +56,24 @@ static size_t map_own_code(struct ms_symbols *s, struct text *t, size_t max)
 	return n;
 }
 
+/*
+ * Hands s the build-ids of this process's executable files, as a
+ * recording does (mapscope record writes each binary's): a pin reads a
+ * binary's symbols only once its build-id is known.
+ */
+static inline void expect_own_build_ids(struct ms_symbols *s)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4352], perms[8], path[4096];
+	unsigned char id[64];
+	int n;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*x-%*x %7s %*x %*x:%*x %*u %4095s", perms, path) == 2 && path[0] == '/' &&
+		    perms[2] == 'x' && (n = ms_elf_build_id(path, id, sizeof(id))) > 0)
+			ms_symbols_expect_build_id(s, path, id, (size_t)n);
+	fclose(f);
+}
+
 #endif

@@ -133,6 +133,7 @@ static void pinned_then_named_as_at_once(void **state)
 	char site[768], chain_text[1024];
 
 	(void)state;
+	expect_own_build_ids(syms);
 	map_own_code(syms, text, 32);
 	map_own_code(fresh, text, 32);
 	ms_symbols_call_site(fresh, first.pid, chain, 2, site, sizeof(site), chain_text, sizeof(chain_text));
