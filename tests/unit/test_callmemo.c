@@ -176,6 +176,36 @@ static void named_alike_once(void **state)
 	ms_symbols_free(s);
 }
 
+/*
+ * Chains through the same binaries are told apart by their addresses in
+ * them: each named as without the memo, however many are kept before it.
+ */
+static void told_apart_by_address(void **state)
+{
+	const uint32_t pid = (uint32_t)getpid();
+	const uint64_t chains[4][2] = {
+		{ ADDR(callmemo_inner), ADDR(callmemo_outer) }, { ADDR(callmemo_outer), ADDR(callmemo_inner) },
+		{ ADDR(callmemo_inner), ADDR(callmemo_inner) }, { ADDR(callmemo_outer), ADDR(callmemo_outer) },
+	};
+	char site[512], text[1024], want_site[512], want_text[1024];
+	struct ms_symbols *s = ms_symbols_new();
+	uint64_t hits, misses;
+	size_t i;
+
+	(void)state;
+	map_code(s, pid, 0);
+	ms_symbols_call_site(s, pid, chains[0], 2, site, 512, text, 1024);   /* reads the symbols */
+	for (i = 0; i < 4; i++) {
+		ms_symbols_call_site(s, pid, chains[i], 2, site, 512, text, 1024);
+		name_fresh(pid, 0, chains[i], 2, want_site, want_text);
+		assert_string_equal(site, want_site);
+		assert_string_equal(text, want_text);
+	}
+	ms_callmemo_counts(s->memo, &hits, &misses);
+	assert_int_equal(hits, 2);                            /* the first chain's second naming alone */
+	ms_symbols_free(s);
+}
+
 static void nothing_kept_where_a_jit_may_name(void **state)
 {
 	const uint32_t pid = 200;
@@ -204,6 +234,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(texts_by_key),
 		cmocka_unit_test(named_alike_once),
+		cmocka_unit_test(told_apart_by_address),
 		cmocka_unit_test(nothing_kept_where_a_jit_may_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
