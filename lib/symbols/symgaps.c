@@ -80,8 +80,11 @@ struct ms_symgaps {
 	size_t nr_fast;               /* gaps answered from fp */
 };
 
+/* Adds point v; not where it is the one added last (a symbol's end is often the next one's start). */
 static void add_point(struct ms_symgaps *g, uint64_t v)
 {
+	if (g->n && g->pts[g->n - 1] == v)
+		return;
 	if (!MS_GROW(g->pts, g->n + 1, g->cap, 1024, SIZE_MAX, false))
 		g->pts[g->n++] = v;
 }
@@ -96,8 +99,10 @@ static void add_sections(struct ms_symgaps *g, Elf *elf, uint64_t bias)
 		if ((sh = gelf_getshdr(scn, &mem))) {
 			add_point(g, sh->sh_addr);
 			add_point(g, sh->sh_addr + sh->sh_size);
-			add_point(g, sh->sh_addr + bias);
-			add_point(g, sh->sh_addr + sh->sh_size + bias);
+			if (bias) {          /* at bias 0 they are the two above */
+				add_point(g, sh->sh_addr + bias);
+				add_point(g, sh->sh_addr + sh->sh_size + bias);
+			}
 		}
 }
 
@@ -175,8 +180,10 @@ static struct ms_symgaps *gaps_build(Dwfl_Module *mod)
 			continue;
 		add_point(g, value);
 		add_point(g, value + sym.st_size);
-		add_point(g, sym.st_value + bias);
-		add_point(g, sym.st_value + bias + sym.st_size);
+		if (sym.st_value + bias != value) {   /* mostly they are the same: half the points to sort */
+			add_point(g, sym.st_value + bias);
+			add_point(g, sym.st_value + bias + sym.st_size);
+		}
 		for (k = 0; k < 4 && seen[k] && seen[k] != elf; k++)
 			;
 		if (k < 4 && !seen[k]) {
