@@ -14,9 +14,9 @@
 
 #include "analysis/access.h"
 #include "analysis/children.h"
+#include "analysis/codememo.h"
 #include "analysis/reportsites.h"
 #include "aspace/samples.h"
-#include "symbols/generation.h"
 #include "util/chunkmap.h"
 #include "util/grow.h"
 #include "util/log.h"
@@ -36,16 +36,6 @@ struct tuple {
 	const char *symbol, *dso, *daddr, *alloc;
 };
 
-/* A code address's symbol, remembered while its process's symbols' generation stays. */
-struct memo {
-	uint64_t ip, gen;
-	uint32_t pid;
-	bool used;
-	const char *symbol, *dso;
-};
-
-#define MEMO_SIZE 256
-
 struct ms_report {
 	uint64_t from, to;            /* the session's window; 0, UINT64_MAX without one */
 	unsigned int group;
@@ -58,7 +48,7 @@ struct ms_report {
 	uint32_t *tslots;         /* hash: tuple -> slot */
 	size_t tcap;
 	struct ms_children children;   /* (region, symbol) -> samples */
-	struct memo memo[MEMO_SIZE];   /* direct-mapped by code address */
+	struct ms_code_memo memo;      /* code addresses named (codememo.h) */
 	struct ms_session *s;     /* its allocation sites */
 	struct stat *st;          /* [0]: unmapped; [id + 1]: region id */
 	size_t cap;
@@ -106,38 +96,6 @@ static struct stat * __attribute__((noinline)) slot_grow(struct ms_report *rep, 
 static inline struct stat *slot(struct ms_report *rep, size_t i)
 {
 	return i < rep->cap ? &rep->st[i] : slot_grow(rep, i);
-}
-
-static const char *sym_name(struct ms_report *rep, uint32_t pid, uint64_t addr, const char **dso)
-{
-	struct ms_sym sym;
-
-	*dso = "[unknown]";
-	if (addr >= 0xffff800000000000ULL) {
-		*dso = "[kernel]";
-		return "[kernel]";
-	}
-	if (ms_symbols_resolve(rep->syms, pid, addr, false, &sym))
-		return "[unknown]";
-	*dso = sym.dso;
-	return sym.name ? sym.name : "[unknown]";
-}
-
-/* sym_name() of a code address, from the memo where it is there. */
-static inline const char *code_name(struct ms_report *rep, uint32_t pid, uint64_t ip, const char **dso)
-{
-	struct memo *m = &rep->memo[(ip ^ ip >> 8 ^ pid) & (MEMO_SIZE - 1)];
-	uint64_t gen = ms_symbols_proc_generation(rep->syms, pid);   /* another process's map leaves it */
-
-	if (!m->used || m->ip != ip || m->pid != pid || m->gen != gen) {
-		m->symbol = sym_name(rep, pid, ip, &m->dso);
-		m->ip = ip;
-		m->pid = pid;
-		m->gen = gen;
-		m->used = true;
-	}
-	*dso = m->dso;
-	return m->symbol;
 }
 
 static size_t tuple_hash(const struct tuple *t, size_t cap)
@@ -203,7 +161,7 @@ static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const 
 	const char *symbol = NULL, *dso = NULL, *ddso;
 
 	if (rep->syms && (rep->nr_children || (rep->group & (MS_GROUP_SYMBOL | MS_GROUP_DSO))))
-		symbol = code_name(rep, ev->pid, ev->sample.ip, &dso);
+		symbol = ms_code_memo_name(&rep->memo, rep->syms, ev->pid, ev->sample.ip, &dso);
 	if (rep->nr_children && r)
 		count_child(rep, r->id + 1, symbol, dso, 1);
 	if (rep->group == MS_GROUP_REGION)
@@ -215,7 +173,7 @@ static size_t __attribute__((noinline)) group_slot(struct ms_report *rep, const 
 	if (rep->group & MS_GROUP_DSO)
 		t.dso = dso ? dso : "[unknown]";
 	if (rep->group & MS_GROUP_DADDR)
-		t.daddr = rep->syms ? sym_name(rep, ev->pid, ev->sample.addr, &ddso) : "[unknown]";
+		t.daddr = rep->syms ? ms_code_name(rep->syms, ev->pid, ev->sample.addr, &ddso) : "[unknown]";
 	if (rep->group & MS_GROUP_ALLOC && !(t.alloc = ms_session_alloc_site(rep->s, r)))
 		t.alloc = "[unknown]";
 	return tuple_slot(rep, &t);
@@ -375,7 +333,7 @@ static inline __attribute__((always_inline)) void charge_region_run(struct ms_re
 						count_child(rep, i, symbol, dso, cn);
 					cn = 0;
 					cip = ip;
-					symbol = code_name(rep, pid, ip, &dso);
+					symbol = ms_code_memo_name(&rep->memo, rep->syms, pid, ip, &dso);
 				}
 				cn++;
 			}
@@ -724,5 +682,8 @@ MS_EXPORT void ms_report_free(struct ms_report *rep)
 	ms_chunkmap_release(&rep->chunks);
 	free(rep->st);
 	ms_access_table_release(&rep->access);
+	if (rep->memo.hits + rep->memo.misses)
+		ms_debug("code names: %llu from the memo, %llu looked up", (unsigned long long)rep->memo.hits,
+			 (unsigned long long)rep->memo.misses);
 	free(rep);
 }
