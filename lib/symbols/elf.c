@@ -102,6 +102,8 @@ int ms_file_open_regular(const char *path, struct stat *st)
 	struct stat before;
 	int fd, err;
 
+	if (stat(path, &before))             /* nothing there (most debug-file probes): no realpath() walk */
+		return refused_name(path) ? -EPERM : -errno;
 	if (refused_place(path))
 		return -EPERM;
 	if (stat(path, &before))
