@@ -33,15 +33,17 @@
 #define MAX_DEPTH 256
 #define ASK_LIBDW (-2)
 
-struct top {
-	Dwarf_Die die;
-	bool pc;                      /* it may have ranges */
-};
-
+/*
+ * A unit's top level: every child's address (an abstract origin is looked
+ * for among them), and whole only the children that may have ranges (the
+ * types and declarations that most of a top level is are not kept).
+ */
 struct unit {
 	void *addr;                   /* the root DIE's */
-	struct top *v;                /* its children, in file order */
+	void **all;                   /* its children's addresses, in file order */
 	size_t n, cap;
+	Dwarf_Die *pc;                /* its children that may have ranges, in file order */
+	size_t npc, cap_pc;
 	bool whole;                   /* the index answers (else dwarf_getscopes) */
 };
 
@@ -84,14 +86,35 @@ static bool read_top(struct unit *u, Dwarf_Die *cu)
 	if (dwarf_child(cu, &c))
 		return true;
 	do {
-		if (dwarf_tag(&c) == DW_TAG_imported_unit || MS_GROW(u->v, u->n + 1, u->cap, 256, SIZE_MAX, false))
+		if (dwarf_tag(&c) == DW_TAG_imported_unit || MS_GROW(u->all, u->n + 1, u->cap, 256, SIZE_MAX, false))
 			return false;
-		u->v[u->n++] = (struct top){ c, may_have_pc(&c) };
+		u->all[u->n++] = c.addr;
 		/* In file order: an origin is found by its address. */
-		if (u->n > 1 && (char *)u->v[u->n - 2].die.addr >= (char *)c.addr)
+		if (u->n > 1 && (char *)u->all[u->n - 2] >= (char *)c.addr)
 			return false;
+		if (may_have_pc(&c)) {
+			if (MS_GROW(u->pc, u->npc + 1, u->cap_pc, 64, SIZE_MAX, false))
+				return false;
+			u->pc[u->npc++] = c;
+		}
 	} while (!dwarf_siblingof(&c, &c));
 	return true;
+}
+
+/* The arrays cut to what they hold: they grew by doubling, and live to the end. */
+static void shrink(struct unit *u)
+{
+	void **all = u->n ? realloc(u->all, u->n * sizeof(*u->all)) : NULL;
+	Dwarf_Die *pc = u->npc ? realloc(u->pc, u->npc * sizeof(*u->pc)) : NULL;
+
+	if (all) {
+		u->all = all;
+		u->cap = u->n;
+	}
+	if (pc) {
+		u->pc = pc;
+		u->cap_pc = u->npc;
+	}
 }
 
 /* The index of the unit whose root is cu, made where new; NULL on ENOMEM. */
@@ -109,10 +132,11 @@ static struct unit *unit_of(struct ms_scopes *s, Dwarf_Die *cu)
 	*u = (struct unit){ .addr = cu->addr };
 	u->whole = read_top(u, cu);
 	if (!u->whole) {
-		free(u->v);
-		u->v = NULL;
-		u->n = u->cap = 0;
-	}
+		free(u->all);
+		free(u->pc);
+		*u = (struct unit){ .addr = cu->addr };
+	} else
+		shrink(u);
 	s->units++;
 	return u;
 }
@@ -124,12 +148,12 @@ static bool at_top(const struct unit *u, void *addr)
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if ((char *)u->v[mid].die.addr < (char *)addr)
+		if ((char *)u->all[mid] < (char *)addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < u->n && u->v[lo].die.addr == addr;
+	return lo < u->n && u->all[lo] == addr;
 }
 
 /* The first of die's children whose ranges hold pc into *out: 1, 0 where none, ASK_LIBDW. */
@@ -155,12 +179,12 @@ static int descend(const struct unit *u, Dwarf_Addr pc, Dwarf_Die *path, int *in
 	size_t i;
 
 	*inlined = 0;
-	for (i = 0; i < u->n && !r; i++)
-		if (u->v[i].pc && (r = dwarf_haspc((Dwarf_Die *)&u->v[i].die, pc)) < 0)
+	for (i = 0; i < u->npc && !r; i++)
+		if ((r = dwarf_haspc(&u->pc[i], pc)) < 0)
 			return ASK_LIBDW;
 	if (!r)
 		return 0;
-	path[np++] = u->v[i - 1].die;
+	path[np++] = u->pc[i - 1];
 	for (;;) {
 		if (dwarf_tag(&path[np - 1]) == DW_TAG_inlined_subroutine)
 			*inlined = np;
@@ -225,8 +249,10 @@ void ms_scopes_free(struct ms_scopes *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->n; i++)
-		free(s->u[i].v);
+	for (i = 0; i < s->n; i++) {
+		free(s->u[i].all);
+		free(s->u[i].pc);
+	}
 	free(s->u);
 	free(s);
 }
