@@ -143,35 +143,79 @@ static inline uint64_t key_at(const unsigned char *v, size_t i, size_t size, siz
 	return k;
 }
 
+/* Below this many elements an insertion sort beats the passes' counting. */
+#define RADIX_SMALL 24
+
+/* Stable insertion sort of the n elements of size bytes at v by their key at off (small n). */
+static void insertion_sort(unsigned char *v, size_t n, size_t size, size_t off)
+{
+	unsigned char t[64];
+	size_t i, j;
+	uint64_t k;
+
+	for (i = 1; i < n; i++) {
+		k = key_at(v, i, size, off);
+		for (j = i; j > 0 && key_at(v, j - 1, size, off) > k; j--)
+			;
+		if (j == i)
+			continue;
+		memcpy(t, v + i * size, size);
+		memmove(v + (j + 1) * size, v + j * size, (i - j) * size);
+		memcpy(v + j * size, t, size);
+	}
+}
+
 /*
- * Sorts the n elements of size bytes at v by their uint64_t key at byte
- * off, equal keys in the order they came: a least-significant-digit radix
- * sort, 11 bits a pass over only the bits the keys use, so libc's table
- * takes two passes instead of a qsort's million calls of a comparison
- * callback. false on ENOMEM (v unsorted).
+ * Sorts the n elements of size bytes (at most 64) at v by their uint64_t
+ * key at byte off, equal keys in the order they came: a
+ * least-significant-digit radix sort over the bits by which the keys
+ * differ from the least (key - min: the same order), in digits as wide as
+ * n is large (4 to 13 bits) and as few passes as those bits need, so
+ * libc's table takes two passes instead of a qsort's million calls of a
+ * comparison callback, and a binary's table of 200 symbols does not clear
+ * and sum 2048 counts a pass for each. false on ENOMEM (v unsorted).
  */
 static bool radix_sort(void *v, size_t n, size_t size, size_t off)
 {
-	unsigned char *tmp = malloc(n * size), *src = v, *dst = tmp, *t;
-	uint64_t top = 0;
-	size_t count[2048], i, sum, c;
-	unsigned int shift;
+	unsigned char *tmp, *src = v, *dst, *t;
+	uint64_t lo = UINT64_MAX, hi = 0, k;
+	unsigned int bits = 0, width = 4, passes, shift, p;
+	size_t *count, i, sum, c, mask;
 
-	if (!tmp)
+	if (n < RADIX_SMALL) {
+		insertion_sort(v, n, size, off);
+		return true;
+	}
+	for (i = 0; i < n; i++) {
+		k = key_at(src, i, size, off);
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	while (bits < 64 && ((hi - lo) >> bits))
+		bits++;
+	if (!bits)
+		return true;                 /* all equal */
+	while (width < 13 && ((size_t)1 << width) < n)
+		width++;
+	passes = (bits + width - 1) / width;
+	width = (bits + passes - 1) / passes;
+	mask = ((size_t)1 << width) - 1;
+	if (!(tmp = malloc(n * size + (mask + 1) * sizeof(*count))))
 		return false;
-	for (i = 0; i < n; i++)
-		top |= key_at(src, i, size, off);
-	for (shift = 0; shift < 64 && (top >> shift); shift += 11) {
-		memset(count, 0, sizeof(count));
+	count = (size_t *)(void *)(tmp + n * size);   /* n * size is a multiple of 8 here */
+	dst = tmp;
+	for (p = 0, shift = 0; p < passes; p++, shift += width) {
+		memset(count, 0, (mask + 1) * sizeof(*count));
 		for (i = 0; i < n; i++)
-			count[(key_at(src, i, size, off) >> shift) & 2047]++;
-		for (i = 0, sum = 0; i < 2048; i++) {
+			count[((key_at(src, i, size, off) - lo) >> shift) & mask]++;
+		for (i = 0, sum = 0; i <= mask; i++) {
 			c = count[i];
 			count[i] = sum;
 			sum += c;
 		}
 		for (i = 0; i < n; i++)
-			memcpy(dst + count[(key_at(src, i, size, off) >> shift) & 2047]++ * size, src + i * size, size);
+			memcpy(dst + count[((key_at(src, i, size, off) - lo) >> shift) & mask]++ * size,
+			       src + i * size, size);
 		t = src;
 		src = dst;
 		dst = t;

@@ -1,7 +1,8 @@
 /*
  * Symbol tables: the sorted table names every address as libdwfl's own search
  * does (dwfl_module_addrinfo(), a walk over all symbols), checked on the
- * binaries this test runs from: itself, the C library and the loader.
+ * binaries this test runs from: itself, the C library and the loader. The
+ * sort of its keys orders as qsort does.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -69,10 +70,53 @@ static void table_names_as_libdwfl_does(void **state)
 	ms_symbols_free(exact);
 }
 
+static int u64_order(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * ms_u64_sort() against qsort: the sizes either side of the insertion
+ * sort's bound and of each digit width, keys close together far from 0
+ * (addresses), over all 64 bits, and all alike.
+ */
+static void sorts_as_qsort_does(void **state)
+{
+	static const size_t sizes[] = { 0, 1, 2, 23, 24, 25, 100, 1000, 5000, 20000, 100000 };
+	static const uint64_t spans[] = { 0, 1, 1000, 1ull << 26, 1ull << 40, UINT64_MAX };
+	uint64_t *v = malloc(100000 * sizeof(*v)), *w = malloc(100000 * sizeof(*w));
+	size_t i, j, k;
+
+	(void)state;
+	assert_non_null(v);
+	assert_non_null(w);
+	srand(3);
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		for (j = 0; j < sizeof(spans) / sizeof(spans[0]); j++) {
+			for (k = 0; k < sizes[i]; k++) {
+				v[k] = ((uint64_t)rand() << 42) ^ ((uint64_t)rand() << 21) ^ (uint64_t)rand();
+				v[k] = spans[j] == UINT64_MAX ? v[k] : 0x7f0000000000ull + (spans[j] ? v[k] % spans[j] : 0);
+				w[k] = v[k];
+			}
+			ms_u64_sort(v, sizes[i]);
+			qsort(w, sizes[i], sizeof(*w), u64_order);
+			for (k = 0; k < sizes[i]; k++)
+				if (v[k] != w[k])
+					fail_msg("%zu keys in a span of %llu: 0x%llx at %zu, qsort says 0x%llx", sizes[i],
+						 (unsigned long long)spans[j], (unsigned long long)v[k], k,
+						 (unsigned long long)w[k]);
+		}
+	free(v);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table_names_as_libdwfl_does),
+		cmocka_unit_test(sorts_as_qsort_does),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
