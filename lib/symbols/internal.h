@@ -346,10 +346,21 @@ void ms_jit_proc_release(struct proc_bins *p);
 /*
  * The name dwfl_module_addrinfo() gives vaddr in mod, and the offset into
  * it, remembered for the gap between symbol and section bounds that holds
- * vaddr (symgaps.c); *gaps is made on the first call, and freed by
- * ms_symgaps_free().
+ * vaddr (symgaps.c); *gaps is made on the first call where the caller
+ * has not made it (ms_symgaps_begin()), and freed by ms_symgaps_free().
  */
 const char *ms_symgaps_name(struct ms_symgaps **gaps, Dwfl_Module *mod, uint64_t vaddr, uint64_t *offset);
+
+/*
+ * The gaps of mod made from a pass over its symbols that the caller makes
+ * anyway (symtab.c's table): begin, then add each symbol i that
+ * dwfl_module_getsym_info() gives a name, as it gives it, in order. The
+ * caller owns what begin returns (NULL on ENOMEM) and hands it to
+ * ms_symgaps_name() or ms_symgaps_free().
+ */
+struct ms_symgaps *ms_symgaps_begin(Dwfl_Module *mod);
+void ms_symgaps_add(struct ms_symgaps *g, Dwfl_Module *mod, int i, const GElf_Sym *sym, const char *name,
+		    uint64_t value, GElf_Word shndx, Elf *elf, uint64_t bias);
 void ms_symgaps_free(struct ms_symgaps *g);
 
 /* How many gaps were answered by the replay made for every gap at once (the tests ask). */

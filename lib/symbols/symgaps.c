@@ -13,6 +13,11 @@
  * them keeps the symbol the walk chose for an address strictly inside it
  * (an address equal to a point may be answered otherwise: a sizeless
  * global matches exactly). Every answer is still the walk's own.
+ *
+ * The points and symbols are gathered in symtab.c's pass over the
+ * binary's symbols for its table (ms_symgaps_begin(), ms_symgaps_add()),
+ * not read through libdwfl a second time, and sorted on the first
+ * address that needs them.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -78,6 +83,7 @@ struct ms_symgaps {
 	size_t replays;               /* gaps replayed so far, one at a time */
 	struct fast_pass fp[2];       /* the globals' pass, the locals' (after ms_symgaps_fast_after replays) */
 	size_t nr_fast;               /* gaps answered from fp */
+	Elf *seen[4];                 /* the files whose sections are points already (ms_symgaps_add()) */
 };
 
 /* Adds point v; not where it is the one added last (a symbol's end is often the next one's start). */
@@ -157,41 +163,66 @@ static void shrink(struct ms_symgaps *g)
 	}
 }
 
-/* The points of b's symbols and sections, sorted; NULL where memory ran out. */
-static struct ms_symgaps *gaps_build(Dwfl_Module *mod)
+struct ms_symgaps *ms_symgaps_begin(Dwfl_Module *mod)
 {
 	struct ms_symgaps *g = calloc(1, sizeof(*g));
-	Elf *elf, *seen[4] = { NULL };
-	int nsyms = dwfl_module_getsymtab(mod), i, k;
-	GElf_Addr value, mbias = 0;
-	const char *name;
-	Dwarf_Addr bias;
-	GElf_Word shndx;
-	GElf_Sym sym;
-	size_t j, u;
+	GElf_Addr mbias = 0;
 
 	if (!g)
 		return NULL;
 	g->first_global = dwfl_module_getsymtab_first_global(mod);
 	g->no_replay = g->first_global < 0;
 	add_sections(g, dwfl_module_getelf(mod, &mbias), mbias);
-	for (i = 1; i < nsyms; i++) {
-		if (!(name = dwfl_module_getsym_info(mod, i, &sym, &value, &shndx, &elf, &bias)))
-			continue;
-		add_point(g, value);
-		add_point(g, value + sym.st_size);
-		if (sym.st_value + bias != value) {   /* mostly they are the same: half the points to sort */
-			add_point(g, sym.st_value + bias);
-			add_point(g, sym.st_value + bias + sym.st_size);
-		}
-		for (k = 0; k < 4 && seen[k] && seen[k] != elf; k++)
-			;
-		if (k < 4 && !seen[k]) {
-			seen[k] = elf;
-			add_sections(g, elf, bias);
-		}
-		keep_sym(g, mod, i, &sym, name, value, shndx);
+	return g;
+}
+
+void ms_symgaps_add(struct ms_symgaps *g, Dwfl_Module *mod, int i, const GElf_Sym *sym, const char *name,
+		    uint64_t value, GElf_Word shndx, Elf *elf, uint64_t bias)
+{
+	int k;
+
+	add_point(g, value);
+	add_point(g, value + sym->st_size);
+	if (sym->st_value + bias != value) {   /* mostly they are the same: half the points to sort */
+		add_point(g, sym->st_value + bias);
+		add_point(g, sym->st_value + bias + sym->st_size);
 	}
+	for (k = 0; k < 4 && g->seen[k] && g->seen[k] != elf; k++)
+		;
+	if (k < 4 && !g->seen[k]) {
+		g->seen[k] = elf;
+		add_sections(g, elf, bias);
+	}
+	keep_sym(g, mod, i, sym, name, value, shndx);
+}
+
+/* The points of mod's symbols and sections, unsorted, read through libdwfl; NULL where memory ran out. */
+static struct ms_symgaps *gaps_read(Dwfl_Module *mod)
+{
+	struct ms_symgaps *g = ms_symgaps_begin(mod);
+	int nsyms = dwfl_module_getsymtab(mod), i;
+	const char *name;
+	GElf_Addr value;
+	Dwarf_Addr bias;
+	GElf_Word shndx;
+	GElf_Sym sym;
+	Elf *elf;
+
+	for (i = 1; g && i < nsyms; i++)
+		if ((name = dwfl_module_getsym_info(mod, i, &sym, &value, &shndx, &elf, &bias)))
+			ms_symgaps_add(g, mod, i, &sym, name, value, shndx, elf, bias);
+	return g;
+}
+
+/*
+ * The points sorted, once, where the first address outside every sized
+ * symbol is asked about: a binary whose addresses all fall inside one
+ * never sorts them. false where memory ran out.
+ */
+static bool gaps_finish(struct ms_symgaps *g)
+{
+	size_t j, u;
+
 	ms_u64_sort(g->pts, g->n);
 	for (j = u = 0; j < g->n; j++)
 		if (!u || g->pts[u - 1] != g->pts[j])
@@ -199,13 +230,11 @@ static struct ms_symgaps *gaps_build(Dwfl_Module *mod)
 	g->n = u;
 	shrink(g);
 	g->ans = malloc((g->n + 1) * sizeof(*g->ans));
-	if (!g->ans) {
-		ms_symgaps_free(g);
-		return NULL;
-	}
+	if (!g->ans)
+		return false;
 	for (j = 0; j <= g->n; j++)
 		g->ans[j] = (struct gap_answer){ NULL, UINT64_MAX };
-	return g;
+	return true;
 }
 
 /*
@@ -391,13 +420,18 @@ static bool fast_answer(struct ms_symgaps *g, Dwfl_Module *mod, size_t j, uint64
 
 const char *ms_symgaps_name(struct ms_symgaps **gp, Dwfl_Module *mod, uint64_t vaddr, uint64_t *offset)
 {
-	struct ms_symgaps *g = *gp ? *gp : (*gp = gaps_build(mod));
-	size_t lo = 0, hi = g ? g->n : 0, mid;
+	struct ms_symgaps *g = *gp ? *gp : (*gp = gaps_read(mod));
+	size_t lo = 0, hi, mid;
 	const char *name;
 	GElf_Off off;
 	GElf_Sym sym;
 	bool inside;
 
+	if (g && !g->ans && !gaps_finish(g)) {
+		ms_symgaps_free(g);
+		g = *gp = NULL;
+	}
+	hi = g ? g->n : 0;
 	while (lo < hi) {                    /* lo: the points <= vaddr */
 		mid = lo + (hi - lo) / 2;
 		if (g->pts[mid] <= vaddr)

@@ -250,14 +250,21 @@ static int binding_value(const GElf_Sym *sym)
 	}
 }
 
-/* b->sized and b->sizeless from every symbol the search would consider. */
+/*
+ * b->sized and b->sizeless from every symbol the search would consider,
+ * and b->gaps' points from the same pass: each symbol is read through
+ * libdwfl once for both.
+ */
 static void build_table(struct bin *b)
 {
 	int i, n = dwfl_module_getsymtab(b->mod);
 	GElf_Addr value;
 	GElf_Word shndx;
 	const char *name;
+	Dwarf_Addr bias;
+	bool fits = true;
 	GElf_Sym sym;
+	Elf *elf;
 	size_t k;
 
 	b->table = true;
@@ -265,23 +272,27 @@ static void build_table(struct bin *b)
 	if (n <= 1 || !(b->sized = malloc((size_t)n * sizeof(*b->sized))) ||
 	    !(b->sizeless = malloc((size_t)n * sizeof(*b->sizeless))))
 		return;
+	if (!b->gaps)
+		b->gaps = ms_symgaps_begin(b->mod);   /* NULL: ms_symgaps_name() reads the symbols again */
 	for (i = 1; i < n; i++) {
-		name = dwfl_module_getsym_info(b->mod, i, &sym, &value, &shndx, NULL, NULL);
-		if (!name || !name[0] || shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
+		name = dwfl_module_getsym_info(b->mod, i, &sym, &value, &shndx, &elf, &bias);
+		if (name && b->gaps)
+			ms_symgaps_add(b->gaps, b->mod, i, &sym, name, value, shndx, elf, bias);
+		if (!fits || !name || !name[0] || shndx == SHN_UNDEF || GELF_ST_TYPE(sym.st_info) == STT_SECTION ||
 		    GELF_ST_TYPE(sym.st_info) == STT_FILE || GELF_ST_TYPE(sym.st_info) == STT_TLS)
 			continue;
-		if (sym.st_size > UINT32_MAX || i >= 1 << 30) {
-			b->nr_sized = b->nr_sizeless = 0;   /* beyond the table's fields: libdwfl answers */
-			return;
-		}
-		if (sym.st_size)
+		if (sym.st_size > UINT32_MAX || i >= 1 << 30)
+			fits = false;            /* beyond the table's fields: libdwfl answers */
+		else if (sym.st_size)
 			b->sized[b->nr_sized++] = (struct sized){ value, 0, name, (uint32_t)sym.st_size,
 								  (uint32_t)i, (uint32_t)binding_value(&sym) };
 		else if (i >= b->first_global)
 			b->sizeless[b->nr_sizeless++] = value;
 	}
-	if (!sort_sized(b->sized, b->nr_sized))
-		b->nr_sized = 0;                 /* no table: libdwfl answers */
+	if (!fits || !sort_sized(b->sized, b->nr_sized)) {
+		b->nr_sized = b->nr_sizeless = 0;   /* no table: libdwfl answers */
+		return;
+	}
 	ms_u64_sort(b->sizeless, b->nr_sizeless);
 	for (k = 0; k < b->nr_sized; k++)
 		b->sized[k].maxend = k && b->sized[k - 1].maxend > b->sized[k].value + b->sized[k].size ?

@@ -1,7 +1,8 @@
 /*
  * Symbol tables: the sorted table names every address as libdwfl's own search
  * does (dwfl_module_addrinfo(), a walk over all symbols), checked on the
- * binaries this test runs from: itself, the C library and the loader. The
+ * binaries this test runs from: itself, the C library and the loader; so do
+ * the gaps between symbols, made from the table's own pass over them. The
  * sort of its keys orders as qsort does.
  */
 #include <errno.h>
