@@ -106,8 +106,6 @@ int ms_file_open_regular(const char *path, struct stat *st)
 		return refused_name(path) ? -EPERM : -errno;
 	if (refused_place(path))
 		return -EPERM;
-	if (stat(path, &before))
-		return -errno;
 	if (!S_ISREG(before.st_mode))
 		return -ENOEXEC;
 	if ((fd = open_file(path)) < 0)
