@@ -121,11 +121,8 @@ void ms_cfirule_decode(Dwarf_CFI *cfi, uint64_t pc, struct ms_cfirule *r)
 	free(f);
 }
 
-/*
- * libdwfl's memory_read over the copy (unwind.c's uw_memory_read): 8 bytes
- * wholly inside it (an offset near 2^64 plus 8 would wrap to a small one).
- */
-static bool stack_read(const struct ms_cfistack *st, uint64_t addr, uint64_t *v)
+/* The rows' reads of the stack copy and libdwfl's (unwind.c's uw_memory_read) alike. */
+bool ms_cfistack_read(const struct ms_cfistack *st, uint64_t addr, uint64_t *v)
 {
 	if (addr < st->sp || st->len < 8 || addr - st->sp > st->len - 8)
 		return false;
@@ -149,7 +146,7 @@ bool ms_cfirule_step(const struct ms_cfirule *r, const struct ms_cfiregs *cur, c
 			v = cur->r[i];
 			break;
 		case MS_CFI_AT:
-			ok = cfa_ok && stack_read(st, cfa + (uint64_t)(int64_t)r->val[i], &v);
+			ok = cfa_ok && ms_cfistack_read(st, cfa + (uint64_t)(int64_t)r->val[i], &v);
 			break;
 		case MS_CFI_VAL:
 			ok = cfa_ok;
@@ -181,9 +178,9 @@ bool ms_cfi_fp_step(const struct ms_cfiregs *cur, const struct ms_cfistack *st, 
 
 	if (!(cur->set >> MS_CFI_FP & 1) || fp == 0)
 		return false;
-	if (!stack_read(st, fp, &prev_fp))
+	if (!ms_cfistack_read(st, fp, &prev_fp))
 		prev_fp = 0;
-	if (!stack_read(st, fp + 8, &ret))
+	if (!ms_cfistack_read(st, fp + 8, &ret))
 		return false;
 	fp += 16;
 	if (sp >= fp)

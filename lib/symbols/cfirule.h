@@ -63,6 +63,13 @@ struct ms_cfistack {
 	uint64_t sp;
 };
 
+/*
+ * The 8 bytes at addr of the stack copy into *v: false where any lies
+ * outside it (addr - sp is compared with len - 8, which cannot wrap near
+ * 2^64 as addr + 8 would). libdwfl's memory reads go through it too.
+ */
+bool ms_cfistack_read(const struct ms_cfistack *st, uint64_t addr, uint64_t *v);
+
 /* Decodes cfi's row at pc (the binary's address) into r: r->why says whether it is simple. */
 void ms_cfirule_decode(Dwarf_CFI *cfi, uint64_t pc, struct ms_cfirule *r);
 

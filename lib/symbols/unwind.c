@@ -33,14 +33,11 @@ static pid_t uw_next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
 
 static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *dwfl_arg)
 {
-	struct unwind_arg *u = dwfl_arg;
-	uint64_t sp = u->regs[7];
+	const struct unwind_arg *u = dwfl_arg;
+	const struct ms_cfistack st = { u->stack, u->stack_len, u->regs[MS_CFI_SP] };
 
 	(void)dwfl;
-	if (addr < sp || u->stack_len < 8 || addr - sp > u->stack_len - 8)   /* not + 8: it wraps near 2^64 */
-		return false;
-	memcpy(result, u->stack + (addr - sp), 8);
-	return true;
+	return ms_cfistack_read(&st, addr, result);
 }
 
 static bool uw_set_initial_registers(Dwfl_Thread *thread, void *thread_arg)
