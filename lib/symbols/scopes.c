@@ -104,17 +104,8 @@ static bool read_top(struct unit *u, Dwarf_Die *cu)
 /* The arrays cut to what they hold: they grew by doubling, and live to the end. */
 static void shrink(struct unit *u)
 {
-	void **all = u->n ? realloc(u->all, u->n * sizeof(*u->all)) : NULL;
-	Dwarf_Die *pc = u->npc ? realloc(u->pc, u->npc * sizeof(*u->pc)) : NULL;
-
-	if (all) {
-		u->all = all;
-		u->cap = u->n;
-	}
-	if (pc) {
-		u->pc = pc;
-		u->cap_pc = u->npc;
-	}
+	MS_SHRINK(u->all, u->n, u->cap);
+	MS_SHRINK(u->pc, u->npc, u->cap_pc);
 }
 
 /* The index of the unit whose root is cu, made where new; NULL on ENOMEM. */

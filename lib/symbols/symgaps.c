@@ -150,17 +150,8 @@ static void keep_sym(struct ms_symgaps *g, Dwfl_Module *mod, int i, const GElf_S
  */
 static void shrink(struct ms_symgaps *g)
 {
-	uint64_t *pts = g->n ? realloc(g->pts, g->n * sizeof(*g->pts)) : NULL;
-	struct gsym *syms = g->nr_syms ? realloc(g->syms, g->nr_syms * sizeof(*g->syms)) : NULL;
-
-	if (pts) {
-		g->pts = pts;
-		g->cap = g->n;
-	}
-	if (syms) {
-		g->syms = syms;
-		g->cap_syms = g->nr_syms;
-	}
+	MS_SHRINK(g->pts, g->n, g->cap);
+	MS_SHRINK(g->syms, g->nr_syms, g->cap_syms);
 }
 
 struct ms_symgaps *ms_symgaps_begin(Dwfl_Module *mod)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /*
  * Reallocates p, an array of *alloc elements of elem bytes, to hold at
@@ -41,6 +42,22 @@ void *ms_grow(void *p, size_t elem, size_t nr, size_t *alloc, size_t first, size
 			ms_err_ = -ENOMEM;							\
 	}											\
 	ms_err_;										\
+})
+
+/*
+ * Cuts array p (an lvalue; alloc a size_t lvalue) to its nr elements where
+ * it has room for more: an array grown by doubling that lives on gives
+ * the rest back. Where realloc fails, or nr is 0, p and alloc stay.
+ */
+#define MS_SHRINK(p, nr, alloc) __extension__({							\
+	size_t ms_n_ = (nr);									\
+	if (ms_n_ && ms_n_ < (alloc)) {								\
+		void *ms_p_ = realloc((p), ms_n_ * sizeof(*(p)));				\
+		if (ms_p_) {									\
+			(p) = ms_p_;								\
+			(alloc) = ms_n_;							\
+		}										\
+	}											\
 })
 
 #define MS_ALLOC_GROW(p, nr, alloc) MS_GROW(p, nr, alloc, 16, SIZE_MAX, false)

@@ -96,6 +96,31 @@ static void overflow_refused(void **state)
 	free(v);
 }
 
+/* Cut to what it holds, contents kept; nothing where it is full or empty. */
+static void shrink_to_length(void **state)
+{
+	int *v = NULL, *before;
+	size_t alloc = 0, i;
+
+	(void)state;
+	MS_SHRINK(v, 0, alloc);
+	assert_null(v);
+	assert_int_equal(MS_GROW(v, 100, alloc, 4, SIZE_MAX, false), 0);
+	assert_int_equal(alloc, 128);
+	for (i = 0; i < 100; i++)
+		v[i] = (int)i;
+	MS_SHRINK(v, 100, alloc);
+	assert_int_equal(alloc, 100);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(v[i], (int)i);
+	before = v;
+	MS_SHRINK(v, 100, alloc);                 /* full: left as it is */
+	assert_ptr_equal(v, before);
+	MS_SHRINK(v, 0, alloc);                   /* nothing held: left too */
+	assert_int_equal(alloc, 100);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +128,7 @@ int main(void)
 		cmocka_unit_test(zeroes_new_elements),
 		cmocka_unit_test(cap_refuses_and_leaves_array),
 		cmocka_unit_test(overflow_refused),
+		cmocka_unit_test(shrink_to_length),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
