@@ -416,7 +416,7 @@ const char *ms_symgaps_name(struct ms_symgaps **gp, Dwfl_Module *mod, uint64_t v
 	const char *name;
 	GElf_Off off;
 	GElf_Sym sym;
-	bool inside;
+	bool inside, replayed;
 
 	if (g && !g->ans && !gaps_finish(g)) {
 		ms_symgaps_free(g);
@@ -437,12 +437,11 @@ const char *ms_symgaps_name(struct ms_symgaps **gp, Dwfl_Module *mod, uint64_t v
 	}
 	if (inside && !g->no_replay && !g->no_fast && !g->fp[0].cover && ++g->replays > ms_symgaps_fast_after)
 		fast_build(g);
-	if (inside && g->fp[0].cover && !g->no_fast) {
-		if (!fast_answer(g, mod, lo, vaddr, &name, offset)) {
-			name = dwfl_module_addrinfo(mod, vaddr, &off, &sym, NULL, NULL, NULL);
-			*offset = name ? off : 0;
-		}
-	} else if (!g || !replay(g, mod, vaddr, &name, offset)) {
+	if (inside && g->fp[0].cover && !g->no_fast)
+		replayed = fast_answer(g, mod, lo, vaddr, &name, offset);
+	else
+		replayed = g && replay(g, mod, vaddr, &name, offset);
+	if (!replayed) {
 		name = dwfl_module_addrinfo(mod, vaddr, &off, &sym, NULL, NULL, NULL);
 		*offset = name ? off : 0;
 	}
