@@ -11,6 +11,7 @@
 
 #include "symbols/callmemo.h"
 #include "util/grow.h"
+#include "util/hash.h"
 #include "util/strpool.h"
 
 struct entry {
@@ -30,7 +31,7 @@ struct ms_callmemo {
 	uint64_t hits, misses;
 };
 
-/* FNV-1a's walk over the words, then murmur3's finaliser. */
+/* FNV-1a's walk over the words (ms_hash64() mixes it into a slot). */
 static uint64_t key_hash(const uint64_t *key, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -38,9 +39,6 @@ static uint64_t key_hash(const uint64_t *key, size_t n)
 
 	for (i = 0; i < n; i++)
 		h = (h ^ key[i]) * 0x100000001b3ULL;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
 	return h;
 }
 
@@ -50,7 +48,7 @@ static uint32_t *slot_of(const struct ms_callmemo *m, const uint64_t *key, size_
 	const struct entry *e;
 	size_t i;
 
-	for (i = h & (m->cap - 1); m->slots[i]; i = (i + 1) & (m->cap - 1)) {
+	for (i = ms_hash64(h, m->cap); m->slots[i]; i = (i + 1) & (m->cap - 1)) {
 		e = &m->v[m->slots[i] - 1];
 		if (e->hash == h && e->n == n && !memcmp(m->words + e->at, key, n * sizeof(*key)))
 			break;
@@ -84,7 +82,7 @@ static int rehash(struct ms_callmemo *m)
 	if (!slots)
 		return -ENOMEM;
 	for (i = 0; i < m->len; i++) {
-		for (j = m->v[i].hash & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
+		for (j = ms_hash64(m->v[i].hash, cap); slots[j]; j = (j + 1) & (cap - 1))
 			;
 		slots[j] = (uint32_t)i + 1;
 	}
