@@ -273,10 +273,12 @@ static int on_task(struct ms_stream *s, const struct perf_event_header *rec, con
 		ev.tid = v[3];
 		ev.fork.child_pid = v[0];
 		ev.fork.child_tid = v[2];
+		if (s->nr_holes)         /* what the fork wrote NULL over was the child's (inflight.c) */
+			stream_holes_drop(s, v[1], v[3]);
 	} else {
 		ev.pid = v[0];
 		ev.tid = v[2];
-		stream_thread_gone(s, v[2]);
+		stream_thread_gone(s, v[0], v[2]);
 	}
 	return emit(s, &ev);
 }
@@ -327,6 +329,8 @@ static int on_comm(struct ms_stream *s, const struct perf_event_header *rec, con
 	base_event(&ev, (rec->misc & PERF_RECORD_MISC_COMM_EXEC) ? MS_EV_EXEC : MS_EV_COMM, smp);
 	if (ev.kind == MS_EV_EXEC && (brk = ms_u32map_get(&s->brks, v[0])))
 		*brk = 0;                /* a new image: its first brk starts from its own break */
+	if (ev.kind == MS_EV_EXEC && s->nr_holes)
+		stream_holes_drop(s, v[0], 0);   /* the exec's writes were into the new image's tree */
 	ev.pid = v[0];
 	ev.tid = v[1];
 	ev.comm.comm = comm;

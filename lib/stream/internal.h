@@ -99,6 +99,13 @@ struct thread {
 	uint64_t files[8][2];         /* in an open unlink or rename: the inodes whose ctime it set, (dev, ino) */
 	uint32_t nr_files;
 	char *strs[2];                /* in an open prctl or rename: its strings (mapscope:user_string), or NULL */
+	bool entered;                 /* a followed entry of it was seen: no call of its is in flight unseen */
+};
+
+/* The VMA tree's write of NULL over [start, end) by a thread in a call whose entry was not seen (inflight.c). */
+struct stream_hole {
+	uint32_t pid, tid;
+	uint64_t start, end;
 };
 
 struct idmap {
@@ -135,6 +142,8 @@ struct ms_stream {
 	/* normalising */
 	struct ms_u32map threads;                 /* tid -> struct thread */
 	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
+	struct stream_hole *holes;                /* in the order written; none but just after an attach */
+	size_t nr_holes, cap_holes;
 	struct ms_stream_stats st;
 	struct { char name[STREAM_FACT_NAME_MAX]; uint64_t value; } facts[STREAM_MAX_FACTS];   /* mapscope:sysctl's */
 	size_t nr_facts;
@@ -185,6 +194,15 @@ static inline void base_event(struct ms_event *ev, enum ms_event_kind k, const s
 	ev->tid = smp->tid;
 	ev->cpu = smp->cpu;
 }
+
+/* inflight.c: syscalls in flight when the recording began */
+int stream_hole_note(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end);
+/* A store into pid's tree over [start, end): no hole there any more. 0 or -ENOMEM. */
+int stream_holes_cut(struct ms_stream *s, uint32_t pid, uint64_t start, uint64_t end);
+/* Forgets the holes of thread tid of pid, or of every thread of pid where tid is 0. */
+void stream_holes_drop(struct ms_stream *s, uint32_t pid, uint32_t tid);
+/* The exit of an unmapping call of smp's thread, its entry unseen: its holes become unmaps. */
+int stream_holes_unmap(struct ms_stream *s, const struct ms_sample *smp);
 
 /* evsel.c */
 /* The events of ev, classified (tracepoints by the tracing data td[0, len)). 0 or -errno. */
@@ -281,7 +299,7 @@ int stream_flush_threads(struct ms_stream *s);
 extern const char *const stream_referenced_fields[8];
 int stream_on_referenced(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
 /* A thread ended, or the stream does: its state goes. */
-void stream_thread_gone(struct ms_stream *s, uint32_t tid);
+void stream_thread_gone(struct ms_stream *s, uint32_t pid, uint32_t tid);
 void stream_free_threads(struct ms_stream *s);
 
 #endif

@@ -484,12 +484,18 @@ int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struc
 	uint64_t start = field(ei, smp, 0), last = field(ei, smp, 1), val = field(ei, smp, 2);
 	struct thread *t;
 	struct ms_event ev;
+	int err;
 
-	if (!(val >> 63) || start & 4095 || (last & 4095) != 4095 || last >= USER_END || start > last)
+	if ((val && !(val >> 63)) || start & 4095 || (last & 4095) != 4095 || last >= USER_END || start > last)
 		return 0;
 	t = thread_get(s, smp->tid);
 	if (!t)
 		return -ENOMEM;
+	if (!val)                    /* a hole: of a call in flight since before the recording (inflight.c)? */
+		return t->sc < 0 && !t->entered && s->has_enter[SC_MUNMAP] ?
+			       stream_hole_note(s, smp, start, last + 1) : 0;
+	if (s->nr_holes && (err = stream_holes_cut(s, smp->pid, start, last + 1)))
+		return err;
 	if (t->sc < 0) {
 		base_event(&ev, MS_EV_VMA, smp);
 		ev.vma.start = start;
@@ -503,6 +509,33 @@ int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struc
 	return 0;
 }
 
+/*
+ * The exit of a call in flight since before the recording: what it wrote
+ * NULL over is unmapped where it unmaps (and succeeded), and forgotten
+ * otherwise.
+ */
+static int exit_in_flight(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
+{
+	uint64_t ret = field(ei, smp, 0);
+
+	switch (ei->sc) {
+	case SC_MUNMAP:
+	case SC_SHMDT:
+		if (ret)
+			break;
+		return stream_holes_unmap(s, smp);
+	case SC_MREMAP:
+	case SC_BRK:
+		if (IS_ERR_VALUE(ret))
+			break;
+		return stream_holes_unmap(s, smp);
+	default:
+		break;
+	}
+	stream_holes_drop(s, smp->pid, smp->tid);
+	return 0;
+}
+
 int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
 {
 	struct thread *t = thread_get(s, smp->tid);
@@ -513,6 +546,9 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 	if (ei->kind == EK_ENTER) {
 		if ((t->nr_maps || t->nr_vmas) && (err = flush_thread_maps(s, smp, t)))   /* an exit was lost */
 			return err;
+		if (!t->entered && s->nr_holes)
+			stream_holes_drop(s, smp->pid, smp->tid);
+		t->entered = true;
 		t->sc = (int)ei->sc;
 		for (k = 0; k < 5; k++)
 			t->args[k] = k < ei->nr_fields ? field(ei, smp, k) : 0;
@@ -529,7 +565,7 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 			if (b)
 				*b = field(ei, smp, 0);
 		}
-		return 0;
+		return t->entered || !s->nr_holes ? 0 : exit_in_flight(s, ei, smp);
 	}
 	return on_syscall_exit(s, smp, t, field(ei, smp, 0));
 }
@@ -648,9 +684,12 @@ int stream_flush_threads(struct ms_stream *s)
 	return err;
 }
 
-void stream_thread_gone(struct ms_stream *s, uint32_t tid)
+void stream_thread_gone(struct ms_stream *s, uint32_t pid, uint32_t tid)
 {
 	struct thread *t = ms_u32map_del(&s->threads, tid);
+
+	if (s->nr_holes)
+		stream_holes_drop(s, pid, tid);
 
 	if (!t)
 		return;
@@ -676,6 +715,9 @@ void stream_free_threads(struct ms_stream *s)
 		free(t->vmas);
 		free(t);
 	}
+	free(s->holes);
+	s->holes = NULL;
+	s->nr_holes = s->cap_holes = 0;
 	pos = 0;
 	while ((b = ms_u32map_next(&s->brks, &pos, NULL)))
 		free(b);

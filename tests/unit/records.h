@@ -1,6 +1,6 @@
 /*
- * perf.data records as the unit tests write them by hand: an MMAP2 with
- * sample_id_all's trailer for sample type TID | TIME | ID | CPU |
+ * perf.data records as the unit tests write them by hand: an MMAP2 and a
+ * FORK with sample_id_all's trailer for sample type TID | TIME | ID | CPU |
  * IDENTIFIER (and what else lies in the sample body only).
  */
 #ifndef TESTS_UNIT_RECORDS_H
@@ -20,6 +20,17 @@ struct mmap2_rec {
 	/* sample_id: TID, TIME, ID, CPU, IDENTIFIER */
 	uint32_t spid, stid;
 	uint64_t time, id;
+	uint32_t cpu, res;
+	uint64_t identifier;
+};
+
+/* PERF_RECORD_FORK: pid, ppid, tid, ptid, time, then the trailer. */
+struct fork_rec {
+	struct perf_event_header h;
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+	uint32_t spid, stid;
+	uint64_t stime, id;
 	uint32_t cpu, res;
 	uint64_t identifier;
 };

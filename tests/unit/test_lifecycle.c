@@ -139,15 +139,8 @@ static void put_map(struct rec *r, uint64_t t, uint32_t pid, uint64_t addr, uint
 /* A FORK record of child from PID, with the side-band event's trailer. */
 static void put_fork(struct rec *r, uint64_t t, uint32_t child)
 {
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, ppid, tid, ptid;
-		uint64_t time;
-		uint32_t spid, stid;
-		uint64_t stime, id;
-		uint32_t cpu, res;
-		uint64_t identifier;
-	} f = { { PERF_RECORD_FORK, 0, sizeof(f) }, child, PID, child, PID, t, PID, PID, t, SIDE_ID, 0, 0, SIDE_ID };
+	struct fork_rec f = { { PERF_RECORD_FORK, 0, sizeof(f) }, child, PID, child, PID, t, PID, PID, t, SIDE_ID,
+			      0, 0, SIDE_ID };
 
 	assert_int_equal(ms_pdwriter_write(r->w, &f.h), 0);
 }

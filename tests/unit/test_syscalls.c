@@ -3,7 +3,9 @@
  * from a fake tracefs tree: an entry and its exit make one change, applied
  * when the syscall succeeded; threads interleave; an exit with no entry is
  * left alone; a file with entries only applies what an entry says alone;
- * a call that failed part-way applies the part before its failure point.
+ * a call that failed part-way applies the part before its failure point;
+ * a call in flight when the recording began (its entry unseen) unmaps
+ * what the VMA tree's writes of NULL say, and only then.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -75,6 +77,23 @@ static void put_format(const char *name, int id, const char *const *fields, int 
 	put(rel, idtext);
 }
 
+/* The VMA tree's write, as the kernel's format has it. */
+static const char ma_write_format[] =
+	"name: ma_write\nID: 900\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:const char * fn;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long min;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long max;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long index;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long last;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long piv;\toffset:48;\tsize:8;\tsigned:0;\n"
+	"\tfield:void * val;\toffset:56;\tsize:8;\tsigned:0;\n"
+	"\tfield:void * node;\toffset:64;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"range:%lu-%lu val %p\", REC->index, REC->last, REC->val\n";
+
 static int setup(void **state)
 {
 	static const char *const ret[] = { "ret" };
@@ -93,6 +112,8 @@ static int setup(void **state)
 		snprintf(name, sizeof(name), "sys_exit_%s", calls[i].name);
 		put_format(name, calls[i].id + 1, ret, 1);
 	}
+	put("events/maple_tree/ma_write/format", ma_write_format);
+	put("events/maple_tree/ma_write/id", "900\n");
 	return 0;
 }
 
@@ -138,9 +159,11 @@ static void open_rec(struct rec *r, const char *const *tps, size_t n)
 	r->ids[0] = FAULT_ID;
 	r->ev[0] = (struct ms_pdwriter_evsel){ &r->attrs[0], "page-faults", &r->ids[0], 1 };
 	for (i = 0; i < n; i++) {
-		snprintf(r->names[i], sizeof(r->names[i]), "syscalls/%s", tps[i]);
+		snprintf(r->names[i], sizeof(r->names[i]), "%s/%s", strcmp(tps[i], "ma_write") ? "syscalls" :
+			 "maple_tree", tps[i]);
 		paths[i] = r->names[i];
-		assert_int_equal(ms_tracefs_event_id(root, "syscalls", tps[i], &id), 0);
+		assert_int_equal(ms_tracefs_event_id(root, strcmp(tps[i], "ma_write") ? "syscalls" : "maple_tree",
+						     tps[i], &id), 0);
 		r->attrs[i + 1] = (struct perf_event_attr){ .size = sizeof(r->attrs[0]), .type = PERF_TYPE_TRACEPOINT,
 							    .config = id, .sample_type = TP_TYPE, .sample_period = 1,
 							    .sample_id_all = 1 };
@@ -172,7 +195,10 @@ static void put_map(struct rec *r, uint64_t t, uint64_t addr, uint64_t len)
 	assert_int_equal(ms_pdwriter_write(r->w, &m.h), 0);
 }
 
-/* A tracepoint sample of tid: the syscall's entry (its arguments) or exit (args[0]: its return value). */
+/*
+ * A tracepoint sample of tid: the syscall's entry (its arguments) or exit
+ * (args[0]: its return value); or ma_write's fields from min on.
+ */
 static void put_tp(struct rec *r, const char *tp, uint64_t t, uint32_t tid, const uint64_t *args, int n)
 {
 	unsigned char buf[256] = { 0 };
@@ -182,7 +208,7 @@ static void put_tp(struct rec *r, const char *tp, uint64_t t, uint32_t tid, cons
 	uint16_t type;
 	size_t off;
 
-	assert_int_equal(ms_tracefs_event_id(root, "syscalls", tp, &id), 0);
+	assert_int_equal(ms_tracefs_event_id(root, strcmp(tp, "ma_write") ? "syscalls" : "maple_tree", tp, &id), 0);
 	v[0] = id;                       /* IDENTIFIER */
 	v[1] = 0x400000;                 /* IP */
 	memcpy(&v[2], &pid, 4);
@@ -215,6 +241,23 @@ static void leave(struct rec *r, const char *call, uint64_t t, uint32_t tid, int
 
 	snprintf(tp, sizeof(tp), "sys_exit_%s", call);
 	put_tp(r, tp, t, tid, &v, 1);
+}
+
+/* The VMA tree's write by tid over [start, end): val, a VMA (a kernel pointer), or NULL (a hole). */
+static void tree_write(struct rec *r, uint64_t t, uint32_t tid, uint64_t start, uint64_t end, uint64_t val)
+{
+	uint64_t f[7] = { 0, UINT64_MAX, start, end - 1, 0, val, 0xffff888100000000ULL };
+
+	put_tp(r, "ma_write", t, tid, f, 7);     /* fn's 8 bytes take __syscall_nr's place */
+}
+
+/* A FORK record: tid of PID made a new process. */
+static void put_fork(struct rec *r, uint64_t t, uint32_t tid, uint32_t child)
+{
+	struct fork_rec f = { { PERF_RECORD_FORK, 0, sizeof(f) }, child, PID, child, tid, t, child, child, t,
+			      FAULT_ID, 0, 0, FAULT_ID };
+
+	assert_int_equal(ms_pdwriter_write(r->w, &f.h), 0);
 }
 
 /* --- replaying it ------------------------------------------------------------ */
@@ -396,12 +439,75 @@ static void failed_part_way(void **state)
 	ms_session_free(s);
 }
 
+/*
+ * Calls in flight since before the recording (an attach): their entries
+ * unseen, their writes of NULL into the VMA tree are unmaps where the
+ * exit says an unmapping call succeeded, and nothing where the thread's
+ * next record is an entry, a FORK or a failed exit. A store by another
+ * thread between the write and the exit cuts the hole.
+ */
+static void in_flight(void **state)
+{
+	static const char *const tps[] = { "sys_enter_munmap", "sys_exit_munmap", "ma_write" };
+	const uint64_t vma = 0xffff888123456000ULL;
+	struct seen w;
+	struct rec r;
+	struct ms_session *s;
+	uint64_t a[2];
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);                    /* the maps read from /proc */
+	tree_write(&r, 10, PID + 1, A + 4 * P, A + 6 * P, 0);
+	leave(&r, "munmap", 11, PID + 1, 0);          /* its entry came before the events */
+	tree_write(&r, 20, PID + 2, A + 8 * P, A + 9 * P, 0);
+	a[0] = A + 30 * P, a[1] = P;
+	enter(&r, "munmap", 21, PID + 2, a, 2);       /* a new call: the write was not one in flight */
+	leave(&r, "munmap", 22, PID + 2, 0);
+	tree_write(&r, 30, PID + 3, A + 12 * P, A + 16 * P, 0);
+	tree_write(&r, 31, PID + 4, A + 13 * P, A + 14 * P, vma);   /* another thread maps there */
+	leave(&r, "munmap", 32, PID + 3, 0);
+	tree_write(&r, 40, PID + 5, A + 20 * P, A + 21 * P, 0);
+	leave(&r, "munmap", 41, PID + 5, -EINVAL);
+	tree_write(&r, 50, PID + 6, A + 22 * P, A + 23 * P, 0);   /* a fork's VM_DONTCOPY, in the child's tree */
+	put_fork(&r, 51, PID + 6, 99);
+	leave(&r, "munmap", 52, PID + 6, 0);
+	a[0] = A + 31 * P, a[1] = P;
+	enter(&r, "munmap", 60, PID + 7, a, 2);
+	leave(&r, "munmap", 61, PID + 7, 0);
+	tree_write(&r, 62, PID + 7, A + 24 * P, A + 25 * P, 0);   /* not in flight: its entries are seen */
+	leave(&r, "munmap", 63, PID + 7, 0);
+	close_rec(&r);
+
+	s = replay(&r, &w);
+	assert_false(mapped(s, A + 4 * P));
+	assert_false(mapped(s, A + 5 * P));
+	assert_true(mapped(s, A + 6 * P));
+	assert_true(mapped(s, A + 8 * P));
+	assert_false(mapped(s, A + 30 * P));
+	assert_false(mapped(s, A + 12 * P));
+	assert_true(mapped(s, A + 13 * P));
+	assert_false(mapped(s, A + 14 * P));
+	assert_false(mapped(s, A + 15 * P));
+	assert_true(mapped(s, A + 16 * P));
+	assert_true(mapped(s, A + 20 * P));
+	assert_true(mapped(s, A + 22 * P));
+	assert_false(mapped(s, A + 31 * P));
+	assert_true(mapped(s, A + 24 * P));
+	assert_int_equal(w.op[0], MS_OP_UNMAP);
+	assert_int_equal(w.tid[0], PID + 1);
+	assert_int_equal(w.start[0], A + 4 * P);
+	assert_int_equal(w.end[0], A + 6 * P);
+	ms_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pairs_by_thread),
 		cmocka_unit_test(lone_entries),
 		cmocka_unit_test(failed_part_way),
+		cmocka_unit_test(in_flight),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,96 @@
+/*
+ * Syscalls in flight when a recording begins. Attaching to a running
+ * process turns its threads' events on one by one, then reads its maps:
+ * a thread can be inside munmap by then, its entry unrecorded, and remove
+ * the VMA after /proc showed it. All that is left of that call is the VMA
+ * tree's write of NULL over the range, and the exit. Such writes, in a
+ * thread that has not yet shown a followed entry and outside any followed
+ * call, are held: the exit of an unmapping call (munmap, mremap, brk,
+ * shmdt) without its entry makes them unmaps, at the exit.
+ *
+ * Nothing else may turn them into unmaps. A fork writes NULL over each
+ * VM_DONTCOPY VMA of the child's tree in the parent's context, an exec
+ * over the new stack's old place in the new tree: the FORK record and the
+ * exec's COMM drop what such a thread held, and so does the thread's next
+ * followed entry (it is then no longer a call in flight). A mapping made
+ * by another thread between the write and the exit, over the range, is
+ * cut out of it: its own store into the tree says where.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream/internal.h"
+#include "util/grow.h"
+
+int stream_hole_note(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end)
+{
+	if (MS_GROW(s->holes, s->nr_holes + 1, s->cap_holes, 8, SIZE_MAX, false))
+		return -ENOMEM;
+	s->holes[s->nr_holes++] = (struct stream_hole){ smp->pid, smp->tid, start, end };
+	return 0;
+}
+
+/* Drops hole i, keeping the others in the order they came. */
+static void drop_at(struct ms_stream *s, size_t i)
+{
+	memmove(&s->holes[i], &s->holes[i + 1], (s->nr_holes - i - 1) * sizeof(*s->holes));
+	s->nr_holes--;
+}
+
+int stream_holes_cut(struct ms_stream *s, uint32_t pid, uint64_t start, uint64_t end)
+{
+	struct stream_hole *h;
+	size_t i;
+
+	for (i = 0; i < s->nr_holes; i++) {
+		h = &s->holes[i];
+		if (h->pid != pid || h->end <= start || end <= h->start)
+			continue;
+		if (h->start < start && end < h->end) {      /* the store splits it in two */
+			if (MS_GROW(s->holes, s->nr_holes + 1, s->cap_holes, 8, SIZE_MAX, false))
+				return -ENOMEM;
+			h = &s->holes[i];
+			memmove(h + 1, h, (s->nr_holes - i) * sizeof(*h));
+			s->nr_holes++;
+			h[0].end = start;
+			h[1].start = end;
+			i++;
+		} else if (start <= h->start && h->end <= end) {
+			drop_at(s, i--);
+		} else if (start <= h->start) {
+			h->start = end;
+		} else {
+			h->end = start;
+		}
+	}
+	return 0;
+}
+
+void stream_holes_drop(struct ms_stream *s, uint32_t pid, uint32_t tid)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_holes; i++)
+		if (s->holes[i].pid == pid && (!tid || s->holes[i].tid == tid))
+			drop_at(s, i--);
+}
+
+int stream_holes_unmap(struct ms_stream *s, const struct ms_sample *smp)
+{
+	struct ms_event ev;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < s->nr_holes && !err; i++) {
+		if (s->holes[i].tid != smp->tid)
+			continue;
+		base_event(&ev, MS_EV_UNMAP, smp);
+		ev.pid = s->holes[i].pid;
+		ev.unmap.start = s->holes[i].start;
+		ev.unmap.end = s->holes[i].end;
+		err = emit(s, &ev);
+	}
+	stream_holes_drop(s, smp->pid, smp->tid);
+	return err;
+}
