@@ -23,8 +23,17 @@
 #include "stream/internal.h"
 #include "util/grow.h"
 
+/*
+ * The most holes held at once: a few per thread in flight at the attach.
+ * A damaged or crafted file that writes NULL without end would otherwise
+ * make every later store walk them all; past this, a write is not held.
+ */
+#define HOLES_MAX 1024
+
 int stream_hole_note(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end)
 {
+	if (s->nr_holes >= HOLES_MAX)
+		return 0;
 	if (MS_GROW(s->holes, s->nr_holes + 1, s->cap_holes, 8, SIZE_MAX, false))
 		return -ENOMEM;
 	s->holes[s->nr_holes++] = (struct stream_hole){ smp->pid, smp->tid, start, end };

@@ -2,7 +2,8 @@
  * The holes of calls in flight (lib/stream/inflight.c): a store cuts them
  * (in two, from either side, or whole), only in its own process; they are
  * dropped by thread or by process; an unmapping exit turns its thread's
- * holes, and only its thread's, into unmaps in the order written.
+ * holes, and only its thread's, into unmaps in the order written; a file
+ * that writes NULL without end holds a bounded number.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -104,11 +105,27 @@ static void drops_and_unmaps(void **state)
 	free(s.holes);
 }
 
+/* A file that writes NULL without end holds no more than a bounded number of holes. */
+static void bounded(void **state)
+{
+	struct ms_stream s;
+	uint64_t i;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < 100000; i++)
+		note(&s, 1, 10, 2 * i * P, (2 * i + 1) * P);
+	assert_true(s.nr_holes >= 64 && s.nr_holes <= 4096);
+	assert_hole(&s, 0, 10, 0, P);                                     /* the first ones are kept */
+	free(s.holes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cuts),
 		cmocka_unit_test(drops_and_unmaps),
+		cmocka_unit_test(bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
