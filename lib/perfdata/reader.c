@@ -206,7 +206,7 @@ static int next_block(struct ms_pdreader *r)
  * offset at, into p, never past the end of the data (a file's feature
  * sections follow it): how many, 0 at the end, or -errno.
  */
-static ssize_t read_input(const struct ms_pdreader *r, void *p, size_t room, uint64_t at)
+ssize_t pdreader_read_input(const struct ms_pdreader *r, void *p, size_t room, uint64_t at)
 {
 	ssize_t k;
 
@@ -218,181 +218,6 @@ static ssize_t read_input(const struct ms_pdreader *r, void *p, size_t room, uin
 		k = read(r->fd, p, room);
 	while (k < 0 && errno == EINTR);
 	return k < 0 ? -errno : k;
-}
-
-#define RAW_CAP (BLOCK + (64u << 10))
-
-/* Makes need bytes of input available at raw->lo. 1, 0 when the input ends first, or -errno. */
-static int raw_fill(struct ms_pdreader *r, size_t need)
-{
-	struct raw *w = r->raw;
-	ssize_t k;
-
-	while (w->hi - w->lo < need) {
-		if (w->eof)
-			return 0;
-		if (w->lo) {
-			memmove(w->buf, w->buf + w->lo, w->hi - w->lo);
-			w->hi -= w->lo;
-			w->lo = 0;
-		}
-		if ((k = read_input(r, w->buf + w->hi, RAW_CAP - w->hi, w->at)) < 0)
-			return (int)k;
-		if (k == 0)
-			w->eof = true;
-		w->hi += (size_t)k;
-		w->at += (uint64_t)k;
-	}
-	return 1;
-}
-
-/*
- * Starts decompressing the compressed record h describes, whole in the
- * buffer at raw->lo (where it may lie unaligned: COMPRESSED records have
- * any size).
- */
-static int raw_start_compressed(struct ms_pdreader *r, const struct perf_event_header *h)
-{
-	struct raw *w = r->raw;
-	const unsigned char *p = w->buf + w->lo + sizeof(*h);
-	uint64_t len = h->size - sizeof(*h);
-
-	if (h->type == PERF_RECORD_COMPRESSED2) {
-		if (len < 8)
-			return pdreader_bad(w->rec_off, "a compressed record is too short");
-		memcpy(&len, p, 8);
-		p += 8;
-		if (len > h->size - sizeof(*h) - 8u)
-			return pdreader_bad(w->rec_off, "a compressed record's data size is larger than the record");
-		/* perf pads the data to 8 bytes, no more: a smaller size would leave data unread. */
-		if (h->size - sizeof(*h) - 8u - len >= 8)
-			return pdreader_bad(w->rec_off, "a compressed record's data size is smaller than its data");
-	}
-	w->zin = (ZSTD_inBuffer){ p, (size_t)len, 0 };
-	w->zin_total += len;
-	w->zrec = h->size;
-	w->zflush = false;
-	return 0;
-}
-
-/*
- * How far compressed data may expand: perf record -z's page faults about
- * 12 to 1; mapscope record's own up to 643 to 1 (-z 19; 576 at its
- * default level) where every fault of a loop copies 8 KiB of a near-alike
- * stack (--call-graph dwarf), each still with a new time and address. A
- * crafted record (a "zstd bomb") expands 10,000 to 1 and more. Past
- * RAW_FLOOR bytes, the data may not have expanded more than RAW_RATIO
- * times what was read of it.
- */
-#define RAW_RATIO 2048u
-#define RAW_FLOOR (16u << 20)
-
-/* After zstd handed on more: refuses what no recording expands to, or data cut inside a block. */
-static int raw_check(struct ms_pdreader *r, size_t more, size_t hint)
-{
-	struct raw *w = r->raw;
-
-	w->zout_total += more;
-	w->zhint = hint;
-	if (w->zout_total <= RAW_FLOOR || w->zout_total / RAW_RATIO <= w->zin_total)
-		return 0;
-	ms_err("corrupt perf.data at byte offset %llu: refusing compressed data that expands to more than "
-	       "%u times its size (%llu bytes from %llu): no recording compresses so well, so it is "
-	       "damaged or made to exhaust the reader; what follows is left out",
-	       (unsigned long long)w->rec_off, RAW_RATIO, (unsigned long long)w->zout_total,
-	       (unsigned long long)w->zin_total);
-	return -EBADMSG;
-}
-
-/*
- * At the end of the input: zstd must not hold part of a block. perf
- * flushes at the end of each stretch it compresses, so its data ends on a
- * block boundary (hint 3, a block header, or 0, a frame's end); a record
- * whose data was cut, or a data size that leaves part out, ends inside
- * one, and the records the rest would have held are lost.
- */
-static int raw_end(struct ms_pdreader *r)
-{
-	struct raw *w = r->raw;
-
-	if (w->zhint <= 3)               /* ZSTD_blockHeaderSize, not in zstd's stable API */
-		return 0;
-	if (r->unfinished) {             /* where writing stopped, as cut_short() says */
-		ms_warn("the compressed data ends inside a zstd block where writing stopped: the records "
-			"it held are left out");
-		return 0;
-	}
-	return pdreader_bad(w->rec_off, "the compressed data ends inside a zstd block: the records it "
-			    "held are cut short");
-}
-
-/*
- * Hands on up to room bytes of the decompressed stream at out: the number,
- * 0 at the end of the input, or -errno (-EBADMSG logged).
- */
-static ssize_t raw_produce(struct ms_pdreader *r, unsigned char *out, size_t room)
-{
-	struct raw *w = r->raw;
-	struct perf_event_header h;
-	ZSTD_outBuffer o;
-	size_t n = 0, k, zr;
-	int ret;
-
-	while (n < room) {
-		if (w->zrec) {
-			o = (ZSTD_outBuffer){ out + n, room - n, 0 };
-			zr = ZSTD_decompressStream(w->dctx, &o, &w->zin);
-			if (ZSTD_isError(zr)) {
-				ms_err("corrupt perf.data at byte offset %llu: the compressed data does not "
-				       "decompress: %s", (unsigned long long)w->rec_off, ZSTD_getErrorName(zr));
-				return -EBADMSG;
-			}
-			n += o.pos;
-			if ((ret = raw_check(r, o.pos, zr)))
-				return ret;
-			w->zflush = o.pos == o.size;
-			if (w->zin.pos == w->zin.size && !w->zflush) {
-				w->lo += w->zrec;        /* all of it handed on */
-				w->rec_off += w->zrec;
-				w->zrec = 0;
-			}
-			continue;
-		}
-		if (w->copy) {
-			if (w->hi == w->lo && (ret = raw_fill(r, 1)) <= 0)
-				return ret < 0 ? ret : pdreader_bad(w->rec_off, "the data ends inside a record");
-			k = w->hi - w->lo;
-			k = k < w->copy ? k : w->copy;
-			k = k < room - n ? k : room - n;
-			memcpy(out + n, w->buf + w->lo, k);
-			n += k;
-			w->lo += k;
-			w->copy -= k;
-			w->rec_off += k;
-			continue;
-		}
-		if ((ret = raw_fill(r, sizeof(h))) <= 0) {
-			if (ret < 0)
-				return ret;
-			if (w->hi != w->lo)
-				return pdreader_bad(w->rec_off, "the data ends inside a record header");
-			if (!n && (ret = raw_end(r)))
-				return ret;
-			break;
-		}
-		memcpy(&h, w->buf + w->lo, sizeof(h));   /* after a COMPRESSED record: unaligned */
-		if (h.size < sizeof(h))
-			return pdreader_bad(w->rec_off, "a record's size is smaller than its header");
-		if (h.type != PERF_RECORD_COMPRESSED && h.type != PERF_RECORD_COMPRESSED2) {
-			w->copy = h.size;        /* handed on as it is, checked above like any other */
-			continue;
-		}
-		if ((ret = raw_fill(r, h.size)) <= 0)
-			return ret < 0 ? ret : pdreader_bad(w->rec_off, "a compressed record runs past the end of the data");
-		if ((ret = raw_start_compressed(r, &h)))
-			return ret;
-	}
-	return (ssize_t)n;
 }
 
 /* From pos on, the data is read into blocks: the file descriptor goes there. 0 or -errno. */
@@ -426,42 +251,28 @@ static inline void drop_behind(struct ms_pdreader *r)
 
 /*
  * At the first compressed record (just moved past): the bytes from it on,
- * read already, become raw input, and fill() decompresses from then on.
+ * read already, become raw input, and fill() decompresses from then on
+ * (decompress.c), working ahead once the file descriptor is where it
+ * reads from.
  */
 int pdreader_start_raw(struct ms_pdreader *r, const struct perf_event_header *rec)
 {
-	struct raw *w = calloc(1, sizeof(*w));
+	bool mapped = r->mapped;
 	/* Mapped, only the record itself: what follows is read from the file descriptor. */
-	size_t have = r->mapped ? rec->size : r->blen - r->bpos + rec->size;
+	size_t have = mapped ? rec->size : r->blen - r->bpos + rec->size;
+	uint64_t at = mapped ? r->pos : r->pos + (r->blen - r->bpos);
+	int err = pdreader_raw_new(r, rec, have, at, !mapped && r->eof);   /* rec lies just before bpos */
 
-	if (!w || !(w->buf = malloc(RAW_CAP)) || !(w->dctx = ZSTD_createDCtx())) {
-		if (w)
-			free(w->buf);
-		free(w);
-		return -ENOMEM;
+	if (err)
+		return err;
+	if (mapped) {
+		if ((err = leave_map(r)))
+			return err;
+	} else {
+		r->eof = false;
+		r->blen = r->bpos;
 	}
-	memcpy(w->buf, rec, have);       /* rec lies just before bpos */
-	w->hi = have;
-	w->rec_off = r->last_off;
-	r->raw = w;
-	if (r->mapped) {
-		w->at = r->pos;
-		return leave_map(r);
-	}
-	w->at = r->pos + (r->blen - r->bpos);
-	w->eof = r->eof;
-	r->eof = false;
-	r->blen = r->bpos;
-	return 0;
-}
-
-static void raw_free(struct raw *w)
-{
-	if (!w)
-		return;
-	ZSTD_freeDCtx(w->dctx);
-	free(w->buf);
-	free(w);
+	return pdreader_raw_ahead(r);
 }
 
 /*
@@ -504,8 +315,8 @@ static int fill(struct ms_pdreader *r, size_t need)
 		room = BUF_CAP - r->blen;
 		if (room > BLOCK)
 			room = BLOCK;
-		k = r->raw ? raw_produce(r, r->buf + r->blen, room) :
-			     read_input(r, r->buf + r->blen, room, r->pos + (r->blen - r->bpos));
+		k = r->raw ? pdreader_raw_take(r, r->buf + r->blen, room) :
+			     pdreader_read_input(r, r->buf + r->blen, room, r->pos + (r->blen - r->bpos));
 		if (k < 0)
 			return (int)k;
 		if (k == 0)
@@ -779,6 +590,7 @@ MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
 {
 	if (!r)
 		return;
+	pdreader_raw_free(r);            /* first: it may be reading the file on a thread of its own */
 	if (r->map)
 		munmap((void *)r->map, r->map_len);
 	if (r->own_fd && r->fd >= 0)
@@ -789,6 +601,5 @@ MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
 	free_blocks(r->spare);
 	ms_buf_release(&r->tracing);
 	ms_buf_release(&r->build_ids);
-	raw_free(r->raw);
 	free(r);
 }

@@ -10,12 +10,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <zstd.h>
 
 #include <mapscope/pdreader.h>
 
 #include "perfdata/evlist.h"
 #include "util/buf.h"
+#include "util/log.h"
 
 
 struct block {
@@ -48,6 +50,9 @@ struct raw {
 	bool zflush;                 /* the last call filled its output: more may be buffered */
 	size_t zhint;                /* zstd's last hint: more than a block header, it is inside a block */
 	uint64_t zin_total, zout_total;   /* compressed bytes taken, and what they expanded to, so far */
+	struct rawahead *ahead;      /* the thread decompressing ahead, or NULL: fill() calls in turn */
+	int pending;                 /* damage met after bytes still handed on: -errno for the next call */
+	struct ms_logq held;         /* what was logged of it, held until then */
 };
 
 struct ms_pdreader {
@@ -97,6 +102,26 @@ int pdreader_bad(uint64_t off, const char *what);
 int pdreader_take_bytes(struct ms_pdreader *r, uint64_t n, struct ms_buf *b, const char *what);
 /* At the first compressed record (just moved past): decompress from then on. 0 or -errno. */
 int pdreader_start_raw(struct ms_pdreader *r, const struct perf_event_header *rec);
+/*
+ * Reads up to room bytes of the input, the next of which lies at file
+ * offset at, into p, never past the end of the data: how many, 0 at the
+ * end, or -errno.
+ */
+ssize_t pdreader_read_input(const struct ms_pdreader *r, void *p, size_t room, uint64_t at);
+
+/* decompress.c */
+/*
+ * The raw input from the compressed record rec on: the have bytes at rec
+ * (the record and what was read after it), the next to read lying at
+ * file offset at; eof: none are left. 0 or -ENOMEM.
+ */
+int pdreader_raw_new(struct ms_pdreader *r, const void *rec, size_t have, uint64_t at, bool eof);
+/* Starts decompressing ahead on a thread of its own, where it can; fill() calls in turn where not. 0. */
+int pdreader_raw_ahead(struct ms_pdreader *r);
+/* Up to room bytes of the decompressed stream at out: how many, 0 at its end, or -errno (logged). */
+ssize_t pdreader_raw_take(struct ms_pdreader *r, unsigned char *out, size_t room);
+/* Stops the thread, if any, and frees the raw input. */
+void pdreader_raw_free(struct ms_pdreader *r);
 
 /* header.c */
 /* A file's header, attrs and feature sections, from the map. 0 or -errno (logged). */

@@ -1,4 +1,8 @@
-/* The library's log: messages reach the installed callback whole, and nothing without one. */
+/*
+ * The library's log: messages reach the installed callback whole, and
+ * nothing without one; a thread's deferred messages wait in order until
+ * handed on.
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -71,9 +75,41 @@ static void long_message_is_bounded(void **state)
 	ms_log_set(NULL, NULL);
 }
 
+/* Deferred: nothing reaches the callback until the queue is flushed, then all of it, in order. */
+static void deferred_in_order(void **state)
+{
+	struct seen s = { 0 };
+	struct ms_logq q = { 0 };
+
+	(void)state;
+	ms_log_set(record, &s);
+	ms_log_defer(&q);
+	ms_err("first %d", 1);
+	ms_warn("second");
+	ms_log_defer(NULL);
+	assert_int_equal(s.calls, 0);
+	assert_int_equal(q.n, 2);
+	ms_err("direct");
+	assert_int_equal(s.calls, 1);
+	ms_logq_flush(&q);
+	assert_int_equal(s.calls, 3);
+	assert_int_equal(s.level, MS_LOG_WARN);
+	assert_string_equal(s.msg, "second");
+	assert_int_equal(q.n, 0);
+	ms_logq_flush(&q);                   /* empty: nothing again */
+	assert_int_equal(s.calls, 3);
+	ms_log_defer(&q);
+	ms_debug("dropped");
+	ms_log_defer(NULL);
+	ms_logq_release(&q);
+	assert_int_equal(s.calls, 3);
+	ms_log_set(NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(deferred_in_order),
 		cmocka_unit_test(reaches_the_callback),
 		cmocka_unit_test(silenced),
 		cmocka_unit_test(long_message_is_bounded),
