@@ -715,6 +715,8 @@ MS_EXPORT int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time,
 	struct ms_sample_id sid = {
 		.pid = (uint32_t)tgid, .tid = (uint32_t)tgid, .time = time,
 		.id = l->ev.n && l->ev.v[0]->nr_ids ? l->ev.v[0]->ids[0] : 0,
+		/* The trailer as the first event lays it out: the records are charged to it. */
+		.sample_type = l->ev.n ? l->ev.v[0]->attr.sample_type : 0,
 	};
 
 	sid.identifier = sid.id;

@@ -69,9 +69,27 @@ static void append_name_and_id(struct ms_buf *out, size_t start, const char *nam
 {
 	struct perf_event_header *h;
 
+	uint64_t t = sid->sample_type ? sid->sample_type : PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+								  PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+
 	ms_buf_cstr(out, name);
 	ms_buf_align(out, 8);
-	ms_buf_append(out, sid, sizeof(*sid));
+	if (t & PERF_SAMPLE_TID) {
+		ms_buf_u32(out, sid->pid);
+		ms_buf_u32(out, sid->tid);
+	}
+	if (t & PERF_SAMPLE_TIME)
+		ms_buf_u64(out, sid->time);
+	if (t & PERF_SAMPLE_ID)
+		ms_buf_u64(out, sid->id);
+	if (t & PERF_SAMPLE_STREAM_ID)
+		ms_buf_u64(out, sid->id);
+	if (t & PERF_SAMPLE_CPU) {
+		ms_buf_u32(out, sid->cpu);
+		ms_buf_u32(out, sid->res);
+	}
+	if (t & PERF_SAMPLE_IDENTIFIER)
+		ms_buf_u64(out, sid->identifier);
 	if (ms_buf_error(out))
 		return;
 	h = (struct perf_event_header *)(out->data + start);

@@ -25,13 +25,19 @@ struct ms_maps_entry {
 	char name[4096];         /* "" for anonymous memory */
 };
 
-/* The sample_id_all trailer every record carries: TID, TIME, ID, CPU, IDENTIFIER. */
+/*
+ * The sample_id_all trailer every record carries: of TID, TIME, ID,
+ * STREAM_ID (0), CPU and IDENTIFIER, those sample_type holds, in that
+ * order (all where it is 0), as the event the records are charged to
+ * (identifier's) lays them out.
+ */
 struct ms_sample_id {
 	uint32_t pid, tid;
 	uint64_t time;
 	uint64_t id;
 	uint32_t cpu, res;
 	uint64_t identifier;
+	uint64_t sample_type;
 };
 
 /* Parses one line of /proc/PID/maps. 0 or -EINVAL. */

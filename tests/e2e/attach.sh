@@ -33,6 +33,10 @@ for o in ops:
         if not any(r.kind == "mmap2" and r.pid == pid and r.start <= o["start"] and o["end"] <= r.end
                    and r.prot.startswith(o["prot"]) for r in recs):
             print(f"no MMAP2 {o['start']:#x}-{o['end']:#x} {o['prot']}"); bad = 1
+        # Read from /proc, stamped when it was read: its trailer laid out as the event's.
+        if any(r.kind == "mmap2" and r.pid == pid and r.start <= o["start"] and o["end"] <= r.end
+               and (r.time == 0 or r.tid != pid) for r in recs):
+            print(f"the MMAP2 of {o['start']:#x} read from /proc has time 0 or a wrong tid"); bad = 1
     if o["op"] == "thread":
         if not any(r.kind == "comm" and r.pid == pid and r.tid == o["tid"] for r in recs):
             print(f"no COMM for thread {o['tid']}"); bad = 1

@@ -64,6 +64,9 @@ static void rejects_garbage(void **state)
 	assert_int_equal(ms_maps_parse_line("1000-2000 r--p 0 08:01 x", &e), -EINVAL);
 }
 
+/* TID, TIME, ID, CPU, IDENTIFIER: the trailer where no sample_type is given. */
+#define FULL_TRAILER 40
+
 static void builds_mmap2_record(void **state)
 {
 	struct ms_sample_id sid = { .pid = 10, .tid = 11, .time = 123, .id = 7, .identifier = 7 };
@@ -89,8 +92,40 @@ static void builds_mmap2_record(void **state)
 	assert_int_equal(u[0], 0x7f0000001000ULL);             /* addr */
 	assert_int_equal(u[1], 0x2000);                         /* len */
 	assert_string_equal((const char *)(b.data + 72), "//anon");  /* after prot, flags */
-	/* The sample_id trailer ends the record. */
-	assert_memory_equal(b.data + b.len - sizeof(sid), &sid, sizeof(sid));
+	/* The sample_id trailer ends the record: all five fields where no sample_type is given. */
+	assert_memory_equal(b.data + b.len - FULL_TRAILER, &sid, FULL_TRAILER);
+	ms_buf_release(&b);
+}
+
+/*
+ * The trailer as the event's sample_type lays it out: with TID, TIME and
+ * IDENTIFIER alone (a page-fault event of record's), 24 bytes, and the
+ * time where a reader takes it, 16 bytes from the end.
+ */
+static void trailer_follows_sample_type(void **state)
+{
+	struct ms_sample_id sid = { .pid = 10, .tid = 11, .time = 123, .id = 7, .cpu = 1, .identifier = 9,
+				    .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						   PERF_SAMPLE_ADDR | PERF_SAMPLE_IDENTIFIER };
+	struct ms_maps_entry e;
+	struct ms_buf b;
+	const unsigned char *end;
+	uint32_t w[2];
+	uint64_t u[2];
+
+	(void)state;
+	ms_buf_init(&b);
+	assert_int_equal(ms_maps_parse_line("7f0000001000-7f0000003000 rw-p 00000000 00:00 0", &e), 0);
+	ms_synth_mmap2(&b, &e, &sid);
+	assert_int_equal(ms_buf_error(&b), 0);
+	assert_int_equal(b.len, 72 + 8 + 24);                   /* "//anon" padded to 8, then 24 */
+	end = b.data + b.len;
+	memcpy(w, end - 24, 8);
+	memcpy(u, end - 16, 16);
+	assert_int_equal(w[0], 10);
+	assert_int_equal(w[1], 11);
+	assert_int_equal(u[0], 123);
+	assert_int_equal(u[1], 9);
 	ms_buf_release(&b);
 }
 
@@ -104,7 +139,7 @@ static void builds_comm_record(void **state)
 	ms_synth_comm(&b, "worker", &sid);
 	h = (struct perf_event_header *)b.data;
 	assert_int_equal(h->type, PERF_RECORD_COMM);
-	assert_int_equal(h->size, 8 + 8 + 8 + sizeof(sid));     /* "worker\0" padded to 8 */
+	assert_int_equal(h->size, 8 + 8 + 8 + FULL_TRAILER);    /* "worker\0" padded to 8 */
 	assert_string_equal((const char *)(b.data + 16), "worker");
 	ms_buf_release(&b);
 }
@@ -309,7 +344,7 @@ static void synthesizes_a_process_from_proc(void **state)
 	assert_int_equal(m->prot, PROT_READ | PROT_EXEC);
 	assert_string_equal(m->filename, "/usr/bin/server");
 	sid.pid = sid.tid = 500;
-	assert_memory_equal((const char *)m + m->header.size - sizeof(sid), &sid, sizeof(sid));
+	assert_memory_equal((const char *)m + m->header.size - FULL_TRAILER, &sid, FULL_TRAILER);
 	m = (const void *)nth(&c, 3);
 	assert_string_equal(m->filename, "[stack]");
 	assert_int_equal(ms_proc_synthesize(root, 501, &sid, collect, &c), -ENOENT);
@@ -322,6 +357,7 @@ int main(void)
 		cmocka_unit_test(parses_anon_shared_and_odd_names),
 		cmocka_unit_test(rejects_garbage),
 		cmocka_unit_test(builds_mmap2_record),
+		cmocka_unit_test(trailer_follows_sample_type),
 		cmocka_unit_test(builds_comm_record),
 		cmocka_unit_test_setup_teardown(walk_finds_threads_made_meanwhile, make_root, remove_root),
 		cmocka_unit_test_setup_teardown(walk_is_bounded_and_passes_over_gone_threads, make_root, remove_root),
