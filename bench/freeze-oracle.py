@@ -49,11 +49,19 @@ def main():
         time.sleep(a.every)
         rec = subprocess.Popen([a.mapscope, "record", *a.record_opt, "-o", data, "-p", str(prog.pid)],
                                stderr=subprocess.PIPE, text=True)
-        # It says so once its events are on and the maps read: snapshots start after that.
-        line = rec.stderr.readline()
+        # It says so once its events are on and the maps read: snapshots start after that
+        # (a warning may come first).
+        said = []
+        while True:
+            line = rec.stderr.readline()
+            said.append(line.strip())
+            if not line or "recording" in line:
+                break
         if "recording" not in line:
-            print(f"record -p did not start: {line.strip()}")
+            print(f"record -p did not start: {' / '.join(s for s in said if s)}")
             prog.kill()
+            rec.wait()
+            subprocess.run(["rm", "-rf", tmp])
             return 1
         root = prog.pid
     else:

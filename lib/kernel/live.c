@@ -531,6 +531,8 @@ static int open_one(struct ms_live *l, pid_t tid, struct ring *r, unsigned int e
 			ms_err("cannot open event '%s' for task %d: %s%s: 'mapscope doctor' says what this user "
 			       "may record here, and the fix", e->name, (int)tid, strerror(errno),
 			       l->opts.flags & MS_LIVE_USER ? " (user mode: only this user's own processes)" : "");
+		else if (err == -ESRCH)      /* a thread that ended meanwhile: the walk passes it over */
+			ms_debug("task %d ended while its events were opened", (int)tid);
 		else
 			ms_err("cannot open event '%s' for task %d on CPU %d: %s",
 			       e->name, (int)tid, r->cpu, strerror(errno));

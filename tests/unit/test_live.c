@@ -6,6 +6,7 @@
  * Needs root or CAP_PERFMON and tracefs: skipped, with the reason, without.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -216,10 +217,46 @@ static void alloc_stacks_on_mapping_entries_only(void **state)
 	ms_live_free(l);
 }
 
+static int errors;
+
+static void count_errors(enum ms_log_level level, const char *msg, void *ctx)
+{
+	(void)msg;
+	(void)ctx;
+	errors += level == MS_LOG_ERROR;
+}
+
+static void *quit(void *arg)
+{
+	*(pid_t *)arg = (pid_t)syscall(SYS_gettid);
+	return NULL;
+}
+
+/* A thread that ended before its events were opened: -ESRCH, which the walk passes over, and no error logged. */
+static void gone_thread_is_no_error(void **state)
+{
+	struct ms_live_opts o = { .fault_period = 1 };
+	struct ms_live *l = ms_live_new(&o);
+	pthread_t t;
+	pid_t tid = 0;
+
+	(void)state;
+	assert_non_null(l);
+	assert_int_equal(pthread_create(&t, NULL, quit, &tid), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	errors = 0;
+	ms_log_set(count_errors, NULL);
+	assert_int_equal(ms_live_add_task(l, tid), -ESRCH);
+	ms_log_set(NULL, NULL);
+	assert_int_equal(errors, 0);
+	ms_live_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sees_what_this_thread_does),
+		cmocka_unit_test(gone_thread_is_no_error),
 		cmocka_unit_test(drain_frees_the_rings),
 		cmocka_unit_test(alloc_stacks_on_mapping_entries_only),
 	};
