@@ -129,10 +129,12 @@ typedef int (*ms_live_fn)(const struct perf_event_header *rec, void *ctx);
 long ms_live_drain(struct ms_live *l, ms_live_fn fn, void *ctx);
 
 /*
- * Hands to fn the records that describe a process that already runs: a
- * COMM for each of its threads and an MMAP2 for each mapping in
- * /proc/TGID/task/TGID/maps (PROT_NONE ones included), stamped with time
- * (CLOCK_MONOTONIC ns). 0 or a negative errno.
+ * Hands to fn the records that describe a process that already runs: the
+ * entry of each mapping call a thread of it is blocked in (its exit comes
+ * later, its entry came before the events), a COMM for each of its
+ * threads and an MMAP2 for each mapping in /proc/TGID/task/TGID/maps
+ * (PROT_NONE ones included), stamped with time (CLOCK_MONOTONIC ns). 0 or
+ * a negative errno.
  */
 int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time, ms_live_fn fn, void *ctx);
 

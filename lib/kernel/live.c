@@ -24,6 +24,7 @@
 #include "kernel/cpus.h"
 #include "kernel/live.h"
 #include "kernel/live_impl.h"
+#include "kernel/blocked.h"
 #include "kernel/procsynth.h"
 #include "kernel/sysevents.h"
 #include "kernel/tracefs.h"
@@ -721,7 +722,12 @@ MS_EXPORT int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time,
 		.sample_type = l->ev.n ? l->ev.v[0]->attr.sample_type : 0,
 	};
 
+	int err;
+
 	sid.identifier = sid.id;
+	/* The calls in flight first: an exit after the maps' read pairs with its entry (blocked.c). */
+	if ((err = ms_blocked_synthesize(l, tgid, time, fn, ctx)))
+		return err;
 	return ms_proc_synthesize("/proc", tgid, &sid, fn, ctx);
 }
 

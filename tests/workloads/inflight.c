@@ -1,19 +1,26 @@
 /*
- * inflight [MIB]: a munmap in flight across an attach. On SIGUSR1 one
- * thread populates MIB MiB (1024 by default), holding the address space's
- * lock for reading; another calls munmap on a page 20 ms later and waits
- * for the lock inside the call. A tracer that starts meanwhile sees no
- * entry of that munmap, reads the maps with the page in them, and then
- * sees the call remove it and return. Then the process idles.
+ * inflight MODE [MIB]: a mapping call in flight across an attach. On
+ * SIGUSR1 one thread populates MIB MiB (1024 by default), holding the
+ * address space's lock for reading; another makes the call 20 ms later
+ * and waits for the lock inside it. A tracer that starts meanwhile sees no
+ * entry of the call, reads the maps as they were before it, and then sees
+ * it change them and return. Then the process idles. MODE:
+ *
+ *   page    munmap of a page alone in its VMA (the VMA tree's write of
+ *           NULL over it is traced)
+ *   middle  munmap of the middle page of three (the kernel traces no
+ *           write of NULL there)
+ *   grow    mremap of a page to two, in place
  *
  *   ready pid=P page=0x...
- *   unmapped
+ *   changed
  *   done
  */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -23,6 +30,7 @@
 
 static char *big, *page;
 static size_t big_len;
+static const char *mode;
 
 static void *populate(void *arg)
 {
@@ -32,12 +40,17 @@ static void *populate(void *arg)
 	return NULL;
 }
 
-static void *unmap_page(void *arg)
+static void *change(void *arg)
 {
 	(void)arg;
 	usleep(20000);
-	munmap(page, 4096);
-	printf("unmapped\n");
+	if (!strcmp(mode, "middle"))
+		munmap(page + 4096, 4096);
+	else if (!strcmp(mode, "grow"))
+		mremap(page, 4096, 8192, 0);
+	else
+		munmap(page, 4096);
+	printf("changed\n");
 	fflush(stdout);
 	return NULL;
 }
@@ -48,11 +61,15 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int sig;
 
-	big_len = (size_t)(argc > 1 ? atoi(argv[1]) : 1024) << 20;
+	mode = argc > 1 ? argv[1] : "page";
+	big_len = (size_t)(argc > 2 ? atoi(argv[2]) : 1024) << 20;
 	big = mmap(NULL, big_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	/* Read-only, so that no anonymous neighbour merges with it. */
-	page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (big == MAP_FAILED || page == MAP_FAILED)
+	/*
+	 * Read-only, so that no anonymous neighbour merges with it; three
+	 * pages, the last two given back for "page" and "grow" (room to grow).
+	 */
+	page = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (big == MAP_FAILED || page == MAP_FAILED || (strcmp(mode, "middle") && munmap(page + 4096, 2 * 4096)))
 		return 1;
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
@@ -61,7 +78,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (sigwait(&set, &sig))
 		return 1;
-	if (pthread_create(&a, NULL, populate, NULL) || pthread_create(&b, NULL, unmap_page, NULL))
+	if (pthread_create(&a, NULL, populate, NULL) || pthread_create(&b, NULL, change, NULL))
 		return 1;
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
