@@ -110,7 +110,13 @@ struct ms_event {
 	uint32_t ustack_len;
 	union {
 		struct ms_event_map map;
-		struct { uint64_t start, end; } unmap, vma;
+		/*
+		 * unmap: tree says that the range is the VMA tree's write of NULL
+		 * (a call in flight when the recording began), which takes in the
+		 * gaps beside what the call removed: the change is what was mapped.
+		 */
+		struct { uint64_t start, end; bool tree; } unmap;
+		struct { uint64_t start, end; } vma;
 		/*
 		 * remap, madvise, mlock: tree says that the VMA tree's writes follow
 		 * (MS_EV_VMA): they, not the kernel's merge rules, set the VMAs.

@@ -463,13 +463,42 @@ static void mark_lost(struct ms_aspace *as)
  * with its prot, advice and lock -1.
  */
 
-static int change_unmap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+/* [*start, *end) cut to what p has mapped in it, its first piece to its last: false where nothing is. */
+static bool mapped_span(struct proc *p, uint64_t *start, uint64_t *end)
 {
-	if (c) {
-		c->region = set_range(as, ev->pid, c, ev->unmap.start, ev->unmap.end);   /* which may end now */
-		set_release(c, ev->unmap.start, ev->unmap.end);
+	size_t i = lower(p, *start), j = i;
+
+	if (i == p->n || p->p[i].start >= *end)
+		return false;
+	while (j + 1 < p->n && p->p[j + 1].start < *end)
+		j++;
+	if (p->p[i].start > *start)
+		*start = p->p[i].start;
+	if (p->p[j].end < *end)
+		*end = p->p[j].end;
+	return true;
+}
+
+/*
+ * munmap. The VMA tree's write of NULL (unmap.tree) takes in the gaps
+ * beside what the call removed, as far as the VMA either side: the change
+ * is the part that was mapped, and none where nothing was.
+ */
+static int change_unmap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, enum ms_aspace_op *op,
+			struct ms_change *c)
+{
+	uint64_t start = ev->unmap.start, end = ev->unmap.end;
+
+	*op = MS_OP_UNMAP;
+	if (ev->unmap.tree && !mapped_span(p, &start, &end)) {
+		*op = MS_OP_NONE;
+		return 0;
 	}
-	return ms_pieces_unmap(as, p, ev->unmap.start, ev->unmap.end, -1, ev->time);
+	if (c) {
+		c->region = set_range(as, ev->pid, c, start, end);   /* which may end now */
+		set_release(c, start, end);
+	}
+	return ms_pieces_unmap(as, p, start, end, -1, ev->time);
 }
 
 /* shmdt: the segment attached at the address goes, whole. */
@@ -667,7 +696,7 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 		err = apply_map(as, p, ev, &op, c);
 		resolve_pending(as, ev->tid);
 		break;
-	case MS_EV_UNMAP: op = MS_OP_UNMAP; err = change_unmap(as, p, ev, c); break;
+	case MS_EV_UNMAP: err = change_unmap(as, p, ev, &op, c); break;
 	case MS_EV_SHMDT: op = MS_OP_UNMAP; err = change_shmdt(as, p, ev, c); break;
 	case MS_EV_REMAP: op = MS_OP_REMAP; err = change_remap(as, p, ev, c); break;
 	case MS_EV_PROTECT: op = MS_OP_PROTECT; err = change_protect(as, p, ev, c); break;

@@ -330,7 +330,7 @@ static int on_comm(struct ms_stream *s, const struct perf_event_header *rec, con
 	if (ev.kind == MS_EV_EXEC && (brk = ms_u32map_get(&s->brks, v[0])))
 		*brk = 0;                /* a new image: its first brk starts from its own break */
 	if (ev.kind == MS_EV_EXEC && s->nr_holes)
-		stream_holes_drop(s, v[0], 0);   /* the exec's writes were into the new image's tree */
+		stream_holes_drop(s, v[0], 0);   /* the old image's; the exec's own writes come after (inflight.c) */
 	ev.pid = v[0];
 	ev.tid = v[1];
 	ev.comm.comm = comm;

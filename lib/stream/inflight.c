@@ -9,12 +9,19 @@
  * shmdt) without its entry makes them unmaps, at the exit.
  *
  * Nothing else may turn them into unmaps. A fork writes NULL over each
- * VM_DONTCOPY VMA of the child's tree in the parent's context, an exec
- * over the new stack's old place in the new tree: the FORK record and the
- * exec's COMM drop what such a thread held, and so does the thread's next
- * followed entry (it is then no longer a call in flight). A mapping made
- * by another thread between the write and the exit, over the range, is
- * cut out of it: its own store into the tree says where.
+ * VM_DONTCOPY VMA of the child's tree in the parent's context: the FORK
+ * record drops what the parent held. An exec writes NULL into the new
+ * image's tree after its COMM (the loader trims what it reserved, the
+ * stack leaves its old place): the thread's next followed entry drops
+ * those, as it drops whatever a thread held (it is then no longer in a
+ * call in flight); the COMM drops what the old image's threads held. A
+ * mapping made by another thread between the write and the exit, over the
+ * range, is cut out of it: its own store into the tree says where.
+ *
+ * A write of NULL takes in the NULL ranges beside it (the maple tree
+ * widens such a store within its node), so a hole can reach from the VMA
+ * below to the VMA above: its unmap says so (unmap.tree), and the model
+ * unmaps, and reports, only what was mapped in it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -98,6 +105,7 @@ int stream_holes_unmap(struct ms_stream *s, const struct ms_sample *smp)
 		ev.pid = s->holes[i].pid;
 		ev.unmap.start = s->holes[i].start;
 		ev.unmap.end = s->holes[i].end;
+		ev.unmap.tree = true;    /* the write took in the gaps beside it */
 		err = emit(s, &ev);
 	}
 	stream_holes_drop(s, smp->pid, smp->tid);

@@ -8,8 +8,9 @@
 # of three (no write of NULL is traced there), mremap of a page to two in
 # place. record reads the calls threads are blocked in from /proc and
 # writes their entries; maps must equal /proc/PID/maps once the process
-# idles. Where the timing does not give the scenario in three tries, the
-# test says so and skips.
+# idles, and the timeline's unmap must be the page alone (a write of NULL
+# takes in the gaps beside it). Where the timing does not give the
+# scenario in three tries, the test says so and skips.
 source "$(dirname "$0")/lib.sh"
 need_recording
 
@@ -57,6 +58,13 @@ for mode in page middle grow; do
 			cat /proc/$pid/maps >want.txt
 			diff want.txt got.txt ||
 				fail "$mode: maps after a call in flight at the attach differ from /proc (page 0x$page)"
+			if [ $mode != grow ]; then
+				at=$(printf '%x' $((0x$page + ($mode == middle ? 4096 : 0))))
+				end=$(printf '%x' $((0x$at + 4096)))
+				"$MAPSCOPE" timeline -i f.data --pid $pid >tl.txt || fail "$mode: timeline failed"
+				grep -E " unmap +0x$at-0x$end( |\$)" tl.txt >/dev/null ||
+					fail "$mode: the unmap in flight is not the page 0x$at alone: $(grep ' unmap ' tl.txt)"
+			fi
 			pass "$mode: a call in flight across the attach (try $try): maps equal /proc"
 			done_mode=1
 		fi

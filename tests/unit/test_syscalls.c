@@ -501,6 +501,45 @@ static void in_flight(void **state)
 	ms_session_free(s);
 }
 
+/*
+ * The kernel's write of NULL takes in the gaps beside what the call
+ * removed (the maple tree widens a NULL store over its NULL neighbours;
+ * after brk gives pages back, it reaches up to the lowest mmap): the
+ * change is what was mapped in it, and over nothing mapped, no change.
+ */
+static void in_flight_reach(void **state)
+{
+	static const char *const tps[] = { "sys_enter_munmap", "sys_exit_munmap", "ma_write" };
+	/* Pages of A after it: munmap(A + 4P, 4P) wrote NULL up to the map at A + 16P. */
+	static const struct { uint64_t page; bool mapped; } want[] = {
+		{ 3, true }, { 4, false }, { 7, false }, { 8, false }, { 16, true }, { 23, true },
+	};
+	struct seen w;
+	struct rec r;
+	struct ms_session *s;
+	size_t i;
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 8 * P);
+	put_map(&r, 2, A + 16 * P, 8 * P);
+	tree_write(&r, 10, PID + 1, A + 4 * P, A + 16 * P, 0);
+	leave(&r, "munmap", 11, PID + 1, 0);
+	tree_write(&r, 20, PID + 2, A + 40 * P, A + 64 * P, 0);   /* over nothing: /proc was read after it */
+	leave(&r, "munmap", 21, PID + 2, 0);
+	close_rec(&r);
+
+	s = replay(&r, &w);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		assert_int_equal(mapped(s, A + want[i].page * P), want[i].mapped);
+	assert_int_equal(w.n, 1);              /* the unmap of the page range alone */
+	assert_int_equal(w.op[0], MS_OP_UNMAP);
+	assert_int_equal(w.tid[0], PID + 1);
+	assert_int_equal(w.start[0], A + 4 * P);
+	assert_int_equal(w.end[0], A + 8 * P);
+	ms_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +547,7 @@ int main(void)
 		cmocka_unit_test(lone_entries),
 		cmocka_unit_test(failed_part_way),
 		cmocka_unit_test(in_flight),
+		cmocka_unit_test(in_flight_reach),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
