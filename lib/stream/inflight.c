@@ -37,21 +37,39 @@
  */
 #define HOLES_MAX 1024
 
+/* Drops hole i, keeping the others in the order they came. */
+static void drop_at(struct ms_stream *s, size_t i)
+{
+	memmove(&s->holes[i], &s->holes[i + 1], (s->nr_holes - i - 1) * sizeof(*s->holes));
+	s->nr_holes--;
+}
+
+/*
+ * A hole that overlaps or touches one of its thread's takes it in: they
+ * unmap the same pages together or apart. A thread that never makes a
+ * followed call can write NULL again and again (io_destroy unmaps its AIO
+ * ring: io_setup's next ring cuts the top of the hole, io_destroy writes
+ * NULL over it again), and every store walks the holes.
+ */
 int stream_hole_note(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end)
 {
+	struct stream_hole *h;
+	size_t i;
+
+	for (i = 0; i < s->nr_holes; i++) {
+		h = &s->holes[i];
+		if (h->tid != smp->tid || h->pid != smp->pid || h->end < start || end < h->start)
+			continue;
+		start = h->start < start ? h->start : start;
+		end = h->end > end ? h->end : end;
+		drop_at(s, i--);
+	}
 	if (s->nr_holes >= HOLES_MAX)
 		return 0;
 	if (MS_GROW(s->holes, s->nr_holes + 1, s->cap_holes, 8, SIZE_MAX, false))
 		return -ENOMEM;
 	s->holes[s->nr_holes++] = (struct stream_hole){ smp->pid, smp->tid, start, end };
 	return 0;
-}
-
-/* Drops hole i, keeping the others in the order they came. */
-static void drop_at(struct ms_stream *s, size_t i)
-{
-	memmove(&s->holes[i], &s->holes[i + 1], (s->nr_holes - i - 1) * sizeof(*s->holes));
-	s->nr_holes--;
 }
 
 int stream_holes_cut(struct ms_stream *s, uint32_t pid, uint64_t start, uint64_t end)

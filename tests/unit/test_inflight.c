@@ -2,8 +2,9 @@
  * The holes of calls in flight (lib/stream/inflight.c): a store cuts them
  * (in two, from either side, or whole), only in its own process; they are
  * dropped by thread or by process; an unmapping exit turns its thread's
- * holes, and only its thread's, into unmaps in the order written; a file
- * that writes NULL without end holds a bounded number.
+ * holes, and only its thread's, into unmaps in the order written; a hole
+ * that overlaps or touches one of its thread's joins it; a file that
+ * writes NULL without end holds a bounded number.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -120,12 +121,53 @@ static void bounded(void **state)
 	free(s.holes);
 }
 
+/*
+ * A thread that never makes a followed call and tears down an AIO
+ * context again and again: io_setup maps the ring at the top of the gap
+ * (a store, cutting the hole's top), io_destroy writes NULL over the gap
+ * again. Holes that overlap or touch one of their thread's join it: one
+ * hole, not one a round (which would fill the bound, and another
+ * thread's call in flight would go unheld), and its unmap is the gap.
+ */
+static void joins(void **state)
+{
+	struct ms_sample smp = { .pid = 1, .tid = 10, .time = 9 };
+	struct ms_stream s;
+	int k;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.fn = keep;
+	note(&s, 1, 11, 0, 12 * P);                                       /* another thread's */
+	for (k = 0; k < 5000; k++) {
+		note(&s, 1, 10, 0, 12 * P);
+		assert_int_equal(stream_holes_cut(&s, 1, 11 * P, 12 * P), 0);
+	}
+	assert_int_equal(s.nr_holes, 2);
+	assert_hole(&s, 0, 11, 0, 11 * P);
+	assert_hole(&s, 1, 10, 0, 11 * P);
+	note(&s, 1, 12, 40 * P, 41 * P);                                  /* a third thread's, held */
+	note(&s, 1, 10, 11 * P, 14 * P);                                  /* touching */
+	note(&s, 1, 10, 20 * P, 21 * P);                                  /* apart */
+	assert_int_equal(s.nr_holes, 4);
+	assert_hole(&s, 1, 12, 40 * P, 41 * P);
+	assert_hole(&s, 2, 10, 0, 14 * P);
+	nr_got = 0;
+	assert_int_equal(stream_holes_unmap(&s, &smp), 0);
+	assert_int_equal(nr_got, 2);
+	assert_int_equal(got[0].unmap.start, 0);
+	assert_int_equal(got[0].unmap.end, 14 * P);
+	assert_int_equal(got[1].unmap.start, 20 * P);
+	free(s.holes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cuts),
 		cmocka_unit_test(drops_and_unmaps),
 		cmocka_unit_test(bounded),
+		cmocka_unit_test(joins),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
