@@ -59,7 +59,9 @@ for mode in page middle grow; do
 			diff want.txt got.txt ||
 				fail "$mode: maps after a call in flight at the attach differ from /proc (page 0x$page)"
 			if [ $mode != grow ]; then
-				at=$(printf '%x' $((0x$page + ($mode == middle ? 4096 : 0))))
+				off=0
+				[ $mode != middle ] || off=4096
+				at=$(printf '%x' $((0x$page + off)))
 				end=$(printf '%x' $((0x$at + 4096)))
 				"$MAPSCOPE" timeline -i f.data --pid $pid >tl.txt || fail "$mode: timeline failed"
 				grep -E " unmap +0x$at-0x$end( |\$)" tl.txt >/dev/null ||
