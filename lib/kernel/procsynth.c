@@ -108,7 +108,7 @@ void ms_synth_mmap2(struct ms_buf *out, const struct ms_maps_entry *e,
 
 	ms_buf_append(out, &h, sizeof(h));
 	ms_buf_u32(out, sid->pid);
-	ms_buf_u32(out, sid->tid);
+	ms_buf_u32(out, sid->pid);           /* made by the process, as perf writes it; the trailer says by whom */
 	ms_buf_u64(out, e->start);
 	ms_buf_u64(out, e->end - e->start);
 	ms_buf_u64(out, e->pgoff);
@@ -312,7 +312,12 @@ int ms_proc_synthesize(const char *root, pid_t tgid, const struct ms_sample_id *
 	w.sid.pid = (uint32_t)tgid;
 	err = ms_proc_walk_tasks(root, tgid, &seen, synth_comm, &w);
 	if (!err) {
-		w.sid.tid = w.sid.pid;
+		/*
+		 * Made by no thread we follow (tid 0, the idle task's): a thread of
+		 * the process may be inside a mapping call at this instant, and a
+		 * map in its name would be taken for that call's own.
+		 */
+		w.sid.tid = 0;
 		snprintf(path, sizeof(path), "%s/%d/task/%d/maps", root, (int)tgid, (int)tgid);
 		err = synth_maps(path, &w.sid, &b, fn, ctx);
 	}

@@ -117,7 +117,7 @@ int stream_holes_unmap(struct ms_stream *s, const struct ms_sample *smp)
 	int err = 0;
 
 	for (i = 0; i < s->nr_holes && !err; i++) {
-		if (s->holes[i].tid != smp->tid)
+		if (s->holes[i].tid != smp->tid || s->holes[i].pid != smp->pid)
 			continue;
 		base_event(&ev, MS_EV_UNMAP, smp);
 		ev.pid = s->holes[i].pid;

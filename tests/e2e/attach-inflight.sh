@@ -9,7 +9,9 @@
 # place. record reads the calls threads are blocked in from /proc and
 # writes their entries; maps must equal /proc/PID/maps once the process
 # idles, and the timeline's unmap must be the page alone (a write of NULL
-# takes in the gaps beside it). Where the timing does not give the
+# takes in the gaps beside it). The calls are the first thread's, whose
+# tid is the pid the maps read from /proc carry: those maps must not be
+# taken for the call's own. Where the timing does not give the
 # scenario in three tries, the test says so and skips.
 source "$(dirname "$0")/lib.sh"
 need_recording

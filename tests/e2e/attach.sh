@@ -21,6 +21,7 @@ grep -q 'stopped by signal' summary.txt || fail "the summary does not say it was
 
 perf_script att.data >att.script || fail "perf script failed: $(cat "$TMP/perf-script.err")"
 python3 - spin.txt att.script <<'PY' || fail "the recording lacks the process's state"
+import re
 import sys
 import perfscript
 ops = perfscript.parse_workload(open(sys.argv[1]).read())
@@ -33,10 +34,14 @@ for o in ops:
         if not any(r.kind == "mmap2" and r.pid == pid and r.start <= o["start"] and o["end"] <= r.end
                    and r.prot.startswith(o["prot"]) for r in recs):
             print(f"no MMAP2 {o['start']:#x}-{o['end']:#x} {o['prot']}"); bad = 1
-        # Read from /proc, stamped when it was read: its trailer laid out as the event's.
-        if any(r.kind == "mmap2" and r.pid == pid and r.start <= o["start"] and o["end"] <= r.end
-               and (r.time == 0 or r.tid != pid) for r in recs):
-            print(f"the MMAP2 of {o['start']:#x} read from /proc has time 0 or a wrong tid"); bad = 1
+        # Read from /proc, stamped when it was read (its trailer laid out as the event's), and made
+        # by no thread (its trailer's tid 0): a thread inside a mapping call must not take it for its own.
+        for line in open(sys.argv[2]):
+            m = re.match(r"\s*(\d+)/(\d+)\s+([\d.]+): PERF_RECORD_MMAP2 (\d+)/\d+: \[0x([0-9a-f]+)\((0x[0-9a-f]+)\)", line)
+            if m and int(m[4]) == pid and int(m[5], 16) <= o["start"] < int(m[5], 16) + int(m[6], 16) and \
+               (float(m[3]) == 0 or int(m[2]) != 0):
+                print(f"the MMAP2 of {o['start']:#x} read from /proc has time 0 or a thread's tid: {line.strip()}")
+                bad = 1
     if o["op"] == "thread":
         if not any(r.kind == "comm" and r.pid == pid and r.tid == o["tid"] for r in recs):
             print(f"no COMM for thread {o['tid']}"); bad = 1
