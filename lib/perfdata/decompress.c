@@ -9,8 +9,9 @@
  * state), which nothing else touches once it runs; what it would log
  * waits with the chunk it came after, and is handed on when fill() gets
  * there, so the log and the records come in the same order as without
- * it. A regular file only; MAPSCOPE_READ_AHEAD=0 decompresses in turn,
- * as fill() asks.
+ * it. A regular file only, with 1 MiB or more left to read;
+ * MAPSCOPE_READ_AHEAD=0 decompresses in turn, as fill() asks, and 1 ahead
+ * whatever is left.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -245,6 +246,7 @@ static ssize_t produce(struct ms_pdreader *r, unsigned char *out, size_t room)
 
 #define AHEAD_CHUNK (256u << 10)
 #define AHEAD_SLOTS 3u
+#define AHEAD_MIN (1u << 20)            /* compressed bytes left to read, at least */
 
 struct ahead_slot {
 	unsigned char *data;
@@ -308,11 +310,16 @@ static void ahead_free(struct rawahead *a)
 int pdreader_raw_ahead(struct ms_pdreader *r)
 {
 	const char *env = getenv("MAPSCOPE_READ_AHEAD");
+	bool never = env && !strcmp(env, "0"), always = env && !strcmp(env, "1");
 	struct rawahead *a;
 	unsigned int i;
 
-	/* A pipe could block the thread in read() for ever, and the reader's end would wait for it. */
-	if (!r->map || (env && !strcmp(env, "0")) || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	/*
+	 * A pipe could block the thread in read() for ever, and the reader's
+	 * end would wait for it; under AHEAD_MIN of input, the thread and its
+	 * chunks cost more than they save.
+	 */
+	if (!r->map || never || (!always && r->end < r->raw->at + AHEAD_MIN) || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
 	    !(a = calloc(1, sizeof(*a))))
 		return 0;
 	/* Mapped with their pages in place, as the reader's blocks are: one call, not a fault a page. */

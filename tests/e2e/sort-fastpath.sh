@@ -3,7 +3,7 @@
 # its rings and says so in the file) against the sort queue that every
 # other file goes through (MAPSCOPE_SORT_QUEUE=1 forces it), and
 # compressed data decompressed ahead on a thread against in turn
-# (MAPSCOPE_READ_AHEAD=0): every command's output must be byte-identical
+# (MAPSCOPE_READ_AHEAD=1 and 0): every command's output must be byte-identical
 # each way, on real recordings of
 # python3, node, a JVM and headless chromium made here (each skipped with
 # its reason where the runtime is missing), on the golden recordings, and
@@ -70,9 +70,10 @@ for f in "${files[@]}"; do
 	out fast "$f"
 	MAPSCOPE_SORT_QUEUE=1 out queue "$f"
 	diff -r fast queue >diff.txt || fail "$f: the fast path's outputs differ from the sort queue's: $(head -5 diff.txt)"
+	MAPSCOPE_READ_AHEAD=1 out ahead "$f"
 	MAPSCOPE_READ_AHEAD=0 out turn "$f"
-	diff -r fast turn >diff.txt || fail "$f: decompressed ahead, the outputs differ from in turn: $(head -5 diff.txt)"
-	rm -rf fast queue turn
+	diff -r ahead turn >diff.txt || fail "$f: decompressed ahead, the outputs differ from in turn: $(head -5 diff.txt)"
+	rm -rf fast queue ahead turn
 	checked=$((checked + 1))
 done
 pass "$checked files ($ordered recorded here in time order): 13 commands' outputs byte-identical with and" \
