@@ -15,18 +15,15 @@
  * and its exit applies it again.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 
 #include <mapscope/live.h>
 
 #include "kernel/blocked.h"
-#include "kernel/procsynth.h"
+#include "kernel/tracefs.h"
 
 /* The mapping calls followed, by number: their entry tracepoints' names and their arguments' counts. */
 static const struct {
@@ -139,14 +136,6 @@ size_t ms_blocked_entry(const struct perf_event_attr *attr, uint64_t id, const s
 	return (size_t)(p - (unsigned char *)out);
 }
 
-struct walk {
-	struct ms_live *live;
-	pid_t tgid;
-	uint64_t time;
-	ms_live_fn fn;
-	void *ctx;
-};
-
 /* The entry evsel of call name (syscalls:sys_enter_NAME) and an id of it: its index, or -1. */
 static int entry_evsel(struct ms_live *l, const char *name, uint64_t *id)
 {
@@ -167,41 +156,22 @@ static int entry_evsel(struct ms_live *l, const char *name, uint64_t *id)
 	return -1;
 }
 
-static int one_task(pid_t tid, void *arg)
+int ms_blocked_task(pid_t tid, void *arg)
 {
-	struct walk *w = arg;
+	struct ms_blocked_to *w = arg;
 	unsigned char rec[512] __attribute__((aligned(8)));
 	struct ms_blocked b = { .pid = (uint32_t)w->tgid, .tid = (uint32_t)tid, .time = w->time };
 	char path[128], text[256];
 	const char *name;
 	uint64_t id;
-	ssize_t n;
 	size_t size;
-	int fd, e;
+	int e;
 
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)w->tgid, (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;                    /* gone, or not ours to read: as if running */
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	text[n] = '\0';
-	if (ms_blocked_parse(text, &b.nr, b.args, &b.pc) || !(name = ms_blocked_call(b.nr, &b.nargs)) ||
-	    (e = entry_evsel(w->live, name, &id)) < 0)
+	/* Gone, or not ours to read: as if running. */
+	if (ms_kernel_read_line(path, text, sizeof(text)) || ms_blocked_parse(text, &b.nr, b.args, &b.pc) ||
+	    !(name = ms_blocked_call(b.nr, &b.nargs)) || (e = entry_evsel(w->live, name, &id)) < 0)
 		return 0;
 	size = ms_blocked_entry(ms_live_evsel_attr(w->live, (size_t)e), id, &b, rec, sizeof(rec));
 	return size ? w->fn((const struct perf_event_header *)rec, w->ctx) : 0;
-}
-
-int ms_blocked_synthesize(struct ms_live *l, pid_t tgid, uint64_t time, ms_live_fn fn, void *ctx)
-{
-	struct walk w = { l, tgid, time, fn, ctx };
-	struct ms_tidset seen;
-	int err;
-
-	ms_tidset_init(&seen);
-	err = ms_proc_walk_tasks("/proc", tgid, &seen, one_task, &w);
-	ms_tidset_release(&seen);
-	return err == -ENOENT ? 0 : err;     /* gone: the maps' read says so */
 }

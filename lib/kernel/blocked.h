@@ -36,7 +36,20 @@ const char *ms_blocked_call(long nr, int *nargs);
 size_t ms_blocked_entry(const struct perf_event_attr *attr, uint64_t id, const struct ms_blocked *b,
 			void *out, size_t cap);
 
-/* An entry record, stamped time, for each thread of tgid blocked in a mapping call. 0 or what fn returned. */
-int ms_blocked_synthesize(struct ms_live *l, pid_t tgid, uint64_t time, ms_live_fn fn, void *ctx);
+/* Where ms_blocked_task() hands on the entries it makes, and what it stamps them with. */
+struct ms_blocked_to {
+	struct ms_live *live;        /* whose syscall entry events lay the records out */
+	pid_t tgid;
+	uint64_t time;
+	ms_live_fn fn;
+	void *ctx;
+};
+
+/*
+ * An entry record, stamped to->time, where thread tid of to->tgid is
+ * blocked in a mapping call: an ms_task_fn for the walk that synthesises
+ * the process (ms_proc_synthesize). 0 or what fn returned.
+ */
+int ms_blocked_task(pid_t tid, void *to);
 
 #endif

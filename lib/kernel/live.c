@@ -20,11 +20,11 @@
 
 #include <mapscope/live.h>
 
-#include "kernel/doctor.h"
+#include "kernel/blocked.h"
 #include "kernel/cpus.h"
+#include "kernel/doctor.h"
 #include "kernel/live.h"
 #include "kernel/live_impl.h"
-#include "kernel/blocked.h"
 #include "kernel/procsynth.h"
 #include "kernel/sysevents.h"
 #include "kernel/tracefs.h"
@@ -721,14 +721,11 @@ MS_EXPORT int ms_live_synthesize(struct ms_live *l, pid_t tgid, uint64_t time,
 		/* The trailer as the first event lays it out: the records are charged to it. */
 		.sample_type = l->ev.n ? l->ev.v[0]->attr.sample_type : 0,
 	};
-
-	int err;
+	/* With each thread's COMM, the call it is blocked in: an exit after the maps' read pairs with it. */
+	struct ms_blocked_to blocked = { l, tgid, time, fn, ctx };
 
 	sid.identifier = sid.id;
-	/* The calls in flight first: an exit after the maps' read pairs with its entry (blocked.c). */
-	if ((err = ms_blocked_synthesize(l, tgid, time, fn, ctx)))
-		return err;
-	return ms_proc_synthesize("/proc", tgid, &sid, fn, ctx);
+	return ms_proc_synthesize("/proc", tgid, &sid, ms_blocked_task, &blocked, fn, ctx);
 }
 
 MS_EXPORT size_t ms_live_nr_evsels(const struct ms_live *l)

@@ -15,6 +15,7 @@
 #include <linux/perf_event.h>
 
 #include "kernel/procsynth.h"
+#include "kernel/tracefs.h"
 #include "util/log.h"
 
 static int parse_hex(const char **p, char stop, uint64_t *v)
@@ -68,7 +69,6 @@ static void append_name_and_id(struct ms_buf *out, size_t start, const char *nam
 			       const struct ms_sample_id *sid)
 {
 	struct perf_event_header *h;
-
 	uint64_t t = sid->sample_type ? sid->sample_type : PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
 								  PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
 
@@ -241,31 +241,27 @@ struct comm_walk {
 	const char *root;
 	struct ms_sample_id sid;
 	struct ms_buf *b;
+	ms_task_fn each;
+	void *each_ctx;
 	ms_live_fn fn;
 	void *ctx;
 };
 
-/* A COMM for one thread; a thread gone meanwhile has none, and is no error. */
+/* A COMM for one thread, then what each says of it; a thread gone meanwhile has none, and is no error. */
 static int synth_comm(pid_t tid, void *arg)
 {
 	struct comm_walk *w = arg;
 	char path[4200], comm[64];
-	ssize_t n;
-	int fd;
+	int err;
 
 	snprintf(path, sizeof(path), "%s/%u/task/%d/comm", w->root, w->sid.pid, (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (ms_kernel_read_line(path, comm, sizeof(comm)) || !comm[0])
 		return 0;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	comm[n] = '\0';
-	comm[strcspn(comm, "\n")] = '\0';
 	w->sid.tid = (uint32_t)tid;
 	ms_synth_comm(w->b, comm, &w->sid);
-	return emit(w->b, w->fn, w->ctx);
+	if ((err = emit(w->b, w->fn, w->ctx)))
+		return err;
+	return w->each ? w->each(tid, w->each_ctx) : 0;
 }
 
 static int synth_maps(const char *path, const struct ms_sample_id *sid, struct ms_buf *b,
@@ -297,10 +293,10 @@ static int synth_maps(const char *path, const struct ms_sample_id *sid, struct m
 	return err;
 }
 
-int ms_proc_synthesize(const char *root, pid_t tgid, const struct ms_sample_id *sid,
-		       ms_live_fn fn, void *ctx)
+int ms_proc_synthesize(const char *root, pid_t tgid, const struct ms_sample_id *sid, ms_task_fn each,
+		       void *each_ctx, ms_live_fn fn, void *ctx)
 {
-	struct comm_walk w = { .root = root, .sid = *sid, .fn = fn, .ctx = ctx };
+	struct comm_walk w = { .root = root, .sid = *sid, .each = each, .each_ctx = each_ctx, .fn = fn, .ctx = ctx };
 	struct ms_tidset seen;
 	char path[4200];
 	struct ms_buf b;

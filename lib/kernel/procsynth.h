@@ -89,12 +89,13 @@ int ms_proc_attach(struct ms_live *l, pid_t tgid, struct ms_tidset *seen);
 
 /*
  * Hands to fn the records of a process that already runs, read under root:
- * a COMM for each of its threads, then an MMAP2 for each line of
- * root/TGID/task/TGID/maps; sid is the trailer they carry (its pid the
+ * a COMM for each of its threads (each followed by what each(tid,
+ * each_ctx) hands on, where each is not NULL), then an MMAP2 for each line
+ * of root/TGID/task/TGID/maps; sid is the trailer they carry (its pid the
  * process, its tid overwritten per thread). 0 or a negative errno (from
- * /proc or from fn).
+ * /proc, fn or each).
  */
-int ms_proc_synthesize(const char *root, pid_t tgid, const struct ms_sample_id *sid,
-		       ms_live_fn fn, void *ctx);
+int ms_proc_synthesize(const char *root, pid_t tgid, const struct ms_sample_id *sid, ms_task_fn each,
+		       void *each_ctx, ms_live_fn fn, void *ctx);
 
 #endif

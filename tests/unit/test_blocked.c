@@ -107,18 +107,21 @@ static int count(const struct perf_event_header *rec, void *ctx)
 }
 
 static int blocker[2];
+static pid_t blocked_tid;
 
 static void *block_in_read(void *arg)
 {
 	char c;
 
 	(void)arg;
+	blocked_tid = (pid_t)syscall(SYS_gettid);
 	return read(blocker[0], &c, 1) == 1 ? NULL : NULL;
 }
 
-/* A thread blocked in read(), not a mapping call: no entry (and no live events are needed). */
+/* A thread blocked in read(), not a mapping call, and one gone: no entry (and no live events are needed). */
 static void other_calls_make_nothing(void **state)
 {
+	struct ms_blocked_to to = { .tgid = getpid(), .time = 1, .fn = count };
 	pthread_t t;
 
 	(void)state;
@@ -126,7 +129,9 @@ static void other_calls_make_nothing(void **state)
 	assert_int_equal(pthread_create(&t, NULL, block_in_read, NULL), 0);
 	usleep(20000);
 	made = 0;
-	assert_int_equal(ms_blocked_synthesize(NULL, getpid(), 1, count, NULL), 0);
+	assert_int_equal(ms_blocked_task(blocked_tid, &to), 0);
+	assert_int_equal(ms_blocked_task(getpid(), &to), 0);             /* running: this very thread */
+	assert_int_equal(ms_blocked_task(999999999, &to), 0);
 	assert_int_equal(made, 0);
 	assert_int_equal(write(blocker[1], "x", 1), 1);
 	pthread_join(t, NULL);

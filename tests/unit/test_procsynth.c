@@ -282,7 +282,21 @@ struct collected {
 	unsigned char recs[4096];
 	size_t len;
 	int nr;
+	pid_t each_tid[4];           /* the threads the per-thread hook was called for, */
+	int each_after[4];           /* and how many records had come by then */
+	int nr_each;
 };
+
+/* The per-thread hook: called once per thread, right after its COMM. */
+static int each_thread(pid_t tid, void *ctx)
+{
+	struct collected *c = ctx;
+
+	assert_true(c->nr_each < 4);
+	c->each_tid[c->nr_each] = tid;
+	c->each_after[c->nr_each++] = c->nr;
+	return 0;
+}
 
 static int collect(const struct perf_event_header *h, void *ctx)
 {
@@ -304,7 +318,7 @@ static const struct perf_event_header *nth(const struct collected *c, int n)
 	return (const void *)(c->recs + off);
 }
 
-/* A COMM per thread, then the leader's maps, each with the trailer given. */
+/* A COMM per thread (the per-thread hook after each), then the leader's maps, each with the trailer given. */
 static void synthesizes_a_process_from_proc(void **state)
 {
 	struct ms_sample_id sid = { .time = 5000, .id = 9, .identifier = 9 };
@@ -319,7 +333,7 @@ static void synthesizes_a_process_from_proc(void **state)
 	put_file("500/task/500/maps",
 		 "55a0000000-55a0002000 r-xp 00001000 fe:00 77 /usr/bin/server\n"
 		 "7ffd0000-7ffd2000 rw-p 00000000 00:00 0 [stack]\n");
-	assert_int_equal(ms_proc_synthesize(root, 500, &sid, collect, &c), 0);
+	assert_int_equal(ms_proc_synthesize(root, 500, &sid, each_thread, &c, collect, &c), 0);
 	assert_int_equal(c.nr, 4);
 	c0 = (const void *)nth(&c, 0);
 	c1 = (const void *)nth(&c, 1);
@@ -333,6 +347,11 @@ static void synthesizes_a_process_from_proc(void **state)
 	assert_int_equal(hi->pid, 500);
 	assert_int_equal(hi->tid, 501);
 	assert_string_equal(hi->comm, "worker-1");
+	assert_int_equal(c.nr_each, 2);            /* each thread, after its own COMM, before the maps */
+	assert_int_equal(c.each_tid[0], (pid_t)c0->tid);
+	assert_int_equal(c.each_after[0], 1);
+	assert_int_equal(c.each_tid[1], (pid_t)c1->tid);
+	assert_int_equal(c.each_after[1], 2);
 	m = (const void *)nth(&c, 2);
 	assert_int_equal(m->header.type, PERF_RECORD_MMAP2);
 	assert_int_equal(m->pid, 500);
@@ -348,7 +367,7 @@ static void synthesizes_a_process_from_proc(void **state)
 	assert_memory_equal((const char *)m + m->header.size - FULL_TRAILER, &sid, FULL_TRAILER);
 	m = (const void *)nth(&c, 3);
 	assert_string_equal(m->filename, "[stack]");
-	assert_int_equal(ms_proc_synthesize(root, 501, &sid, collect, &c), -ENOENT);
+	assert_int_equal(ms_proc_synthesize(root, 501, &sid, NULL, NULL, collect, &c), -ENOENT);
 }
 
 int main(void)
