@@ -63,8 +63,10 @@ struct bin {
 	struct ms_framecache *frames; /* ms_symbols_frames' answers, by vaddr */
 	struct ms_scopes *scopes;     /* its compile units' scope trees, indexed (scopes.c) */
 	struct ms_symgaps *gaps;      /* names of addresses no sized symbol holds (symgaps.c) */
-	struct bin_unwind *uw;        /* the file, read once for every process's unwinder (unwind.c) */
-	int uw_fd;                    /* its descriptor, while uw lives */
+	Elf *elf;                     /* the file, read once for its symbols and every unwinder (ms_bin_elf()) */
+	int elf_fd;                   /* its descriptor, while elf lives */
+	int elf_state;                /* 0: not opened yet, 1: elf open, -1: cannot be */
+	struct bin_unwind *uw;        /* what every process's unwinder reads of it (unwind.c) */
 	int uw_state;                 /* 0: not read yet, 1: uw read, -1: cannot be */
 	uint64_t uw_vaddr, uw_end;    /* its first PT_LOAD's aligned vaddr, its last one's end */
 	bool uw_exec;                 /* ET_EXEC: at its own addresses, whatever the bias */
@@ -77,7 +79,7 @@ struct bin {
  * from the bins so that it stays where it is while they grow (unwind.c).
  */
 struct bin_unwind {
-	Elf *elf;                     /* the file, read once */
+	Elf *elf;                     /* the bin's file (ms_bin_elf()), borrowed */
 	bool x86_64;                  /* an x86-64 ELF64: its rows are the ones cfirule.c knows */
 	bool debug_frame;             /* it has a .debug_frame section (any spelling): libdwfl may read it */
 	int cfi_state;                /* 0: cfi not read yet, 1: read, -1: no .eh_frame */
@@ -265,6 +267,21 @@ int ms_debugcache_swap(int fd, const unsigned char *id, size_t id_len);
  * (debugcache.c).
  */
 int ms_debugcache_find(const unsigned char *id, size_t id_len, char **name);
+
+/*
+ * b's file as libelf reads it, opened once for its symbols' Dwfl and
+ * every process's unwinder, each of which takes a reference of its own
+ * (ms_bin_elf_ref()): 0 with *elf set, or -1 where it cannot be opened
+ * or is not an ELF file libelf reads; b keeps it until
+ * ms_bin_elf_release() (elf.c).
+ */
+int ms_bin_elf(struct bin *b, Elf **elf);
+
+/* A reference to elf, as libdwfl takes one from its find_elf callback: elf_end() drops it (elf.c). */
+Elf *ms_bin_elf_ref(Elf *elf);
+
+/* Drops b's own reference to its file, and closes it (elf.c). */
+void ms_bin_elf_release(struct bin *b);
 
 /* Reads b's PT_LOAD segments: state 1, or -1 (not ELF), or -2 (open_errno says why) (elf.c). */
 void ms_bin_read_segments(struct bin *b);

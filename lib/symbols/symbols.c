@@ -64,8 +64,25 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	return fd >= 0 ? ms_debugcache_swap(fd, id, n > 0 ? (size_t)n : 0) : -1;
 }
 
+/*
+ * A binary's module reported over the file its bin has open has that bin
+ * as its userdata while libdwfl opens it (symtab.c): the file, shared,
+ * named by its path as dwfl_report_elf() names it. Any other by build-id.
+ */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base, char **file_name,
+		    Elf **elfp)
+{
+	const struct bin *b = *userdata;
+
+	if (!b)
+		return dwfl_build_id_find_elf(mod, userdata, modname, base, file_name, elfp);
+	if ((*file_name = strdup(b->path)))
+		*elfp = ms_bin_elf_ref(b->elf);
+	return -1;
+}
+
 const Dwfl_Callbacks ms_dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
+	.find_elf = find_elf,
 	.find_debuginfo = find_debuginfo,
 };
 
@@ -482,6 +499,7 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 		ms_scopes_free(s->bins[i].scopes);
 		ms_symgaps_free(s->bins[i].gaps);
 		ms_bin_unwind_release(&s->bins[i]);
+		ms_bin_elf_release(&s->bins[i]);
 	}
 	free(s->bins);
 	free(s->times);

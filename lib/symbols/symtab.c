@@ -19,13 +19,74 @@
 /* Why a binary's symbols cannot be read. */
 enum load_fail { LOAD_OK, LOAD_OPEN, LOAD_DWFL, LOAD_BUILD_ID };
 
-/* Opens b's symbols into b->dwfl and b->mod, as far as it gets; *err: ms_elf_open()'s, for LOAD_OPEN. */
-static enum load_fail open_symbols(struct bin *b, int *err)
+/*
+ * The module dwfl_report_elf() makes of an ET_DYN or ET_EXEC file at base
+ * 0: [*start, *end), as its address range has it; false where elf is
+ * neither, or that range would fail.
+ */
+static bool module_span(Elf *elf, uint64_t *start, uint64_t *end)
+{
+	uint64_t vaddr = 0, bias;
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t n, i;
+
+	if (!gelf_getehdr(elf, &eh) || (eh.e_type != ET_DYN && eh.e_type != ET_EXEC) || elf_getphdrnum(elf, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return false;
+		if (ph.p_type == PT_LOAD) {
+			vaddr = ph.p_vaddr & -ph.p_align;
+			break;
+		}
+	}
+	*start = eh.e_type == ET_EXEC ? vaddr : 0;
+	bias = eh.e_type == ET_EXEC ? 0 : -vaddr;
+	for (*end = 0, i = n; i-- > 0;) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return false;
+		if (ph.p_type == PT_LOAD && ph.p_vaddr + ph.p_memsz > 0) {
+			*end = bias + ph.p_vaddr + ph.p_memsz;
+			break;
+		}
+	}
+	return *end != 0;
+}
+
+/*
+ * b's module in b->dwfl where it has the file open (ms_bin_elf()):
+ * reported over the range dwfl_report_elf() would give it, libdwfl's
+ * find_elf handed that file (symbols.c), so that the symbols and every
+ * unwinder read one mapping of it. NULL where it is not, or libdwfl
+ * fails: dwfl_report_elf() then says why.
+ */
+static Dwfl_Module *report_shared(struct bin *b)
+{
+	Dwfl_Module *mod = NULL;
+	uint64_t start, end;
+	GElf_Addr bias;
+	void **ud;
+	Elf *elf;
+
+	if (ms_bin_elf(b, &elf) || !module_span(elf, &start, &end))
+		return NULL;
+	dwfl_report_begin(b->dwfl);
+	mod = dwfl_report_module(b->dwfl, basename(b->path), start, end);
+	dwfl_report_end(b->dwfl, NULL, NULL);
+	if (!mod || !dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+		return NULL;
+	*ud = b;                             /* for find_elf, now: the bins may move later */
+	if (!dwfl_module_getelf(mod, &bias))
+		mod = NULL;
+	*ud = NULL;
+	return mod;
+}
+
+/* b's module by dwfl_report_elf() on a descriptor of its own, where report_shared() gives none. */
+static enum load_fail report_own(struct bin *b, int *err)
 {
 	int fd = ms_elf_open(b->path);   /* again: the file may have changed since its segments were read */
-	const unsigned char *id;
-	GElf_Addr at;
-	int n;
 
 	if ((*err = fd) < 0)
 		return LOAD_OPEN;
@@ -39,6 +100,23 @@ static enum load_fail open_symbols(struct bin *b, int *err)
 		close(fd);                   /* libdwfl takes it only on success */
 		return LOAD_DWFL;
 	}
+	return LOAD_OK;
+}
+
+/* Opens b's symbols into b->dwfl and b->mod, as far as it gets; *err: ms_elf_open()'s, for LOAD_OPEN. */
+static enum load_fail open_symbols(struct bin *b, int *err)
+{
+	enum load_fail fail;
+	const unsigned char *id;
+	GElf_Addr at;
+	int n;
+
+	if ((b->dwfl = dwfl_begin(&ms_dwfl_callbacks)) && !(b->mod = report_shared(b))) {
+		dwfl_end(b->dwfl);
+		b->dwfl = NULL;
+	}
+	if (!b->mod && (fail = report_own(b, err)) != LOAD_OK)
+		return fail;
 	if (b->want_id_len) {
 		n = dwfl_module_build_id(b->mod, &id, &at);
 		if (n != (int)b->want_id_len || memcmp(id, b->want_id, b->want_id_len))

@@ -10,7 +10,6 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <dwarf.h>
 #include <gelf.h>
@@ -91,7 +90,7 @@ static int shared_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dw
 	struct bin_unwind *bu = *userdata;
 
 	(void)mod; (void)modname; (void)base; (void)file_name;
-	*elfp = bu ? elf_begin(-1, ELF_C_READ_MMAP, bu->elf) : NULL;
+	*elfp = bu ? ms_bin_elf_ref(bu->elf) : NULL;
 	return -1;
 }
 
@@ -104,13 +103,9 @@ void ms_bin_unwind_release(struct bin *b)
 {
 	if (b->uw) {
 		dwarf_cfi_end(b->uw->cfi);
-		if (b->uw->elf)
-			elf_end(b->uw->elf);
 		ms_cfirules_free(b->uw->rules);
 		free(b->uw);
 	}
-	if (b->uw_state > 0)
-		close(b->uw_fd);
 	b->uw = NULL;
 	b->uw_state = -1;
 }
@@ -167,28 +162,26 @@ static bool has_debug_frame(Elf *elf)
  * (dwfl_report_elf(): libelf maps the whole file and reads its headers,
  * and unmaps it at the process's end): with chromium's ~170 processes
  * mapping the same libraries that was most of the unwinding's cost, and
- * the peak memory. Now a binary is read once, and a process's module gets
- * that ELF only when its walk reaches it. 1: read; -1: cannot be.
+ * the peak memory. Now a binary is read once, the file its symbols read
+ * too (ms_bin_elf()), and a process's module gets that ELF only when its
+ * walk reaches it. 1: read; -1: cannot be.
  */
 static int bin_unwind_elf(struct bin *b)
 {
 	GElf_Ehdr eh;
+	Elf *elf;
 
 	if (b->uw_state)
 		return b->uw_state;
 	b->uw_state = -1;
-	if ((b->uw_fd = ms_elf_open(b->path)) < 0)
+	if (ms_bin_elf(b, &elf) || !(b->uw = calloc(1, sizeof(*b->uw))))
 		return -1;
+	b->uw->elf = elf;
 	b->uw_state = 1;
-	if (!(b->uw = calloc(1, sizeof(*b->uw)))) {
-		ms_bin_unwind_release(b);
-		return -1;
-	}
-	b->uw->elf = elf_begin(b->uw_fd, ELF_C_READ_MMAP, NULL);
-	if (!b->uw->elf || elf_kind(b->uw->elf) != ELF_K_ELF || !gelf_getehdr(b->uw->elf, &eh) || unwind_span(b, &eh))
+	if (!gelf_getehdr(elf, &eh) || unwind_span(b, &eh))
 		ms_bin_unwind_release(b);
 	else
-		b->uw->debug_frame = has_debug_frame(b->uw->elf);
+		b->uw->debug_frame = has_debug_frame(elf);
 	return b->uw_state;
 }
 

@@ -118,6 +118,45 @@ static void real_elf_opens(void **state)
 	free(b.segs);
 }
 
+/* A binary's file is opened once whoever asks (its symbols, its unwinder), each of those holding a reference of its own. */
+static void bin_file_opened_once(void **state)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *shadow = in_dir("notelf");
+	FILE *f = fopen(shadow, "w");
+	Elf *e1 = NULL, *e2 = NULL, *ref;
+	struct bin b, bad;
+	GElf_Ehdr eh;
+
+	assert_true(n > 0);
+	exe[n] = '\0';
+	elf_version(EV_CURRENT);
+	memset(&b, 0, sizeof(b));
+	b.path = exe;
+	assert_int_equal(ms_bin_elf(&b, &e1), 0);
+	assert_int_equal(ms_bin_elf(&b, &e2), 0);
+	assert_non_null(e1);
+	assert_ptr_equal(e1, e2);
+	ref = ms_bin_elf_ref(e1);
+	assert_ptr_equal(ref, e1);
+	ms_bin_elf_release(&b);
+	assert_non_null(gelf_getehdr(ref, &eh));   /* the reference outlives the bin's own */
+	elf_end(ref);
+	assert_null(b.elf);
+	/* Not ELF: refused once, and not tried again. */
+	assert_non_null(f);
+	fputs("not an ELF file\n", f);
+	fclose(f);
+	memset(&bad, 0, sizeof(bad));
+	bad.path = (char *)shadow;
+	assert_int_equal(ms_bin_elf(&bad, &e1), -1);
+	unlink(shadow);
+	assert_int_equal(ms_bin_elf(&bad, &e1), -1);
+	assert_int_equal(bad.elf_state, -1);
+	ms_bin_elf_release(&bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +164,7 @@ int main(void)
 		cmocka_unit_test(regular_file_not_elf_refused),
 		cmocka_unit_test(proc_sys_dev_refused),
 		cmocka_unit_test(real_elf_opens),
+		cmocka_unit_test(bin_file_opened_once),
 	};
 	int rc;
 
