@@ -6,6 +6,7 @@
  * sort of its keys orders as qsort does.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -71,6 +72,37 @@ static void table_names_as_libdwfl_does(void **state)
 	ms_symbols_free(exact);
 }
 
+/*
+ * A binary's table holds its entries, not a slot for each of its symbols:
+ * made for all of them, it is cut to what it keeps (a stripped library
+ * has few sizeless globals), within the page a large block is rounded to.
+ */
+static void tables_cut_to_what_they_hold(void **state)
+{
+	struct ms_symbols *s = ms_symbols_new();
+	const struct bin *b;
+	struct text t[32];
+	struct ms_sym sym;
+	size_t n, i, built = 0;
+
+	assert_non_null(s);
+	n = map_own_code(s, t, 32);
+	for (i = 0; i < n; i++)
+		assert_int_equal(ms_symbols_resolve(s, (uint32_t)getpid(), t[i].start + (t[i].end - t[i].start) / 2,
+						    false, &sym), 0);
+	for (i = 0; i < s->nr_bins; i++) {
+		b = &s->bins[i];
+		if (!b->table)
+			continue;
+		built++;
+		assert_true(malloc_usable_size(b->sized) <= b->nr_sized * sizeof(*b->sized) + 4096 + 16);
+		assert_true(malloc_usable_size(b->sizeless) <= b->nr_sizeless * sizeof(*b->sizeless) + 4096 + 16);
+		assert_true(b->nr_sizeless || !b->sizeless);
+	}
+	assert_true(built >= 3);             /* this test, libc, the loader */
+	ms_symbols_free(s);
+}
+
 static int u64_order(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -118,6 +150,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table_names_as_libdwfl_does),
 		cmocka_unit_test(sorts_as_qsort_does),
+		cmocka_unit_test(tables_cut_to_what_they_hold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
