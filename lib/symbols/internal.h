@@ -383,6 +383,9 @@ void ms_symgaps_free(struct ms_symgaps *g);
 /* How many gaps were answered by the replay made for every gap at once (the tests ask). */
 size_t ms_symgaps_nr_fast(const struct ms_symgaps *g);
 
+/* The bytes g's kept answers take, with *gaps the gaps there are (the tests ask). */
+size_t ms_symgaps_answer_bytes(const struct ms_symgaps *g, size_t *gaps);
+
 /* Gaps replayed one at a time before the replay is made for every gap at once (16; the tests change it). */
 extern size_t ms_symgaps_fast_after;
 
