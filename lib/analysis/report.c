@@ -505,6 +505,75 @@ static int cmp_slots(const void *pa, const void *pb)
 	return c;
 }
 
+/* The words of a flat sort key, at most: a region key takes two, each other key one, the id one. */
+#define FLAT_WORDS 8
+static size_t flat_words;
+
+static int cmp_flat(const void *pa, const void *pb)
+{
+	const uint64_t *a = pa, *b = pb;
+	size_t k;
+
+	for (k = 0; k < flat_words; k++)
+		if (a[k] != b[k])
+			return a[k] < b[k] ? -1 : 1;
+	return 0;
+}
+
+/* A region's key words for keys (none a name) into o, ordered as cmp_slots() orders them; its id last. */
+static void flat_key(const struct stat *s, const struct ms_region *r, const enum ms_report_key *keys,
+		     size_t nr_keys, uint64_t *o)
+{
+	size_t k;
+
+	for (k = 0; k < nr_keys; k++) {
+		switch (keys[k]) {
+		case MS_SORT_SAMPLES: *o++ = ~s->samples; break;   /* most first */
+		case MS_SORT_PAGES: *o++ = ~s->pages; break;
+		case MS_SORT_PID: *o++ = r->pid; break;
+		case MS_SORT_KIND: *o++ = (uint64_t)r->kind; break;
+		case MS_SORT_REGION: *o++ = r->pid; *o++ = r->start; break;
+		case MS_SORT_NAME: break;
+		}
+	}
+	*o = r->id;
+}
+
+/* The most the flat keys may take: a report's memory stays what it was at 500,000 regions (e2e/scale-maps). */
+#define FLAT_MAX_BYTES (1u << 20)
+
+/*
+ * The rows of regions in cmp_slots()'s order where no key is a name: each
+ * row's keys written once as words that sort as plain memory, rather than
+ * read through its region at each of the sort's n log n comparisons. false
+ * where a key is a name, rows are groups, the keys would take more than
+ * FLAT_MAX_BYTES, or memory ran out: cmp_slots() then.
+ */
+static bool sort_flat(struct ms_report *rep, const struct ms_aspace *as, const enum ms_report_key *keys,
+		      size_t nr_keys, size_t n)
+{
+	size_t w = 1, k, i;
+	uint64_t *v;
+
+	if (rep->group != MS_GROUP_REGION || !n)
+		return false;
+	for (k = 0; k < nr_keys; k++) {
+		if (keys[k] == MS_SORT_NAME)
+			return false;
+		w += keys[k] == MS_SORT_REGION ? 2 : 1;
+	}
+	if (w > FLAT_WORDS || n > FLAT_MAX_BYTES / (w * sizeof(*v)) || !(v = malloc(n * w * sizeof(*v))))
+		return false;
+	for (i = 0; i < n; i++)            /* region i's slot is i + 1 */
+		flat_key(slot_stat(rep, i + 1), ms_aspace_region(as, i), keys, nr_keys, v + i * w);
+	flat_words = w;
+	qsort(v, n, w * sizeof(*v), cmp_flat);
+	for (i = 0; i < n; i++)
+		rep->order[i] = (uint32_t)(v[i * w + w - 1] + 1);
+	free(v);
+	return true;
+}
+
 /*
  * Each slot's distinct pages: the bits set in its chunks' bitmaps. Counted
  * here, once, rather than tested for as each sample marks its page.
@@ -598,10 +667,12 @@ MS_EXPORT int ms_report_sort(struct ms_report *rep, const struct ms_aspace *as, 
 		rep->order[i] = (uint32_t)(i + 1);
 	rep->as = as;
 	rep->nr_order = n;
-	sort_keys = keys;
-	sort_nr = nr_keys;
-	sort_rep = rep;
-	qsort(rep->order, n, sizeof(*rep->order), cmp_slots);
+	if (!sort_flat(rep, as, keys, nr_keys, n)) {
+		sort_keys = keys;
+		sort_nr = nr_keys;
+		sort_rep = rep;
+		qsort(rep->order, n, sizeof(*rep->order), cmp_slots);
+	}
 	/* Slot 0 holds the samples no mapping held, in every mode. */
 	rep->unmapped = (struct ms_report_row){ .samples = slot_stat(rep, 0)->samples,
 			.pages = slot_stat(rep, 0)->pages, .first_ns = slot_stat(rep, 0)->first,

@@ -259,6 +259,92 @@ static void window_and_keys(void **state)
 	ms_aspace_free(as);
 }
 
+/* The order the sort keys ask for, then the region id: -1, 0 or 1, as the test knows it. */
+static int want_order(const struct ms_report_row *a, const struct ms_report_row *b, const enum ms_report_key *keys,
+		      size_t nr)
+{
+	const struct ms_region *x = a->region, *y = b->region;
+	uint64_t u[2], v[2];
+	size_t k;
+	int c;
+
+	for (k = 0; k < nr; k++) {
+		u[0] = v[0] = u[1] = v[1] = 0;
+		switch (keys[k]) {
+		case MS_SORT_SAMPLES: u[0] = b->samples; v[0] = a->samples; break;
+		case MS_SORT_PAGES: u[0] = b->pages; v[0] = a->pages; break;
+		case MS_SORT_PID: u[0] = x->pid; v[0] = y->pid; break;
+		case MS_SORT_KIND: u[0] = x->kind; v[0] = y->kind; break;
+		case MS_SORT_REGION: u[0] = x->pid; v[0] = y->pid; u[1] = x->start; v[1] = y->start; break;
+		case MS_SORT_NAME:
+			if ((c = strcmp(x->name, y->name)))
+				return c < 0 ? -1 : 1;
+			continue;
+		}
+		if (u[0] != v[0] || u[1] != v[1])
+			return u[0] < v[0] || (u[0] == v[0] && u[1] < v[1]) ? -1 : 1;
+	}
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * 3,000 regions of five processes and three kinds (anon, heap, stack),
+ * mapped at random places, each with 0-3 samples on 0-3 pages (ties by
+ * the thousand): rows sorted by every numeric key and mixes of them (each
+ * row's keys sorted as words), and with a name among them (compared
+ * through the regions), come in the order the test knows, every region
+ * once.
+ */
+static void sort_keys_order_every_row(void **state)
+{
+	static const enum ms_report_key keys[][3] = {
+		{ MS_SORT_SAMPLES }, { MS_SORT_PAGES }, { MS_SORT_PID }, { MS_SORT_KIND }, { MS_SORT_REGION },
+		{ MS_SORT_SAMPLES, MS_SORT_PID }, { MS_SORT_KIND, MS_SORT_PAGES, MS_SORT_REGION },
+		{ MS_SORT_PID, MS_SORT_KIND, MS_SORT_SAMPLES }, { MS_SORT_SAMPLES, MS_SORT_NAME, MS_SORT_PID },
+	};
+	static const size_t nr[] = { 1, 1, 1, 1, 1, 2, 3, 3, 3 };
+	static const char *const names[] = { "//anon", "[heap]", "[stack]" };
+	struct ms_aspace_listener l = { .charge = ms_report_analysis.charge };
+	struct ms_report *rep = ms_report_new(NULL);
+	struct ms_aspace *as = ms_aspace_new();
+	const struct ms_report_row *rows, *un;
+	unsigned char seen[3000];
+	struct ms_event e;
+	uint64_t base;
+	size_t i, k, n, t = 1;
+	int j;
+
+	(void)state;
+	srand(11);
+	ms_aspace_set_listener(as, &l, rep);
+	for (i = 0; i < 3000; i++) {
+		base = ((uint64_t)(rand() % 1000000) * 8 + 1) * P * 8 + i * 4 * P;
+		e = map_ev(t++, base, base + 4 * P);
+		e.pid = e.tid = 100 + (uint32_t)(i % 5);
+		e.map.name = names[rand() % 3];
+		assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+		for (j = rand() % 4; j > 0; j--) {
+			e = touch(t++, base + (uint64_t)(rand() % 3) * P);
+			e.pid = e.tid = 100 + (uint32_t)(i % 5);
+			assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+		}
+	}
+	ms_aspace_finish(as);
+	for (k = 0; k < sizeof(nr) / sizeof(nr[0]); k++) {
+		assert_int_equal(ms_report_rows(rep, as, keys[k], nr[k], &rows, &n, &un), 0);
+		assert_int_equal(n, 3000);
+		memset(seen, 0, sizeof(seen));
+		for (i = 0; i < n; i++) {
+			assert_true(rows[i].region->id < 3000 && !seen[rows[i].region->id]);
+			seen[rows[i].region->id] = 1;
+			if (i)
+				assert_int_equal(want_order(&rows[i - 1], &rows[i], keys[k], nr[k]), -1);
+		}
+	}
+	ms_report_free(rep);
+	ms_aspace_free(as);
+}
+
 /*
  * Runs of random length over two regions and unmapped space, against
  * counts the test keeps itself: samples, distinct pages, first and last
@@ -448,6 +534,7 @@ int main(void)
 		cmocka_unit_test(rows_one_at_a_time),
 		cmocka_unit_test(one_sample_no_bitmap),
 		cmocka_unit_test(window_and_keys),
+		cmocka_unit_test(sort_keys_order_every_row),
 		cmocka_unit_test(runs_counted_exactly),
 		cmocka_unit_test(groups_from_options),
 		cmocka_unit_test(children_from_session_symbols),
