@@ -84,6 +84,8 @@ struct proc {
 	 */
 	uint64_t vma_lo, vma_hi;
 	uint32_t vma_anon;
+	struct bigheap *big;     /* its regions of many pieces, each with its pieces by size (pieces.c) */
+	size_t nr_big;
 	size_t hint;             /* the piece the last lookup found: samples cluster */
 	size_t near;             /* the piece lower_from() found last: a change searches near one place */
 	char comm[16];
@@ -210,12 +212,34 @@ static inline bool lower_is(const struct proc *p, size_t lo, size_t g, uint64_t 
  */
 static inline size_t lower_from_c(const struct proc *p, size_t lo, uint64_t addr)
 {
-	size_t hi = p->n, mid;
+	size_t hi = p->n, h = p->near, step, q, mid;
 
-	if (lower_is(p, lo, p->near, addr))
-		return p->near;
-	if (lower_is(p, lo, p->near + 1, addr))
-		return p->near + 1;
+	if (lower_is(p, lo, h, addr))
+		return h;
+	if (lower_is(p, lo, h + 1, addr))
+		return h + 1;
+	/*
+	 * Galloping from p->near, then a binary search of what it brackets:
+	 * a change's searches land near the last (an mprotect inside a
+	 * runtime's reservation of thousands of pieces), at O(log distance).
+	 */
+	if (h >= lo && h < hi && p->p[h].end <= addr) {
+		for (lo = h + 1, step = 1; (q = h + step) < hi; step *= 2) {
+			if (p->p[q].end > addr) {
+				hi = q;
+				break;
+			}
+			lo = q + 1;
+		}
+	} else if (h > lo && h < hi) {
+		for (hi = h, step = 1; step <= h - lo && (q = h - step) >= lo; step *= 2) {
+			if (p->p[q].end <= addr) {
+				lo = q + 1;
+				break;
+			}
+			hi = q;
+		}
+	}
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
 		if (p->p[mid].end <= addr)

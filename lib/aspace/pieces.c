@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aspace/internal.h"
+#include "util/grow.h"
 
 /* Moves p's n pieces to a new array of cap slots (or recentres them in place), with room split evenly. */
 static int recentre(struct proc *p, size_t cap)
@@ -66,14 +67,168 @@ static int grow_back(struct proc *p, size_t cap)
 	return 0;
 }
 
-/* Inserts pc as piece i, with no look at the known VMA. */
-static int insert(struct proc *p, size_t i, const struct piece *pc)
+/*
+ * A region of many pieces (a runtime's reservation, carved by thousands
+ * of mprotects) is settled, after each change, by its pieces: its extent
+ * from the first and the last, its perms from the biggest. A scan of them
+ * all was 11% of a timeline of a chromium page of 5,000 pieces. Such a
+ * region keeps its pieces' sizes in a heap, the biggest on top (the
+ * lowest address among equals, as the scan finds it): every piece put in
+ * or cut since is pushed, and an entry whose piece is gone or cut is
+ * dropped when it comes to the top (big_quick()).
+ */
+#define BIG_MIN 64                /* pieces of a region that make it keep a heap */
+#define BIG_HEAPS 8               /* heaps a process keeps at most */
+
+struct bigent {
+	uint64_t size, start;
+};
+
+struct bigheap {
+	uint32_t region;
+	size_t n, cap;
+	size_t live;                  /* its region's pieces when it was made: entries past 4x that, it goes */
+	struct bigent *v;
+};
+
+static bool big_before(const struct bigent *a, const struct bigent *b)
+{
+	return a->size > b->size || (a->size == b->size && a->start < b->start);
+}
+
+static void big_swap(struct bigent *a, struct bigent *b)
+{
+	struct bigent t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void big_up(struct bigheap *h, size_t k)
+{
+	for (; k && big_before(&h->v[k], &h->v[(k - 1) / 2]); k = (k - 1) / 2)
+		big_swap(&h->v[k], &h->v[(k - 1) / 2]);
+}
+
+static void big_down(struct bigheap *h, size_t k)
+{
+	size_t c;
+
+	for (; (c = 2 * k + 1) < h->n; k = c) {
+		if (c + 1 < h->n && big_before(&h->v[c + 1], &h->v[c]))
+			c++;
+		if (!big_before(&h->v[c], &h->v[k]))
+			break;
+		big_swap(&h->v[c], &h->v[k]);
+	}
+}
+
+static struct bigheap *big_of(struct proc *p, uint32_t region)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_big; i++)
+		if (p->big[i].region == region)
+			return &p->big[i];
+	return NULL;
+}
+
+static void big_drop(struct proc *p, struct bigheap *h)
+{
+	free(h->v);
+	*h = p->big[--p->nr_big];
+}
+
+static void big_drop_all(struct proc *p)
+{
+	while (p->nr_big)
+		big_drop(p, &p->big[0]);
+	free(p->big);
+	p->big = NULL;
+}
+
+/* Piece pc was put in, or cut: its size goes to its region's heap, if it keeps one. */
+static void big_note(struct proc *p, const struct piece *pc)
+{
+	struct bigheap *h;
+
+	if (!p->nr_big || !(h = big_of(p, pc->region)))
+		return;
+	if (h->n >= 4 * h->live + BIG_MIN || MS_GROW(h->v, h->n + 1, h->cap, 64, SIZE_MAX, false)) {
+		big_drop(p, h);              /* the next settle scans, and makes it anew */
+		return;
+	}
+	h->v[h->n] = (struct bigent){ pc->end - pc->start, pc->start };
+	big_up(h, h->n++);
+}
+
+/* A heap of region r's pieces in [r->start, r->end), where it has BIG_MIN or more and p room for one. */
+static void big_make(struct proc *p, const struct ms_region *r, size_t pieces)
+{
+	struct bigheap *h = big_of(p, r->id);
+	size_t i, k;
+
+	if (!h && (p->nr_big == BIG_HEAPS || !(p->big || (p->big = calloc(BIG_HEAPS, sizeof(*p->big))))))
+		return;
+	if (!h) {
+		h = &p->big[p->nr_big++];
+		*h = (struct bigheap){ .region = r->id };
+	}
+	h->n = 0;
+	h->live = pieces;
+	if (MS_GROW(h->v, pieces, h->cap, 64, SIZE_MAX, false)) {
+		big_drop(p, h);
+		return;
+	}
+	for (i = lower(p, r->start); i < p->n && p->p[i].start < r->end && h->n < pieces; i++)
+		if (p->p[i].region == r->id)
+			h->v[h->n++] = (struct bigent){ p->p[i].end - p->p[i].start, p->p[i].start };
+	for (k = h->n / 2; k-- > 0;)
+		big_down(h, k);
+}
+
+/*
+ * Region r settled from its heap: where the pieces put since the last
+ * settle lie inside its extent, and its first and last pieces are still
+ * where they were, the extent stands; its perms are the top entry's whose
+ * piece is still whole. false where that cannot answer (a scan then).
+ */
+static bool big_quick(struct proc *p, struct ms_region *r)
+{
+	struct bigheap *h;
+	size_t i;
+
+	if (!p->nr_big || !r->alive || !(h = big_of(p, r->id)))
+		return false;
+	if (p->moved_lo < p->moved_hi && (p->moved_lo < r->start || p->moved_hi > r->end))
+		return false;
+	i = lower_c(p, r->start);
+	if (i == p->n || p->p[i].start != r->start || p->p[i].region != r->id)
+		return false;
+	i = lower_c(p, r->end - 1);
+	if (i == p->n || p->p[i].end != r->end || p->p[i].region != r->id)
+		return false;
+	while (h->n) {
+		i = lower_c(p, h->v[0].start);
+		if (i < p->n && p->p[i].start == h->v[0].start && p->p[i].end - p->p[i].start == h->v[0].size &&
+		    p->p[i].region == r->id) {
+			r->prot = p->p[i].prot;
+			return true;
+		}
+		h->v[0] = h->v[--h->n];
+		big_down(h, 0);
+	}
+	return false;
+}
+
+/* Inserts the k pieces pcs as pieces i..i+k-1, with no look at the known VMA. */
+static int insert_n(struct proc *p, size_t i, const struct piece *pcs, size_t k)
 {
 	const bool front = i < p->n / 2;
-	size_t room = front ? p->head : p->cap - p->head - p->n, cap = (p->n + 1) * 2 < 32 ? 32 : (p->n + 1) * 2;
+	size_t room, cap = (p->n + k) * 2 < 32 ? 32 : (p->n + k) * 2, m;
 	int err;
 
-	if (!room) {
+	while ((room = front ? p->head : p->cap - p->head - p->n) < k) {
 		/*
 		 * Recentred where over n / 2 slots are free, else made twice the
 		 * size: amortised O(1). A large array full at the back grows
@@ -81,7 +236,7 @@ static int insert(struct proc *p, size_t i, const struct piece *pc)
 		 * as a program that moves its own brk (regcache-test) needs of a
 		 * model in its process: a realloc in place takes the heap's top.
 		 */
-		if (p->cap - p->n > p->n / 2 + 1)
+		if (p->cap - p->n > p->n / 2 + k)
 			err = recentre(p, p->cap);
 		else if (front || p->cap < GROW_IN_PLACE)
 			err = recentre(p, cap);
@@ -91,15 +246,23 @@ static int insert(struct proc *p, size_t i, const struct piece *pc)
 			return err;
 	}
 	if (front) {
-		memmove(p->p - 1, p->p, i * sizeof(*p->p));
-		p->p--;
-		p->head--;
+		memmove(p->p - k, p->p, i * sizeof(*p->p));
+		p->p -= k;
+		p->head -= k;
 	} else if (i < p->n)
-		memmove(p->p + i + 1, p->p + i, (p->n - i) * sizeof(*p->p));
-	p->p[i] = *pc;
-	p->n++;
-	note_moved(p, pc->start, pc->end);
+		memmove(p->p + i + k, p->p + i, (p->n - i) * sizeof(*p->p));
+	for (m = 0; m < k; m++) {
+		p->p[i + m] = pcs[m];
+		note_moved(p, pcs[m].start, pcs[m].end);
+		big_note(p, &pcs[m]);
+	}
+	p->n += k;
 	return 0;
+}
+
+static int insert(struct proc *p, size_t i, const struct piece *pc)
+{
+	return insert_n(p, i, pc, 1);
 }
 
 int ms_pieces_insert(struct proc *p, size_t i, const struct piece *pc)
@@ -111,6 +274,7 @@ int ms_pieces_insert(struct proc *p, size_t i, const struct piece *pc)
 
 void ms_pieces_release(struct proc *p)
 {
+	big_drop_all(p);
 	if (p->p)
 		free(p->p - p->head);
 	p->p = NULL;
@@ -163,6 +327,7 @@ static int split_at(struct proc *p, size_t from, uint64_t addr, size_t *at)
 	right.pgoff += addr - p->p[i].start;
 	right.join = true;
 	p->p[i].end = addr;
+	big_note(p, &p->p[i]);
 	*at = i + 1;
 	return insert(p, i + 1, &right);   /* within the known VMA, it stays one */
 }
@@ -172,11 +337,43 @@ static int split_at(struct proc *p, size_t from, uint64_t addr, size_t *at)
  * indices only of the pieces after it, so the end is looked for past *i,
  * and *i holds after the end's split: two binary searches, not four.
  */
+/*
+ * The carve of [start, end) strictly inside piece i: the piece cut in
+ * three, the two new ones put in with one move of the array, not two (an
+ * mprotect or a map inside a runtime's reservation of thousands of
+ * pieces moved half of them twice).
+ */
+static int split_within(struct proc *p, size_t i, uint64_t start, uint64_t end)
+{
+	struct piece two[2];
+
+	two[0] = two[1] = p->p[i];
+	two[0].start = start;
+	two[0].end = end;
+	two[0].pgoff += start - p->p[i].start;
+	two[1].start = end;
+	two[1].pgoff += end - p->p[i].start;
+	two[0].join = two[1].join = true;   /* within the known VMA, they stay one */
+	if (insert_n(p, i + 1, two, 2))
+		return -ENOMEM;
+	p->p[i].end = start;
+	big_note(p, &p->p[i]);
+	return 0;
+}
+
 int ms_pieces_carve(struct proc *p, uint64_t start, uint64_t end, size_t *i, size_t *j)
 {
+	size_t k;
 	int err;
 
 	known_cut(p, start, end);        /* its caller changes [start, end) and the pieces at its ends */
+	k = lower(p, start);
+	if (start < end && k < p->n && p->p[k].start < start && end < p->p[k].end) {
+		err = split_within(p, k, start, end);
+		*i = err ? lower(p, start) : k + 1;
+		*j = err ? lower(p, end) : k + 2;
+		return err;
+	}
 	err = split_at(p, 0, start, i);
 	if (!err)
 		err = split_at(p, start <= end ? *i : 0, end, j);
@@ -212,14 +409,18 @@ static void end_region(struct ms_region *r, uint64_t time)
 static void settle_region(struct proc *p, struct ms_region *r, uint64_t time)
 {
 	uint64_t lo = r->start, hi = r->end, biggest = 0, start = UINT64_MAX, end = 0;
-	size_t i;
+	size_t i, pieces = 0;
+	struct bigheap *h;
 
+	if (big_quick(p, r))
+		return;
 	if (p->moved_lo < p->moved_hi) {
 		lo = lo < p->moved_lo ? lo : p->moved_lo;
 		hi = hi > p->moved_hi ? hi : p->moved_hi;
 	}
 	for (i = lower(p, lo); i < p->n && p->p[i].start < hi; i++)
 		if (p->p[i].region == r->id) {
+			pieces++;
 			if (p->p[i].start < start)
 				start = p->p[i].start;
 			if (p->p[i].end > end)
@@ -235,6 +436,10 @@ static void settle_region(struct proc *p, struct ms_region *r, uint64_t time)
 		r->end = end;
 	} else
 		end_region(r, time);
+	if (end && pieces >= BIG_MIN)
+		big_make(p, r, pieces);
+	else if ((h = big_of(p, r->id)))
+		big_drop(p, h);
 }
 
 /*
@@ -421,6 +626,7 @@ void ms_pieces_clear(struct ms_aspace *as, struct proc *p, uint64_t time)
 	for (i = 0; i < p->n; i++)
 		end_region(as->regions[p->p[i].region], time);
 	p->n = 0;
+	big_drop_all(p);
 	p->vma_lo = p->vma_hi = 0;
 	p->heap = p->stack = -1;
 	p->def_vmflags = 0;          /* a new mm, or none: mlockall's MCL_FUTURE is not inherited */

@@ -242,6 +242,107 @@ static void known_vma_as_walked(void **state)
 	ms_aspace_free(t.b);
 }
 
+struct range_in {
+	uint64_t s, e;
+	bool in;
+};
+
+static void range_in_vma(const struct ms_vma *v, void *ctx)
+{
+	struct range_in *q = ctx;
+
+	q->in |= v->start <= q->s && q->e <= v->end;
+}
+
+/* Whether [s, e) lies in one VMA of PID. */
+static bool in_one_vma(struct ms_aspace *as, uint64_t s, uint64_t e)
+{
+	struct range_in q = { s, e, false };
+
+	assert_int_equal(ms_aspace_for_each_vma(as, PID, range_in_vma, &q), 0);
+	return q.in;
+}
+
+/* Every region of PID as its pieces have it: alive where it has one, its extent theirs, its perms the biggest's. */
+static void regions_as_pieces_say(struct ms_aspace *as, struct proc *p)
+{
+	uint64_t start, end, big;
+	uint32_t prot;
+	size_t id, i;
+
+	for (id = 0; id < ms_aspace_nr_regions(as); id++) {
+		const struct ms_region *r = ms_aspace_region(as, id);
+
+		if (r->pid != PID)
+			continue;
+		start = UINT64_MAX;
+		end = big = 0;
+		prot = 0;
+		for (i = 0; i < p->n; i++) {
+			if (p->p[i].region != id)
+				continue;
+			start = p->p[i].start < start ? p->p[i].start : start;
+			end = p->p[i].end > end ? p->p[i].end : end;
+			if (p->p[i].end - p->p[i].start > big) {   /* the first of the biggest, by address */
+				big = p->p[i].end - p->p[i].start;
+				prot = p->p[i].prot;
+			}
+		}
+		assert_int_equal(r->alive, end != 0);
+		if (!end)
+			continue;
+		assert_int_equal(r->start, start);
+		assert_int_equal(r->end, end);
+		assert_int_equal(r->prot, prot);
+	}
+}
+
+/*
+ * A reservation of 8,192 pages cut in 64-page pieces of three perms (the
+ * biggest tie: the first by address gives the region's perms), then
+ * carved by thousands of mprotects into thousands of pieces, with maps
+ * placed over it, unmaps and moves at random (its ends among them), as a
+ * JIT's heap is: it is settled from a heap of its pieces' sizes
+ * (p->nr_big), and after every change each region's extent, perms and
+ * life are those its pieces give.
+ */
+static void many_pieces_settled_as_scanned(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct proc *p = ms_aspace_proc_make(as, PID);
+	static const uint32_t prots[] = { PROT_NONE, PROT_READ, RW };
+	const struct ms_region *r;
+	uint64_t x = 7, s, e, k, op;
+	bool heaped = false;
+
+	(void)state;
+	map(as, 1024 * P, 9216 * P, "//anon");
+	for (k = 0; k < 128; k++)             /* 64-page pieces of three perms: the biggest are many */
+		protect(as, (1024 + 64 * k) * P, (1088 + 64 * k) * P, prots[k % 3]);
+	for (k = 0; k < 6000; k++) {
+		s = (1000 + rnd(&x, 8240)) * P;
+		e = s + (1 + rnd(&x, k % 997 ? 8 : 60)) * P;
+		r = ms_aspace_region(as, 0);
+		op = rnd(&x, 100);
+		if (op < 2)
+			map(as, s, s + P, "//anon");
+		else if (op < 4)
+			unmap(as, s, s + 2 * P);
+		else if (op < 6 && in_one_vma(as, s, s + P))   /* mremap moves what lies in one VMA (else EFAULT) */
+			remap(as, s, s + P, (20000 + rnd(&x, 4000)) * P, (20000 + rnd(&x, 4000)) * P + P);
+		else if (op < 7 && r->alive && rnd(&x, 2))    /* the reservation's first page, or its last */
+			unmap(as, r->start, r->start + P);
+		else if (op < 7 && r->alive)
+			unmap(as, r->end - P, r->end);
+		else
+			protect(as, s, e, prots[rnd(&x, 3)]);
+		heaped |= p->nr_big > 0;
+		regions_as_pieces_say(as, p);
+	}
+	assert_true(heaped);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +350,7 @@ int main(void)
 		cmocka_unit_test(partial_unmaps),
 		cmocka_unit_test(carve_fill_and_vmas),
 		cmocka_unit_test(known_vma_as_walked),
+		cmocka_unit_test(many_pieces_settled_as_scanned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
