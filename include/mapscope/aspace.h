@@ -34,7 +34,8 @@ struct ms_region {
 	uint32_t pid;
 	const char *comm;          /* the process's name when the region was made; the model's, for its life */
 	uint64_t start, end;       /* its extent now, or when it ended */
-	uint32_t prot, flags;      /* of its first page */
+	uint32_t prot;             /* of most of it: its biggest run of pages alike (not a guard page's) */
+	uint32_t flags;            /* of the map that made it */
 	uint32_t maj, min;
 	uint64_t ino;
 	enum ms_region_kind kind;

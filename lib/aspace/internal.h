@@ -75,6 +75,8 @@ struct proc {
 	struct piece *p;         /* p[0, n): room for `head` pieces before p[0] and cap - head - n after */
 	size_t n, cap, head;
 	uint64_t moved_lo, moved_hi;   /* where pieces were put since the last settle (ms_pieces_settle) */
+	uint64_t cuts[8];        /* where pieces met anew since the last settle: it joins those alike there */
+	size_t nr_cuts;
 	/*
 	 * A VMA known whole, [vma_lo, vma_hi) (none where lo >= hi): its pieces
 	 * are contiguous, each after the first joined, all with anon vma_anon.

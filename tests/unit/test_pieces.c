@@ -254,6 +254,44 @@ static void range_in_vma(const struct ms_vma *v, void *ctx)
 	q->in |= v->start <= q->s && q->e <= v->end;
 }
 
+/*
+ * An mprotect undone, then the VMA the kernel merged back reported: the
+ * three pieces are one again at the next settle, with the offsets of the
+ * first. Pieces of another region, another anon_vma or another VMA beside
+ * them stay apart.
+ */
+static void alike_pieces_joined(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct proc *p = ms_aspace_proc_make(as, PID);
+	struct ms_event v = ev(MS_EV_VMA);
+
+	(void)state;
+	map(as, 16 * P, 32 * P, "//anon");
+	protect(as, 20 * P, 24 * P, PROT_READ);
+	assert_int_equal(p->n, 3);
+	protect(as, 20 * P, 24 * P, RW);
+	v.vma.start = 16 * P;
+	v.vma.end = 32 * P;
+	assert_int_equal(ms_aspace_apply(as, &v, NULL), 0);
+	ms_pieces_settle(as, p, now);
+	assert_int_equal(p->n, 1);
+	assert_int_equal(p->p[0].start, 16 * P);
+	assert_int_equal(p->p[0].end, 32 * P);
+	assert_int_equal(p->p[0].pgoff, 0);
+	assert_int_equal(ms_aspace_region(as, 0)->prot, RW);
+	/* A second region beside it, in the same VMA: two pieces still. */
+	map_vma(as, 32 * P, 40 * P, 16 * P, 40 * P, "//anon");
+	ms_pieces_settle(as, p, now);
+	assert_int_equal(p->n, 2);
+	/* A fault gives [16, 40)'s VMA one anon_vma; a split of the second region's VMA keeps its halves apart. */
+	sample(as, 16 * P);
+	protect(as, 36 * P, 40 * P, PROT_READ);
+	assert_int_equal(p->n, 3);
+	assert_false(p->p[2].join);
+	ms_aspace_free(as);
+}
+
 /* Whether [s, e) lies in one VMA of PID. */
 static bool in_one_vma(struct ms_aspace *as, uint64_t s, uint64_t e)
 {
@@ -350,6 +388,7 @@ int main(void)
 		cmocka_unit_test(partial_unmaps),
 		cmocka_unit_test(carve_fill_and_vmas),
 		cmocka_unit_test(known_vma_as_walked),
+		cmocka_unit_test(alike_pieces_joined),
 		cmocka_unit_test(many_pieces_settled_as_scanned),
 	};
 
