@@ -64,6 +64,39 @@ static int cmp_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * The kernel gives the ids of a recording's events one after the other
+ * (108 ids of 54 events on two CPUs, in a span of 108; mapscope record's
+ * own events take two far away): each record's event is found in a table
+ * by its id, over the span of at most 65,536 that holds the most ids, not
+ * by a binary search of seven mispredicted steps (3.5% of a timeline).
+ * Ids outside it go to the search. Among equal ids (a damaged file's) the
+ * table keeps the first in sorted order, as the search finds it.
+ */
+static void id_table(struct ms_stream *s)
+{
+	size_t i, j, best = 0, from = 0, k;
+
+	for (i = j = 0; j < s->nr_ids; j++) {   /* the window [i, j] of most ids within the span */
+		while (s->ids[j].id - s->ids[i].id >= 65536)
+			i++;
+		if (j - i + 1 > best) {
+			best = j - i + 1;
+			from = i;
+		}
+	}
+	if (best < 2)
+		return;
+	s->id_base = s->ids[from].id;
+	s->id_span = s->ids[from + best - 1].id - s->id_base + 1;
+	if (!(s->id_table = malloc(s->id_span * sizeof(*s->id_table))))
+		return;
+	for (k = 0; k < s->id_span; k++)
+		s->id_table[k] = -1;
+	for (k = from + best; k-- > from;)   /* backwards: the first of equal ids stays */
+		s->id_table[s->ids[k].id - s->id_base] = (int32_t)s->ids[k].evsel;
+}
+
 /* Every event's ids, sorted, so a record finds its event by binary search. */
 static int build_ids(struct ms_stream *s, const struct ms_evlist *ev)
 {
@@ -76,6 +109,7 @@ static int build_ids(struct ms_stream *s, const struct ms_evlist *ev)
 		for (j = 0; j < ev->v[i]->nr_ids; j++)
 			s->ids[s->nr_ids++] = (struct idmap){ ev->v[i]->ids[j], (uint32_t)i };
 	qsort(s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
+	id_table(s);
 	return 0;
 }
 
@@ -145,6 +179,8 @@ static int evsel_of(struct ms_stream *s, uint64_t id)
 {
 	size_t lo = 0, hi = s->nr_ids, mid;
 
+	if (s->id_table && id - s->id_base < s->id_span)
+		return s->id_table[id - s->id_base];
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
 		if (s->ids[mid].id < id)

@@ -117,6 +117,8 @@ struct ms_stream {
 	const struct ms_stream_source *src;   /* while ms_stream_run() reads one, or NULL */
 	struct idmap *ids;            /* sorted by id */
 	size_t nr_ids;
+	int32_t *id_table;            /* the event of each id in [id_base, id_base + id_span), or -1 (evsel.c) */
+	uint64_t id_base, id_span;
 	struct evinfo *ev;
 	size_t nr_ev;
 	int id_pos;                   /* the id's offset in every sample body, or -1 */

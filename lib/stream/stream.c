@@ -385,6 +385,7 @@ void ms_stream_free(struct ms_stream *s)
 	ms_ordered_release(&s->ord);
 	free(s->ev);
 	free(s->ids);
+	free(s->id_table);
 	free(s->batch);
 	free(s->lost);
 	free(s);

@@ -127,12 +127,57 @@ static void id_and_time_offsets_without_identifier(void **state)
 	ms_evlist_release(&l);
 }
 
+/*
+ * Three events' ids, each event's ids found for it and nothing between
+ * or beside them: by the table where the ids lie close (1000-1011, a
+ * damaged file's id given twice taking the first event's, as the search
+ * does), by the search for one that lies far away (as mapscope record's
+ * own events' do), and with it the table for the rest.
+ */
+static void ids_by_table_and_by_search(void **state)
+{
+	struct smp x = { { PERF_RECORD_SAMPLE, 0, sizeof(x) }, 0, 0x400000, 1, 2, 1234, 0x10000 };
+	struct ms_evlist l;
+	struct ms_stream *s;
+	uint64_t far, id;
+	int k, i;
+
+	(void)state;
+	for (far = 0; far < 2; far++) {
+		memset(&l, 0, sizeof(l));
+		for (k = 0; k < 3; k++) {
+			add(&l, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS + (uint64_t)k, DATA, 1000 + 4 * (uint64_t)k);
+			for (i = 1; i < 4; i++)
+				assert_int_equal(ms_evsel_add_id(&l, l.v[k], 1000 + 4 * (uint64_t)k + (uint64_t)i), 0);
+		}
+		assert_int_equal(ms_evsel_add_id(&l, l.v[2], 1001), 0);   /* event 0's too */
+		if (far)
+			assert_int_equal(ms_evsel_add_id(&l, l.v[1], 1ULL << 40), 0);
+		s = ms_stream_new(&l, NULL, 0, false);
+		assert_non_null(s);
+		assert_non_null(s->id_table);
+		assert_int_equal(s->id_base, 1000);
+		assert_int_equal(s->id_span, 12);
+		for (id = 990; id < 1030; id++) {
+			x.id = id;
+			assert_int_equal(stream_sample_evsel(s, &x.h), id >= 1000 && id < 1012 ? (int)(id - 1000) / 4 : -1);
+		}
+		x.id = 1ULL << 40;
+		assert_int_equal(stream_sample_evsel(s, &x.h), far ? 1 : -1);
+		x.id = (1ULL << 40) + 1;
+		assert_int_equal(stream_sample_evsel(s, &x.h), -1);
+		ms_stream_free(s);
+		ms_evlist_release(&l);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_events_no_stream),
 		cmocka_unit_test(data_event_and_ids),
 		cmocka_unit_test(id_and_time_offsets_without_identifier),
+		cmocka_unit_test(ids_by_table_and_by_search),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
