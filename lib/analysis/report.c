@@ -520,7 +520,7 @@ static int cmp_flat(const void *pa, const void *pb)
 	return 0;
 }
 
-/* A region's key words for keys (none a name) into o, ordered as cmp_slots() orders them; its id last. */
+/* A region's key words for keys (those sort_flat() counts) into o, in cmp_slots()'s order; its id last. */
 static void flat_key(const struct stat *s, const struct ms_region *r, const enum ms_report_key *keys,
 		     size_t nr_keys, uint64_t *o)
 {
@@ -546,8 +546,10 @@ static void flat_key(const struct stat *s, const struct ms_region *r, const enum
  * The rows of regions in cmp_slots()'s order where no key is a name: each
  * row's keys written once as words that sort as plain memory, rather than
  * read through its region at each of the sort's n log n comparisons. false
- * where a key is a name, rows are groups, the keys would take more than
- * FLAT_MAX_BYTES, or memory ran out: cmp_slots() then.
+ * where a key is a name or one flat_key() writes no word for (a caller's
+ * newer header: cmp_slots() passes over it), rows are groups, the keys
+ * would take more than FLAT_MAX_BYTES, or memory ran out: cmp_slots()
+ * then.
  */
 static bool sort_flat(struct ms_report *rep, const struct ms_aspace *as, const enum ms_report_key *keys,
 		      size_t nr_keys, size_t n)
@@ -558,9 +560,13 @@ static bool sort_flat(struct ms_report *rep, const struct ms_aspace *as, const e
 	if (rep->group != MS_GROUP_REGION || !n)
 		return false;
 	for (k = 0; k < nr_keys; k++) {
-		if (keys[k] == MS_SORT_NAME)
+		if (keys[k] == MS_SORT_REGION)
+			w += 2;
+		else if (keys[k] == MS_SORT_SAMPLES || keys[k] == MS_SORT_PAGES || keys[k] == MS_SORT_PID ||
+			 keys[k] == MS_SORT_KIND)
+			w++;
+		else
 			return false;
-		w += keys[k] == MS_SORT_REGION ? 2 : 1;
 	}
 	if (w > FLAT_WORDS || n > FLAT_MAX_BYTES / (w * sizeof(*v)) || !(v = malloc(n * w * sizeof(*v))))
 		return false;
