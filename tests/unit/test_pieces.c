@@ -381,6 +381,40 @@ static void many_pieces_settled_as_scanned(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * A piece of the reservation's heap gone, with another region's piece of
+ * its size put where it was (a MAP_FIXED map over it), is not the
+ * reservation's biggest when it comes to the top: its entry is dropped
+ * for the region's own next biggest, as the scan would have it.
+ */
+static void heap_top_of_another_region_passed_over(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct proc *p = ms_aspace_proc_make(as, PID);
+	const struct ms_region *r;
+	struct ms_event m;
+	uint64_t base = 1024 * P, k;
+
+	(void)state;
+	map(as, base, base + 500 * P, "//anon");
+	for (k = 0; k < 140; k += 2)          /* 140 pieces of a page: the region keeps a heap */
+		protect(as, base + k * P, base + (k + 1) * P, PROT_READ);
+	protect(as, base + 339 * P, base + 340 * P, PROT_NONE);   /* [139, 339): 200 pages, the biggest */
+	protect(as, base + 499 * P, base + 500 * P, PROT_NONE);   /* [340, 499): 159 pages, the next */
+	r = ms_aspace_region(as, (size_t)region_at(as, PID, base));
+	assert_true(p->nr_big > 0);
+	assert_int_equal(r->prot, RW);
+	m = map_ev(PID, base + 340 * P, base + 499 * P, "//anon");
+	m.map.prot = PROT_READ | PROT_EXEC;   /* over the 159 pages: its entry stays below the biggest's */
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	protect(as, base + 239 * P, base + 240 * P, PROT_READ);   /* the biggest cut: 100, 1 and 99 pages */
+	r = ms_aspace_region(as, (size_t)region_at(as, PID, base));
+	assert_true(p->nr_big > 0);
+	assert_int_equal(r->prot, RW);        /* the 100 pages at 139, not the other region's 159 */
+	regions_as_pieces_say(as, p);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +424,7 @@ int main(void)
 		cmocka_unit_test(known_vma_as_walked),
 		cmocka_unit_test(alike_pieces_joined),
 		cmocka_unit_test(many_pieces_settled_as_scanned),
+		cmocka_unit_test(heap_top_of_another_region_passed_over),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
