@@ -104,7 +104,7 @@ struct bigent {
 struct bigheap {
 	uint32_t region;
 	size_t n, cap;
-	size_t live;                  /* its region's pieces when it was made: entries past 4x that, it goes */
+	size_t live;                  /* its region's pieces when it was made: past 4x that + BIG_MIN entries, it goes */
 	struct bigent *v;
 };
 
@@ -352,11 +352,6 @@ static int split_at(struct proc *p, size_t from, uint64_t addr, size_t *at)
 }
 
 /*
- * Makes [start, end) a run of whole pieces, [*i, *j). An insert moves the
- * indices only of the pieces after it, so the end is looked for past *i,
- * and *i holds after the end's split: two binary searches, not four.
- */
-/*
  * The carve of [start, end) strictly inside piece i: the piece cut in
  * three, the two new ones put in with one move of the array, not two (an
  * mprotect or a map inside a runtime's reservation of thousands of
@@ -380,6 +375,11 @@ static int split_within(struct proc *p, size_t i, uint64_t start, uint64_t end)
 	return 0;
 }
 
+/*
+ * Makes [start, end) a run of whole pieces, [*i, *j). An insert moves the
+ * indices only of the pieces after it, so the end is looked for past *i,
+ * and *i holds after the end's split: two binary searches, not four.
+ */
 int ms_pieces_carve(struct proc *p, uint64_t start, uint64_t end, size_t *i, size_t *j)
 {
 	size_t k;
@@ -464,11 +464,6 @@ static void settle_region(struct proc *p, struct ms_region *r, uint64_t time)
 }
 
 /*
- * Recomputes the extents of the regions a change touched; ends those left
- * with no pages. A region's pieces lie within its extent as it was, or
- * where the change put pieces (p->moved_lo, moved_hi): only that is read.
- */
-/*
  * Pieces a and b (after it) are one: the same VMA, region, perms, flags,
  * anon_vma, policy and name, at contiguous offsets. A runtime's mprotects
  * that undo each other leave such pieces behind (1,016 of chromium's
@@ -513,6 +508,11 @@ static void coalesce(struct proc *p)
 	p->nr_cuts = 0;
 }
 
+/*
+ * Recomputes the extents of the regions a change touched; ends those left
+ * with no pages. A region's pieces lie within its extent as it was, or
+ * where the change put pieces (p->moved_lo, moved_hi): only that is read.
+ */
 void ms_pieces_settle(struct ms_aspace *as, struct proc *p, uint64_t time)
 {
 	size_t k;
