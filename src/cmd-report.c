@@ -50,7 +50,7 @@ static const struct cli_usage usage = {
 "Row fields: samples and share, pid, comm, start-end and its size (the\n"
 "region's last extent: reserved) beside the memory its samples touched,\n"
 "perms (of the memory the samples touched: '+' where of more than one;\n"
-"a line under the row gives those the region has at its start, where they\n"
+"a line under the row gives those of most of the region, where they\n"
 "differ), kind (heap, stack, thread-stack, anon, file, shm, vdso, other),\n"
 "name, distinct 4 KiB pages touched, first and last sample time (seconds\n"
 "from the start; --abs: ns on the recording's clock). Regions with no\n"
@@ -365,7 +365,7 @@ static void text_region(const struct report_opts *o, const struct ms_report_row 
 	text_s(ms_region_kind_name(r->kind), -12);
 }
 
-/* Under a row whose samples touched other perms than the region was made with: which, how many, from when. */
+/* Under a row whose samples touched other perms than most of the region has: which, how many, from when. */
 static void text_touched_line(const struct report_opts *o, const struct ms_region *r)
 {
 	struct ms_touched_stat st;
@@ -375,7 +375,7 @@ static void text_touched_line(const struct report_opts *o, const struct ms_regio
 	if (!touched_perms(o, r, perms) || !ms_touched_region(o->touched, r->id, &st))
 		return;
 	ms_format_perms(r->prot, r->flags, perms);
-	printf("%17s perms at its start %s; its samples touched", "", perms);
+	printf("%17s perms of most of it %s; its samples touched", "", perms);
 	for (p = 0, n = 0; p < MS_TOUCHED_PROTS; p++) {
 		if (!st.samples[p])
 			continue;

@@ -22,7 +22,7 @@ read -r bold bgrown bshrunk < <(sed -n 's/^brk old=\(0x[0-9a-f]*\) grown=\(0x[0-
 row=$(grep " $rstart-$rend " rep.txt) || fail "no row for the reservation $rstart-$rend: $(head -12 rep.txt)"
 echo "$row" | grep ' 1\.0 GiB  *5\.0 MiB rw-p  anon ' >/dev/null ||
 	fail "the reservation's row lacks '1.0 GiB 5.0 MiB rw-p anon': $row"
-grep -A1 " $rstart-$rend " rep.txt | grep 'perms at its start ---p; its samples touched rw-p (1280 samples' >/dev/null ||
+grep -A1 " $rstart-$rend " rep.txt | grep 'perms of most of it ---p; its samples touched rw-p (1280 samples' >/dev/null ||
 	fail "no line under the reservation says it was ---p and touched rw-p: $(grep -A2 " $rstart-$rend " rep.txt)"
 pass "the reservation: 1.0 GiB reserved, 5.0 MiB touched, rw-p (made ---p), range $rstart-$rend"
 
