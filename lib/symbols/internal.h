@@ -163,6 +163,8 @@ struct ms_unwind_stats {
 struct ms_symbols {
 	struct bin *bins;
 	size_t nr_bins, cap_bins;
+	uint32_t *bin_slots;          /* bins by path: open addressing, index + 1, 0 empty (symbols.c) */
+	size_t bin_slots_cap;         /* a power of two, over twice nr_bins; 0: none yet */
 	struct ms_u32map procs;       /* pid -> struct proc_bins */
 	uint64_t gen;                 /* moves with every change ms_symbols_track() makes */
 	uint64_t time_gen;            /* gen when the instant a jitdump's names are read at last moved them */

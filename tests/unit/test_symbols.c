@@ -202,6 +202,37 @@ static void segments_sharing_a_page(void **state)
 	ms_symbols_free(s);
 }
 
+/*
+ * 300 files mapped, each three times (their slots grown from 64 to 1024
+ * on the way): one bin each, its path its own, in the order first seen;
+ * a path that differs by a byte, or only by " (deleted)", is its own
+ * file or the same one, as before.
+ */
+static void bins_found_by_path(void **state)
+{
+	struct ms_symbols *s = ms_symbols_new();
+	char path[64];
+	size_t i, k;
+
+	(void)state;
+	assert_non_null(s);
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < 300; i++) {
+			snprintf(path, sizeof(path), "/nonexistent/mapscope-test/lib%zu.so", i);
+			feed_map(s, path, 0x10000000ULL * (i + 1), 0x1000, 0, PROT_READ);
+		}
+	assert_int_equal(s->nr_bins, 300);
+	for (i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "/nonexistent/mapscope-test/lib%zu.so", i);
+		assert_string_equal(s->bins[i].path, path);
+	}
+	feed_map(s, "/nonexistent/mapscope-test/lib7.so (deleted)", 0x1000, 0x1000, 0, PROT_READ);
+	feed_map(s, "/nonexistent/mapscope-test/lib7.sp", 0x1000, 0x1000, 0, PROT_READ);
+	assert_int_equal(s->nr_bins, 301);
+	assert_string_equal(s->bins[300].path, "/nonexistent/mapscope-test/lib7.sp");
+	ms_symbols_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +241,7 @@ int main(void)
 		cmocka_unit_test(generation_per_process),
 		cmocka_unit_test(format),
 		cmocka_unit_test(segments_sharing_a_page),
+		cmocka_unit_test(bins_found_by_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
