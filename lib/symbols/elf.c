@@ -190,21 +190,20 @@ int ms_bin_elf(struct bin *b, Elf **elf)
 	int fd;
 
 	if (!b->elf_state) {
-		b->elf_state = -1;
 		if ((fd = ms_elf_open(b->path)) < 0)
-			return -1;
+			return b->elf_state = fd;
 		b->elf = elf_begin(fd, BIN_ELF_CMD, NULL);
 		if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
 			elf_end(b->elf);
 			b->elf = NULL;
 			close(fd);
-			return -1;
+			return b->elf_state = -ENOEXEC;
 		}
 		b->elf_fd = fd;
 		b->elf_state = 1;
 	}
 	*elf = b->elf;
-	return b->elf_state > 0 ? 0 : -1;
+	return b->elf_state > 0 ? 0 : b->elf_state;
 }
 
 Elf *ms_bin_elf_ref(Elf *elf)

@@ -65,7 +65,7 @@ struct bin {
 	struct ms_symgaps *gaps;      /* names of addresses no sized symbol holds (symgaps.c) */
 	Elf *elf;                     /* the file, read once for its symbols and every unwinder (ms_bin_elf()) */
 	int elf_fd;                   /* its descriptor, while elf lives */
-	int elf_state;                /* 0: not opened yet, 1: elf open, -1: cannot be */
+	int elf_state;                /* 0: not opened yet, 1: elf open, else -errno: why it cannot be */
 	struct bin_unwind *uw;        /* what every process's unwinder reads of it (unwind.c) */
 	int uw_state;                 /* 0: not read yet, 1: uw read, -1: cannot be */
 	uint64_t uw_vaddr, uw_end;    /* its first PT_LOAD's aligned vaddr, its last one's end */
@@ -273,9 +273,9 @@ int ms_debugcache_find(const unsigned char *id, size_t id_len, char **name);
 /*
  * b's file as libelf reads it, opened once for its symbols' Dwfl and
  * every process's unwinder, each of which takes a reference of its own
- * (ms_bin_elf_ref()): 0 with *elf set, or -1 where it cannot be opened
- * or is not an ELF file libelf reads; b keeps it until
- * ms_bin_elf_release() (elf.c).
+ * (ms_bin_elf_ref()): 0 with *elf set, or ms_elf_open()'s -errno where
+ * it cannot be opened, -ENOEXEC where libelf does not read it as ELF; b
+ * keeps it until ms_bin_elf_release() (elf.c).
  */
 int ms_bin_elf(struct bin *b, Elf **elf);
 

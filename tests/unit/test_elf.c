@@ -144,16 +144,21 @@ static void bin_file_opened_once(void **state)
 	assert_non_null(gelf_getehdr(ref, &eh));   /* the reference outlives the bin's own */
 	elf_end(ref);
 	assert_null(b.elf);
-	/* Not ELF: refused once, and not tried again. */
+	/* Not ELF: refused once, saying why, and not tried again. */
 	assert_non_null(f);
 	fputs("not an ELF file\n", f);
 	fclose(f);
 	memset(&bad, 0, sizeof(bad));
 	bad.path = (char *)shadow;
-	assert_int_equal(ms_bin_elf(&bad, &e1), -1);
+	assert_int_equal(ms_bin_elf(&bad, &e1), -ENOEXEC);
 	unlink(shadow);
-	assert_int_equal(ms_bin_elf(&bad, &e1), -1);
-	assert_int_equal(bad.elf_state, -1);
+	assert_int_equal(ms_bin_elf(&bad, &e1), -ENOEXEC);
+	assert_int_equal(bad.elf_state, -ENOEXEC);
+	ms_bin_elf_release(&bad);
+	/* Gone: open()'s errno. */
+	memset(&bad, 0, sizeof(bad));
+	bad.path = (char *)shadow;
+	assert_int_equal(ms_bin_elf(&bad, &e1), -ENOENT);
 	ms_bin_elf_release(&bad);
 }
 
