@@ -37,7 +37,8 @@ enum ms_event_kind {
 	MS_EV_THREAD_SP,    /* a thread's user stack pointer (in sample.sp), which names its stack */
 	MS_EV_ACCESS,       /* ongoing access to a range over one interval (accessed bits, DAMON): access */
 	MS_EV_UNLINK,       /* a file's name was removed (unlink, or replaced by a rename): file */
-	MS_EV_VMA_ATTR,     /* mseal, mbind, set_mempolicy_home_node, userfaultfd, prctl(PR_SET_VMA): vma_attr;
+	MS_EV_VMA_ATTR,     /* mseal, mbind, set_mempolicy_home_node, userfaultfd, prctl(PR_SET_VMA), a munmap
+	                       refused at a sealed VMA: vma_attr;
 	                       VMAs split and merge, no mapping changes */
 	MS_EV_RENAME,       /* a path was renamed (rename, renameat, renameat2): rename */
 };
@@ -55,6 +56,12 @@ enum ms_vma_attr {
 	 * (-EBADF) after naming those before it.
 	 */
 	MS_VMA_ANON_NAME,
+	/*
+	 * munmap refused (-EPERM) at a sealed VMA in its range: nothing is
+	 * unmapped, but the VMA holding start, not sealed itself, was split
+	 * there (mm/vma.c, vms_gather_munmap_vmas). No value.
+	 */
+	MS_VMA_UNMAP_REFUSED,
 };
 
 /* Which evidence an MS_EV_ACCESS carries. */

@@ -215,9 +215,35 @@ int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *e
 }
 
 /*
+ * A munmap refused at a sealed VMA: the VMA holding start, itself not
+ * sealed, was split there before the kernel's walk of the range reached a
+ * sealed one, and its halves stay apart (a split merges nothing). Nothing
+ * is done where start lies in a hole or on a VMA's start, or where no VMA
+ * of the range is known sealed. tree: its writes make the split.
+ */
+static int unmap_refused(struct proc *p, uint64_t start, uint64_t end, bool tree)
+{
+	size_t i = lower(p, start), first, last, k;
+	bool sealed = false;
+	int err;
+
+	if (tree || i == p->n || p->p[i].start > start || (p->p[i].vmflags & VF_SEALED))
+		return 0;
+	ms_pieces_vma(p, i, &first, &last);
+	for (k = last + 1; k < p->n && p->p[k].start < end && !sealed; k++)
+		sealed = p->p[k].vmflags & VF_SEALED;
+	if (p->p[first].start == start || !sealed)
+		return 0;
+	if ((err = ms_pieces_carve(p, start, p->p[last].end, &i, &k)))
+		return err;
+	p->p[i].join = false;
+	return 0;
+}
+
+/*
  * mseal sets VM_SEALED; mbind sets a policy (MPOL_DEFAULT: none);
  * set_mempolicy_home_node a home node; userfaultfd its VM_UFFD_* flags;
- * prctl an anon_vma_name.
+ * prctl an anon_vma_name; a refused munmap splits.
  */
 int ms_vma_set_attr(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
@@ -236,6 +262,8 @@ int ms_vma_set_attr(struct ms_aspace *as, struct proc *p, const struct ms_event 
 	case MS_VMA_UFFD:
 		ch.uffd = (int64_t)(ev->vma_attr.value & 7) * VF_UFFD_MISSING;
 		break;
+	case MS_VMA_UNMAP_REFUSED:
+		return unmap_refused(p, ev->vma_attr.start, ev->vma_attr.end, ev->vma_attr.tree);
 	case MS_VMA_ANON_NAME:
 		if ((ch.name = ms_names_anon_id(as, ev->vma_attr.name)) < 0)
 			return (int)ch.name;

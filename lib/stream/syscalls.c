@@ -356,6 +356,32 @@ static int on_exit_mremap(struct ms_stream *s, const struct ms_sample *smp, stru
 	return emit_with_chain(s, t, &ev);
 }
 
+/*
+ * munmap: what it unmapped. One refused (-EPERM) at a sealed VMA unmapped
+ * nothing, but split the VMA at its start first where that one is not
+ * sealed itself (mm/vma.c, vms_gather_munmap_vmas): the model makes that
+ * split. Other failures changed nothing.
+ */
+static int on_exit_munmap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
+{
+	struct ms_event ev;
+
+	if (!ret) {
+		base_event(&ev, MS_EV_UNMAP, smp);
+		ev.unmap.start = t->args[0];
+		ev.unmap.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+		return emit_with_chain(s, t, &ev);
+	}
+	if (ret != (uint64_t)-EPERM || t->args[1] > USER_END)
+		return 0;
+	base_event(&ev, MS_EV_VMA_ATTR, smp);
+	ev.vma_attr.start = t->args[0];
+	ev.vma_attr.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+	ev.vma_attr.what = MS_VMA_UNMAP_REFUSED;
+	ev.vma_attr.tree = s->has_tree;
+	return emit_with_chain(s, t, &ev);
+}
+
 static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
 {
 	struct ms_event ev;
@@ -369,12 +395,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 			err = on_exit_mmap(s, smp, t, ret);
 		break;
 	case SC_MUNMAP:
-		if (ret)
-			break;
-		base_event(&ev, MS_EV_UNMAP, smp);
-		ev.unmap.start = t->args[0];
-		ev.unmap.end = t->args[0] + PAGE_ALIGN(t->args[1]);
-		err = emit_with_chain(s, t, &ev);
+		err = on_exit_munmap(s, smp, t, ret);
 		break;
 	case SC_MREMAP:
 		if (!IS_ERR_VALUE(ret))

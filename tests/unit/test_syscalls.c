@@ -4,6 +4,7 @@
  * when the syscall succeeded; threads interleave; an exit with no entry is
  * left alone; a file with entries only applies what an entry says alone;
  * a call that failed part-way applies the part before its failure point;
+ * a munmap refused at a sealed VMA splits the VMA at its start;
  * a call in flight when the recording began (its entry unseen) unmaps
  * what the VMA tree's writes of NULL say, and only then.
  */
@@ -47,6 +48,7 @@ static const struct {
 	{ "mlock", 720, { "start", "len" } },
 	{ "mprotect", 730, { "start", "len", "prot" } },
 	{ "madvise", 740, { "start", "len_in", "behavior" } },
+	{ "mseal", 750, { "start", "len", "flags" } },
 };
 
 static void put(const char *rel, const char *text)
@@ -540,6 +542,58 @@ static void in_flight_reach(void **state)
 	ms_session_free(s);
 }
 
+struct vmas { uint64_t s[8], e[8]; int n; };
+
+static void collect(const struct ms_vma *v, void *ctx)
+{
+	struct vmas *out = ctx;
+
+	if (out->n < 8) {
+		out->s[out->n] = v->start;
+		out->e[out->n++] = v->end;
+	}
+}
+
+/*
+ * munmap refused (-EPERM) at a sealed VMA: nothing is unmapped, but the
+ * VMA holding its start, not sealed, was split there by the kernel before
+ * it reached the seal, and stays split.
+ */
+static void refused_at_seal(void **state)
+{
+	static const char *const tps[] = { "sys_enter_munmap", "sys_exit_munmap", "sys_enter_mseal",
+					   "sys_exit_mseal" };
+	struct vmas v = { .n = 0 };
+	struct seen w;
+	struct rec r;
+	struct ms_session *s;
+	uint64_t a[3];
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);
+	a[0] = A + 8 * P, a[1] = 2 * P, a[2] = 0;
+	enter(&r, "mseal", 10, PID, a, 3);
+	leave(&r, "mseal", 11, PID, 0);
+	a[0] = A + 6 * P, a[1] = 4 * P;
+	enter(&r, "munmap", 20, PID, a, 2);
+	leave(&r, "munmap", 21, PID, -EPERM);
+	close_rec(&r);
+
+	s = replay(&r, &w);
+	assert_int_equal(w.n, 0);
+	assert_true(mapped(s, A + 6 * P));
+	assert_true(mapped(s, A + 8 * P));
+	assert_int_equal(ms_aspace_for_each_vma(ms_session_aspace(s), PID, collect, &v), 0);
+	assert_int_equal(v.n, 4);
+	assert_int_equal(v.e[0], A + 6 * P);
+	assert_int_equal(v.s[1], A + 6 * P);
+	assert_int_equal(v.e[1], A + 8 * P);
+	assert_int_equal(v.e[2], A + 10 * P);
+	assert_int_equal(v.e[3], A + 32 * P);
+	ms_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -548,6 +602,7 @@ int main(void)
 		cmocka_unit_test(failed_part_way),
 		cmocka_unit_test(in_flight),
 		cmocka_unit_test(in_flight_reach),
+		cmocka_unit_test(refused_at_seal),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

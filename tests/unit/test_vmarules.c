@@ -390,6 +390,39 @@ static void seal_and_policy(void **state)
 }
 
 /*
+ * munmap refused (-EPERM) at a sealed VMA (mm/vma.c,
+ * vms_gather_munmap_vmas): the VMA holding its start, not sealed, is split
+ * there and stays split, nothing is unmapped; a start on a VMA's start, a
+ * sealed VMA there, or no seal known in the range split nothing.
+ */
+static void munmap_refused_at_seal(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct vmas v;
+
+	map(as, 16 * P, 24 * P, "//anon");
+	vma_attr(as, 20 * P, 22 * P, MS_VMA_SEAL, 0);       /* 16-20, 20-22 sealed, 22-24 */
+	vma_attr(as, 18 * P, 22 * P, MS_VMA_UNMAP_REFUSED, 0);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 4);
+	assert_int_equal(v.s[0], 16 * P);
+	assert_int_equal(v.e[0], 18 * P);
+	assert_int_equal(v.s[1], 18 * P);
+	assert_int_equal(v.e[1], 20 * P);
+	assert_int_equal(v.s[2], 20 * P);
+	assert_non_null(ms_aspace_lookup(as, PID, 18 * P));
+	vma_attr(as, 16 * P, 22 * P, MS_VMA_UNMAP_REFUSED, 0);  /* on a VMA's start: nothing */
+	vma_attr(as, 21 * P, 24 * P, MS_VMA_UNMAP_REFUSED, 0);  /* in the sealed one: nothing */
+	vma_attr(as, 23 * P, 24 * P, MS_VMA_UNMAP_REFUSED, 0);  /* no seal past it: nothing */
+	assert_int_equal(vmas_of(as, PID).n, 4);
+	vma_attr(as, 20 * P, 22 * P, MS_VMA_SEAL, 0);       /* sealing again merges nothing back */
+	map(as, 32 * P, 40 * P, "//anon");
+	vma_attr(as, 34 * P, 40 * P, MS_VMA_UNMAP_REFUSED, 0);  /* no seal known: nothing */
+	assert_int_equal(vmas_of(as, PID).n, 5);
+	ms_aspace_free(as);
+}
+
+/*
  * userfaultfd: registration splits at the range's ends and merges what
  * has the same mode; a VMA that has every flag asked for already is
  * skipped; unregister merges back; a fork's copy has none of it.
@@ -457,6 +490,7 @@ int main(void)
 		cmocka_unit_test(lock_failed_at_gap),
 		cmocka_unit_test(tree_write_splits),
 		cmocka_unit_test(seal_and_policy),
+		cmocka_unit_test(munmap_refused_at_seal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

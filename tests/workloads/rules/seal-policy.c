@@ -2,7 +2,8 @@
  * Rule: calls that change VMA flags or policy split and merge VMAs, with
  * no record but the VMA tree's writes: mseal (mseal_apply) sets VM_SEALED,
  * mbind and set_mempolicy_home_node set a NUMA policy (mbind_range); VMAs
- * merge again where flags and policy match (mpol_equal).
+ * merge again where flags and policy match (mpol_equal). A munmap refused
+ * at a sealed VMA leaves the VMA at its start split there.
  */
 #include <errno.h>
 #include <string.h>
@@ -29,6 +30,12 @@ static void seal(void)
 	snapshot("mseal-middle");
 	must((int)syscall(SYS_mseal, a + 4 * PAGE, 4 * PAGE, 0), "mseal");
 	snapshot("mseal-merged");        /* sealed next to sealed: one VMA again */
+	/* Refused at the seal, after the VMA before it was split at the start (vms_gather_munmap_vmas). */
+	if (munmap(a + PAGE, 3 * PAGE) == 0 || errno != EPERM) {
+		fprintf(stderr, "munmap across a seal: not refused with EPERM\n");
+		exit(1);
+	}
+	snapshot("munmap-refused");
 }
 
 static void policy(void)
