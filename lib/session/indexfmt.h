@@ -25,8 +25,19 @@
 #include "session/index.h"
 
 #define IX_MAGIC "MSIDX\0\r\n"
-/* The format's version, with the byte order: a file of another machine reads as foreign. */
-#define IX_VERSION 0x01000001u
+/*
+ * The index's version, with the byte order (a file of another machine
+ * reads as foreign): its format's in the high 16 bits, the model's
+ * revision in the low 16. An index answers as the model that made it
+ * did, so the revision goes up with every change to the model's answers
+ * (a VMA list, a change's fields), and an index made before reads as
+ * another version: ignored, with a warning that says to remake it.
+ *   1: the first
+ *   2: a munmap refused at a sealed VMA splits the VMA at its start
+ */
+#define IX_FORMAT 0x0100u
+#define IX_MODEL 0x0002u
+#define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {
 	char magic[8];

@@ -70,6 +70,9 @@ static void damage_is_told(void **state)
 	memcpy(copy, b.data, b.len);
 	copy[8] ^= 1;                                   /* the version */
 	assert_int_equal(ms_index_parse(copy, b.len, &st, &ix), -EPROTO);
+	memcpy(copy, b.data, b.len);
+	memcpy(copy + 8, &(uint32_t){ 0x01000001u }, 4);   /* made by the model before a refused munmap split */
+	assert_int_equal(ms_index_parse(copy, b.len, &st, &ix), -EPROTO);
 	memcpy(copy, "PERFILE2", 8);
 	assert_int_equal(ms_index_parse(copy, b.len, &st, &ix), -EPROTO);
 	assert_int_equal(ms_index_parse(copy, 3, &st, &ix), -EPROTO);
