@@ -25,6 +25,7 @@
 #include "profile.pb-c.h"
 #include "util/chunkmap.h"
 #include "util/grow.h"
+#include "util/hash.h"
 #include "util/log.h"
 
 struct strtab {
@@ -33,15 +34,6 @@ struct strtab {
 	size_t *slot;                 /* open addressing: index + 1, 0 empty */
 	size_t nslot;
 };
-
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
-}
 
 /* The string's index in the table, adding it where new; -1 on no memory. */
 static int64_t intern(struct strtab *t, const char *s)
@@ -55,7 +47,7 @@ static int64_t intern(struct strtab *t, const char *s)
 		if (!slot)
 			return -1;
 		for (k = 0; k < t->n; k++) {
-			for (i = hash(t->s[k]) & (n - 1); slot[i]; i = (i + 1) & (n - 1))
+			for (i = ms_hash_str(t->s[k]) & (n - 1); slot[i]; i = (i + 1) & (n - 1))
 				;
 			slot[i] = k + 1;
 		}
@@ -63,7 +55,7 @@ static int64_t intern(struct strtab *t, const char *s)
 		t->slot = slot;
 		t->nslot = n;
 	}
-	for (i = hash(s) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
+	for (i = ms_hash_str(s) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
 		if (!strcmp(t->s[t->slot[i] - 1], s))
 			return (int64_t)(t->slot[i] - 1);
 	if (MS_GROW(t->s, t->n + 1, t->cap, 256, SIZE_MAX, false))

@@ -10,6 +10,7 @@
 
 #include "symbols/jit.h"
 #include "util/grow.h"
+#include "util/hash.h"
 
 #define MAX_WALK 65536                /* entries looked at below an address: bounds a hostile table */
 
@@ -26,10 +27,8 @@ struct jit_table *ms_jit_new(const char *path)
 
 static size_t name_hash(const char *s, size_t cap)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;   /* FNV-1a */
+	uint64_t h = ms_hash_str(s);
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return (size_t)(h ^ h >> 29) & (cap - 1);
 }
 

@@ -114,22 +114,10 @@ static void real_path(const char *name, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)n, name);
 }
 
-/* FNV-1a of a path. */
-static uint64_t path_hash(const char *p)
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	while (*p) {
-		h ^= (unsigned char)*p++;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 /* Puts bin i in the slots by its path (room is there). */
 static void slot_put(struct ms_symbols *s, size_t i)
 {
-	size_t k = ms_hash64(path_hash(s->bins[i].path), s->bin_slots_cap);
+	size_t k = ms_hash64(ms_hash_str(s->bins[i].path), s->bin_slots_cap);
 
 	while (s->bin_slots[k])
 		k = (k + 1) & (s->bin_slots_cap - 1);
@@ -163,7 +151,7 @@ static ssize_t bin_index(struct ms_symbols *s, const char *path, bool create)
 {
 	size_t k;
 
-	for (k = s->bin_slots_cap ? ms_hash64(path_hash(path), s->bin_slots_cap) : 0;
+	for (k = s->bin_slots_cap ? ms_hash64(ms_hash_str(path), s->bin_slots_cap) : 0;
 	     s->bin_slots_cap && s->bin_slots[k]; k = (k + 1) & (s->bin_slots_cap - 1))
 		if (!strcmp(s->bins[s->bin_slots[k] - 1].path, path))
 			return (ssize_t)s->bin_slots[k] - 1;

@@ -8,14 +8,13 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/hash.h"
 #include "util/strpool.h"
 
 static size_t str_hash(const char *s, size_t cap)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;       /* FNV-1a */
+	uint64_t h = ms_hash_str(s);
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return (size_t)(h ^ h >> 32) & (cap - 1);
 }
 
