@@ -239,9 +239,7 @@ static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_eve
 		return -ENOMEM;
 	memcpy(moved, p->p + i, n * sizeof(*moved));
 	if (!(ev->remap.flags & MREMAP_DONTUNMAP)) {
-		if (j < p->n)
-			memmove(p->p + i, p->p + j, (p->n - j) * sizeof(*p->p));
-		p->n -= n;
+		ms_pieces_close_gap(p, i, j);
 		if (i < p->n)
 			p->p[i].join = false;
 	}

@@ -278,6 +278,9 @@ static inline size_t lower(struct proc *p, uint64_t addr)
 /* Inserts pc as piece i. 0 or -ENOMEM. */
 int ms_pieces_insert(struct proc *p, size_t i, const struct piece *pc);
 
+/* Takes pieces [from, to) out of p's array, with no look at what they were: the shorter side moves. */
+void ms_pieces_close_gap(struct proc *p, size_t from, size_t to);
+
 /* Frees p's pieces. */
 void ms_pieces_release(struct proc *p);
 

@@ -84,6 +84,19 @@ static int grow_back(struct proc *p, size_t cap)
 	return 0;
 }
 
+void ms_pieces_close_gap(struct proc *p, size_t from, size_t to)
+{
+	if (to <= from)
+		return;
+	if (from < p->n - to) {
+		memmove(p->p + (to - from), p->p, from * sizeof(*p->p));
+		p->p += to - from;
+		p->head += to - from;
+	} else if (to < p->n)
+		memmove(p->p + from, p->p + to, (p->n - to) * sizeof(*p->p));
+	p->n -= to - from;
+}
+
 /*
  * A region of many pieces (a runtime's reservation, carved by thousands
  * of mprotects) is settled, after each change, by its pieces: its extent
@@ -481,13 +494,7 @@ static void join_into_before(struct proc *p, size_t i)
 {
 	p->p[i - 1].end = p->p[i].end;
 	big_note(p, &p->p[i - 1]);
-	if (i < p->n - i) {
-		memmove(p->p + 1, p->p, i * sizeof(*p->p));
-		p->p++;
-		p->head++;
-	} else if (i + 1 < p->n)
-		memmove(p->p + i, p->p + i + 1, (p->n - i - 1) * sizeof(*p->p));
-	p->n--;
+	ms_pieces_close_gap(p, i, i + 1);
 }
 
 /*
@@ -548,13 +555,7 @@ static void remove_pieces(struct ms_aspace *as, struct proc *p, size_t i, size_t
 		}
 		ms_pieces_touch(as, p->p[k].region);
 	}
-	if (j > out && out < p->n - j) {     /* the shorter side moves: here, the pieces before */
-		memmove(p->p + (j - out), p->p, out * sizeof(*p->p));
-		p->p += j - out;
-		p->head += j - out;
-	} else if (j > out && j < p->n)
-		memmove(p->p + out, p->p + j, (p->n - j) * sizeof(*p->p));
-	p->n -= j - out;
+	ms_pieces_close_gap(p, out, j);
 	if (out < p->n)
 		p->p[out].join = false;          /* a hole ends a VMA */
 }
