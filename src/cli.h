@@ -40,6 +40,13 @@ void cli_log_quiet(bool quiet);
 /* --format's values, in the order their names have in parse-options' choice lists. */
 enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
 
+/*
+ * Puts the heap of a command that reads a recording on 2 MiB pages, where
+ * the kernel allows them: its memory is then touched in a few hundred
+ * faults, not thousands. Called once, before the command runs.
+ */
+void cli_heap_for_reading(void);
+
 /* Prints the common hint for a failure to open perf events (errno err > 0). */
 void cli_hint_privileges(int err);
 

@@ -1,5 +1,6 @@
 /* The command table; each subcommand lives in src/cmd-<name>.c. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,19 +12,20 @@ static const struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
+	bool reads; /* reads a recording: its heap goes on hugepages */
 } commands[] = {
-	{ "record", cmd_record, "record address-space changes and page faults into perf.data" },
-	{ "report", cmd_report, "samples per region: where the data accesses landed; also pprof, or one HTML page" },
-	{ "maps", cmd_maps, "a process's mappings at an instant, as /proc/PID/maps showed them" },
-	{ "timeline", cmd_timeline, "every address-space change in time order" },
-	{ "index", cmd_index, "index a recording, so that maps --at and timeline answer at once" },
-	{ "watch", cmd_watch, "print address-space changes live, as they happen" },
-	{ "hugepages", cmd_hugepages, "which regions belong on hugepages, and applying it" },
-	{ "unmapped", cmd_unmapped, "accesses to memory that was not mapped, and the code that made them" },
-	{ "heatmap", cmd_heatmap, "where in each region, and when, the accesses landed: a terminal grid or SVG" },
-	{ "run", cmd_run, "run a command with hugepage advice from an earlier recording applied" },
-	{ "doctor", cmd_doctor, "what this user can record here, and the fix for each missing piece" },
-	{ "setup", cmd_setup, "as root, once: let a group record and watch its own processes" },
+	{ "record", cmd_record, "record address-space changes and page faults into perf.data", false },
+	{ "report", cmd_report, "samples per region: where the data accesses landed; also pprof, or one HTML page", true },
+	{ "maps", cmd_maps, "a process's mappings at an instant, as /proc/PID/maps showed them", true },
+	{ "timeline", cmd_timeline, "every address-space change in time order", true },
+	{ "index", cmd_index, "index a recording, so that maps --at and timeline answer at once", true },
+	{ "watch", cmd_watch, "print address-space changes live, as they happen", false },
+	{ "hugepages", cmd_hugepages, "which regions belong on hugepages, and applying it", true },
+	{ "unmapped", cmd_unmapped, "accesses to memory that was not mapped, and the code that made them", true },
+	{ "heatmap", cmd_heatmap, "where in each region, and when, the accesses landed: a terminal grid or SVG", true },
+	{ "run", cmd_run, "run a command with hugepage advice from an earlier recording applied", false },
+	{ "doctor", cmd_doctor, "what this user can record here, and the fix for each missing piece", false },
+	{ "setup", cmd_setup, "as root, once: let a group record and watch its own processes", false },
 };
 
 static const struct command *find(const char *name)
@@ -108,5 +110,7 @@ int main(int argc, char **argv)
 	cmd = find(argv[1]);
 	if (!cmd)
 		return cli_usage_error(NULL, "'%s' is not a mapscope command", argv[1]);
+	if (cmd->reads)
+		cli_heap_for_reading();
 	return stdout_written(cmd->fn(argc - 1, argv + 1));
 }
