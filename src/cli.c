@@ -171,19 +171,25 @@ void cli_heap_for_reading(void)
 {
 	const uintptr_t huge = 2u << 20;
 	void *first[4] = { 0 };
-	void *brk0 = sbrk(0);
+	char *brk0 = sbrk(0), *brk1;
 	uintptr_t lo, hi;
 	int i;
 
-	if (!mallopt(M_TOP_PAD, 16 << 20))
+	if (brk0 == (void *)-1 || !mallopt(M_TOP_PAD, 16 << 20))
 		return;
 	/* Blocks under malloc's mmap threshold, until the heap has grown once. */
-	for (i = 0; i < 4 && sbrk(0) == brk0; i++)
+	for (i = 0; i < 4 && (char *)sbrk(0) == brk0; i++)
 		first[i] = malloc(96 << 10);
-	lo = first[0] ? ((uintptr_t)first[0] + huge - 1) & ~(huge - 1) : 0;
-	hi = (uintptr_t)sbrk(0) & ~(huge - 1);
+	brk1 = sbrk(0);
 	for (i = 0; i < 4; i++)
 		free(first[i]);
-	if (lo && hi > lo)
+	/*
+	 * Only what the break grew by: where malloc took its memory elsewhere
+	 * (no room to grow the break, or another allocator, as under ASan), the
+	 * break has not moved and nothing is advised.
+	 */
+	lo = ((uintptr_t)brk0 + huge - 1) & ~(huge - 1);
+	hi = (uintptr_t)brk1 & ~(huge - 1);
+	if (brk1 != (void *)-1 && brk1 > brk0 && hi > lo)
 		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);   /* a hint: where it fails, 4 KiB pages */
 }
