@@ -364,9 +364,9 @@ void ms_jit_proc_release(struct proc_bins *p);
 
 /*
  * The name dwfl_module_addrinfo() gives vaddr in mod, and the offset into
- * it, remembered for the gap between symbol and section bounds that holds
- * vaddr (symgaps.c); *gaps is made on the first call where the caller
- * has not made it (ms_symgaps_begin()), and freed by ms_symgaps_free().
+ * it, without its walk over every symbol (symgaps.c); *gaps is made on
+ * the first call where the caller has not made it (ms_symgaps_begin()),
+ * and freed by ms_symgaps_free().
  */
 const char *ms_symgaps_name(struct ms_symgaps **gaps, Dwfl_Module *mod, uint64_t vaddr, uint64_t *offset);
 
@@ -382,13 +382,23 @@ void ms_symgaps_add(struct ms_symgaps *g, Dwfl_Module *mod, int i, const GElf_Sy
 		    uint64_t value, GElf_Word shndx, Elf *elf, uint64_t bias);
 void ms_symgaps_free(struct ms_symgaps *g);
 
-/* How many gaps were answered by the replay made for every gap at once (the tests ask). */
+/*
+ * Lends g (where not NULL) the table of the symbols added, by
+ * ms_sized_sort(): v[0, n) must outlive g. Where it holds other symbols
+ * than the sized ones g keeps (their counts differ), g makes its own.
+ */
+void ms_symgaps_table(struct ms_symgaps *g, const struct sized *v, size_t n);
+
+/* Sorts v[0, n) by value, equal values in the order they came, and sets each maxend: false on ENOMEM (v unsorted). */
+bool ms_sized_sort(struct sized *v, size_t n);
+
+/* How many addresses were answered by the replay made for every address at once (the tests ask). */
 size_t ms_symgaps_nr_fast(const struct ms_symgaps *g);
 
-/* The bytes g's kept answers take, with *gaps the gaps there are (the tests ask). */
-size_t ms_symgaps_answer_bytes(const struct ms_symgaps *g, size_t *gaps);
+/* The bytes g's kept answers take (the tests ask). */
+size_t ms_symgaps_answer_bytes(const struct ms_symgaps *g);
 
-/* Gaps replayed one at a time before the replay is made for every gap at once (16; the tests change it). */
+/* Gaps replayed one at a time before the replay is made for every address at once (2; the tests change it). */
 extern size_t ms_symgaps_fast_after;
 
 /*

@@ -6,18 +6,26 @@
  * sorted table answers for addresses inside a sized symbol; the others
  * (all of a stripped binary's code, named from .dynsym alone, or nothing)
  * went to the walk every time: 60% of a report of a `make -j2` recording,
- * whose cc1 is stripped. The walk's answer depends on the address only
- * through comparisons with symbol values, their ends (value + size) and
- * section bounds; between two neighbouring such points it names the same
- * symbol. So the points are sorted once per binary, and each gap between
- * them keeps the symbol the walk chose for an address strictly inside it
- * (an address equal to a point may be answered otherwise: a sizeless
- * global matches exactly). Every answer is still the walk's own.
+ * whose cc1 is stripped. The walk considers a symbol or not whatever the
+ * address (its name, section index and type), so those it considers are
+ * kept once, in symtab.c's pass over the binary's symbols
+ * (ms_symgaps_begin(), ms_symgaps_add()), and its answer is replayed over
+ * them (replay()). The walk's answer depends on the address only through
+ * comparisons with their values, their ends (value + size) and section
+ * bounds: between two neighbouring such bounds it names the same symbol,
+ * so a replay's answer is kept for that gap (an address equal to a bound
+ * may be answered otherwise: a sizeless global matches exactly).
  *
- * The points and symbols are gathered in symtab.c's pass over the
- * binary's symbols for its table (ms_symgaps_begin(), ms_symgaps_add()),
- * not read through libdwfl a second time, and sorted on the first
- * address that needs them.
+ * After a few replays (each a pass over every symbol: 28,401 of cc1's)
+ * the replay is made for every address at once (fast_build()): a pass
+ * over the symbols for what each sizeless one needs to be the answer, and
+ * the sized ones by value, each with the largest end up to it (symtab.c's
+ * table, borrowed: ms_symgaps_table()). It used to be made for every gap
+ * between the bounds, which took three sorts of each symbol's bounds;
+ * it now answers by address, and sorts nothing but the few sizeless
+ * symbols' values (an address that is one of them is replayed: a global
+ * sizeless symbol there ends the walk's search). Every answer is still
+ * the walk's own.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -26,28 +34,26 @@
 
 #include "symbols/internal.h"
 #include "util/grow.h"
-#include "util/hash.h"
 
 /*
- * After ms_symgaps_fast_after gaps replayed one at a time (each a pass over every
- * symbol: 28,401 of cc1's, about 200 gaps in a report of a `make -j2`,
- * 19% of it), the replay's answer is made for every gap at once; where
- * the walk's sizeless symbols (those it can answer with) are at most
- * FAST_CANDS a pass. Building it costs about as much as 15 one-gap
- * replays: the sized symbols' bounds sorted, a pass over the symbols for
- * the candidates, a binary search for each candidate's bounds.
+ * At most this many sizeless symbols that the walk can answer with, in a
+ * pass, for the replay made for every address at once: each address
+ * tries each of them.
  */
 #define FAST_CANDS 16
 
-size_t ms_symgaps_fast_after = 16;
-
 /*
- * A gap's answer, kept once asked, by the gap's index: most are never
- * asked (217 of 86,000 gaps in a report of a chromium recording, whose
- * array of every gap's answer was 1.4 MB of its peak).
+ * Gaps replayed one at a time before the replay is made for every address
+ * at once, which costs about as much as three replays (passes over the
+ * symbols): most binaries are asked about a gap or two. 0, 2, 4, 8 and 16
+ * measured on reports of a make -j2 and a chromium recording: 0 to 4
+ * alike, 16 a millisecond more of hugepages on the make one.
  */
-struct gap_answer {
-	size_t gap;                   /* SIZE_MAX: an empty slot */
+size_t ms_symgaps_fast_after = 2;
+
+/* A replay's answer: the same for every address strictly between lo and hi. */
+struct known {
+	uint64_t lo, hi;
 	const char *name;
 	uint64_t value;
 };
@@ -61,47 +67,47 @@ struct gsym {
 };
 
 /*
- * A sizeless symbol that the replay may answer with: its pass's candidate
- * in the gaps [from, to], and the answer there only up to gap `kill`
- * (fast_build()).
+ * A sizeless symbol that the walk may answer with: a candidate for
+ * addresses above it and below cut (below it, no symbol before it in the
+ * walk's order that starts there ends past it), and the answer below kill
+ * (the same of every symbol).
  */
 struct cand {
 	const struct gsym *y;
-	size_t from, to, kill;
-};
-
-/* One pass of the replay, as it answers for every gap at once (fast_build()). */
-struct fast_pass {
-	uint32_t *cover;              /* by gap: the pass's sized symbols that hold its addresses */
-	struct cand c[FAST_CANDS];    /* its sizeless symbols, in the pass's order */
-	size_t nc;
+	uint64_t cut, kill;
 };
 
 struct ms_symgaps {
-	uint64_t *pts;                /* sorted, unique */
-	size_t n, cap;
-	bool sorted;                  /* pts sorted, once (gaps_finish()) */
-	struct gap_answer *ans;       /* the gaps asked about (of n + 1: below pts[0], between each two, above the last) */
-	size_t ans_cap, ans_len;      /* ans_cap: a power of two, or 0 */
 	struct gsym *syms;            /* the walk's symbols, in table order */
 	size_t nr_syms, cap_syms;
 	size_t split;                 /* syms[split..]: the first pass's (globals) */
 	int first_global;
 	bool no_replay;               /* the walk's own answers only */
-	bool no_fast;                 /* the replay answers one gap at a time */
-	size_t replays;               /* gaps replayed so far, one at a time */
-	struct fast_pass fp[2];       /* the globals' pass, the locals' (after ms_symgaps_fast_after replays) */
-	size_t nr_fast;               /* gaps answered from fp */
-	Elf *seen[4];                 /* the files whose sections are points already (ms_symgaps_add()) */
+	bool no_fast;                 /* the replay answers one address at a time */
+	bool fast;                    /* made for every address at once (fast_build()) */
+	bool trimmed;                 /* the arrays cut to what they hold */
+	size_t replays;               /* replays made one at a time */
+	uint64_t *bounds;             /* section bounds, and symbol bounds but values: where gaps end too */
+	size_t nr_bounds, cap_bounds;
+	struct known *known;          /* the gaps replayed, by lo; they do not overlap */
+	size_t nr_known, cap_known;
+	const struct sized *table;    /* the sized symbols by value, with maxend: borrowed, or own */
+	size_t nr_table;
+	struct sized *own;
+	uint64_t *labels;             /* the sizeless symbols' values, sorted: replayed where asked */
+	size_t nr_labels;
+	struct cand c[2 * FAST_CANDS];/* in the walk's order: the globals', then the locals' */
+	size_t nc;
+	size_t nr_fast;               /* addresses answered at once */
+	Elf *seen[4];                 /* the files whose sections are bounds already (ms_symgaps_add()) */
 };
 
-/* Adds point v; not where it is the one added last (a symbol's end is often the next one's start). */
-static void add_point(struct ms_symgaps *g, uint64_t v)
+static void add_bound(struct ms_symgaps *g, uint64_t v)
 {
-	if (g->n && g->pts[g->n - 1] == v)
-		return;
-	if (!MS_GROW(g->pts, g->n + 1, g->cap, 1024, SIZE_MAX, false))
-		g->pts[g->n++] = v;
+	if (!MS_GROW(g->bounds, g->nr_bounds + 1, g->cap_bounds, 64, SIZE_MAX, false))
+		g->bounds[g->nr_bounds++] = v;
+	else
+		g->no_replay = true;         /* a gap could span a bound it does not know */
 }
 
 /* Both ends of each section of elf, as they are and moved by bias. */
@@ -112,11 +118,11 @@ static void add_sections(struct ms_symgaps *g, Elf *elf, uint64_t bias)
 
 	while (elf && (scn = elf_nextscn(elf, scn)))
 		if ((sh = gelf_getshdr(scn, &mem))) {
-			add_point(g, sh->sh_addr);
-			add_point(g, sh->sh_addr + sh->sh_size);
+			add_bound(g, sh->sh_addr);
+			add_bound(g, sh->sh_addr + sh->sh_size);
 			if (bias) {          /* at bias 0 they are the two above */
-				add_point(g, sh->sh_addr + bias);
-				add_point(g, sh->sh_addr + sh->sh_size + bias);
+				add_bound(g, sh->sh_addr + bias);
+				add_bound(g, sh->sh_addr + sh->sh_size + bias);
 			}
 		}
 }
@@ -151,18 +157,6 @@ static void keep_sym(struct ms_symgaps *g, Dwfl_Module *mod, int i, const GElf_S
 					       sym->st_size || shndx >= SHN_LORESERVE ? 0 : section_of(mod, value) };
 }
 
-/*
- * The arrays cut to what they hold once built: they grew by doubling, and
- * the points lose most of their four a symbol to duplicates (a binary
- * reported at bias 0 gives each symbol's bounds twice). What is cut goes
- * back to the heap for the next binary's tables.
- */
-static void shrink(struct ms_symgaps *g)
-{
-	MS_SHRINK(g->pts, g->n, g->cap);
-	MS_SHRINK(g->syms, g->nr_syms, g->cap_syms);
-}
-
 struct ms_symgaps *ms_symgaps_begin(Dwfl_Module *mod)
 {
 	struct ms_symgaps *g = calloc(1, sizeof(*g));
@@ -181,11 +175,9 @@ void ms_symgaps_add(struct ms_symgaps *g, Dwfl_Module *mod, int i, const GElf_Sy
 {
 	int k;
 
-	add_point(g, value);
-	add_point(g, value + sym->st_size);
-	if (sym->st_value + bias != value) {   /* mostly they are the same: half the points to sort */
-		add_point(g, sym->st_value + bias);
-		add_point(g, sym->st_value + bias + sym->st_size);
+	if (sym->st_value + bias != value) {   /* the walk reads the value; bound the gaps by both anyway */
+		add_bound(g, sym->st_value + bias);
+		add_bound(g, sym->st_value + bias + sym->st_size);
 	}
 	for (k = 0; k < 4 && g->seen[k] && g->seen[k] != elf; k++)
 		;
@@ -196,7 +188,15 @@ void ms_symgaps_add(struct ms_symgaps *g, Dwfl_Module *mod, int i, const GElf_Sy
 	keep_sym(g, mod, i, sym, name, value, shndx);
 }
 
-/* The points of mod's symbols and sections, unsorted, read through libdwfl; NULL where memory ran out. */
+void ms_symgaps_table(struct ms_symgaps *g, const struct sized *v, size_t n)
+{
+	if (g) {
+		g->table = v;
+		g->nr_table = n;
+	}
+}
+
+/* mod's symbols read through libdwfl, for the replay; NULL where memory ran out. */
 static struct ms_symgaps *gaps_read(Dwfl_Module *mod)
 {
 	struct ms_symgaps *g = ms_symgaps_begin(mod);
@@ -215,85 +215,97 @@ static struct ms_symgaps *gaps_read(Dwfl_Module *mod)
 }
 
 /*
- * The points sorted, once, where the first address outside every sized
- * symbol is asked about: a binary whose addresses all fall inside one
- * never sorts them.
+ * The arrays cut to what they hold, once asked: they grew by doubling.
+ * What is cut goes back to the heap for the next binary's tables.
  */
-static void gaps_finish(struct ms_symgaps *g)
+static void trim(struct ms_symgaps *g)
 {
-	size_t j, u;
-
-	ms_u64_sort(g->pts, g->n);
-	for (j = u = 0; j < g->n; j++)
-		if (!u || g->pts[u - 1] != g->pts[j])
-			g->pts[u++] = g->pts[j];
-	g->n = u;
-	shrink(g);
-	g->sorted = true;
+	MS_SHRINK(g->syms, g->nr_syms, g->cap_syms);
+	MS_SHRINK(g->bounds, g->nr_bounds, g->cap_bounds);
+	g->trimmed = true;
 }
 
-/* Gap j's slot among the answers (ans_cap is not 0): its own, or the empty one it would take. */
-static struct gap_answer *ans_slot(const struct ms_symgaps *g, size_t j)
+/* The number of known gaps whose lo is below addr. */
+static size_t known_below(const struct ms_symgaps *g, uint64_t addr)
 {
-	size_t i = ms_hash64(j, g->ans_cap);
+	size_t lo = 0, hi = g->nr_known, mid;
 
-	while (g->ans[i].gap != SIZE_MAX && g->ans[i].gap != j)
-		i = (i + 1) & (g->ans_cap - 1);
-	return &g->ans[i];
-}
-
-/* Keeps gap j's answer; where memory runs out it is not kept, and is found again when next asked. */
-static void ans_put(struct ms_symgaps *g, size_t j, const char *name, uint64_t value)
-{
-	struct gap_answer *old = g->ans, *a;
-	size_t cap = g->ans_cap, i;
-
-	if ((g->ans_len + 1) * 2 > cap) {
-		g->ans_cap = cap ? 2 * cap : 8;
-		if (!(g->ans = malloc(g->ans_cap * sizeof(*g->ans)))) {
-			g->ans = old;
-			g->ans_cap = cap;
-			return;
-		}
-		for (i = 0; i < g->ans_cap; i++)
-			g->ans[i].gap = SIZE_MAX;
-		for (i = 0; i < cap; i++)
-			if (old[i].gap != SIZE_MAX)
-				*ans_slot(g, old[i].gap) = old[i];
-		free(old);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (g->known[mid].lo < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	a = ans_slot(g, j);
-	g->ans_len += a->gap == SIZE_MAX;
-	*a = (struct gap_answer){ j, name, value };
+	return lo;
+}
+
+/* The gap kept that holds addr, or NULL. */
+static const struct known *known_at(const struct ms_symgaps *g, uint64_t addr)
+{
+	size_t k = known_below(g, addr);
+
+	return k && addr < g->known[k - 1].hi ? &g->known[k - 1] : NULL;
+}
+
+/* Keeps an answer for the gap (lo, hi); where memory runs out it is not kept, and is found again when next asked. */
+static void known_put(struct ms_symgaps *g, uint64_t lo, uint64_t hi, const char *name, uint64_t value)
+{
+	size_t k = known_below(g, hi);
+
+	if (MS_GROW(g->known, g->nr_known + 1, g->cap_known, 16, SIZE_MAX, false))
+		return;
+	memmove(&g->known[k + 1], &g->known[k], (g->nr_known - k) * sizeof(*g->known));
+	g->known[k] = (struct known){ lo, hi, name, value };
+	g->nr_known++;
+}
+
+/* Narrows the gap (*lo, *hi) around addr to leave bound v out. */
+static inline void narrow(uint64_t v, uint64_t addr, uint64_t *lo, uint64_t *hi)
+{
+	if (v <= addr) {
+		if (v > *lo)
+			*lo = v;
+	} else if (v < *hi) {
+		*hi = v;
+	}
 }
 
 /*
- * One pass of the walk over syms [from, to) for addr, where no sized
- * symbol holds addr (false where one does: the walk answers then). A
- * sizeless symbol is a candidate where it starts at or past every symbol
- * before it (in the walk's order) that starts at or below addr, and lies
- * in addr's section (an absolute one: at addr exactly); the last such wins.
+ * One pass of the walk over syms [from, to) for addr; *held where a sized
+ * symbol holds addr (the walk answers then). A sizeless symbol is a
+ * candidate where it starts at or past every symbol before it (in the
+ * walk's order) that starts at or below addr, and lies in addr's section
+ * (an absolute one: at addr exactly); the last such wins. The gap around
+ * addr is narrowed by each symbol's bounds.
  */
-static bool replay_pass(const struct ms_symgaps *g, size_t from, size_t to, uint64_t addr, uint32_t sec,
-			uint64_t *min_label, const struct gsym **cand)
+static void replay_pass(const struct ms_symgaps *g, size_t from, size_t to, uint64_t addr, uint32_t sec,
+			uint64_t *min_label, const struct gsym **cand, bool *held, uint64_t gap[2])
 {
 	const struct gsym *y;
+	uint64_t end;
 	size_t i;
 
 	for (i = from; i < to; i++) {
 		y = &g->syms[i];
-		if (y->value > addr)
+		if (y->value > addr) {
+			if (y->value < gap[1])
+				gap[1] = y->value;
 			continue;
-		if (y->value + y->size > *min_label)
-			*min_label = y->value + y->size;
+		}
+		end = y->value + y->size;
+		if (y->value > gap[0])
+			gap[0] = y->value;
+		narrow(end, addr, &gap[0], &gap[1]);
+		if (end > *min_label)
+			*min_label = end;
 		if (y->size && addr - y->value < y->size)
-			return false;
+			*held = true;
 		if (y->size || y->value < *min_label)
 			continue;
 		if (y->shndx >= SHN_LORESERVE ? y->value == addr : y->sec == sec)
 			*cand = y;
 	}
-	return true;
 }
 
 /*
@@ -303,78 +315,27 @@ static bool replay_pass(const struct ms_symgaps *g, size_t from, size_t to, uint
  * of a make recording): the globals first, then the locals unless a
  * global sizeless symbol starts at addr; the candidate stands if no
  * symbol seen ends past its start. false where the walk must answer.
+ * gap: (lo, hi), the bounds nearest addr, where it is no bound itself.
  */
 static bool replay(const struct ms_symgaps *g, Dwfl_Module *mod, uint64_t addr, const char **name,
-		   uint64_t *offset)
+		   uint64_t *offset, uint64_t gap[2])
 {
 	uint32_t sec = section_of(mod, addr);
 	const struct gsym *cand = NULL;
 	uint64_t min_label = 0;
+	bool held = false;
+	size_t i;
 
-	if (g->no_replay || !replay_pass(g, g->split, g->nr_syms, addr, sec, &min_label, &cand))
-		return false;
-	if (g->first_global > 1 && (!cand || cand->value != addr) &&
-	    !replay_pass(g, 0, g->split, addr, sec, &min_label, &cand))
+	replay_pass(g, g->split, g->nr_syms, addr, sec, &min_label, &cand, &held, gap);
+	if (g->first_global > 1 && (held || !cand || cand->value != addr))
+		replay_pass(g, 0, g->split, addr, sec, &min_label, &cand, &held, gap);
+	for (i = 0; i < g->nr_bounds; i++)
+		narrow(g->bounds[i], addr, &gap[0], &gap[1]);
+	if (held)
 		return false;
 	*name = cand && cand->value >= min_label ? cand->name : NULL;
 	*offset = *name ? addr - cand->value : 0;
 	return true;
-}
-
-/* The index of point v (a symbol's start or end, which are all points). */
-static size_t pos_of(const struct ms_symgaps *g, uint64_t v)
-{
-	return ms_u64_lower(g->pts, g->n, v);
-}
-
-/*
- * Pass syms [from, to) for every gap j, (pts[j - 1], pts[j]): the sized
- * symbols that hold it (those starting at or below pts[j - 1] less those
- * ending there: all bounds are points), and its sizeless symbols, each a
- * candidate from the gap above its start. False where memory ran out, a
- * start is not a point, or there are more than FAST_CANDS sizeless ones.
- */
-static bool fast_pass_build(struct ms_symgaps *g, struct fast_pass *fp, size_t from, size_t to)
-{
-	const size_t gaps = g->n + 1;
-	uint64_t *starts = NULL, *ends = NULL;
-	size_t i, j, k, a = 0, b = 0, nsized = 0;
-	const struct gsym *y;
-	bool ok = false;
-
-	for (i = from, k = 0; i < to; i++) {
-		k += !g->syms[i].size && g->syms[i].shndx < SHN_LORESERVE;
-		nsized += g->syms[i].size != 0;
-	}
-	if (k > FAST_CANDS || !(fp->cover = calloc(gaps, sizeof(*fp->cover))) ||
-	    (nsized && (!(starts = malloc(nsized * sizeof(*starts))) || !(ends = malloc(nsized * sizeof(*ends))))))
-		goto out;
-	for (i = from, nsized = 0; i < to; i++) {
-		y = &g->syms[i];
-		if (y->size) {
-			starts[nsized] = y->value;
-			ends[nsized++] = y->value + y->size;
-		} else if (y->shndx < SHN_LORESERVE) {   /* an absolute one answers at its address alone */
-			k = pos_of(g, y->value);
-			if (k == g->n || g->pts[k] != y->value)
-				goto out;
-			fp->c[fp->nc++] = (struct cand){ y, k + 1, gaps, gaps };
-		}
-	}
-	ms_u64_sort(starts, nsized);
-	ms_u64_sort(ends, nsized);
-	for (j = 1; j < gaps; j++) {
-		while (a < nsized && starts[a] <= g->pts[j - 1])
-			a++;
-		while (b < nsized && ends[b] <= g->pts[j - 1])
-			b++;
-		fp->cover[j] = (uint32_t)(a - b);
-	}
-	ok = true;
-out:
-	free(starts);
-	free(ends);
-	return ok;
 }
 
 /* The index of syms[i] in the walk's order: the globals' pass, then the locals'. */
@@ -384,65 +345,123 @@ static size_t walk_order(const struct ms_symgaps *g, size_t i)
 }
 
 /*
- * Both passes for every gap; false (and no_fast) where they cannot be
- * made. A candidate y fails in gap j where the walk has seen, before it,
- * a symbol that ends above it: seen from the gap above that symbol's
- * start, so y stands up to the lowest such start's gap (to). Its answer
- * stands where no symbol the walk saw at all ends above it (kill).
+ * The sized symbols by value, each with the largest end up to it: the
+ * table symtab.c made where it holds the same symbols (all those kept
+ * that have a size: it leaves out no more than the walk does), else made
+ * here. false where it cannot be (a size beyond the table's, ENOMEM).
  */
-static bool fast_build(struct ms_symgaps *g)
+static bool sized_index(struct ms_symgaps *g, size_t nsized)
 {
-	const size_t passes = g->first_global > 1 ? 2 : 1;
-	size_t i, k, n = 0, order, yord[2 * FAST_CANDS];
-	uint64_t cut[2 * FAST_CANDS], kill[2 * FAST_CANDS];
-	struct cand *c[2 * FAST_CANDS];
-	const struct gsym *z;
+	size_t i, n = 0;
 
-	if (!fast_pass_build(g, &g->fp[0], g->split, g->nr_syms) || !fast_pass_build(g, &g->fp[1], 0, g->split))
-		return !(g->no_fast = true);
-	for (i = 0; i < passes; i++)
-		for (k = 0; k < g->fp[i].nc; k++, n++) {
-			c[n] = &g->fp[i].c[k];
-			yord[n] = walk_order(g, (size_t)(c[n]->y - g->syms));
-			cut[n] = kill[n] = UINT64_MAX;
-		}
-	for (i = 0; n && i < g->nr_syms; i++) {
-		z = &g->syms[i];                   /* (one pass: split is 0, no locals were kept) */
-		order = walk_order(g, i);
-		for (k = 0; k < n; k++)
-			if (z->value + z->size > c[k]->y->value) {
-				if (z->value < kill[k])
-					kill[k] = z->value;
-				if (order < yord[k] && z->value < cut[k])
-					cut[k] = z->value;
-			}
+	if (g->table && g->nr_table == nsized)
+		return true;
+	if (nsized && !(g->own = malloc(nsized * sizeof(*g->own))))
+		return false;
+	for (i = 0; i < g->nr_syms; i++)
+		if (g->syms[i].size > UINT32_MAX)
+			return false;
+		else if (g->syms[i].size)
+			g->own[n++] = (struct sized){ .value = g->syms[i].value, .size = (uint32_t)g->syms[i].size };
+	g->table = g->own;
+	g->nr_table = n;
+	return ms_sized_sort(g->own, n);
+}
+
+/*
+ * The sizeless symbols: their values, sorted, and those the walk can
+ * answer with as candidates, in its order. false where a pass has more
+ * than FAST_CANDS of them, or memory ran out.
+ */
+static bool fast_labels(struct ms_symgaps *g, size_t *yord)
+{
+	const size_t n = g->nr_syms;
+	size_t k, i, per[2] = { 0, 0 };
+	const struct gsym *y;
+
+	for (i = 0; i < n; i++)
+		g->nr_labels += !g->syms[i].size;
+	if (g->nr_labels && !(g->labels = malloc(g->nr_labels * sizeof(*g->labels))))
+		return false;
+	for (k = 0, g->nr_labels = 0; k < n; k++) {
+		i = k < n - g->split ? g->split + k : k - (n - g->split);   /* syms[i] is k-th in the walk */
+		y = &g->syms[i];
+		if (y->size)
+			continue;
+		g->labels[g->nr_labels++] = y->value;
+		if (y->shndx >= SHN_LORESERVE)
+			continue;            /* it answers at its value alone: replayed there */
+		if (++per[i < g->split] > FAST_CANDS)
+			return false;
+		yord[g->nc] = k;
+		g->c[g->nc++] = (struct cand){ y, UINT64_MAX, UINT64_MAX };
 	}
-	for (k = 0; k < n; k++) {                      /* those starts are points: the gaps below them */
-		if (cut[k] != UINT64_MAX)
-			c[k]->to = pos_of(g, cut[k]);
-		if (kill[k] != UINT64_MAX)
-			c[k]->kill = pos_of(g, kill[k]);
-	}
+	ms_u64_sort(g->labels, g->nr_labels);
 	return true;
 }
 
-/* replay() for vaddr inside gap j, from the passes made for every gap. */
-static bool fast_answer(struct ms_symgaps *g, Dwfl_Module *mod, size_t j, uint64_t addr, const char **name,
+/*
+ * The replay for every address at once; false (and no_fast) where it
+ * cannot be made. A candidate y fails at addr where the walk has seen,
+ * before it, a symbol that starts at or below addr and ends above y:
+ * so y stands below the lowest such start (cut). Its answer stands where
+ * no symbol the walk saw at all ends above it (kill).
+ */
+static bool fast_build(struct ms_symgaps *g)
+{
+	size_t i, k, order, yord[2 * FAST_CANDS];
+	const struct gsym *z;
+
+	if (!fast_labels(g, yord) || !sized_index(g, g->nr_syms - g->nr_labels))
+		return !(g->no_fast = true);
+	for (i = 0; g->nc && i < g->nr_syms; i++) {
+		z = &g->syms[i];
+		order = walk_order(g, i);
+		for (k = 0; k < g->nc; k++)
+			if (z->value + z->size > g->c[k].y->value) {
+				if (z->value < g->c[k].kill)
+					g->c[k].kill = z->value;
+				if (order < yord[k] && z->value < g->c[k].cut)
+					g->c[k].cut = z->value;
+			}
+	}
+	return (g->fast = true);
+}
+
+/* Whether sorted v[0, n) has x. */
+static bool sorted_has(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t k = ms_u64_lower(v, n, x);
+
+	return k < n && v[k] == x;
+}
+
+/*
+ * replay() for addr from what fast_build() made; false where a sized
+ * symbol holds addr, or addr is a sizeless symbol's value (the walk or a
+ * replay answers there).
+ */
+static bool fast_answer(struct ms_symgaps *g, Dwfl_Module *mod, uint64_t addr, const char **name,
 			uint64_t *offset)
 {
-	const uint32_t sec = section_of(mod, addr);
-	const size_t passes = g->first_global > 1 ? 2 : 1;
+	size_t lo = 0, hi = g->nr_table, mid, k;
 	const struct cand *cand = NULL;
-	size_t p, k;
+	uint32_t sec;
 
-	for (p = 0; p < passes; p++) {
-		if (g->fp[p].cover[j])
-			return false;                 /* a sized symbol holds it: the walk answers */
-		for (k = 0; k < g->fp[p].nc; k++)
-			if (g->fp[p].c[k].from <= j && j <= g->fp[p].c[k].to && g->fp[p].c[k].y->sec == sec)
-				cand = &g->fp[p].c[k];
+	while (lo < hi) {                    /* lo: the sized symbols starting at or below addr */
+		mid = lo + (hi - lo) / 2;
+		if (g->table[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	*name = cand && j <= cand->kill ? cand->y->name : NULL;
+	if ((lo && g->table[lo - 1].maxend > addr) || sorted_has(g->labels, g->nr_labels, addr))
+		return false;
+	sec = g->nc ? section_of(mod, addr) : SHN_UNDEF;
+	for (k = 0; k < g->nc; k++)
+		if (g->c[k].y->value < addr && addr < g->c[k].cut && g->c[k].y->sec == sec)
+			cand = &g->c[k];
+	*name = cand && addr < cand->kill ? cand->y->name : NULL;
 	*offset = *name ? addr - cand->y->value : 0;
 	g->nr_fast++;
 	return true;
@@ -451,40 +470,33 @@ static bool fast_answer(struct ms_symgaps *g, Dwfl_Module *mod, size_t j, uint64
 const char *ms_symgaps_name(struct ms_symgaps **gp, Dwfl_Module *mod, uint64_t vaddr, uint64_t *offset)
 {
 	struct ms_symgaps *g = *gp ? *gp : (*gp = gaps_read(mod));
-	size_t lo = 0, hi, mid;
+	uint64_t gap[2] = { 0, UINT64_MAX };
+	const struct known *k;
 	const char *name;
 	GElf_Off off;
-	const struct gap_answer *a;
 	GElf_Sym sym;
-	bool inside, replayed;
+	bool replayed = false;
 
-	if (g && !g->sorted)
-		gaps_finish(g);
-	hi = g ? g->n : 0;
-	while (lo < hi) {                    /* lo: the points <= vaddr */
-		mid = lo + (hi - lo) / 2;
-		if (g->pts[mid] <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (g && !g->trimmed)
+		trim(g);
+	if (g && (k = known_at(g, vaddr))) {
+		*offset = k->name ? vaddr - k->value : 0;
+		return k->name;
 	}
-	inside = g && (lo == 0 || vaddr > g->pts[lo - 1]);
-	if (inside && g->ans_cap && (a = ans_slot(g, lo))->gap == lo) {
-		*offset = a->name ? vaddr - a->value : 0;
-		return a->name;
-	}
-	if (inside && !g->no_replay && !g->no_fast && !g->fp[0].cover && ++g->replays > ms_symgaps_fast_after)
+	if (g && !g->no_replay && !g->fast && !g->no_fast && g->replays >= ms_symgaps_fast_after)
 		fast_build(g);
-	if (inside && g->fp[0].cover && !g->no_fast)
-		replayed = fast_answer(g, mod, lo, vaddr, &name, offset);
-	else
-		replayed = g && replay(g, mod, vaddr, &name, offset);
+	if (g && g->fast && fast_answer(g, mod, vaddr, &name, offset))
+		return name;
+	if (g && !g->no_replay) {
+		replayed = replay(g, mod, vaddr, &name, offset, gap);
+		g->replays++;
+	}
 	if (!replayed) {
 		name = dwfl_module_addrinfo(mod, vaddr, &off, &sym, NULL, NULL, NULL);
 		*offset = name ? off : 0;
 	}
-	if (inside)
-		ans_put(g, lo, name, name ? vaddr - *offset : 0);
+	if (g && !g->no_replay && gap[0] < vaddr)
+		known_put(g, gap[0], gap[1], name, name ? vaddr - *offset : 0);
 	return name;
 }
 
@@ -492,11 +504,11 @@ void ms_symgaps_free(struct ms_symgaps *g)
 {
 	if (!g)
 		return;
-	free(g->pts);
-	free(g->ans);
 	free(g->syms);
-	free(g->fp[0].cover);
-	free(g->fp[1].cover);
+	free(g->bounds);
+	free(g->known);
+	free(g->own);
+	free(g->labels);
 	free(g);
 }
 
@@ -505,8 +517,7 @@ size_t ms_symgaps_nr_fast(const struct ms_symgaps *g)
 	return g ? g->nr_fast : 0;
 }
 
-size_t ms_symgaps_answer_bytes(const struct ms_symgaps *g, size_t *gaps)
+size_t ms_symgaps_answer_bytes(const struct ms_symgaps *g)
 {
-	*gaps = g ? g->n + 1 : 0;
-	return g ? g->ans_cap * sizeof(*g->ans) : 0;
+	return g ? g->cap_known * sizeof(*g->known) : 0;
 }

@@ -305,17 +305,22 @@ static bool radix_sort(void *v, size_t n, size_t size, size_t off)
 	return true;
 }
 
-/* A qsort of the points of a binary's symbols made millions of calls of a comparison callback. */
+/* A qsort of a binary's symbol values made millions of calls of a comparison callback. */
 void ms_u64_sort(uint64_t *v, size_t n)
 {
 	if (!radix_sort(v, n, sizeof(*v), 0))
 		qsort(v, n, sizeof(*v), ms_u64_order);
 }
 
-/* Sorts v[0, n) by value, equal values in the order they came (by index): false on ENOMEM (v unsorted). */
-static bool sort_sized(struct sized *v, size_t n)
+bool ms_sized_sort(struct sized *v, size_t n)
 {
-	return radix_sort(v, n, sizeof(*v), offsetof(struct sized, value));
+	size_t j;
+
+	if (!radix_sort(v, n, sizeof(*v), offsetof(struct sized, value)))
+		return false;
+	for (j = 0; j < n; j++)
+		v[j].maxend = j && v[j - 1].maxend > v[j].value + v[j].size ? v[j - 1].maxend : v[j].value + v[j].size;
+	return true;
 }
 
 /* libdwfl's ranking of bindings: global over weak over local. */
@@ -405,15 +410,14 @@ static bool table_add(struct bin *b, int i, const struct got *got)
 
 /*
  * b->sized and b->sizeless from every symbol the search would consider,
- * and b->gaps' points from the same pass: each symbol is read through
- * libdwfl once for both.
+ * and b->gaps' symbols from the same pass: each symbol is read through
+ * libdwfl once for both. The sorted table is lent to b->gaps.
  */
 static void build_table(struct bin *b)
 {
 	int i, k, c, n = dwfl_module_getsymtab(b->mod);
 	struct got got[AHEAD];
 	bool fits = true;
-	size_t j;
 
 	b->table = true;
 	b->first_global = dwfl_module_getsymtab_first_global(b->mod);
@@ -434,14 +438,12 @@ static void build_table(struct bin *b)
 		}
 	}
 	cut_to_fit(b, (size_t)n);
-	if (!fits || !sort_sized(b->sized, b->nr_sized)) {
+	if (!fits || !ms_sized_sort(b->sized, b->nr_sized)) {
 		b->nr_sized = b->nr_sizeless = 0;   /* no table: libdwfl answers */
 		return;
 	}
 	ms_u64_sort(b->sizeless, b->nr_sizeless);
-	for (j = 0; j < b->nr_sized; j++)
-		b->sized[j].maxend = j && b->sized[j - 1].maxend > b->sized[j].value + b->sized[j].size ?
-					     b->sized[j - 1].maxend : b->sized[j].value + b->sized[j].size;
+	ms_symgaps_table(b->gaps, b->sized, b->nr_sized);
 }
 
 static bool has_sizeless_at(const struct bin *b, uint64_t addr)
@@ -505,10 +507,9 @@ static const struct sized *find_sized(const struct bin *b, uint64_t addr)
 
 /*
  * The name libdwfl gives vaddr, and the offset into it: from the sorted
- * table where the answer is a sized symbol, else by
- * dwfl_module_addrinfo(), which walks the whole symbol table (~830,000
- * instructions on libc) on each call, once per gap between symbol bounds
- * (symgaps.c).
+ * table where the answer is a sized symbol, else as
+ * dwfl_module_addrinfo() gives it, whose walk over the whole symbol table
+ * (~830,000 instructions on libc) on each call symgaps.c replays.
  */
 static const char *search_name(const struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset)
 {
