@@ -454,14 +454,26 @@ static bool has_sizeless_at(const struct bin *b, uint64_t addr)
 }
 
 /*
+ * Whether libdwfl's search takes c over best, both holding the address
+ * (its try_sym_value()): c starts later or binds more strongly, or it
+ * starts where best does, binds alike and is smaller (libc's
+ * _sys_siglist@GLIBC_2.2.5, 512 bytes, over the 520 of
+ * _sys_siglist@GLIBC_2.3.3 listed before it at the same address).
+ */
+static bool replaces(const struct sized *best, const struct sized *c)
+{
+	return !best || best->value < c->value || best->bind < c->bind ||
+	       (best->value == c->value && best->bind == c->bind && best->size > c->size);
+}
+
+/*
  * What dwfl_module_addrinfo() names addr when that is a symbol with a
  * size, from the sorted table instead of a walk over every symbol; NULL
  * where its answer would be a sizeless symbol or none (the caller asks it
  * then). Its search, done the same way: the global symbols first, the
  * local ones only where no global holds addr (and no sizeless global
  * starts exactly there); of the sized symbols holding addr, in table
- * order, one replaces the one before when it starts later or binds more
- * strongly.
+ * order, one replaces the one before as replaces() says.
  */
 static const struct sized *find_sized(const struct bin *b, uint64_t addr)
 {
@@ -496,7 +508,7 @@ static const struct sized *find_sized(const struct bin *b, uint64_t addr)
 		for (a = 0; a < nc; a++) {
 			if (pass ? (int)cand[a]->idx >= from : (int)cand[a]->idx < from)
 				continue;
-			if (!best || best->value < cand[a]->value || best->bind < cand[a]->bind)
+			if (replaces(best, cand[a]))
 				best = cand[a];
 		}
 		if (best)

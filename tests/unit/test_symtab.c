@@ -3,8 +3,8 @@
  * does (dwfl_module_addrinfo(), a walk over all symbols), checked on the
  * binaries this test runs from: itself, the C library and the loader, and on
  * a stripped compiler; so do the gaps between symbols, made from the
- * table's own pass over them. The
- * sort of its keys orders as qsort does.
+ * table's own pass over them; and every byte of a table made for the
+ * rules. The sort of its keys orders as qsort does.
  */
 #include <errno.h>
 #include <malloc.h>
@@ -142,6 +142,47 @@ static void stripped_compiler_named_as_libdwfl_does(void **state)
 }
 
 /*
+ * Every byte of a table made for the rules (tests/unit/dso/symgaps.c),
+ * named through the sorted table as libdwfl's search names it: where two
+ * sized symbols start at one address and bind alike, the narrower where
+ * it holds the address, whichever is listed first.
+ */
+static void every_byte_of_a_made_table(void **state)
+{
+	struct ms_symbols *fast = ms_symbols_new(), *exact = ms_symbols_new();
+	const uint64_t at = 0x7f0000000000;
+	struct ms_sym a, b;
+	size_t named = 0, narrow = 0;
+	uint64_t addr, end;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(stat(SYMGAPS_FIXTURE, &st), 0);
+	assert_non_null(fast);
+	assert_non_null(exact);
+	ms_symbols_exact_only(exact, true);
+	map_whole(fast, 7, SYMGAPS_FIXTURE, &st, at, 4096);
+	map_whole(exact, 7, SYMGAPS_FIXTURE, &st, at, 4096);
+	assert_int_equal(fast->nr_bins, 1);
+	assert_int_equal(ms_symbols_resolve(fast, 7, at, false, &a), 0);
+	end = at + fast->bins[0].hi;
+	assert_true(fast->bins[0].lo == 0 && end > at);
+	for (addr = at; addr < end; addr++) {
+		assert_int_equal(ms_symbols_resolve(fast, 7, addr, false, &a), ms_symbols_resolve(exact, 7, addr, false, &b));
+		if (!same(a.name, b.name) || a.offset != b.offset)
+			fail_msg("0x%llx: %s+%llu, libdwfl says %s+%llu", (unsigned long long)(addr - at),
+				 a.name ? a.name : "(none)", (unsigned long long)a.offset,
+				 b.name ? b.name : "(none)", (unsigned long long)b.offset);
+		named += a.name != NULL;
+		narrow += a.name && !strcmp(a.name, "l_narrow");
+	}
+	assert_int_equal(narrow, 16);
+	assert_true(named > 500);
+	ms_symbols_free(fast);
+	ms_symbols_free(exact);
+}
+
+/*
  * A binary's table holds its entries, not a slot for each of its symbols:
  * made for all of them, it is cut to what it keeps (a stripped library
  * has few sizeless globals), within the page a large block is rounded to.
@@ -219,6 +260,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(table_names_as_libdwfl_does),
 		cmocka_unit_test(stripped_compiler_named_as_libdwfl_does),
+		cmocka_unit_test(every_byte_of_a_made_table),
 		cmocka_unit_test(sorts_as_qsort_does),
 		cmocka_unit_test(tables_cut_to_what_they_hold),
 	};

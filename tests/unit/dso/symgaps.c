@@ -46,4 +46,18 @@ __asm__(
 	"g_end:\n"
 	"	.skip 8\n"
 	".size g_end, 8\n"
+	/*
+	 * Two sized locals at one address, the wider listed first (globals are
+	 * listed as the linker hashes them): the walk takes the narrower where
+	 * both hold an address (as libc's _sys_siglist@GLIBC_2.2.5 over
+	 * @GLIBC_2.3.3), the wider past its end.
+	 */
+	".data\n"
+	".type l_wide, @object\n"
+	".type l_narrow, @object\n"
+	"l_wide:\n"
+	"l_narrow:\n"
+	"	.skip 24\n"
+	".size l_wide, 24\n"
+	".size l_narrow, 16\n"
 );
