@@ -66,6 +66,12 @@ struct gsym {
 	uint32_t sec;                 /* sizeless: the section libdwfl finds value in (section_of()) */
 };
 
+/* An allocated section of the module's main file, as the walk finds an address's (read_sections()). */
+struct gsec {
+	uint64_t start, end;          /* its end is in it, unless the next one starts there */
+	uint32_t ndx;
+};
+
 /*
  * A sizeless symbol that the walk may answer with: a candidate for
  * addresses above it and below cut (below it, no symbol before it in the
@@ -100,6 +106,9 @@ struct ms_symgaps {
 	size_t nc;
 	size_t nr_fast;               /* addresses answered at once */
 	Elf *seen[4];                 /* the files whose sections are bounds already (ms_symgaps_add()) */
+	struct gsec *secs;            /* the main file's allocated sections, by start, end, index */
+	size_t nr_secs;
+	bool secs_dwfl;               /* no list: dwfl_module_address_section() finds them */
 };
 
 static void add_bound(struct ms_symgaps *g, uint64_t v)
@@ -127,17 +136,87 @@ static void add_sections(struct ms_symgaps *g, Elf *elf, uint64_t bias)
 		}
 }
 
-/*
- * The index of the allocated section of the module that libdwfl finds
- * addr in (dwfl_module_addrinfo() compares these for a sizeless symbol
- * and the address), or SHN_UNDEF.
- */
-static uint32_t section_of(Dwfl_Module *mod, uint64_t addr)
+/* Orders sections as libdwfl's find_section() has them: by start, end, then index. */
+static int sec_order(const void *a, const void *b)
 {
-	Dwarf_Addr a = addr, bias;
-	Elf_Scn *scn = dwfl_module_address_section(mod, &a, &bias);
+	const struct gsec *x = a, *y = b;
 
-	return scn ? (uint32_t)elf_ndxscn(scn) : SHN_UNDEF;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+/*
+ * The allocated sections of mod's main file (elf, at bias) as the walk
+ * finds an address's (libdwfl's cache_sections() and find_section()):
+ * none where it cannot list them all (a section's header or name it
+ * cannot read), so that no address has one, as there. Not
+ * dwfl_module_address_section(), which first loads the module's DWARF
+ * and finds no section for any address where that fails otherwise than
+ * for want of DWARF (a section name past the string table): a stripped
+ * cc1 so made named every address past .bss _end+offset, where the walk
+ * names none. Where the list cannot be made here (ENOMEM, a relocatable
+ * file), that function answers.
+ */
+static void read_sections(struct ms_symgaps *g, Elf *elf, uint64_t bias)
+{
+	size_t shstrndx, cap = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr mem, *sh;
+	GElf_Ehdr eh;
+
+	g->secs_dwfl = !elf || !gelf_getehdr(elf, &eh) || eh.e_type == ET_REL;
+	if (g->secs_dwfl || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!(sh = gelf_getshdr(scn, &mem)) ||
+		    ((sh->sh_flags & SHF_ALLOC) && !elf_strptr(elf, shstrndx, sh->sh_name))) {
+			g->nr_secs = 0;
+			return;
+		}
+		if (!(sh->sh_flags & SHF_ALLOC))
+			continue;
+		if (MS_GROW(g->secs, g->nr_secs + 1, cap, 32, SIZE_MAX, false)) {
+			g->secs_dwfl = true;
+			return;
+		}
+		g->secs[g->nr_secs++] = (struct gsec){ sh->sh_addr + bias, sh->sh_addr + bias + sh->sh_size,
+						       (uint32_t)elf_ndxscn(scn) };
+	}
+	qsort(g->secs, g->nr_secs, sizeof(*g->secs), sec_order);
+}
+
+/*
+ * The index of the allocated section of the module that the walk finds
+ * addr in (it compares these for a sizeless symbol and the address), or
+ * SHN_UNDEF: libdwfl's binary search over read_sections()'s list, a
+ * section's end in it unless the next one starts there.
+ */
+static uint32_t section_of(const struct ms_symgaps *g, Dwfl_Module *mod, uint64_t addr)
+{
+	size_t l = 0, u = g->nr_secs, i;
+	Dwarf_Addr a = addr, bias;
+	Elf_Scn *scn;
+
+	if (g->secs_dwfl) {
+		scn = dwfl_module_address_section(mod, &a, &bias);
+		return scn ? (uint32_t)elf_ndxscn(scn) : SHN_UNDEF;
+	}
+	while (l < u) {
+		i = (l + u) / 2;
+		if (addr < g->secs[i].start) {
+			u = i;
+		} else if (addr > g->secs[i].end) {
+			l = i + 1;
+		} else {
+			if (addr == g->secs[i].end && i + 1 < g->nr_secs && addr == g->secs[i + 1].start)
+				i++;
+			return g->secs[i].ndx;
+		}
+	}
+	return SHN_UNDEF;
 }
 
 /* Keeps symbol i for the replay where the walk would consider it (its filter but for the address). */
@@ -154,19 +233,22 @@ static void keep_sym(struct ms_symgaps *g, Dwfl_Module *mod, int i, const GElf_S
 	if (i < (g->first_global < 0 ? 1 : g->first_global))
 		g->split = g->nr_syms + 1;
 	g->syms[g->nr_syms++] = (struct gsym){ value, sym->st_size, name, shndx,
-					       sym->st_size || shndx >= SHN_LORESERVE ? 0 : section_of(mod, value) };
+					       sym->st_size || shndx >= SHN_LORESERVE ? 0 : section_of(g, mod, value) };
 }
 
 struct ms_symgaps *ms_symgaps_begin(Dwfl_Module *mod)
 {
 	struct ms_symgaps *g = calloc(1, sizeof(*g));
 	GElf_Addr mbias = 0;
+	Elf *elf;
 
 	if (!g)
 		return NULL;
 	g->first_global = dwfl_module_getsymtab_first_global(mod);
 	g->no_replay = g->first_global < 0;
-	add_sections(g, dwfl_module_getelf(mod, &mbias), mbias);
+	elf = dwfl_module_getelf(mod, &mbias);
+	add_sections(g, elf, mbias);
+	read_sections(g, elf, mbias);
 	return g;
 }
 
@@ -320,7 +402,7 @@ static void replay_pass(const struct ms_symgaps *g, size_t from, size_t to, uint
 static bool replay(const struct ms_symgaps *g, Dwfl_Module *mod, uint64_t addr, const char **name,
 		   uint64_t *offset, uint64_t gap[2])
 {
-	uint32_t sec = section_of(mod, addr);
+	uint32_t sec = section_of(g, mod, addr);
 	const struct gsym *cand = NULL;
 	uint64_t min_label = 0;
 	bool held = false;
@@ -457,7 +539,7 @@ static bool fast_answer(struct ms_symgaps *g, Dwfl_Module *mod, uint64_t addr, c
 	}
 	if ((lo && g->table[lo - 1].maxend > addr) || sorted_has(g->labels, g->nr_labels, addr))
 		return false;
-	sec = g->nc ? section_of(mod, addr) : SHN_UNDEF;
+	sec = g->nc ? section_of(g, mod, addr) : SHN_UNDEF;
 	for (k = 0; k < g->nc; k++)
 		if (g->c[k].y->value < addr && addr < g->c[k].cut && g->c[k].y->sec == sec)
 			cand = &g->c[k];
@@ -509,6 +591,7 @@ void ms_symgaps_free(struct ms_symgaps *g)
 	free(g->known);
 	free(g->own);
 	free(g->labels);
+	free(g->secs);
 	free(g);
 }
 

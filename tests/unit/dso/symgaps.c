@@ -60,4 +60,6 @@ __asm__(
 	"	.skip 24\n"
 	".size l_wide, 24\n"
 	".size l_narrow, 16\n"
+	"l_data_tail:\n"               /* sizeless, the last in .data: past .data, in no section, it names nothing */
+	"	.skip 8\n"
 );
