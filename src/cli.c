@@ -157,22 +157,52 @@ void cli_hint_privileges(int err)
  * A reading command's heap, one page fault a 4 KiB page: 1,400-3,000
  * faults on a report of a chromium or `make -j2` recording, most of the
  * kernel's share of its time (mapscope recording its own report). So the
- * heap's first growth reserves 16 MiB beyond what is asked (M_TOP_PAD:
- * address space; untouched pages cost nothing) and its 2 MiB-aligned
- * inside is advised for hugepages (THP in madvise mode, as on most
- * distributions): each 2 MiB is then one fault, and report --children 0
- * ran 7-8% faster. The pad stays: 64 MiB cost 6 MB more at the peak of an
- * HTML page of 100,000 mappings (malloc trims the top less often), 16 MiB
- * nothing measurable, 8 MiB lost half the gain. Growth past it and the
- * chunks malloc maps on their own keep 4 KiB pages. Where THP is off,
- * only the pad remains.
+ * heap's first growth takes 16 MiB more than asked (M_TOP_PAD: address
+ * space; untouched pages cost nothing), its 2 MiB-aligned inside is
+ * advised for hugepages (THP in madvise mode, as on most distributions),
+ * and each 2 MiB there is one fault: report --children 0 ran 7-8% faster.
+ *
+ * The span must stay the heap's: malloc trims free memory at the heap's
+ * top, and the break grown again is a VMA of its own, not advised. Kept by
+ * the pad itself (M_TOP_PAD left at 16 MiB), every trim kept 16 MiB of
+ * touched memory: hugepages of 500,000 mappings took 8 MB more at its
+ * peak. So the span is held by a plug instead, a small block put after
+ * it and never freed, and the pad goes back to malloc's own: the span
+ * below the plug is free memory in the middle of the heap, used first
+ * and never trimmed; above it the heap grows and is trimmed as before.
+ * Where THP is off, nothing is advised and the span is held all the same.
  */
+static void *heap_plug;
+
+/* Takes the free span [from, brk1) of the heap whole, puts heap_plug after it, and frees the span. */
+static bool heap_hold(char *from, char *brk1)
+{
+	const size_t plug = 64u << 10;
+	size_t len = (size_t)(brk1 - from);
+	void *body;
+
+	if (len < 4 * plug || !mallopt(M_MMAP_THRESHOLD, 32 << 20))
+		return false;
+	body = malloc(len - 2 * plug);           /* from the top: the bins hold nothing that large yet */
+	heap_plug = body ? malloc(plug) : NULL;
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);   /* malloc's own */
+	if (body && heap_plug && (char *)heap_plug > (char *)body && (char *)heap_plug < brk1) {
+		free(body);
+		return true;
+	}
+	free(heap_plug);
+	heap_plug = NULL;
+	free(body);
+	return false;
+}
+
 void cli_heap_for_reading(void)
 {
 	const uintptr_t huge = 2u << 20;
 	void *first[4] = { 0 };
 	char *brk0 = sbrk(0), *brk1;
 	uintptr_t lo, hi;
+	bool held;
 	int i;
 
 	if (brk0 == (void *)-1 || !mallopt(M_TOP_PAD, 16 << 20))
@@ -183,13 +213,17 @@ void cli_heap_for_reading(void)
 	brk1 = sbrk(0);
 	for (i = 0; i < 4; i++)
 		free(first[i]);
+	mallopt(M_TOP_PAD, 128 << 10);          /* malloc's own: nothing more kept at the top */
 	/*
 	 * Only what the break grew by: where malloc took its memory elsewhere
 	 * (no room to grow the break, or another allocator, as under ASan), the
 	 * break has not moved and nothing is advised.
 	 */
+	if (brk1 == (void *)-1 || brk1 <= brk0 || !first[0])
+		return;
+	held = heap_hold((char *)first[0], brk1);
 	lo = ((uintptr_t)brk0 + huge - 1) & ~(huge - 1);
 	hi = (uintptr_t)brk1 & ~(huge - 1);
-	if (brk1 != (void *)-1 && brk1 > brk0 && hi > lo)
+	if (held && hi > lo)
 		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);   /* a hint: where it fails, 4 KiB pages */
 }
