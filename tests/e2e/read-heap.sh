@@ -5,7 +5,8 @@
 # refused to the process (prctl PR_SET_THP_DISABLE, kept across exec). The
 # page faults its own report charges to the report's [heap] are the ground
 # truth: one a 4 KiB page touched without hugepages (3,700 here), one a
-# 2 MiB page with them, and what was touched before the advice (~300).
+# 2 MiB page with them, and what was touched before the advice (a few
+# hundred).
 # Where the advised run's hugepage faults fell back to 4 KiB pages
 # (/proc/vmstat thp_fault_fallback rose: no free 2 MiB page), it skips.
 source "$(dirname "$0")/lib.sh"
