@@ -392,6 +392,33 @@ void ms_symgaps_table(struct ms_symgaps *g, const struct sized *v, size_t n);
 /* Sorts v[0, n) by value, equal values in the order they came, and sets each maxend: false on ENOMEM (v unsorted). */
 bool ms_sized_sort(struct sized *v, size_t n);
 
+/* The number of entries of v[0, n), sorted by ms_sized_sort(), that start at or below addr. */
+static inline size_t ms_sized_upto(const struct sized *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].value <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Whether dwfl_module_addrinfo()'s walk considers a symbol at all, the
+ * address aside: named, defined (shndx: its section index as the caller
+ * reads it), and no section, file or TLS symbol. symtab.c's table and
+ * symgaps.c's replay keep the same symbols by it.
+ */
+static inline bool ms_sym_walked(const char *name, const GElf_Sym *sym, GElf_Word shndx)
+{
+	return name && name[0] && shndx != SHN_UNDEF && GELF_ST_TYPE(sym->st_info) != STT_SECTION &&
+	       GELF_ST_TYPE(sym->st_info) != STT_FILE && GELF_ST_TYPE(sym->st_info) != STT_TLS;
+}
+
 /* How many addresses were answered by the replay made for every address at once (the tests ask). */
 size_t ms_symgaps_nr_fast(const struct ms_symgaps *g);
 

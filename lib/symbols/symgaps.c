@@ -223,8 +223,7 @@ static uint32_t section_of(const struct ms_symgaps *g, Dwfl_Module *mod, uint64_
 static void keep_sym(struct ms_symgaps *g, Dwfl_Module *mod, int i, const GElf_Sym *sym, const char *name,
 		     uint64_t value, GElf_Word shndx)
 {
-	if (!name || !name[0] || sym->st_shndx == SHN_UNDEF || GELF_ST_TYPE(sym->st_info) == STT_SECTION ||
-	    GELF_ST_TYPE(sym->st_info) == STT_FILE || GELF_ST_TYPE(sym->st_info) == STT_TLS)
+	if (!ms_sym_walked(name, sym, sym->st_shndx))
 		return;
 	if (MS_GROW(g->syms, g->nr_syms + 1, g->cap_syms, 1024, SIZE_MAX, false)) {
 		g->no_replay = true;
@@ -526,17 +525,10 @@ static bool sorted_has(const uint64_t *v, size_t n, uint64_t x)
 static bool fast_answer(struct ms_symgaps *g, Dwfl_Module *mod, uint64_t addr, const char **name,
 			uint64_t *offset)
 {
-	size_t lo = 0, hi = g->nr_table, mid, k;
+	size_t lo = ms_sized_upto(g->table, g->nr_table, addr), k;
 	const struct cand *cand = NULL;
 	uint32_t sec;
 
-	while (lo < hi) {                    /* lo: the sized symbols starting at or below addr */
-		mid = lo + (hi - lo) / 2;
-		if (g->table[mid].value <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if ((lo && g->table[lo - 1].maxend > addr) || sorted_has(g->labels, g->nr_labels, addr))
 		return false;
 	sec = g->nc ? section_of(g, mod, addr) : SHN_UNDEF;

@@ -395,8 +395,7 @@ static bool table_add(struct bin *b, int i, const struct got *got)
 {
 	const GElf_Sym *sym = &got->sym;
 
-	if (!got->name || !got->name[0] || got->shndx == SHN_UNDEF || GELF_ST_TYPE(sym->st_info) == STT_SECTION ||
-	    GELF_ST_TYPE(sym->st_info) == STT_FILE || GELF_ST_TYPE(sym->st_info) == STT_TLS)
+	if (!ms_sym_walked(got->name, sym, got->shndx))
 		return true;
 	if (sym->st_size > UINT32_MAX || i >= 1 << 30)
 		return false;            /* beyond the table's fields: libdwfl answers */
@@ -478,17 +477,10 @@ static bool replaces(const struct sized *best, const struct sized *c)
 static const struct sized *find_sized(const struct bin *b, uint64_t addr)
 {
 	const struct sized *cand[64], *best, *t;
-	size_t lo = 0, hi = b->nr_sized, mid, nc = 0, j, a, c;
+	size_t nc = 0, j, a, c;
 	int pass, from;
 
-	while (lo < hi) {                    /* lo: entries with value <= addr */
-		mid = lo + (hi - lo) / 2;
-		if (b->sized[mid].value <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (j = lo; j-- > 0 && b->sized[j].maxend > addr;)
+	for (j = ms_sized_upto(b->sized, b->nr_sized, addr); j-- > 0 && b->sized[j].maxend > addr;)
 		if (b->sized[j].value + b->sized[j].size > addr) {
 			if (nc == sizeof(cand) / sizeof(cand[0]))
 				return NULL;     /* unusually many: the search answers */
