@@ -63,10 +63,18 @@ bool ms_text_needs_quote(const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 	int n;
 
-	for (; p && *p; p += n)
+	if (!p)
+		return false;
+	for (;;) {
+		/* Printable ASCII other than the backslash, nearly every byte of a name: no call per byte. */
+		while (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			p++;
+		if (!*p)
+			return false;
 		if (escaped(p, &n))
 			return true;
-	return false;
+		p += n;
+	}
 }
 
 const char *ms_text_quote(const char *s, char *buf, size_t len)
