@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include <mapscope/pdreader.h>
@@ -129,14 +130,39 @@ bool ms_format_losses(const struct ms_session *s, char *out, size_t len)
 	return used > 0;
 }
 
+/* Decimal digits of v at out, forwards: the end. */
+static char *put_dec(char *out, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*out++ = tmp[--n];
+	return out;
+}
+
+/*
+ * printf's "%.1f" of a size over 1024^(u + 1), from the exact value of the
+ * double it would be given: tenths rounded to nearest, a tie to even, as
+ * glibc rounds. A report prints thousands; the format took 2,000
+ * instructions each.
+ */
 void ms_format_size(uint64_t bytes, char out[16])
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	double v = (double)bytes;
+	unsigned __int128 tenths, rem, half;
+	unsigned shift;
 	int u = -1;
+	char *p;
 
 	if (bytes < 1024) {
-		snprintf(out, 16, "%u B", (unsigned int)bytes);
+		*put_dec(out, bytes) = '\0';
+		strcat(out, " B");
 		return;
 	}
 	while (v >= 1024 && u < 5) {
@@ -148,7 +174,17 @@ void ms_format_size(uint64_t bytes, char out[16])
 		v /= 1024;
 		u++;
 	}
-	snprintf(out, 16, "%.1f %s", v, units[u]);
+	shift = 10 * (unsigned)(u + 1);
+	tenths = (unsigned __int128)(double)bytes * 10;      /* the double's value: 2^64 for UINT64_MAX */
+	rem = tenths & (((unsigned __int128)1 << shift) - 1);
+	half = (unsigned __int128)1 << (shift - 1);
+	tenths >>= shift;
+	tenths += rem > half || (rem == half && (tenths & 1));
+	p = put_dec(out, (uint64_t)(tenths / 10));
+	*p++ = '.';
+	*p++ = (char)('0' + (int)(tenths % 10));
+	*p++ = ' ';
+	memcpy(p, units[u], 4);
 }
 
 /* "0x" and v in lower-case hex, printf's "0x%" PRIx64, at out (18 bytes at most): the end. */

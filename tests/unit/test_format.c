@@ -23,6 +23,63 @@ static void perms(void **state)
 	assert_string_equal(p, "---p");
 }
 
+/*
+ * What printf's "%.1f" writes of the size in the unit ms_format_size()
+ * chose for it (the digits were printf's before they were written by hand).
+ */
+static void size_by_printf(uint64_t bytes, const char *got, char out[16])
+{
+	static const char units[] = "KMGTPE";
+	const char *unit = strchr(got, ' ');
+	double v = (double)bytes;
+	int u;
+
+	if (bytes < 1024 || !unit || !strchr(units, unit[1])) {
+		snprintf(out, 16, "%u B", (unsigned int)bytes);
+		return;
+	}
+	for (u = 0; u <= (int)(strchr(units, unit[1]) - units); u++)
+		v /= 1024;
+	snprintf(out, 16, "%.1f %s", v, unit + 1);
+}
+
+/* Every size near a tenth's rounding edge (ties included: 1280 bytes is 1.25 KiB) says what printf says. */
+static void size_as_printf(void **state)
+{
+	char a[16], b[16];
+	uint64_t base, d, v;
+	int shift, t;
+
+	(void)state;
+	for (shift = 0; shift < 64; shift += 10)
+		for (t = 0; t <= 10250; t++) {
+			/* t/10 + 1/20 of 1024^k: the rounding edge of tenths, and the bytes either side of it */
+			base = (uint64_t)(((unsigned __int128)(2 * t + 1) << shift) * 1024 / 20);
+			for (d = 0; d < 5; d++) {
+				v = base + d - 2;
+				ms_format_size(v, a);
+				size_by_printf(v, a, b);
+				assert_string_equal(a, b);
+			}
+		}
+	for (v = 0; v < 200000; v++) {
+		ms_format_size(v, a);
+		size_by_printf(v, a, b);
+		assert_string_equal(a, b);
+	}
+	for (shift = 52; shift < 64; shift++)              /* past 2^53 the double rounds the size */
+		for (d = 0; d < 3000; d++) {
+			v = (UINT64_C(1) << shift) + d * 104729 - 1;
+			ms_format_size(v, a);
+			size_by_printf(v, a, b);
+			assert_string_equal(a, b);
+		}
+	ms_format_size(1280, a);
+	assert_string_equal(a, "1.2 KiB");                  /* 1.25 exactly: a tie, to even */
+	ms_format_size(1331, a);
+	assert_string_equal(a, "1.3 KiB");
+}
+
 /* Sizes for people, in powers of 1024; ranges low to high with 0x. */
 static void size_and_range(void **state)
 {
@@ -121,6 +178,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(perms),
 		cmocka_unit_test(size_and_range),
+		cmocka_unit_test(size_as_printf),
 		cmocka_unit_test(change_what),
 		cmocka_unit_test(code_without_symbols),
 		cmocka_unit_test(set_aside),
