@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "aspace/internal.h"
+#include "util/str.h"
 
 /* What was in [start, end) is gone. */
 static void set_release(struct ms_change *c, uint64_t start, uint64_t end)
@@ -27,7 +28,7 @@ static const struct ms_region *set_range(struct ms_aspace *as, uint32_t pid, str
 	c->start = start;
 	c->end = end;
 	if (r)
-		snprintf(as->change_name, sizeof(as->change_name), "%s", r->name);
+		ms_str_copy(as->change_name, sizeof(as->change_name), r->name);
 	return r;
 }
 
@@ -93,7 +94,7 @@ static int grow_stack(struct ms_aspace *as, struct proc *p, const struct ms_even
 		c->start = r->start;
 		c->end = r->end;
 	}
-	snprintf(as->change_name, sizeof(as->change_name), "[stack]");
+	ms_str_copy(as->change_name, sizeof(as->change_name), "[stack]");
 	return 0;
 }
 
@@ -101,7 +102,7 @@ static int grow_stack(struct ms_aspace *as, struct proc *p, const struct ms_even
 static void describe_heap(struct ms_aspace *as, const struct ms_event *ev, struct ms_change *c)
 {
 	c->region = ms_aspace_heap(as, ev->pid);
-	snprintf(as->change_name, sizeof(as->change_name), "[heap]");
+	ms_str_copy(as->change_name, sizeof(as->change_name), "[heap]");
 }
 
 /* Whether anything is mapped in [start, end). */
@@ -140,7 +141,7 @@ static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *
 	if (c) {
 		c->prot = (int)m->prot;
 		c->region = r = ms_aspace_lookup(as, ev->pid, m->start);
-		snprintf(as->change_name, sizeof(as->change_name), "%s", r ? r->name : m->name);
+		ms_str_copy(as->change_name, sizeof(as->change_name), r ? r->name : m->name);
 		if (replaces)
 			set_release(c, m->start, m->end);
 	}
@@ -625,12 +626,12 @@ static int change_task(struct ms_aspace *as, struct proc *p, const struct ms_eve
 	else
 		return -ENOMEM;
 	if (ev->kind == MS_EV_EXEC)
-		snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
+		ms_str_copy(p->comm, sizeof(p->comm), ev->comm.comm);
 	if (!c)
 		return 0;
 	c->release_all = all;
 	if (ev->kind == MS_EV_EXEC)
-		snprintf(as->change_name, sizeof(as->change_name), "%s", ev->comm.comm);
+		ms_str_copy(as->change_name, sizeof(as->change_name), ev->comm.comm);
 	return 0;
 }
 
@@ -655,7 +656,7 @@ static void apply_other(struct ms_aspace *as, struct proc *p, const struct ms_ev
 	switch (ev->kind) {
 	case MS_EV_COMM:
 		if (ev->tid == ev->pid || !p->comm[0])
-			snprintf(p->comm, sizeof(p->comm), "%s", ev->comm.comm);
+			ms_str_copy(p->comm, sizeof(p->comm), ev->comm.comm);
 		break;
 	case MS_EV_THREAD_SP:
 		if (ev->tid != ev->pid && ev->tid != p->last_named)

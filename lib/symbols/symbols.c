@@ -22,6 +22,7 @@
 #include "util/hash.h"
 
 #include "util/log.h"
+#include "util/str.h"
 
 /*
  * Separate debug files: by build-id under /usr/lib/debug, and by
@@ -111,7 +112,7 @@ static void real_path(const char *name, char *out, size_t len)
 
 	if (n > 10 && !strcmp(name + n - 10, " (deleted)"))
 		n -= 10;
-	snprintf(out, len, "%.*s", (int)n, name);
+	ms_strn_copy(out, len, name, n);
 }
 
 /* Puts bin i in the slots by its path (room is there). */
