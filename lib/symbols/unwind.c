@@ -218,28 +218,47 @@ static int by_lo(const void *a, const void *b)
  * p's spans by address, one for each module dwfl_report_module() would
  * have (a binary reported twice over the same addresses, as an ET_EXEC
  * whose text was mapped again, is one module), and whether any two share
- * an address or one is empty: then the walk is libdwfl's.
+ * an address or one is empty: then the walk is libdwfl's. A few new spans
+ * (from old on) are sorted alone and merged into the sorted ones, the old
+ * first where two start alike, as a stable sort of them all puts them:
+ * not every span sorted again at each binary a process maps.
  */
-static int sort_spans(struct proc_bins *p)
+static int sort_spans(struct proc_bins *p, size_t old)
 {
-	const struct uw_span *sp, *prev;
-	size_t i, n = 0;
+	const size_t nr_new = p->uw_nr - old;
+	const bool merge = old && nr_new <= 32 && p->uw_sorted_nr;
+	struct uw_span fresh[32], t, *v, *sp, *prev;
+	size_t i, j, n = 0, k = nr_new, a = merge ? p->uw_sorted_nr : 0, all = merge ? a + k : p->uw_nr;
 
+	if (old && !nr_new)
+		return 0;                /* nothing new: the spans and what was said of them stand */
 	p->uw_overlap = false;
 	p->uw_sorted_nr = 0;
 	if (!p->uw_nr)
-		return 0;                    /* no binary yet: memcpy and qsort must not be given NULL */
+		return 0;                /* no binary yet: memcpy and qsort must not be given NULL */
 	if (MS_GROW(p->uw_sorted, p->uw_nr, p->uw_sorted_cap, 16, SIZE_MAX, false))
 		return -ENOMEM;
-	memcpy(p->uw_sorted, p->uw_spans, p->uw_nr * sizeof(*p->uw_spans));
-	qsort(p->uw_sorted, p->uw_nr, sizeof(*p->uw_sorted), by_lo);
-	for (i = 0; i < p->uw_nr; i++) {
-		sp = &p->uw_sorted[i];
-		prev = n ? &p->uw_sorted[n - 1] : NULL;
+	v = p->uw_sorted;
+	if (!merge) {
+		memcpy(v, p->uw_spans, p->uw_nr * sizeof(*v));
+		qsort(v, p->uw_nr, sizeof(*v), by_lo);
+	} else {
+		for (i = 0; i < k; i++) {          /* insertion, stable */
+			t = p->uw_spans[old + i];
+			for (j = i; j && fresh[j - 1].lo > t.lo; j--)
+				fresh[j] = fresh[j - 1];
+			fresh[j] = t;
+		}
+		for (i = all; k; i--)              /* from the back: the old first where two start alike */
+			v[i - 1] = a && v[a - 1].lo > fresh[k - 1].lo ? v[--a] : fresh[--k];
+	}
+	for (i = 0; i < all; i++) {
+		sp = &v[i];
+		prev = n ? &v[n - 1] : NULL;
 		if (prev && sp->lo == prev->lo && sp->hi == prev->hi && sp->bin == prev->bin)
 			continue;
 		p->uw_overlap |= sp->lo >= sp->hi || (prev && sp->lo < prev->hi);
-		p->uw_sorted[n++] = *sp;
+		v[n++] = *sp;
 	}
 	p->uw_sorted_nr = n;
 	return 0;
@@ -254,7 +273,7 @@ static int sort_spans(struct proc_bins *p)
 static int proc_spans(struct ms_symbols *s, struct proc_bins *p)
 {
 	struct uw_span sp;
-	size_t i, from = p->uw_valid && p->uw_attachable && p->uw_n <= p->n ? p->uw_n : 0;
+	size_t i, old, from = p->uw_valid && p->uw_attachable && p->uw_n <= p->n ? p->uw_n : 0;
 
 	if (from && from == p->n)
 		return 0;
@@ -263,6 +282,7 @@ static int proc_spans(struct ms_symbols *s, struct proc_bins *p)
 		p->uw_nr = p->uw_attachable = 0;
 		p->uw_other = false;
 	}
+	old = p->uw_nr;
 	for (i = from; i < p->n; i++) {
 		if (inst_span(s, p, i, &sp))
 			continue;
@@ -272,7 +292,7 @@ static int proc_spans(struct ms_symbols *s, struct proc_bins *p)
 		p->uw_other |= !s->bins[sp.bin].uw->x86_64;
 		p->uw_attachable += attachable(basename(s->bins[sp.bin].path));
 	}
-	if (sort_spans(p))
+	if (sort_spans(p, old))
 		goto nomem;
 	p->uw_n = p->n;
 	p->uw_valid = true;
