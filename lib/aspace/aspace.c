@@ -83,18 +83,24 @@ MS_EXPORT const char *ms_region_kind_name(enum ms_region_kind k)
 	return (size_t)k < sizeof(n) / sizeof(n[0]) ? n[k] : "other";
 }
 
+/* Each name below starts with '[' or '/': most names, paths and "", are told apart at their first byte. */
 static enum ms_region_kind kind_of(const char *name, uint32_t flags, bool has_file)
 {
-	if (!strcmp(name, "[heap]"))
-		return MS_KIND_HEAP;
-	if (!strcmp(name, "[stack]"))
-		return MS_KIND_STACK;
-	if (!strcmp(name, "[vdso]") || !strncmp(name, "[vvar", 5) || !strcmp(name, "[vsyscall]"))
-		return MS_KIND_VDSO;
-	if (!strncmp(name, "/SYSV", 5) || !strncmp(name, "/dev/shm/", 9) ||
-	    ((flags & MAP_SHARED) && (!strncmp(name, "/memfd:", 7) || !strncmp(name, "/dev/zero", 9))))
+	if (name[0] == '[') {
+		if (!strcmp(name, "[heap]"))
+			return MS_KIND_HEAP;
+		if (!strcmp(name, "[stack]"))
+			return MS_KIND_STACK;
+		if (!strcmp(name, "[vdso]") || !strncmp(name, "[vvar", 5) || !strcmp(name, "[vsyscall]"))
+			return MS_KIND_VDSO;
+		if (!has_file || !strncmp(name, "[anon:", 6))
+			return MS_KIND_ANON;
+		return MS_KIND_OTHER;
+	}
+	if (name[0] == '/' && (!strncmp(name, "/SYSV", 5) || !strncmp(name, "/dev/shm/", 9) ||
+			       ((flags & MAP_SHARED) && (!strncmp(name, "/memfd:", 7) || !strncmp(name, "/dev/zero", 9)))))
 		return MS_KIND_SHM;
-	if (!has_file || !strcmp(name, "//anon") || !strncmp(name, "[anon:", 6))
+	if (!has_file || (name[0] == '/' && !strcmp(name, "//anon")))
 		return MS_KIND_ANON;
 	if (name[0] == '/')
 		return MS_KIND_FILE;

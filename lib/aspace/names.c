@@ -132,8 +132,12 @@ void ms_names_rename(struct ms_aspace *as, const struct ms_event *ev)
 		return;
 	for (i = 0; i < as->nr; i++) {
 		r = as->regions[i];
-		/* Every case below starts with from or is to: that first, the suffix's strlen only then. */
+		/*
+		 * Every case below starts with from or is to: that first (its second
+		 * byte, then the calls), the suffix's strlen only then.
+		 */
 		if (!r->alive || r->proc_name[0] != '/' ||
+		    (nf > 1 && r->proc_name[1] != from[1] && r->proc_name[1] != to[1]) ||
 		    (strncmp(r->proc_name, from, nf) && strcmp(r->proc_name, to)) || deleted(r->proc_name))
 			continue;
 		if (!strcmp(r->proc_name, from) && renamed_file(r, ev))
