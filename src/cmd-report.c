@@ -469,6 +469,13 @@ static void text_child(const struct ms_report_row *r, const struct ms_report_chi
 	text_s(")\n", 0);
 }
 
+/* "  " and a name, escaped: printf's "  %s" without the format, a column or two of every row. */
+static void text_column(const char *name)
+{
+	text_s("  ", 0);
+	text_s(MS_TEXT(name), 0);
+}
+
 static void text_row(const struct report_opts *o, const struct ms_report_row *r, const char *access)
 {
 	static struct share_memo memo;
@@ -493,18 +500,21 @@ static void text_row(const struct report_opts *o, const struct ms_report_row *r,
 		text_s(r->region && r->region->records_lost ? " (records were lost in its life)" : "", 0);
 	}
 	if (o->group & MS_GROUP_SYMBOL)
-		printf("  %s", MS_TEXT(r->symbol));
+		text_column(r->symbol);
 	if (o->group & MS_GROUP_DSO)
-		printf("  %s", MS_TEXT(base(r->dso)));
+		text_column(base(r->dso));
 	if (o->group & MS_GROUP_DADDR)
-		printf("  %s", MS_TEXT(r->daddr_symbol));
+		text_column(r->daddr_symbol);
 	if (o->group & MS_GROUP_ALLOC)
-		printf("  %s", MS_TEXT(r->alloc));
+		text_column(r->alloc);
 	fputc_unlocked('\n', stdout);
 	if (by_region && r->region && r->samples)
 		text_touched_line(o, r->region);
-	if (o->group == MS_GROUP_REGION && r->alloc && r->samples)
-		printf("%17s allocated by %s\n", "", MS_TEXT(r->alloc));
+	if (o->group == MS_GROUP_REGION && r->alloc && r->samples) {
+		text_s(" allocated by ", 31);                    /* printf's "%17s allocated by %s\n" */
+		text_s(MS_TEXT(r->alloc), 0);
+		fputc_unlocked('\n', stdout);
+	}
 	for (k = 0; k < r->nr_children; k++)
 		text_child(r, &r->children[k]);
 }
