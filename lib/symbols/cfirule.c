@@ -86,6 +86,19 @@ static int cfa_rule(Dwarf_Frame *f, struct ms_cfirule *r)
 	return MS_CFI_SIMPLE;
 }
 
+void ms_cfirule_masks(struct ms_cfirule *r)
+{
+	int i;
+
+	r->same = r->found = 0;
+	for (i = 0; i < MS_CFI_NREGS; i++) {
+		if (r->kind[i] == MS_CFI_SAME)
+			r->same |= 1u << i;
+		else if (r->kind[i] != MS_CFI_UNDEF)
+			r->found |= 1u << i;
+	}
+}
+
 static int decode_frame(Dwarf_Frame *f, struct ms_cfirule *r)
 {
 	Dwarf_Op mem[3], *ops;
@@ -105,6 +118,7 @@ static int decode_frame(Dwarf_Frame *f, struct ms_cfirule *r)
 		if ((why = register_rule(mem, ops, nops, &r->kind[i], &r->val[i])) != MS_CFI_SIMPLE)
 			return why;
 	}
+	ms_cfirule_masks(r);
 	return MS_CFI_SIMPLE;
 }
 
@@ -135,16 +149,23 @@ bool ms_cfirule_step(const struct ms_cfirule *r, const struct ms_cfiregs *cur, c
 {
 	bool cfa_ok = cur->set >> r->cfa_reg & 1;
 	uint64_t cfa = cur->r[r->cfa_reg] + (uint64_t)(int64_t)r->cfa_off, v = 0;
+	uint32_t bits;
 	bool ok;
 	int i;
 
-	next->set = 0;
-	for (i = 0; i < MS_CFI_NREGS; i++) {
+	/*
+	 * Only the registers the row says something of, a bit each: most of
+	 * the 17 are the callee's own or unknown. A register left unset keeps
+	 * whatever next held, as before.
+	 */
+	next->set = cur->set & r->same;
+	for (bits = next->set; bits; bits &= bits - 1) {
+		i = __builtin_ctz(bits);
+		next->r[i] = cur->r[i];
+	}
+	for (bits = r->found; bits; bits &= bits - 1) {
+		i = __builtin_ctz(bits);
 		switch (r->kind[i]) {
-		case MS_CFI_SAME:
-			ok = cur->set >> i & 1;
-			v = cur->r[i];
-			break;
 		case MS_CFI_AT:
 			ok = cfa_ok && ms_cfistack_read(st, cfa + (uint64_t)(int64_t)r->val[i], &v);
 			break;
@@ -152,12 +173,9 @@ bool ms_cfirule_step(const struct ms_cfirule *r, const struct ms_cfiregs *cur, c
 			ok = cfa_ok;
 			v = cfa + (uint64_t)(int64_t)r->val[i];
 			break;
-		case MS_CFI_REG:
+		default:                 /* MS_CFI_REG */
 			ok = cur->set >> r->val[i] & 1;
 			v = cur->r[r->val[i]];
-			break;
-		default:
-			ok = false;
 			break;
 		}
 		if (ok) {

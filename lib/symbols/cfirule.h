@@ -48,6 +48,8 @@ struct ms_cfirule {
 	uint8_t kind[MS_CFI_NREGS];
 	int32_t cfa_off;
 	int32_t val[MS_CFI_NREGS];
+	uint32_t same;        /* the registers whose kind is MS_CFI_SAME, a bit each */
+	uint32_t found;       /* those found another way (AT, VAL, REG); the rest are UNDEF */
 };
 
 /* A frame's registers: r[i] holds a value where bit i of set is on. */
@@ -62,6 +64,9 @@ struct ms_cfistack {
 	size_t len;
 	uint64_t sp;
 };
+
+/* Sets r's same and found from its kinds: decoding does; a row made by hand must too. */
+void ms_cfirule_masks(struct ms_cfirule *r);
 
 /*
  * The 8 bytes at addr of the stack copy into *v: false where any lies

@@ -99,6 +99,9 @@ static void decodes_a_function_entry(void **state)
 			assert_int_equal(r.kind[i], MS_CFI_SAME);
 		else if (i != MS_CFI_SP)
 			assert_int_equal(r.kind[i], MS_CFI_UNDEF);
+	/* The step reads the kinds through two masks, which must say the same. */
+	assert_int_equal(r.same, 1u << 0 | 1u << 6 | 0xfu << 12);
+	assert_int_equal(r.found, 1u << MS_CFI_SP | 1u << MS_CFI_RA);
 	ms_cfirule_decode(f.cfi, 0, &r);
 	assert_int_equal(r.why, MS_CFI_NO_FDE);
 	close_cfi(&f);
@@ -178,6 +181,7 @@ static struct ms_cfirule usual_row(void)
 	r.kind[3] = MS_CFI_SAME;
 	r.kind[12] = MS_CFI_REG;      /* r12 from r13, as DW_CFA_register has it */
 	r.val[12] = 13;
+	ms_cfirule_masks(&r);
 	return r;
 }
 
