@@ -133,47 +133,6 @@ int ms_elf_open(const char *path)
 	return fd;
 }
 
-/* Reads the PT_LOAD segments; quietly unusable for files that are not ELF, or not regular files. */
-void ms_bin_read_segments(struct bin *b)
-{
-	size_t n, i;
-	GElf_Phdr ph;
-	Elf *elf;
-	int fd;
-
-	b->state = -1;
-	fd = ms_elf_open(b->path);
-	if (fd == -ENOEXEC || fd == -EPERM)
-		return;
-	if (fd < 0) {
-		b->state = -2;
-		b->open_errno = -fd;
-		return;
-	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getphdrnum(elf, &n)) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return;
-	}
-	b->segs = calloc(n ? n : 1, sizeof(*b->segs));
-	b->lo = UINT64_MAX;
-	for (i = 0; b->segs && i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		b->segs[b->nr_segs++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_memsz };
-		if (ph.p_vaddr < b->lo)
-			b->lo = ph.p_vaddr;
-		if (ph.p_vaddr + ph.p_memsz > b->hi)
-			b->hi = ph.p_vaddr + ph.p_memsz;
-	}
-	elf_end(elf);
-	close(fd);
-	if (b->nr_segs)
-		b->state = 1;
-}
-
 /*
  * Symbols and unwinding each mapped a binary's file for themselves
  * (libdwfl's dwfl_report_elf() and unwind.c's elf_begin()), and the
@@ -184,6 +143,15 @@ void ms_bin_read_segments(struct bin *b)
  * they were.
  */
 #define BIN_ELF_CMD ELF_C_READ_MMAP_PRIVATE
+
+/*
+ * Binaries whose file stays open from their segments on, in all the
+ * process (a descriptor each); past this many, a binary's segments are
+ * read from a file opened and closed for them, as its names and unwinding
+ * may never need it.
+ */
+#define HELD_MAX 512
+static unsigned held;
 
 int ms_bin_elf(struct bin *b, Elf **elf)
 {
@@ -201,9 +169,63 @@ int ms_bin_elf(struct bin *b, Elf **elf)
 		}
 		b->elf_fd = fd;
 		b->elf_state = 1;
+		__atomic_add_fetch(&held, 1, __ATOMIC_RELAXED);
 	}
 	*elf = b->elf;
 	return b->elf_state > 0 ? 0 : b->elf_state;
+}
+
+/* b's PT_LOAD segments from elf: state 1, or -1 where it has none. */
+static void take_segments(struct bin *b, Elf *elf)
+{
+	size_t n, i;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return;
+	b->segs = calloc(n ? n : 1, sizeof(*b->segs));
+	b->lo = UINT64_MAX;
+	for (i = 0; b->segs && i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		b->segs[b->nr_segs++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_memsz };
+		if (ph.p_vaddr < b->lo)
+			b->lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > b->hi)
+			b->hi = ph.p_vaddr + ph.p_memsz;
+	}
+	if (b->nr_segs)
+		b->state = 1;
+}
+
+/*
+ * Reads the PT_LOAD segments; quietly unusable for files that are not
+ * ELF, or not regular files. The file is opened once for them and kept
+ * (ms_bin_elf()): its names and unwinding took it again, each open a
+ * stat, a realpath() walk, openat2, fstat, fstatfs and a read of the
+ * magic (1,600 system calls in the chromium page load's report).
+ */
+void ms_bin_read_segments(struct bin *b)
+{
+	Elf *elf;
+	int fd;
+
+	b->state = -1;
+	if (__atomic_load_n(&held, __ATOMIC_RELAXED) < HELD_MAX) {
+		fd = ms_bin_elf(b, &elf);
+		if (!fd)
+			take_segments(b, elf);
+	} else if ((fd = ms_elf_open(b->path)) >= 0) {
+		if ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(elf) == ELF_K_ELF)
+			take_segments(b, elf);
+		elf_end(elf);
+		close(fd);
+		return;
+	}
+	if (fd < 0 && fd != -ENOEXEC && fd != -EPERM) {
+		b->state = -2;
+		b->open_errno = -fd;
+	}
 }
 
 Elf *ms_bin_elf_ref(Elf *elf)
@@ -216,6 +238,7 @@ void ms_bin_elf_release(struct bin *b)
 	if (b->elf_state > 0) {
 		elf_end(b->elf);
 		close(b->elf_fd);
+		__atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
 	}
 	b->elf = NULL;
 	b->elf_state = 0;

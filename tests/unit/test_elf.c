@@ -116,6 +116,66 @@ static void real_elf_opens(void **state)
 	assert_int_equal(b.state, 1);
 	assert_true(b.nr_segs >= 2 && b.lo < b.hi);
 	free(b.segs);
+	ms_bin_elf_release(&b);
+}
+
+/* The descriptors this process has open. */
+static int open_fds(void)
+{
+	char p[64];
+	int fd, n = 0;
+
+	for (fd = 0; fd < 4096; fd++) {
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+		n += !access(p, F_OK);
+	}
+	return n;
+}
+
+/*
+ * The file a binary's segments were read from is the one its names and
+ * unwinding take, not opened again; past 512 binaries so held, segments
+ * come from a file opened and closed for them (a report of thousands of
+ * binaries must not run out of descriptors), the same segments.
+ */
+static void segments_keep_the_file(void **state)
+{
+	enum { N = 530 };
+	char exe[4096], name[32];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct bin *b = calloc(N, sizeof(*b));
+	int i, fds, held = 0;
+	Elf *elf;
+
+	assert_true(n > 0 && b);
+	exe[n] = '\0';
+	elf_version(EV_CURRENT);
+	fds = open_fds();
+	for (i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "link%d", i);
+		assert_int_equal(symlink(exe, in_dir(name)), 0);
+		assert_non_null(b[i].path = strdup(path));
+		ms_bin_read_segments(&b[i]);
+		assert_int_equal(b[i].state, 1);
+		assert_int_equal(b[i].nr_segs, b[0].nr_segs);
+		assert_memory_equal(b[i].segs, b[0].segs, b[0].nr_segs * sizeof(*b->segs));
+		held += b[i].elf_state == 1;
+	}
+	assert_int_equal(held, 512);
+	assert_int_equal(open_fds(), fds + 512);
+	assert_int_equal(b[0].elf_state, 1);
+	assert_int_equal(ms_bin_elf(&b[0], &elf), 0);       /* the same file: no descriptor more */
+	assert_ptr_equal(elf, b[0].elf);
+	assert_int_equal(open_fds(), fds + 512);
+	for (i = 0; i < N; i++) {
+		ms_bin_elf_release(&b[i]);
+		free(b[i].segs);
+		free(b[i].path);
+		snprintf(name, sizeof(name), "link%d", i);
+		unlink(in_dir(name));
+	}
+	assert_int_equal(open_fds(), fds);
+	free(b);
 }
 
 /* A binary's file is opened once whoever asks (its symbols, its unwinder), each of those holding a reference of its own. */
@@ -170,6 +230,7 @@ int main(void)
 		cmocka_unit_test(proc_sys_dev_refused),
 		cmocka_unit_test(real_elf_opens),
 		cmocka_unit_test(bin_file_opened_once),
+		cmocka_unit_test(segments_keep_the_file),
 	};
 	int rc;
 
