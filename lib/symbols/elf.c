@@ -145,31 +145,45 @@ int ms_elf_open(const char *path)
 #define BIN_ELF_CMD ELF_C_READ_MMAP_PRIVATE
 
 /*
- * Binaries whose file stays open from their segments on, in all the
- * process (a descriptor each); past this many, a binary's segments are
- * read from a file opened and closed for them, as its names and unwinding
- * may never need it.
+ * Descriptors of binaries' files held in all the process, from their
+ * segments on (ms_bin_read_segments()) or for their names and unwinding
+ * (ms_bin_elf()). Past HELD_MAX, a binary's segments are read from a
+ * file opened and closed for them, as its names may never need it.
  */
 #define HELD_MAX 512
 static unsigned held;
+
+static int hold_fd(int fd)
+{
+	if (fd >= 0)
+		__atomic_add_fetch(&held, 1, __ATOMIC_RELAXED);
+	return fd;
+}
+
+static void close_fd(int fd)
+{
+	close(fd);
+	__atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
+}
 
 int ms_bin_elf(struct bin *b, Elf **elf)
 {
 	int fd;
 
 	if (!b->elf_state) {
-		if ((fd = ms_elf_open(b->path)) < 0)
+		fd = b->seg_fd ? b->seg_fd - 1 : hold_fd(ms_elf_open(b->path));
+		b->seg_fd = 0;
+		if (fd < 0)
 			return b->elf_state = fd;
 		b->elf = elf_begin(fd, BIN_ELF_CMD, NULL);
 		if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
 			elf_end(b->elf);
 			b->elf = NULL;
-			close(fd);
+			close_fd(fd);
 			return b->elf_state = -ENOEXEC;
 		}
 		b->elf_fd = fd;
 		b->elf_state = 1;
-		__atomic_add_fetch(&held, 1, __ATOMIC_RELAXED);
 	}
 	*elf = b->elf;
 	return b->elf_state > 0 ? 0 : b->elf_state;
@@ -200,32 +214,35 @@ static void take_segments(struct bin *b, Elf *elf)
 
 /*
  * Reads the PT_LOAD segments; quietly unusable for files that are not
- * ELF, or not regular files. The file is opened once for them and kept
- * (ms_bin_elf()): its names and unwinding took it again, each open a
- * stat, a realpath() walk, openat2, fstat, fstatfs and a read of the
- * magic (1,600 system calls in the chromium page load's report).
+ * ELF, or not regular files. The descriptor they were read from is kept
+ * for ms_bin_elf(): names and unwinding opened the file again, each open
+ * a stat, a realpath() walk (a readlink a component), openat2, fstat,
+ * fstatfs and a read of the magic (1,600 system calls in the chromium
+ * page load's report). Only the descriptor: a command that never names
+ * the binary maps nothing of it.
  */
 void ms_bin_read_segments(struct bin *b)
 {
+	const bool keep = __atomic_load_n(&held, __ATOMIC_RELAXED) < HELD_MAX;
 	Elf *elf;
 	int fd;
 
 	b->state = -1;
-	if (__atomic_load_n(&held, __ATOMIC_RELAXED) < HELD_MAX) {
-		fd = ms_bin_elf(b, &elf);
-		if (!fd)
-			take_segments(b, elf);
-	} else if ((fd = ms_elf_open(b->path)) >= 0) {
-		if ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(elf) == ELF_K_ELF)
-			take_segments(b, elf);
-		elf_end(elf);
-		close(fd);
+	fd = ms_elf_open(b->path);
+	if (fd == -ENOEXEC || fd == -EPERM)
 		return;
-	}
-	if (fd < 0 && fd != -ENOEXEC && fd != -EPERM) {
+	if (fd < 0) {
 		b->state = -2;
 		b->open_errno = -fd;
+		return;
 	}
+	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(elf) == ELF_K_ELF)
+		take_segments(b, elf);
+	elf_end(elf);
+	if (keep && b->state == 1 && !b->elf_state && !b->seg_fd)
+		b->seg_fd = hold_fd(fd) + 1;
+	else
+		close(fd);
 }
 
 Elf *ms_bin_elf_ref(Elf *elf)
@@ -237,9 +254,11 @@ void ms_bin_elf_release(struct bin *b)
 {
 	if (b->elf_state > 0) {
 		elf_end(b->elf);
-		close(b->elf_fd);
-		__atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
+		close_fd(b->elf_fd);
 	}
+	if (b->seg_fd)
+		close_fd(b->seg_fd - 1);
+	b->seg_fd = 0;
 	b->elf = NULL;
 	b->elf_state = 0;
 }

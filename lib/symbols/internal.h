@@ -65,6 +65,7 @@ struct bin {
 	struct ms_symgaps *gaps;      /* names of addresses no sized symbol holds (symgaps.c) */
 	Elf *elf;                     /* the file, read once for its symbols and every unwinder (ms_bin_elf()) */
 	int elf_fd;                   /* its descriptor, while elf lives */
+	int seg_fd;                   /* 1 + the descriptor its segments were read from, kept for elf; 0: none */
 	int elf_state;                /* 0: not opened yet, 1: elf open, else -errno: why it cannot be */
 	struct bin_unwind *uw;        /* what every process's unwinder reads of it (unwind.c) */
 	int uw_state;                 /* 0: not read yet, 1: uw read, -1: cannot be */

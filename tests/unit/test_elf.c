@@ -133,10 +133,11 @@ static int open_fds(void)
 }
 
 /*
- * The file a binary's segments were read from is the one its names and
- * unwinding take, not opened again; past 512 binaries so held, segments
- * come from a file opened and closed for them (a report of thousands of
- * binaries must not run out of descriptors), the same segments.
+ * The descriptor a binary's segments were read from is the one its names
+ * and unwinding take, not opened again; past 512 binaries so held,
+ * segments come from a file opened and closed for them (a report of
+ * thousands of binaries must not run out of descriptors), the same
+ * segments.
  */
 static void segments_keep_the_file(void **state)
 {
@@ -159,14 +160,17 @@ static void segments_keep_the_file(void **state)
 		assert_int_equal(b[i].state, 1);
 		assert_int_equal(b[i].nr_segs, b[0].nr_segs);
 		assert_memory_equal(b[i].segs, b[0].segs, b[0].nr_segs * sizeof(*b->segs));
-		held += b[i].elf_state == 1;
+		held += b[i].seg_fd != 0;
+		assert_int_equal(b[i].elf_state, 0);        /* nothing mapped until names ask */
 	}
 	assert_int_equal(held, 512);
 	assert_int_equal(open_fds(), fds + 512);
-	assert_int_equal(b[0].elf_state, 1);
-	assert_int_equal(ms_bin_elf(&b[0], &elf), 0);       /* the same file: no descriptor more */
+	assert_int_equal(ms_bin_elf(&b[0], &elf), 0);       /* the descriptor kept: none more */
 	assert_ptr_equal(elf, b[0].elf);
+	assert_int_equal(b[0].seg_fd, 0);
 	assert_int_equal(open_fds(), fds + 512);
+	assert_int_equal(ms_bin_elf(&b[N - 1], &elf), 0);   /* not kept: opened now */
+	assert_int_equal(open_fds(), fds + 513);
 	for (i = 0; i < N; i++) {
 		ms_bin_elf_release(&b[i]);
 		free(b[i].segs);
