@@ -173,9 +173,12 @@ bool ms_cfirule_step(const struct ms_cfirule *r, const struct ms_cfiregs *cur, c
 			ok = cfa_ok;
 			v = cfa + (uint64_t)(int64_t)r->val[i];
 			break;
-		default:                 /* MS_CFI_REG */
+		case MS_CFI_REG:
 			ok = cur->set >> r->val[i] & 1;
 			v = cur->r[r->val[i]];
+			break;
+		default:                 /* a mask older than the kinds (a row changed by hand): as UNDEF */
+			ok = false;
 			break;
 		}
 		if (ok) {

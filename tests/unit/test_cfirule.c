@@ -231,6 +231,7 @@ static void ends_where_libdwfl_ends(void **state)
 	assert_false(ms_cfirule_step(&r, &cur, &st, &next, &pc));
 	assert_int_equal(next.set, 0);
 	r.kind[MS_CFI_RA] = MS_CFI_UNDEF;                              /* the outermost frame's rule */
+	ms_cfirule_masks(&r);
 	cur.set = 1u << MS_CFI_SP;
 	words[1] = 0x4000;
 	assert_false(ms_cfirule_step(&r, &cur, &st, &next, &pc));
