@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "kernel/doctor.h"
+#include "output/format.h"
 #include "output/text.h"
 
 /* A message may quote a name from a recording: its control bytes are escaped, one message a line. */
@@ -83,20 +84,13 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
  */
 static bool seconds_text(char buf[32], uint64_t d)
 {
-	uint64_t us, sec;
-	char tmp[20];
-	int n = 0, k;
+	uint64_t us;
+	int n, k;
 
 	if (d >= 1ULL << 50 || d % 1000 == 500)
 		return false;
 	us = d / 1000 + (d % 1000 > 500);
-	sec = us / 1000000;
-	do {
-		tmp[n++] = (char)('0' + sec % 10);
-		sec /= 10;
-	} while (sec);
-	for (k = 0; n; k++)
-		buf[k] = tmp[--n];
+	k = (int)(ms_format_dec(buf, us / 1000000) - buf);
 	buf[k++] = '.';
 	for (n = 5, us %= 1000000; n >= 0; n--, us /= 10)
 		buf[k + n] = (char)('0' + us % 10);

@@ -72,15 +72,10 @@ static char *put_padded(char *at, const char *s, size_t w, bool after)
 static char *put_u32(char *at, uint32_t v)
 {
 	char tmp[12];
-	int n = 11;
 
-	tmp[n] = '\0';
-	do {
-		tmp[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	*ms_format_dec(tmp, v) = '\0';
 	*at++ = ' ';
-	return put_padded(at, tmp + n, 7, false);
+	return put_padded(at, tmp, 7, false);
 }
 
 /*

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "output/format.h"
 #include "textout.h"
 
 /*
@@ -50,21 +51,11 @@ void text_s(const char *s, int width)
 	put(s, strlen(s), width);
 }
 
-/* v in decimal, ending at end (exclusive): where it begins. */
-static char *decimal(uint64_t v, char *end)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
 void text_u64(uint64_t v, int width)
 {
-	char b[24], *p = decimal(v, b + sizeof(b));
+	char b[20];
 
-	put(p, (size_t)(b + sizeof(b) - p), width);
+	put(b, (size_t)(ms_format_dec(b, v) - b), width);
 }
 
 /* "0x" and v in lower-case hex, ending at end: where it begins. */

@@ -130,19 +130,17 @@ bool ms_format_losses(const struct ms_session *s, char *out, size_t len)
 	return used > 0;
 }
 
-/* Decimal digits of v at out, forwards: the end. */
-static char *put_dec(char *out, uint64_t v)
+char *ms_format_dec(char *out, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
+	size_t n = 1;
+	uint64_t t;
+	char *p;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*out++ = tmp[--n];
-	return out;
+	for (t = v; t >= 10; t /= 10)       /* the digits counted, then written from the last: no copy */
+		n++;
+	for (p = out + n; p > out; v /= 10)
+		*--p = (char)('0' + v % 10);
+	return out + n;
 }
 
 /*
@@ -161,7 +159,7 @@ void ms_format_size(uint64_t bytes, char out[16])
 	char *p;
 
 	if (bytes < 1024) {
-		*put_dec(out, bytes) = '\0';
+		*ms_format_dec(out, bytes) = '\0';
 		strcat(out, " B");
 		return;
 	}
@@ -180,7 +178,7 @@ void ms_format_size(uint64_t bytes, char out[16])
 	half = (unsigned __int128)1 << (shift - 1);
 	tenths >>= shift;
 	tenths += rem > half || (rem == half && (tenths & 1));
-	p = put_dec(out, (uint64_t)(tenths / 10));
+	p = ms_format_dec(out, (uint64_t)(tenths / 10));
 	*p++ = '.';
 	*p++ = (char)('0' + (int)(tenths % 10));
 	*p++ = ' ';

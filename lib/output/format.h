@@ -17,6 +17,9 @@
 /* "rw-p" from PROT_* and MAP_SHARED. */
 void ms_format_perms(uint32_t prot, uint32_t flags, char out[5]);
 
+/* v in decimal at out, printf's "%" PRIu64 with no NUL (20 bytes at most): the end. */
+char *ms_format_dec(char *out, uint64_t v);
+
 /* A size for people: "512 B", "4.0 KiB", "64.0 MiB", "1.3 TiB" (powers of 1024). */
 void ms_format_size(uint64_t bytes, char out[16]);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output/format.h"
 #include "output/svg.h"
 
 /*
@@ -184,13 +185,8 @@ static void sb_str(struct svg_buf *o, const char *s)
 static void sb_u(struct svg_buf *o, uint64_t v)
 {
 	char tmp[20];
-	size_t n = sizeof(tmp);
 
-	do {
-		tmp[--n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	sb_put(o, tmp + n, sizeof(tmp) - n);
+	sb_put(o, tmp, (size_t)(ms_format_dec(tmp, v) - tmp));
 }
 
 /* "%d" */

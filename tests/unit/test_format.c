@@ -1,4 +1,5 @@
 /* The fields every format writes alike: permissions, what a change did, code, set-aside samples. */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +22,25 @@ static void perms(void **state)
 	assert_string_equal(p, "r-xs");
 	ms_format_perms(PROT_NONE, MAP_PRIVATE, p);
 	assert_string_equal(p, "---p");
+}
+
+/* Decimal as printf's "%" PRIu64 writes it, every width up to the largest. */
+static void decimal_as_printf(void **state)
+{
+	char a[24], b[24];
+	uint64_t v;
+	int k;
+
+	(void)state;
+	for (k = 0, v = 0; k < 64; k++, v = v * 3 + 7) {
+		*ms_format_dec(a, v) = '\0';
+		snprintf(b, sizeof(b), "%" PRIu64, v);
+		assert_string_equal(a, b);
+	}
+	*ms_format_dec(a, UINT64_MAX) = '\0';
+	assert_string_equal(a, "18446744073709551615");
+	*ms_format_dec(a, 0) = '\0';
+	assert_string_equal(a, "0");
 }
 
 /*
@@ -179,6 +199,7 @@ int main(void)
 		cmocka_unit_test(perms),
 		cmocka_unit_test(size_and_range),
 		cmocka_unit_test(size_as_printf),
+		cmocka_unit_test(decimal_as_printf),
 		cmocka_unit_test(change_what),
 		cmocka_unit_test(code_without_symbols),
 		cmocka_unit_test(set_aside),
