@@ -353,6 +353,14 @@ static inline size_t ms_u64_lower(const uint64_t *v, size_t n, uint64_t x)
 	return lo;
 }
 
+/* Whether sorted v[0, n) holds x. */
+static inline bool ms_u64_has(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t k = ms_u64_lower(v, n, x);
+
+	return k < n && v[k] == x;
+}
+
 /* Follows the maps that can hold JIT code, and the jitdumps mapped (jitproc.c). */
 void ms_jit_track(struct ms_symbols *s, const struct ms_event *ev);
 

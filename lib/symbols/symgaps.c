@@ -509,14 +509,6 @@ static bool fast_build(struct ms_symgaps *g)
 	return (g->fast = true);
 }
 
-/* Whether sorted v[0, n) has x. */
-static bool sorted_has(const uint64_t *v, size_t n, uint64_t x)
-{
-	size_t k = ms_u64_lower(v, n, x);
-
-	return k < n && v[k] == x;
-}
-
 /*
  * replay() for addr from what fast_build() made; false where a sized
  * symbol holds addr, or addr is a sizeless symbol's value (the walk or a
@@ -529,7 +521,7 @@ static bool fast_answer(struct ms_symgaps *g, Dwfl_Module *mod, uint64_t addr, c
 	const struct cand *cand = NULL;
 	uint32_t sec;
 
-	if ((lo && g->table[lo - 1].maxend > addr) || sorted_has(g->labels, g->nr_labels, addr))
+	if ((lo && g->table[lo - 1].maxend > addr) || ms_u64_has(g->labels, g->nr_labels, addr))
 		return false;
 	sec = g->nc ? section_of(g, mod, addr) : SHN_UNDEF;
 	for (k = 0; k < g->nc; k++)

@@ -445,13 +445,6 @@ static void build_table(struct bin *b)
 	ms_symgaps_table(b->gaps, b->sized, b->nr_sized);
 }
 
-static bool has_sizeless_at(const struct bin *b, uint64_t addr)
-{
-	size_t lo = ms_u64_lower(b->sizeless, b->nr_sizeless, addr);
-
-	return lo < b->nr_sizeless && b->sizeless[lo] == addr;
-}
-
 /*
  * Whether libdwfl's search takes c over best, both holding the address
  * (its try_sym_value()): c starts later or binds more strongly, or it
@@ -494,7 +487,7 @@ static const struct sized *find_sized(const struct bin *b, uint64_t addr)
 		}
 	from = b->first_global > 1 ? b->first_global : 1;
 	for (pass = 0; pass < 2; pass++) {
-		if (pass && (b->first_global <= 1 || has_sizeless_at(b, addr)))
+		if (pass && (b->first_global <= 1 || ms_u64_has(b->sizeless, b->nr_sizeless, addr)))
 			return NULL;
 		best = NULL;
 		for (a = 0; a < nc; a++) {
