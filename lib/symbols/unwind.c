@@ -225,9 +225,9 @@ static int by_lo(const void *a, const void *b)
  */
 static int sort_spans(struct proc_bins *p, size_t old)
 {
-	const size_t nr_new = p->uw_nr - old;
-	const bool merge = old && nr_new <= 32 && p->uw_sorted_nr;
 	struct uw_span fresh[32], t, *v, *sp, *prev;
+	const size_t nr_new = p->uw_nr - old;
+	const bool merge = old && nr_new <= sizeof(fresh) / sizeof(fresh[0]) && p->uw_sorted_nr;
 	size_t i, j, n = 0, k = nr_new, a = merge ? p->uw_sorted_nr : 0, all = merge ? a + k : p->uw_nr;
 
 	if (old && !nr_new)
