@@ -202,49 +202,52 @@ void ms_names_release(struct ms_aspace *as);
 
 /* --- pieces.c --- */
 
-/* Whether piece g is lower_from(p, lo, addr): the first at or past lo whose end lies above addr. */
-static inline bool lower_is(const struct proc *p, size_t lo, size_t g, uint64_t addr)
-{
-	return g >= lo && g <= p->n && (g == p->n || p->p[g].end > addr) && (g == lo || p->p[g - 1].end <= addr);
-}
-
 /*
  * The first piece whose end lies above addr, where none before piece lo is
- * one, without keeping it: p->near and the piece after it are tried first.
+ * one, without keeping it: p->near and the piece next to it are tried
+ * first, each comparison deciding the next, and a miss gallops from there.
  */
 static inline size_t lower_from_c(const struct proc *p, size_t lo, uint64_t addr)
 {
+	const struct piece *v = p->p;
 	size_t hi = p->n, h = p->near, step, q, mid;
 
-	if (lower_is(p, lo, h, addr))
-		return h;
-	if (lower_is(p, lo, h + 1, addr))
-		return h + 1;
 	/*
 	 * Galloping from p->near, then a binary search of what it brackets:
-	 * a change's searches land near the last (an mprotect inside a
+	 * a change's searches land on the last piece or the next (carving its
+	 * ends, marking the VMA, settling), or near it (an mprotect inside a
 	 * runtime's reservation of thousands of pieces), at O(log distance).
 	 */
-	if (h >= lo && h < hi && p->p[h].end <= addr) {
-		for (lo = h + 1, step = 1; (q = h + step) < hi; step *= 2) {
-			if (p->p[q].end > addr) {
+	if (h >= lo && h < hi) {
+		if (v[h].end > addr) {
+			if (h == lo || v[h - 1].end <= addr)
+				return h;
+			for (hi = h, step = 1; step <= h - lo && (q = h - step) >= lo; step *= 2) {
+				if (v[q].end <= addr) {
+					lo = q + 1;
+					break;
+				}
 				hi = q;
-				break;
 			}
-			lo = q + 1;
-		}
-	} else if (h > lo && h < hi) {
-		for (hi = h, step = 1; step <= h - lo && (q = h - step) >= lo; step *= 2) {
-			if (p->p[q].end <= addr) {
+		} else {
+			if (h + 1 == hi || v[h + 1].end > addr)
+				return h + 1;
+			for (lo = h + 2, step = 2; (q = h + step) < hi; step *= 2) {
+				if (v[q].end > addr) {
+					hi = q;
+					break;
+				}
 				lo = q + 1;
-				break;
 			}
-			hi = q;
 		}
+	} else if (h == hi && h >= lo && (h == lo || v[h - 1].end <= addr)) {
+		return h;
+	} else if (h + 1 == lo && (lo == hi || v[lo].end > addr)) {
+		return lo;
 	}
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (p->p[mid].end <= addr)
+		if (v[mid].end <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;

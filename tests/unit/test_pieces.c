@@ -415,6 +415,33 @@ static void heap_top_of_another_region_passed_over(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * lower_from_c() against a scan, from every remembered piece (p->near, in
+ * range or not), every lower bound and every address: its first tries, its
+ * gallops either way and its binary search all give the one answer.
+ */
+static void lower_from_any_near(void **state)
+{
+	struct piece v[24];
+	struct proc p = { .p = v };
+	size_t n, i, near, lo, want;
+	uint64_t addr;
+
+	for (n = 0; n <= 24; n += 3) {
+		for (i = 0; i < n; i++)                  /* gaps between some pieces */
+			v[i] = (struct piece){ .start = 10 * i + (i % 3 == 0), .end = 10 * i + 8 };
+		p.n = n;
+		for (near = 0; near <= n + 2; near++)
+			for (lo = 0; lo <= n; lo++)
+				for (addr = 0; addr <= 10 * n + 2; addr++) {
+					for (want = lo; want < n && v[want].end <= addr; want++)
+						;
+					p.near = near;
+					assert_int_equal(lower_from_c(&p, lo, addr), want);
+				}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +452,7 @@ int main(void)
 		cmocka_unit_test(alike_pieces_joined),
 		cmocka_unit_test(many_pieces_settled_as_scanned),
 		cmocka_unit_test(heap_top_of_another_region_passed_over),
+		cmocka_unit_test(lower_from_any_near),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
