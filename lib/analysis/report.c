@@ -554,7 +554,9 @@ static void flat_key(const struct stat *s, const struct ms_region *r, const enum
 static bool sort_flat(struct ms_report *rep, const struct ms_aspace *as, const enum ms_report_key *keys,
 		      size_t nr_keys, size_t n)
 {
-	size_t w = 1, k, i;
+	size_t w = 1, k, i, m = 0, z = 0;
+	bool counts_only = true;
+	const struct stat *st;
 	uint64_t *v;
 
 	if (rep->group != MS_GROUP_REGION || !n)
@@ -567,14 +569,27 @@ static bool sort_flat(struct ms_report *rep, const struct ms_aspace *as, const e
 			w++;
 		else
 			return false;
+		counts_only &= keys[k] == MS_SORT_SAMPLES || keys[k] == MS_SORT_PAGES;
 	}
 	if (w > FLAT_WORDS || n > FLAT_MAX_BYTES / (w * sizeof(*v)) || !(v = malloc(n * w * sizeof(*v))))
 		return false;
-	for (i = 0; i < n; i++)            /* region i's slot is i + 1 */
-		flat_key(slot_stat(rep, i + 1), ms_aspace_region(as, i), keys, nr_keys, v + i * w);
+	/*
+	 * Where every key is a count, a region with none has the greatest key
+	 * words but its id: all such go last, in the order of their ids, put
+	 * in from the end as the regions are met from the last. Only the
+	 * others are sorted (a report of chromium's page load: 3,500 of 9,400
+	 * regions have samples).
+	 */
+	for (i = n; i-- > 0;) {            /* region i's slot is i + 1, its id i */
+		st = slot_stat(rep, i + 1);
+		if (counts_only && !st->samples && !st->pages)
+			rep->order[n - ++z] = (uint32_t)(i + 1);
+		else
+			flat_key(st, ms_aspace_region(as, i), keys, nr_keys, v + m++ * w);
+	}
 	flat_words = w;
-	qsort(v, n, w * sizeof(*v), cmp_flat);
-	for (i = 0; i < n; i++)
+	qsort(v, m, w * sizeof(*v), cmp_flat);
+	for (i = 0; i < m; i++)
 		rep->order[i] = (uint32_t)(v[i * w + w - 1] + 1);
 	free(v);
 	return true;
