@@ -410,7 +410,11 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 				free(map);
 				return id;
 			}
-			ms_region_rename(as->regions[id], r->name, r->kind);
+			/* Its name as the parent's: the /proc name unless given one of its own. */
+			if (r->name != r->proc_name)
+				ms_region_rename(as->regions[id], r->name, r->kind);
+			else
+				as->regions[id]->kind = r->kind;
 			map[r->id] = (uint32_t)id + 1;
 			r = as->regions[parent->p[i].region];   /* regions may have moved */
 			if ((int64_t)r->id == parent->heap)

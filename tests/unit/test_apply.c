@@ -108,9 +108,11 @@ static void fork_then_diverge(void **state)
 {
 	struct ms_aspace *as = ms_aspace_new();
 	struct ms_event f = ev(MS_EV_FORK), c;
+	const struct ms_region *r;
 	int parent_r, child_r;
 
 	map(as, 10 * P, 20 * P, "//anon");
+	map(as, 40 * P, 50 * P, "/usr/lib/libx.so");
 	f.fork.child_pid = f.fork.child_tid = 200;
 	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
 	parent_r = region_at(as, PID, 10 * P);
@@ -118,6 +120,11 @@ static void fork_then_diverge(void **state)
 	assert_true(child_r >= 0);
 	assert_int_not_equal(parent_r, child_r);       /* the child's copy is its own region */
 	assert_int_equal(ms_aspace_region(as, (size_t)child_r)->pid, 200);
+	/* A copy's name is its /proc name, one string, as the parent's is: not a second copy. */
+	r = ms_aspace_region(as, (size_t)region_at(as, 200, 40 * P));
+	assert_string_equal(r->name, "/usr/lib/libx.so");
+	assert_ptr_equal(r->name, r->proc_name);
+	assert_int_equal(r->kind, ms_aspace_region(as, (size_t)region_at(as, PID, 40 * P))->kind);
 	unmap(as, 10 * P, 20 * P);                     /* the parent drops it */
 	c = ev(MS_EV_MAP);
 	c.pid = c.tid = 200;
