@@ -647,8 +647,11 @@ static int change_task(struct ms_aspace *as, struct proc *p, const struct ms_eve
 static int apply_vma(struct proc *p, const struct ms_event *ev)
 {
 	size_t i, j;
-	int err = ms_pieces_carve(p, ev->vma.start, ev->vma.end, &i, &j);
+	int err;
 
+	if (ms_pieces_vma_again(p, ev->vma.start, ev->vma.end))
+		return 0;
+	err = ms_pieces_carve(p, ev->vma.start, ev->vma.end, &i, &j);
 	if (!err)
 		ms_pieces_set_vma(p, ev->vma.start, ev->vma.end);
 	return err;

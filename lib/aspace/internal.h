@@ -305,6 +305,13 @@ void ms_pieces_vma(struct proc *p, size_t i, size_t *first, size_t *last);
 /* Marks [start, end) as one kernel VMA, as an MMAP2 record or the VMA tree reported it. */
 void ms_pieces_set_vma(struct proc *p, uint64_t start, uint64_t end);
 
+/*
+ * ms_pieces_carve() and ms_pieces_set_vma() of [start, end) where it is
+ * the known VMA as its pieces lie (a VMA reported again, unchanged), with
+ * what they would do done at once: true. false where it is not.
+ */
+bool ms_pieces_vma_again(struct proc *p, uint64_t start, uint64_t end);
+
 /* Adds region r's pages in [start, end) where nothing is mapped (growth). 0 or -ENOMEM. */
 int ms_pieces_fill(struct proc *p, uint64_t start, uint64_t end, const struct ms_region *r,
 		   uint32_t prot, uint32_t flags, uint16_t vmflags);

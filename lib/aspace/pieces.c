@@ -666,6 +666,34 @@ void ms_pieces_set_vma(struct proc *p, uint64_t start, uint64_t end)
 	p->vma_anon = p->p[a].anon;
 }
 
+/*
+ * The known VMA reported again, unchanged: 13,300 of the 29,300 VMA tree
+ * writes of chromium's page load. The carve splits nothing where its
+ * pieces begin at start and end at end, and the marking changes nothing
+ * where they are as the known VMA's should be: the first not joined to
+ * the piece before, with the VMA's anon, the others joined (it passes
+ * over them), the piece after not joined where they meet. Then only the
+ * two cuts the carve notes are left to do. false, with nothing done,
+ * where the pieces are not so.
+ */
+bool ms_pieces_vma_again(struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i, k;
+
+	if (start >= end || p->vma_lo != start || p->vma_hi != end)
+		return false;
+	i = lower(p, start);
+	if (i >= p->n || p->p[i].start != start || p->p[i].join || p->p[i].anon != p->vma_anon)
+		return false;
+	k = lower_from(p, i, end - 1);
+	if (k >= p->n || p->p[k].end != end || (k > i && !(p->p[i + 1].join && p->p[i].end == p->p[i + 1].start)) ||
+	    (k + 1 < p->n && p->p[k + 1].join && p->p[k + 1].start == end))
+		return false;
+	note_cut(p, start);
+	note_cut(p, end);
+	return true;
+}
+
 /* Adds region r's pages in [start, end) where nothing is mapped (growth). */
 int ms_pieces_fill(struct proc *p, uint64_t start, uint64_t end, const struct ms_region *r,
 		uint32_t prot, uint32_t flags, uint16_t vmflags)

@@ -442,6 +442,109 @@ static void lower_from_any_near(void **state)
 	}
 }
 
+/* A copy of p's pieces and what the carve and the marking read, with room to insert. */
+static struct proc proc_copy(const struct proc *p)
+{
+	struct proc c = *p;
+
+	c.p = malloc((p->n + 16) * sizeof(*c.p));
+	assert_non_null(c.p);
+	memcpy(c.p, p->p, p->n * sizeof(*c.p));
+	c.cap = p->n + 16;
+	c.head = 0;
+	c.big = NULL;
+	c.nr_big = 0;
+	return c;
+}
+
+static void proc_same(const struct proc *a, const struct proc *b)
+{
+	size_t i;
+
+	assert_int_equal(a->n, b->n);
+	for (i = 0; i < a->n; i++) {
+		assert_int_equal(a->p[i].start, b->p[i].start);
+		assert_int_equal(a->p[i].end, b->p[i].end);
+		assert_int_equal(a->p[i].pgoff, b->p[i].pgoff);
+		assert_int_equal(a->p[i].join, b->p[i].join);
+		assert_int_equal(a->p[i].anon, b->p[i].anon);
+		assert_int_equal(a->p[i].region, b->p[i].region);
+	}
+	assert_int_equal(a->vma_lo, b->vma_lo);
+	assert_int_equal(a->vma_hi, b->vma_hi);
+	assert_int_equal(a->vma_anon, b->vma_anon);
+	assert_int_equal(a->nr_cuts, b->nr_cuts);
+	assert_memory_equal(a->cuts, b->cuts, a->nr_cuts * sizeof(a->cuts[0]));
+}
+
+/*
+ * The known VMA reported again: ms_pieces_vma_again() leaves the pieces,
+ * the known VMA and the cuts as the carve and the marking it stands for
+ * do, at every step of the random changes of known_vma_as_walked(), and
+ * takes most of the reports of the VMA made there. A report of anything
+ * else is refused.
+ */
+static void vma_again_as_carved(void **state)
+{
+	struct twin t = { ms_aspace_new(), ms_aspace_new(), NULL, NULL };
+	struct proc a, b;
+	uint64_t x = 7, k, lo, hi;
+	size_t i, j, taken = 0, tried = 0;
+
+	t.pa = ms_aspace_proc_make(t.a, PID);
+	t.pb = ms_aspace_proc_make(t.b, PID);
+	for (k = 0; k < 48; k++) {
+		map_vma(t.a, (255 - k) * P, (256 - k) * P, (255 - k) * P, 256 * P, "//anon");
+		map_vma(t.b, (255 - k) * P, (256 - k) * P, (255 - k) * P, 256 * P, "//anon");
+	}
+	for (k = 0; k < 3000; k++) {
+		twin_change(&t, &x);
+		if ((lo = t.pa->vma_lo) >= (hi = t.pa->vma_hi))
+			continue;
+		tried++;
+		a = proc_copy(t.pa);
+		b = proc_copy(t.pa);
+		a.nr_cuts = b.nr_cuts = (size_t)rnd(&x, 3);
+		if (ms_pieces_vma_again(&a, lo, hi)) {
+			taken++;
+			assert_int_equal(ms_pieces_carve(&b, lo, hi, &i, &j), 0);
+			ms_pieces_set_vma(&b, lo, hi);
+			proc_same(&a, &b);
+			/* Any one of its pieces' flags not as the VMA's should be: refused, nothing done. */
+			a.nr_cuts = b.nr_cuts = 0;
+			a.p[i].join = true;
+			assert_false(ms_pieces_vma_again(&a, lo, hi));
+			a.p[i].join = false;
+			a.p[i].anon++;
+			assert_false(ms_pieces_vma_again(&a, lo, hi));
+			a.p[i].anon--;
+			if (j > i + 1) {
+				a.p[i + 1].join = false;
+				assert_false(ms_pieces_vma_again(&a, lo, hi));
+				a.p[i + 1].join = true;
+			}
+			if (j < a.n && a.p[j].start == hi) {
+				a.p[j].join = true;
+				assert_false(ms_pieces_vma_again(&a, lo, hi));
+				a.p[j].join = false;
+			}
+			proc_same(&a, &b);
+		}
+		free(b.p);
+		b = proc_copy(&a);                 /* not the known VMA: nothing done */
+		assert_false(ms_pieces_vma_again(&a, lo, hi + P));
+		assert_false(ms_pieces_vma_again(&a, lo + P, hi));
+		assert_false(ms_pieces_vma_again(&a, lo - P, hi));
+		proc_same(&a, &b);
+		free(a.p);
+		free(b.p);
+	}
+	print_message("%zu of %zu\n", taken, tried);
+	assert_true(tried > 1000 && taken * 10 > tried * 9);
+	ms_aspace_free(t.a);
+	ms_aspace_free(t.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -453,6 +556,7 @@ int main(void)
 		cmocka_unit_test(many_pieces_settled_as_scanned),
 		cmocka_unit_test(heap_top_of_another_region_passed_over),
 		cmocka_unit_test(lower_from_any_near),
+		cmocka_unit_test(vma_again_as_carved),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
