@@ -269,14 +269,22 @@ MS_EXPORT bool ms_aspace_holds(const struct ms_aspace *as, uint32_t pid, uint32_
 	return true;
 }
 
+/*
+ * An analysis asks this of each sample or run as it is charged (the
+ * touched protections): the process of the last lookup and the piece of
+ * the last sample (its hint) are tried first, as the charge found them.
+ */
 MS_EXPORT int ms_aspace_prot_at(const struct ms_aspace *as, uint32_t pid, uint64_t addr)
 {
-	const struct proc *p = ms_u32map_get(&as->procs, pid);
+	const struct proc *p = as->last_proc && as->last_proc->pid == pid ? as->last_proc :
+			       ms_u32map_get(&as->procs, pid);
 	size_t i;
 
 	if (!p)
 		return -1;
-	i = lower_c(p, addr);
+	i = p->hint;
+	if (i >= p->n || p->p[i].start > addr || p->p[i].end <= addr)
+		i = lower_c(p, addr);
 	return i < p->n && p->p[i].start <= addr ? (int)p->p[i].prot : -1;
 }
 

@@ -545,6 +545,40 @@ static void vma_again_as_carved(void **state)
 	ms_aspace_free(t.b);
 }
 
+/*
+ * ms_aspace_prot_at() from any hint (the piece of the last sample, in
+ * range or not) and with the last process another: the protection of the
+ * piece that holds the address, -1 in a hole.
+ */
+static void prot_at_from_any_hint(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct proc *p;
+	uint64_t a;
+	size_t h;
+	int want, k;
+
+	map(as, 16 * P, 48 * P, "//anon");
+	for (k = 0; k < 6; k++)
+		protect(as, (17 + 5 * (uint64_t)k) * P, (19 + 5 * (uint64_t)k) * P, k % 2 ? PROT_READ : PROT_NONE);
+	map(as, 64 * P, 72 * P, "//anon");
+	p = ms_aspace_proc_make(as, PID);
+	assert_true(p->n > 10);
+	for (h = 0; h <= p->n + 1; h++)
+		for (a = 8 * P; a < 80 * P; a += P / 2) {
+			for (want = -1, k = 0; k < (int)p->n; k++)
+				if (p->p[k].start <= a && a < p->p[k].end)
+					want = (int)p->p[k].prot;
+			p->hint = h;
+			assert_int_equal(ms_aspace_prot_at(as, PID, a), want);
+			ms_aspace_proc_make(as, PID + 1);     /* the last process another: found by its pid */
+			p->hint = h;
+			assert_int_equal(ms_aspace_prot_at(as, PID, a), want);
+			ms_aspace_proc_make(as, PID);
+		}
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +591,7 @@ int main(void)
 		cmocka_unit_test(heap_top_of_another_region_passed_over),
 		cmocka_unit_test(lower_from_any_near),
 		cmocka_unit_test(vma_again_as_carved),
+		cmocka_unit_test(prot_at_from_any_hint),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
