@@ -649,7 +649,7 @@ static int apply_vma(struct proc *p, const struct ms_event *ev)
 	size_t i, j;
 	int err;
 
-	if (ms_pieces_vma_again(p, ev->vma.start, ev->vma.end))
+	if (ms_pieces_vma_again(p, ev->vma.start, ev->vma.end) || ms_pieces_vma_whole(p, ev->vma.start, ev->vma.end))
 		return 0;
 	err = ms_pieces_carve(p, ev->vma.start, ev->vma.end, &i, &j);
 	if (!err)

@@ -312,6 +312,9 @@ void ms_pieces_set_vma(struct proc *p, uint64_t start, uint64_t end);
  */
 bool ms_pieces_vma_again(struct proc *p, uint64_t start, uint64_t end);
 
+/* The same for a VMA other than the known one, as its pieces already are: it becomes the known one. */
+bool ms_pieces_vma_whole(struct proc *p, uint64_t start, uint64_t end);
+
 /* Adds region r's pages in [start, end) where nothing is mapped (growth). 0 or -ENOMEM. */
 int ms_pieces_fill(struct proc *p, uint64_t start, uint64_t end, const struct ms_region *r,
 		   uint32_t prot, uint32_t flags, uint16_t vmflags);

