@@ -555,7 +555,7 @@ static bool sort_flat(struct ms_report *rep, const struct ms_aspace *as, const e
 		      size_t nr_keys, size_t n)
 {
 	size_t w = 1, k, i, m = 0, z = 0;
-	bool counts_only = true;
+	bool counts_only = nr_keys > 0;    /* no key: the ids alone order every region */
 	const struct stat *st;
 	uint64_t *v;
 

@@ -292,9 +292,10 @@ static int want_order(const struct ms_report_row *a, const struct ms_report_row 
  * mapped at random places, each with 0-3 samples on 0-3 pages (ties by
  * the thousand): rows sorted by every numeric key and mixes of them (each
  * row's keys sorted as words), with a name among them (compared through
- * the regions), and with a key the library does not know (a caller's
- * newer header: it orders nothing), come in the order the test knows,
- * every region once.
+ * the regions), with a key the library does not know (a caller's newer
+ * header: it orders nothing), and with no key (the region ids alone: the
+ * regions with no samples among the others, not put last as where every
+ * key is a count), come in the order the test knows, every region once.
  */
 static void sort_keys_order_every_row(void **state)
 {
@@ -302,9 +303,9 @@ static void sort_keys_order_every_row(void **state)
 		{ MS_SORT_SAMPLES }, { MS_SORT_PAGES }, { MS_SORT_PID }, { MS_SORT_KIND }, { MS_SORT_REGION },
 		{ MS_SORT_SAMPLES, MS_SORT_PID }, { MS_SORT_KIND, MS_SORT_PAGES, MS_SORT_REGION },
 		{ MS_SORT_PID, MS_SORT_KIND, MS_SORT_SAMPLES }, { MS_SORT_SAMPLES, MS_SORT_NAME, MS_SORT_PID },
-		{ (enum ms_report_key)99, MS_SORT_SAMPLES },
+		{ (enum ms_report_key)99, MS_SORT_SAMPLES }, { MS_SORT_SAMPLES },
 	};
-	static const size_t nr[] = { 1, 1, 1, 1, 1, 2, 3, 3, 3, 2 };
+	static const size_t nr[] = { 1, 1, 1, 1, 1, 2, 3, 3, 3, 2, 0 };
 	static const char *const names[] = { "//anon", "[heap]", "[stack]" };
 	struct ms_aspace_listener l = { .charge = ms_report_analysis.charge };
 	struct ms_report *rep = ms_report_new(NULL);
