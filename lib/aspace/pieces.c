@@ -686,8 +686,16 @@ bool ms_pieces_vma_again(struct proc *p, uint64_t start, uint64_t end)
 	if (i >= p->n || p->p[i].start != start || p->p[i].join || p->p[i].anon != p->vma_anon)
 		return false;
 	k = lower_from(p, i, end - 1);
-	if (k >= p->n || p->p[k].end != end || (k > i && !(p->p[i + 1].join && p->p[i].end == p->p[i + 1].start)) ||
-	    (k + 1 < p->n && p->p[k + 1].join && p->p[k + 1].start == end))
+	if (k >= p->n || p->p[k].end != end || (k > i && !(p->p[i + 1].join && p->p[i].end == p->p[i + 1].start)))
+		return false;
+	/*
+	 * The piece after them: where it ends at end too (a map of no length
+	 * there), the carve's and the marking's search for end passes over it
+	 * to one this does not look at; where it starts before end, the carve
+	 * splits it.
+	 */
+	if (k + 1 < p->n && (p->p[k + 1].end <= end || p->p[k + 1].start < end ||
+			     (p->p[k + 1].join && p->p[k + 1].start == end)))
 		return false;
 	note_cut(p, start);
 	note_cut(p, end);

@@ -672,6 +672,197 @@ static void vma_whole_as_carved(void **state)
 	twin_free(&t);
 }
 
+/*
+ * A map of no length where the known VMA ends, with the piece after it
+ * joined to it (a report of the VMA and the next as one, then of the
+ * first alone): the carve's and the marking's search for the VMA's end
+ * passes over the piece of no length and parts the one after; so must a
+ * report of the known VMA again, not leave it joined.
+ */
+static void vma_again_map_of_no_length_after(void **state)
+{
+	struct ms_aspace *as[2] = { ms_aspace_new(), ms_aspace_new() };
+	struct proc *p[2];
+	struct ms_event v = ev(MS_EV_VMA);
+	size_t i, j;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		map(as[k], 10 * P, 20 * P, "//anon");
+		map(as[k], 20 * P, 30 * P, "//anon");
+		v.vma.start = 10 * P;
+		v.vma.end = 30 * P;
+		assert_int_equal(ms_aspace_apply(as[k], &v, NULL), 0);
+		map(as[k], 20 * P, 20 * P, "//anon");
+		assert_int_equal(ms_aspace_apply(as[k], &v, NULL), 0);
+		v.vma.end = 20 * P;
+		assert_int_equal(ms_aspace_apply(as[k], &v, NULL), 0);
+		p[k] = ms_aspace_proc_make(as[k], PID);
+		assert_int_equal(p[k]->vma_lo, 10 * P);
+		assert_int_equal(p[k]->vma_hi, 20 * P);
+		assert_int_equal(p[k]->n, 3);
+		assert_true(p[k]->p[2].join);
+	}
+	assert_int_equal(ms_aspace_apply(as[0], &v, NULL), 0);                  /* reported again */
+	assert_int_equal(ms_pieces_carve(p[1], 10 * P, 20 * P, &i, &j), 0);   /* what that stands for */
+	ms_pieces_set_vma(p[1], 10 * P, 20 * P);
+	assert_false(p[1]->p[2].join);
+	for (i = 0; i < p[1]->n; i++)
+		assert_int_equal(p[0]->p[i].join, p[1]->p[i].join);
+	assert_int_equal(vmas_of(as[0], PID).n, vmas_of(as[1], PID).n);
+	ms_aspace_free(as[0]);
+	ms_aspace_free(as[1]);
+}
+
+/*
+ * Randomized: the same events to two models, one through ms_aspace_apply()
+ * (which may take ms_pieces_vma_again()), the other with each VMA report
+ * applied as ms_pieces_carve() and ms_pieces_set_vma() (apply_vma() before
+ * the shortcut): every piece, the known VMA, the cuts and every region
+ * alike after each event. Maps of no length, reports of the known VMA,
+ * next to it and inverted, forks (some sharing the mm), exits and execs of
+ * three pids.
+ */
+#define DIFF_PIDS 3
+#define DIFF_SEEDS 200
+#define DIFF_EVENTS 400
+
+static void diff_procs(struct ms_aspace *a, struct ms_aspace *b)
+{
+	const struct proc *x, *y;
+	const struct ms_region *ra, *rb;
+	uint32_t pid;
+	size_t i;
+
+	for (pid = PID; pid < PID + DIFF_PIDS; pid++) {
+		x = ms_u32map_get(&a->procs, pid);
+		y = ms_u32map_get(&b->procs, pid);
+		assert_true(!x == !y);
+		if (!x)
+			continue;
+		proc_same(x, y);
+		for (i = 0; i < x->n; i++) {
+			assert_int_equal(x->p[i].prot, y->p[i].prot);
+			assert_int_equal(x->p[i].vmflags, y->p[i].vmflags);
+		}
+		assert_int_equal(x->moved_lo, y->moved_lo);
+		assert_int_equal(x->moved_hi, y->moved_hi);
+		assert_int_equal(x->heap, y->heap);
+		assert_int_equal(x->stack, y->stack);
+	}
+	assert_int_equal(a->nr, b->nr);
+	for (i = 0; i < a->nr; i++) {
+		ra = a->regions[i];
+		rb = b->regions[i];
+		assert_int_equal(ra->start, rb->start);
+		assert_int_equal(ra->end, rb->end);
+		assert_int_equal(ra->prot, rb->prot);
+		assert_int_equal(ra->alive, rb->alive);
+		assert_int_equal(ra->ended_ns, rb->ended_ns);
+		assert_int_equal(ra->pid, rb->pid);
+	}
+}
+
+/* One random event, applied to both; b's VMA reports by the carve and the marking. */
+static void diff_event(struct ms_aspace *a, struct ms_aspace *b, uint64_t *x)
+{
+	const uint32_t pid = PID + (uint32_t)rnd(x, DIFF_PIDS);
+	struct proc *pa = ms_u32map_get(&a->procs, pid), *pb;
+	uint64_t s = rnd(x, 64) * P, e = s + rnd(x, 5) * P, lo, hi;
+	struct ms_event v;
+	unsigned int k = (unsigned int)rnd(x, 100);
+	size_t i, j;
+	int ea, eb;
+
+	v = ev(MS_EV_VMA);
+	v.pid = v.tid = pid;
+	if (k < 30) {                               /* a VMA report: the known one, near it, or any */
+		lo = pa ? pa->vma_lo : 0;
+		hi = pa ? pa->vma_hi : 0;
+		switch (rnd(x, 6)) {
+		case 0: case 1: case 2: v.vma.start = lo; v.vma.end = hi; break;
+		case 3: v.vma.start = lo - P * rnd(x, 2); v.vma.end = hi + P * rnd(x, 2); break;
+		case 4: v.vma.start = hi; v.vma.end = lo; break;
+		default: v.vma.start = s; v.vma.end = rnd(x, 4) ? e : s - P * rnd(x, 2); break;
+		}
+		ea = ms_aspace_apply(a, &v, NULL);
+		pb = proc_get(b, pid);
+		eb = ms_pieces_carve(pb, v.vma.start, v.vma.end, &i, &j);
+		if (!eb)
+			ms_pieces_set_vma(pb, v.vma.start, v.vma.end);
+		assert_int_equal(ea, eb);
+		return;
+	}
+	if (k < 50) {
+		v = ev(MS_EV_MAP);
+		v.map.start = s;
+		v.map.end = rnd(x, 5) ? e : s;          /* some of no length */
+		v.map.vma_start = s - P * rnd(x, 3) * (s >= 3 * P);
+		v.map.vma_end = v.map.end + P * rnd(x, 3);
+		v.map.prot = rnd(x, 3) ? RW : PROT_READ;
+		v.map.flags = MAP_PRIVATE;
+		v.map.name = rnd(x, 8) ? "//anon" : "/lib/x.so";
+		v.map.ino = v.map.name[0] == '/';
+		v.map.via = rnd(x, 4) ? MS_VIA_MMAP : MS_VIA_KERNEL;
+	} else if (k < 58) {
+		v = ev(MS_EV_UNMAP);
+		v.unmap.start = s;
+		v.unmap.end = rnd(x, 6) ? e : s - P;
+	} else if (k < 70) {
+		v = ev(MS_EV_PROTECT);
+		v.protect.start = s;
+		v.protect.end = rnd(x, 6) ? e : s - P;
+		v.protect.prot = rnd(x, 2) ? RW : PROT_READ;
+	} else if (k < 80) {
+		v = ev(MS_EV_SAMPLE);
+		v.sample.addr = s + rnd(x, 2) * P;
+		v.sample.has_addr = true;
+		v.sample.fault = true;
+	} else if (k < 85) {
+		v = ev(MS_EV_REMAP);
+		v.remap.old_start = s;
+		v.remap.old_end = e + P;
+		v.remap.new_start = rnd(x, 3) ? rnd(x, 64) * P : s;
+		v.remap.new_end = v.remap.new_start + (1 + rnd(x, 5)) * P;
+		v.remap.tree = rnd(x, 2);
+	} else if (k < 90) {
+		v = ev(MS_EV_MADVISE);
+		v.madvise.start = s;
+		v.madvise.end = e;
+		v.madvise.advice = rnd(x, 2) ? MADV_DONTFORK : MADV_HUGEPAGE;
+		v.madvise.tree = rnd(x, 2);
+	} else if (k < 95) {
+		v = ev(MS_EV_FORK);
+		v.fork.child_pid = v.fork.child_tid = PID + (uint32_t)rnd(x, DIFF_PIDS);
+		v.fork.share_vm = !rnd(x, 4);
+	} else if (k < 98) {
+		v = ev(MS_EV_EXIT);
+	} else {
+		v = ev(MS_EV_EXEC);
+		v.comm.comm = "x";
+	}
+	v.pid = v.tid = pid;
+	assert_int_equal(ms_aspace_apply(a, &v, NULL), ms_aspace_apply(b, &v, NULL));
+}
+
+static void vma_again_differential(void **state)
+{
+	struct ms_aspace *a, *b;
+	uint64_t seed, x, k;
+
+	for (seed = 1; seed <= DIFF_SEEDS; seed++) {
+		a = ms_aspace_new();
+		b = ms_aspace_new();
+		x = seed;
+		for (k = 0; k < DIFF_EVENTS; k++) {
+			diff_event(a, b, &x);
+			diff_procs(a, b);
+		}
+		ms_aspace_free(a);
+		ms_aspace_free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -686,6 +877,8 @@ int main(void)
 		cmocka_unit_test(vma_again_as_carved),
 		cmocka_unit_test(vma_whole_as_carved),
 		cmocka_unit_test(prot_at_from_any_hint),
+		cmocka_unit_test(vma_again_map_of_no_length_after),
+		cmocka_unit_test(vma_again_differential),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
