@@ -725,8 +725,9 @@ bool ms_pieces_vma_whole(struct proc *p, uint64_t start, uint64_t end)
 		if (k + 1 >= p->n || !p->p[k + 1].join || p->p[k + 1].start != p->p[k].end ||
 		    p->p[k + 1].anon != p->p[i].anon)
 			return false;
-	if (p->p[k].end != end || (k + 1 < p->n && p->p[k + 1].join && p->p[k + 1].start == end))
-		return false;
+	if (p->p[k].end != end || (k + 1 < p->n && (p->p[k + 1].end <= end || p->p[k + 1].start < end ||
+						      (p->p[k + 1].join && p->p[k + 1].start == end))))
+		return false;   /* the piece after: as ms_pieces_vma_again() refuses it */
 	note_cut(p, start);
 	note_cut(p, end);
 	p->vma_lo = start;

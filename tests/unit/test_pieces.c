@@ -763,6 +763,20 @@ static void diff_procs(struct ms_aspace *a, struct ms_aspace *b)
 	}
 }
 
+/* A VMA of p as its pieces lie, around a random piece (p has one or more): its bounds. */
+static void diff_some_vma(const struct proc *p, uint64_t *x, uint64_t *start, uint64_t *end)
+{
+	size_t f, z;
+
+	f = z = (size_t)rnd(x, p->n);
+	while (f > 0 && p->p[f].join && p->p[f - 1].end == p->p[f].start)
+		f--;
+	while (z + 1 < p->n && p->p[z + 1].join && p->p[z].end == p->p[z + 1].start)
+		z++;
+	*start = p->p[f].start;
+	*end = p->p[z].end;
+}
+
 /* One random event, applied to both; b's VMA reports by the carve and the marking. */
 static void diff_event(struct ms_aspace *a, struct ms_aspace *b, uint64_t *x)
 {
@@ -776,13 +790,19 @@ static void diff_event(struct ms_aspace *a, struct ms_aspace *b, uint64_t *x)
 
 	v = ev(MS_EV_VMA);
 	v.pid = v.tid = pid;
-	if (k < 30) {                               /* a VMA report: the known one, near it, or any */
+	if (k < 30) {                               /* a VMA report: the known one, near it, another as it lies, or any */
 		lo = pa ? pa->vma_lo : 0;
 		hi = pa ? pa->vma_hi : 0;
-		switch (rnd(x, 6)) {
+		switch (rnd(x, 8)) {
 		case 0: case 1: case 2: v.vma.start = lo; v.vma.end = hi; break;
 		case 3: v.vma.start = lo - P * rnd(x, 2); v.vma.end = hi + P * rnd(x, 2); break;
 		case 4: v.vma.start = hi; v.vma.end = lo; break;
+		case 5: case 6:                         /* another VMA as it lies (ms_pieces_vma_whole()) */
+			if (pa && pa->n) {
+				diff_some_vma(pa, x, &v.vma.start, &v.vma.end);
+				break;
+			}
+			/* fall through */
 		default: v.vma.start = s; v.vma.end = rnd(x, 4) ? e : s - P * rnd(x, 2); break;
 		}
 		ea = ms_aspace_apply(a, &v, NULL);
