@@ -699,12 +699,18 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 		ms_tasks_note_thread(as, ev->pid, ev->tid);   /* a thread that acts is alive */
 	switch (ev->kind) {
 	case MS_EV_MAP:
-		err = apply_map(as, p, ev, &op, c);
+		if (ev->map.start < ev->map.end)     /* the kernel makes no VMA of no length: such a map changes nothing */
+			err = apply_map(as, p, ev, &op, c);
 		resolve_pending(as, ev->tid);
 		break;
 	case MS_EV_UNMAP: err = change_unmap(as, p, ev, &op, c); break;
 	case MS_EV_SHMDT: op = MS_OP_UNMAP; err = change_shmdt(as, p, ev, c); break;
-	case MS_EV_REMAP: op = MS_OP_REMAP; err = change_remap(as, p, ev, c); break;
+	case MS_EV_REMAP:
+		if (ev->remap.old_end < ev->remap.old_start || ev->remap.new_end < ev->remap.new_start)
+			break;                       /* a move no kernel made (a range that ends before it starts) */
+		op = MS_OP_REMAP;
+		err = change_remap(as, p, ev, c);
+		break;
 	case MS_EV_PROTECT: op = MS_OP_PROTECT; err = change_protect(as, p, ev, c); break;
 	case MS_EV_BRK: err = change_brk(as, p, ev, &op, c); break;
 	case MS_EV_MADVISE: op = MS_OP_MADVISE; err = change_madvise(as, p, ev, c); break;

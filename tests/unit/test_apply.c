@@ -371,6 +371,48 @@ static void lost_marks_every_process(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * Records no kernel makes, as a damaged or hostile recording may hold
+ * them: a map of no length or one that ends before it starts (the kernel
+ * makes no empty VMA), a move whose ranges end before they start. Each
+ * changes nothing: no region, no piece, no change told, and the mapping
+ * it lands in stays one VMA whose every page is found.
+ */
+static void impossible_maps_change_nothing(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_change c;
+	struct ms_event e;
+	struct vmas v;
+	uint64_t a;
+	int id, k;
+
+	map(as, 10 * P, 20 * P, "//anon");
+	id = region_at(as, PID, 10 * P);
+	for (k = 0; k < 4; k++) {
+		if (k < 2) {
+			e = map_ev(PID, 14 * P, k ? 12 * P : 14 * P, "//anon");   /* no length; ends before */
+		} else {
+			e = ev(MS_EV_REMAP);
+			e.remap.old_start = k == 2 ? 16 * P : 12 * P;
+			e.remap.old_end = k == 2 ? 12 * P : 14 * P;
+			e.remap.new_start = 40 * P;
+			e.remap.new_end = k == 2 ? 44 * P : 30 * P;
+		}
+		assert_int_equal(ms_aspace_apply_change(as, &e, &c), 0);
+		assert_int_equal(c.op, MS_OP_NONE);
+		assert_int_equal(ms_aspace_nr_regions(as), 1);
+		v = vmas_of(as, PID);
+		assert_int_equal(v.n, 1);
+		assert_int_equal(v.s[0], 10 * P);
+		assert_int_equal(v.e[0], 20 * P);
+		for (a = 10 * P; a < 20 * P; a += P / 2)
+			assert_int_equal(region_at(as, PID, a), id);
+		assert_int_equal(region_at(as, PID, 40 * P), -1);
+	}
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,6 +425,7 @@ int main(void)
 		cmocka_unit_test(changes_described),
 		cmocka_unit_test(task_changes_described),
 		cmocka_unit_test(heap_and_stack_changes_described),
+		cmocka_unit_test(impossible_maps_change_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

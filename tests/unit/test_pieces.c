@@ -684,6 +684,7 @@ static void vma_again_map_of_no_length_after(void **state)
 	struct ms_aspace *as[2] = { ms_aspace_new(), ms_aspace_new() };
 	struct proc *p[2];
 	struct ms_event v = ev(MS_EV_VMA);
+	struct piece z;
 	size_t i, j;
 	int k;
 
@@ -693,7 +694,10 @@ static void vma_again_map_of_no_length_after(void **state)
 		v.vma.start = 10 * P;
 		v.vma.end = 30 * P;
 		assert_int_equal(ms_aspace_apply(as[k], &v, NULL), 0);
-		map(as[k], 20 * P, 20 * P, "//anon");
+		p[k] = ms_aspace_proc_make(as[k], PID);
+		z = p[k]->p[1];                          /* a piece of no length at 20 (no event makes one) */
+		z.end = z.start;
+		assert_int_equal(ms_pieces_insert(p[k], 1, &z), 0);
 		assert_int_equal(ms_aspace_apply(as[k], &v, NULL), 0);
 		v.vma.end = 20 * P;
 		assert_int_equal(ms_aspace_apply(as[k], &v, NULL), 0);
