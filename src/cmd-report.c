@@ -375,15 +375,22 @@ static void text_touched_line(const struct report_opts *o, const struct ms_regio
 	if (!touched_perms(o, r, perms) || !ms_touched_region(o->touched, r->id, &st))
 		return;
 	ms_format_perms(r->prot, r->flags, perms);
-	printf("%17s perms of most of it %s; its samples touched", "", perms);
+	text_s(" perms of most of it ", 38);             /* printf's "%17s perms of most of it %s" */
+	text_s(perms, 0);
+	text_s("; its samples touched", 0);
 	for (p = 0, n = 0; p < MS_TOUCHED_PROTS; p++) {
 		if (!st.samples[p])
 			continue;
 		ms_format_perms((uint32_t)p, r->flags, perms);
-		printf("%s %s (%" PRIu64 " samples, the first at %s%s)", n++ ? "," : "", perms, st.samples[p],
-		       cli_time_text(t, st.first_ns[p], o->t0, o->abs), o->abs ? " ns" : " s");
+		text_s(n++ ? ", " : " ", 0);
+		text_s(perms, 0);
+		text_s(" (", 0);
+		text_u64(st.samples[p], 0);
+		text_s(" samples, the first at ", 0);
+		text_s(cli_time_text(t, st.first_ns[p], o->t0, o->abs), 0);
+		text_s(o->abs ? " ns)" : " s)", 0);
 	}
-	printf("\n");
+	fputc_unlocked('\n', stdout);
 }
 
 /* The columns of ongoing access, where the recording has it (access: its evidence). */

@@ -142,6 +142,25 @@ for s in "" "--sort samples,alloc" "--sort region,symbol" "--sort dso"; do
 done
 pass "unmapped: $addr with 0x; $want_un unmapped samples under every --sort"
 
+# A region whose samples touched two perms (badaccess's guard page and the
+# rest): the line under its row names each, as the JSON counts them.
+"$MAPSCOPE" report -i b.data --format json >b.json 2>/dev/null || fail "report --format json of badaccess failed"
+"$MAPSCOPE" report -i b.data >b.txt 2>/dev/null || fail "report of badaccess failed"
+"$MAPSCOPE" report -i b.data --abs >ba.txt 2>/dev/null || fail "report --abs of badaccess failed"
+python3 - b.json b.txt ba.txt <<'PY' || fail "the line of a region's touched perms is wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rel, ab = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+two = [r for r in d["regions"] if len(r["touched_perms"]) >= 2]
+assert two, "no region of badaccess touched two perms"
+for r in two:
+    for text, when in ((rel, lambda t: "%.6f s" % ((t - d["start_ns"]) / 1e9)), (ab, lambda t: "%d ns" % t)):
+        want = " " * 18 + "perms of most of it %s; its samples touched " % r["perms"] + ", ".join(
+            "%s (%d samples, the first at %s)" % (t["perms"], t["samples"], when(t["first_ns"])) for t in r["touched_perms"])
+        assert want + "\n" in text, "missing: %r" % want
+PY
+pass "a region that touched two perms: each named under its row, in seconds and --abs ns"
+
 # watch: seconds from when it began, --abs the clock's ns; the brk shrink low-high.
 if "$MAPSCOPE" watch -- "$WORKLOADS/reserve" >w.txt 2>w.err; then
 	head -1 w.txt | grep '^ *time ' >/dev/null || fail "watch's first column is not 'time': $(head -1 w.txt)"
