@@ -325,6 +325,16 @@ static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_e
 	return 0;
 }
 
+/*
+ * Whether a brk's window held its heap's VMA: one of no length (an MMAP2
+ * of length 0, which no kernel writes) is as none, as such a map on its
+ * own changes nothing.
+ */
+static bool brk_has_vma(const struct ms_event *ev)
+{
+	return ev->brk.vma_start < ev->brk.vma_end;
+}
+
 static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	const struct ms_region *heap = p->heap >= 0 ? as->regions[p->heap] : NULL;
@@ -339,9 +349,9 @@ static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event
 	 * break before is not known: the heap's end says where it was.
 	 */
 	if (ev->brk.new_brk == ev->brk.old_brk && heap && ev->brk.new_brk >= heap->start &&
-	    PAGE_ALIGN(ev->brk.new_brk) < heap->end && !ev->brk.vma_end)
+	    PAGE_ALIGN(ev->brk.new_brk) < heap->end && !brk_has_vma(ev))
 		return ms_pieces_unmap(as, p, PAGE_ALIGN(ev->brk.new_brk), heap->end, p->heap, ev->time);
-	if (ev->brk.vma_end && (ev->brk.new_brk > ev->brk.old_brk ||
+	if (brk_has_vma(ev) && (ev->brk.new_brk > ev->brk.old_brk ||
 				(ev->brk.new_brk == ev->brk.old_brk && (!heap || ev->brk.vma_end > heap->end)))) {
 		grown = *ev;
 		grown.kind = MS_EV_MAP;
@@ -596,7 +606,7 @@ static int change_brk(struct ms_aspace *as, struct proc *p, const struct ms_even
 
 	heap = p->heap >= 0 && as->regions[p->heap]->alive ? as->regions[p->heap] : NULL;
 	*op = MS_OP_BRK;
-	if (!err && ev->brk.old_brk == ev->brk.new_brk && !ev->brk.vma_end && heap_end == (heap ? heap->end : 0))
+	if (!err && ev->brk.old_brk == ev->brk.new_brk && !brk_has_vma(ev) && heap_end == (heap ? heap->end : 0))
 		*op = MS_OP_NONE;
 	if (err || !c || *op == MS_OP_NONE)
 		return err;

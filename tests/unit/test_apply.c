@@ -374,9 +374,10 @@ static void lost_marks_every_process(void **state)
 /*
  * Records no kernel makes, as a damaged or hostile recording may hold
  * them: a map of no length or one that ends before it starts (the kernel
- * makes no empty VMA), a move whose ranges end before they start. Each
- * changes nothing: no region, no piece, no change told, and the mapping
- * it lands in stays one VMA whose every page is found.
+ * makes no empty VMA), a move whose ranges end before they start, a brk
+ * whose window held a map of no length as its heap's VMA. Each changes
+ * nothing: no region, no piece, no change told, and the mapping it lands
+ * in stays one VMA whose every page is found.
  */
 static void impossible_maps_change_nothing(void **state)
 {
@@ -389,9 +390,13 @@ static void impossible_maps_change_nothing(void **state)
 
 	map(as, 10 * P, 20 * P, "//anon");
 	id = region_at(as, PID, 10 * P);
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < 5; k++) {
 		if (k < 2) {
 			e = map_ev(PID, 14 * P, k ? 12 * P : 14 * P, "//anon");   /* no length; ends before */
+		} else if (k == 4) {
+			e = ev(MS_EV_BRK);                   /* the break where it was, a VMA of no length */
+			e.brk.old_brk = e.brk.new_brk = 13 * P;
+			e.brk.vma_start = e.brk.vma_end = 14 * P;
 		} else {
 			e = ev(MS_EV_REMAP);
 			e.remap.old_start = k == 2 ? 16 * P : 12 * P;
