@@ -160,6 +160,8 @@ static int apply_map(struct ms_aspace *as, struct proc *p, const struct ms_event
 	bool outside = m->via != MS_VIA_MMAP && m->via != MS_VIA_SHMAT;
 	int err;
 
+	if (m->start >= m->end)
+		return 0;                /* the kernel makes no VMA of no length: such a map changes nothing */
 	if (c) {
 		c->start = m->start;
 		c->end = m->end;
@@ -709,8 +711,7 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 		ms_tasks_note_thread(as, ev->pid, ev->tid);   /* a thread that acts is alive */
 	switch (ev->kind) {
 	case MS_EV_MAP:
-		if (ev->map.start < ev->map.end)     /* the kernel makes no VMA of no length: such a map changes nothing */
-			err = apply_map(as, p, ev, &op, c);
+		err = apply_map(as, p, ev, &op, c);
 		resolve_pending(as, ev->tid);
 		break;
 	case MS_EV_UNMAP: err = change_unmap(as, p, ev, &op, c); break;

@@ -244,10 +244,15 @@ void ms_region_rename(struct ms_region *r, const char *name, enum ms_region_kind
 	r->kind = kind;
 }
 
+/* Process pid's state, the last one looked up tried first (samples and their lookups come in runs); NULL: none. */
+static struct proc *proc_of(const struct ms_aspace *as, uint32_t pid)
+{
+	return as->last_proc && as->last_proc->pid == pid ? as->last_proc : ms_u32map_get(&as->procs, pid);
+}
+
 MS_EXPORT const struct ms_region *ms_aspace_lookup(const struct ms_aspace *as, uint32_t pid, uint64_t addr)
 {
-	struct proc *p = as->last_proc && as->last_proc->pid == pid ? as->last_proc :
-			 ms_u32map_get(&as->procs, pid);
+	struct proc *p = proc_of(as, pid);
 
 	return p ? find(as, p, addr) : NULL;
 }
@@ -276,15 +281,12 @@ MS_EXPORT bool ms_aspace_holds(const struct ms_aspace *as, uint32_t pid, uint32_
  */
 MS_EXPORT int ms_aspace_prot_at(const struct ms_aspace *as, uint32_t pid, uint64_t addr)
 {
-	const struct proc *p = as->last_proc && as->last_proc->pid == pid ? as->last_proc :
-			       ms_u32map_get(&as->procs, pid);
+	const struct proc *p = proc_of(as, pid);
 	size_t i;
 
 	if (!p)
 		return -1;
-	i = p->hint;
-	if (i >= p->n || p->p[i].start > addr || p->p[i].end <= addr)
-		i = lower_c(p, addr);
+	i = piece_holds(p, p->hint, addr) ? p->hint : lower_c(p, addr);
 	return i < p->n && p->p[i].start <= addr ? (int)p->p[i].prot : -1;
 }
 

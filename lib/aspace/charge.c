@@ -50,8 +50,7 @@ static inline const struct ms_region *quick_region(const struct ms_aspace *as, c
 	    (ev->sample.has_sp && ev->tid != ev->pid && ev->tid != p->last_named))
 		return NULL;
 	i = p->hint;
-	if (i >= p->n || p->p[i].start > ev->sample.addr || p->p[i].end <= ev->sample.addr ||
-	    wants_anon(&p->p[i]))
+	if (!piece_holds(p, i, ev->sample.addr) || wants_anon(&p->p[i]))
 		return NULL;
 	return as->regions[p->p[i].region];
 }

@@ -322,12 +322,18 @@ int ms_pieces_fill(struct proc *p, uint64_t start, uint64_t end, const struct ms
 /* Ends every region of p: an exec, an exit, a fork's child made anew. */
 void ms_pieces_clear(struct ms_aspace *as, struct proc *p, uint64_t time);
 
+/* Whether piece i (any index: past the last, none) holds addr. */
+static inline bool piece_holds(const struct proc *p, size_t i, uint64_t addr)
+{
+	return i < p->n && p->p[i].start <= addr && addr < p->p[i].end;
+}
+
 /* The region at addr in p: the piece found last first, as samples cluster (p->hint is left at it). */
 static inline const struct ms_region *find(const struct ms_aspace *as, struct proc *p, uint64_t addr)
 {
 	size_t i = p->hint;
 
-	if (i >= p->n || p->p[i].start > addr || p->p[i].end <= addr) {
+	if (!piece_holds(p, i, addr)) {
 		i = lower(p, addr);
 		if (i == p->n || p->p[i].start > addr)
 			return NULL;
