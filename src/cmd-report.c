@@ -92,6 +92,7 @@ struct report_opts {
 	bool from_rel, to_rel;
 	enum cli_format format;
 	bool pprof, html;
+	bool sites_aside;            /* the symbols name sites (and chains) alone: on a thread of their own */
 	const char *output;
 	const char *window;          /* --time as given */
 	bool all, abs;               /* --all: rows with no samples too; --abs: times in ns */
@@ -863,13 +864,17 @@ static int finish_output(struct outfile *out, bool failed)
  * and for the prefetch sites outside CSV. pprof asks for them itself. The
  * recording's header is looked at once, here. The window is --time's.
  */
-static void session_opts(const struct report_opts *o, struct ms_session_opts *so)
+static void session_opts(struct report_opts *o, struct ms_session_opts *so)
 {
 	struct ms_pdreader *r = o->pprof ? NULL : replay_peek(o->input);
+	bool code = o->children || (o->group & ~MS_GROUP_REGION) || o->html || o->pprof ||
+		    (o->format != CLI_FORMAT_CSV && report_prefetch_in(r));
 
 	so->symbols = o->children || (o->group & ~MS_GROUP_REGION) || o->html;
 	so->symbols |= !o->pprof && (replay_has_call_chains(r) ||
 				     (o->format != CLI_FORMAT_CSV && report_prefetch_in(r)));
+	/* Where nothing but the sites reads the binaries, they are named on a second thread (mapscope(1), MAPSCOPE_NAMER). */
+	o->sites_aside = so->symbols && !code;
 	ms_pdreader_free(r);
 	so->from_ns = o->from;
 	so->to_ns = o->to;
@@ -923,6 +928,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if ((ret = add_analyses(&o, s, &rep, &html, &pp)))
 		goto out;
+	if (o.sites_aside)
+		ms_session_sites_aside(s, o.format == CLI_FORMAT_JSON);   /* JSON has the chains too */
 	if (!o.group)
 		o.group = MS_GROUP_REGION;
 	ret = replay_run(s, o.input);

@@ -118,6 +118,18 @@ int ms_session_flush(struct ms_session *s, uint64_t limit);
  */
 int ms_session_no_sites(struct ms_session *s);
 
+/*
+ * Names the allocation sites, and where chains their call chains as text,
+ * on a thread of the session's own while the replay goes on, with symbols
+ * of its own (where the process may run on two CPUs or more, and
+ * MAPSCOPE_NAMER is not "off"): ms_session_alloc_site() then seldom waits.
+ * The answers are the same. For a caller whose analyses name nothing else
+ * through ms_session_symbols() (mapscope report --children 0): the thread
+ * reads the binaries the sites lie in again, and where the caller names
+ * code in them too, both hold them. 0, or -EBUSY once the replay has begun.
+ */
+int ms_session_sites_aside(struct ms_session *s, bool chains);
+
 /* Adds an analysis (a[0] is not copied: keep it alive). 0 or -ENOMEM; at most 16. */
 int ms_session_add(struct ms_session *s, const struct ms_analysis *a, void *ctx);
 

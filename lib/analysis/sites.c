@@ -8,6 +8,9 @@
 #include "util/grow.h"
 #include "util/log.h"
 
+#define SITE_LEN 768             /* a site's text at most: the memo's answers are by this too */
+#define TEXT_LEN 1024            /* a chain's */
+
 /* The chain's code addresses, perf's context markers left out: what a caller matches new runs by. */
 static int keep_ips(struct ms_site *s, const uint64_t *frames, uint32_t nr)
 {
@@ -27,7 +30,7 @@ static int keep_ips(struct ms_site *s, const uint64_t *frames, uint32_t nr)
 int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_region *r,
 		  const struct ms_event *ev)
 {
-	char site[768], chain[1024];
+	char site[SITE_LEN], chain[TEXT_LEN];
 	uint64_t unwound[64];
 	const uint64_t *frames = r->alloc_chain;
 	uint32_t nr = r->alloc_chain_len;
@@ -53,13 +56,50 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 	s->site = s->chain = NULL;
 	s->pid = r->pid;
 	s->site_named = s->chain_named = false;
+	if (s->job)
+		ms_namer_drop(t->namer, s->job);
+	s->job = NULL;
 	s->pinned = !ms_symbols_pin(syms, r->pid, frames, nr, &s->pin);
 	if (!s->pinned) {
 		ms_symbols_call_site(syms, r->pid, frames, nr, site, sizeof(site), chain, sizeof(chain));
 		s->site = site[0] ? strdup(site) : NULL;
 		s->chain = strdup(chain);
 	}
-	return keep_ips(s, frames, nr);
+	if (keep_ips(s, frames, nr))
+		return -ENOMEM;
+	if (s->pinned && t->aside && !t->namer_tried) {
+		t->namer_tried = true;
+		t->namer = ms_namer_new(syms, SITE_LEN, t->aside_chains ? TEXT_LEN : 0);
+	}
+	if (s->pinned && t->namer)
+		s->job = ms_namer_submit(t->namer, syms, &s->pin, s->pid, s->ips, s->nr_ips);
+	return 0;
+}
+
+/* r's site (and chain, where the namer names chains) named by the namer's thread: true where it named them. */
+static bool from_namer(struct ms_sites *t, struct ms_site *s)
+{
+	char *site, *text;
+	bool named = s->job && ms_namer_wait(t->namer, s->job, &site, &text);
+
+	s->job = NULL;
+	if (!named)
+		return false;
+	s->site_named = true;
+	s->site = site[0] ? site : NULL;
+	if (!site[0])
+		free(site);
+	if (text) {
+		s->chain_named = true;
+		s->chain = text;
+	}
+	return true;
+}
+
+void ms_sites_aside(struct ms_sites *t, bool chains)
+{
+	t->aside = true;
+	t->aside_chains = chains;
 }
 
 /*
@@ -69,13 +109,15 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
  */
 static const struct ms_site *named(struct ms_sites *t, const struct ms_region *r, bool chain)
 {
-	char site[768], text[1024];
+	char site[SITE_LEN], text[TEXT_LEN];
 	struct ms_site *s;
 
 	if (!r || r->id >= t->cap)
 		return NULL;
 	s = &t->by_region[r->id];
 	if (!s->pinned || (chain ? s->chain_named : s->site_named))
+		return s;
+	if (from_namer(t, s) && (chain ? s->chain_named : s->site_named))
 		return s;
 	/* The code addresses kept: the chain without perf's markers names the same. */
 	ms_symbols_call_site_pinned(t->syms, &s->pin, s->pid, s->ips, s->nr_ips, chain ? NULL : site, sizeof(site),
@@ -121,6 +163,7 @@ void ms_sites_release(struct ms_sites *t)
 {
 	size_t i;
 
+	ms_namer_free(t->namer);          /* its jobs go with it */
 	for (i = 0; i < t->cap; i++) {
 		free(t->by_region[i].site);
 		free(t->by_region[i].chain);

@@ -2,7 +2,9 @@
  * Internal: where each region was allocated, for report and hugepages:
  * the chain is taken when the region is made (while its process's
  * binaries are known), and named then, or pinned and named when first
- * asked for (most regions never are: no row shows them).
+ * asked for (most regions never are: no row shows them), or where the
+ * caller names nothing else (ms_sites_aside()), pinned and handed to the
+ * namer's thread at once (symbols/namer.h).
  */
 #ifndef MS_ANALYSIS_SITES_H
 #define MS_ANALYSIS_SITES_H
@@ -13,6 +15,7 @@
 #include <mapscope/aspace.h>
 #include <mapscope/symbols.h>
 
+#include "symbols/namer.h"
 #include "symbols/pin.h"
 
 struct ms_site {
@@ -24,12 +27,16 @@ struct ms_site {
 	bool pinned;              /* named when asked for: pin says how */
 	bool site_named, chain_named;   /* pinned: which of site and chain are named so far */
 	struct ms_pin pin;
+	struct ms_name_job *job;  /* pinned: its site as the namer's thread names it, or NULL */
 };
 
 struct ms_sites {
 	struct ms_site *by_region;   /* region id -> its site; both owned */
 	size_t cap;
 	struct ms_symbols *syms;     /* the symbols pins name through */
+	struct ms_namer *namer;      /* names pinned sites on a thread of its own, or NULL */
+	bool aside, aside_chains;    /* ms_sites_aside(): a namer for sites, and for chains too */
+	bool namer_tried;            /* a namer was asked for (there may be none) */
 };
 
 /*
@@ -38,6 +45,12 @@ struct ms_sites {
  */
 int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_region *r,
 		  const struct ms_event *ev);
+/*
+ * Pinned sites, and their chains as text where chains, named on a thread
+ * with symbols of its own as they are noted (symbols/namer.h), for a
+ * caller that names nothing else: otherwise both would read the binaries.
+ */
+void ms_sites_aside(struct ms_sites *t, bool chains);
 /* Whether r has a site noted, named or not. */
 bool ms_sites_noted(const struct ms_sites *t, const struct ms_region *r);
 /* r's site and chain as text, named now if it was pinned (so t changes); NULL where none. */

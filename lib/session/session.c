@@ -163,6 +163,14 @@ MS_EXPORT int ms_session_no_sites(struct ms_session *s)
 	return 0;
 }
 
+MS_EXPORT int ms_session_sites_aside(struct ms_session *s, bool chains)
+{
+	if (s->begun)
+		return -EBUSY;
+	ms_sites_aside(&s->sites, chains);
+	return 0;
+}
+
 MS_EXPORT int ms_session_add(struct ms_session *s, const struct ms_analysis *a, void *ctx)
 {
 	if (s->n == MAX_ANALYSES)

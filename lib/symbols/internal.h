@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <elfutils/libdwfl.h>
 
@@ -205,6 +206,15 @@ void ms_pin_retire(struct ms_symbols *s, struct proc_bins *p);
  */
 int ms_pin_key(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, uint64_t *key, size_t max);
 
+struct ms_pin;
+
+/*
+ * The instances of pin's list (pinned now, its epoch still the
+ * process's) that naming chain looks up, each once, into out (at most
+ * max): their count, or -E2BIG (pin.c).
+ */
+int ms_pin_insts(const struct ms_pin *pin, const uint64_t *chain, uint32_t len, struct inst *out, size_t max);
+
 /*
  * ms_symbols_call_site(), leaving out site where it is NULL and text
  * where it is NULL; a chain named before alike is copied from the memo
@@ -321,6 +331,16 @@ void ms_bin_load_symbols(struct bin *b);
  * build-id is not known yet (a pipe's may come later) (symtab.c).
  */
 bool ms_bin_try_symbols(struct bin *b);
+
+/*
+ * Opens b's symbols (state 1) and says nothing: true with state 2; false
+ * with b as it was, its module and Dwfl gone, where they cannot be read
+ * as its build-id says (symtab.c).
+ */
+bool ms_bin_open_symbols(struct bin *b);
+
+/* The index of the bin of path, made where create and missing; -1 where none (symbols.c). */
+ssize_t ms_bin_index(struct ms_symbols *s, const char *path, bool create);
 
 /* The name libdwfl gives vaddr in b, demangled, and the offset into it; NULL where none (symtab.c). */
 const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset);

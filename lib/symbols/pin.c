@@ -116,6 +116,37 @@ int ms_pin_key(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32
 	return walk(s, p, chain, len, false, key, max);
 }
 
+/* Puts in in out[0, *n) where it is not there yet (a chain's instances are few); false where max is reached. */
+static bool put_once(const struct inst *in, struct inst *out, size_t *n, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (out[i].bin == in->bin && out[i].bias == in->bias && out[i].lo == in->lo)
+			return true;
+	if (*n == max)
+		return false;
+	out[(*n)++] = *in;
+	return true;
+}
+
+int ms_pin_insts(const struct ms_pin *pin, const uint64_t *chain, uint32_t len, struct inst *out, size_t max)
+{
+	const struct inst *in;
+	size_t last = 0, n = 0;
+	uint32_t i;
+	int k;
+
+	for (i = 0; i < len; i++) {
+		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		for (k = 0; k < 2; k++)     /* the address, and one byte back: walk()'s two lookups */
+			if ((in = held_by(pin->p, pin->n, chain[i] - (uint64_t)k, &last)) && !put_once(in, out, &n, max))
+				return -E2BIG;
+	}
+	return (int)n;
+}
+
 /* The instances pin names: the process's list if it is still of that epoch, else the one kept. */
 static struct inst *pinned_list(const struct ms_symbols *s, const struct ms_pin *pin)
 {

@@ -148,7 +148,7 @@ static bool slots_grow(struct ms_symbols *s)
  * path, not by comparing it with every bin's (each map of each process
  * asks: 1.3M comparisons for a chromium recording's 180 files).
  */
-static ssize_t bin_index(struct ms_symbols *s, const char *path, bool create)
+ssize_t ms_bin_index(struct ms_symbols *s, const char *path, bool create)
 {
 	size_t k;
 
@@ -171,7 +171,7 @@ static ssize_t bin_index(struct ms_symbols *s, const char *path, bool create)
 MS_EXPORT void ms_symbols_expect_build_id(struct ms_symbols *s, const char *path,
 					  const unsigned char *id, size_t len)
 {
-	ssize_t i = bin_index(s, path, true);
+	ssize_t i = ms_bin_index(s, path, true);
 
 	if (i < 0 || len > sizeof(s->bins[0].want_id))
 		return;
@@ -235,7 +235,7 @@ static void track_map(struct ms_symbols *s, const struct ms_event *ev)
 	if (m->name[0] != '/' || !(m->maj || m->min || m->ino))
 		return;
 	real_path(m->name, path, sizeof(path));
-	i = bin_index(s, path, true);
+	i = ms_bin_index(s, path, true);
 	if (i < 0)
 		return;
 	b = &s->bins[i];

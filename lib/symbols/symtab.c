@@ -157,12 +157,10 @@ void ms_bin_load_symbols(struct bin *b)
  * after the pin and before naming reads the binary, and a binary rebuilt
  * since is then named raw, with a warning (ms_bin_load_symbols()).
  */
-bool ms_bin_try_symbols(struct bin *b)
+bool ms_bin_open_symbols(struct bin *b)
 {
 	int err;
 
-	if (b->state != 1 || b->tried || !b->want_id_len)
-		return b->state != 1;
 	if (open_symbols(b, &err) == LOAD_OK) {
 		b->state = 2;
 		return true;
@@ -171,6 +169,15 @@ bool ms_bin_try_symbols(struct bin *b)
 		dwfl_end(b->dwfl);
 	b->dwfl = NULL;
 	b->mod = NULL;
+	return false;
+}
+
+bool ms_bin_try_symbols(struct bin *b)
+{
+	if (b->state != 1 || b->tried || !b->want_id_len)
+		return b->state != 1;
+	if (ms_bin_open_symbols(b))
+		return true;
 	b->tried = true;
 	return false;
 }

@@ -170,6 +170,12 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 	return 0;
 }
 
+void ms_sites_aside(struct ms_sites *t, bool chains)
+{
+	(void)t;
+	(void)chains;
+}
+
 bool ms_sites_noted(const struct ms_sites *t, const struct ms_region *r)
 {
 	(void)t;

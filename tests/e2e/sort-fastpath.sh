@@ -3,8 +3,10 @@
 # its rings and says so in the file) against the sort queue that every
 # other file goes through (MAPSCOPE_SORT_QUEUE=1 forces it), and
 # compressed data decompressed ahead on a thread against in turn
-# (MAPSCOPE_READ_AHEAD=1 and 0): every command's output must be byte-identical
-# each way, on real recordings of
+# (MAPSCOPE_READ_AHEAD=1 and 0), and report --children 0's allocation sites
+# named on a second thread as the recording is read against when each row
+# is printed (MAPSCOPE_NAMER=off): every command's output must be
+# byte-identical each way, on real recordings of
 # python3, node, a JVM and headless chromium made here (each skipped with
 # its reason where the runtime is missing), on the golden recordings, and
 # on the perf.data corpus where it is present.
@@ -56,7 +58,8 @@ fi
 out() {
 	local dir=$1 f=$2 i=0 c
 	mkdir -p "$dir"
-	for c in "report" "report --children 0" "report --format json" "report --format csv" "timeline" \
+	for c in "report" "report --children 0" "report --children 0 --format json" "report --format json" \
+		"report --format csv" "timeline" \
 		"timeline --format json" "unmapped" "hugepages" "maps --at last" "heatmap" "heatmap --format svg" \
 		"report --format html" "report --format pprof -o pprof.pb"; do
 		i=$((i + 1))
@@ -73,8 +76,11 @@ for f in "${files[@]}"; do
 	MAPSCOPE_READ_AHEAD=1 out ahead "$f"
 	MAPSCOPE_READ_AHEAD=0 out turn "$f"
 	diff -r ahead turn >diff.txt || fail "$f: decompressed ahead, the outputs differ from in turn: $(head -5 diff.txt)"
-	rm -rf fast queue ahead turn
+	MAPSCOPE_NAMER=off out later "$f"
+	diff -r fast later >diff.txt || fail "$f: sites named on a second thread, the outputs differ from named later: $(head -5 diff.txt)"
+	rm -rf fast queue ahead turn later
 	checked=$((checked + 1))
 done
-pass "$checked files ($ordered recorded here in time order): 13 commands' outputs byte-identical with and" \
-	"without the sort queue, and with compressed data decompressed ahead or in turn"
+pass "$checked files ($ordered recorded here in time order): 14 commands' outputs byte-identical with and" \
+	"without the sort queue, with compressed data decompressed ahead or in turn, and with sites named" \
+	"on a second thread or later ($(nproc) CPUs)"

@@ -187,6 +187,26 @@ static void no_sites_until_an_analysis_needs_them(void **state)
 	ms_session_free(s);
 }
 
+/* ms_session_sites_aside(): taken before the run (the replay then runs to its end), refused once it has begun. */
+static void sites_aside_before_the_run(void **state)
+{
+	static const struct ms_analysis stop = { .name = "stop", .event = stop_at_first };
+	const struct ms_session_opts o = { .symbols = true, .to_ns = UINT64_MAX };
+	struct ms_session *s = ms_session_open(synth_path(fd), &o);
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(ms_session_sites_aside(s, true), 0);
+	assert_int_equal(ms_session_run(s), 0);
+	ms_session_free(s);
+
+	assert_non_null(s = ms_session_open(synth_path(fd), &o));
+	assert_int_equal(ms_session_add(s, &stop, NULL), 0);
+	assert_int_equal(ms_session_run(s), 1);
+	assert_int_equal(ms_session_sites_aside(s, false), -EBUSY);
+	ms_session_free(s);
+}
+
 /* "+20.1 s to +20.2 s" in ms: the window's ends from the first event (1 ms). */
 static void relative_window(void **state)
 {
@@ -330,6 +350,7 @@ int main(void)
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(symbols_on_request),
 		cmocka_unit_test(no_sites_until_an_analysis_needs_them),
+		cmocka_unit_test(sites_aside_before_the_run),
 	};
 	return cmocka_run_group_tests(tests, make_recording, drop_recording);
 }

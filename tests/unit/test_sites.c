@@ -23,6 +23,7 @@
 #include <mapscope/symbols.h>
 
 #include "analysis/sites.h"
+#include "symbols/internal.h"
 
 #include "own_maps.h"
 
@@ -163,12 +164,89 @@ static void pinned_then_named_as_at_once(void **state)
 	ms_symbols_free(syms);
 }
 
+/* Whether any binary's symbol table was built by syms: none is where no name was asked of it. */
+static bool any_table(const struct ms_symbols *syms)
+{
+	size_t i;
+
+	for (i = 0; i < syms->nr_bins; i++)
+		if (syms->bins[i].table)
+			return true;
+	return false;
+}
+
+/*
+ * Named aside (ms_sites_aside()): the sites, and with chains the chains
+ * too, named by the namer's thread as at once, with none of the caller's
+ * symbols read for it; a region noted again names its new chain. Skipped where one CPU is all there is.
+ */
+static void aside_named_as_at_once(bool chains)
+{
+	uint64_t chain[2] = { (uint64_t)(uintptr_t)sites_alloc_here + 1, (uint64_t)(uintptr_t)sites_caller + 1 };
+	uint64_t other[2] = { (uint64_t)(uintptr_t)sites_caller + 1, (uint64_t)(uintptr_t)sites_caller + 1 };
+	struct ms_region first = { .id = 1, .pid = (uint32_t)getpid(), .alloc_chain = chain, .alloc_chain_len = 2 };
+	struct ms_region later = first;
+	struct ms_symbols *syms = ms_symbols_new(), *fresh = ms_symbols_new();
+	struct ms_sites t = { 0 };
+	struct text text[32];
+	struct ms_event e;
+	char site[768], chain_text[1024], other_site[768];
+
+	expect_own_build_ids(syms);
+	map_own_code(syms, text, 32);
+	map_own_code(fresh, text, 32);
+	ms_symbols_call_site(fresh, first.pid, chain, 2, site, sizeof(site), chain_text, sizeof(chain_text));
+	ms_symbols_call_site(fresh, first.pid, other, 2, other_site, sizeof(other_site), NULL, 0);
+	ms_symbols_free(fresh);
+	assert_true(starts_with(site, "sites_alloc_here"));
+	assert_true(starts_with(other_site, "sites_caller"));
+	unsetenv("MAPSCOPE_NAMER");
+	ms_sites_aside(&t, chains);
+	assert_int_equal(ms_sites_note(&t, syms, &first, NULL), 0);
+	if (!t.namer) {
+		ms_sites_release(&t);
+		ms_symbols_free(syms);
+		skip();                       /* one CPU: no namer */
+	}
+	assert_non_null(t.by_region[1].job);
+	later.id = 2;
+	assert_int_equal(ms_sites_note(&t, syms, &later, NULL), 0);
+	first.alloc_chain = other;             /* region 1 made again, by another chain: its first job dropped */
+	assert_int_equal(ms_sites_note(&t, syms, &first, NULL), 0);
+	e = task_ev(MS_EV_EXEC, later.pid);                  /* its binaries go */
+	ms_symbols_track(syms, &e);
+	assert_string_equal(ms_sites_site(&t, &later), site);
+	assert_null(t.by_region[2].job);
+	assert_false(any_table(syms));                      /* named by the thread: the caller read no symbols */
+	assert_int_equal(t.by_region[2].chain_named, chains);   /* named with the site, where chains */
+	assert_string_equal(ms_sites_site(&t, &first), other_site);
+	assert_false(any_table(syms));
+	assert_string_equal(ms_sites_chain(&t, &later), chain_text);
+	assert_int_equal(any_table(syms), !chains);          /* the caller reads symbols for a chain it names */
+	ms_sites_release(&t);
+	ms_symbols_free(syms);
+}
+
+static void aside_sites(void **state)
+{
+	(void)state;
+	aside_named_as_at_once(false);
+}
+
+static void aside_sites_and_chains(void **state)
+{
+	(void)state;
+	aside_named_as_at_once(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nothing_without_symbols_or_chain),
 		cmocka_unit_test(named_kept_grown_and_replaced),
 		cmocka_unit_test(pinned_then_named_as_at_once),
+		cmocka_unit_test(aside_sites),
+		cmocka_unit_test(aside_sites_and_chains),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,371 @@
+/*
+ * Sites named on a second thread (namer.h). Naming the sites a report
+ * prints is a fifth of its time on a chromium recording, and almost all
+ * of it libdw's first reading of each binary's symbols and of the line
+ * tables and scopes of the units the sites lie in: work that waits only
+ * on the chain being pinned. So each pinned chain is handed, as it is
+ * pinned, to a thread with symbols of its own (libdw's handles are not to
+ * be shared between threads): it reads the binaries again, by the paths
+ * and build-ids the pin saw, and names the chain through a view of just
+ * the instances the chain lies in, as a pin names it (pin.c). A chain's
+ * answer depends on nothing else (ms_pin_key()), so it is the answer the
+ * caller's symbols would give. Where the thread cannot read a binary as
+ * the caller did, it says so and the caller names the chain itself.
+ *
+ * The thread takes the chains in the order they come, and a chain the
+ * caller waits for first; the caller hands them over some at a time, so
+ * that it seldom takes the lock, and wakes the thread only when it sleeps.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/internal.h"
+#include "symbols/namer.h"
+#include "util/grow.h"
+
+#define BATCH 64                 /* chains handed over at a time */
+#define BLOCK_SIZE (128 * 1024)  /* the caller's jobs are cut from blocks of this */
+#define MAX_INSTS 64             /* a chain's instances: past this, the caller names it */
+
+/* A binary as the caller's pin saw it, and the thread's own bin for it. */
+struct named_bin {
+	char *path;
+	unsigned char id[64];
+	size_t id_len;
+	int state;                   /* the caller's: 2 read, below 0 unusable (and said so) */
+	ssize_t own;                 /* the thread's alone: its bin + 1; -1 it cannot read it so; 0 not yet */
+};
+
+struct job_inst {
+	struct named_bin *b;
+	uint64_t bias, lo, hi;
+};
+
+enum job_state { QUEUED, RUNNING, DONE, FAILED, DROPPED };
+
+struct ms_name_job {
+	struct ms_name_job *next;    /* in the queue, or in the caller's batch */
+	struct ms_name_job *all;     /* every job, newest first */
+	const uint64_t *chain;
+	struct job_inst *inst;
+	uint32_t pid, len, nr_inst;
+	enum job_state state;        /* under the lock, once handed over */
+	char *site, *text;           /* DONE: the thread's answers, until asked */
+};
+
+struct block {
+	struct block *next;
+	size_t used;
+	max_align_t data[];
+};
+
+struct ms_namer {
+	struct ms_symbols *own;      /* the thread's symbols */
+	char *scratch, *scratch_text;   /* the thread's: a site and a chain named, of site_len and text_len bytes */
+	size_t site_len, text_len;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	/* Under the lock: */
+	struct ms_name_job *head, *tail;   /* handed over, in order */
+	struct ms_name_job *urgent;  /* the one the caller waits for */
+	bool stop, idle;
+	bool started;                /* the thread was made: it is joined */
+	unsigned waiting;
+	/* The caller's alone: */
+	struct ms_name_job *batch_head, *batch_tail, *all;
+	size_t batch_n;
+	struct named_bin **by_bin;   /* the caller's bin index -> what the thread is told of it */
+	size_t cap_by_bin;
+	struct block *blocks;
+};
+
+/* len bytes from the caller's blocks (aligned as malloc's), or NULL. */
+static void *carve(struct ms_namer *n, size_t len)
+{
+	struct block *b = n->blocks;
+	size_t need = (len + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	void *at;
+
+	if (!b || b->used + need > BLOCK_SIZE) {
+		if (need > BLOCK_SIZE || !(b = malloc(sizeof(*b) + BLOCK_SIZE)))
+			return NULL;
+		b->next = n->blocks;
+		b->used = 0;
+		n->blocks = b;
+	}
+	at = (char *)b->data + b->used;
+	b->used += need;
+	return at;
+}
+
+/* The thread's bin for b, made and read the first time; false where it cannot read it as the caller did. */
+static bool own_bin(struct ms_namer *n, struct named_bin *nb)
+{
+	struct bin *b;
+	ssize_t i;
+
+	if (nb->own)
+		return nb->own > 0;
+	nb->own = -1;
+	if ((i = ms_bin_index(n->own, nb->path, true)) < 0)
+		return false;
+	b = &n->own->bins[i];
+	memcpy(b->want_id, nb->id, nb->id_len);
+	b->want_id_len = nb->id_len;
+	if (nb->state < 0) {
+		b->state = nb->state;        /* unusable to the caller, who said so: raw here too, and quiet */
+		b->warned = true;
+	} else {
+		ms_bin_read_segments(b);
+		if (b->state != 1 || !ms_bin_open_symbols(b)) {
+			b->state = -1;           /* never read again, so never warned of */
+			b->warned = true;
+			return false;
+		}
+	}
+	nb->own = i + 1;
+	return true;
+}
+
+/* Names j's site into j->site as the caller's pin would; false where it cannot. */
+static bool name(struct ms_namer *n, struct ms_name_job *j)
+{
+	struct proc_bins view = { .perfmap_state = -1 };  /* no JIT: the pin saw none could name the chain */
+	struct inst v[MAX_INSTS];
+	uint32_t i;
+
+	for (i = 0; i < j->nr_inst; i++) {
+		if (!own_bin(n, j->inst[i].b))
+			return false;
+		v[i] = (struct inst){ (size_t)(j->inst[i].b->own - 1), j->inst[i].bias, j->inst[i].lo, j->inst[i].hi };
+	}
+	view.v = v;
+	view.n = j->nr_inst;
+	n->own->view = &view;
+	n->own->view_pid = j->pid;
+	ms_call_site_parts(n->own, j->pid, j->chain, j->len, n->scratch, n->site_len,
+			   n->text_len ? n->scratch_text : NULL, n->text_len);
+	n->own->view = NULL;
+	j->site = strdup(n->scratch);
+	j->text = n->text_len ? strdup(n->scratch_text) : NULL;
+	return j->site && (j->text || !n->text_len);
+}
+
+/* The next job to name, under the lock: the one waited for, else the oldest queued; NULL where none. */
+static struct ms_name_job *next_job(struct ms_namer *n)
+{
+	struct ms_name_job *j = n->urgent;
+
+	n->urgent = NULL;
+	if (j && j->state == QUEUED)
+		return j;
+	while ((j = n->head)) {
+		n->head = j->next;
+		if (!n->head)
+			n->tail = NULL;
+		if (j->state == QUEUED)
+			return j;
+	}
+	return NULL;
+}
+
+static void *work(void *arg)
+{
+	struct ms_namer *n = arg;
+	struct ms_name_job *j;
+	bool ok;
+
+	pthread_mutex_lock(&n->lock);
+	while (!n->stop) {
+		if (!(j = next_job(n))) {
+			n->idle = true;
+			pthread_cond_wait(&n->work, &n->lock);
+			n->idle = false;
+			continue;
+		}
+		j->state = RUNNING;
+		pthread_mutex_unlock(&n->lock);
+		ok = name(n, j);
+		pthread_mutex_lock(&n->lock);
+		j->state = ok ? DONE : FAILED;
+		if (n->waiting)
+			pthread_cond_broadcast(&n->done);
+	}
+	pthread_mutex_unlock(&n->lock);
+	return NULL;
+}
+
+/* Whether a second CPU may run the thread beside the caller. */
+static bool two_cpus(void)
+{
+	cpu_set_t set;
+
+	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1;
+}
+
+struct ms_namer *ms_namer_new(const struct ms_symbols *s, size_t site_len, size_t text_len)
+{
+	const char *env = getenv("MAPSCOPE_NAMER");
+	struct ms_namer *n;
+
+	if ((env && !strcmp(env, "off")) || !two_cpus() || !(n = calloc(1, sizeof(*n))))
+		return NULL;
+	n->site_len = site_len;
+	n->text_len = text_len;
+	if (!(n->own = ms_symbols_new()) || !(n->scratch = malloc(site_len)) ||
+	    (text_len && !(n->scratch_text = malloc(text_len)))) {
+		ms_symbols_free(n->own);
+		free(n->scratch);
+		free(n);
+		return NULL;
+	}
+	ms_symbols_exact_only(n->own, s->exact_only);
+	pthread_mutex_init(&n->lock, NULL);
+	pthread_cond_init(&n->work, NULL);
+	pthread_cond_init(&n->done, NULL);
+	if (pthread_create(&n->thread, NULL, work, n)) {
+		ms_namer_free(n);
+		return NULL;
+	}
+	n->started = true;
+	return n;
+}
+
+/* What the thread is told of the caller's bin i (told once); NULL where it cannot be told. */
+static struct named_bin *told(struct ms_namer *n, const struct ms_symbols *s, size_t i)
+{
+	const struct bin *b = &s->bins[i];
+	struct named_bin *nb;
+
+	if (MS_GROW(n->by_bin, i + 1, n->cap_by_bin, 64, SIZE_MAX, true))
+		return NULL;
+	if (n->by_bin[i])
+		return n->by_bin[i];
+	/* A pin leaves each of its chain's binaries read, or unusable and said so: anything else is not handed over. */
+	if ((b->state != 2 && b->state >= 0) || !(nb = carve(n, sizeof(*nb))) ||
+	    !(nb->path = carve(n, strlen(b->path) + 1)))
+		return NULL;
+	strcpy(nb->path, b->path);
+	memcpy(nb->id, b->want_id, b->want_id_len);
+	nb->id_len = b->want_id_len;
+	nb->state = b->state;
+	nb->own = 0;
+	return n->by_bin[i] = nb;
+}
+
+/* Hands the caller's batch to the thread, waking it where it sleeps. */
+static void hand_over(struct ms_namer *n)
+{
+	if (!n->batch_head)
+		return;
+	pthread_mutex_lock(&n->lock);
+	if (n->tail)
+		n->tail->next = n->batch_head;
+	else
+		n->head = n->batch_head;
+	n->tail = n->batch_tail;
+	if (n->idle)
+		pthread_cond_signal(&n->work);
+	pthread_mutex_unlock(&n->lock);
+	n->batch_head = n->batch_tail = NULL;
+	n->batch_n = 0;
+}
+
+struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
+				    uint32_t pid, const uint64_t *chain, uint32_t len)
+{
+	struct inst v[MAX_INSTS];
+	struct job_inst *inst;
+	struct ms_name_job *j;
+	uint64_t *copy;
+	int k = ms_pin_insts(pin, chain, len, v, MAX_INSTS), i;
+
+	if (k < 0 || !(j = carve(n, sizeof(*j))) || !(copy = carve(n, len * sizeof(*chain) + 1)) ||
+	    !(inst = carve(n, (size_t)k * sizeof(*inst) + 1)))
+		return NULL;
+	for (i = 0; i < k; i++) {
+		inst[i] = (struct job_inst){ told(n, s, v[i].bin), v[i].bias, v[i].lo, v[i].hi };
+		if (!inst[i].b)
+			return NULL;
+	}
+	memcpy(copy, chain, len * sizeof(*chain));
+	*j = (struct ms_name_job){ .all = n->all, .chain = copy, .inst = inst, .pid = pid, .len = len,
+				   .nr_inst = (uint32_t)k, .state = QUEUED };
+	n->all = j;
+	if (n->batch_tail)
+		n->batch_tail->next = j;
+	else
+		n->batch_head = j;
+	n->batch_tail = j;
+	if (++n->batch_n == BATCH)
+		hand_over(n);
+	return j;
+}
+
+bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char **text)
+{
+	bool done;
+
+	hand_over(n);
+	pthread_mutex_lock(&n->lock);
+	if (j->state == QUEUED) {
+		n->urgent = j;
+		if (n->idle)
+			pthread_cond_signal(&n->work);
+	}
+	n->waiting++;
+	while (j->state == QUEUED || j->state == RUNNING)
+		pthread_cond_wait(&n->done, &n->lock);
+	n->waiting--;
+	done = j->state == DONE;
+	*site = done ? j->site : NULL;
+	*text = done ? j->text : NULL;
+	if (done)
+		j->site = j->text = NULL;
+	j->state = DROPPED;
+	pthread_mutex_unlock(&n->lock);
+	return done;
+}
+
+void ms_namer_drop(struct ms_namer *n, struct ms_name_job *j)
+{
+	pthread_mutex_lock(&n->lock);
+	if (j->state == QUEUED)
+		j->state = DROPPED;
+	pthread_mutex_unlock(&n->lock);
+}
+
+void ms_namer_free(struct ms_namer *n)
+{
+	struct ms_name_job *j;
+	struct block *b;
+
+	if (!n)
+		return;
+	pthread_mutex_lock(&n->lock);
+	n->stop = true;
+	pthread_cond_signal(&n->work);
+	pthread_mutex_unlock(&n->lock);
+	if (n->started)
+		pthread_join(n->thread, NULL);
+	for (j = n->all; j; j = j->all) {
+		free(j->site);
+		free(j->text);
+	}
+	while ((b = n->blocks)) {
+		n->blocks = b->next;
+		free(b);
+	}
+	free(n->by_bin);
+	free(n->scratch);
+	free(n->scratch_text);
+	ms_symbols_free(n->own);
+	pthread_cond_destroy(&n->work);
+	pthread_cond_destroy(&n->done);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+}

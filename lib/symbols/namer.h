@@ -1,0 +1,55 @@
+/*
+ * Internal: pinned chains' sites named on a thread of their own while the
+ * replay goes on (namer.c), each as ms_symbols_call_site_pinned() would
+ * name it later.
+ */
+#ifndef MS_SYMBOLS_NAMER_H
+#define MS_SYMBOLS_NAMER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mapscope/symbols.h>
+
+#include "symbols/pin.h"
+
+struct ms_namer;
+struct ms_name_job;
+
+/*
+ * A namer of sites into buffers of site_len bytes, and where text_len is
+ * not 0 of their chains as text into buffers of text_len bytes, as the
+ * caller's symbols s would name them; its thread starts here. NULL where
+ * it would not pay or cannot be: one CPU to run on, MAPSCOPE_NAMER=off,
+ * no memory or thread (the caller then names through its pins).
+ */
+struct ms_namer *ms_namer_new(const struct ms_symbols *s, size_t site_len, size_t text_len);
+
+/*
+ * Queues the naming of the site of chain (len code addresses, innermost
+ * first) of process pid, pinned just now by s into pin. NULL where it
+ * cannot be queued (no memory; a binary of the chain not read as a pin
+ * leaves it): the caller names it through the pin. Queued chains go to
+ * the thread some at a time; ms_namer_wait() sends any left.
+ */
+struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
+				    uint32_t pid, const uint64_t *chain, uint32_t len);
+
+/*
+ * The job's site and chain as text (malloc'd, the caller's now; the site
+ * "" where the chain has none, the text NULL where the namer names none),
+ * waited for, the thread told to name it next where it has not begun:
+ * true. false where the thread could not name it as the pin would (a
+ * binary it could not read as the caller did): the caller names it
+ * through the pin. The job is the namer's still, and asked once.
+ */
+bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char **text);
+
+/* The job will not be asked for: the thread passes over it where it has not begun. */
+void ms_namer_drop(struct ms_namer *n, struct ms_name_job *j);
+
+/* Stops the thread (a job it is naming is finished first) and frees the namer and every job. */
+void ms_namer_free(struct ms_namer *n);
+
+#endif

@@ -1,0 +1,329 @@
+/*
+ * Sites named on the namer's thread: each as the caller's own pin names
+ * it, whatever happened to the process since (its binaries gone by exec);
+ * a binary the caller found unusable named raw there too, and not warned
+ * of again; a binary the thread cannot read as the caller did handed back
+ * (NULL), for the caller to name through its pin; the chain waited for
+ * named first, however many are queued before it; none where one CPU is
+ * all there is or MAPSCOPE_NAMER=off. The frames are functions of this
+ * test and of its C library, named from its own mappings.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <linux/perf_event.h>
+
+#include <mapscope/event.h>
+#include <mapscope/log.h>
+#include <mapscope/symbols.h>
+
+#include "own_maps.h"
+#include "symbols/namer.h"
+#include "symbols/pin.h"
+
+#define SITE_LEN 768
+#define TEXT_LEN 1024
+
+volatile int namer_sink;
+
+__attribute__((noinline)) void namer_inner(void)
+{
+	namer_sink++;
+	namer_sink++;
+}
+
+__attribute__((noinline)) void namer_outer(void)
+{
+	namer_inner();
+	namer_sink++;
+}
+
+/* The site of a pinned chain as the caller names it, through its pin. */
+static void pinned_site(struct ms_symbols *s, const struct ms_pin *pin, const uint64_t *chain, uint32_t len,
+			char *site)
+{
+	ms_symbols_call_site_pinned(s, pin, (uint32_t)getpid(), chain, len, site, SITE_LEN, NULL, 0);
+}
+
+/* A namer of sites, and of chains as text where text. */
+static struct ms_namer *new_namer(struct ms_symbols *s, bool text)
+{
+	struct ms_namer *n;
+
+	unsetenv("MAPSCOPE_NAMER");
+	n = ms_namer_new(s, SITE_LEN, text ? TEXT_LEN : 0);
+	if (!n)
+		skip();                       /* one CPU: there is no namer to test */
+	return n;
+}
+
+/* The site the namer named for j (a namer of sites alone), or NULL where it handed j back. */
+static char *wait_site(struct ms_namer *n, struct ms_name_job *j)
+{
+	char *site, *text;
+
+	if (!ms_namer_wait(n, j, &site, &text))
+		return NULL;
+	assert_null(text);
+	return site;
+}
+
+/* Chains through this test's functions and its C library's, each as the pin names it, after an exec too. */
+static void named_as_the_pin_names(bool with_text)
+{
+	uint32_t pid = (uint32_t)getpid();
+	const uint64_t in = (uint64_t)(uintptr_t)namer_inner + 1, out = (uint64_t)(uintptr_t)namer_outer + 1,
+		       libc = (uint64_t)(uintptr_t)getpid + 1, raw = 0x1000;
+	const uint64_t chains[][3] = { { in, out, out }, { libc, in, out }, { out, libc, libc }, { raw, in, libc },
+				       { libc, libc, raw } };
+	enum { N = sizeof(chains) / sizeof(chains[0]) };
+	struct ms_symbols *s = ms_symbols_new();
+	struct ms_name_job *jobs[N];
+	struct ms_pin pins[N];
+	char want[N][SITE_LEN], want_text[N][TEXT_LEN];
+	struct ms_namer *n;
+	struct ms_event e;
+	struct text t[32];
+	char *got, *text;
+	size_t i;
+
+	expect_own_build_ids(s);
+	map_own_code(s, t, 32);
+	n = new_namer(s, with_text);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(ms_symbols_pin(s, pid, chains[i], 3, &pins[i]), 0);
+		assert_non_null(jobs[i] = ms_namer_submit(n, s, &pins[i], pid, chains[i], 3));
+	}
+	e = task_ev(MS_EV_EXEC, pid);                       /* its binaries go */
+	ms_symbols_track(s, &e);
+	for (i = 0; i < N; i++) {
+		ms_symbols_call_site_pinned(s, &pins[i], pid, chains[i], 3, want[i], SITE_LEN, want_text[i], TEXT_LEN);
+		assert_true(ms_namer_wait(n, jobs[i], &got, &text));
+		assert_string_equal(got, want[i]);
+		if (with_text)
+			assert_string_equal(text, want_text[i]);
+		else
+			assert_null(text);
+		free(got);
+		free(text);
+	}
+	assert_non_null(strstr(want[0], "namer_inner"));   /* named, not raw: the test tests something */
+	assert_non_null(strstr(want[1], "namer_inner"));
+	assert_non_null(strstr(want_text[2], "namer_outer"));
+	ms_namer_free(n);
+	ms_symbols_free(s);
+}
+
+static void sites_as_the_pin_names(void **state)
+{
+	(void)state;
+	named_as_the_pin_names(false);
+}
+
+static void sites_and_chains_as_the_pin_names(void **state)
+{
+	(void)state;
+	named_as_the_pin_names(true);
+}
+
+static int warnings;
+
+static void count_warnings(enum ms_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level == MS_LOG_WARN && strstr(msg, "is not the binary that was recorded"))
+		warnings++;
+}
+
+/* This binary is not the one recorded: the caller warned once and names it raw; so does the thread, quietly. */
+static void unusable_binary_raw_and_quiet(void **state)
+{
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t chain[2] = { (uint64_t)(uintptr_t)namer_inner + 1, (uint64_t)(uintptr_t)namer_outer + 1 };
+	const unsigned char other_id[20] = { 1, 2, 3 };
+	char site[SITE_LEN], text[1024], want[SITE_LEN], self[4096];
+	struct ms_symbols *s = ms_symbols_new();
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct ms_name_job *j;
+	struct ms_namer *n;
+	struct ms_pin pin;
+	struct text t[32];
+	char *got;
+
+	(void)state;
+	assert_true(len > 0);
+	self[len] = '\0';
+	ms_symbols_expect_build_id(s, self, other_id, sizeof(other_id));
+	map_own_code(s, t, 32);
+	ms_log_set(count_warnings, NULL);
+	warnings = 0;
+	ms_symbols_call_site(s, pid, chain, 2, site, sizeof(site), text, sizeof(text));
+	assert_int_equal(warnings, 1);
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 2, &pin), 0);   /* unusable, said: nothing more to read */
+	n = new_namer(s, false);
+	assert_non_null(j = ms_namer_submit(n, s, &pin, pid, chain, 2));
+	assert_non_null(got = wait_site(n, j));
+	pinned_site(s, &pin, chain, 2, want);
+	assert_string_equal(got, want);
+	assert_null(strstr(got, "namer_inner"));            /* raw */
+	assert_int_equal(warnings, 1);
+	free(got);
+	ms_namer_free(n);
+	ms_log_set(NULL, NULL);
+	ms_symbols_free(s);
+}
+
+/* Maps the copy at path of this process's executable where the executable is mapped, as pid's. */
+static void map_copy(struct ms_symbols *s, const char *path)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4352], perms[8], name[4096], self[4096];
+	unsigned long long from, to, pgoff, ino;
+	unsigned int maj, min;
+	struct ms_event e = task_ev(MS_EV_MAP, (uint32_t)getpid());
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct stat st;
+
+	assert_true(len > 0);
+	self[len] = '\0';
+	assert_int_equal(stat(path, &st), 0);
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &from, &to, perms, &pgoff, &maj, &min, &ino,
+			   name) == 8 && !strcmp(name, self)) {
+			e.map = (struct ms_event_map){ .start = from, .end = to, .vma_start = from, .vma_end = to,
+						       .pgoff = pgoff, .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
+						       .maj = 1, .min = 1, .ino = st.st_ino, .name = path };
+			ms_symbols_track(s, &e);
+		}
+	fclose(f);
+}
+
+/* The binary is gone when the thread comes to read it: the job comes back NULL, and the caller's pin names it. */
+static void unreadable_binary_handed_back(void **state)
+{
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t chain[2] = { (uint64_t)(uintptr_t)namer_inner + 1, (uint64_t)(uintptr_t)namer_outer + 1 };
+	char path[] = "/tmp/mapscope-namer-XXXXXX", site[SITE_LEN];
+	struct ms_symbols *s = ms_symbols_new();
+	int fd = mkstemp(path), self = open("/proc/self/exe", O_RDONLY);
+	unsigned char id[64];
+	struct ms_name_job *j;
+	struct ms_namer *n;
+	struct ms_pin pin;
+	struct stat st;
+	int len;
+
+	(void)state;
+	assert_true(fd >= 0 && self >= 0);
+	assert_int_equal(fstat(self, &st), 0);
+	assert_int_equal(sendfile(fd, self, NULL, (size_t)st.st_size), st.st_size);
+	close(fd);
+	close(self);
+	assert_true((len = ms_elf_build_id(path, id, sizeof(id))) > 0);
+	ms_symbols_expect_build_id(s, path, id, (size_t)len);
+	map_copy(s, path);
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 2, &pin), 0);   /* the caller reads it now */
+	n = new_namer(s, false);
+	assert_non_null(j = ms_namer_submit(n, s, &pin, pid, chain, 2));
+	unlink(path);                                       /* before the job is handed over: at the wait */
+	assert_null(wait_site(n, j));
+	pinned_site(s, &pin, chain, 2, site);
+	assert_non_null(strstr(site, "namer_inner"));
+	ms_namer_free(n);
+	ms_symbols_free(s);
+}
+
+/* Many queued, the last waited for first; some dropped; the namer freed with jobs never asked for. */
+static void waited_for_first(void **state)
+{
+	uint32_t pid = (uint32_t)getpid();
+	enum { N = 300 };
+	uint64_t chain[N][2];
+	struct ms_symbols *s = ms_symbols_new();
+	struct ms_name_job *jobs[N];
+	char want[SITE_LEN], *got;
+	struct ms_namer *n;
+	struct ms_pin pin;
+	struct text t[32];
+	int i;
+
+	(void)state;
+	expect_own_build_ids(s);
+	map_own_code(s, t, 32);
+	n = new_namer(s, false);
+	for (i = 0; i < N; i++) {
+		chain[i][0] = (uint64_t)(uintptr_t)(i % 2 ? namer_inner : namer_outer) + 1 + (uint64_t)(i % 7);
+		chain[i][1] = (uint64_t)(uintptr_t)getpid + 1;
+		assert_int_equal(ms_symbols_pin(s, pid, chain[i], 2, &pin), 0);
+		assert_non_null(jobs[i] = ms_namer_submit(n, s, &pin, pid, chain[i], 2));
+	}
+	for (i = N - 1; i >= N - 10; i--) {
+		assert_non_null(got = wait_site(n, jobs[i]));
+		ms_symbols_call_site(s, pid, chain[i], 2, want, sizeof(want), NULL, 0);
+		assert_string_equal(got, want);
+		assert_non_null(strstr(got, i % 2 ? "namer_inner" : "namer_outer"));
+		free(got);
+	}
+	for (i = 0; i < 100; i++)
+		ms_namer_drop(n, jobs[i]);
+	assert_null(wait_site(n, jobs[N - 1]));       /* asked once: the caller names it again */
+	ms_namer_free(n);                                   /* jobs 100..289 never asked: freed with it */
+	ms_symbols_free(s);
+}
+
+/* No namer where MAPSCOPE_NAMER=off, nor where the process may run on one CPU alone. */
+static void none_where_it_cannot_pay(void **state)
+{
+	struct ms_symbols *s = ms_symbols_new();
+	cpu_set_t all, one;
+
+	(void)state;
+	setenv("MAPSCOPE_NAMER", "off", 1);
+	assert_null(ms_namer_new(s, SITE_LEN, 0));
+	unsetenv("MAPSCOPE_NAMER");
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	if (CPU_COUNT(&all) < 2) {
+		ms_symbols_free(s);
+		skip();
+	}
+	ms_namer_free(ms_namer_new(s, SITE_LEN, 0));           /* two CPUs: one is made (freed at once) */
+	CPU_ZERO(&one);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &one);
+			break;
+		}
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	assert_null(ms_namer_new(s, SITE_LEN, 0));
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	ms_symbols_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(sites_as_the_pin_names),
+		cmocka_unit_test(sites_and_chains_as_the_pin_names),
+		cmocka_unit_test(unusable_binary_raw_and_quiet),
+		cmocka_unit_test(unreadable_binary_handed_back),
+		cmocka_unit_test(waited_for_first),
+		cmocka_unit_test(none_where_it_cannot_pay),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
