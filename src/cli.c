@@ -168,6 +168,8 @@ void cli_hint_privileges(int err)
  */
 static void *heap_plug;
 
+bool cli_exit_frees;
+
 /* Takes the free span [from, brk1) of the heap whole, puts heap_plug after it, and frees the span. */
 static bool heap_hold(char *from, char *brk1)
 {

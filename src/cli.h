@@ -47,6 +47,14 @@ enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
  */
 void cli_heap_for_reading(void);
 
+/*
+ * Set by main for a command that reads a recording and then exits: its
+ * session is left to the exit to free (replay_close()), except in a build
+ * with AddressSanitizer or ThreadSanitizer, whose checks at exit must see
+ * it freed and its threads joined.
+ */
+extern bool cli_exit_frees;
+
 /* Prints the common hint for a failure to open perf events (errno err > 0). */
 void cli_hint_privileges(int err);
 

@@ -418,6 +418,6 @@ int cmd_heatmap(int argc, char **argv)
 	ret = replay_status(s);
 out:
 	ms_heatmap_free(hm);
-	ms_session_free(s);
+	replay_close(s);
 	return ret;
 }

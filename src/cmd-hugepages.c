@@ -580,6 +580,6 @@ int cmd_hugepages(int argc, char **argv)
 out:
 	ms_advice_free(adv);
 	ms_hugepages_free(run.hp);
-	ms_session_free(s);
+	replay_close(s);
 	return ret;
 }

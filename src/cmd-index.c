@@ -85,6 +85,6 @@ int cmd_index(int argc, char **argv)
 out:
 	free(idx);
 	ms_indexer_free(x);
-	ms_session_free(s);
+	replay_close(s);
 	return ret;
 }

@@ -236,6 +236,6 @@ int cmd_maps(int argc, char **argv)
 	ret = replay_status(s);
 out:
 	ms_index_free(ix);
-	ms_session_free(s);
+	replay_close(s);
 	return ret;
 }

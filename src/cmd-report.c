@@ -976,6 +976,6 @@ out:
 	report_prefetch_free();
 	ms_report_free(rep);
 	ms_touched_free(o.touched);
-	ms_session_free(s);
+	replay_close(s);
 	return ret;
 }

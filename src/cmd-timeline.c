@@ -187,6 +187,6 @@ done:
 	timeline_losses(s, t.json);
 	ret = replay_status(s);
 out:
-	ms_session_free(s);
+	replay_close(s);
 	return ret;
 }

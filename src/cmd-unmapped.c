@@ -299,7 +299,7 @@ int cmd_unmapped(int argc, char **argv)
 	ret = replay_status(s);
 out:
 	ms_unmapped_free(run.u);
-	ms_session_free(s);
+	replay_close(s);
 	return ret;
 }
 

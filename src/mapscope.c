@@ -110,7 +110,9 @@ int main(int argc, char **argv)
 	cmd = find(argv[1]);
 	if (!cmd)
 		return cli_usage_error(NULL, "'%s' is not a mapscope command", argv[1]);
-	if (cmd->reads)
+	if (cmd->reads) {
 		cli_heap_for_reading();
+		cli_exit_frees = true;
+	}
 	return stdout_written(cmd->fn(argc - 1, argv + 1));
 }

@@ -17,6 +17,7 @@
 #include "output/format.h"
 #include "output/json.h"
 #include "replay.h"
+#include "session/source.h"
 #include "output/text.h"
 
 int replay_open(struct ms_session **s, const char *path, const struct ms_session_opts *opts)
@@ -74,6 +75,24 @@ static void *show_progress(void *arg)
 		fputs("\r\033[K", stderr);
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
+}
+
+/* A build whose sanitizer reports what is left at exit: memory (ASan's leak check), threads (TSan). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LEAK_CHECKED true
+#elif defined(__has_feature)
+#define LEAK_CHECKED (__has_feature(address_sanitizer) || __has_feature(leak_sanitizer) || \
+		      __has_feature(thread_sanitizer))
+#else
+#define LEAK_CHECKED false
+#endif
+
+void replay_close(struct ms_session *s)
+{
+	if (cli_exit_frees && !LEAK_CHECKED)
+		session_leave(s);
+	else
+		ms_session_free(s);
 }
 
 int replay_run(struct ms_session *s, const char *path)

@@ -159,6 +159,11 @@ size_t ms_sites_ips(const struct ms_sites *t, const struct ms_region *r, const u
 	return *ips ? s->nr_ips : 0;
 }
 
+void ms_sites_stop(struct ms_sites *t)
+{
+	ms_namer_stop(t->namer);
+}
+
 void ms_sites_release(struct ms_sites *t)
 {
 	size_t i;

@@ -58,6 +58,8 @@ const char *ms_sites_site(struct ms_sites *t, const struct ms_region *r);
 const char *ms_sites_chain(struct ms_sites *t, const struct ms_region *r);
 /* r's chain's code addresses (borrowed from t); 0 with *ips NULL where none was noted. */
 size_t ms_sites_ips(const struct ms_sites *t, const struct ms_region *r, const uint64_t **ips);
+/* Stops the namer's thread taking jobs (ms_namer_stop()): for a process about to exit. Only release may follow. */
+void ms_sites_stop(struct ms_sites *t);
 void ms_sites_release(struct ms_sites *t);
 
 #endif

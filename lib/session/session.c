@@ -554,6 +554,12 @@ void session_restore(struct ms_session *s, uint64_t first_time, const struct ms_
 	ms_stream_restore_stats(s->stream, st, lost, nr_lost);
 }
 
+void session_leave(struct ms_session *s)
+{
+	if (s)
+		ms_sites_stop(&s->sites);
+}
+
 MS_EXPORT void ms_session_free(struct ms_session *s)
 {
 	if (!s)

@@ -30,4 +30,12 @@ struct ms_stream *session_stream(const struct ms_session *s);
 void session_restore(struct ms_session *s, uint64_t first_time, const struct ms_stream_stats *st,
 		     const struct ms_stream_lost *lost, size_t nr_lost);
 
+/*
+ * Stops what s runs on threads of its own taking work, and leaves the
+ * rest as it is: for a process that exits now, whose exit frees s whole
+ * (freeing it piece by piece, and waking those threads to end, took a
+ * tenth of a short report's time). Nothing may use s after.
+ */
+void session_leave(struct ms_session *s);
+
 #endif

@@ -72,7 +72,7 @@ struct ms_namer {
 	/* Under the lock: */
 	struct ms_name_job *head, *tail;   /* handed over, in order */
 	struct ms_name_job *urgent;  /* the one the caller waits for */
-	bool stop, idle;
+	bool stop, idle, busy;       /* busy: naming a job */
 	bool started;                /* the thread was made: it is joined */
 	unsigned waiting;
 	/* The caller's alone: */
@@ -188,10 +188,12 @@ static void *work(void *arg)
 			continue;
 		}
 		j->state = RUNNING;
+		n->busy = true;
 		pthread_mutex_unlock(&n->lock);
 		ok = name(n, j);
 		pthread_mutex_lock(&n->lock);
 		j->state = ok ? DONE : FAILED;
+		n->busy = false;
 		if (n->waiting)
 			pthread_cond_broadcast(&n->done);
 	}
@@ -336,6 +338,19 @@ void ms_namer_drop(struct ms_namer *n, struct ms_name_job *j)
 	pthread_mutex_lock(&n->lock);
 	if (j->state == QUEUED)
 		j->state = DROPPED;
+	pthread_mutex_unlock(&n->lock);
+}
+
+void ms_namer_stop(struct ms_namer *n)
+{
+	if (!n)
+		return;
+	pthread_mutex_lock(&n->lock);
+	n->stop = true;
+	n->waiting++;
+	while (n->busy)
+		pthread_cond_wait(&n->done, &n->lock);
+	n->waiting--;
 	pthread_mutex_unlock(&n->lock);
 }
 

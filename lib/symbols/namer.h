@@ -49,6 +49,14 @@ bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char 
 /* The job will not be asked for: the thread passes over it where it has not begun. */
 void ms_namer_drop(struct ms_namer *n, struct ms_name_job *j);
 
+/*
+ * Stops the thread taking jobs, once the one it is naming is named, and
+ * does not wait for it to end: for a process about to exit, whose exit
+ * ends it (waking it to end costs a sleeping CPU's wake-up, milliseconds
+ * on a virtual machine). Only ms_namer_free() may follow.
+ */
+void ms_namer_stop(struct ms_namer *n);
+
 /* Stops the thread (a job it is naming is finished first) and frees the namer and every job. */
 void ms_namer_free(struct ms_namer *n);
 

@@ -205,6 +205,11 @@ size_t ms_sites_ips(const struct ms_sites *t, const struct ms_region *r, const u
 	return 0;
 }
 
+void ms_sites_stop(struct ms_sites *t)
+{
+	(void)t;
+}
+
 void ms_sites_release(struct ms_sites *t)
 {
 	(void)t;

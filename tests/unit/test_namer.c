@@ -4,7 +4,8 @@
  * a binary the caller found unusable named raw there too, and not warned
  * of again; a binary the thread cannot read as the caller did handed back
  * (NULL), for the caller to name through its pin; the chain waited for
- * named first, however many are queued before it; none where one CPU is
+ * named first, however many are queued before it; stopped with jobs
+ * queued, then freed (ASan and TSan see the rest); none where one CPU is
  * all there is or MAPSCOPE_NAMER=off. The frames are functions of this
  * test and of its C library, named from its own mappings.
  */
@@ -286,6 +287,34 @@ static void waited_for_first(void **state)
 	ms_symbols_free(s);
 }
 
+/* Stopped with jobs queued and one likely being named: it returns once that one is named; then freed whole. */
+static void stopped_then_freed(void **state)
+{
+	uint32_t pid = (uint32_t)getpid();
+	enum { N = 200 };
+	uint64_t chain[N][2];
+	struct ms_symbols *s = ms_symbols_new();
+	struct ms_namer *n;
+	struct ms_pin pin;
+	struct text t[32];
+	int i;
+
+	(void)state;
+	ms_namer_stop(NULL);
+	expect_own_build_ids(s);
+	map_own_code(s, t, 32);
+	n = new_namer(s, true);
+	for (i = 0; i < N; i++) {
+		chain[i][0] = (uint64_t)(uintptr_t)namer_inner + 1 + (uint64_t)(i % 5);
+		chain[i][1] = (uint64_t)(uintptr_t)getpid + 1 + (uint64_t)i;
+		assert_int_equal(ms_symbols_pin(s, pid, chain[i], 2, &pin), 0);
+		assert_non_null(ms_namer_submit(n, s, &pin, pid, chain[i], 2));
+	}
+	ms_namer_stop(n);                                   /* 192 handed over, 8 still the caller's */
+	ms_namer_free(n);
+	ms_symbols_free(s);
+}
+
 /* No namer where MAPSCOPE_NAMER=off, nor where the process may run on one CPU alone. */
 static void none_where_it_cannot_pay(void **state)
 {
@@ -322,6 +351,7 @@ int main(void)
 		cmocka_unit_test(unusable_binary_raw_and_quiet),
 		cmocka_unit_test(unreadable_binary_handed_back),
 		cmocka_unit_test(waited_for_first),
+		cmocka_unit_test(stopped_then_freed),
 		cmocka_unit_test(none_where_it_cannot_pay),
 	};
 

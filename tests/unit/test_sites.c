@@ -178,7 +178,8 @@ static bool any_table(const struct ms_symbols *syms)
 /*
  * Named aside (ms_sites_aside()): the sites, and with chains the chains
  * too, named by the namer's thread as at once, with none of the caller's
- * symbols read for it; a region noted again names its new chain. Skipped where one CPU is all there is.
+ * symbols read for it; a region noted again names its new chain; the
+ * thread stopped, then released. Skipped where one CPU is all there is.
  */
 static void aside_named_as_at_once(bool chains)
 {
@@ -223,6 +224,7 @@ static void aside_named_as_at_once(bool chains)
 	assert_false(any_table(syms));
 	assert_string_equal(ms_sites_chain(&t, &later), chain_text);
 	assert_int_equal(any_table(syms), !chains);          /* the caller reads symbols for a chain it names */
+	ms_sites_stop(&t);
 	ms_sites_release(&t);
 	ms_symbols_free(syms);
 }
