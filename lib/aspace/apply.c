@@ -201,6 +201,39 @@ static void join_moved(struct ms_aspace *as, struct proc *p, size_t k, size_t mo
 	ms_vma_join_if_mergeable(as, p, k);
 }
 
+/*
+ * An old length of 0 maps a shared mapping's pages again (mm/mremap.c): a
+ * VMA of the new length at the new address, of the same object from the
+ * old address's offset on, as a move copies it; the old VMA as it was.
+ */
+static int apply_dup(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+{
+	size_t i = lower(p, ev->remap.old_start);
+	struct piece dup;
+	int err;
+
+	if (!piece_holds(p, i, ev->remap.old_start) || ev->remap.new_start >= ev->remap.new_end)
+		return 0;                        /* we never saw what it maps again */
+	dup = p->p[i];
+	dup.pgoff += ev->remap.old_start - dup.start;
+	dup.start = ev->remap.new_start;
+	dup.end = ev->remap.new_end;
+	dup.join = false;
+	if ((err = ms_pieces_unmap(as, p, dup.start, dup.end, -1, ev->time)))
+		return err;
+	ms_pieces_touch(as, dup.region);
+	if ((err = ms_pieces_insert(p, i = lower(p, dup.start), &dup)))
+		return err;
+	if (i + 1 < p->n)
+		p->p[i + 1].join = false;
+	if (!ev->remap.tree) {
+		join_moved(as, p, i + 1, i);
+		join_moved(as, p, i, i);
+	}
+	ms_pieces_settle(as, p, ev->time);
+	return 0;
+}
+
 static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end;
@@ -210,6 +243,8 @@ static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_eve
 	int64_t delta;
 	int err;
 
+	if (os == oe && ns != os)
+		return apply_dup(as, p, ev);
 	if (ns == os) {                          /* in place */
 		if (ne < oe)
 			return ms_pieces_unmap(as, p, ne, oe, -1, ev->time);

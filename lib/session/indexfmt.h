@@ -34,9 +34,10 @@
  * another version: ignored, with a warning that says to remake it.
  *   1: the first
  *   2: a munmap refused at a sealed VMA splits the VMA at its start
+ *   3: an mremap of old length 0 maps a shared mapping's pages again
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0002u
+#define IX_MODEL 0x0003u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

@@ -418,10 +418,73 @@ static void impossible_maps_change_nothing(void **state)
 	ms_aspace_free(as);
 }
 
+static void offsets(const struct ms_vma *v, void *ctx)
+{
+	uint64_t *out = ctx;
+
+	out[v->start / P % 64] = v->offset;
+}
+
+/*
+ * An old length of 0 maps a shared mapping's pages again (mm/mremap.c): a
+ * VMA of the new length at the new address, the same object from the old
+ * address's offset on, past the old VMA's end too, the old VMA whole; over
+ * another mapping (MREMAP_FIXED), that one loses what it covers; where
+ * nothing is mapped at the old address, nothing changes.
+ */
+static void old_length_0_maps_again(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event e = map_ev(PID, 10 * P, 18 * P, "/tmp/shared");
+	uint64_t off[64] = { 0 };
+	struct vmas v;
+	int id, other, tree;
+
+	e.map.flags = MAP_SHARED;
+	e.map.ino = 7;
+	for (tree = 0; tree < 2; tree++) {
+		assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+		id = region_at(as, PID, 10 * P);
+		map(as, 44 * P, 48 * P, "//anon");
+		other = region_at(as, PID, 44 * P);
+		e = ev(MS_EV_REMAP);
+		e.remap.old_start = e.remap.old_end = 12 * P;
+		e.remap.new_start = 40 * P;
+		e.remap.new_end = 46 * P;
+		e.remap.tree = tree;
+		assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+		v = vmas_of(as, PID);
+		assert_int_equal(v.n, 3);
+		assert_int_equal(v.s[0], 10 * P);            /* the old VMA whole */
+		assert_int_equal(v.e[0], 18 * P);
+		assert_int_equal(v.s[1], 40 * P);
+		assert_int_equal(v.e[1], 46 * P);
+		assert_int_equal(v.s[2], 46 * P);            /* what is left of the one it went over */
+		assert_int_equal(ms_aspace_for_each_vma(as, PID, offsets, off), 0);
+		assert_int_equal(off[10], 0);
+		assert_int_equal(off[40], 2 * P);
+		assert_int_equal(region_at(as, PID, 45 * P), id);   /* past the old VMA's end: found */
+		assert_int_equal(region_at(as, PID, 12 * P), id);
+		assert_int_equal(region_at(as, PID, 47 * P), other);
+		e.remap.old_start = e.remap.old_end = 30 * P;       /* nothing there */
+		e.remap.new_start = 60 * P;
+		e.remap.new_end = 62 * P;
+		assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+		assert_int_equal(region_at(as, PID, 60 * P), -1);
+		ms_aspace_free(as);
+		as = ms_aspace_new();
+		e = map_ev(PID, 10 * P, 18 * P, "/tmp/shared");
+		e.map.flags = MAP_SHARED;
+		e.map.ino = 7;
+	}
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mremap_shrink_grow_move),
+		cmocka_unit_test(old_length_0_maps_again),
 		cmocka_unit_test(lost_marks_every_process),
 		cmocka_unit_test(brk_grow_and_shrink_below_start),
 		cmocka_unit_test(first_brk_after_attach),

@@ -72,7 +72,7 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	char path[] = "/tmp/maps-oracle-XXXXXX", *a, *b, *f, *g, *brk0;
+	char path[] = "/tmp/maps-oracle-XXXXXX", *a, *b, *d, *f, *g, *brk0;
 	pthread_t t[2];
 	pid_t child;
 	int fd, id, i;
@@ -127,6 +127,14 @@ int main(int argc, char **argv)
 		return 1;
 	snapshot("mremap-grow-merge");
 	munmap(g, 12 * PAGE);
+	/* An old length of 0 maps a shared mapping's pages again, past its end too; the old VMA as it was. */
+	g = map(8 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1);
+	d = mremap(g + 2 * PAGE, 0, 3 * PAGE, MREMAP_MAYMOVE);
+	if (d == MAP_FAILED || mremap(f + 4 * PAGE, 0, 6 * PAGE, MREMAP_MAYMOVE) == MAP_FAILED)
+		return 1;
+	d[PAGE] = 1;
+	snapshot("mremap-dup");
+	munmap(g, 8 * PAGE);
 
 	brk0 = sbrk(0);
 	if (brk(brk0 + 40 * PAGE))
