@@ -696,6 +696,8 @@ static int apply_vma(struct proc *p, const struct ms_event *ev)
 	size_t i, j;
 	int err;
 
+	if (ev->vma.start >= ev->vma.end)
+		return 0;                        /* the VMA tree holds no VMA of no length: a damaged record */
 	if (ms_pieces_vma_again(p, ev->vma.start, ev->vma.end) || ms_pieces_vma_whole(p, ev->vma.start, ev->vma.end))
 		return 0;
 	err = ms_pieces_carve(p, ev->vma.start, ev->vma.end, &i, &j);

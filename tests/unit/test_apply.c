@@ -390,8 +390,11 @@ static void impossible_maps_change_nothing(void **state)
 
 	map(as, 10 * P, 20 * P, "//anon");
 	id = region_at(as, PID, 10 * P);
-	for (k = 0; k < 5; k++) {
-		if (k < 2) {
+	for (k = 0; k < 6; k++) {
+		if (k == 5) {
+			e = ev(MS_EV_VMA);                   /* a VMA tree write of no length */
+			e.vma.start = e.vma.end = 14 * P;
+		} else if (k < 2) {
 			e = map_ev(PID, 14 * P, k ? 12 * P : 14 * P, "//anon");   /* no length; ends before */
 		} else if (k == 4) {
 			e = ev(MS_EV_BRK);                   /* the break where it was, a VMA of no length */
