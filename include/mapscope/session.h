@@ -121,8 +121,9 @@ int ms_session_no_sites(struct ms_session *s);
 /*
  * Names the allocation sites, and where chains their call chains as text,
  * on a thread of the session's own while the replay goes on, with symbols
- * of its own (where the process may run on two CPUs or more, and
- * MAPSCOPE_NAMER is not "off"): ms_session_alloc_site() then seldom waits.
+ * of its own (where the process may run on two CPUs or more and hold
+ * 4096 descriptors, and MAPSCOPE_NAMER is not "off"):
+ * ms_session_alloc_site() then seldom waits.
  * The answers are the same. For a caller whose analyses name nothing else
  * through ms_session_symbols() (mapscope report --children 0): the thread
  * reads the binaries the sites lie in again, and where the caller names

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "symbols/internal.h"
 #include "symbols/namer.h"
@@ -29,6 +30,7 @@
 #define BATCH 64                 /* chains handed over at a time */
 #define BLOCK_SIZE (128 * 1024)  /* the caller's jobs are cut from blocks of this */
 #define MAX_INSTS 64             /* a chain's instances: past this, the caller names it */
+#define NAMER_MIN_FILES 4096     /* descriptors the process may hold, at least, for a namer */
 
 /* A binary as the caller's pin saw it, and the thread's own bin for it. */
 struct named_bin {
@@ -201,12 +203,19 @@ static void *work(void *arg)
 	return NULL;
 }
 
-/* Whether a second CPU may run the thread beside the caller. */
-static bool two_cpus(void)
+/*
+ * Whether a second CPU may run the thread beside the caller, and
+ * descriptors are plenty: the thread holds a second one for each binary
+ * it names, and where the caller's own reads then ran out, its names
+ * would differ (a recording of some 140 binaries under a limit of 140).
+ */
+static bool it_pays(void)
 {
+	struct rlimit rl;
 	cpu_set_t set;
 
-	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1;
+	return !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1 && !getrlimit(RLIMIT_NOFILE, &rl) &&
+	       rl.rlim_cur >= NAMER_MIN_FILES;
 }
 
 struct ms_namer *ms_namer_new(const struct ms_symbols *s, size_t site_len, size_t text_len)
@@ -214,7 +223,7 @@ struct ms_namer *ms_namer_new(const struct ms_symbols *s, size_t site_len, size_
 	const char *env = getenv("MAPSCOPE_NAMER");
 	struct ms_namer *n;
 
-	if ((env && !strcmp(env, "off")) || !two_cpus() || !(n = calloc(1, sizeof(*n))))
+	if ((env && !strcmp(env, "off")) || !it_pays() || !(n = calloc(1, sizeof(*n))))
 		return NULL;
 	n->site_len = site_len;
 	n->text_len = text_len;

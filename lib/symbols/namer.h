@@ -21,8 +21,9 @@ struct ms_name_job;
  * A namer of sites into buffers of site_len bytes, and where text_len is
  * not 0 of their chains as text into buffers of text_len bytes, as the
  * caller's symbols s would name them; its thread starts here. NULL where
- * it would not pay or cannot be: one CPU to run on, MAPSCOPE_NAMER=off,
- * no memory or thread (the caller then names through its pins).
+ * it would not pay or cannot be: one CPU to run on, fewer than 4096
+ * descriptors allowed (RLIMIT_NOFILE), MAPSCOPE_NAMER=off, no memory or
+ * thread (the caller then names through its pins).
  */
 struct ms_namer *ms_namer_new(const struct ms_symbols *s, size_t site_len, size_t text_len);
 

@@ -6,7 +6,7 @@
  * (NULL), for the caller to name through its pin; the chain waited for
  * named first, however many are queued before it; stopped with jobs
  * queued, then freed (ASan and TSan see the rest); none where one CPU is
- * all there is or MAPSCOPE_NAMER=off. The frames are functions of this
+ * all there is, descriptors are few or MAPSCOPE_NAMER=off. The frames are functions of this
  * test and of its C library, named from its own mappings.
  */
 #include <errno.h>
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -315,10 +316,11 @@ static void stopped_then_freed(void **state)
 	ms_symbols_free(s);
 }
 
-/* No namer where MAPSCOPE_NAMER=off, nor where the process may run on one CPU alone. */
+/* No namer where MAPSCOPE_NAMER=off, nor where the process may run on one CPU alone or hold few descriptors. */
 static void none_where_it_cannot_pay(void **state)
 {
 	struct ms_symbols *s = ms_symbols_new();
+	struct rlimit rl, low;
 	cpu_set_t all, one;
 
 	(void)state;
@@ -340,6 +342,14 @@ static void none_where_it_cannot_pay(void **state)
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
 	assert_null(ms_namer_new(s, SITE_LEN, 0));
 	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);     /* few descriptors: none either */
+	if (rl.rlim_cur >= 4096) {
+		low = rl;
+		low.rlim_cur = 1024;
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+		assert_null(ms_namer_new(s, SITE_LEN, 0));
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	}
 	ms_symbols_free(s);
 }
 
