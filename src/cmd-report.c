@@ -867,14 +867,12 @@ static int finish_output(struct outfile *out, bool failed)
 static void session_opts(struct report_opts *o, struct ms_session_opts *so)
 {
 	struct ms_pdreader *r = o->pprof ? NULL : replay_peek(o->input);
-	bool code = o->children || (o->group & ~MS_GROUP_REGION) || o->html || o->pprof ||
-		    (o->format != CLI_FORMAT_CSV && report_prefetch_in(r));
+	bool prefetch = o->format != CLI_FORMAT_CSV && report_prefetch_in(r);
+	bool code = o->children || (o->group & ~MS_GROUP_REGION) || o->html;
 
-	so->symbols = o->children || (o->group & ~MS_GROUP_REGION) || o->html;
-	so->symbols |= !o->pprof && (replay_has_call_chains(r) ||
-				     (o->format != CLI_FORMAT_CSV && report_prefetch_in(r)));
+	so->symbols = code || (!o->pprof && (replay_has_call_chains(r) || prefetch));
 	/* Where nothing but the sites reads the binaries, they are named on a second thread (mapscope(1), MAPSCOPE_NAMER). */
-	o->sites_aside = so->symbols && !code;
+	o->sites_aside = so->symbols && !code && !o->pprof && !prefetch;
 	ms_pdreader_free(r);
 	so->from_ns = o->from;
 	so->to_ns = o->to;
