@@ -249,13 +249,59 @@ out:
 	return ok;
 }
 
-/* Writes the copy of in (whose libelf handle is elf) to path, through a file of its own renamed into place. */
+/*
+ * Gives the unnamed file at fdpath the name path; one there (not whole, or
+ * make_copy() would not be called) is replaced. true where path then
+ * names a whole copy, ours or another's made meanwhile.
+ */
+static bool link_in(const char *fdpath, const char *path)
+{
+	if (!linkat(AT_FDCWD, fdpath, AT_FDCWD, path, AT_SYMLINK_FOLLOW))
+		return true;
+	if (errno != EEXIST)
+		return false;
+	unlink(path);
+	return !linkat(AT_FDCWD, fdpath, AT_FDCWD, path, AT_SYMLINK_FOLLOW) || errno == EEXIST;
+}
+
+/*
+ * The copy written into a file with no name in path's folder, given
+ * path's name once whole: a process killed as it writes (a report's
+ * reader gone, Ctrl-C) leaves nothing behind. true where it was tried
+ * so; false where the folder's file system has no unnamed files, or
+ * /proc is not there to name one by.
+ */
+static bool make_unnamed(Elf *elf, int in, const char *path)
+{
+	char dir[4200], fdpath[64];
+	const char *slash = strrchr(path, '/');
+	int out, err = 0;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+		return false;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	if ((out = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600)) < 0)
+		return false;
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", out);
+	if (write_copy(elf, in, out) && !link_in(fdpath, path))
+		err = errno;
+	close(out);
+	return err != ENOENT;
+}
+
+/*
+ * Writes the copy of in (whose libelf handle is elf) to path: unnamed
+ * until whole (make_unnamed()), or where that cannot be, through a file
+ * of its own renamed into place.
+ */
 static void make_copy(Elf *elf, int in, const char *path)
 {
 	char tmp[4200];
 	int out;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid()) >= sizeof(tmp))
+	if (make_unnamed(elf, in, path) ||
+	    (size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid()) >= sizeof(tmp))
 		return;
 	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (out < 0)

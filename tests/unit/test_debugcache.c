@@ -2,8 +2,9 @@
  * The decompressed copies of debug files: a copy holds every section of
  * the original, the compressed ones inflated, with the same build-id and
  * program headers; it is used again only where it is whole, the user's,
- * in a folder only the user writes, and of the build-id asked for; and
- * a file with nothing compressed is left as it is.
+ * in a folder only the user writes, and of the build-id asked for; a
+ * process killed as it writes one leaves nothing; and a file with
+ * nothing compressed is left as it is.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,6 +137,46 @@ static void copy_made_whole_and_used_again(void **state)
 	assert_int_equal(before.st_ino, after.st_ino);
 	assert_int_equal(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
 	close(fd);
+}
+
+/*
+ * A process killed as it writes a copy (here by its file size limit, the
+ * copy being larger) leaves nothing in the folder: no copy, no file half
+ * written; the next one makes the copy whole.
+ */
+static void killed_while_copying_leaves_nothing(void **state)
+{
+	struct rlimit small = { 64 << 10, 64 << 10 }, none = { 0, 0 };
+	char cmd[4400], list[4400];
+	struct stat st;
+	pid_t child;
+	FILE *ls;
+	int status, n = 0;
+
+	(void)state;
+	run_env_cache(cache);
+	close(swap());                                /* the folder made, and a whole copy's size known */
+	assert_int_equal(stat(copy_at, &st), 0);
+	assert_true(st.st_size > (64 << 10));
+	assert_int_equal(unlink(copy_at), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child) {
+		setrlimit(RLIMIT_CORE, &none);
+		setrlimit(RLIMIT_FSIZE, &small);              /* SIGXFSZ at the limit: killed mid-write */
+		close(swap());
+		_exit(0);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ);
+	snprintf(cmd, sizeof(cmd), "ls -A '%s'", cache);
+	assert_non_null(ls = popen(cmd, "r"));
+	while (fgets(list, sizeof(list), ls))
+		n++;
+	pclose(ls);
+	assert_int_equal(n, 0);
+	close(swap());
+	assert_int_equal(stat(copy_at, &st), 0);
 }
 
 static void broken_copies_made_again(void **state)
@@ -298,6 +341,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(copy_made_whole_and_used_again),
 		cmocka_unit_test(broken_copies_made_again),
+		cmocka_unit_test(killed_while_copying_leaves_nothing),
 		cmocka_unit_test(another_build_id_is_not_used),
 		cmocka_unit_test(nothing_compressed_left_alone),
 		cmocka_unit_test(find_answers_from_the_cache),
