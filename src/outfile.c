@@ -1,4 +1,4 @@
-/* The output files -o names: a temporary file renamed into place, never written through a link. */
+/* The output files -o names: a temporary file renamed into place (a device or FIFO written in place), never written through a link. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,11 +10,16 @@
 #include "cli.h"
 #include "outfile.h"
 
-/* Where path is a link or a directory, says so (and returns EXIT_RUNTIME). */
-static int check_target(const char *path)
+/*
+ * Where path is a link or a directory, says so (and returns EXIT_RUNTIME).
+ * *special: it is there and is no regular file (a device, /dev/null say,
+ * or a FIFO), to be written in place.
+ */
+static int check_target(const char *path, bool *special)
 {
 	struct stat st;
 
+	*special = false;
 	if (lstat(path, &st))
 		return 0;
 	if (S_ISLNK(st.st_mode)) {
@@ -25,18 +30,45 @@ static int check_target(const char *path)
 		cli_error("cannot create '%s': %s", path, strerror(EISDIR));
 		return EXIT_RUNTIME;
 	}
+	*special = !S_ISREG(st.st_mode);
 	return 0;
+}
+
+/*
+ * A device or a FIFO written in place, as a shell's redirection writes
+ * it: a temporary file renamed over it would put a regular file where it
+ * was (as root, over /dev/null itself). 0 with out->fd open; 1 where a
+ * regular file has taken its place since (the caller goes the usual way);
+ * EXIT_RUNTIME after the message.
+ */
+static int open_in_place(struct outfile *out, const char *path)
+{
+	struct stat st;
+
+	out->fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (out->fd < 0) {
+		cli_error("cannot write '%s': %s", path, strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	if (!fstat(out->fd, &st) && !S_ISREG(st.st_mode))
+		return 0;
+	close(out->fd);
+	out->fd = -1;
+	return 1;
 }
 
 int outfile_open(struct outfile *out, const char *path)
 {
 	unsigned int i;
+	bool special;
 	int ret;
 
 	out->path = path;
 	out->tmp = NULL;
 	out->fd = -1;
-	if ((ret = check_target(path)))
+	if ((ret = check_target(path, &special)))
+		return ret;
+	if (special && (ret = open_in_place(out, path)) != 1)
 		return ret;
 	/* Beside the target, so that the rename stays in one filesystem; O_EXCL: a name taken is tried again. */
 	for (i = 0; i < 100 && out->fd < 0; i++) {

@@ -4,6 +4,9 @@
  * O_NOFOLLOW, renamed over it when the writing succeeded. A symbolic link
  * planted at the path (in a sticky /tmp, say) is refused, so that no one
  * can make a report truncate a file its writer may write and they may not.
+ * A device or a FIFO at the path (/dev/null, a pipe a reader waits on) is
+ * written in place, as a shell's redirection does: renamed over, it would
+ * be replaced by a regular file.
  */
 #ifndef MS_OUTFILE_H
 #define MS_OUTFILE_H
@@ -13,14 +16,16 @@
 
 struct outfile {
 	const char *path;       /* the target, borrowed */
-	char *tmp;              /* the temporary file beside it, owned */
+	char *tmp;              /* the temporary file beside it, owned; NULL: written in place */
 	int fd;                 /* open on tmp; -1 once handed on or closed */
 };
 
 /*
- * Creates the temporary file for path (mode 0644 less the umask) in out.
- * 0, or EXIT_RUNTIME after the message: "cannot write 'PATH': it is a
- * symbolic link" where path is one, "cannot create 'PATH': ..." otherwise.
+ * Creates the temporary file for path (mode 0644 less the umask) in out,
+ * or opens the device or FIFO at path. 0, or EXIT_RUNTIME after the
+ * message: "cannot write 'PATH': it is a symbolic link" where path is
+ * one, "cannot write 'PATH': ..." where a device or FIFO cannot be opened,
+ * "cannot create 'PATH': ..." otherwise.
  */
 int outfile_open(struct outfile *out, const char *path);
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What report and heatmap write: a damaged input exits 1 in every format,
 # pprof too; -o never writes through a symbolic link planted at its path
-# (the link is refused and its target left alone), and an ordinary -o
-# still works, with a sensible mode.
+# (the link is refused and its target left alone), nor replaces a FIFO or
+# a device there (written in place), and an ordinary -o still works, with
+# a sensible mode.
 source "$(dirname "$0")/lib.sh"
 cd "$TMP"
 golden="${SRC_DIR:-$E2E_DIR/../..}/tests/golden/mapscope-ops.data"
@@ -65,6 +66,30 @@ done
 cmp -s want.txt heat.txt || fail "heatmap -o wrote other bytes than stdout"
 "$MAPSCOPE" report -i "$golden" --format pprof -o p.pb || fail "report --format pprof -o failed"
 [ "$(stat -c %a p.pb)" = 640 ] || fail "pprof -o made mode $(stat -c %a p.pb), expected 640"
+[ "$(ls -A | grep -c tmp)" -eq 0 ] || fail "a temporary file was left: $(ls -A)"
+# A FIFO or a device at the path is written in place, as a shell's > does: a
+# file renamed over it would replace it (as root, -o /dev/null replaced
+# /dev/null with a regular file).
+"$MAPSCOPE" report -i "$golden" >want.txt
+mkfifo out.fifo
+timeout 20 cat out.fifo >from-fifo.txt &
+reader=$!
+timeout 20 "$MAPSCOPE" report -i "$golden" -o out.fifo || fail "report -o FIFO failed"
+wait $reader || fail "the FIFO's reader got no end of file"
+[ -p out.fifo ] || fail "report -o FIFO put a regular file in the FIFO's place"
+cmp -s want.txt from-fifo.txt || fail "report -o FIFO wrote other bytes than stdout"
+rm out.fifo
+if [ "$(id -u)" -eq 0 ] && mknod null-dev c 1 3 2>/dev/null; then
+	for c in "report" "report --format pprof" "heatmap --format svg"; do
+		# shellcheck disable=SC2086
+		"$MAPSCOPE" $c -i "$golden" -o null-dev || fail "$c -o a null device failed"
+		[ -c null-dev ] || fail "$c -o a null device put a regular file in its place"
+	done
+	rm null-dev
+	echo "ok: -o a character device writes it in place"
+else
+	echo "skip: -o a character device: not root, or no mknod here"
+fi
 [ "$(ls -A | grep -c tmp)" -eq 0 ] || fail "a temporary file was left: $(ls -A)"
 # A directory that cannot be written: the error names the target, nothing is made.
 got=0
