@@ -551,20 +551,6 @@ static int change_unmap(struct ms_aspace *as, struct proc *p, const struct ms_ev
 	return ms_pieces_unmap(as, p, start, end, -1, ev->time);
 }
 
-/* shmdt: the segment attached at the address goes, whole. */
-static int change_shmdt(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
-{
-	const struct ms_region *r = ms_aspace_lookup(as, ev->pid, ev->shmdt.addr);
-
-	if (c) {
-		c->region = set_range(as, ev->pid, c, ev->shmdt.addr, 0);
-		c->start = c->region ? c->region->start : 0;
-		c->end = c->region ? c->region->end : 0;
-		set_release(c, c->start, c->end);
-	}
-	return r ? ms_pieces_unmap(as, p, r->start, r->end, r->id, ev->time) : 0;
-}
-
 static int change_remap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
 {
 	int err;
@@ -752,7 +738,7 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 		resolve_pending(as, ev->tid);
 		break;
 	case MS_EV_UNMAP: err = change_unmap(as, p, ev, &op, c); break;
-	case MS_EV_SHMDT: op = MS_OP_UNMAP; err = change_shmdt(as, p, ev, c); break;
+	case MS_EV_SHMDT: op = MS_OP_UNMAP; err = ms_vma_shmdt(as, p, ev, c); break;
 	case MS_EV_REMAP:
 		if (ev->remap.old_end < ev->remap.old_start || ev->remap.new_end < ev->remap.new_start)
 			break;                       /* a move no kernel made (a range that ends before it starts) */

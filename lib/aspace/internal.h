@@ -377,6 +377,13 @@ void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint6
 /* The first fault in piece i's VMA: it takes a neighbour's anon_vma, or a new one. */
 void __attribute__((noinline)) ms_vma_make_anon(struct ms_aspace *as, struct proc *p, size_t i);
 
+/*
+ * shmdt: the VMAs of the attach at the address, where it put them; c
+ * (may be NULL) says what went: the attach's region, from the first VMA
+ * detached to the last. 0 or -ENOMEM.
+ */
+int ms_vma_shmdt(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c);
+
 /* --- apply.c --- */
 
 /*

@@ -1,14 +1,16 @@
 /*
  * The kernel's VMA rules that no record shows (mm/vma.c, mm/madvise.c,
- * mm/mlock.c, mm/mseal.c, mm/mempolicy.c): when two neighbouring VMAs are
- * one, which flags madvise, mlock and mseal set, which policy mbind does,
- * and where an anon_vma comes from and goes.
+ * mm/mlock.c, mm/mseal.c, mm/mempolicy.c, ipc/shm.c): when two
+ * neighbouring VMAs are one, which flags madvise, mlock and mseal set,
+ * which policy mbind does, where an anon_vma comes from and goes, and
+ * which VMAs shmdt detaches.
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #include "aspace/internal.h"
+#include "util/str.h"
 
 /* One VMA has one anon_vma: after a merge, the one that had it gives it to the rest. */
 void ms_vma_share_anon(struct proc *p, size_t i)
@@ -356,4 +358,53 @@ void __attribute__((noinline)) ms_vma_make_anon(struct ms_aspace *as, struct pro
 		anon = ++as->last_anon & ~ANON_FORKED;
 	for (k = first; k <= last; k++)
 		p->p[k].anon = anon;
+}
+
+/* A VMA of a SysV segment's attach (shm_vm_ops): shmat made it, or /proc named it so before the recording. */
+static bool sysv_attach(const struct ms_region *r)
+{
+	return r->via == MS_VIA_SHMAT || !strncmp(r->proc_name, "/SYSV", 5);
+}
+
+/*
+ * shmdt(addr) (ipc/shm.c, ksys_shmdt): the first VMA at or above addr of
+ * an attach whose offset in the segment is its distance from addr goes,
+ * then each VMA above it of the same attach whose offset is so too. What
+ * mremap moved or mapped again elsewhere stays, as does what starts below
+ * addr. The kernel stops at the segment's size too, which is not known
+ * here: a VMA grown past the segment's end at its place goes as well.
+ */
+int ms_vma_shmdt(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
+{
+	uint64_t addr = ev->shmdt.addr, e, lo = 0, hi = 0;
+	const struct ms_region *r = NULL;
+	size_t i = lower(p, addr), first, last;
+	const struct piece *pc;
+	int err;
+
+	/* Piece by piece, each of a VMA that goes matching as its first does; none of one that starts below addr. */
+	while (i < p->n) {
+		pc = &p->p[i];
+		if (pc->start < addr || pc->pgoff != pc->start - addr ||
+		    (r ? pc->region != r->id : !sysv_attach(as->regions[pc->region]))) {
+			i++;
+			continue;
+		}
+		ms_pieces_vma(p, i, &first, &last);
+		if (!r)
+			lo = pc->start;
+		r = as->regions[pc->region];
+		hi = e = p->p[last].end;
+		if ((err = ms_pieces_unmap(as, p, p->p[first].start, e, r->id, ev->time)))
+			return err;
+		i = lower(p, e);
+	}
+	if (c) {
+		c->region = r;
+		c->start = c->release_start = lo;
+		c->end = c->release_end = hi;
+		if (r)
+			ms_str_copy(as->change_name, sizeof(as->change_name), r->name);
+	}
+	return 0;
 }

@@ -35,9 +35,10 @@
  *   1: the first
  *   2: a munmap refused at a sealed VMA splits the VMA at its start
  *   3: an mremap of old length 0 maps a shared mapping's pages again
+ *   4: shmdt leaves what mremap moved or mapped again away from the attach
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0003u
+#define IX_MODEL 0x0004u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

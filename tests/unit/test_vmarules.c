@@ -475,6 +475,62 @@ static void mremap_move_merges(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * shmdt (ipc/shm.c): the attach's VMAs where it put them go, from the
+ * address on: a fragment whose first page was unmapped too; a part moved
+ * away by mremap, one mapped again (old length 0) and another attach
+ * stay. The change is of the attach, over what went. Without the rule,
+ * every piece of the attach's region went.
+ */
+static void shmdt_leaves_what_moved_away(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event e = map_ev(PID, 10 * P, 18 * P, "/SYSV00000000 (deleted)");
+	struct ms_change c;
+	struct vmas v;
+	int id, other;
+
+	(void)state;
+	e.map.flags = MAP_SHARED;
+	e.map.ino = 9;
+	e.map.via = MS_VIA_SHMAT;
+	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+	id = region_at(as, PID, 10 * P);
+	e.map.start = e.map.vma_start = 60 * P;           /* another attach */
+	e.map.end = e.map.vma_end = 64 * P;
+	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+	other = region_at(as, PID, 60 * P);
+	remap(as, 16 * P, 18 * P, 40 * P, 43 * P);        /* moved away, grown */
+	remap(as, 11 * P, 11 * P, 30 * P, 32 * P);        /* mapped again */
+	unmap(as, 10 * P, 11 * P);
+	protect(as, 13 * P, 14 * P, PROT_READ);
+	e = ev(MS_EV_SHMDT);
+	e.shmdt.addr = 10 * P;
+	assert_int_equal(ms_aspace_apply_change(as, &e, &c), 1);
+	assert_int_equal(c.op, MS_OP_UNMAP);
+	assert_int_equal(c.start, 11 * P);
+	assert_int_equal(c.end, 16 * P);
+	assert_int_equal(c.release_start, 11 * P);
+	assert_int_equal(c.release_end, 16 * P);
+	assert_string_equal(c.name, "/SYSV00000000 (deleted)");
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(region_at(as, PID, 12 * P), -1);
+	assert_int_equal(region_at(as, PID, 15 * P), -1);
+	assert_int_equal(region_at(as, PID, 31 * P), id);
+	assert_int_equal(region_at(as, PID, 42 * P), id);
+	assert_int_equal(region_at(as, PID, 60 * P), other);
+	e.shmdt.addr = 40 * P;                            /* at the part moved: offset 6 pages, not 0 */
+	assert_int_equal(ms_aspace_apply_change(as, &e, &c), 1);
+	assert_int_equal(region_at(as, PID, 42 * P), id);
+	assert_int_equal(c.start, 0);
+	e.shmdt.addr = 60 * P;
+	assert_int_equal(ms_aspace_apply_change(as, &e, &c), 1);
+	assert_int_equal(region_at(as, PID, 60 * P), -1);
+	assert_int_equal(c.end, 64 * P);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +547,7 @@ int main(void)
 		cmocka_unit_test(tree_write_splits),
 		cmocka_unit_test(seal_and_policy),
 		cmocka_unit_test(munmap_refused_at_seal),
+		cmocka_unit_test(shmdt_leaves_what_moved_away),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,7 +72,7 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	char path[] = "/tmp/maps-oracle-XXXXXX", *a, *b, *d, *f, *g, *brk0;
+	char path[] = "/tmp/maps-oracle-XXXXXX", *a, *b, *d, *f, *g, *h, *brk0;
 	pthread_t t[2];
 	pid_t child;
 	int fd, id, i;
@@ -186,8 +186,16 @@ int main(int argc, char **argv)
 	b = shmat(id, NULL, 0);
 	shmctl(id, IPC_RMID, NULL);
 	snapshot("shmat");
+	/* A part moved away and one mapped again stay at shmdt: it detaches the attach where it put them. */
+	d = mremap(b + 6 * PAGE, 2 * PAGE, 3 * PAGE, MREMAP_MAYMOVE);
+	h = mremap(b + PAGE, 0, 2 * PAGE, MREMAP_MAYMOVE);
+	if (d == MAP_FAILED || h == MAP_FAILED)
+		return 1;
+	munmap(b, PAGE);
 	shmdt(b);
 	snapshot("shmdt");
+	munmap(d, 3 * PAGE);
+	munmap(h, 2 * PAGE);
 
 	/*
 	 * A child in this address space (clone(CLONE_VM), as a launcher's
