@@ -251,17 +251,15 @@ out:
 
 /*
  * Gives the unnamed file at fdpath the name path; one there (not whole, or
- * make_copy() would not be called) is replaced. true where path then
- * names a whole copy, ours or another's made meanwhile.
+ * make_copy() would not be called; or whole, made meanwhile by another
+ * process, which ours, whole too, replaces) is replaced.
  */
-static bool link_in(const char *fdpath, const char *path)
+static void link_in(const char *fdpath, const char *path)
 {
-	if (!linkat(AT_FDCWD, fdpath, AT_FDCWD, path, AT_SYMLINK_FOLLOW))
-		return true;
-	if (errno != EEXIST)
-		return false;
+	if (!linkat(AT_FDCWD, fdpath, AT_FDCWD, path, AT_SYMLINK_FOLLOW) || errno != EEXIST)
+		return;
 	unlink(path);
-	return !linkat(AT_FDCWD, fdpath, AT_FDCWD, path, AT_SYMLINK_FOLLOW) || errno == EEXIST;
+	linkat(AT_FDCWD, fdpath, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
 
 /*
@@ -269,13 +267,16 @@ static bool link_in(const char *fdpath, const char *path)
  * path's name once whole: a process killed as it writes (a report's
  * reader gone, Ctrl-C) leaves nothing behind. true where it was tried
  * so; false where the folder's file system has no unnamed files, or
- * /proc is not there to name one by.
+ * /proc is not there to name one by: that is known before it is written,
+ * for the copy cannot be written twice (write_copy() inflates elf's
+ * sections in place).
  */
 static bool make_unnamed(Elf *elf, int in, const char *path)
 {
 	char dir[4200], fdpath[64];
 	const char *slash = strrchr(path, '/');
-	int out, err = 0;
+	struct stat named, own;
+	int out;
 
 	if (!slash || (size_t)(slash - path) >= sizeof(dir))
 		return false;
@@ -284,10 +285,14 @@ static bool make_unnamed(Elf *elf, int in, const char *path)
 	if ((out = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600)) < 0)
 		return false;
 	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", out);
-	if (write_copy(elf, in, out) && !link_in(fdpath, path))
-		err = errno;
+	if (stat(fdpath, &named) || fstat(out, &own) || named.st_dev != own.st_dev || named.st_ino != own.st_ino) {
+		close(out);
+		return false;
+	}
+	if (write_copy(elf, in, out))
+		link_in(fdpath, path);
 	close(out);
-	return err != ENOENT;
+	return true;
 }
 
 /*
