@@ -179,7 +179,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	struct launch_pids pids = { .cmd = "record", .pids = o->pids, .n = &o->nr_pids };
 	const struct cli_option options[] = {
 		OPT_STRING('o', "output", &o->output, "FILE", "write to FILE (default " CLI_DEFAULT_DATA "); an existing\n"
-			   "FILE becomes FILE.old; '-' writes pipe mode to stdout"),
+			   "FILE becomes FILE.old (a device or FIFO is refused);\n"
+			   "'-' writes pipe mode to stdout"),
 		OPT_CALLBACK('p', "pid", &pids, "PID[,...]", "attach to running processes and all their threads\n"
 			     "until Ctrl-C or until they exit; their current maps\nare read from /proc first",
 			     launch_opt_pids),
@@ -251,6 +252,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	return 0;
 }
 
+/*
+ * The recording's file, made anew: one there becomes PATH.old. -1 with
+ * errno set; -2 where PATH is a device or a FIFO (/dev/null, say), which
+ * renamed would leave a regular file in its place.
+ */
 static int open_output(const char *path)
 {
 	char old[4096];
@@ -261,6 +267,8 @@ static int open_output(const char *path)
 			errno = EISDIR;
 			return -1;
 		}
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			return -2;
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old))
 			return -1;
@@ -610,10 +618,13 @@ int cmd_record(int argc, char **argv)
 	record_damon_start(&o.damon, s.rec, o.cmd ? &s.child.pid : o.pids, o.cmd ? 1 : (size_t)o.nr_pids);
 
 	s.out_fd = o.pipe ? STDOUT_FILENO : open_output(o.output);
-	if (s.out_fd < 0) {
+	if (s.out_fd == -2)
+		cli_error("cannot write '%s': it is not a regular file, and a recording's file is written out of order "
+			  "(for a pipe or a device: -o - writes pipe mode to stdout, to be redirected)", o.output);
+	else if (s.out_fd < 0)
 		cli_error("cannot create '%s': %s", o.output, strerror(errno));
+	if (s.out_fd < 0)
 		goto cleanup;
-	}
 	if ((err = ms_record_start(s.rec, s.out_fd))) {
 		cli_error("cannot write '%s': %s", o.output, strerror(-err));
 		goto cleanup;

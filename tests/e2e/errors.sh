@@ -64,6 +64,19 @@ ln -s target link.data
 [ -f link.data.old ] && [ ! -L link.data.old ] || fail "the older recording did not become link.data.old"
 pass "existing files become FILE.old; symlinks are not followed"
 
+# A FIFO or a device at FILE is refused, left as it is (renamed to FILE.old, a regular file took its
+# place: as root, record -o /dev/null moved /dev/null itself).
+mkfifo rec.fifo
+check 1 "cannot write 'rec.fifo': it is not a regular file, and a recording's file is written out of order .for a pipe or a device: -o - writes pipe mode to stdout" \
+	"$MAPSCOPE" record -o rec.fifo -- true
+[ -p rec.fifo ] && [ ! -e rec.fifo.old ] || fail "record -o FIFO moved or replaced the FIFO"
+if mknod null-dev c 1 3 2>/dev/null; then
+	check 1 "cannot write 'null-dev': it is not a regular file" \
+		"$MAPSCOPE" record -o null-dev -- true
+	[ -c null-dev ] && [ ! -e null-dev.old ] || fail "record -o a device moved or replaced it"
+fi
+pass "a FIFO or a device at FILE is refused and left alone"
+
 # Without privileges the message names the fix that works here (mapscope setup), never a sysctl alone.
 command -v setpriv >/dev/null || skip "setpriv is missing (util-linux)"
 chmod 777 "$TMP"
