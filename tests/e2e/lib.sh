@@ -8,12 +8,17 @@ set -euo pipefail
 # The checkers' shared parsers (perfscript.py) import alike from a file or a heredoc.
 export PYTHONPATH="$E2E_DIR${PYTHONPATH:+:$PYTHONPATH}"
 
-TMP=$(mktemp -d /tmp/mapscope-e2e.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
-
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
 pass() { echo "ok: $*"; }
+
+# /dev/null must stay the device: a test run as root that puts a regular file in its place
+# (-o renamed over it did) makes every later ">/dev/null" a write, and cat's time in bench/ a copy.
+null_intact() { [ -c /dev/null ] || { echo "FAIL: /dev/null is a $(stat -c %F /dev/null), not the device$1"; exit 1; }; }
+null_intact ": a test before this one replaced it"
+
+TMP=$(mktemp -d /tmp/mapscope-e2e.XXXXXX)
+trap 'rm -rf "$TMP"; null_intact ": this test replaced it"' EXIT
 
 # For tests that bound a command's peak memory: under ASan, freed blocks wait in a
 # quarantine and would count as the command's (none here), and redzones make every
@@ -54,7 +59,7 @@ wait_for() {
 start_spinner() {
 	"$WORKLOADS/spinner" >"$1" &
 	spinner=$!
-	trap 'kill $spinner 2>/dev/null || true; rm -rf "$TMP"' EXIT
+	trap 'kill $spinner 2>/dev/null || true; rm -rf "$TMP"; null_intact ": this test replaced it"' EXIT
 	wait_for '^ready' "$1" || fail "the spinner did not start: $(cat "$1")"
 }
 
@@ -102,7 +107,7 @@ record_triggered() {
 	local out=$2 data=$3 rec
 	"$1" >"$out" &
 	wl=$!
-	trap 'kill -USR2 $wl 2>/dev/null || true; rm -rf "$TMP"' EXIT
+	trap 'kill -USR2 $wl 2>/dev/null || true; rm -rf "$TMP"; null_intact ": this test replaced it"' EXIT
 	wait_for '^ready' "$out" || true
 	"$MAPSCOPE" record -p $wl -o "$data" "${@:4}" 2>rec.txt &
 	rec=$!
