@@ -254,20 +254,22 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 
 /*
  * The recording's file, made anew: one there becomes PATH.old. -1 with
- * errno set; -2 where PATH is a device or a FIFO (/dev/null, say), which
- * renamed would leave a regular file in its place.
+ * errno set; -2 where PATH is a device or a FIFO (/dev/null, say), or a
+ * link to one (/dev/stdout), which renamed would leave a regular file in
+ * its place.
  */
 static int open_output(const char *path)
 {
+	struct stat st, to;
 	char old[4096];
-	struct stat st;
 
 	if (lstat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			errno = EISDIR;
 			return -1;
 		}
-		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		if ((!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) ||
+		    (S_ISLNK(st.st_mode) && !stat(path, &to) && !S_ISREG(to.st_mode)))
 			return -2;
 		snprintf(old, sizeof(old), "%s.old", path);
 		if (rename(path, old))

@@ -70,6 +70,9 @@ mkfifo rec.fifo
 check 1 "cannot write 'rec.fifo': it is not a regular file, and a recording's file is written out of order .for a pipe or a device: -o - writes pipe mode to stdout" \
 	"$MAPSCOPE" record -o rec.fifo -- true
 [ -p rec.fifo ] && [ ! -e rec.fifo.old ] || fail "record -o FIFO moved or replaced the FIFO"
+ln -s rec.fifo fifo-link                      # a link to one, as /dev/stdout is: the link stays too
+check 1 "cannot write 'fifo-link': it is not a regular file" "$MAPSCOPE" record -o fifo-link -- true
+[ -L fifo-link ] && [ ! -e fifo-link.old ] || fail "record -o a link to a FIFO moved the link"
 if mknod null-dev c 1 3 2>/dev/null; then
 	check 1 "cannot write 'null-dev': it is not a regular file" \
 		"$MAPSCOPE" record -o null-dev -- true
