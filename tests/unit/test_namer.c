@@ -250,6 +250,20 @@ static void unreadable_binary_handed_back(void **state)
 	ms_symbols_free(s);
 }
 
+/* Pins each of chains[0, count) (two addresses each, this process's) and hands it to n; each job into jobs. */
+static void pin_and_submit(struct ms_namer *n, struct ms_symbols *s, uint64_t (*chains)[2], int count,
+			   struct ms_name_job **jobs)
+{
+	uint32_t pid = (uint32_t)getpid();
+	struct ms_pin pin;
+	int i;
+
+	for (i = 0; i < count; i++) {
+		assert_int_equal(ms_symbols_pin(s, pid, chains[i], 2, &pin), 0);
+		assert_non_null(jobs[i] = ms_namer_submit(n, s, &pin, pid, chains[i], 2));
+	}
+}
+
 /* Many queued, the last waited for first; some dropped; the namer freed with jobs never asked for. */
 static void waited_for_first(void **state)
 {
@@ -260,7 +274,6 @@ static void waited_for_first(void **state)
 	struct ms_name_job *jobs[N];
 	char want[SITE_LEN], *got;
 	struct ms_namer *n;
-	struct ms_pin pin;
 	struct text t[32];
 	int i;
 
@@ -271,9 +284,8 @@ static void waited_for_first(void **state)
 	for (i = 0; i < N; i++) {
 		chain[i][0] = (uint64_t)(uintptr_t)(i % 2 ? namer_inner : namer_outer) + 1 + (uint64_t)(i % 7);
 		chain[i][1] = (uint64_t)(uintptr_t)getpid + 1;
-		assert_int_equal(ms_symbols_pin(s, pid, chain[i], 2, &pin), 0);
-		assert_non_null(jobs[i] = ms_namer_submit(n, s, &pin, pid, chain[i], 2));
 	}
+	pin_and_submit(n, s, chain, N, jobs);
 	for (i = N - 1; i >= N - 10; i--) {
 		assert_non_null(got = wait_site(n, jobs[i]));
 		ms_symbols_call_site(s, pid, chain[i], 2, want, sizeof(want), NULL, 0);
@@ -291,12 +303,11 @@ static void waited_for_first(void **state)
 /* Stopped with jobs queued and one likely being named: it returns once that one is named; then freed whole. */
 static void stopped_then_freed(void **state)
 {
-	uint32_t pid = (uint32_t)getpid();
 	enum { N = 200 };
 	uint64_t chain[N][2];
 	struct ms_symbols *s = ms_symbols_new();
+	struct ms_name_job *jobs[N];
 	struct ms_namer *n;
-	struct ms_pin pin;
 	struct text t[32];
 	int i;
 
@@ -308,9 +319,8 @@ static void stopped_then_freed(void **state)
 	for (i = 0; i < N; i++) {
 		chain[i][0] = (uint64_t)(uintptr_t)namer_inner + 1 + (uint64_t)(i % 5);
 		chain[i][1] = (uint64_t)(uintptr_t)getpid + 1 + (uint64_t)i;
-		assert_int_equal(ms_symbols_pin(s, pid, chain[i], 2, &pin), 0);
-		assert_non_null(ms_namer_submit(n, s, &pin, pid, chain[i], 2));
 	}
+	pin_and_submit(n, s, chain, N, jobs);
 	ms_namer_stop(n);                                   /* 192 handed over, 8 still the caller's */
 	ms_namer_free(n);
 	ms_symbols_free(s);
