@@ -12,6 +12,7 @@
 #include "parse-options.h"
 #include "replay.h"
 #include "session/index.h"
+#include "session/source.h"
 
 #include <mapscope/pdreader.h>
 
@@ -62,6 +63,7 @@ int cmd_index(int argc, char **argv)
 	}
 	if ((ret = replay_open(&s, input, NULL)))
 		goto out;
+	session_read_ahead(s, false);     /* the builder reads the stream's statistics at each change */
 	if (!(x = ms_indexer_new()) || asprintf(&idx, "%s%s", input, MS_INDEX_SUFFIX) < 0 ||
 	    ms_session_add(s, &ms_indexer_analysis, x)) {
 		cli_error("cannot index '%s': out of memory", MS_TEXT(input));

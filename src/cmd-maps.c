@@ -12,6 +12,7 @@
 #include "parse-options.h"
 #include "index-use.h"
 #include "replay.h"
+#include "session/source.h"
 #include "session/index.h"
 #include "output/text.h"
 
@@ -207,6 +208,8 @@ int cmd_maps(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	if ((ret = replay_open(&s, input, NULL)))
 		goto out;
+	/* The replay stops at the instant: the stream must not have read past it (its statistics warn). */
+	session_read_ahead(s, false);
 	indexed = !from_index(s, input, &m, &ix);
 	if (!indexed && ms_session_add(s, &until, &m)) {
 		ret = EXIT_RUNTIME;

@@ -24,8 +24,11 @@ int replay_open(struct ms_session **s, const char *path, const struct ms_session
 {
 	launch_raise_fd_limit();      /* each binary whose symbols are read keeps a descriptor: libdwfl holds it */
 	*s = ms_session_open(path, opts);
-	if (*s)
+	if (*s) {
+		/* The commands read the stream's statistics only after the run (the index builder says otherwise). */
+		session_read_ahead(*s, true);
 		return 0;
+	}
 	if (errno == ENOENT && !strcmp(path, CLI_DEFAULT_DATA))
 		cli_hint("record one first: mapscope record -- CMD, or name a file with -i FILE");
 	else if (errno == ENOMEM)

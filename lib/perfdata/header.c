@@ -313,7 +313,19 @@ const struct ms_evlist *ms_pdreader_evlist(const struct ms_pdreader *r)
 MS_EXPORT bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const char **path,
 				    const unsigned char **id, size_t *len)
 {
-	const unsigned char *p = r->build_ids.data, *end = p + r->build_ids.len;
+	return ms_build_id_in(r->build_ids.data, r->build_ids.len, i, path, id, len);
+}
+
+const unsigned char *ms_pdreader_build_ids(const struct ms_pdreader *r, size_t *size)
+{
+	*size = r->build_ids.len;
+	return r->build_ids.data;
+}
+
+bool ms_build_id_in(const unsigned char *data, size_t size, size_t i, const char **path,
+		    const unsigned char **id, size_t *len)
+{
+	const unsigned char *p = data, *end = p + size;
 	struct perf_event_header h;
 
 	for (; p && end - p >= (ptrdiff_t)sizeof(h); p += h.size) {
@@ -332,15 +344,15 @@ MS_EXPORT bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const
 	return false;
 }
 
-size_t ms_pdreader_build_ids_size(const struct ms_pdreader *r)
-{
-	return r->build_ids.len;
-}
-
 void ms_pdreader_tracing_data(const struct ms_pdreader *r, const void **data, size_t *len)
 {
 	*data = r->tracing.len ? r->tracing.data : NULL;
 	*len = r->tracing.len;
+}
+
+bool ms_pdreader_pipe(const struct ms_pdreader *r)
+{
+	return r->pipe_layout;
 }
 
 bool ms_pdreader_in_order(const struct ms_pdreader *r)

@@ -57,6 +57,22 @@ static inline bool ms_pdreader_whole(const struct perf_event_header *h, size_t a
  * not copy them. Memory then grows with the records held.
  */
 void ms_pdreader_keep(struct ms_pdreader *r, bool keep);
+/*
+ * Pipe mode: its events, features and tracing data come as records, read
+ * with the data (a file's are all known at open).
+ */
+bool ms_pdreader_pipe(const struct ms_pdreader *r);
+
+/*
+ * The build-id records the reader has (its header's, then those of the
+ * data read so far), as the bytes of its list: appended to, never changed.
+ */
+const unsigned char *ms_pdreader_build_ids(const struct ms_pdreader *r, size_t *size);
+
+/* Build-id i of such a list of size bytes, as ms_pdreader_build_id(). */
+bool ms_build_id_in(const unsigned char *data, size_t size, size_t i, const char **path,
+		    const unsigned char **id, size_t *len);
+
 /* With keep: the records that start before byte offset upto are no longer needed. */
 void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto);
 
@@ -74,13 +90,5 @@ bool ms_pdreader_in_order(const struct ms_pdreader *r);
  * one). Past the first compressed record, offsets count decompressed bytes.
  */
 uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec);
-
-/*
- * How many bytes of build-ids the reader holds (the BUILD_ID section and a
- * pipe's build-id records): it grows only when a new one came, so that a
- * caller who has walked them all (ms_pdreader_build_id) knows when to look
- * again without walking them once more.
- */
-size_t ms_pdreader_build_ids_size(const struct ms_pdreader *r);
 
 #endif

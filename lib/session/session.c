@@ -18,9 +18,11 @@
 #include "aspace/samples.h"
 #include "kernel/live.h"
 #include "perfdata/reader.h"
+#include "session/ahead.h"
 #include "session/source.h"
 #include "stream/stream.h"
 #include "symbols/jit.h"
+#include "util/buf.h"
 #include "util/log.h"
 
 #define MAX_ANALYSES 16
@@ -45,6 +47,9 @@ struct ms_session {
 	uint64_t first_time;
 	size_t build_ids;           /* the reader's build-ids handed to the symbols so far */
 	size_t build_ids_size;      /* the reader's bytes of build-ids when they were last walked */
+	struct ms_buf ids;          /* with the stream ahead: the reader's build-ids, as they reached this thread */
+	bool ids_ahead;             /* ids, not the reader's, are the ones read so far */
+	bool ahead;                 /* the stream may run ahead (session_read_ahead) */
 	bool corrupt;
 	bool begun;                 /* the model's listener is set and the analyses' begin called */
 	struct ms_sites sites;      /* with symbols: each region's allocation site, named once here */
@@ -278,15 +283,30 @@ static void start(struct ms_session *s, uint64_t t)
  */
 static void expect_build_ids(struct ms_session *s)
 {
-	const unsigned char *id;
+	const unsigned char *data, *id;
 	const char *path;
-	size_t len;
+	size_t size, len;
 
-	if (!s->reader || ms_pdreader_build_ids_size(s->reader) == s->build_ids_size)
+	if (!s->reader)
 		return;
-	s->build_ids_size = ms_pdreader_build_ids_size(s->reader);
-	for (; ms_pdreader_build_id(s->reader, s->build_ids, &path, &id, &len); s->build_ids++)
+	if (s->ids_ahead) {
+		data = s->ids.data;
+		size = s->ids.len;
+	} else
+		data = ms_pdreader_build_ids(s->reader, &size);
+	if (size == s->build_ids_size)
+		return;
+	s->build_ids_size = size;
+	for (; ms_build_id_in(data, size, s->build_ids, &path, &id, &len); s->build_ids++)
 		ms_symbols_expect_build_id(s->syms, path, id, len);
+}
+
+/* With the stream ahead: build-ids it read, handed on where it read them. */
+static void more_build_ids(void *ctx, const unsigned char *more, size_t len)
+{
+	struct ms_session *s = ctx;
+
+	ms_buf_append(&s->ids, more, len);   /* out of memory: the ids after are not expected, as none */
 }
 
 static int __attribute__((noinline)) apply_change(struct ms_session *s, const struct ms_event *ev)
@@ -421,6 +441,42 @@ static bool cut_between_records(const struct ms_session *s)
 	return true;
 }
 
+/*
+ * The stream ahead on a thread of its own (session/ahead.h), where it was
+ * asked for and may: not from a pipe, whose events and tracing data come
+ * as records for this thread to read. -EAGAIN where it does not run.
+ */
+static int run_ahead(struct ms_session *s, const struct ms_stream_source *src)
+{
+	/* Only the symbols unwind a stack copy: without them nothing reads one (advice, sites). */
+	struct ms_ahead how = { .fn = on_event, .sfn = s->sees_samples ? NULL : on_samples, .unwinds = s->syms,
+				.ctx = s };
+	const unsigned char *d;
+	size_t size;
+	int err;
+
+	if (!s->ahead || ms_pdreader_pipe(s->reader) || !ms_ahead_wanted())
+		return -EAGAIN;
+	if (s->syms) {
+		d = ms_pdreader_build_ids(s->reader, &size);
+		ms_buf_append(&s->ids, d, size);
+		if (ms_buf_error(&s->ids))
+			return -EAGAIN;
+		s->ids_ahead = true;
+		how.r = s->reader;
+		how.ids_from = size;
+		how.ids = more_build_ids;
+	}
+	if ((err = ms_ahead_run(s->stream, src, &how)) == -EAGAIN)
+		s->ids_ahead = false;
+	return err;
+}
+
+void session_read_ahead(struct ms_session *s, bool on)
+{
+	s->ahead = on;
+}
+
 MS_EXPORT int ms_session_run(struct ms_session *s)
 {
 	struct ms_stream_source src;
@@ -433,7 +489,8 @@ MS_EXPORT int ms_session_run(struct ms_session *s)
 	if (!s->sees_samples && (err = ms_stream_set_samples_fn(s->stream, on_samples)))
 		return err;
 	session_reader_source(s->reader, &src);
-	err = ms_stream_run(s->stream, &src, on_event, s);
+	if ((err = run_ahead(s, &src)) == -EAGAIN)
+		err = ms_stream_run(s->stream, &src, on_event, s);
 	if (err == 1)                    /* an analysis had what it needed */
 		return 1;
 	ms_aspace_finish(s->as);
@@ -569,5 +626,6 @@ MS_EXPORT void ms_session_free(struct ms_session *s)
 	ms_aspace_free(s->as);
 	ms_stream_free(s->stream);
 	ms_pdreader_free(s->reader);
+	ms_buf_release(&s->ids);
 	free(s);
 }

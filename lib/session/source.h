@@ -31,6 +31,15 @@ void session_restore(struct ms_session *s, uint64_t first_time, const struct ms_
 		     const struct ms_stream_lost *lost, size_t nr_lost);
 
 /*
+ * Whether ms_session_run() may run the stream on a thread of its own, the
+ * model and the analyses taking its events on the caller's (session/ahead.h):
+ * for a caller that reads nothing of the stream's or the reader's state
+ * while the run goes on (ms_session_stats() and the like after it only).
+ * Off until asked for.
+ */
+void session_read_ahead(struct ms_session *s, bool on);
+
+/*
  * Stops what s runs on threads of its own taking work, and leaves the
  * rest as it is: for a process that exits now, whose exit frees s whole
  * (freeing it piece by piece, and waking those threads to end, took a

@@ -88,10 +88,18 @@ uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec)
 	return 0;
 }
 
-bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const char **path, const unsigned char **id,
-			  size_t *len)
+const unsigned char *ms_pdreader_build_ids(const struct ms_pdreader *r, size_t *size)
 {
 	(void)r;
+	*size = 0;
+	return NULL;
+}
+
+bool ms_build_id_in(const unsigned char *data, size_t size, size_t i, const char **path,
+		    const unsigned char **id, size_t *len)
+{
+	(void)data;
+	(void)size;
 	(void)i;
 	(void)path;
 	(void)id;
@@ -99,10 +107,10 @@ bool ms_pdreader_build_id(const struct ms_pdreader *r, size_t i, const char **pa
 	return false;
 }
 
-size_t ms_pdreader_build_ids_size(const struct ms_pdreader *r)
+bool ms_pdreader_pipe(const struct ms_pdreader *r)
 {
 	(void)r;
-	return 0;
+	return false;
 }
 
 struct ms_symbols *ms_symbols_new(void)

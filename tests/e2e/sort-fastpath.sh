@@ -5,7 +5,8 @@
 # compressed data decompressed ahead on a thread against in turn
 # (MAPSCOPE_READ_AHEAD=1 and 0), and report --children 0's allocation sites
 # named on a second thread as the recording is read against when each row
-# is printed (MAPSCOPE_NAMER=off): every command's output must be
+# is printed (MAPSCOPE_NAMER=off), and the stream run ahead on a thread of
+# its own against in turn (MAPSCOPE_STREAM_AHEAD=1 and 0): every command's output must be
 # byte-identical each way, on real recordings of
 # python3, node, a JVM and headless chromium made here (each skipped with
 # its reason where the runtime is missing), on the golden recordings, and
@@ -70,7 +71,7 @@ out() {
 }
 checked=0
 for f in "${files[@]}"; do
-	out fast "$f"
+	MAPSCOPE_STREAM_AHEAD=1 out fast "$f"
 	MAPSCOPE_SORT_QUEUE=1 out queue "$f"
 	diff -r fast queue >diff.txt || fail "$f: the fast path's outputs differ from the sort queue's: $(head -5 diff.txt)"
 	MAPSCOPE_READ_AHEAD=1 out ahead "$f"
@@ -78,9 +79,11 @@ for f in "${files[@]}"; do
 	diff -r ahead turn >diff.txt || fail "$f: decompressed ahead, the outputs differ from in turn: $(head -5 diff.txt)"
 	MAPSCOPE_NAMER=off out later "$f"
 	diff -r fast later >diff.txt || fail "$f: sites named on a second thread, the outputs differ from named later: $(head -5 diff.txt)"
-	rm -rf fast queue ahead turn later
+	MAPSCOPE_STREAM_AHEAD=0 out streamturn "$f"
+	diff -r fast streamturn >diff.txt || fail "$f: the stream run ahead on a thread, the outputs differ from in turn: $(head -5 diff.txt)"
+	rm -rf fast queue ahead turn later streamturn
 	checked=$((checked + 1))
 done
 pass "$checked files ($ordered recorded here in time order): 14 commands' outputs byte-identical with and" \
-	"without the sort queue, with compressed data decompressed ahead or in turn, and with sites named" \
-	"on a second thread or later ($(nproc) CPUs)"
+	"without the sort queue, with compressed data decompressed ahead or in turn, with sites named" \
+	"on a second thread or later, and with the stream run ahead or in turn ($(nproc) CPUs)"
