@@ -440,15 +440,15 @@ static void *run_stream(void *arg)
 {
 	struct ahead *a = arg;
 	const struct ms_stream_source mine = { a, span, consume, release, offset_of };
-	int err;
+	int err, ret;
 
 	pthread_setname_np(pthread_self(), "mapscope-ahead");   /* as top -H and perf show it */
 	ms_log_defer(&a->log);
 	err = ms_stream_run(a->st, &mine, put_event, a);
 	if (a->how.r && !err)
 		err = put_ids(a);
-	if (a->log.n && !err)
-		err = put_logged(a);
+	if (a->log.n && (ret = put_logged(a)) && !err)   /* what it logged last, the error's message among it */
+		err = ret;
 	ms_log_defer(NULL);
 	ms_logq_release(&a->log);
 	pthread_mutex_lock(&a->mu);

@@ -6,7 +6,8 @@
  * order with the same contents, the caller's thread held back at the start
  * so that the stream fills every batch; each release carried out only
  * once the caller's thread has taken every event made before it; the
- * damage's message logged after the same events; the build-id handed on
+ * damage's message logged after the same events, and where no event comes
+ * after it at all; the build-id handed on
  * after the maps before its record and before those after it; a stop at
  * the n-th event returned, with nothing taken after it; MAPSCOPE_STREAM_AHEAD's say.
  */
@@ -35,6 +36,7 @@
 #include "session/ahead.h"
 #include "session/source.h"
 #include "stream/stream.h"
+#include "util/log.h"
 
 #define ID_RUN 7                 /* page faults of a fixed layout: runs */
 #define ID_CHAIN 8               /* page faults with a call chain: one event each */
@@ -79,6 +81,7 @@ struct seen {
 	size_t stop_at;              /* 0, or the call that returns 1 */
 	bool hold;                   /* the first call waits, for the stream to fill every batch */
 	bool in_turn;
+	bool fail_read;              /* the source logs an error and fails at its first read */
 };
 
 static struct seen *cur;
@@ -182,6 +185,10 @@ static void on_ids(void *ctx, const unsigned char *more, size_t len)
 /* The reader's own, each release noted with how many calls the caller had taken by then. */
 static int span(void *ctx, const void **start, size_t *len, uint64_t *off)
 {
+	if (cur->fail_read) {            /* as a reader that finds damage at its first read */
+		ms_log(MS_LOG_ERROR, "damage at the first read");
+		return -EBADMSG;
+	}
 	return inner.span(ctx, start, len, off);
 }
 
@@ -388,6 +395,23 @@ static void damage_logged_after_the_same_calls(void **state)
 	seen_free(&b);
 }
 
+/* Nothing comes after the damage: its message is logged all the same. */
+static void damage_logged_with_no_call(void **state)
+{
+	int fd = *(int *)*state;
+	struct seen a = { .fail_read = true }, b = { .fail_read = true };
+
+	assert_int_equal(run(fd, false, &a), -EBADMSG);
+	assert_int_equal(run(fd, true, &b), -EBADMSG);
+	assert_int_equal(a.n, 0);
+	assert_int_equal(b.n, 0);
+	assert_int_equal(a.logs, 1);
+	assert_int_equal(b.logs, 1);
+	assert_string_equal(a.msg, b.msg);
+	seen_free(&a);
+	seen_free(&b);
+}
+
 static void stopped_at_the_nth_call(void **state)
 {
 	int fd = *(int *)*state;
@@ -422,11 +446,12 @@ static int close_fd(void **state)
 
 int main(void)
 {
-	static int fd_whole, fd_damaged, fd_stop;
+	static int fd_whole, fd_damaged, fd_first, fd_stop;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_prestate_setup_teardown(same_calls_in_the_same_order, whole, close_fd, &fd_whole),
 		cmocka_unit_test_prestate_setup_teardown(damage_logged_after_the_same_calls, with_damage, close_fd,
 							 &fd_damaged),
+		cmocka_unit_test_prestate_setup_teardown(damage_logged_with_no_call, whole, close_fd, &fd_first),
 		cmocka_unit_test_prestate_setup_teardown(stopped_at_the_nth_call, whole, close_fd, &fd_stop),
 		cmocka_unit_test(wanted_as_the_environment_says),
 	};
