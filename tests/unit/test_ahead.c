@@ -7,9 +7,11 @@
  * so that the stream fills every batch; each release carried out only
  * once the caller's thread has taken every event made before it; the
  * damage's message logged after the same events, and where no event comes
- * after it at all; the build-id handed on
- * after the maps before its record and before those after it; a stop at
- * the n-th event returned, with nothing taken after it; MAPSCOPE_STREAM_AHEAD's say.
+ * after it at all, as is a warning made after the last event of a run
+ * that ends in damage, every message where it was in turn; the build-id
+ * handed on after the maps before its record and before those after it; a
+ * stop at the n-th event returned, with nothing taken after it;
+ * MAPSCOPE_STREAM_AHEAD's say.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -72,6 +74,8 @@ struct seen {
 	atomic_size_t taken;         /* calls so far */
 	size_t taken_at_log, logs;
 	char msg[512];
+	char said[4096];             /* every message, each after the calls taken by then */
+	size_t said_len;
 	size_t releases;
 	size_t taken_at_release[MAX_RELEASES];
 	uint64_t release_upto[MAX_RELEASES];
@@ -90,8 +94,16 @@ static struct ms_stream_source inner;
 
 static void on_log(enum ms_log_level level, const char *msg, void *ctx)
 {
+	int n;
+
 	(void)ctx;
-	if (level != MS_LOG_ERROR || !cur)
+	if (!cur)
+		return;
+	n = snprintf(cur->said + cur->said_len, sizeof(cur->said) - cur->said_len, "%zu %d %s\n",
+		     atomic_load(&cur->taken), (int)level, msg);
+	assert_true(n > 0 && (size_t)n < sizeof(cur->said) - cur->said_len);
+	cur->said_len += (size_t)n;
+	if (level != MS_LOG_ERROR)
 		return;
 	cur->logs++;
 	cur->taken_at_log = atomic_load(&cur->taken);
@@ -224,8 +236,13 @@ static void put_sample(struct ms_pdwriter *w, uint64_t i, bool chain)
 	assert_int_equal(ms_pdwriter_write(w, &c.s.h), 0);
 }
 
-/* The file, in a memfd; the offset of its last map's record in *last. */
-static int make_file(uint64_t *last)
+/*
+ * The file, in a memfd: nr maps, each with its samples; the offset of its
+ * last map's record in *last. With tail, that map goes twice, and between
+ * them a sample whose call chain is longer than its record, the last in
+ * time.
+ */
+static int make_records(uint64_t *last, size_t nr, bool tail)
 {
 	const uint64_t common = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU;
@@ -244,12 +261,19 @@ static int make_file(uint64_t *last)
 	struct ms_pdwriter *w = ms_pdwriter_new(fd, &o);
 	struct mmap2_rec m;
 	struct ms_pdwriter_stats st;
+	struct chain_smp bad = { .s = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(struct chain_smp) },
+					ID_CHAIN, 0x400000, 10, 10, UINT64_MAX / 2, 0x10000, ID_CHAIN, 0, 0 },
+				 .nr = 1000 };
 
 	assert_non_null(w);
-	for (i = 0; i < NR; i++) {
+	for (i = 0; i < nr; i++) {
 		m = (struct mmap2_rec){ { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(m) }, 10, 10,
 					0x10000 + i * 0x3000, 0x2000, 0, 0, 0, i, 0, PROT_READ, MAP_PRIVATE,
 					"//anon", 10, 10, 2000 + 2 * i, ID_RUN, 0, 0, ID_RUN };
+		if (tail && i + 1 == nr) {           /* a map after the last samples, then the sample */
+			assert_int_equal(ms_pdwriter_write(w, &m.h), 0);
+			assert_int_equal(ms_pdwriter_write(w, &bad.s.h), 0);
+		}
 		ms_pdwriter_stats(w, &st);
 		*last = st.data_bytes;
 		assert_int_equal(ms_pdwriter_write(w, &m.h), 0);
@@ -266,15 +290,24 @@ static int make_file(uint64_t *last)
 	return fd;
 }
 
-/* Damage: the last map's size no longer a multiple of 8. */
-static void damage(int fd, uint64_t last_in_data)
+static int make_file(uint64_t *last)
 {
-	uint16_t size = sizeof(struct mmap2_rec) - 4;
+	return make_records(last, NR, false);
+}
+
+/* Damage: the last map's size no longer a multiple of 8, or size. */
+static void damage_to(int fd, uint64_t last_in_data, uint16_t size)
+{
 	uint64_t data;
 
 	/* perf_file_header: magic, size, attr_size, attrs (offset, size), then data's offset */
 	assert_int_equal(pread(fd, &data, 8, 40), 8);
 	assert_int_equal(pwrite(fd, &size, 2, (off_t)(data + last_in_data + 6)), 2);
+}
+
+static void damage(int fd, uint64_t last_in_data)
+{
+	damage_to(fd, last_in_data, sizeof(struct mmap2_rec) - 4);
 }
 
 static int run(int fd, bool ahead, struct seen *s)
@@ -321,6 +354,21 @@ static int with_damage(void **state)
 	int fd = make_file(&last);
 
 	damage(fd, last);
+	*(int *)*state = fd;
+	return 0;
+}
+
+/*
+ * A run's last sample skipped with a warning as the stream lets out what
+ * it had queued, after its read stopped at the damage that follows: the
+ * last map's size smaller than a header.
+ */
+static int with_a_warning_last(void **state)
+{
+	uint64_t last;
+	int fd = make_records(&last, 300, true);
+
+	damage_to(fd, last, 4);
 	*(int *)*state = fd;
 	return 0;
 }
@@ -412,6 +460,22 @@ static void damage_logged_with_no_call(void **state)
 	seen_free(&b);
 }
 
+/* A sample skipped as the stream lets out what it queued before the damage: its warning comes last. */
+static void warning_after_the_last_call_logged(void **state)
+{
+	int fd = *(int *)*state;
+	struct seen a = { 0 }, b = { 0 };
+
+	assert_int_equal(run(fd, false, &a), -EBADMSG);
+	assert_int_equal(run(fd, true, &b), -EBADMSG);
+	assert_non_null(strstr(a.said, "does not fit its record"));
+	assert_string_equal(a.said, b.said);
+	assert_int_equal(a.n, b.n);
+	assert_memory_equal(a.calls, b.calls, a.n * sizeof(*a.calls));
+	seen_free(&a);
+	seen_free(&b);
+}
+
 static void stopped_at_the_nth_call(void **state)
 {
 	int fd = *(int *)*state;
@@ -446,12 +510,14 @@ static int close_fd(void **state)
 
 int main(void)
 {
-	static int fd_whole, fd_damaged, fd_first, fd_stop;
+	static int fd_whole, fd_damaged, fd_first, fd_warned, fd_stop;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_prestate_setup_teardown(same_calls_in_the_same_order, whole, close_fd, &fd_whole),
 		cmocka_unit_test_prestate_setup_teardown(damage_logged_after_the_same_calls, with_damage, close_fd,
 							 &fd_damaged),
 		cmocka_unit_test_prestate_setup_teardown(damage_logged_with_no_call, whole, close_fd, &fd_first),
+		cmocka_unit_test_prestate_setup_teardown(warning_after_the_last_call_logged, with_a_warning_last,
+							 close_fd, &fd_warned),
 		cmocka_unit_test_prestate_setup_teardown(stopped_at_the_nth_call, whole, close_fd, &fd_stop),
 		cmocka_unit_test(wanted_as_the_environment_says),
 	};
