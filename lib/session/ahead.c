@@ -13,9 +13,11 @@
  * them as before, and the stream's release of the records behind an event
  * is carried out by the thread only once the caller's thread has taken
  * every event before it. What the stream logs travels in the batches, so
- * the log reads as without the thread. The first nonzero return on the
- * caller's thread (an analysis has what it needed, an error) stops the
- * stream at its next event or read.
+ * the log reads as without the thread, and so do its settings
+ * (mapscope:sysctl) where they change, which the analyses ask for as the
+ * events come. The first nonzero return on the caller's thread (an
+ * analysis has what it needed, an error) stops the stream at its next
+ * event or read.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -52,7 +54,7 @@
 #define cpu_relax() do { } while (0)
 #endif
 
-enum item_kind { IT_EVENT = 1, IT_RUN, IT_RELEASE, IT_LOG, IT_IDS };
+enum item_kind { IT_EVENT = 1, IT_RUN, IT_RELEASE, IT_LOG, IT_IDS, IT_FACTS };
 
 /* Each item: this, then what it holds; size, the whole item's, is a multiple of 8. */
 struct item {
@@ -82,6 +84,8 @@ struct ahead {
 	struct batch *cur;             /* being filled: b[tail % NR_BATCHES] */
 	uint64_t did_release;
 	size_t ids_seen;               /* the reader's build-id bytes handed on */
+	const struct ms_stream_facts *facts;   /* the stream's, where how.facts is set */
+	uint64_t facts_seen;           /* their changes handed on */
 	struct ms_logq log;
 	/* The caller's. */
 	struct ms_ahead how;
@@ -283,8 +287,13 @@ static int next_batch(struct ahead *a, size_t need)
 }
 
 static int put_logged(struct ahead *a);
+static int put_facts(struct ahead *a);
 
-/* Room for an item of kind holding n bytes: its contents' start, NULL with *err set. */
+/*
+ * Room for an item of kind holding n bytes: its contents' start, NULL with
+ * *err set. What the stream logged, and its settings where they changed,
+ * go first.
+ */
 static unsigned char *reserve(struct ahead *a, uint32_t kind, size_t n, int *err)
 {
 	size_t size = sizeof(struct item) + up8(n);
@@ -292,6 +301,9 @@ static unsigned char *reserve(struct ahead *a, uint32_t kind, size_t n, int *err
 
 	*err = 0;
 	if (kind != IT_LOG && a->log.n && (*err = put_logged(a)))
+		return NULL;
+	if (kind != IT_LOG && kind != IT_FACTS && a->facts && a->facts->changes != a->facts_seen &&
+	    (*err = put_facts(a)))
 		return NULL;
 	if (atomic_load(&a->stop)) {
 		*err = 1;
@@ -324,6 +336,19 @@ static int put_logged(struct ahead *a)
 	}
 	ms_logq_release(&a->log);
 	return err;
+}
+
+/* The stream's settings, changed since the last item. */
+static int put_facts(struct ahead *a)
+{
+	unsigned char *p;
+	int err;
+
+	if (!(p = reserve(a, IT_FACTS, sizeof(*a->facts), &err)))
+		return err;
+	memcpy(p, a->facts, sizeof(*a->facts));
+	a->facts_seen = a->facts->changes;
+	return 0;
 }
 
 static int put_event(const struct ms_event *ev, void *ctx)
@@ -500,6 +525,9 @@ static int take_batch(struct ahead *a, const struct batch *b)
 			memcpy(&len, it + 1, 8);
 			a->how.ids(a->how.ctx, (const unsigned char *)(it + 1) + 8, (size_t)len);
 			break;
+		case IT_FACTS:
+			a->how.facts(a->how.ctx, (const struct ms_stream_facts *)(it + 1));
+			break;
 		}
 	}
 	return err;
@@ -553,6 +581,8 @@ int ms_ahead_run(struct ms_stream *st, const struct ms_stream_source *src, const
 		a->src = src;
 		a->how = *how;
 		a->ids_seen = how->ids_from;
+		a->facts = how->facts ? ms_stream_facts(st) : NULL;
+		a->facts_seen = a->facts ? a->facts->changes : 0;
 		pthread_mutex_init(&a->mu, NULL);
 		pthread_cond_init(&a->cv, NULL);
 	}

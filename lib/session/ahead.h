@@ -28,6 +28,12 @@ struct ms_ahead {
 	const struct ms_pdreader *r;
 	size_t ids_from;
 	void (*ids)(void *ctx, const unsigned char *more, size_t len);
+	/*
+	 * Or NULL: the stream's settings (ms_stream_facts()), where they
+	 * changed, at that place among the events: what ms_stream_sysctl()
+	 * says on the stream's thread when it makes the event after.
+	 */
+	void (*facts)(void *ctx, const struct ms_stream_facts *f);
 	void *ctx;
 };
 

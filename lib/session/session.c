@@ -49,6 +49,8 @@ struct ms_session {
 	size_t build_ids_size;      /* the reader's bytes of build-ids when they were last walked */
 	struct ms_buf ids;          /* with the stream ahead: the reader's build-ids, as they reached this thread */
 	bool ids_ahead;             /* ids, not the reader's, are the ones read so far */
+	struct ms_stream_facts facts;   /* with the stream ahead: its settings, as they reached this thread */
+	bool facts_ahead;           /* while it runs, facts are the ones read so far */
 	bool ahead;                 /* the stream may run ahead (session_read_ahead) */
 	bool corrupt;
 	bool begun;                 /* the model's listener is set and the analyses' begin called */
@@ -309,6 +311,14 @@ static void more_build_ids(void *ctx, const unsigned char *more, size_t len)
 	ms_buf_append(&s->ids, more, len);   /* out of memory: the ids after are not expected, as none */
 }
 
+/* With the stream ahead: its settings, where they changed among its events. */
+static void more_facts(void *ctx, const struct ms_stream_facts *f)
+{
+	struct ms_session *s = ctx;
+
+	s->facts = *f;
+}
+
 static int __attribute__((noinline)) apply_change(struct ms_session *s, const struct ms_event *ev)
 {
 	struct ms_change c;
@@ -450,7 +460,7 @@ static int run_ahead(struct ms_session *s, const struct ms_stream_source *src)
 {
 	/* Only the symbols unwind a stack copy: without them nothing reads one (advice, sites). */
 	struct ms_ahead how = { .fn = on_event, .sfn = s->sees_samples ? NULL : on_samples, .unwinds = s->syms,
-				.ctx = s };
+				.facts = more_facts, .ctx = s };
 	const unsigned char *d;
 	size_t size;
 	int err;
@@ -467,8 +477,12 @@ static int run_ahead(struct ms_session *s, const struct ms_stream_source *src)
 		how.ids_from = size;
 		how.ids = more_build_ids;
 	}
+	/* The analyses ask for the settings as the events come (unmapped's null pages): as in turn. */
+	s->facts = *ms_stream_facts(s->stream);
+	s->facts_ahead = true;
 	if ((err = ms_ahead_run(s->stream, src, &how)) == -EAGAIN)
 		s->ids_ahead = false;
+	s->facts_ahead = false;          /* the thread is gone: the stream's own are the last */
 	return err;
 }
 
@@ -569,6 +583,8 @@ MS_EXPORT bool ms_session_has_syscalls(const struct ms_session *s)
 
 MS_EXPORT int ms_session_sysctl(const struct ms_session *s, const char *name, uint64_t *value)
 {
+	if (s->facts_ahead)
+		return ms_stream_facts_find(&s->facts, name, value);
 	return ms_stream_sysctl(s->stream, name, value);
 }
 

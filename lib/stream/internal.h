@@ -56,10 +56,6 @@ extern const struct stream_syscall stream_syscalls[SC_NR];
 enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS, EK_DAMON, EK_PREFETCH,
 	      EK_NEWTASK, EK_CTIME, EK_USTRING, EK_SYSCTL };
 
-/* The settings of mapscope:sysctl the stream keeps: how many, and their names' longest (with the NUL). */
-#define STREAM_MAX_FACTS 8
-#define STREAM_FACT_NAME_MAX 64
-
 struct evinfo {
 	const struct perf_event_attr *attr;
 	enum evkind kind;
@@ -147,8 +143,7 @@ struct ms_stream {
 	struct stream_hole *holes;                /* in the order written; none but just after an attach */
 	size_t nr_holes, cap_holes;
 	struct ms_stream_stats st;
-	struct { char name[STREAM_FACT_NAME_MAX]; uint64_t value; } facts[STREAM_MAX_FACTS];   /* mapscope:sysctl's */
-	size_t nr_facts;
+	struct ms_stream_facts facts;             /* mapscope:sysctl's */
 	struct ms_stream_lost *lost;              /* by process, in the order first seen */
 	size_t cap_lost;
 	ms_stream_fn fn;

@@ -127,6 +127,27 @@ bool ms_stream_has_syscalls(const struct ms_stream *s);
  */
 int ms_stream_sysctl(const struct ms_stream *s, const char *name, uint64_t *value);
 
+/* The settings of mapscope:sysctl a stream keeps: how many, and their names' longest (with the NUL). */
+#define MS_STREAM_MAX_FACTS 8
+#define MS_STREAM_FACT_NAME_MAX 64
+
+/*
+ * Those settings as read so far, a value to copy: a stream run on a
+ * thread of its own hands a copy to its caller's thread where they
+ * changed among its events (session/ahead.h). changes grows with each
+ * setting written.
+ */
+struct ms_stream_facts {
+	size_t n;
+	uint64_t changes;
+	struct { char name[MS_STREAM_FACT_NAME_MAX]; uint64_t value; } v[MS_STREAM_MAX_FACTS];
+};
+
+/* The stream's own, which it writes as it runs. */
+const struct ms_stream_facts *ms_stream_facts(const struct ms_stream *s);
+/* ms_stream_sysctl() in f. */
+int ms_stream_facts_find(const struct ms_stream_facts *f, const char *name, uint64_t *value);
+
 void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats *st);
 /* The i-th process whose records were lost, in the order first seen: false past the last. */
 bool ms_stream_lost_pid(const struct ms_stream *s, size_t i, struct ms_stream_lost *out);

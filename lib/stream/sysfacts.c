@@ -27,6 +27,7 @@ bool stream_classify_sysctl(struct evinfo *ei, const char *sys, const char *name
 /* The name is a __data_loc field: its offset in the raw data in the low 16 bits, its length (with the NUL) high. */
 int stream_on_sysctl(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
 {
+	struct ms_stream_facts *f = &s->facts;
 	uint64_t loc, value;
 	uint32_t off, len;
 	size_t i;
@@ -39,29 +40,40 @@ int stream_on_sysctl(struct ms_stream *s, const struct evinfo *ei, const struct 
 	loc = stream_field(ei, smp, 1) & 0xffffffffu;
 	off = (uint32_t)(loc & 0xffff);
 	len = (uint32_t)(loc >> 16);
-	if (len < 2 || len > STREAM_FACT_NAME_MAX || off > smp->raw_size || len > smp->raw_size - off ||
+	if (len < 2 || len > MS_STREAM_FACT_NAME_MAX || off > smp->raw_size || len > smp->raw_size - off ||
 	    smp->raw[off + len - 1] != '\0' || memchr(smp->raw + off, '\0', len - 1)) {
 		s->st.bad_samples++;
 		return 0;
 	}
-	for (i = 0; i < s->nr_facts && strcmp(s->facts[i].name, (const char *)smp->raw + off); i++)
+	for (i = 0; i < f->n && strcmp(f->v[i].name, (const char *)smp->raw + off); i++)
 		;
-	if (i == STREAM_MAX_FACTS)
+	if (i == MS_STREAM_MAX_FACTS)
 		return 0;                      /* more settings than any record writes: the first ones hold */
-	memcpy(s->facts[i].name, smp->raw + off, len);
-	s->facts[i].value = value;
-	s->nr_facts += i == s->nr_facts;
+	memcpy(f->v[i].name, smp->raw + off, len);
+	f->v[i].value = value;
+	f->n += i == f->n;
+	f->changes++;
 	return 0;
+}
+
+const struct ms_stream_facts *ms_stream_facts(const struct ms_stream *s)
+{
+	return &s->facts;
+}
+
+int ms_stream_facts_find(const struct ms_stream_facts *f, const char *name, uint64_t *value)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->v[i].name, name)) {
+			*value = f->v[i].value;
+			return 0;
+		}
+	return -ENOENT;
 }
 
 int ms_stream_sysctl(const struct ms_stream *s, const char *name, uint64_t *value)
 {
-	size_t i;
-
-	for (i = 0; i < s->nr_facts; i++)
-		if (!strcmp(s->facts[i].name, name)) {
-			*value = s->facts[i].value;
-			return 0;
-		}
-	return -ENOENT;
+	return ms_stream_facts_find(&s->facts, name, value);
 }

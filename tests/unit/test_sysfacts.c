@@ -4,7 +4,9 @@
  * the stream and asked for through ms_session_sysctl(): the value, a later
  * sample of the same name over an earlier one, a name the file lacks, a
  * file without the event, and a sample whose name lies past its data
- * (damage: dropped and counted).
+ * (damage: dropped and counted); asked at each event as the replay goes,
+ * with the stream run ahead on a thread of its own (session/ahead.h), the
+ * value as the stream had it at that event in turn.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -28,6 +30,7 @@
 #include "kernel/tracefs.h"
 #include "fake_tracefs.h"
 #include "records.h"
+#include "session/source.h"
 
 #define PID 7
 #define FAULT_ID 100
@@ -130,6 +133,66 @@ static struct ms_session *replay(struct rec *r)
 	return s;
 }
 
+/* What ms_session_sysctl() said at each map, as the replay went: the value, or 0 where there was none. */
+struct asked {
+	uint64_t v[8];
+	size_t n;
+};
+
+static int ask_at_map(void *ctx, struct ms_session *s, const struct ms_event *ev)
+{
+	struct asked *a = ctx;
+	uint64_t v;
+
+	if (ev->kind == MS_EV_MAP && a->n < 8)
+		a->v[a->n++] = ms_session_sysctl(s, "vm.mmap_min_addr", &v) ? 0 : v;
+	return 0;
+}
+
+/* The same file replayed with the stream ahead (MAPSCOPE_STREAM_AHEAD's value) and asked at each map. */
+static void replay_asking(int fd, const char *ahead, struct asked *a)
+{
+	static const struct ms_analysis asker = { .name = "asker", .event = ask_at_map };
+	struct ms_session *s;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	s = ms_session_open(path, NULL);
+	assert_non_null(s);
+	session_read_ahead(s, true);
+	assert_int_equal(ms_session_add(s, &asker, a), 0);
+	setenv("MAPSCOPE_STREAM_AHEAD", ahead, 1);
+	assert_int_equal(ms_session_run(s), 0);
+	unsetenv("MAPSCOPE_STREAM_AHEAD");
+	ms_session_free(s);
+}
+
+static void asked_as_the_events_come(void **state)
+{
+	struct asked turn = { { 0 }, 0 }, ahead = { { 0 }, 0 };
+	struct rec r;
+
+	(void)state;
+	rec_open(&r, true);
+	put_map(&r, 40);
+	put(&r, 50, "vm.mmap_min_addr", 4096, false);
+	put_map(&r, 60);
+	put(&r, 70, "vm.mmap_min_addr", 65536, false);
+	put_map(&r, 80);
+	assert_int_equal(ms_pdwriter_close(r.w), 0);
+	ms_pdwriter_free(r.w);
+	replay_asking(r.fd, "0", &turn);
+	replay_asking(r.fd, "1", &ahead);
+	close(r.fd);
+	ms_buf_release(&r.td);
+	assert_int_equal(turn.n, 3);
+	assert_int_equal(turn.v[0], 0);
+	assert_int_equal(turn.v[1], 4096);
+	assert_int_equal(turn.v[2], 65536);
+	assert_int_equal(ahead.n, 3);
+	assert_memory_equal(ahead.v, turn.v, sizeof(turn.v));
+}
+
 static void decodes_the_setting(void **state)
 {
 	struct ms_session_stats st;
@@ -208,6 +271,7 @@ int main(void)
 		cmocka_unit_test(a_later_sample_wins),
 		cmocka_unit_test(none_without_the_event),
 		cmocka_unit_test(damage_is_dropped),
+		cmocka_unit_test(asked_as_the_events_come),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
