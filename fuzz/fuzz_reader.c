@@ -1,7 +1,8 @@
 /*
  * libFuzzer: any bytes as a recording, through a session (the reader, the
- * stream, the model) and the per-region report. It must never crash, leak
- * or read out of bounds. Build: cmake -DMS_FUZZ=ON -DCMAKE_C_COMPILER=clang; run:
+ * stream, the model) and the per-region report, every other input with
+ * the stream run ahead on a thread of its own (session/ahead.h), as the
+ * commands run it. It must never crash, leak or read out of bounds. Build: cmake -DMS_FUZZ=ON -DCMAKE_C_COMPILER=clang; run:
  * build-fuzz/fuzz/fuzz_reader -max_total_time=120 corpus/ tests/golden/
  */
 #include <stdint.h>
@@ -12,6 +13,8 @@
 
 #include <mapscope/report.h>
 #include <mapscope/session.h>
+
+#include "session/source.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,7 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	setenv("MAPSCOPE_STREAM_AHEAD", "1", 0);   /* ahead whatever the CPUs */
 	s = ms_session_open(path, NULL);
+	if (s)
+		session_read_ahead(s, size % 2);
 	rep = s ? ms_report_new(NULL) : NULL;
 	if (rep && !ms_session_add(s, &ms_report_analysis, rep)) {
 		ms_session_run(s);
