@@ -471,6 +471,16 @@ int pdreader_take_bytes(struct ms_pdreader *r, uint64_t n, struct ms_buf *b, con
 }
 
 
+/*
+ * The offset of the record handed out last: a word another thread may read
+ * while this one reads on (ms_pdreader_offset(): the progress line), so
+ * written whole, with no order asked of it.
+ */
+static inline void set_last_off(struct ms_pdreader *r, uint64_t off)
+{
+	__atomic_store_n(&r->last_off, off, __ATOMIC_RELAXED);
+}
+
 static int next_record(struct ms_pdreader *r, const struct perf_event_header **rec)
 {
 	int ret;
@@ -482,7 +492,7 @@ static int next_record(struct ms_pdreader *r, const struct perf_event_header **r
 			r->unfinished = true;
 		if (ret <= 0)
 			return ret;
-		r->last_off = r->pos;
+		set_last_off(r, r->pos);
 		if (!reader_owns(r, *rec))
 			return 1;
 		advance(r, *rec);
@@ -531,7 +541,7 @@ int ms_pdreader_span(struct ms_pdreader *r, const void **start, size_t *len, uin
 		if ((ret = next_record(r, &h)) <= 0)
 			return ret;
 	}
-	r->last_off = r->pos;
+	set_last_off(r, r->pos);
 	*start = r->buf + r->bpos;
 	*len = r->blen - r->bpos;
 	*off = r->pos;
@@ -540,7 +550,7 @@ int ms_pdreader_span(struct ms_pdreader *r, const void **start, size_t *len, uin
 
 void ms_pdreader_consume(struct ms_pdreader *r, size_t len, size_t last)
 {
-	r->last_off = r->pos + len - last;
+	set_last_off(r, r->pos + len - last);
 	r->pos += len;
 	r->bpos += len;
 	drop_behind(r);
@@ -560,7 +570,10 @@ MS_EXPORT int ms_pdreader_next(struct ms_pdreader *r, const struct perf_event_he
 	return ret;
 }
 
-MS_EXPORT uint64_t ms_pdreader_offset(const struct ms_pdreader *r) { return r->last_off; }
+MS_EXPORT uint64_t ms_pdreader_offset(const struct ms_pdreader *r)
+{
+	return __atomic_load_n(&r->last_off, __ATOMIC_RELAXED);
+}
 
 uint64_t ms_pdreader_offset_of(const struct ms_pdreader *r, const void *rec)
 {

@@ -1,6 +1,8 @@
 /* perf.data reader and stream: ordering, layouts, and damaged files. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -704,6 +706,63 @@ static void many_rounds_across_blocks(void **state)
 	}
 }
 
+/* A second thread's view of the reader's offset, as the progress line reads it. */
+struct watcher {
+	const struct ms_pdreader *r;
+	atomic_int done;
+	uint64_t last, reads;
+	int backwards;
+};
+
+static void *watch_offset(void *arg)
+{
+	struct watcher *w = arg;
+	uint64_t off;
+
+	while (!atomic_load(&w->done)) {
+		off = ms_pdreader_offset(w->r);
+		w->backwards += off < w->last;
+		w->last = off;
+		w->reads++;
+	}
+	return NULL;
+}
+
+/*
+ * The offset is read on another thread while the reader runs (the progress
+ * line, and the stream run ahead writes it from a thread of its own): it
+ * only grows, and is a whole word each time (a data race TSan reports,
+ * where the reader writes it as a plain word).
+ */
+static void offset_read_on_another_thread(void **state)
+{
+	const struct perf_event_header *h;
+	struct bigseen want;
+	struct watcher w = { 0 };
+	struct ms_pdreader *r;
+	pthread_t th;
+	char path[64];
+	int fd = make_big_file(false, &want), ret;
+	uint64_t n = 0;
+
+	(void)state;
+	path_of(fd, path);
+	r = ms_pdreader_open(path);
+	assert_non_null(r);
+	w.r = r;
+	assert_int_equal(pthread_create(&th, NULL, watch_offset, &w), 0);
+	while ((ret = ms_pdreader_next(r, &h)) > 0)
+		n++;
+	atomic_store(&w.done, 1);
+	pthread_join(th, NULL);
+	assert_int_equal(ret, 0);
+	assert_true(n > want.samples);
+	assert_int_equal(w.backwards, 0);
+	assert_true(w.last <= ms_pdreader_offset(r));
+	ms_pdreader_free(r);
+	close(fd);
+}
+
 /* Without a stream, records stay whole across block edges and are not reused early. */
 static void plain_reading_across_blocks(void **state)
 {
@@ -941,6 +1000,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(many_rounds_across_blocks),
+		cmocka_unit_test(offset_read_on_another_thread),
 		cmocka_unit_test(plain_reading_across_blocks),
 		cmocka_unit_test(span_takes_known_records_in_one_pass),
 		cmocka_unit_test(ordered_rounds_as_segments),
