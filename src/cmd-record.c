@@ -28,6 +28,7 @@
 #include "record-damon.h"
 #include "record-events.h"
 #include "record-prefetch.h"
+#include "util/clock.h"
 
 
 static const struct cli_usage usage = {
@@ -278,14 +279,6 @@ static int open_output(const char *path)
 	return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 struct session {
 	struct record_opts *o;
 	struct ms_record *rec;
@@ -305,7 +298,7 @@ struct session {
 static void live_counts(struct session *s, uint64_t *next)
 {
 	struct ms_record_stats st;
-	uint64_t now = monotonic_ns();
+	uint64_t now = ms_monotonic_ns();
 
 	if (!s->tty || now < *next)
 		return;
@@ -320,7 +313,7 @@ static void live_counts(struct session *s, uint64_t *next)
 /* Polls the rings and the followed processes until all have exited or a signal stops us. */
 static int main_loop(struct session *s)
 {
-	uint64_t next = monotonic_ns() + 1000000000ULL;
+	uint64_t next = ms_monotonic_ns() + 1000000000ULL;
 	int nr_rings = ms_record_nr_fds(s->rec), i, live_procs, err = 0;
 	/* One slot per ring (a ring per CPU) and per followed process, however many there are. */
 	struct pollfd *fds = calloc((size_t)nr_rings + (size_t)s->nr_pidfds + 1, sizeof(*fds));
@@ -388,9 +381,9 @@ static int synthesize_all(struct session *s)
 	int i, err;
 
 	for (i = 0; i < s->o->nr_pids; i++) {
-		t0 = monotonic_ns();
+		t0 = ms_monotonic_ns();
 		err = ms_record_synthesize(s->rec, s->o->pids[i]);
-		t1 = monotonic_ns();
+		t1 = ms_monotonic_ns();
 		if (err == -ENOSPC || err == -EIO || err == -EPIPE)
 			return err;                /* the output, not /proc */
 		if (err)

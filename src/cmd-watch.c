@@ -17,6 +17,7 @@
 #include "parse-options.h"
 #include "launch.h"
 #include "print-change.h"
+#include "util/clock.h"
 
 #define POLL_MS 4
 
@@ -106,14 +107,6 @@ static int parse_args(int argc, char **argv, struct watch_opts *o)
 	return 0;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 struct target {
 	struct ms_watch *w;
 	int pidfd;
@@ -200,7 +193,7 @@ int cmd_watch(int argc, char **argv)
 	}
 	launch_raise_fd_limit();
 	launch_signals();
-	o.t0 = monotonic_ns();
+	o.t0 = ms_monotonic_ns();
 	if (o.cmd) {
 		/* Under --json, what CMD prints must not split or forge the stream's lines. */
 		if ((err = launch_fork(&child, o.cmd, o.json))) {

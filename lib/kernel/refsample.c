@@ -13,6 +13,7 @@
 
 #include "kernel/refsample.h"
 #include "kernel/smaps.h"
+#include "util/clock.h"
 #include "util/grow.h"
 #include "util/log.h"
 
@@ -98,14 +99,6 @@ struct ms_refsampler {
 	void *ctx;
 };
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 struct ms_refsampler *ms_refsampler_new(const char *proc, uint64_t interval_ns, uint16_t tp_id)
 {
 	struct ms_refsampler *rs = calloc(1, sizeof(*rs));
@@ -116,7 +109,7 @@ struct ms_refsampler *ms_refsampler_new(const char *proc, uint64_t interval_ns, 
 	rs->interval_ns = interval_ns ? interval_ns : 100000000ULL;
 	rs->tp_id = tp_id;
 	rs->flush_tlb = !ms_smaps_kernel_has_soft_dirty();
-	rs->due = monotonic_ns() + rs->interval_ns;
+	rs->due = ms_monotonic_ns() + rs->interval_ns;
 	ms_buf_init(&rs->text);
 	return rs;
 }
@@ -175,7 +168,7 @@ static int sample_one(struct ms_refsampler *rs, struct proc_state *p)
 {
 	int err;
 
-	rs->cur = (struct ms_referenced){ .pid = (uint32_t)p->pid, .time = monotonic_ns() };
+	rs->cur = (struct ms_referenced){ .pid = (uint32_t)p->pid, .time = ms_monotonic_ns() };
 	rs->cur.interval_ns = rs->cur.time - p->cleared;
 	err = ms_smaps_read(rs->proc, p->pid, &rs->text, on_vma, rs);
 	if (err == -ESRCH || err == -ENOENT)
@@ -189,7 +182,7 @@ static int sample_one(struct ms_refsampler *rs, struct proc_state *p)
 		return err;
 	if (ms_smaps_clear_refs(rs->proc, p->pid, rs->flush_tlb))
 		return 1;                    /* exited between the two */
-	p->cleared = monotonic_ns();
+	p->cleared = ms_monotonic_ns();
 	return 0;
 }
 
@@ -215,7 +208,7 @@ int ms_refsampler_tick(struct ms_refsampler *rs, uint64_t now, ms_live_fn fn, vo
 	 * The next from the clears: an interval is never shorter than asked,
 	 * however long the reads took; a late tick makes no burst of short ones.
 	 */
-	rs->due = monotonic_ns() + rs->interval_ns;
+	rs->due = ms_monotonic_ns() + rs->interval_ns;
 	return 0;
 }
 

@@ -31,6 +31,7 @@
 
 #include "perfdata/reader.h"
 #include "session/ahead.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 /*
@@ -105,14 +106,6 @@ bool ms_ahead_wanted(void)
 	return (e && !strcmp(e, "1")) || sysconf(_SC_NPROCESSORS_ONLN) >= 2;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* Spins until *v is no longer was, or the other side is done or stopped, for SPIN_NS at most. */
 static void spin_while(struct ahead *a, const atomic_uint *v, unsigned int was)
 {
@@ -129,8 +122,8 @@ static void spin_while(struct ahead *a, const atomic_uint *v, unsigned int was)
 		if (i % 64)
 			continue;
 		if (!t0)
-			t0 = now_ns();
-		else if (now_ns() - t0 > SPIN_NS)
+			t0 = ms_monotonic_ns();
+		else if (ms_monotonic_ns() - t0 > SPIN_NS)
 			return;
 	}
 }

@@ -31,6 +31,7 @@
 #include "session/prefetches.h"
 #include "session/rewrite.h"
 #include "stream/sample.h"
+#include "util/clock.h"
 #include "util/grow.h"
 #include "util/log.h"
 
@@ -74,14 +75,6 @@ struct ms_record {
 		unsigned char bytes[MMAP2_COPY_SIZE];
 	} copy;
 };
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static bool tracepoint_id_taken(const struct ms_live *l, uint16_t id, const uint16_t *taken, size_t nr_taken)
 {
@@ -127,7 +120,7 @@ static void referenced_follow(struct ms_record *r, pid_t tgid)
 {
 	int err;
 
-	if (r->refs && (err = ms_refsampler_add(r->refs, tgid, monotonic_ns())) && err != -ESRCH && err != -ENOENT)
+	if (r->refs && (err = ms_refsampler_add(r->refs, tgid, ms_monotonic_ns())) && err != -ESRCH && err != -ENOENT)
 		ms_warn("cannot clear the accessed bits of process %d: %s: its accesses are not sampled",
 			(int)tgid, strerror(-err));
 }
@@ -532,16 +525,16 @@ MS_EXPORT int ms_record_drain(struct ms_record *r)
 	if (n > 0 && (err = ms_pdwriter_finish_round(r->writer)))
 		return err;
 	/* Stamped after the drain, as ms_record_synthesize() stamps its records: the file stays in order. */
-	if (r->refs && r->writer && (err = ms_refsampler_tick(r->refs, monotonic_ns(), write_plain, r)))
+	if (r->refs && r->writer && (err = ms_refsampler_tick(r->refs, ms_monotonic_ns(), write_plain, r)))
 		return err;
-	if ((err = ms_prefetches_tick(r->pf, monotonic_ns())))
+	if ((err = ms_prefetches_tick(r->pf, ms_monotonic_ns())))
 		return err;
 	return ms_pdwriter_flush(r->writer);
 }
 
 MS_EXPORT int ms_record_wait_ms(const struct ms_record *r, int max_ms)
 {
-	uint64_t now = monotonic_ns(), due;
+	uint64_t now = ms_monotonic_ns(), due;
 
 	max_ms = ms_prefetches_wait_ms(r->pf, now, max_ms);
 	if (!r->refs)
@@ -566,7 +559,7 @@ MS_EXPORT int ms_record_synthesize(struct ms_record *r, pid_t tgid)
 
 	if (err)
 		return err;
-	return ms_live_synthesize(r->live, tgid, monotonic_ns(), write_record, r);
+	return ms_live_synthesize(r->live, tgid, ms_monotonic_ns(), write_record, r);
 }
 
 MS_EXPORT int ms_record_nr_fds(const struct ms_record *r)
