@@ -133,79 +133,49 @@ static size_t up8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-static size_t str_size(const char *p)
-{
-	return p ? up8(strlen(p) + 1) : 0;
-}
+/*
+ * Where an event's copy writes what it points to: from at on, each part
+ * rounded up to 8 bytes, n counting them; at NULL only counts.
+ */
+struct out {
+	unsigned char *at;
+	size_t n;
+};
 
-/* The bytes of what ev points to, each part rounded up to 8; the registers and stack copy where unwinds. */
-static size_t extra_of(const struct ms_event *ev, bool unwinds)
+/* n bytes of p at o->at, which moves past them; the copy, or NULL where p is (or o only counts). */
+static const void *put(struct out *o, const void *p, size_t n)
 {
-	size_t n = 0;
-
-	n += ev->chain ? up8((size_t)ev->chain_len * 8) : 0;
-	n += ev->stack ? up8((size_t)ev->stack_len * 8) : 0;
-	if (unwinds) {
-		n += ev->uregs ? up8((size_t)__builtin_popcountll(ev->uregs_mask) * 8) : 0;
-		n += ev->ustack ? up8(ev->ustack_len) : 0;
-	}
-	switch (ev->kind) {
-	case MS_EV_MAP:
-		n += str_size(ev->map.name);
-		n += ev->map.alloc_chain ? up8((size_t)ev->map.alloc_chain_len * 8) : 0;
-		n += ev->map.alloc_stack ? up8((size_t)ev->map.alloc_stack_len * 8) : 0;
-		break;
-	case MS_EV_EXEC:
-	case MS_EV_COMM:
-		n += str_size(ev->comm.comm);
-		break;
-	case MS_EV_RENAME:
-		n += str_size(ev->rename.old_path) + str_size(ev->rename.new_path);
-		n += ev->rename.files ? up8((size_t)ev->rename.nr_files * 16) : 0;
-		break;
-	case MS_EV_VMA_ATTR:
-		n += str_size(ev->vma_attr.name);
-		break;
-	case MS_EV_SAMPLE:
-		n += ev->sample.chain ? up8((size_t)ev->sample.chain_len * 8) : 0;
-		break;
-	default:
-		break;
-	}
-	return n;
-}
-
-/* n bytes of p at *at, which moves past them; the copy, or NULL where p is. */
-static const void *put(unsigned char **at, const void *p, size_t n)
-{
-	unsigned char *d = *at;
+	unsigned char *d = o->at;
 
 	if (!p)
 		return NULL;
+	o->n += up8(n);
+	if (!d)
+		return NULL;
 	if (n)
 		memcpy(d, p, n);
-	*at += up8(n);
+	o->at += up8(n);
 	return d;
 }
 
-static const char *put_str(unsigned char **at, const char *p)
+static const char *put_str(struct out *o, const char *p)
 {
-	return p ? put(at, p, strlen(p) + 1) : NULL;
+	return p ? put(o, p, strlen(p) + 1) : NULL;
 }
 
 /*
  * ev's copy at *d, pointing to copies of what ev points to, written from
- * *at on (extra_of() bytes). Where the caller unwinds no stack, the copy
- * has no registers or stack copy (4 KiB a map in a recording with them).
+ * o->at on. Where the caller unwinds no stack, the copy has no registers
+ * or stack copy (4 KiB a map in a recording with them).
  */
-static void copy_event(struct ms_event *d, const struct ms_event *ev, unsigned char **at, bool unwinds)
+static void copy_event(struct ms_event *d, const struct ms_event *ev, struct out *o, bool unwinds)
 {
 	*d = *ev;
-	d->chain = put(at, ev->chain, (size_t)ev->chain_len * 8);
-	d->stack = put(at, ev->stack, (size_t)ev->stack_len * 8);
+	d->chain = put(o, ev->chain, (size_t)ev->chain_len * 8);
+	d->stack = put(o, ev->stack, (size_t)ev->stack_len * 8);
 	if (unwinds) {
-		d->uregs = put(at, ev->uregs, (size_t)__builtin_popcountll(ev->uregs_mask) * 8);
-		d->ustack = put(at, ev->ustack, ev->ustack_len);
+		d->uregs = put(o, ev->uregs, (size_t)__builtin_popcountll(ev->uregs_mask) * 8);
+		d->ustack = put(o, ev->ustack, ev->ustack_len);
 	} else {
 		d->uregs = NULL;
 		d->uregs_mask = 0;
@@ -214,28 +184,38 @@ static void copy_event(struct ms_event *d, const struct ms_event *ev, unsigned c
 	}
 	switch (ev->kind) {
 	case MS_EV_MAP:
-		d->map.name = put_str(at, ev->map.name);
-		d->map.alloc_chain = put(at, ev->map.alloc_chain, (size_t)ev->map.alloc_chain_len * 8);
-		d->map.alloc_stack = put(at, ev->map.alloc_stack, (size_t)ev->map.alloc_stack_len * 8);
+		d->map.name = put_str(o, ev->map.name);
+		d->map.alloc_chain = put(o, ev->map.alloc_chain, (size_t)ev->map.alloc_chain_len * 8);
+		d->map.alloc_stack = put(o, ev->map.alloc_stack, (size_t)ev->map.alloc_stack_len * 8);
 		break;
 	case MS_EV_EXEC:
 	case MS_EV_COMM:
-		d->comm.comm = put_str(at, ev->comm.comm);
+		d->comm.comm = put_str(o, ev->comm.comm);
 		break;
 	case MS_EV_RENAME:
-		d->rename.old_path = put_str(at, ev->rename.old_path);
-		d->rename.new_path = put_str(at, ev->rename.new_path);
-		d->rename.files = put(at, ev->rename.files, (size_t)ev->rename.nr_files * 16);
+		d->rename.old_path = put_str(o, ev->rename.old_path);
+		d->rename.new_path = put_str(o, ev->rename.new_path);
+		d->rename.files = put(o, ev->rename.files, (size_t)ev->rename.nr_files * 16);
 		break;
 	case MS_EV_VMA_ATTR:
-		d->vma_attr.name = put_str(at, ev->vma_attr.name);
+		d->vma_attr.name = put_str(o, ev->vma_attr.name);
 		break;
 	case MS_EV_SAMPLE:
-		d->sample.chain = put(at, ev->sample.chain, (size_t)ev->sample.chain_len * 8);
+		d->sample.chain = put(o, ev->sample.chain, (size_t)ev->sample.chain_len * 8);
 		break;
 	default:
 		break;
 	}
+}
+
+/* The bytes copy_event() writes after ev's copy: the same walk, counting only. */
+static size_t extra_of(const struct ms_event *ev, bool unwinds)
+{
+	struct ms_event scratch;
+	struct out o = { NULL, 0 };
+
+	copy_event(&scratch, ev, &o, unwinds);
+	return o.n;
 }
 
 /* --- the thread ---------------------------------------------------------------- */
@@ -352,13 +332,14 @@ static int put_facts(struct ahead *a)
 static int put_event(const struct ms_event *ev, void *ctx)
 {
 	struct ahead *a = ctx;
-	unsigned char *p, *at;
+	struct out o;
+	unsigned char *p;
 	int err;
 
 	if (!(p = reserve(a, IT_EVENT, sizeof(*ev) + extra_of(ev, a->how.unwinds), &err)))
 		return err;
-	at = p + sizeof(*ev);
-	copy_event((struct ms_event *)p, ev, &at, a->how.unwinds);
+	o = (struct out){ p + sizeof(*ev), 0 };
+	copy_event((struct ms_event *)p, ev, &o, a->how.unwinds);
 	return 0;
 }
 
@@ -369,7 +350,8 @@ static int put_run(const struct ms_samples *run, void *ctx)
 	size_t n = sizeof(*run), i;
 	struct ms_samples *d;
 	struct ms_event *evs;
-	unsigned char *p, *at;
+	struct out o;
+	unsigned char *p;
 	int err;
 
 	n += run->proto ? sizeof(*run->proto) + extra_of(run->proto, a->how.unwinds) : 0;
@@ -379,17 +361,17 @@ static int put_run(const struct ms_samples *run, void *ctx)
 		return err;
 	d = (struct ms_samples *)p;
 	*d = *run;
-	at = p + sizeof(*run);
+	o = (struct out){ p + sizeof(*run), 0 };
 	if (run->proto) {
-		d->proto = (struct ms_event *)at;
-		at += sizeof(*run->proto);
-		copy_event((struct ms_event *)d->proto, run->proto, &at, a->how.unwinds);
+		d->proto = (struct ms_event *)o.at;
+		o.at += sizeof(*run->proto);
+		copy_event((struct ms_event *)d->proto, run->proto, &o, a->how.unwinds);
 	}
 	if (run->evs) {
-		evs = (struct ms_event *)at;
-		at += run->n * sizeof(*evs);
+		evs = (struct ms_event *)o.at;
+		o.at += run->n * sizeof(*evs);
 		for (i = 0; i < run->n; i++)
-			copy_event(&evs[i], &run->evs[i], &at, a->how.unwinds);
+			copy_event(&evs[i], &run->evs[i], &o, a->how.unwinds);
 		d->base = (const unsigned char *)evs + (run->base - (const unsigned char *)run->evs);
 		d->evs = evs;
 	}
