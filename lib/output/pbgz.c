@@ -27,7 +27,12 @@
 int ms_pbgz_open(struct ms_pbgz *o, int fd)
 {
 	o->fd = fd;
-	if (deflateInit2(&o->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	/*
+	 * zlib's fastest level, as Go's runtime/pprof writes its profiles:
+	 * chromium's page load packs into 79 KB, not 60, and the default level
+	 * spent 5 ms of 75 searching for the matches that save the difference.
+	 */
+	if (deflateInit2(&o->z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	o->z_open = true;
 	return 0;
