@@ -6,9 +6,12 @@
  * topped by the data region's frame. Valued in samples and distinct pages
  * (each counted once in its region, under the code that touched it first),
  * and in faults and TLB misses where the recording has them; labelled with
- * pid, comm and kind. Code is named when its (region, process, address)
- * is first seen, while the process's binaries are known; the region frame
- * takes its allocation site from the session.
+ * pid, comm and kind. Code is named as things were when its (region,
+ * process, address) was first seen, while the process's binaries are
+ * known: then, or where the session names its sites on a thread of their
+ * own (ms_session_sites_aside()), on that thread as the replay goes on
+ * (symbols/codelater.h). The region frame takes its allocation site from
+ * the session.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,58 +26,13 @@
 
 #include "output/pbgz.h"
 #include "profile.pb-c.h"
+#include "session/source.h"
+#include "symbols/codelater.h"
 #include "util/chunkmap.h"
 #include "util/grow.h"
 #include "util/hash.h"
+#include "util/strtab.h"
 #include "util/log.h"
-
-struct strtab {
-	char **s;
-	size_t n, cap;
-	size_t *slot;                 /* open addressing: index + 1, 0 empty */
-	size_t nslot;
-};
-
-/* The string's index in the table, adding it where new; -1 on no memory. */
-static int64_t intern(struct strtab *t, const char *s)
-{
-	size_t i, k, *slot;
-
-	if (t->n * 2 >= t->nslot) {
-		size_t n = t->nslot ? 2 * t->nslot : 1024;
-
-		slot = calloc(n, sizeof(*slot));
-		if (!slot)
-			return -1;
-		for (k = 0; k < t->n; k++) {
-			for (i = ms_hash_str(t->s[k]) & (n - 1); slot[i]; i = (i + 1) & (n - 1))
-				;
-			slot[i] = k + 1;
-		}
-		free(t->slot);
-		t->slot = slot;
-		t->nslot = n;
-	}
-	for (i = ms_hash_str(s) & (t->nslot - 1); t->slot[i]; i = (i + 1) & (t->nslot - 1))
-		if (!strcmp(t->s[t->slot[i] - 1], s))
-			return (int64_t)(t->slot[i] - 1);
-	if (MS_GROW(t->s, t->n + 1, t->cap, 256, SIZE_MAX, false))
-		return -1;
-	if (!(t->s[t->n] = strdup(s)))
-		return -1;
-	t->slot[i] = t->n + 1;
-	return (int64_t)t->n++;
-}
-
-static void strtab_free(struct strtab *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->s[i]);
-	free(t->s);
-	free(t->slot);
-}
 
 #define MAX_FRAMES 16
 
@@ -102,7 +60,7 @@ struct fn_memo {
 /* 56 bytes: a profile of many regions touched once is mostly these. The region is the model's, by id. */
 struct row {
 	struct key k;
-	uint32_t loc;                 /* location id of the code */
+	uint32_t loc;                 /* location id of the code; named later, its entry in later + 1 until settled */
 	uint64_t samples, pages, faults, tlb;
 };
 
@@ -113,6 +71,14 @@ struct ms_pprof {
 	uint64_t from, to;
 	bool have_faults, have_tlb;
 	int err;                      /* ENOMEM while charging: said by ms_pprof_write */
+	/*
+	 * With a namer (the session's sites set aside), each row's code is
+	 * named on its thread (codelater.h), and made a location, in the
+	 * rows' order, when the replay is over: the ids and strings come in
+	 * the order they came when each was named as its row was made.
+	 */
+	bool deferred, settled;
+	struct ms_code_later later;
 
 	/*
 	 * Most regions have one row and one page: a region's first row and
@@ -131,10 +97,10 @@ struct ms_pprof {
 	uint32_t last_idx;            /* its bitmap */
 
 	/* The profile's tables. */
-	struct strtab st;
+	struct ms_strtab st;
 	int64_t comments[4];          /* the profile's comments, as string indexes */
 	size_t nr_comments;
-	struct strtab fn_keys;        /* "name\001file" of function i at index i */
+	struct ms_strtab fn_keys;        /* "name\001file" of function i at index i */
 	struct fn_memo *fn_memo;      /* FN_MEMO of them, by the strings' addresses */
 	uint32_t *loc_slot;           /* locations by their lines: open addressing, index + 1 */
 	size_t nloc_slot;
@@ -202,11 +168,11 @@ static bool page_new(struct ms_pprof *pp, uint64_t region, uint64_t page)
 /* A function's id (one per name and file), or 0 on no memory. */
 static uint64_t function_named(struct ms_pprof *pp, const char *name, const char *file)
 {
-	int64_t n = intern(&pp->st, name), f = intern(&pp->st, file), k;
+	int64_t n = ms_strtab_intern(&pp->st, name), f = ms_strtab_intern(&pp->st, file), k;
 	char key[1100];
 
 	snprintf(key, sizeof(key), "%s\001%s", name, file);
-	if (n < 0 || f < 0 || (k = intern(&pp->fn_keys, key)) < 0)
+	if (n < 0 || f < 0 || (k = ms_strtab_intern(&pp->fn_keys, key)) < 0)
 		return 0;
 	if ((size_t)k < pp->nfn)
 		return (uint64_t)k + 1;          /* seen: keys and functions are made in step */
@@ -333,25 +299,72 @@ static uint64_t location(struct ms_pprof *pp, const struct ms_frame *f, int n)
 	return ++pp->nloc;
 }
 
+#define KERNEL_IP 0xffff800000000000ULL
+
+/* The location of frames f[0, n) (none where n is 0 or less), the binary dso the file of the outermost without one. */
+static uint64_t frames_location(struct ms_pprof *pp, struct ms_frame *f, int n, const char *dso)
+{
+	if (n <= 0) {
+		f[0] = (struct ms_frame){ .name = "[unknown]" };
+		n = 1;
+	} else if (!f[n - 1].file && dso) {
+		f[n - 1].file = dso;
+	}
+	return location(pp, f, n);
+}
+
 /* The code's location: named now, while the process's binaries are known. */
 static uint64_t code_location(struct ms_pprof *pp, uint32_t pid, uint64_t ip)
 {
 	struct ms_frame f[MAX_FRAMES];
-	struct ms_sym sym;
+	const char *dso = NULL;
 	int n = 0;
 
-	if (ip >= 0xffff800000000000ULL) {
+	if (ip >= KERNEL_IP) {
 		f[0] = (struct ms_frame){ .name = "[kernel]" };
-		n = 1;
-	} else if (pp->syms && (n = ms_symbols_frames(pp->syms, pid, ip, f, MAX_FRAMES)) > 0) {
-		/* No source file: the binary (a lookup that changes nothing the frames did not). */
-		if (!f[n - 1].file && !ms_symbols_resolve(pp->syms, pid, ip, false, &sym) && sym.dso)
-			f[n - 1].file = sym.dso;
-	} else {
-		f[0] = (struct ms_frame){ .name = "[unknown]" };
-		n = 1;
+		return location(pp, f, 1);
 	}
-	return location(pp, f, n);
+	if (pp->syms)
+		n = ms_symbols_frames_dso(pp->syms, pid, ip, f, MAX_FRAMES, &dso);
+	return frames_location(pp, f, n, dso);
+}
+
+/* A new row's code: its location now, or where named later, its entry + 1 (0: nothing to name). 0 on no memory. */
+static uint64_t row_code(struct ms_pprof *pp, uint32_t pid, uint64_t ip)
+{
+	if (!pp->deferred)
+		return code_location(pp, pid, ip);
+	if (ip >= KERNEL_IP || !pp->syms)
+		return UINT32_MAX;           /* named by the key alone when settled */
+	int64_t i = ms_code_later_add(&pp->later, pid, ip, MAX_FRAMES);
+
+	return i < 0 || i >= UINT32_MAX - 1 ? 0 : (uint64_t)i + 1;
+}
+
+/* Every row's code made a location, in the rows' order: once, before anything else is interned. */
+static void settle(struct ms_pprof *pp)
+{
+	struct ms_frame f[MAX_FRAMES];
+	const char *dso;
+	size_t i;
+	int n;
+
+	if (!pp->deferred || pp->settled)
+		return;
+	pp->settled = true;
+	for (i = 0; i < pp->nr_rows && !pp->err; i++) {
+		struct row *w = &pp->rows[i];
+
+		if (w->loc == UINT32_MAX) {
+			w->loc = (uint32_t)code_location(pp, w->k.pid, w->k.ip);
+		} else {
+			n = ms_code_later_frames(&pp->later, w->loc - 1, f, MAX_FRAMES, &dso);
+			w->loc = (uint32_t)frames_location(pp, f, n, dso);
+		}
+		if (!w->loc)
+			pp->err = -ENOMEM;
+	}
+	ms_code_later_release(&pp->later);
 }
 
 /* Row w, made now: its region's first, or hashed into slot i. */
@@ -407,7 +420,7 @@ static struct row *row_of(struct ms_pprof *pp, const struct ms_region *r, uint32
 	}
 	if (MS_GROW(pp->rows, pp->nr_rows + 1, pp->cap_rows, 64, SIZE_MAX, false))
 		return NULL;
-	pp->rows[pp->nr_rows] = (struct row){ .k = k, .loc = code_location(pp, pid, ip) };
+	pp->rows[pp->nr_rows] = (struct row){ .k = k, .loc = (uint32_t)row_code(pp, pid, ip) };
 	if (!pp->rows[pp->nr_rows].loc)
 		return NULL;
 	pp->nr_rows++;
@@ -443,8 +456,14 @@ static void on_begin(void *ctx, struct ms_session *s)
 {
 	struct ms_pprof *pp = ctx;
 
+	struct ms_namer *namer;
+
 	pp->s = s;
 	pp->syms = ms_session_symbols(s);
+	if (pp->syms && (namer = session_namer(s))) {
+		pp->deferred = true;
+		ms_code_later_init(&pp->later, pp->syms, namer);
+	}
 }
 
 static void on_start(void *ctx, struct ms_session *s)
@@ -463,7 +482,7 @@ MS_EXPORT struct ms_pprof *ms_pprof_new(void)
 {
 	struct ms_pprof *pp = calloc(1, sizeof(*pp));
 
-	if (pp && (!(pp->fn_memo = calloc(FN_MEMO, sizeof(*pp->fn_memo))) || intern(&pp->st, "") < 0)) {
+	if (pp && (!(pp->fn_memo = calloc(FN_MEMO, sizeof(*pp->fn_memo))) || ms_strtab_intern(&pp->st, "") < 0)) {
 		ms_pprof_free(pp);
 		return NULL;
 	}
@@ -476,6 +495,7 @@ MS_EXPORT void ms_pprof_free(struct ms_pprof *pp)
 {
 	if (!pp)
 		return;
+	ms_code_later_release(&pp->later);
 	free(pp->rows);
 	free(pp->first_row);
 	free(pp->slot);
@@ -485,8 +505,8 @@ MS_EXPORT void ms_pprof_free(struct ms_pprof *pp)
 	free(pp->loc);
 	free(pp->lines);
 	free(pp->loc_line);
-	strtab_free(&pp->st);
-	strtab_free(&pp->fn_keys);
+	ms_strtab_release(&pp->st);
+	ms_strtab_release(&pp->fn_keys);
 	free(pp->fn_memo);
 	free(pp->loc_slot);
 	free(pp);
@@ -583,20 +603,20 @@ static void value_types(struct ms_pprof *pp, struct out *o)
 	for (k = 0; k < 4; k++) {
 		perftools__profiles__value_type__init(&o->types[k]);
 		o->type_p[k] = &o->types[k];
-		o->types[k].unit = intern(&pp->st, "count");
+		o->types[k].unit = ms_strtab_intern(&pp->st, "count");
 	}
-	o->types[0].type = intern(&pp->st, "samples");
-	o->types[1].type = intern(&pp->st, "pages");
+	o->types[0].type = ms_strtab_intern(&pp->st, "samples");
+	o->types[1].type = ms_strtab_intern(&pp->st, "pages");
 	if (pp->have_faults)
-		o->types[o->nt++].type = intern(&pp->st, "faults");
+		o->types[o->nt++].type = ms_strtab_intern(&pp->st, "faults");
 	if (pp->have_tlb)
-		o->types[o->nt++].type = intern(&pp->st, "tlb_misses");
+		o->types[o->nt++].type = ms_strtab_intern(&pp->st, "tlb_misses");
 	perftools__profiles__value_type__init(&o->period);
 	o->period.type = o->types[0].type;
 	o->period.unit = o->types[0].unit;
-	o->kpid = intern(&pp->st, "pid");
-	o->kcomm = intern(&pp->st, "comm");
-	o->kkind = intern(&pp->st, "kind");
+	o->kpid = ms_strtab_intern(&pp->st, "pid");
+	o->kcomm = ms_strtab_intern(&pp->st, "comm");
+	o->kkind = ms_strtab_intern(&pp->st, "kind");
 }
 
 /*
@@ -635,8 +655,8 @@ static int add_sample(struct ms_pprof *pp, struct out *o, const struct row *w, c
 	/* The frame's strings first, then the labels': the string table's order is the profile's. */
 	if (!(ids[1] = frame_location(pp, o, w, r)))
 		return -ENOMEM;
-	lab[1][1] = intern(&pp->st, comm);
-	lab[2][1] = intern(&pp->st, r ? ms_region_kind_name(r->kind) : "unmapped");
+	lab[1][1] = ms_strtab_intern(&pp->st, comm);
+	lab[2][1] = ms_strtab_intern(&pp->st, r ? ms_region_kind_name(r->kind) : "unmapped");
 	if (lab[1][1] < 0 || lab[2][1] < 0)
 		return -ENOMEM;
 	vals[0] = w->samples;
@@ -707,9 +727,10 @@ MS_EXPORT int ms_pprof_add_comment(struct ms_pprof *pp, const char *text)
 {
 	int64_t k;
 
+	settle(pp);
 	if (pp->nr_comments == sizeof(pp->comments) / sizeof(pp->comments[0]))
 		return -ENOSPC;
-	if ((k = intern(&pp->st, text)) < 0)
+	if ((k = ms_strtab_intern(&pp->st, text)) < 0)
 		return -ENOMEM;
 	pp->comments[pp->nr_comments++] = k;
 	return 0;
@@ -721,6 +742,7 @@ MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const ch
 	size_t i;
 	int err;
 
+	settle(pp);
 	if (pp->err)
 		return pp->err;
 	value_types(pp, &o);

@@ -175,7 +175,7 @@ int ms_bin_elf(struct bin *b, Elf **elf)
 		b->seg_fd = 0;
 		if (fd < 0)
 			return b->elf_state = fd;
-		b->elf = elf_begin(fd, BIN_ELF_CMD, NULL);
+		b->elf = elf_begin(fd, b->elf_read ? ELF_C_READ : BIN_ELF_CMD, NULL);
 		if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
 			elf_end(b->elf);
 			b->elf = NULL;
@@ -247,7 +247,8 @@ void ms_bin_read_segments(struct bin *b)
 
 Elf *ms_bin_elf_ref(Elf *elf)
 {
-	return elf ? elf_begin(-1, BIN_ELF_CMD, elf) : NULL;
+	/* ELF_C_READ is taken over a descriptor of any reading mode: a reference is the descriptor, counted once more. */
+	return elf ? elf_begin(-1, ELF_C_READ, elf) : NULL;
 }
 
 void ms_bin_elf_release(struct bin *b)
