@@ -873,14 +873,13 @@ static void session_opts(struct report_opts *o, struct ms_session_opts *so)
 	so->symbols = code || (!o->pprof && (replay_has_call_chains(r) || prefetch));
 	/*
 	 * The sites are named on a second thread (mapscope(1), MAPSCOPE_NAMER)
-	 * where nothing but them reads the binaries; for pprof, whose code
-	 * locations that thread names too (its symbols ask for the sites):
-	 * chromium's page load in 60 ms, not 72, at a peak of 61 MiB, not 53;
-	 * and for the page, which names the code of its groups on this thread:
-	 * both then hold the binaries they read (49.6 to 53 MiB), and the page
-	 * is written 4 ms sooner of 67.
+	 * where nothing but them reads the binaries, and for the page, which
+	 * names the code of its groups on this one: both then hold the binaries
+	 * they read (6.6 MiB more of chromium's page load, 48.7 to 55.3), and
+	 * the page is written 4 ms sooner of 67. Not for pprof: it named its
+	 * code locations in as long either way, and held 18 MiB more.
 	 */
-	o->sites_aside = !prefetch && (o->pprof || (so->symbols && (!code || o->html)));
+	o->sites_aside = so->symbols && !o->pprof && !prefetch && (!code || o->html);
 	ms_pdreader_free(r);
 	so->from_ns = o->from;
 	so->to_ns = o->to;

@@ -6,12 +6,9 @@
  * topped by the data region's frame. Valued in samples and distinct pages
  * (each counted once in its region, under the code that touched it first),
  * and in faults and TLB misses where the recording has them; labelled with
- * pid, comm and kind. Code is named as things were when its (region,
- * process, address) was first seen, while the process's binaries are
- * known: then, or where the session names its sites on a thread of their
- * own (ms_session_sites_aside()), on that thread as the replay goes on
- * (symbols/codelater.h). The region frame takes its allocation site from
- * the session.
+ * pid, comm and kind. Code is named when its (region, process, address)
+ * is first seen, while the process's binaries are known; the region frame
+ * takes its allocation site from the session.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,8 +23,6 @@
 
 #include "output/pbgz.h"
 #include "profile.pb-c.h"
-#include "session/source.h"
-#include "symbols/codelater.h"
 #include "util/chunkmap.h"
 #include "util/grow.h"
 #include "util/hash.h"
@@ -60,7 +55,7 @@ struct fn_memo {
 /* 56 bytes: a profile of many regions touched once is mostly these. The region is the model's, by id. */
 struct row {
 	struct key k;
-	uint32_t loc;                 /* location id of the code; named later, its entry in later + 1 until settled */
+	uint32_t loc;                 /* location id of the code */
 	uint64_t samples, pages, faults, tlb;
 };
 
@@ -71,14 +66,6 @@ struct ms_pprof {
 	uint64_t from, to;
 	bool have_faults, have_tlb;
 	int err;                      /* ENOMEM while charging: said by ms_pprof_write */
-	/*
-	 * With a namer (the session's sites set aside), each row's code is
-	 * named on its thread (codelater.h), and made a location, in the
-	 * rows' order, when the replay is over: the ids and strings come in
-	 * the order they came when each was named as its row was made.
-	 */
-	bool deferred, settled;
-	struct ms_code_later later;
 
 	/*
 	 * Most regions have one row and one page: a region's first row and
@@ -299,72 +286,25 @@ static uint64_t location(struct ms_pprof *pp, const struct ms_frame *f, int n)
 	return ++pp->nloc;
 }
 
-#define KERNEL_IP 0xffff800000000000ULL
-
-/* The location of frames f[0, n) (none where n is 0 or less), the binary dso the file of the outermost without one. */
-static uint64_t frames_location(struct ms_pprof *pp, struct ms_frame *f, int n, const char *dso)
-{
-	if (n <= 0) {
-		f[0] = (struct ms_frame){ .name = "[unknown]" };
-		n = 1;
-	} else if (!f[n - 1].file && dso) {
-		f[n - 1].file = dso;
-	}
-	return location(pp, f, n);
-}
-
 /* The code's location: named now, while the process's binaries are known. */
 static uint64_t code_location(struct ms_pprof *pp, uint32_t pid, uint64_t ip)
 {
 	struct ms_frame f[MAX_FRAMES];
-	const char *dso = NULL;
+	struct ms_sym sym;
 	int n = 0;
 
-	if (ip >= KERNEL_IP) {
+	if (ip >= 0xffff800000000000ULL) {
 		f[0] = (struct ms_frame){ .name = "[kernel]" };
-		return location(pp, f, 1);
+		n = 1;
+	} else if (pp->syms && (n = ms_symbols_frames(pp->syms, pid, ip, f, MAX_FRAMES)) > 0) {
+		/* No source file: the binary (a lookup that changes nothing the frames did not). */
+		if (!f[n - 1].file && !ms_symbols_resolve(pp->syms, pid, ip, false, &sym) && sym.dso)
+			f[n - 1].file = sym.dso;
+	} else {
+		f[0] = (struct ms_frame){ .name = "[unknown]" };
+		n = 1;
 	}
-	if (pp->syms)
-		n = ms_symbols_frames_dso(pp->syms, pid, ip, f, MAX_FRAMES, &dso);
-	return frames_location(pp, f, n, dso);
-}
-
-/* A new row's code: its location now, or where named later, its entry + 1 (0: nothing to name). 0 on no memory. */
-static uint64_t row_code(struct ms_pprof *pp, uint32_t pid, uint64_t ip)
-{
-	if (!pp->deferred)
-		return code_location(pp, pid, ip);
-	if (ip >= KERNEL_IP || !pp->syms)
-		return UINT32_MAX;           /* named by the key alone when settled */
-	int64_t i = ms_code_later_add(&pp->later, pid, ip, MAX_FRAMES);
-
-	return i < 0 || i >= UINT32_MAX - 1 ? 0 : (uint64_t)i + 1;
-}
-
-/* Every row's code made a location, in the rows' order: once, before anything else is interned. */
-static void settle(struct ms_pprof *pp)
-{
-	struct ms_frame f[MAX_FRAMES];
-	const char *dso;
-	size_t i;
-	int n;
-
-	if (!pp->deferred || pp->settled)
-		return;
-	pp->settled = true;
-	for (i = 0; i < pp->nr_rows && !pp->err; i++) {
-		struct row *w = &pp->rows[i];
-
-		if (w->loc == UINT32_MAX) {
-			w->loc = (uint32_t)code_location(pp, w->k.pid, w->k.ip);
-		} else {
-			n = ms_code_later_frames(&pp->later, w->loc - 1, f, MAX_FRAMES, &dso);
-			w->loc = (uint32_t)frames_location(pp, f, n, dso);
-		}
-		if (!w->loc)
-			pp->err = -ENOMEM;
-	}
-	ms_code_later_release(&pp->later);
+	return location(pp, f, n);
 }
 
 /* Row w, made now: its region's first, or hashed into slot i. */
@@ -420,7 +360,7 @@ static struct row *row_of(struct ms_pprof *pp, const struct ms_region *r, uint32
 	}
 	if (MS_GROW(pp->rows, pp->nr_rows + 1, pp->cap_rows, 64, SIZE_MAX, false))
 		return NULL;
-	pp->rows[pp->nr_rows] = (struct row){ .k = k, .loc = (uint32_t)row_code(pp, pid, ip) };
+	pp->rows[pp->nr_rows] = (struct row){ .k = k, .loc = code_location(pp, pid, ip) };
 	if (!pp->rows[pp->nr_rows].loc)
 		return NULL;
 	pp->nr_rows++;
@@ -456,14 +396,8 @@ static void on_begin(void *ctx, struct ms_session *s)
 {
 	struct ms_pprof *pp = ctx;
 
-	struct ms_namer *namer;
-
 	pp->s = s;
 	pp->syms = ms_session_symbols(s);
-	if (pp->syms && (namer = session_namer(s))) {
-		pp->deferred = true;
-		ms_code_later_init(&pp->later, pp->syms, namer);
-	}
 }
 
 static void on_start(void *ctx, struct ms_session *s)
@@ -495,7 +429,6 @@ MS_EXPORT void ms_pprof_free(struct ms_pprof *pp)
 {
 	if (!pp)
 		return;
-	ms_code_later_release(&pp->later);
 	free(pp->rows);
 	free(pp->first_row);
 	free(pp->slot);
@@ -727,7 +660,6 @@ MS_EXPORT int ms_pprof_add_comment(struct ms_pprof *pp, const char *text)
 {
 	int64_t k;
 
-	settle(pp);
 	if (pp->nr_comments == sizeof(pp->comments) / sizeof(pp->comments[0]))
 		return -ENOSPC;
 	if ((k = ms_strtab_intern(&pp->st, text)) < 0)
@@ -742,7 +674,6 @@ MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const ch
 	size_t i;
 	int err;
 
-	settle(pp);
 	if (pp->err)
 		return pp->err;
 	value_types(pp, &o);

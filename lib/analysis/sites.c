@@ -67,18 +67,13 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 	}
 	if (keep_ips(s, frames, nr))
 		return -ENOMEM;
-	if (s->pinned && ms_sites_namer(t, syms))
-		s->job = ms_namer_submit(t->namer, syms, &s->pin, s->pid, s->ips, s->nr_ips);
-	return 0;
-}
-
-struct ms_namer *ms_sites_namer(struct ms_sites *t, struct ms_symbols *syms)
-{
-	if (t->aside && !t->namer_tried) {
+	if (s->pinned && t->aside && !t->namer_tried) {
 		t->namer_tried = true;
 		t->namer = ms_namer_new(syms, SITE_LEN, t->aside_chains ? TEXT_LEN : 0);
 	}
-	return t->namer;
+	if (s->pinned && t->namer)
+		s->job = ms_namer_submit(t->namer, syms, &s->pin, s->pid, s->ips, s->nr_ips);
+	return 0;
 }
 
 /* r's site (and chain, where the namer names chains) named by the namer's thread: true where it named them. */

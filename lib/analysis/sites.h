@@ -51,12 +51,6 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
  * caller that names nothing else: otherwise both would read the binaries.
  */
 void ms_sites_aside(struct ms_sites *t, bool chains);
-/*
- * The namer of sites set aside (made now where none was asked for yet,
- * over syms): others may queue jobs of their own on it. NULL where the
- * sites are not set aside, or there is no namer (namer.h).
- */
-struct ms_namer *ms_sites_namer(struct ms_sites *t, struct ms_symbols *syms);
 /* Whether r has a site noted, named or not. */
 bool ms_sites_noted(const struct ms_sites *t, const struct ms_region *r);
 /* r's site and chain as text, named now if it was pinned (so t changes); NULL where none. */

@@ -527,11 +527,6 @@ MS_EXPORT struct ms_aspace *ms_session_aspace(const struct ms_session *s)
  * A site is named when first asked for (sites.h): the session is const to
  * its callers, and naming changes only what it remembers.
  */
-struct ms_namer *session_namer(struct ms_session *s)
-{
-	return s->syms ? ms_sites_namer(&s->sites, s->syms) : NULL;
-}
-
 MS_EXPORT const char *ms_session_alloc_site(const struct ms_session *s, const struct ms_region *r)
 {
 	return r ? ms_sites_site((struct ms_sites *)&s->sites, r) : NULL;

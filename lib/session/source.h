@@ -10,7 +10,6 @@
 #include "stream/stream.h"
 
 struct ms_session;
-struct ms_namer;
 
 /*
  * A file's reader as a stream's source: its spans, its records held until
@@ -39,14 +38,6 @@ void session_restore(struct ms_session *s, uint64_t first_time, const struct ms_
  * Off until asked for.
  */
 void session_read_ahead(struct ms_session *s, bool on);
-
-/*
- * The thread naming s's allocation sites, where ms_session_sites_aside()
- * set them aside and one could be started: an analysis may queue the
- * naming of its own code there (symbols/namer.h) rather than read the
- * binaries a second time. NULL where there is none.
- */
-struct ms_namer *session_namer(struct ms_session *s);
 
 /*
  * Stops what s runs on threads of its own taking work, and leaves the

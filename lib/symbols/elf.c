@@ -170,6 +170,16 @@ int ms_bin_elf(struct bin *b, Elf **elf)
 {
 	int fd;
 
+	if (!b->elf_state && b->image) {
+		b->elf = elf_memory((char *)b->image, b->image_size);
+		if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
+			elf_end(b->elf);
+			b->elf = NULL;
+			return b->elf_state = -ENOEXEC;
+		}
+		b->elf_fd = -1;
+		b->elf_state = 1;
+	}
 	if (!b->elf_state) {
 		fd = b->seg_fd ? b->seg_fd - 1 : hold_fd(ms_elf_open(b->path));
 		b->seg_fd = 0;
@@ -228,6 +238,12 @@ void ms_bin_read_segments(struct bin *b)
 	int fd;
 
 	b->state = -1;
+	if (b->image) {
+		if ((elf = elf_memory((char *)b->image, b->image_size)) && elf_kind(elf) == ELF_K_ELF)
+			take_segments(b, elf);
+		elf_end(elf);
+		return;
+	}
 	fd = ms_elf_open(b->path);
 	if (fd == -ENOEXEC || fd == -EPERM)
 		return;
@@ -255,7 +271,8 @@ void ms_bin_elf_release(struct bin *b)
 {
 	if (b->elf_state > 0) {
 		elf_end(b->elf);
-		close_fd(b->elf_fd);
+		if (b->elf_fd >= 0)
+			close_fd(b->elf_fd);
 	}
 	if (b->seg_fd)
 		close_fd(b->seg_fd - 1);

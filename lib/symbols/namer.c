@@ -37,6 +37,8 @@ struct named_bin {
 	char *path;
 	unsigned char id[64];
 	size_t id_len;
+	const char *image;           /* the caller's mapping of the file, which outlives the thread; or NULL */
+	size_t image_size;
 	int state;                   /* the caller's: 2 read, below 0 unusable (and said so) */
 	ssize_t own;                 /* the thread's alone: its bin + 1; -1 it cannot read it so; 0 not yet */
 };
@@ -56,8 +58,6 @@ struct ms_name_job {
 	uint32_t pid, len, nr_inst;
 	enum job_state state;        /* under the lock, once handed over */
 	char *site, *text;           /* DONE: the thread's answers, until asked */
-	int max_frames;              /* a job of frames (ms_namer_submit_frames()): at most these; 0 a site's */
-	struct ms_frames_copy *frames;  /* DONE, a job of frames: held here until the namer is freed */
 };
 
 struct block {
@@ -119,11 +119,14 @@ static bool own_bin(struct ms_namer *n, struct named_bin *nb)
 		return false;
 	b = &n->own->bins[i];
 	/*
-	 * The caller maps each binary's file; a second mapping here had the
-	 * pages both touched resident twice (64 KiB around each touched page),
-	 * 9 MB of a pprof profile of chromium's page load. The sections this
-	 * thread reads (symbols, notes) are read as asked instead.
+	 * The caller maps each binary's file: the thread reads that mapping
+	 * (read only, by both), so that it reads what the caller read. A
+	 * mapping of its own had the pages both touched resident twice (64 KiB
+	 * around each touched page); a binary the caller has not mapped is
+	 * read from its path, its sections as asked (ELF_C_READ).
 	 */
+	b->image = nb->image;
+	b->image_size = nb->image_size;
 	b->elf_read = true;
 	memcpy(b->want_id, nb->id, nb->id_len);
 	b->want_id_len = nb->id_len;
@@ -142,17 +145,7 @@ static bool own_bin(struct ms_namer *n, struct named_bin *nb)
 	return true;
 }
 
-/* The frames of j's address, as ms_symbols_frames() names them, with its binary's path, into j->frames. */
-static bool name_frames(struct ms_namer *n, struct ms_name_job *j)
-{
-	struct ms_frame f[NAMER_MAX_FRAMES];
-	const char *dso;
-	int k = ms_symbols_frames_dso(n->own, j->pid, j->chain[0], f, j->max_frames, &dso);
-
-	return (j->frames = ms_frames_copy(f, k, dso)) != NULL;
-}
-
-/* Names j's site into j->site (or its frames) as the caller's pin would; false where it cannot. */
+/* Names j's site into j->site as the caller's pin would; false where it cannot. */
 static bool name(struct ms_namer *n, struct ms_name_job *j)
 {
 	struct proc_bins view = { .perfmap_state = -1 };  /* no JIT: the pin saw none could name the chain */
@@ -168,12 +161,6 @@ static bool name(struct ms_namer *n, struct ms_name_job *j)
 	view.n = j->nr_inst;
 	n->own->view = &view;
 	n->own->view_pid = j->pid;
-	if (j->max_frames) {
-		bool ok = name_frames(n, j);
-
-		n->own->view = NULL;
-		return ok;
-	}
 	ms_call_site_parts(n->own, j->pid, j->chain, j->len, n->scratch, n->site_len,
 			   n->text_len ? n->scratch_text : NULL, n->text_len);
 	n->own->view = NULL;
@@ -286,6 +273,7 @@ static struct named_bin *told(struct ms_namer *n, const struct ms_symbols *s, si
 	    !(nb->path = carve(n, strlen(b->path) + 1)))
 		return NULL;
 	strcpy(nb->path, b->path);
+	nb->image = b->elf_state > 0 ? elf_rawfile(b->elf, &nb->image_size) : NULL;
 	memcpy(nb->id, b->want_id, b->want_id_len);
 	nb->id_len = b->want_id_len;
 	nb->state = b->state;
@@ -311,9 +299,8 @@ static void hand_over(struct ms_namer *n)
 	n->batch_n = 0;
 }
 
-/* A job for chain (a site's; or where max_frames is not 0, the frames of its one address), queued. */
-static struct ms_name_job *queue(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
-				 uint32_t pid, const uint64_t *chain, uint32_t len, int max_frames)
+struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
+				    uint32_t pid, const uint64_t *chain, uint32_t len)
 {
 	struct inst v[MAX_INSTS];
 	struct job_inst *inst;
@@ -331,7 +318,7 @@ static struct ms_name_job *queue(struct ms_namer *n, const struct ms_symbols *s,
 	}
 	memcpy(copy, chain, len * sizeof(*chain));
 	*j = (struct ms_name_job){ .all = n->all, .chain = copy, .inst = inst, .pid = pid, .len = len,
-				   .nr_inst = (uint32_t)k, .state = QUEUED, .max_frames = max_frames };
+				   .nr_inst = (uint32_t)k, .state = QUEUED };
 	n->all = j;
 	if (n->batch_tail)
 		n->batch_tail->next = j;
@@ -341,31 +328,6 @@ static struct ms_name_job *queue(struct ms_namer *n, const struct ms_symbols *s,
 	if (++n->batch_n == BATCH)
 		hand_over(n);
 	return j;
-}
-
-struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
-				    uint32_t pid, const uint64_t *chain, uint32_t len)
-{
-	return queue(n, s, pin, pid, chain, len, 0);
-}
-
-struct ms_name_job *ms_namer_submit_frames(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
-					   uint32_t pid, uint64_t ip, int max)
-{
-	return max >= 1 && max <= NAMER_MAX_FRAMES ? queue(n, s, pin, pid, &ip, 1, max) : NULL;
-}
-
-bool ms_namer_wait_frames(struct ms_namer *n, struct ms_name_job *j, const struct ms_frame **frames, int *nr,
-			  const char **dso)
-{
-	char *site, *text;
-
-	if (!ms_namer_wait(n, j, &site, &text) || !j->frames)
-		return false;
-	*frames = j->frames->f;
-	*nr = j->frames->n;
-	*dso = j->frames->dso;
-	return true;
 }
 
 bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char **text)
@@ -430,7 +392,6 @@ void ms_namer_free(struct ms_namer *n)
 	for (j = n->all; j; j = j->all) {
 		free(j->site);
 		free(j->text);
-		free(j->frames);
 	}
 	while ((b = n->blocks)) {
 		n->blocks = b->next;

@@ -47,30 +47,6 @@ struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols 
  */
 bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char **text);
 
-/* The most frames a job of frames names. */
-#define NAMER_MAX_FRAMES 64
-
-/*
- * Queues the naming of the code at ip of process pid as frames, as
- * ms_symbols_frames() names them (at most max, NAMER_MAX_FRAMES or
- * fewer), with the path of the binary holding ip where the outermost
- * frame has no source file: ip (a chain of it alone) pinned just now by s
- * into pin. NULL where it cannot be queued: the caller names it itself.
- */
-struct ms_name_job *ms_namer_submit_frames(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
-					   uint32_t pid, uint64_t ip, int max);
-
-/*
- * A job of frames waited for, as ms_namer_wait() waits: true with its
- * frames (*nr of them, which may be 0 or less where none were found, as
- * ms_symbols_frames() answers) and the binary's path in *dso (NULL where
- * not looked up or none), all held by the namer until ms_namer_free().
- * false where the thread could not name it as the pin would: the caller
- * names it through the pin (ms_symbols_frames_pinned()).
- */
-bool ms_namer_wait_frames(struct ms_namer *n, struct ms_name_job *j, const struct ms_frame **frames, int *nr,
-			  const char **dso);
-
 /* The job will not be asked for: the thread passes over it where it has not begun. */
 void ms_namer_drop(struct ms_namer *n, struct ms_name_job *j);
 

@@ -174,66 +174,6 @@ void ms_symbols_call_site_pinned(struct ms_symbols *s, const struct ms_pin *pin,
 	s->view = NULL;
 }
 
-/* s copied to *at, which moves past it: the copy, or NULL for NULL. */
-static const char *copy_str(char **at, const char *s)
-{
-	char *c = *at;
-
-	if (!s)
-		return NULL;
-	*at = stpcpy(c, s) + 1;
-	return c;
-}
-
-struct ms_frames_copy *ms_frames_copy(const struct ms_frame *f, int n, const char *dso)
-{
-	size_t k = n > 0 ? (size_t)n : 0, len = sizeof(struct ms_frames_copy) + k * sizeof(*f), i;
-	struct ms_frames_copy *c;
-	char *at;
-
-	for (i = 0; i < k; i++)
-		len += (f[i].name ? strlen(f[i].name) + 1 : 0) + (f[i].file ? strlen(f[i].file) + 1 : 0);
-	if (!(c = malloc(len + (dso ? strlen(dso) + 1 : 0))))
-		return NULL;
-	at = (char *)&c->f[k];
-	for (i = 0; i < k; i++) {
-		c->f[i].name = copy_str(&at, f[i].name);
-		c->f[i].file = copy_str(&at, f[i].file);
-		c->f[i].line = f[i].line;
-	}
-	c->dso = copy_str(&at, dso);
-	c->n = n;
-	return c;
-}
-
-int ms_symbols_frames_dso(struct ms_symbols *s, uint32_t pid, uint64_t ip, struct ms_frame *out, int max,
-			  const char **dso)
-{
-	struct ms_sym sym;
-	int n = ms_symbols_frames(s, pid, ip, out, max);
-
-	*dso = NULL;
-	/* A lookup that changes nothing the frames did not. */
-	if (n > 0 && !out[n - 1].file && !ms_symbols_resolve(s, pid, ip, false, &sym))
-		*dso = sym.dso;
-	return n;
-}
-
-int ms_symbols_frames_pinned(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid, uint64_t ip,
-			     struct ms_frame *out, int max, const char **dso)
-{
-	struct proc_bins view = { .perfmap_state = -1 };   /* no JIT: pinnable() saw none could name */
-	int n;
-
-	view.v = pinned_list(s, pin);
-	view.n = view.v ? pin->n : 0;
-	s->view = &view;
-	s->view_pid = pid;
-	n = ms_symbols_frames_dso(s, pid, ip, out, max, dso);
-	s->view = NULL;
-	return n;
-}
-
 void ms_pin_retire(struct ms_symbols *s, struct proc_bins *p)
 {
 	if (p->pinned && p->n && !MS_GROW(s->retired, s->nr_retired + 1, s->cap_retired, 16, SIZE_MAX, false)) {

@@ -184,13 +184,6 @@ void ms_sites_aside(struct ms_sites *t, bool chains)
 	(void)chains;
 }
 
-struct ms_namer *ms_sites_namer(struct ms_sites *t, struct ms_symbols *syms)
-{
-	(void)t;
-	(void)syms;
-	return NULL;
-}
-
 bool ms_sites_noted(const struct ms_sites *t, const struct ms_region *r)
 {
 	(void)t;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <mapscope/event.h>
@@ -74,32 +73,6 @@ static inline void expect_own_build_ids(struct ms_symbols *s)
 		if (sscanf(line, "%*x-%*x %7s %*x %*x:%*x %*u %4095s", perms, path) == 2 && path[0] == '/' &&
 		    perms[2] == 'x' && (n = ms_elf_build_id(path, id, sizeof(id))) > 0)
 			ms_symbols_expect_build_id(s, path, id, (size_t)n);
-	fclose(f);
-}
-
-/* Maps the copy at path of this process's executable where the executable is mapped, as pid's. */
-static inline void map_copy(struct ms_symbols *s, const char *path)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[4352], perms[8], name[4096], self[4096];
-	unsigned long long from, to, pgoff, ino;
-	unsigned int maj, min;
-	struct ms_event e = task_ev(MS_EV_MAP, (uint32_t)getpid());
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	struct stat st;
-
-	assert_true(len > 0);
-	self[len] = '\0';
-	assert_int_equal(stat(path, &st), 0);
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &from, &to, perms, &pgoff, &maj, &min, &ino,
-			   name) == 8 && !strcmp(name, self)) {
-			e.map = (struct ms_event_map){ .start = from, .end = to, .vma_start = from, .vma_end = to,
-						       .pgoff = pgoff, .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-						       .maj = 1, .min = 1, .ino = st.st_ino, .name = path };
-			ms_symbols_track(s, &e);
-		}
 	fclose(f);
 }
 

@@ -3,7 +3,8 @@
  * it, whatever happened to the process since (its binaries gone by exec);
  * a binary the caller found unusable named raw there too, and not warned
  * of again; a binary the thread cannot read as the caller did handed back
- * (NULL), for the caller to name through its pin; the chain waited for
+ * (NULL), for the caller to name through its pin, and one gone from its
+ * path read as the caller mapped it; the chain waited for
  * named first, however many are queued before it; stopped with jobs
  * queued, then freed (ASan and TSan see the rest); none where one CPU is
  * all there is, descriptors are few or MAPSCOPE_NAMER=off. The frames are functions of this
@@ -34,6 +35,7 @@
 #include <mapscope/symbols.h>
 
 #include "own_maps.h"
+#include "symbols/internal.h"
 #include "symbols/namer.h"
 #include "symbols/pin.h"
 
@@ -189,22 +191,39 @@ static void unusable_binary_raw_and_quiet(void **state)
 	ms_symbols_free(s);
 }
 
-/* The binary is gone when the thread comes to read it: the job comes back NULL, and the caller's pin names it. */
-static void unreadable_binary_handed_back(void **state)
+/* Maps the copy at path of this process's executable where the executable is mapped, as pid's. */
+static void map_copy(struct ms_symbols *s, const char *path)
 {
-	uint32_t pid = (uint32_t)getpid();
-	uint64_t chain[2] = { (uint64_t)(uintptr_t)namer_inner + 1, (uint64_t)(uintptr_t)namer_outer + 1 };
-	char path[] = "/tmp/mapscope-namer-XXXXXX", site[SITE_LEN];
-	struct ms_symbols *s = ms_symbols_new();
-	int fd = mkstemp(path), self = open("/proc/self/exe", O_RDONLY);
-	unsigned char id[64];
-	struct ms_name_job *j;
-	struct ms_namer *n;
-	struct ms_pin pin;
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4352], perms[8], name[4096], self[4096];
+	unsigned long long from, to, pgoff, ino;
+	unsigned int maj, min;
+	struct ms_event e = task_ev(MS_EV_MAP, (uint32_t)getpid());
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	struct stat st;
-	int len;
 
-	(void)state;
+	assert_true(len > 0);
+	self[len] = '\0';
+	assert_int_equal(stat(path, &st), 0);
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &from, &to, perms, &pgoff, &maj, &min, &ino,
+			   name) == 8 && !strcmp(name, self)) {
+			e.map = (struct ms_event_map){ .start = from, .end = to, .vma_start = from, .vma_end = to,
+						       .pgoff = pgoff, .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
+						       .maj = 1, .min = 1, .ino = st.st_ino, .name = path };
+			ms_symbols_track(s, &e);
+		}
+	fclose(f);
+}
+
+/* A copy of this process's executable, mapped as pid's in s, its build-id known: path filled in. */
+static void map_exe_copy(struct ms_symbols *s, char *path)
+{
+	int fd = mkstemp(path), self = open("/proc/self/exe", O_RDONLY), len;
+	unsigned char id[64];
+	struct stat st;
+
 	assert_true(fd >= 0 && self >= 0);
 	assert_int_equal(fstat(self, &st), 0);
 	assert_int_equal(sendfile(fd, self, NULL, (size_t)st.st_size), st.st_size);
@@ -213,15 +232,90 @@ static void unreadable_binary_handed_back(void **state)
 	assert_true((len = ms_elf_build_id(path, id, sizeof(id))) > 0);
 	ms_symbols_expect_build_id(s, path, id, (size_t)len);
 	map_copy(s, path);
+}
+
+/*
+ * The binary is gone from its path when the thread comes to read it: the
+ * thread reads the caller's mapping of it, and names the chain as the
+ * caller's pin does.
+ */
+static void gone_binary_read_as_the_caller_mapped_it(void **state)
+{
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t chain[2] = { (uint64_t)(uintptr_t)namer_inner + 1, (uint64_t)(uintptr_t)namer_outer + 1 };
+	char path[] = "/tmp/mapscope-namer-XXXXXX", site[SITE_LEN];
+	struct ms_symbols *s = ms_symbols_new();
+	struct ms_name_job *j;
+	struct ms_namer *n;
+	struct ms_pin pin;
+	char *got;
+
+	(void)state;
+	map_exe_copy(s, path);
 	assert_int_equal(ms_symbols_pin(s, pid, chain, 2, &pin), 0);   /* the caller reads it now */
 	n = new_namer(s, false);
 	assert_non_null(j = ms_namer_submit(n, s, &pin, pid, chain, 2));
 	unlink(path);                                       /* before the job is handed over: at the wait */
-	assert_null(wait_site(n, j));
+	assert_non_null(got = wait_site(n, j));
 	pinned_site(s, &pin, chain, 2, site);
-	assert_non_null(strstr(site, "namer_inner"));
+	assert_string_equal(got, site);
+	assert_non_null(strstr(got, "namer_inner"));
+	free(got);
 	ms_namer_free(n);
 	ms_symbols_free(s);
+}
+
+/*
+ * Where the caller holds no mapping of the binary (its symbols read
+ * through a descriptor of libdwfl's own), the thread reads it from its
+ * path (ELF_C_READ): there, as the pin names it; gone, the job comes back
+ * NULL, and the caller's pin names it.
+ */
+static void no_mapping_read_from_the_path(bool gone)
+{
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t chain[2] = { (uint64_t)(uintptr_t)namer_inner + 1, (uint64_t)(uintptr_t)namer_outer + 1 };
+	char path[] = "/tmp/mapscope-namer-XXXXXX", site[SITE_LEN];
+	struct ms_symbols *s = ms_symbols_new();
+	struct ms_name_job *j;
+	struct ms_namer *n;
+	struct ms_pin pin;
+	char *got;
+	ssize_t i;
+
+	map_exe_copy(s, path);
+	assert_int_equal(ms_symbols_pin(s, pid, chain, 2, &pin), 0);
+	assert_true((i = ms_bin_index(s, path, false)) >= 0);
+	ms_bin_elf_release(&s->bins[i]);                   /* libdwfl's module keeps its own reference */
+	n = new_namer(s, false);
+	assert_non_null(j = ms_namer_submit(n, s, &pin, pid, chain, 2));
+	if (gone)
+		unlink(path);
+	got = wait_site(n, j);
+	pinned_site(s, &pin, chain, 2, site);
+	assert_non_null(strstr(site, "namer_inner"));
+	if (gone) {
+		assert_null(got);
+	} else {
+		assert_non_null(got);
+		assert_string_equal(got, site);
+		unlink(path);
+	}
+	free(got);
+	ms_namer_free(n);
+	ms_symbols_free(s);
+}
+
+static void no_mapping_read_from_the_path_there(void **state)
+{
+	(void)state;
+	no_mapping_read_from_the_path(false);
+}
+
+static void unreadable_binary_handed_back(void **state)
+{
+	(void)state;
+	no_mapping_read_from_the_path(true);
 }
 
 /* Pins each of chains[0, count) (two addresses each, this process's) and hands it to n; each job into jobs. */
@@ -343,6 +437,8 @@ int main(void)
 		cmocka_unit_test(sites_as_the_pin_names),
 		cmocka_unit_test(sites_and_chains_as_the_pin_names),
 		cmocka_unit_test(unusable_binary_raw_and_quiet),
+		cmocka_unit_test(gone_binary_read_as_the_caller_mapped_it),
+		cmocka_unit_test(no_mapping_read_from_the_path_there),
 		cmocka_unit_test(unreadable_binary_handed_back),
 		cmocka_unit_test(waited_for_first),
 		cmocka_unit_test(stopped_then_freed),
