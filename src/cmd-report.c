@@ -872,14 +872,15 @@ static void session_opts(struct report_opts *o, struct ms_session_opts *so)
 
 	so->symbols = code || (!o->pprof && (replay_has_call_chains(r) || prefetch));
 	/*
-	 * The sites are named on a second thread (mapscope(1), MAPSCOPE_NAMER)
-	 * where nothing but them reads the binaries, and for the page, which
-	 * names the code of its groups on this one: both then hold the binaries
-	 * they read (6.6 MiB more of chromium's page load, 48.7 to 55.3), and
-	 * the page is written 4 ms sooner of 67. Not for pprof: it named its
-	 * code locations in as long either way, and held 18 MiB more.
+	 * The sites are named on a second thread as the recording is read
+	 * (mapscope(1), MAPSCOPE_NAMER), also where this one names code (the
+	 * children, the page, --sort by code): both then hold the binaries they
+	 * read (the default report of chromium's page load 50 to 53 MiB at its
+	 * peak), and the report is written sooner (50.1 to 46.5 ms of it; 34.0
+	 * to 32.4 of make's). Not for pprof: it named its code locations in as
+	 * long either way, and held 18 MiB more.
 	 */
-	o->sites_aside = so->symbols && !o->pprof && !prefetch && (!code || o->html);
+	o->sites_aside = so->symbols && !o->pprof && !prefetch;
 	ms_pdreader_free(r);
 	so->from_ns = o->from;
 	so->to_ns = o->to;
