@@ -56,7 +56,7 @@ static size_t gzip_at_once(const uint8_t *in, size_t len, uint8_t **out)
 	z_stream z = { 0 };
 	size_t cap = deflateBound(&z, (uLong)len) + 64;
 
-	assert_int_equal(deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	assert_int_equal(deflateInit2(&z, MS_PBGZ_LEVEL, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
 	assert_non_null(*out = malloc(cap));
 	z.next_in = (uint8_t *)in;
 	z.avail_in = (uInt)len;
