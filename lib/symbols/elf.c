@@ -166,6 +166,31 @@ static void close_fd(int fd)
 	__atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Whether libelf writes into elf's mapping as it is read: it inflates a
+ * compressed section (SHF_COMPRESSED, or GNU's .zdebug_*, as -gz and Go's
+ * linker write them) by rewriting its section header there, and libdwfl
+ * relocates an ET_REL file's sections there. Asked as the file is opened:
+ * once inflated, the headers say uncompressed.
+ */
+static bool written_in_place(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	const char *name;
+	size_t shstrndx;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_type == ET_REL || elf_getshdrstrndx(elf, &shstrndx))
+		return true;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & SHF_COMPRESSED) ||
+		    (sh.sh_type == SHT_PROGBITS && !(sh.sh_flags & SHF_ALLOC) &&
+		     (name = elf_strptr(elf, shstrndx, sh.sh_name)) && !strncmp(name, ".zdebug", 7)))
+			return true;
+	return false;
+}
+
 int ms_bin_elf(struct bin *b, Elf **elf)
 {
 	int fd;
@@ -194,6 +219,7 @@ int ms_bin_elf(struct bin *b, Elf **elf)
 		}
 		b->elf_fd = fd;
 		b->elf_state = 1;
+		b->elf_written = !b->elf_read && written_in_place(b->elf);
 	}
 	*elf = b->elf;
 	return b->elf_state > 0 ? 0 : b->elf_state;

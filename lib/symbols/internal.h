@@ -69,6 +69,7 @@ struct bin {
 	int seg_fd;                   /* 1 + the descriptor its segments were read from, kept for elf; 0: none */
 	int elf_state;                /* 0: not opened yet, 1: elf open, else -errno: why it cannot be */
 	bool elf_read;                /* opened with ELF_C_READ: sections read as asked, not the file mapped */
+	bool elf_written;             /* libelf writes into its mapping (written_in_place()): no other thread's to read */
 	const char *image;            /* not NULL: the file as another's symbols mapped it, read here in place */
 	size_t image_size;
 	struct bin_unwind *uw;        /* what every process's unwinder reads of it (unwind.c) */

@@ -122,8 +122,11 @@ static bool own_bin(struct ms_namer *n, struct named_bin *nb)
 	 * The caller maps each binary's file: the thread reads that mapping
 	 * (read only, by both), so that it reads what the caller read. A
 	 * mapping of its own had the pages both touched resident twice (64 KiB
-	 * around each touched page); a binary the caller has not mapped is
-	 * read from its path, its sections as asked (ELF_C_READ).
+	 * around each touched page); a binary the caller has not mapped, or
+	 * whose mapping libelf writes into (its compressed sections' headers
+	 * rewritten as they are inflated: what one thread inflated, the other
+	 * would read as DWARF), is read from its path, its sections as asked
+	 * (ELF_C_READ).
 	 */
 	b->image = nb->image;
 	b->image_size = nb->image_size;
@@ -273,7 +276,7 @@ static struct named_bin *told(struct ms_namer *n, const struct ms_symbols *s, si
 	    !(nb->path = carve(n, strlen(b->path) + 1)))
 		return NULL;
 	strcpy(nb->path, b->path);
-	nb->image = b->elf_state > 0 ? elf_rawfile(b->elf, &nb->image_size) : NULL;
+	nb->image = b->elf_state > 0 && !b->elf_written ? elf_rawfile(b->elf, &nb->image_size) : NULL;
 	memcpy(nb->id, b->want_id, b->want_id_len);
 	nb->id_len = b->want_id_len;
 	nb->state = b->state;

@@ -4,7 +4,8 @@
  * a binary the caller found unusable named raw there too, and not warned
  * of again; a binary the thread cannot read as the caller did handed back
  * (NULL), for the caller to name through its pin, and one gone from its
- * path read as the caller mapped it; the chain waited for
+ * path read as the caller mapped it; one with compressed DWARF read from
+ * its path, named with its lines by both; the chain waited for
  * named first, however many are queued before it; stopped with jobs
  * queued, then freed (ASan and TSan see the rest); none where one CPU is
  * all there is, descriptors are few or MAPSCOPE_NAMER=off. The frames are functions of this
@@ -217,11 +218,17 @@ static void map_copy(struct ms_symbols *s, const char *path)
 	fclose(f);
 }
 
-/* A copy of this process's executable, mapped as pid's in s, its build-id known: path filled in. */
-static void map_exe_copy(struct ms_symbols *s, char *path)
+/*
+ * A copy of this process's executable, its DWARF compressed as compress
+ * says where not NULL (objcopy's --compress-debug-sections), mapped as
+ * pid's in s, its build-id known: path filled in. False, and nothing
+ * left, where objcopy cannot compress it.
+ */
+static bool map_exe_copy(struct ms_symbols *s, char *path, const char *compress)
 {
 	int fd = mkstemp(path), self = open("/proc/self/exe", O_RDONLY), len;
 	unsigned char id[64];
+	char cmd[128];
 	struct stat st;
 
 	assert_true(fd >= 0 && self >= 0);
@@ -229,9 +236,15 @@ static void map_exe_copy(struct ms_symbols *s, char *path)
 	assert_int_equal(sendfile(fd, self, NULL, (size_t)st.st_size), st.st_size);
 	close(fd);
 	close(self);
+	if (compress && (snprintf(cmd, sizeof(cmd), "objcopy --compress-debug-sections=%s %s 2>/dev/null", compress,
+				  path) < 0 || system(cmd))) {
+		unlink(path);
+		return false;
+	}
 	assert_true((len = ms_elf_build_id(path, id, sizeof(id))) > 0);
 	ms_symbols_expect_build_id(s, path, id, (size_t)len);
 	map_copy(s, path);
+	return true;
 }
 
 /*
@@ -251,7 +264,7 @@ static void gone_binary_read_as_the_caller_mapped_it(void **state)
 	char *got;
 
 	(void)state;
-	map_exe_copy(s, path);
+	map_exe_copy(s, path, NULL);
 	assert_int_equal(ms_symbols_pin(s, pid, chain, 2, &pin), 0);   /* the caller reads it now */
 	n = new_namer(s, false);
 	assert_non_null(j = ms_namer_submit(n, s, &pin, pid, chain, 2));
@@ -283,7 +296,7 @@ static void no_mapping_read_from_the_path(bool gone)
 	char *got;
 	ssize_t i;
 
-	map_exe_copy(s, path);
+	map_exe_copy(s, path, NULL);
 	assert_int_equal(ms_symbols_pin(s, pid, chain, 2, &pin), 0);
 	assert_true((i = ms_bin_index(s, path, false)) >= 0);
 	ms_bin_elf_release(&s->bins[i]);                   /* libdwfl's module keeps its own reference */
@@ -316,6 +329,69 @@ static void unreadable_binary_handed_back(void **state)
 {
 	(void)state;
 	no_mapping_read_from_the_path(true);
+}
+
+/*
+ * A binary with compressed DWARF (SHF_COMPRESSED, or GNU's .zdebug_*):
+ * libelf inflates a section by rewriting its header in the mapping it
+ * reads, so that what one thread inflated in the caller's mapping the
+ * other would read as DWARF, and find none. The thread reads such a
+ * binary from its path: the namer names a chain first, then the caller's
+ * pin, then the namer another; each with its lines, as this executable's
+ * own symbols name it.
+ */
+static void compressed_binary_read_from_the_path(const char *compress)
+{
+	uint32_t pid = (uint32_t)getpid();
+	uint64_t chains[2][2] = { { (uint64_t)(uintptr_t)namer_inner + 1, (uint64_t)(uintptr_t)namer_outer + 1 },
+				  { (uint64_t)(uintptr_t)namer_outer + 1, (uint64_t)(uintptr_t)namer_outer + 1 } };
+	char path[] = "/tmp/mapscope-namer-XXXXXX", want[2][SITE_LEN], site[SITE_LEN];
+	struct ms_symbols *own = ms_symbols_new(), *s = ms_symbols_new();
+	struct ms_name_job *j;
+	struct ms_namer *n;
+	struct ms_pin pin;
+	struct text t[32];
+	char *got;
+	ssize_t i;
+	int c;
+
+	expect_own_build_ids(own);
+	map_own_code(own, t, 32);
+	for (c = 0; c < 2; c++)
+		ms_symbols_call_site(own, pid, chains[c], 2, want[c], SITE_LEN, NULL, 0);
+	ms_symbols_free(own);
+	n = new_namer(s, false);
+	if (!strstr(want[0], "test_namer.c:") || !map_exe_copy(s, path, compress)) {
+		ms_namer_free(n);
+		ms_symbols_free(s);
+		skip();                       /* no DWARF to compress, or no objcopy to compress it */
+	}
+	for (c = 0; c < 2; c++) {
+		assert_int_equal(ms_symbols_pin(s, pid, chains[c], 2, &pin), 0);
+		assert_non_null(j = ms_namer_submit(n, s, &pin, pid, chains[c], 2));
+		assert_non_null(got = wait_site(n, j));
+		assert_string_equal(got, want[c]);
+		pinned_site(s, &pin, chains[c], 2, site);
+		assert_string_equal(site, want[c]);
+		free(got);
+	}
+	unlink(path);
+	assert_true((i = ms_bin_index(s, path, false)) >= 0);
+	assert_true(s->bins[i].elf_written);
+	ms_namer_free(n);
+	ms_symbols_free(s);
+}
+
+static void compressed_binary_read_from_the_path_gabi(void **state)
+{
+	(void)state;
+	compressed_binary_read_from_the_path("zlib");
+}
+
+static void compressed_binary_read_from_the_path_gnu(void **state)
+{
+	(void)state;
+	compressed_binary_read_from_the_path("zlib-gnu");
 }
 
 /* Pins each of chains[0, count) (two addresses each, this process's) and hands it to n; each job into jobs. */
@@ -440,6 +516,8 @@ int main(void)
 		cmocka_unit_test(gone_binary_read_as_the_caller_mapped_it),
 		cmocka_unit_test(no_mapping_read_from_the_path_there),
 		cmocka_unit_test(unreadable_binary_handed_back),
+		cmocka_unit_test(compressed_binary_read_from_the_path_gabi),
+		cmocka_unit_test(compressed_binary_read_from_the_path_gnu),
 		cmocka_unit_test(waited_for_first),
 		cmocka_unit_test(stopped_then_freed),
 		cmocka_unit_test(none_where_it_cannot_pay),
