@@ -22,7 +22,6 @@ struct ms_pbgz {
 	int fd;
 };
 
-/* The most numbers in each of a sample's lists, and labels, that ms_pbgz_sample() packs. */
 /*
  * zlib's level: its fastest, as Go's runtime/pprof writes its profiles.
  * chromium's page load packs into 79 KB, not 60, and the default level
@@ -30,6 +29,7 @@ struct ms_pbgz {
  */
 #define MS_PBGZ_LEVEL Z_BEST_SPEED
 
+/* The most numbers in each of a sample's lists, and labels, that ms_pbgz_sample() packs. */
 #define MS_PBGZ_LIST_MAX 4
 #define MS_PBGZ_LABELS_MAX 3
 
