@@ -877,8 +877,9 @@ static void session_opts(struct report_opts *o, struct ms_session_opts *so)
 	 * children, the page, --sort by code): both then hold the binaries they
 	 * read (the default report of chromium's page load 50 to 53 MiB at its
 	 * peak), and the report is written sooner (50.1 to 46.5 ms of it; 34.0
-	 * to 32.4 of make's). Not for pprof: it named its code locations in as
-	 * long either way, and held 18 MiB more.
+	 * to 32.4 of make's). Not for pprof: with its sites aside it took as
+	 * long (71 against 69 ms) and held 15 MiB more (73 against 58 MiB on
+	 * the compressed page load).
 	 */
 	o->sites_aside = so->symbols && !o->pprof && !prefetch;
 	ms_pdreader_free(r);
