@@ -193,28 +193,23 @@ static bool written_in_place(Elf *elf)
 
 int ms_bin_elf(struct bin *b, Elf **elf)
 {
-	int fd;
+	int fd = -1;
 
-	if (!b->elf_state && b->image) {
-		b->elf = elf_memory((char *)b->image, b->image_size);
-		if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
-			elf_end(b->elf);
-			b->elf = NULL;
-			return b->elf_state = -ENOEXEC;
-		}
-		b->elf_fd = -1;
-		b->elf_state = 1;
-	}
 	if (!b->elf_state) {
-		fd = b->seg_fd ? b->seg_fd - 1 : hold_fd(ms_elf_open(b->path));
-		b->seg_fd = 0;
-		if (fd < 0)
-			return b->elf_state = fd;
-		b->elf = elf_begin(fd, b->elf_read ? ELF_C_READ : BIN_ELF_CMD, NULL);
+		if (b->image) {
+			b->elf = elf_memory((char *)b->image, b->image_size);
+		} else {
+			fd = b->seg_fd ? b->seg_fd - 1 : hold_fd(ms_elf_open(b->path));
+			b->seg_fd = 0;
+			if (fd < 0)
+				return b->elf_state = fd;
+			b->elf = elf_begin(fd, b->elf_read ? ELF_C_READ : BIN_ELF_CMD, NULL);
+		}
 		if (!b->elf || elf_kind(b->elf) != ELF_K_ELF) {
 			elf_end(b->elf);
 			b->elf = NULL;
-			close_fd(fd);
+			if (fd >= 0)
+				close_fd(fd);
 			return b->elf_state = -ENOEXEC;
 		}
 		b->elf_fd = fd;
@@ -264,10 +259,9 @@ void ms_bin_read_segments(struct bin *b)
 	int fd;
 
 	b->state = -1;
-	if (b->image) {
-		if ((elf = elf_memory((char *)b->image, b->image_size)) && elf_kind(elf) == ELF_K_ELF)
+	if (b->image) {                      /* another's mapping: read once, here and for the symbols */
+		if (!ms_bin_elf(b, &elf))
 			take_segments(b, elf);
-		elf_end(elf);
 		return;
 	}
 	fd = ms_elf_open(b->path);
