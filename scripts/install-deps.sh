@@ -18,6 +18,7 @@ packages=(
 	hotspot                       # its perfparser reads our recordings in the interop test
 	python3                       # end-to-end checkers
 	zstd                          # compresses hostile recordings (tests/e2e/perfdata-craft.py)
+	binutils                      # objcopy: unit/namer compresses a binary's DWARF
 	nodejs                        # a runtime for the freeze oracle (tests/e2e/runtime-node.sh)
 	procps util-linux             # pgrep, setpriv in tests
 	time                          # /usr/bin/time: peak memory in bench/
