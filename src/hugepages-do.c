@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "hugepages-do.h"
+#include "symbols/libcver.h"
 
 /* glibc's allocator functions: a region made under one of them is malloc's. */
 static const char *const malloc_fns[] = {
@@ -57,29 +58,16 @@ static const char *mapped(const struct ms_aspace *as, uint32_t pid, const char *
 	return NULL;
 }
 
-/* glibc's minor version (2.NN) from the library's banner, or -1 when it cannot be read here. */
+/* glibc's minor version (2.NN) of the library at path, read once for a run of the same path: -1 if unknown. */
 static int glibc_minor(const char *path)
 {
-	static const char key[] = "release version 2.";
 	static char last[4096];
 	static int last_minor = -1;
-	size_t n, cap = 4 << 20;
-	char *buf, *p;
-	FILE *f;
 
-	if (!strcmp(path, last))
-		return last_minor;
-	snprintf(last, sizeof(last), "%s", path);
-	last_minor = -1;
-	if (!(f = fopen(path, "rb")))
-		return -1;
-	buf = malloc(cap);
-	n = buf ? fread(buf, 1, cap, f) : 0;
-	fclose(f);
-	p = n ? memmem(buf, n, key, sizeof(key) - 1) : NULL;
-	if (p && p + sizeof(key) + 2 < buf + n)
-		last_minor = atoi(p + sizeof(key) - 1);
-	free(buf);
+	if (strcmp(path, last)) {
+		snprintf(last, sizeof(last), "%s", path);
+		last_minor = ms_elf_glibc_minor(path);
+	}
 	return last_minor;
 }
 
