@@ -130,6 +130,8 @@ struct ms_aspace {
 	bool overflow;
 	uint64_t file_ids[1024];     /* a filter of the devices and inodes regions were made of (names.c) */
 	size_t file_ids_upto;        /* the regions in it: ids below this */
+	uint64_t path_keys[16384];   /* a filter of the /proc names and their directories (names.c) */
+	size_t path_keys_upto;       /* the regions in it as made: ids below this (renamed ones added as renamed) */
 	size_t lost_from;            /* regions from this id on were made after the last LOST record */
 };
 

@@ -160,6 +160,43 @@ static void renamed_is_new_path(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * Renames of paths no region was named under skip the regions (a filter
+ * of the names and the directories above them); what they must change is
+ * still found: a region made after thousands of them, a name a rename
+ * gave (and the directory above it), the name a rename replaces.
+ */
+static void renames_between_maps(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	char name[32], from[32], to[32];
+	uint64_t i;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		snprintf(from, sizeof(from), "/never/x%llu", (unsigned long long)i);
+		snprintf(to, sizeof(to), "/never/y%llu", (unsigned long long)i);
+		rename_file(as, from, to, false, NULL, 0);   /* no region bears either */
+		snprintf(name, sizeof(name), "/tmp/f%llu", (unsigned long long)i);
+		map_file(as, (64 + 2 * i) * P, (65 + 2 * i) * P, name, 1000 + i);
+	}
+	rename_file(as, "/tmp/f2999", "/srv/g", false, NULL, 0);    /* made after every rename before */
+	assert_string_equal(proc_name_at(as, PID, (64 + 2 * 2999) * P), "/srv/g");
+	rename_file(as, "/srv", "/opt", false, NULL, 0);            /* the directory of a name a rename gave */
+	assert_string_equal(proc_name_at(as, PID, (64 + 2 * 2999) * P), "/opt/g");
+	rename_file(as, "/opt/g", "/opt/h", false, NULL, 0);        /* that name, renamed again */
+	assert_string_equal(proc_name_at(as, PID, (64 + 2 * 2999) * P), "/opt/h");
+	rename_file(as, "/tmp/new", "/tmp/f1", false, NULL, 0);     /* over a mapped file: it is deleted */
+	assert_string_equal(proc_name_at(as, PID, 66 * P), "/tmp/f1 (deleted)");
+	rename_file(as, "/tmp/f1 (deleted)", "/tmp/z", false, NULL, 0);   /* a deleted name is never renamed */
+	assert_string_equal(proc_name_at(as, PID, 66 * P), "/tmp/f1 (deleted)");
+	rename_file(as, "/tmp", "/var/tmp", false, NULL, 0);        /* a directory of one part */
+	assert_string_equal(proc_name_at(as, PID, 64 * P), "/var/tmp/f0");
+	assert_string_equal(proc_name_at(as, PID, 68 * P), "/var/tmp/f2");
+	assert_string_equal(ms_aspace_lookup(as, PID, 64 * P)->name, "/tmp/f0");   /* reports keep it */
+	ms_aspace_free(as);
+}
+
 static void anon_name(struct ms_aspace *as, uint64_t s, uint64_t e, const char *name)
 {
 	struct ms_event m = ev(MS_EV_VMA_ATTR);
@@ -224,6 +261,7 @@ int main(void)
 		cmocka_unit_test(unlinked_is_deleted),
 		cmocka_unit_test(unlinks_between_maps),
 		cmocka_unit_test(renamed_is_new_path),
+		cmocka_unit_test(renames_between_maps),
 		cmocka_unit_test(anon_names_split_and_merge),
 	};
 
