@@ -383,6 +383,7 @@ MS_EXPORT void ms_aspace_free(struct ms_aspace *as)
 	for (i = 0; i < as->nr_blocks; i++)
 		free(as->blocks[i]);
 	free(as->blocks);
+	free(as->touched);
 	free(as->regions);
 	for (i = 0; i < as->nr_comms; i++)
 		free(as->comms[i]);

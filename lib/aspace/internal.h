@@ -122,12 +122,12 @@ struct ms_aspace {
 	struct ms_aspace_listener listener;
 	void *ctx;
 	uint32_t last_anon;          /* the last anon_vma id given */
-	uint32_t touched[64];        /* regions a change touched, for their extents */
+	uint32_t *touched;           /* regions a change touched, for their extents (pieces.c) */
 	char change_name[256];       /* the last ms_change's name: 256 as the timeline has always cut it */
 	char **anon_names;           /* the names prctl gave VMAs, each once (struct piece's name) */
 	size_t nr_anon_names, cap_anon_names;
-	size_t nr_touched;
-	bool overflow;
+	size_t nr_touched, cap_touched;
+	bool overflow;               /* the list could not grow: every region of the process is settled */
 	uint64_t file_ids[1024];     /* a filter of the devices and inodes regions were made of (names.c) */
 	size_t file_ids_upto;        /* the regions in it: ids below this */
 	uint64_t path_keys[16384];   /* a filter of the /proc names and their directories (names.c) */
@@ -292,11 +292,22 @@ void ms_pieces_release(struct proc *p);
 /* Makes [start, end) a run of whole pieces, [*i, *j). 0 or -ENOMEM. */
 int ms_pieces_carve(struct proc *p, uint64_t start, uint64_t end, size_t *i, size_t *j);
 
+/* --- settle.c --- */
+
 /* Notes that a change touched region: ms_pieces_settle() recomputes its extent. */
 void ms_pieces_touch(struct ms_aspace *as, uint32_t region);
 
 /* Recomputes the extents of the regions a change touched; ends those left with no pages. */
 void ms_pieces_settle(struct ms_aspace *as, struct proc *p, uint64_t time);
+
+/* Piece pc was put in, or cut: its size goes to its region's heap, if it keeps one. */
+void ms_big_note(struct proc *p, const struct piece *pc);
+
+/* Frees every heap of p's regions. */
+void ms_big_drop_all(struct proc *p);
+
+/* Region r ends at time (its last page gone), where it has not yet. */
+void ms_region_end(struct ms_region *r, uint64_t time);
 
 /* Unmaps [start, end) (only region `only`'s pages, unless it is -1), and settles. 0 or -ENOMEM. */
 int ms_pieces_unmap(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end, int64_t only, uint64_t time);

@@ -97,160 +97,6 @@ void ms_pieces_close_gap(struct proc *p, size_t from, size_t to)
 	p->n -= to - from;
 }
 
-/*
- * A region of many pieces (a runtime's reservation, carved by thousands
- * of mprotects) is settled, after each change, by its pieces: its extent
- * from the first and the last, its perms from the biggest. A scan of them
- * all was 11% of a timeline of a chromium page of 5,000 pieces. Such a
- * region keeps its pieces' sizes in a heap, the biggest on top (the
- * lowest address among equals, as the scan finds it): every piece put in
- * or cut since is pushed, and an entry whose piece is gone or cut is
- * dropped when it comes to the top (big_quick()).
- */
-#define BIG_MIN 64                /* pieces of a region that make it keep a heap */
-#define BIG_HEAPS 8               /* heaps a process keeps at most */
-
-struct bigent {
-	uint64_t size, start;
-};
-
-struct bigheap {
-	uint32_t region;
-	size_t n, cap;
-	size_t live;                  /* its region's pieces when it was made: past 4x that + BIG_MIN entries, it goes */
-	struct bigent *v;
-};
-
-static bool big_before(const struct bigent *a, const struct bigent *b)
-{
-	return a->size > b->size || (a->size == b->size && a->start < b->start);
-}
-
-static void big_swap(struct bigent *a, struct bigent *b)
-{
-	struct bigent t = *a;
-
-	*a = *b;
-	*b = t;
-}
-
-static void big_up(struct bigheap *h, size_t k)
-{
-	for (; k && big_before(&h->v[k], &h->v[(k - 1) / 2]); k = (k - 1) / 2)
-		big_swap(&h->v[k], &h->v[(k - 1) / 2]);
-}
-
-static void big_down(struct bigheap *h, size_t k)
-{
-	size_t c;
-
-	for (; (c = 2 * k + 1) < h->n; k = c) {
-		if (c + 1 < h->n && big_before(&h->v[c + 1], &h->v[c]))
-			c++;
-		if (!big_before(&h->v[c], &h->v[k]))
-			break;
-		big_swap(&h->v[c], &h->v[k]);
-	}
-}
-
-static struct bigheap *big_of(struct proc *p, uint32_t region)
-{
-	size_t i;
-
-	for (i = 0; i < p->nr_big; i++)
-		if (p->big[i].region == region)
-			return &p->big[i];
-	return NULL;
-}
-
-static void big_drop(struct proc *p, struct bigheap *h)
-{
-	free(h->v);
-	*h = p->big[--p->nr_big];
-}
-
-static void big_drop_all(struct proc *p)
-{
-	while (p->nr_big)
-		big_drop(p, &p->big[0]);
-	free(p->big);
-	p->big = NULL;
-}
-
-/* Piece pc was put in, or cut: its size goes to its region's heap, if it keeps one. */
-static void big_note(struct proc *p, const struct piece *pc)
-{
-	struct bigheap *h;
-
-	if (!p->nr_big || !(h = big_of(p, pc->region)))
-		return;
-	if (h->n >= 4 * h->live + BIG_MIN || MS_GROW(h->v, h->n + 1, h->cap, 64, SIZE_MAX, false)) {
-		big_drop(p, h);              /* the next settle scans, and makes it anew */
-		return;
-	}
-	h->v[h->n] = (struct bigent){ pc->end - pc->start, pc->start };
-	big_up(h, h->n++);
-}
-
-/* A heap of region r's pieces in [r->start, r->end), where it has BIG_MIN or more and p room for one. */
-static void big_make(struct proc *p, const struct ms_region *r, size_t pieces)
-{
-	struct bigheap *h = big_of(p, r->id);
-	size_t i, k;
-
-	if (!h && (p->nr_big == BIG_HEAPS || !(p->big || (p->big = calloc(BIG_HEAPS, sizeof(*p->big))))))
-		return;
-	if (!h) {
-		h = &p->big[p->nr_big++];
-		*h = (struct bigheap){ .region = r->id };
-	}
-	h->n = 0;
-	h->live = pieces;
-	if (MS_GROW(h->v, pieces, h->cap, 64, SIZE_MAX, false)) {
-		big_drop(p, h);
-		return;
-	}
-	for (i = lower(p, r->start); i < p->n && p->p[i].start < r->end && h->n < pieces; i++)
-		if (p->p[i].region == r->id)
-			h->v[h->n++] = (struct bigent){ p->p[i].end - p->p[i].start, p->p[i].start };
-	for (k = h->n / 2; k-- > 0;)
-		big_down(h, k);
-}
-
-/*
- * Region r settled from its heap: where the pieces put since the last
- * settle lie inside its extent, and its first and last pieces are still
- * where they were, the extent stands; its perms are the top entry's whose
- * piece is still whole. false where that cannot answer (a scan then).
- */
-static bool big_quick(struct proc *p, struct ms_region *r)
-{
-	struct bigheap *h;
-	size_t i;
-
-	if (!p->nr_big || !r->alive || !(h = big_of(p, r->id)))
-		return false;
-	if (p->moved_lo < p->moved_hi && (p->moved_lo < r->start || p->moved_hi > r->end))
-		return false;
-	i = lower_c(p, r->start);
-	if (i == p->n || p->p[i].start != r->start || p->p[i].region != r->id)
-		return false;
-	i = lower_c(p, r->end - 1);
-	if (i == p->n || p->p[i].end != r->end || p->p[i].region != r->id)
-		return false;
-	while (h->n) {
-		i = lower_c(p, h->v[0].start);
-		if (i < p->n && p->p[i].start == h->v[0].start && p->p[i].end - p->p[i].start == h->v[0].size &&
-		    p->p[i].region == r->id) {
-			r->prot = p->p[i].prot;
-			return true;
-		}
-		h->v[0] = h->v[--h->n];
-		big_down(h, 0);
-	}
-	return false;
-}
-
 /* Inserts the k pieces pcs as pieces i..i+k-1, with no look at the known VMA. */
 static int insert_n(struct proc *p, size_t i, const struct piece *pcs, size_t k)
 {
@@ -284,7 +130,7 @@ static int insert_n(struct proc *p, size_t i, const struct piece *pcs, size_t k)
 	for (m = 0; m < k; m++) {
 		p->p[i + m] = pcs[m];
 		note_moved(p, pcs[m].start, pcs[m].end);
-		big_note(p, &pcs[m]);
+		ms_big_note(p, &pcs[m]);
 	}
 	note_cut(p, pcs[0].start);
 	note_cut(p, pcs[k - 1].end);
@@ -306,7 +152,7 @@ int ms_pieces_insert(struct proc *p, size_t i, const struct piece *pc)
 
 void ms_pieces_release(struct proc *p)
 {
-	big_drop_all(p);
+	ms_big_drop_all(p);
 	if (p->p)
 		free(p->p - p->head);
 	p->p = NULL;
@@ -359,7 +205,7 @@ static int split_at(struct proc *p, size_t from, uint64_t addr, size_t *at)
 	right.pgoff += addr - p->p[i].start;
 	right.join = true;
 	p->p[i].end = addr;
-	big_note(p, &p->p[i]);
+	ms_big_note(p, &p->p[i]);
 	*at = i + 1;
 	return insert(p, i + 1, &right);   /* within the known VMA, it stays one */
 }
@@ -384,7 +230,7 @@ static int split_within(struct proc *p, size_t i, uint64_t start, uint64_t end)
 	if (insert_n(p, i + 1, two, 2))
 		return -ENOMEM;
 	p->p[i].end = start;
-	big_note(p, &p->p[i]);
+	ms_big_note(p, &p->p[i]);
 	return 0;
 }
 
@@ -416,128 +262,6 @@ int ms_pieces_carve(struct proc *p, uint64_t start, uint64_t end, size_t *i, siz
 		*j = lower(p, end);
 	}
 	return err;
-}
-
-void ms_pieces_touch(struct ms_aspace *as, uint32_t region)
-{
-	size_t k;
-
-	for (k = 0; k < as->nr_touched; k++)
-		if (as->touched[k] == region)
-			return;
-	if (as->nr_touched == sizeof(as->touched) / sizeof(as->touched[0]))
-		as->overflow = true;
-	else
-		as->touched[as->nr_touched++] = region;
-}
-
-static void end_region(struct ms_region *r, uint64_t time)
-{
-	if (!r->alive)
-		return;
-	r->alive = false;
-	r->ended_ns = time;
-}
-
-/* Region r's extent and perms from its pieces in [lo, hi), where all of them lie; ended where none is. */
-static void settle_region(struct proc *p, struct ms_region *r, uint64_t time)
-{
-	uint64_t lo = r->start, hi = r->end, biggest = 0, start = UINT64_MAX, end = 0;
-	size_t i, pieces = 0;
-	struct bigheap *h;
-
-	if (big_quick(p, r))
-		return;
-	if (p->moved_lo < p->moved_hi) {
-		lo = lo < p->moved_lo ? lo : p->moved_lo;
-		hi = hi > p->moved_hi ? hi : p->moved_hi;
-	}
-	for (i = lower(p, lo); i < p->n && p->p[i].start < hi; i++)
-		if (p->p[i].region == r->id) {
-			pieces++;
-			if (p->p[i].start < start)
-				start = p->p[i].start;
-			if (p->p[i].end > end)
-				end = p->p[i].end;
-			if (p->p[i].end - p->p[i].start > biggest) {
-				/* A region's perms are those of most of it (not of a guard page). */
-				biggest = p->p[i].end - p->p[i].start;
-				r->prot = p->p[i].prot;
-			}
-		}
-	if (end) {
-		r->start = start;
-		r->end = end;
-	} else
-		end_region(r, time);
-	if (end && pieces >= BIG_MIN)
-		big_make(p, r, pieces);
-	else if ((h = big_of(p, r->id)))
-		big_drop(p, h);
-}
-
-/*
- * Pieces a and b (after it) are one: the same VMA, region, perms, flags,
- * anon_vma, policy and name, at contiguous offsets. A runtime's mprotects
- * that undo each other leave such pieces behind (1,016 of chromium's
- * 1,885 in one renderer), and every move, search and settle paid for them.
- */
-static bool alike(const struct piece *a, const struct piece *b)
-{
-	return b->join && a->end == b->start && a->region == b->region && a->prot == b->prot && a->flags == b->flags &&
-	       a->vmflags == b->vmflags && a->anon == b->anon && a->mpol == b->mpol && a->name == b->name &&
-	       a->pgoff + (a->end - a->start) == b->pgoff;
-}
-
-/* Joins piece i to piece i - 1 (alike): one move of the array. */
-static void join_into_before(struct proc *p, size_t i)
-{
-	p->p[i - 1].end = p->p[i].end;
-	big_note(p, &p->p[i - 1]);
-	ms_pieces_close_gap(p, i, i + 1);
-}
-
-/*
- * Joins the pieces alike that meet where changes since the last settle
- * cut or put pieces, or joined them (p->cuts). A region's perms are then
- * those of its biggest run of pages alike, not of the biggest of the
- * pieces its history cut it into.
- */
-static void coalesce(struct proc *p)
-{
-	size_t k, i;
-
-	for (k = 0; k < p->nr_cuts; k++) {
-		i = lower(p, p->cuts[k]);
-		if (i > 0 && i < p->n && p->p[i].start == p->cuts[k] && alike(&p->p[i - 1], &p->p[i]))
-			join_into_before(p, i);
-	}
-	p->nr_cuts = 0;
-}
-
-/*
- * Recomputes the extents of the regions a change touched; ends those left
- * with no pages. A region's pieces lie within its extent as it was, or
- * where the change put pieces (p->moved_lo, moved_hi): only that is read.
- */
-void ms_pieces_settle(struct ms_aspace *as, struct proc *p, uint64_t time)
-{
-	size_t k;
-
-	coalesce(p);
-
-	if (as->overflow) {            /* too many to list: settle every region of p */
-		as->nr_touched = 0;
-		for (k = 0; k < as->nr; k++)
-			if (as->regions[k]->pid == p->pid && as->regions[k]->alive &&
-			    as->nr_touched < sizeof(as->touched) / sizeof(as->touched[0]))
-				as->touched[as->nr_touched++] = (uint32_t)k;
-	}
-	for (k = 0; k < as->nr_touched; k++)
-		settle_region(p, as->regions[as->touched[k]], time);
-	as->nr_touched = 0;
-	as->overflow = false;
-	p->moved_lo = p->moved_hi = 0;
 }
 
 /* Removes pieces [i, j) (only those of region `only`, unless it is -1). */
@@ -773,10 +497,10 @@ void ms_pieces_clear(struct ms_aspace *as, struct proc *p, uint64_t time)
 	size_t i;
 
 	for (i = 0; i < p->n; i++)
-		end_region(as->regions[p->p[i].region], time);
+		ms_region_end(as->regions[p->p[i].region], time);
 	p->n = 0;
 	p->nr_cuts = 0;
-	big_drop_all(p);
+	ms_big_drop_all(p);
 	p->vma_lo = p->vma_hi = 0;
 	p->heap = p->stack = -1;
 	p->def_vmflags = 0;          /* a new mm, or none: mlockall's MCL_FUTURE is not inherited */

@@ -1,0 +1,111 @@
+/*
+ * Settling the regions a change touched (lib/aspace/settle.c): their new
+ * extents and perms, and their ends, after changes over few regions and
+ * over many, against what the changes did.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include <mapscope/aspace.h>
+
+#include "aspace/internal.h"
+
+#include "aspace_events.h"
+
+/*
+ * A change over more regions than a change lists (64) settles every
+ * region of the process: each of the 100 it covers takes its new perms,
+ * then ends (or shrinks), though the process has more than 64 alive. Only
+ * the first 64 of them were settled before: 36 stayed alive with stale
+ * extents and perms.
+ */
+static void change_over_many_regions(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	const struct ms_region *r;
+	uint64_t t;
+	char name[32];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 30; i++)                         /* elsewhere: the process has 130 alive */
+		map(as, (5000 + 2 * i) * P, (5001 + 2 * i) * P, "//anon");
+	for (i = 0; i < 100; i++) {                      /* adjacent, never merged: a name each */
+		snprintf(name, sizeof(name), "/f%d", i);
+		map(as, (1000 + 2 * i) * P, (1002 + 2 * i) * P, name);
+	}
+	protect(as, 1000 * P, 1200 * P, PROT_READ);
+	for (i = 0; i < 100; i++)
+		assert_int_equal(ms_aspace_region(as, 30 + i)->prot, PROT_READ);
+	t = now;
+	unmap(as, 1000 * P, 1199 * P);                   /* the last region keeps its last page */
+	for (i = 0; i < 99; i++) {
+		r = ms_aspace_region(as, 30 + i);
+		assert_false(r->alive);
+		assert_int_equal(r->ended_ns, t);
+	}
+	r = ms_aspace_region(as, 129);
+	assert_true(r->alive);
+	assert_int_equal(r->start, 1199 * P);
+	assert_int_equal(r->end, 1200 * P);
+	for (i = 0; i < 30; i++)
+		assert_true(ms_aspace_region(as, i)->alive);
+	ms_aspace_free(as);
+}
+
+/*
+ * A change over many regions, a region of many pieces among them (one
+ * that keeps a heap of their sizes): each takes the perms of its biggest
+ * piece, the first among equals, and its extent from its pieces.
+ */
+static void many_with_a_big_region(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	const struct ms_region *big;
+	char name[32];
+	int i;
+
+	(void)state;
+	map(as, 100 * P, 400 * P, "//anon");                 /* region 0 */
+	for (i = 0; i < 75; i++)                             /* [100, 250): 150 pieces of a page */
+		protect(as, (100 + 2 * i) * P, (101 + 2 * i) * P, PROT_READ);
+	for (i = 0; i < 100; i++) {                          /* regions 1..100, after it */
+		snprintf(name, sizeof(name), "/g%d", i);
+		map(as, (400 + i) * P, (401 + i) * P, name);
+	}
+	big = ms_aspace_region(as, 0);
+	assert_int_equal(big->prot, RW);                     /* [250, 400): 150 pages */
+	/* Over the big region's last 100 pages and every small one: one change, 101 regions. */
+	protect(as, 300 * P, 500 * P, PROT_READ | PROT_EXEC);
+	assert_int_equal(big->prot, PROT_READ | PROT_EXEC);  /* [300, 400) now the biggest */
+	assert_int_equal(big->start, 100 * P);
+	assert_int_equal(big->end, 400 * P);
+	for (i = 1; i <= 100; i++)
+		assert_int_equal(ms_aspace_region(as, i)->prot, PROT_READ | PROT_EXEC);
+	/* Unmapped from 250 on: the big region shrinks to its pages of one each, the small ones end. */
+	unmap(as, 250 * P, 500 * P);
+	assert_true(big->alive);
+	assert_int_equal(big->start, 100 * P);
+	assert_int_equal(big->end, 250 * P);
+	assert_int_equal(big->prot, PROT_READ);              /* page 100's: the first of equals */
+	for (i = 1; i <= 100; i++)
+		assert_false(ms_aspace_region(as, i)->alive);
+	ms_aspace_free(as);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(change_over_many_regions),
+		cmocka_unit_test(many_with_a_big_region),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
