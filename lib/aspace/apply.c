@@ -326,6 +326,27 @@ static void protect_accounting(const struct ms_aspace *as, struct piece *pc, uin
 }
 
 /*
+ * What an mprotect that succeeded changed (do_mprotect_pkey): the
+ * protection as a VMA keeps it (calc_vm_prot_bits: PROT_SEM is no VMA
+ * bit, nor are the grows bits), from *start on. With PROT_GROWSDOWN the
+ * range runs down to the start of the VMA that holds its start, or of the
+ * first above it (a VM_GROWSDOWN one: the call fails on any other).
+ * glibc's _dl_make_stack_executable makes such a call on the stack.
+ */
+static uint32_t protect_effective(struct proc *p, const struct ms_event *ev, uint64_t *start)
+{
+	size_t i, first, last;
+
+	*start = ev->protect.start;
+	if ((ev->protect.prot & PROT_GROWSDOWN) && (i = lower(p, *start)) < p->n &&
+	    p->p[i].start < ev->protect.end) {
+		ms_pieces_vma(p, i, &first, &last);
+		*start = p->p[first].start;
+	}
+	return ev->protect.prot & (PROT_READ | PROT_WRITE | PROT_EXEC);
+}
+
+/*
  * mprotect, VMA by VMA as mprotect_fixup goes: a VMA that has the new
  * protection already is left whole (newflags == oldflags returns early,
  * and no record is written); the others are split at the range's ends
@@ -333,14 +354,15 @@ static void protect_accounting(const struct ms_aspace *as, struct piece *pc, uin
  */
 static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
-	uint64_t start = ev->protect.start, end = ev->protect.end, a, b;
+	uint64_t start, end = ev->protect.end, a, b;
+	const uint32_t prot = protect_effective(p, ev, &start);
 	size_t i = lower(p, start), first, last, j, k;
 	int err;
 
 	while (i < p->n && p->p[i].start < end) {
 		ms_pieces_vma(p, i, &first, &last);
 		b = p->p[last].end < end ? p->p[last].end : end;
-		if (p->p[i].prot == ev->protect.prot) {
+		if (p->p[i].prot == prot) {
 			i = last + 1;
 			continue;
 		}
@@ -348,8 +370,8 @@ static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_e
 		if ((err = ms_pieces_carve(p, a, b, &i, &j)))
 			return err;
 		for (k = i; k < j; k++) {
-			protect_accounting(as, &p->p[k], ev->protect.prot);
-			p->p[k].prot = ev->protect.prot;
+			protect_accounting(as, &p->p[k], prot);
+			p->p[k].prot = prot;
 			ms_pieces_touch(as, p->p[k].region);
 		}
 		if (i < p->n)
@@ -570,11 +592,12 @@ static int change_remap(struct ms_aspace *as, struct proc *p, const struct ms_ev
 
 static int change_protect(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
 {
+	uint64_t start;
 	int err;
 
 	if (c) {
-		set_range(as, ev->pid, c, ev->protect.start, ev->protect.end);
-		c->prot = (int)ev->protect.prot;
+		c->prot = (int)protect_effective(p, ev, &start);
+		set_range(as, ev->pid, c, start, ev->protect.end);
 	}
 	if ((err = apply_protect(as, p, ev)) || !c)
 		return err;

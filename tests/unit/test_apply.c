@@ -483,6 +483,53 @@ static void old_length_0_maps_again(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * mprotect's bits that are no VMA bits: PROT_SEM changes nothing (the
+ * same protection splits nothing), and PROT_GROWSDOWN runs the range down
+ * to its VMA's start (do_mprotect_pkey); each as the oracle's programs
+ * found the kernel does. The change says what it did.
+ */
+static void protect_bits_of_no_vma(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event e;
+	struct ms_change c;
+	struct vmas v;
+
+	(void)state;
+	map(as, 16 * P, 32 * P, "//anon");
+	protect(as, 18 * P, 20 * P, RW | 0x8 /* PROT_SEM */);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.prot[0], RW);
+	protect(as, 20 * P, 22 * P, PROT_READ | 0x8);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.prot[1], PROT_READ);
+	map(as, 64 * P, 80 * P, "[stack]");
+	protect(as, 70 * P, 71 * P, RW | PROT_GROWSDOWN);        /* the protection it has */
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 4);
+	assert_int_equal(v.s[3], 64 * P);
+	assert_int_equal(v.e[3], 80 * P);
+	e = ev(MS_EV_PROTECT);
+	e.protect.start = 72 * P;
+	e.protect.end = 73 * P;
+	e.protect.prot = RW | PROT_EXEC | PROT_GROWSDOWN;        /* glibc's executable stack */
+	change(as, &e, 1, &c);
+	assert_int_equal(c.start, 64 * P);
+	assert_int_equal(c.end, 73 * P);
+	assert_int_equal(c.prot, RW | PROT_EXEC);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 5);
+	assert_int_equal(v.s[3], 64 * P);
+	assert_int_equal(v.e[3], 73 * P);
+	assert_int_equal(v.prot[3], RW | PROT_EXEC);
+	assert_int_equal(v.s[4], 73 * P);
+	assert_int_equal(v.prot[4], RW);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +544,7 @@ int main(void)
 		cmocka_unit_test(task_changes_described),
 		cmocka_unit_test(heap_and_stack_changes_described),
 		cmocka_unit_test(impossible_maps_change_nothing),
+		cmocka_unit_test(protect_bits_of_no_vma),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
