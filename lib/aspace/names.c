@@ -32,7 +32,8 @@ static bool deleted(const char *name)
  * which a program that renames files into place again and again (an
  * editor, a database, a package manager) made quadratic: 20,000 renames
  * among 20,000 regions took the timeline a second. A name a rename gives
- * is added as it is given; a deleted one need not be (none is renamed).
+ * is added as it is given; one marked deleted keeps the directories it
+ * had, which are in (only a directory's rename moves it).
  */
 #define PATH_KEY_BITS (sizeof(((struct ms_aspace *)0)->path_keys) * 8)
 
@@ -179,6 +180,7 @@ void ms_names_rename(struct ms_aspace *as, const struct ms_event *ev)
 	size_t nf = from ? strlen(from) : 0, i;
 	struct ms_region *r;
 	char buf[8192];
+	bool gone;
 
 	if (!from || !to || from[0] != '/' || to[0] != '/' || !strcmp(from, to) ||
 	    (!maybe_named(as, from) && !maybe_named(as, to)))
@@ -191,11 +193,17 @@ void ms_names_rename(struct ms_aspace *as, const struct ms_event *ev)
 		 */
 		if (!r->alive || r->proc_name[0] != '/' ||
 		    (nf > 1 && r->proc_name[1] != from[1] && r->proc_name[1] != to[1]) ||
-		    (strncmp(r->proc_name, from, nf) && strcmp(r->proc_name, to)) || deleted(r->proc_name))
+		    (strncmp(r->proc_name, from, nf) && strcmp(r->proc_name, to)))
 			continue;
-		if (!strcmp(r->proc_name, from) && renamed_file(r, ev))
+		/*
+		 * A file deleted (unlinked, or renamed over) has no name to lose or
+		 * take, but keeps its directory: renamed, the directory takes it
+		 * along, and d_path prints it under the new path, " (deleted)" still.
+		 */
+		gone = deleted(r->proc_name);
+		if (!gone && !strcmp(r->proc_name, from) && renamed_file(r, ev))
 			set_proc_name(as, r, to);
-		else if (!strcmp(r->proc_name, to) && renamed_file(r, ev))
+		else if (!gone && !strcmp(r->proc_name, to) && renamed_file(r, ev))
 			ev->rename.exchange ? set_proc_name(as, r, from) : mark_deleted(r);
 		else if (!strncmp(r->proc_name, from, nf) && r->proc_name[nf] == '/' &&
 			 snprintf(buf, sizeof(buf), "%s%s", to, r->proc_name + nf) < (int)sizeof(buf))

@@ -197,6 +197,32 @@ static void renames_between_maps(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * A file unlinked, or renamed over, keeps its directory: renamed, the
+ * directory moves its " (deleted)" name too. A rename of the path it had
+ * (a new file there) does not.
+ */
+static void deleted_move_with_their_directory(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+
+	(void)state;
+	map_file(as, 16 * P, 17 * P, "/srv/d1/gone", 7);
+	map_file(as, 32 * P, 33 * P, "/srv/d1/over", 8);
+	unlink_file(as, 254, 7);
+	rename_file(as, "/srv/d1/new", "/srv/d1/over", false, NULL, 0);
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/srv/d1/gone (deleted)");
+	assert_string_equal(proc_name_at(as, PID, 32 * P), "/srv/d1/over (deleted)");
+	rename_file(as, "/srv/d1/over", "/srv/d1/x", false, NULL, 0);   /* the new file's name */
+	assert_string_equal(proc_name_at(as, PID, 32 * P), "/srv/d1/over (deleted)");
+	rename_file(as, "/srv/d1", "/srv/d2", false, NULL, 0);
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/srv/d2/gone (deleted)");
+	assert_string_equal(proc_name_at(as, PID, 32 * P), "/srv/d2/over (deleted)");
+	rename_file(as, "/srv", "/opt", false, NULL, 0);                 /* and a directory above */
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/opt/d2/gone (deleted)");
+	ms_aspace_free(as);
+}
+
 static void anon_name(struct ms_aspace *as, uint64_t s, uint64_t e, const char *name)
 {
 	struct ms_event m = ev(MS_EV_VMA_ATTR);
@@ -262,6 +288,7 @@ int main(void)
 		cmocka_unit_test(unlinks_between_maps),
 		cmocka_unit_test(renamed_is_new_path),
 		cmocka_unit_test(renames_between_maps),
+		cmocka_unit_test(deleted_move_with_their_directory),
 		cmocka_unit_test(anon_names_split_and_merge),
 	};
 

@@ -156,14 +156,31 @@ __attribute__((no_sanitize_address)) int main(void)
 	snapshot("parent");
 	must(munmap(pb + PAGE, PAGE), "munmap");                 /* a renamed file's map splits as any */
 	snapshot("split-renamed");
+	/*
+	 * A file unlinked, and one renamed over, keep their directory: d_path
+	 * prints them under its new path once it is renamed, " (deleted)" still.
+	 */
+	snprintf(a, sizeof(a), "%s/sub2/gone", dir);
+	snprintf(b, sizeof(b), "%s/sub2/over", dir);
+	snprintf(c, sizeof(c), "%s/sub2/new", dir);
+	map_file(a, 1);
+	map_file(b, 1);
+	must(unlink(a), "unlink");
+	close(open(c, O_WRONLY | O_CREAT, 0600));
+	must(rename(c, b), "rename over");                      /* over's mapped file is deleted */
+	snprintf(c, sizeof(c), "%s/sub3", dir);
+	snprintf(d, sizeof(d), "%s/sub2", dir);
+	must(rename(d, c), "rename directory of deleted files");
+	snapshot("renamed-directory-of-deleted");
 	wait_drained(dir);
 	close(dfd);
-	snprintf(d, sizeof(d), "%s/sub2/d", dir);
+	snprintf(d, sizeof(d), "%s/sub3/d", dir);
 	unlink("e");
 	unlink("b");
 	unlink(d);
+	unlink("sub3/over");
 	unlink(link);
-	rmdir("sub2");
+	rmdir("sub3");
 	must(chdir("/"), "chdir");
 	rmdir(dir);
 	return 0;
