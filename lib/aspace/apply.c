@@ -234,13 +234,93 @@ static int apply_dup(struct ms_aspace *as, struct proc *p, const struct ms_event
 	return 0;
 }
 
+/*
+ * One VMA moved (and resized): the target unmapped whole, the pieces put
+ * there as one VMA, cut at the new end or grown to it, and merged with its
+ * new neighbours where they match.
+ */
+static int move_one(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct piece *moved, size_t n)
+{
+	const uint64_t ns = ev->remap.new_start, ne = ev->remap.new_end;
+	const int64_t delta = (int64_t)(ns - ev->remap.old_start);
+	size_t k, at;
+	int err;
+
+	if ((err = ms_pieces_unmap(as, p, ns, ne, -1, ev->time)))
+		return err;
+	at = lower(p, ns);
+	for (k = 0; k < n; k++) {
+		moved[k].start += (uint64_t)delta;
+		moved[k].end += (uint64_t)delta;
+		if (moved[k].start >= ne)
+			break;
+		if (moved[k].end > ne || k == n - 1)
+			moved[k].end = ne;        /* shrunk, or grown at its end */
+		moved[k].join = k > 0;
+		ms_pieces_touch(as, moved[k].region);
+		if ((err = ms_pieces_insert(p, at++, &moved[k])))
+			return err;
+	}
+	if (at < p->n)
+		p->p[at].join = false;
+	if (!ev->remap.tree) {
+		join_moved(as, p, at, at - 1);
+		join_moved(as, p, lower(p, ns), lower(p, ns));
+	}
+	return 0;
+}
+
+/*
+ * A move of the same length to a fixed place, which since Linux 6.17 may
+ * span several VMAs and the holes between them (mm/mremap.c,
+ * remap_move): each VMA moves on its own to its offset from the new
+ * address, the target unmapped under it alone, so the holes keep what the
+ * target had there; each keeps its own protection and flags, and merges
+ * with its new neighbours where they match. A range of one VMA is moved
+ * as move_one() moves it.
+ */
+static int move_each(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct piece *moved,
+		     size_t n)
+{
+	const int64_t delta = (int64_t)(ev->remap.new_start - ev->remap.old_start);
+	size_t k, run, at;
+	int err;
+
+	for (k = 0; k < n; k++) {
+		moved[k].start += (uint64_t)delta;
+		moved[k].end += (uint64_t)delta;
+		moved[k].join = moved[k].join && k > 0 && moved[k - 1].end == moved[k].start;
+	}
+	for (run = 0; run < n; run = k) {       /* the target under each run of VMAs without a hole */
+		for (k = run + 1; k < n && moved[k].start == moved[k - 1].end; k++)
+			;
+		if ((err = ms_pieces_unmap(as, p, moved[run].start, moved[k - 1].end, -1, ev->time)))
+			return err;
+	}
+	at = lower(p, moved[0].start);
+	for (k = 0; k < n; k++) {
+		at = k && moved[k].start == moved[k - 1].end ? at : lower(p, moved[k].start);
+		ms_pieces_touch(as, moved[k].region);
+		if ((err = ms_pieces_insert(p, at, &moved[k])))
+			return err;
+		if (!ev->remap.tree && !moved[k].join)
+			join_moved(as, p, at, at);          /* with the piece before it */
+		at++;
+		if (at < p->n && (k + 1 == n || moved[k + 1].start != moved[k].end)) {
+			p->p[at].join = false;              /* what follows a run: its own VMA, or merged */
+			if (!ev->remap.tree)
+				join_moved(as, p, at, at - 1);
+		}
+	}
+	return 0;
+}
+
 static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end;
 	uint64_t ns = ev->remap.new_start, ne = ev->remap.new_end;
 	struct piece *moved, last;
-	size_t i, j, k, n, at;
-	int64_t delta;
+	size_t i, j, k, n;
 	int err;
 
 	if (os == oe && ns != os)
@@ -281,30 +361,12 @@ static int apply_remap(struct ms_aspace *as, struct proc *p, const struct ms_eve
 		if (i < p->n)
 			p->p[i].join = false;
 	}
-	if ((err = ms_pieces_unmap(as, p, ns, ne, -1, ev->time)))
-		goto out;
-	delta = (int64_t)(ns - os);
-	at = lower(p, ns);
-	for (k = 0; k < n; k++) {
-		moved[k].start += (uint64_t)delta;
-		moved[k].end += (uint64_t)delta;
-		if (moved[k].start >= ne)
-			break;
-		if (moved[k].end > ne || k == n - 1)
-			moved[k].end = ne;        /* shrunk, or grown at its end */
-		moved[k].join = k > 0;
-		ms_pieces_touch(as, moved[k].region);
-		if ((err = ms_pieces_insert(p, at++, &moved[k])))
-			goto out;
-	}
-	if (at < p->n)
-		p->p[at].join = false;
-	if (!ev->remap.tree) {
-		join_moved(as, p, at, at - 1);
-		join_moved(as, p, lower(p, ns), lower(p, ns));
-	}
-	ms_pieces_settle(as, p, ev->time);
-out:
+	if (oe - os == ne - ns && (ev->remap.flags & MREMAP_FIXED))
+		err = move_each(as, p, ev, moved, n);
+	else
+		err = move_one(as, p, ev, moved, n);
+	if (!err)
+		ms_pieces_settle(as, p, ev->time);
 	free(moved);
 	return err;
 }
