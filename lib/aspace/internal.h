@@ -397,6 +397,11 @@ void __attribute__((noinline)) ms_vma_make_anon(struct ms_aspace *as, struct pro
  */
 int ms_vma_shmdt(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c);
 
+/* --- remap.c --- */
+
+/* mremap ev applied to p's pieces, its regions settled. 0 or -ENOMEM. */
+int ms_remap_apply(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
 /* --- apply.c --- */
 
 /*

@@ -48,5 +48,17 @@ int main(void)
 		return 1;
 	}
 	snapshot("moved-alternating");
+	/* MREMAP_DONTUNMAP: each VMA moved, and left where it was as well, empty. */
+	alt = map_or_die(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, 0);
+	must(mprotect(alt + 4 * PAGE, 2 * PAGE, PROT_READ), "mprotect");
+	must(munmap(alt + 6 * PAGE, PAGE), "munmap");
+	to = map_or_die(NULL, 16 * PAGE, PROT_READ, 0);
+	must(munmap(to, 16 * PAGE), "munmap");
+	if ((char *)syscall(SYS_mremap, alt, 8 * PAGE, 8 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
+			    to + 4 * PAGE) == MAP_FAILED) {
+		perror("mremap DONTUNMAP");
+		return 1;
+	}
+	snapshot("left-behind");
 	return 0;
 }

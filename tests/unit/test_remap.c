@@ -1,0 +1,103 @@
+/*
+ * mremap applied (lib/aspace/remap.c): a move of several VMAs and the
+ * holes between them, and a move of one VMA that DONTUNMAP leaves behind,
+ * against what the kernel does (the rules' reproducers say it on a real
+ * one: rules/mremap-multi, rules/mremap-grow).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <cmocka.h>
+
+#include <mapscope/aspace.h>
+
+#include "aspace/internal.h"
+
+#include "aspace_events.h"
+
+/*
+ * A move of the same length to a fixed place over several VMAs and the
+ * holes between them (Linux 6.17): each VMA to its offset, with its own
+ * protection; the target unmapped under them alone, so the holes keep
+ * what the target had. rules/mremap-multi is the kernel's say.
+ */
+static void move_of_several_vmas(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event e = ev(MS_EV_REMAP);
+	struct vmas v;
+	int dst;
+
+	(void)state;
+	map(as, 100 * P, 102 * P, "//anon");
+	map(as, 103 * P, 105 * P, "/lib/a.so");
+	protect(as, 104 * P, 105 * P, PROT_READ);             /* its second page apart */
+	map(as, 200 * P, 220 * P, "//anon");                   /* the target: a reservation */
+	protect(as, 200 * P, 220 * P, PROT_NONE);
+	dst = region_at(as, PID, 200 * P);
+	e.remap.old_start = 100 * P;
+	e.remap.old_end = 105 * P;
+	e.remap.new_start = 210 * P;
+	e.remap.new_end = 215 * P;
+	e.remap.flags = MREMAP_MAYMOVE | MREMAP_FIXED;
+	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 6);
+	assert_int_equal(v.s[0], 200 * P);                     /* the reservation before */
+	assert_int_equal(v.e[0], 210 * P);
+	assert_int_equal(v.s[1], 210 * P);                     /* the anon VMA */
+	assert_int_equal(v.e[1], 212 * P);
+	assert_int_equal(v.prot[1], RW);
+	assert_int_equal(v.s[2], 212 * P);                     /* the hole: the reservation's still */
+	assert_int_equal(v.e[2], 213 * P);
+	assert_int_equal(v.prot[2], PROT_NONE);
+	assert_int_equal(region_at(as, PID, 212 * P), dst);
+	assert_int_equal(v.prot[3], RW);                       /* the file's two VMAs, apart */
+	assert_int_equal(v.prot[4], PROT_READ);
+	assert_int_equal(v.s[5], 215 * P);
+	assert_int_equal(region_at(as, PID, 100 * P), -1);
+	ms_aspace_free(as);
+}
+
+/* MREMAP_DONTUNMAP over several VMAs: each moved, and each left where it was as well (empty, as the kernel leaves it). */
+static void move_of_several_left_behind(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event e = ev(MS_EV_REMAP);
+	struct vmas v;
+
+	(void)state;
+	map(as, 100 * P, 102 * P, "//anon");
+	map(as, 103 * P, 104 * P, "//anon");
+	protect(as, 103 * P, 104 * P, PROT_READ);
+	e.remap.old_start = 100 * P;
+	e.remap.old_end = 104 * P;
+	e.remap.new_start = 300 * P;
+	e.remap.new_end = 304 * P;
+	e.remap.flags = MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP;
+	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 4);
+	assert_int_equal(v.s[0], 100 * P);
+	assert_int_equal(v.s[1], 103 * P);
+	assert_int_equal(v.s[2], 300 * P);
+	assert_int_equal(v.e[2], 302 * P);
+	assert_int_equal(v.prot[2], RW);
+	assert_int_equal(v.s[3], 303 * P);
+	assert_int_equal(v.prot[3], PROT_READ);
+	ms_aspace_free(as);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(move_of_several_vmas),
+		cmocka_unit_test(move_of_several_left_behind),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
