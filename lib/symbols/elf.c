@@ -18,7 +18,6 @@
 #include <elfutils/libdwelf.h>
 
 #include "symbols/internal.h"
-#include "symbols/libcver.h"
 
 #include "util/log.h"
 
@@ -355,46 +354,4 @@ MS_EXPORT int ms_elf_first_load(const char *path, uint64_t ino, uint64_t *size)
 		elf_end(elf);
 	close(fd);
 	return err;
-}
-
-/* The number at p, of at most 3 digits and no more than end allows: -1 where there is none. */
-static int small_number(const char *p, const char *end)
-{
-	int v = -1, k;
-
-	for (k = 0; k < 3 && p < end && *p >= '0' && *p <= '9'; k++, p++)
-		v = (v < 0 ? 0 : v * 10) + (*p - '0');
-	return v;
-}
-
-/*
- * Only .rodata is read (on Debian's libc 154 KiB of 1.9 MiB): the whole
- * file, read and searched, was 5% of a hugepages of chromium's page load.
- */
-int ms_elf_glibc_minor(const char *path)
-{
-	static const char key[] = "release version 2.";
-	int fd = ms_elf_open(path), minor = -1;
-	Elf *elf = NULL;
-	Elf_Scn *scn = NULL;
-	Elf_Data *d;
-	GElf_Shdr sh;
-	size_t strndx;
-	const char *name, *p;
-
-	if (fd < 0)
-		return -1;
-	elf_version(EV_CURRENT);
-	if (!(elf = elf_begin(fd, ELF_C_READ, NULL)) || elf_getshdrstrndx(elf, &strndx))
-		goto out;
-	while (minor < 0 && (scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_PROGBITS &&
-		    (name = elf_strptr(elf, strndx, sh.sh_name)) && !strcmp(name, ".rodata") &&
-		    (d = elf_rawdata(scn, NULL)) && d->d_buf &&
-		    (p = memmem(d->d_buf, d->d_size, key, sizeof(key) - 1)))
-			minor = small_number(p + sizeof(key) - 1, (const char *)d->d_buf + d->d_size);
-out:
-	elf_end(elf);
-	close(fd);
-	return minor;
 }

@@ -14,12 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <gnu/libc-version.h>
 
 #include <mapscope/symbols.h>
 
 #include "symbols/internal.h"
-#include "symbols/libcver.h"
 
 static char dir[64];
 static char path[128];
@@ -228,50 +226,6 @@ static void bin_file_opened_once(void **state)
 	ms_bin_elf_release(&bad);
 }
 
-/* The libc.so.6 this test runs on, from its own maps: into buf, or "" where none is mapped. */
-static void own_libc(char *buf, size_t len)
-{
-	char line[4608], *p;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	buf[0] = '\0';
-	while (f && fgets(line, sizeof(line), f))
-		if ((p = strchr(line, '/')) && strstr(p, "/libc.so.6")) {
-			p[strcspn(p, "\n")] = '\0';
-			snprintf(buf, len, "%s", p);
-			break;
-		}
-	if (f)
-		fclose(f);
-}
-
-static void glibc_minor_read_from_the_banner(void **state)
-{
-	const char *banner = in_dir("libc.so.6");
-	char libc[4096];
-	FILE *f;
-
-	own_libc(libc, sizeof(libc));
-	if (!libc[0])
-		skip();
-	/* glibc says which it is: 2.NN */
-	assert_int_equal(ms_elf_glibc_minor(libc), atoi(strchr(gnu_get_libc_version(), '.') + 1));
-	/* ELF, with no banner: built with -nostdlib. */
-	assert_int_equal(ms_elf_glibc_minor(SYMGAPS_FIXTURE), -1);
-	/* The banner in a file that is not ELF is not read: a recording names any path. */
-	assert_non_null(f = fopen(banner, "w"));
-	fputs("GNU C Library (Debian GLIBC 2.36-9) stable release version 2.36.\n", f);
-	fclose(f);
-	assert_int_equal(ms_elf_glibc_minor(banner), -1);
-	unlink(banner);
-	/* A FIFO by that name: not opened for reading, which would block. */
-	assert_int_equal(mkfifo(banner, 0700), 0);
-	assert_int_equal(ms_elf_glibc_minor(banner), -1);
-	unlink(banner);
-	assert_int_equal(ms_elf_glibc_minor(in_dir("gone.so")), -1);
-	(void)state;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,7 +235,6 @@ int main(void)
 		cmocka_unit_test(real_elf_opens),
 		cmocka_unit_test(bin_file_opened_once),
 		cmocka_unit_test(segments_keep_the_file),
-		cmocka_unit_test(glibc_minor_read_from_the_banner),
 	};
 	int rc;
 
