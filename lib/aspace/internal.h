@@ -132,6 +132,7 @@ struct ms_aspace {
 	size_t file_ids_upto;        /* the regions in it: ids below this */
 	uint64_t path_keys[16384];   /* a filter of the /proc names and their directories (names.c) */
 	size_t path_keys_upto;       /* the regions in it as made: ids below this (renamed ones added as renamed) */
+	size_t path_walks_wasted;    /* regions walked for renames it let through that found none */
 	size_t lost_from;            /* regions from this id on were made after the last LOST record */
 };
 

@@ -37,42 +37,56 @@ static bool deleted(const char *name)
  */
 #define PATH_KEY_BITS (sizeof(((struct ms_aspace *)0)->path_keys) * 8)
 
-static uint32_t path_bit(uint64_t k)
+static void set_path_bit(struct ms_aspace *as, uint64_t hash)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;       /* murmur3's finaliser */
-	k ^= k >> 33;
-	return (uint32_t)(k % PATH_KEY_BITS);
+	size_t bit = ms_hash64(hash, PATH_KEY_BITS);
+
+	as->path_keys[bit / 64] |= 1ULL << (bit % 64);
 }
 
 /* name, and each directory above it, into the filter: ms_hash_str() of each, made as it goes. */
 static void add_path_keys(struct ms_aspace *as, const char *name)
 {
-	uint64_t k = 0xcbf29ce484222325ULL;
-	uint32_t bit;
+	uint64_t h = MS_HASH_STR_EMPTY;
 	size_t i;
 
 	if (name[0] != '/')
 		return;
-	for (i = 0;; i++) {
-		if ((name[i] == '/' && i) || !name[i]) {
-			bit = path_bit(k);
-			as->path_keys[bit / 64] |= 1ULL << (bit % 64);
-		}
-		if (!name[i])
-			return;
-		k = (k ^ (unsigned char)name[i]) * 0x100000001b3ULL;
+	for (i = 0; name[i]; i++) {
+		if (name[i] == '/' && i)
+			set_path_bit(as, h);
+		h = ms_hash_str_more(h, (unsigned char)name[i]);
 	}
+	set_path_bit(as, h);
+}
+
+/*
+ * The filter made again from the regions alive now, where renames let
+ * through by it found nothing to rename for 4 walks of them all: its keys
+ * are never taken out as regions end or are deleted, and a path once
+ * mapped (a file renamed over again and again) would let every rename of
+ * it through.
+ */
+static void path_keys_again(struct ms_aspace *as)
+{
+	size_t i;
+
+	memset(as->path_keys, 0, sizeof(as->path_keys));
+	for (i = 0; i < as->nr; i++)
+		if (as->regions[i]->alive)
+			add_path_keys(as, as->regions[i]->proc_name);
+	as->path_keys_upto = as->nr;
+	as->path_walks_wasted = 0;
 }
 
 /* Whether a region may bear the /proc name path, or one under it. */
 static bool maybe_named(struct ms_aspace *as, const char *path)
 {
-	uint32_t bit;
+	size_t bit;
 
 	for (; as->path_keys_upto < as->nr; as->path_keys_upto++)
 		add_path_keys(as, as->regions[as->path_keys_upto]->proc_name);
-	bit = path_bit(ms_hash_str(path));
+	bit = ms_hash64(ms_hash_str(path), PATH_KEY_BITS);
 	return as->path_keys[bit / 64] >> (bit % 64) & 1;
 }
 
@@ -180,7 +194,7 @@ void ms_names_rename(struct ms_aspace *as, const struct ms_event *ev)
 	size_t nf = from ? strlen(from) : 0, i;
 	struct ms_region *r;
 	char buf[8192];
-	bool gone;
+	bool gone, renamed = false;
 
 	if (!from || !to || from[0] != '/' || to[0] != '/' || !strcmp(from, to) ||
 	    (!maybe_named(as, from) && !maybe_named(as, to)))
@@ -208,7 +222,12 @@ void ms_names_rename(struct ms_aspace *as, const struct ms_event *ev)
 		else if (!strncmp(r->proc_name, from, nf) && r->proc_name[nf] == '/' &&
 			 snprintf(buf, sizeof(buf), "%s%s", to, r->proc_name + nf) < (int)sizeof(buf))
 			set_proc_name(as, r, buf);
+		else
+			continue;
+		renamed = true;
 	}
+	if (!renamed && (as->path_walks_wasted += as->nr) > 4 * as->nr + 65536)
+		path_keys_again(as);
 }
 
 int64_t ms_names_anon_id(struct ms_aspace *as, const char *name)

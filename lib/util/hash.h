@@ -14,13 +14,21 @@ static inline size_t ms_hash64(uint64_t k, size_t cap)
 	return (size_t)k & (cap - 1);
 }
 
+/* ms_hash_str() of no bytes, and of one byte more than h is of: a hash of every prefix, made as it goes. */
+#define MS_HASH_STR_EMPTY 0xcbf29ce484222325ULL
+
+static inline uint64_t ms_hash_str_more(uint64_t h, unsigned char c)
+{
+	return (h ^ c) * 0x100000001b3ULL;
+}
+
 /* FNV-1a of a NUL-terminated string: each table of strings folds it to its slots its own way. */
 static inline uint64_t ms_hash_str(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = MS_HASH_STR_EMPTY;
 
 	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+		h = ms_hash_str_more(h, (unsigned char)*s);
 	return h;
 }
 

@@ -223,6 +223,40 @@ static void deleted_move_with_their_directory(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * A path once mapped, renamed over again and again: the filter lets those
+ * renames through until it is made again from the regions alive, which
+ * keeps every key a later rename needs: a deleted name's directories, a
+ * name a region bore before, a region made after.
+ */
+static void filter_made_again(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	char name[32];
+	uint64_t i;
+
+	(void)state;
+	map_file(as, 16 * P, 17 * P, "/srv/k/f", 7);
+	map_file(as, 18 * P, 19 * P, "/srv/q/x", 8);
+	for (i = 0; i < 3000; i++) {
+		snprintf(name, sizeof(name), "/tmp/f%llu", (unsigned long long)i);
+		map_file(as, (64 + 2 * i) * P, (65 + 2 * i) * P, name, 1000 + i);
+	}
+	for (i = 0; i < 200; i++)                        /* f deleted by the first, the rest find nothing */
+		rename_file(as, i & 1 ? "/srv/k/f" : "/srv/k/t", i & 1 ? "/srv/k/t" : "/srv/k/f", false, NULL, 0);
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/srv/k/f (deleted)");
+	rename_file(as, "/srv/k", "/srv/m", false, NULL, 0);
+	assert_string_equal(proc_name_at(as, PID, 16 * P), "/srv/m/f (deleted)");
+	rename_file(as, "/srv/q/x", "/srv/q/y", false, NULL, 0);
+	assert_string_equal(proc_name_at(as, PID, 18 * P), "/srv/q/y");
+	map_file(as, 20 * P, 21 * P, "/srv/m/g", 9);
+	rename_file(as, "/srv/m/g", "/srv/m/h", false, NULL, 0);
+	assert_string_equal(proc_name_at(as, PID, 20 * P), "/srv/m/h");
+	rename_file(as, "/tmp", "/var/tmp", false, NULL, 0);
+	assert_string_equal(proc_name_at(as, PID, (64 + 2 * 2999) * P), "/var/tmp/f2999");
+	ms_aspace_free(as);
+}
+
 static void anon_name(struct ms_aspace *as, uint64_t s, uint64_t e, const char *name)
 {
 	struct ms_event m = ev(MS_EV_VMA_ATTR);
@@ -289,6 +323,7 @@ int main(void)
 		cmocka_unit_test(renamed_is_new_path),
 		cmocka_unit_test(renames_between_maps),
 		cmocka_unit_test(deleted_move_with_their_directory),
+		cmocka_unit_test(filter_made_again),
 		cmocka_unit_test(anon_names_split_and_merge),
 	};
 

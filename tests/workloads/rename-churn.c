@@ -12,11 +12,13 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 int main(int argc, char **argv)
 {
 	long regions = argc > 2 ? atol(argv[2]) : 20000, renames = argc > 3 ? atol(argv[3]) : 20000, i;
+	int mapped = argc > 4 && !strcmp(argv[4], "mapped");
 	char a[4096], b[4096];
 	volatile char *p;
 	FILE *f;
@@ -36,8 +38,13 @@ int main(int argc, char **argv)
 	}
 	snprintf(a, sizeof(a), "%s/churn.tmp", argv[1]);
 	snprintf(b, sizeof(b), "%s/churn", argv[1]);
-	if (!(f = fopen(a, "w")) || fclose(f)) {
+	if (!(f = fopen(a, "w")) || fclose(f) || (mapped && !(f = fopen(b, "w"))) || (mapped && fputc(1, f) == EOF) ||
+	    (mapped && fclose(f))) {
 		perror(a);
+		return 1;
+	}
+	if (mapped && (!(f = fopen(b, "r")) || mmap(NULL, 1, PROT_READ, MAP_SHARED, fileno(f), 0) == MAP_FAILED)) {
+		perror(b);
 		return 1;
 	}
 	for (i = 0; i < renames; i++)
@@ -46,6 +53,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	remove(renames & 1 ? b : a);
-	printf("rename-churn regions=%ld renames=%ld\n", regions, renames);
+	printf("rename-churn regions=%ld renames=%ld mapped=%d\n", regions, renames, mapped);
 	return 0;
 }
