@@ -86,7 +86,7 @@ struct proc {
 	 */
 	uint64_t vma_lo, vma_hi;
 	uint32_t vma_anon;
-	struct bigheap *big;     /* its regions of many pieces, each with its pieces by size (pieces.c) */
+	struct bigheap *big;     /* its regions of many pieces, each with its pieces by size (settle.c) */
 	size_t nr_big;
 	size_t hint;             /* the piece the last lookup found: samples cluster */
 	size_t near;             /* the piece lower_from() found last: a change searches near one place */
@@ -122,7 +122,7 @@ struct ms_aspace {
 	struct ms_aspace_listener listener;
 	void *ctx;
 	uint32_t last_anon;          /* the last anon_vma id given */
-	uint32_t *touched;           /* regions a change touched, for their extents (pieces.c) */
+	uint32_t *touched;           /* regions a change touched, for their extents (settle.c) */
 	char change_name[256];       /* the last ms_change's name: 256 as the timeline has always cut it */
 	char **anon_names;           /* the names prctl gave VMAs, each once (struct piece's name) */
 	size_t nr_anon_names, cap_anon_names;

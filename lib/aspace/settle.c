@@ -196,7 +196,7 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The list past TOUCHED_FEW: sorted, each region once. */
-static void __attribute__((noinline)) touched_once(struct ms_aspace *as)
+static void touched_once(struct ms_aspace *as)
 {
 	size_t i, n = 0;
 
@@ -371,6 +371,8 @@ void ms_pieces_settle(struct ms_aspace *as, struct proc *p, uint64_t time)
 			for (k = 0; k < as->nr_touched; k++)
 				settle_region(p, as->regions[as->touched[k]], time);
 	}
+	if (as->cap_touched > 16 * TOUCHED_FEW)        /* a change over thousands: its room given back */
+		MS_SHRINK(as->touched, TOUCHED_FEW, as->cap_touched);
 	as->nr_touched = 0;
 	as->overflow = false;
 	p->moved_lo = p->moved_hi = 0;

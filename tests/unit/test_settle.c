@@ -100,11 +100,71 @@ static void many_with_a_big_region(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * One VMA of 100 regions (adjacent maps the kernel merged) moved whole: the
+ * settle reads where the pieces went, so each region is alive at its new
+ * place (a settle that read only their old extents would end them all).
+ */
+static void move_of_many_regions(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	const struct ms_region *r;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 100; i++)
+		map_vma(as, (100 + i) * P, (101 + i) * P, 100 * P, (101 + i) * P, "//anon");
+	assert_int_equal(ms_aspace_nr_regions(as), 100);
+	remap(as, 100 * P, 200 * P, 500 * P, 600 * P);
+	for (i = 0; i < 100; i++) {
+		r = ms_aspace_region(as, i);
+		assert_true(r->alive);
+		assert_int_equal(r->start, (500 + i) * P);
+		assert_int_equal(r->end, (501 + i) * P);
+	}
+	ms_aspace_free(as);
+}
+
+/*
+ * A region whose pieces lie between ten others each, over more regions
+ * than a change lists without repeats: it is listed again past the last
+ * few looked at, and settled once, alive, as its pieces say.
+ */
+static void region_listed_again(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	const struct ms_region *a, *r;
+	int i, k;
+
+	(void)state;
+	map(as, 1000 * P, 1110 * P, "//anon");           /* region 0 */
+	for (i = 0; i < 10; i++)                         /* 100 one-page maps over it: a page of it between each ten */
+		for (k = 0; k < 10; k++)
+			map(as, (1000 + 11 * i + 1 + k) * P, (1000 + 11 * i + 2 + k) * P, "/x.so");
+	a = ms_aspace_region(as, 0);
+	protect(as, 1000 * P, 1110 * P, PROT_READ);
+	assert_true(a->alive);
+	assert_int_equal(a->start, 1000 * P);
+	assert_int_equal(a->end, 1100 * P);                /* a page in every eleven: the last, [1099, 1100) */
+	assert_int_equal(a->prot, PROT_READ);
+	for (i = 1; i <= 100; i++) {
+		r = ms_aspace_region(as, i);
+		assert_true(r->alive);
+		assert_int_equal(r->prot, PROT_READ);
+	}
+	unmap(as, 1000 * P, 1110 * P);
+	for (i = 0; i <= 100; i++)
+		assert_false(ms_aspace_region(as, i)->alive);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(change_over_many_regions),
 		cmocka_unit_test(many_with_a_big_region),
+		cmocka_unit_test(move_of_many_regions),
+		cmocka_unit_test(region_listed_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
