@@ -158,6 +158,13 @@ int ms_ustring_path(const char *procfs, pid_t pid, pid_t tid, int dirfd, const c
 	char joined[PATH_MAX * 2], dir[PATH_MAX], *slash, *real;
 	int err;
 
+	/*
+	 * An empty name is no path (the kernel refuses it, ENOENT): one read
+	 * empty was read after the call had run, its memory used again. Joined
+	 * to the directory it would name that instead.
+	 */
+	if (!name[0])
+		return -ENOENT;
 	if (name[0] == '/') {
 		snprintf(joined, sizeof(joined), "%s", name);
 	} else {

@@ -48,7 +48,8 @@ int ms_ustring_read(pid_t pid, uint64_t addr, const unsigned char *stack, uint64
  * name as d_path would print it: relative to directory fd dirfd of
  * process pid (AT_FDCWD: thread tid's working directory), under procfs
  * (normally "/proc"), its directory's symbolic links resolved where it
- * exists. 0, or -errno where the directory cannot be told.
+ * exists. 0, or -errno where the directory cannot be told (-ENOENT for
+ * an empty name, which names no file).
  */
 int ms_ustring_path(const char *procfs, pid_t pid, pid_t tid, int dirfd, const char *name, char *out, size_t len);
 
