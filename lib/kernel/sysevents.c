@@ -12,14 +12,17 @@
  * call sites and failures. The mlock family, mseal, the NUMA policy calls,
  * userfaultfd's ioctls and prctl's VMA names change VMA flags, policy or
  * name, which splits and merges VMAs with no record; unlink and rename
- * change the names /proc gives mapped files. A kernel without one of those
+ * change the names /proc gives mapped files. execve copies its arguments
+ * onto the new program's stack before the exec, and the kernel records
+ * that stack's growth as maps of the caller (a vfork child's are its
+ * parent's): the stream passes over them. A kernel without one of those
  * tracepoints records without it.
  */
 const char *const ms_sysevents[] = {
 	"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "shmat", "shmdt",
 	"mlock", "mlock2", "munlock", "mlockall", "munlockall",
 	"unlink", "unlinkat", "mseal", "mbind", "set_mempolicy_home_node",
-	"ioctl", "prctl", "rename", "renameat", "renameat2",
+	"ioctl", "prctl", "rename", "renameat", "renameat2", "execve", "execveat",
 };
 const size_t ms_nr_sysevents = sizeof(ms_sysevents) / sizeof(ms_sysevents[0]);
 

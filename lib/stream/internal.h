@@ -39,7 +39,7 @@ enum { STREAM_KERNEL_TYPE_LAST = 24, STREAM_PERF_TYPE_LAST = 90 };
 enum sc { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_MPROTECT, SC_BRK, SC_MADVISE, SC_SHMAT, SC_SHMDT,
 	  SC_MLOCK, SC_MLOCK2, SC_MUNLOCK, SC_MLOCKALL, SC_MUNLOCKALL,
 	  SC_UNLINK, SC_UNLINKAT, SC_MSEAL, SC_MBIND, SC_HOME_NODE,
-	  SC_IOCTL, SC_PRCTL, SC_RENAME, SC_RENAMEAT, SC_RENAMEAT2,
+	  SC_IOCTL, SC_PRCTL, SC_RENAME, SC_RENAMEAT, SC_RENAMEAT2, SC_EXECVE, SC_EXECVEAT,
 	  SC_NR };
 
 /* The syscalls followed, by enum sc: the name and the entry's argument fields. */
@@ -96,6 +96,12 @@ struct thread {
 	uint32_t nr_files;
 	char *strs[2];                /* in an open prctl or rename: its strings (mapscope:user_string), or NULL */
 	bool entered;                 /* a followed entry of it was seen: no call of its is in flight unseen */
+	/*
+	 * In an execve, before its exec: what the kernel maps and writes into a
+	 * VMA tree then is the new program's stack, in the address space the
+	 * exec will put in place (or drop, where it fails), not this one's.
+	 */
+	bool in_exec;
 };
 
 /* The VMA tree's write of NULL over [start, end) by a thread in a call whose entry was not seen (inflight.c). */

@@ -512,6 +512,8 @@ int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struc
 	t = thread_get(s, smp->tid);
 	if (!t)
 		return -ENOMEM;
+	if (t->in_exec)
+		return 0;                /* the new program's stack, in the tree of the address space to come */
 	if (!val)                    /* a hole: of a call in flight since before the recording (inflight.c)? */
 		return t->sc < 0 && !t->entered && s->has_enter[SC_MUNMAP] ?
 			       stream_hole_note(s, smp, start, last + 1) : 0;
@@ -564,6 +566,12 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 
 	if (!t)
 		return -ENOMEM;
+	if (ei->sc == SC_EXECVE || ei->sc == SC_EXECVEAT) {
+		/* Its exit comes from the new program, or says it failed: the caller's maps either way. */
+		t->in_exec = ei->kind == EK_ENTER;
+		return 0;
+	}
+	t->in_exec = false;                  /* any other call: the execve returned, its exit lost */
 	if (ei->kind == EK_ENTER) {
 		if ((t->nr_maps || t->nr_vmas) && (err = flush_thread_maps(s, smp, t)))   /* an exit was lost */
 			return err;
@@ -671,7 +679,7 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 				"that does not fit");
 		return err == -ENOMEM ? err : 0;
 	}
-	if (pm.pid == UINT32_MAX) {                /* the kernel's own maps, as perf synthesises them */
+	if (pm.pid == UINT32_MAX || (t && t->in_exec)) {   /* the kernel's own maps; the new program's stack */
 		free(pm.name);
 		return 0;
 	}

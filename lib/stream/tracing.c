@@ -37,6 +37,8 @@ const struct stream_syscall stream_syscalls[SC_NR] = {
 	[SC_RENAME] = { "rename", { NULL } },
 	[SC_RENAMEAT] = { "renameat", { NULL } },
 	[SC_RENAMEAT2] = { "renameat2", { "olddfd", "oldname", "newdfd", "newname", "flags" } },
+	[SC_EXECVE] = { "execve", { NULL } },
+	[SC_EXECVEAT] = { "execveat", { NULL } },
 };
 
 /*

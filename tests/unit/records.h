@@ -24,6 +24,17 @@ struct mmap2_rec {
 	uint64_t identifier;
 };
 
+/* PERF_RECORD_COMM (PERF_RECORD_MISC_COMM_EXEC in h.misc for an exec): pid, tid, comm, then the trailer. */
+struct comm_rec {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	char comm[8];
+	uint32_t spid, stid;
+	uint64_t time, id;
+	uint32_t cpu, res;
+	uint64_t identifier;
+};
+
 /* PERF_RECORD_FORK: pid, ppid, tid, ptid, time, then the trailer. */
 struct fork_rec {
 	struct perf_event_header h;

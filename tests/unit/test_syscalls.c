@@ -49,6 +49,7 @@ static const struct {
 	{ "mprotect", 730, { "start", "len", "prot" } },
 	{ "madvise", 740, { "start", "len_in", "behavior" } },
 	{ "mseal", 750, { "start", "len", "flags" } },
+	{ "execve", 760, { NULL } },
 };
 
 static void put(const char *rel, const char *text)
@@ -260,6 +261,15 @@ static void put_fork(struct rec *r, uint64_t t, uint32_t tid, uint32_t child)
 			      FAULT_ID, 0, 0, FAULT_ID };
 
 	assert_int_equal(ms_pdwriter_write(r->w, &f.h), 0);
+}
+
+/* An exec's COMM record: tid of PID runs a new program from t on. */
+static void put_exec(struct rec *r, uint64_t t, uint32_t tid)
+{
+	struct comm_rec c = { { PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, sizeof(c) }, PID, tid, "true", PID, tid,
+			      t, FAULT_ID, 0, 0, FAULT_ID };
+
+	assert_int_equal(ms_pdwriter_write(r->w, &c.h), 0);
 }
 
 /* --- replaying it ------------------------------------------------------------ */
@@ -594,6 +604,53 @@ static void refused_at_seal(void **state)
 	ms_session_free(s);
 }
 
+/*
+ * execve copies its arguments onto the new program's stack before the
+ * exec, and the kernel records that stack's growth as maps of the caller:
+ * they belong to the address space to come. Passed over where the execve
+ * fails (the caller's maps as they were) and where it execs (the new
+ * program's maps, after the exec, taken).
+ */
+static void exec_stack_of_the_next_program(void **state)
+{
+	static const char *const tps[] = { "sys_enter_execve", "sys_exit_execve", "sys_enter_munmap",
+					   "sys_exit_munmap" };
+	const uint64_t top = 0x7ffffffff000ULL, b = 0x20000000ULL, none[1] = { 0 };
+	struct ms_session *s;
+	struct seen w;
+	struct rec r;
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);
+	enter(&r, "execve", 10, PID, none, 0);
+	put_map(&r, 11, top - 2 * P, 2 * P);          /* past a page of arguments: grown */
+	put_map(&r, 12, top - 3 * P, 3 * P);
+	leave(&r, "execve", 13, PID, -8);               /* ENOEXEC: no program */
+	put_map(&r, 14, A + 64 * P, P);                 /* the caller's own, after */
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_false(mapped(s, top - P));
+	assert_false(mapped(s, top - 3 * P));
+	assert_true(mapped(s, A));
+	assert_true(mapped(s, A + 64 * P));
+	ms_session_free(s);
+
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);
+	enter(&r, "execve", 20, PID, none, 0);
+	put_map(&r, 21, top - 2 * P, 2 * P);
+	put_exec(&r, 22, PID);
+	put_map(&r, 23, b, 4 * P);                      /* the new program's */
+	leave(&r, "execve", 24, PID, 0);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_false(mapped(s, top - P));
+	assert_false(mapped(s, A));                     /* the exec took the old maps */
+	assert_true(mapped(s, b));
+	ms_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +660,7 @@ int main(void)
 		cmocka_unit_test(in_flight),
 		cmocka_unit_test(in_flight_reach),
 		cmocka_unit_test(refused_at_seal),
+		cmocka_unit_test(exec_stack_of_the_next_program),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
