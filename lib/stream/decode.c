@@ -316,7 +316,6 @@ static int on_comm(struct ms_stream *s, const struct perf_event_header *rec, con
 	const char *name = (const char *)(rec + 1) + 8;
 	const char *end = trailer_start(s, rec);
 	struct ms_event ev;
-	struct thread *t;
 	uint64_t *brk;
 	uint32_t v[2];
 	char *comm;
@@ -332,8 +331,8 @@ static int on_comm(struct ms_stream *s, const struct perf_event_header *rec, con
 		*brk = 0;                /* a new image: its first brk starts from its own break */
 	if (ev.kind == MS_EV_EXEC && s->nr_holes)
 		stream_holes_drop(s, v[0], 0);   /* the old image's; the exec's own writes come after (inflight.c) */
-	if (ev.kind == MS_EV_EXEC && (t = ms_u32map_get(&s->threads, v[1])))
-		t->in_exec = false;      /* its maps from here on are the new program's, in place now */
+	if (ev.kind == MS_EV_EXEC)
+		stream_exec_done(s, v[0]);
 	ev.pid = v[0];
 	ev.tid = v[1];
 	ev.comm.comm = comm;

@@ -102,6 +102,7 @@ struct thread {
 	 * exec will put in place (or drop, where it fails), not this one's.
 	 */
 	bool in_exec;
+	uint32_t exec_pid;            /* in_exec: of this process (its exec's record names the leader, not this thread) */
 };
 
 /* The VMA tree's write of NULL over [start, end) by a thread in a call whose entry was not seen (inflight.c). */
@@ -297,6 +298,9 @@ bool stream_classify_prefetch(struct evinfo *ei, const char *sys,
 void stream_prefetch_address(const struct evinfo *ei, struct ms_sample *smp);
 /* At the end: the maps of syscalls whose exit never came go out as the kernel's. */
 int stream_flush_threads(struct ms_stream *s);
+
+/* Process pid exec'd (its COMM record): its threads' execve marks are cleared, whichever called it. */
+void stream_exec_done(struct ms_stream *s, uint32_t pid);
 
 /* referenced.c: a sample of mapscope:vma_referenced (EK_ACCESS; its fields in stream_referenced_fields order). */
 extern const char *const stream_referenced_fields[8];

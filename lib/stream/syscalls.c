@@ -569,6 +569,7 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 	if (ei->sc == SC_EXECVE || ei->sc == SC_EXECVEAT) {
 		/* Its exit comes from the new program, or says it failed: the caller's maps either way. */
 		t->in_exec = ei->kind == EK_ENTER;
+		t->exec_pid = smp->pid;
 		return 0;
 	}
 	t->in_exec = false;                  /* any other call: the execve returned, its exit lost */
@@ -695,6 +696,22 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 	err = emit_map(s, smp, &pm, s->has_syscalls ? MS_VIA_KERNEL : MS_VIA_UNKNOWN);
 	free(pm.name);
 	return err;
+}
+
+/*
+ * Process pid has exec'd: the maps of its threads from here on are the new
+ * program's, in place now. The thread that called execve may have been
+ * any of them: the exec's record names the leader, whose tid it takes
+ * (de_thread), so every thread marked in the process is cleared.
+ */
+void stream_exec_done(struct ms_stream *s, uint32_t pid)
+{
+	struct thread *t;
+	size_t pos = 0;
+
+	while ((t = ms_u32map_next(&s->threads, &pos, NULL)))
+		if (t->in_exec && t->exec_pid == pid)
+			t->in_exec = false;
 }
 
 int stream_flush_threads(struct ms_stream *s)

@@ -189,13 +189,19 @@ static void close_rec(struct rec *r)
 	ms_buf_release(&r->td);
 }
 
-static void put_map(struct rec *r, uint64_t t, uint64_t addr, uint64_t len)
+/* An MMAP2 of anonymous memory by thread tid of PID. */
+static void put_map_by(struct rec *r, uint64_t t, uint32_t tid, uint64_t addr, uint64_t len)
 {
-	struct mmap2_rec m = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(m) }, PID, PID, addr, len, 0,
-			       0, 0, 0, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE, "//anon", PID, PID, t, FAULT_ID,
+	struct mmap2_rec m = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(m) }, PID, tid, addr, len, 0,
+			       0, 0, 0, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE, "//anon", PID, tid, t, FAULT_ID,
 			       0, 0, FAULT_ID };
 
 	assert_int_equal(ms_pdwriter_write(r->w, &m.h), 0);
+}
+
+static void put_map(struct rec *r, uint64_t t, uint64_t addr, uint64_t len)
+{
+	put_map_by(r, t, PID, addr, len);
 }
 
 /*
@@ -648,6 +654,26 @@ static void exec_stack_of_the_next_program(void **state)
 	assert_false(mapped(s, top - P));
 	assert_false(mapped(s, A));                     /* the exec took the old maps */
 	assert_true(mapped(s, b));
+	ms_session_free(s);
+
+	/*
+	 * From a thread other than the leader: the exec's record names the
+	 * leader (the caller takes its tid), and the caller's own tid, given
+	 * again later to a new thread, maps as any.
+	 */
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);
+	enter(&r, "execve", 20, PID + 1, none, 0);
+	put_map_by(&r, 21, PID + 1, top - 2 * P, 2 * P);
+	put_exec(&r, 22, PID);
+	put_map(&r, 23, b, 4 * P);
+	leave(&r, "execve", 24, PID, 0);
+	put_map_by(&r, 30, PID + 1, b + 64 * P, 2 * P);   /* a new thread with the tid again: its stack */
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_false(mapped(s, top - P));
+	assert_true(mapped(s, b));
+	assert_true(mapped(s, b + 64 * P));
 	ms_session_free(s);
 }
 
