@@ -106,8 +106,8 @@ static int move_one(struct ms_aspace *as, struct proc *p, const struct ms_event 
  * remap_move): each VMA moves on its own to its offset from the new
  * address, the target unmapped under it alone, so the holes keep what the
  * target had there; each keeps its own protection and flags, and merges
- * with its new neighbours where they match. A range of one VMA is moved
- * as move_one() moves it.
+ * with its new neighbours where they match. A range of one VMA, with no
+ * hole, comes out as move_one() would leave it.
  */
 static int move_each(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct piece *moved,
 		     size_t n)

@@ -63,7 +63,11 @@ static void move_of_several_vmas(void **state)
 	ms_aspace_free(as);
 }
 
-/* MREMAP_DONTUNMAP over several VMAs: each moved, and each left where it was as well (empty, as the kernel leaves it). */
+/*
+ * MREMAP_DONTUNMAP over several VMAs and a hole, onto a reservation: each
+ * moved, each left where it was as well (empty, as the kernel leaves it),
+ * and the hole's part of the reservation kept.
+ */
 static void move_of_several_left_behind(void **state)
 {
 	struct ms_aspace *as = ms_aspace_new();
@@ -74,6 +78,8 @@ static void move_of_several_left_behind(void **state)
 	map(as, 100 * P, 102 * P, "//anon");
 	map(as, 103 * P, 104 * P, "//anon");
 	protect(as, 103 * P, 104 * P, PROT_READ);
+	map(as, 300 * P, 310 * P, "//anon");
+	protect(as, 300 * P, 310 * P, PROT_NONE);
 	e.remap.old_start = 100 * P;
 	e.remap.old_end = 104 * P;
 	e.remap.new_start = 300 * P;
@@ -81,14 +87,19 @@ static void move_of_several_left_behind(void **state)
 	e.remap.flags = MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP;
 	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
 	v = vmas_of(as, PID);
-	assert_int_equal(v.n, 4);
-	assert_int_equal(v.s[0], 100 * P);
+	assert_int_equal(v.n, 6);
+	assert_int_equal(v.s[0], 100 * P);                     /* left behind */
 	assert_int_equal(v.s[1], 103 * P);
-	assert_int_equal(v.s[2], 300 * P);
+	assert_int_equal(v.s[2], 300 * P);                     /* moved */
 	assert_int_equal(v.e[2], 302 * P);
 	assert_int_equal(v.prot[2], RW);
-	assert_int_equal(v.s[3], 303 * P);
-	assert_int_equal(v.prot[3], PROT_READ);
+	assert_int_equal(v.s[3], 302 * P);                     /* the reservation's, in the hole */
+	assert_int_equal(v.e[3], 303 * P);
+	assert_int_equal(v.prot[3], PROT_NONE);
+	assert_int_equal(v.s[4], 303 * P);
+	assert_int_equal(v.prot[4], PROT_READ);
+	assert_int_equal(v.s[5], 304 * P);                     /* the rest of it */
+	assert_int_equal(v.prot[5], PROT_NONE);
 	ms_aspace_free(as);
 }
 

@@ -48,12 +48,11 @@ int main(void)
 		return 1;
 	}
 	snapshot("moved-alternating");
-	/* MREMAP_DONTUNMAP: each VMA moved, and left where it was as well, empty. */
+	/* MREMAP_DONTUNMAP: each VMA moved, and left where it was as well, empty; the hole keeps the target's. */
 	alt = map_or_die(NULL, 8 * PAGE, PROT_READ | PROT_WRITE, 0);
 	must(mprotect(alt + 4 * PAGE, 2 * PAGE, PROT_READ), "mprotect");
 	must(munmap(alt + 6 * PAGE, PAGE), "munmap");
-	to = map_or_die(NULL, 16 * PAGE, PROT_READ, 0);
-	must(munmap(to, 16 * PAGE), "munmap");
+	to = map_or_die(NULL, 16 * PAGE, PROT_NONE, MAP_NORESERVE);
 	if ((char *)syscall(SYS_mremap, alt, 8 * PAGE, 8 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
 			    to + 4 * PAGE) == MAP_FAILED) {
 		perror("mremap DONTUNMAP");
