@@ -220,15 +220,15 @@ static uint32_t protect_effective(struct proc *p, const struct ms_event *ev, uin
 }
 
 /*
- * mprotect, VMA by VMA as mprotect_fixup goes: a VMA that has the new
- * protection already is left whole (newflags == oldflags returns early,
- * and no record is written); the others are split at the range's ends
- * and take it.
+ * mprotect of [start, ev's end) to prot (protect_effective()'s), VMA by
+ * VMA as mprotect_fixup goes: a VMA that has the new protection already is
+ * left whole (newflags == oldflags returns early, and no record is
+ * written); the others are split at the range's ends and take it.
  */
-static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
+static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, uint64_t start,
+			 uint32_t prot)
 {
-	uint64_t start, end = ev->protect.end, a, b;
-	const uint32_t prot = protect_effective(p, ev, &start);
+	uint64_t end = ev->protect.end, a, b;
 	size_t i = lower(p, start), first, last, j, k;
 	int err;
 
@@ -466,13 +466,14 @@ static int change_remap(struct ms_aspace *as, struct proc *p, const struct ms_ev
 static int change_protect(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
 {
 	uint64_t start;
+	const uint32_t prot = protect_effective(p, ev, &start);
 	int err;
 
 	if (c) {
-		c->prot = (int)protect_effective(p, ev, &start);
+		c->prot = (int)prot;
 		set_range(as, ev->pid, c, start, ev->protect.end);
 	}
-	if ((err = apply_protect(as, p, ev)) || !c)
+	if ((err = apply_protect(as, p, ev, start, prot)) || !c)
 		return err;
 	c->region = c->start ? ms_aspace_lookup(as, ev->pid, c->start) : NULL;
 	return 0;
