@@ -113,7 +113,7 @@ static int move_each(struct ms_aspace *as, struct proc *p, const struct ms_event
 		     size_t n)
 {
 	const int64_t delta = (int64_t)(ev->remap.new_start - ev->remap.old_start);
-	size_t k, run, at;
+	size_t k, run, at = 0;
 	int err;
 
 	for (k = 0; k < n; k++) {
@@ -127,7 +127,6 @@ static int move_each(struct ms_aspace *as, struct proc *p, const struct ms_event
 		if ((err = ms_pieces_unmap(as, p, moved[run].start, moved[k - 1].end, -1, ev->time)))
 			return err;
 	}
-	at = lower(p, moved[0].start);
 	for (k = 0; k < n; k++) {
 		at = k && moved[k].start == moved[k - 1].end ? at : lower(p, moved[k].start);
 		ms_pieces_touch(as, moved[k].region);
