@@ -572,21 +572,26 @@ static int change_task(struct ms_aspace *as, struct proc *p, const struct ms_eve
 /*
  * The VMA tree's write of one VMA: [start, end) is one VMA now, exactly,
  * whatever call made it (mseal, mbind, userfaultfd, a failed mprotect
- * among them): pieces are split at its ends, then joined.
+ * among them): pieces are split at its ends, then joined. The writes come
+ * after the change that caused them has settled: the pieces they join
+ * that are alike (one mprotect over many VMAs, which the kernel merged)
+ * are made one, and their regions settled, now.
  */
-static int apply_vma(struct proc *p, const struct ms_event *ev)
+static int apply_vma(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	size_t i, j;
 	int err;
 
 	if (ev->vma.start >= ev->vma.end)
 		return 0;                        /* the VMA tree holds no VMA of no length: a damaged record */
-	if (ms_pieces_vma_again(p, ev->vma.start, ev->vma.end) || ms_pieces_vma_whole(p, ev->vma.start, ev->vma.end))
-		return 0;
-	err = ms_pieces_carve(p, ev->vma.start, ev->vma.end, &i, &j);
-	if (!err)
+	if (!ms_pieces_vma_again(p, ev->vma.start, ev->vma.end) && !ms_pieces_vma_whole(p, ev->vma.start, ev->vma.end)) {
+		if ((err = ms_pieces_carve(p, ev->vma.start, ev->vma.end, &i, &j)))
+			return err;
 		ms_pieces_set_vma(p, ev->vma.start, ev->vma.end);
-	return err;
+	}
+	if (p->nr_cuts || p->cut_lo < p->cut_hi)
+		ms_pieces_settle(as, p, ev->time);
+	return 0;
 }
 
 /* Events that change no mapping: a new comm, a thread's stack pointer. */
@@ -652,7 +657,7 @@ int __attribute__((noinline)) ms_aspace_apply_event(struct ms_aspace *as, const 
 	case MS_EV_UNLINK: ms_names_unlink(as, ev); break;
 	case MS_EV_RENAME: ms_names_rename(as, ev); break;
 	case MS_EV_ACCESS: ms_aspace_charge_access(as, p, ev); break;
-	case MS_EV_VMA: err = apply_vma(p, ev); break;
+	case MS_EV_VMA: err = apply_vma(as, p, ev); break;
 	case MS_EV_VMA_ATTR: err = ms_vma_set_attr(as, p, ev); break;
 	default: apply_other(as, p, ev); break;
 	}

@@ -77,6 +77,7 @@ struct proc {
 	uint64_t moved_lo, moved_hi;   /* where pieces were put since the last settle (ms_pieces_settle) */
 	uint64_t cuts[8];        /* where pieces met anew since the last settle: it joins those alike there */
 	size_t nr_cuts;
+	uint64_t cut_lo, cut_hi; /* past eight: the others lie in [cut_lo, cut_hi) (none where lo >= hi) */
 	/*
 	 * A VMA known whole, [vma_lo, vma_hi) (none where lo >= hi): its pieces
 	 * are contiguous, each after the first joined, all with anon vma_anon.

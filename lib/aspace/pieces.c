@@ -51,12 +51,23 @@ static void widen(uint64_t *lo, uint64_t *hi, uint64_t start, uint64_t end)
 /*
  * Notes that two pieces may meet at addr anew (a cut, a piece put in, a
  * join): the next settle joins them there where they are alike. Past
- * eight, not noted: joining is never needed for an answer.
+ * eight, the span of those not listed: the settle joins every pair alike
+ * in it (one VMA tree write over a run of pieces one mprotect made alike).
  */
 static void note_cut(struct proc *p, uint64_t addr)
 {
-	if (p->nr_cuts < sizeof(p->cuts) / sizeof(p->cuts[0]) && (!p->nr_cuts || p->cuts[p->nr_cuts - 1] != addr))
+	if (p->nr_cuts && p->cuts[p->nr_cuts - 1] == addr)
+		return;
+	if (p->nr_cuts < sizeof(p->cuts) / sizeof(p->cuts[0])) {
 		p->cuts[p->nr_cuts++] = addr;
+		return;
+	}
+	if (p->cut_lo >= p->cut_hi) {
+		p->cut_lo = addr;
+		p->cut_hi = addr + 1;
+	}
+	p->cut_lo = addr < p->cut_lo ? addr : p->cut_lo;
+	p->cut_hi = addr >= p->cut_hi ? addr + 1 : p->cut_hi;
 }
 
 /* Notes that pieces were put in [start, end): the regions settled next may have pages there. */
@@ -500,6 +511,7 @@ void ms_pieces_clear(struct ms_aspace *as, struct proc *p, uint64_t time)
 		ms_region_end(as->regions[p->p[i].region], time);
 	p->n = 0;
 	p->nr_cuts = 0;
+	p->cut_lo = p->cut_hi = 0;
 	ms_big_drop_all(p);
 	p->vma_lo = p->vma_hi = 0;
 	p->heap = p->stack = -1;

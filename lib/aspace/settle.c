@@ -323,30 +323,68 @@ static bool alike(const struct piece *a, const struct piece *b)
 	       a->pgoff + (a->end - a->start) == b->pgoff;
 }
 
-/* Joins piece i to piece i - 1 (alike): one move of the array. */
-static void join_into_before(struct proc *p, size_t i)
+/* Joins piece i to piece i - 1 (alike): one move of the array. Its region is settled anew. */
+static void join_into_before(struct ms_aspace *as, struct proc *p, size_t i)
 {
 	p->p[i - 1].end = p->p[i].end;
 	ms_big_note(p, &p->p[i - 1]);
+	ms_pieces_touch(as, p->p[i].region);
 	ms_pieces_close_gap(p, i, i + 1);
 }
 
 /*
- * Joins the pieces alike that meet where changes since the last settle
- * cut or put pieces, or joined them (p->cuts). A region's perms are then
- * those of its biggest run of pages alike, not of the biggest of the
- * pieces its history cut it into.
+ * Joins every pair of pieces alike that meet in [lo, hi), in one pass
+ * and one move of the array (a join at a time moves it each time: an
+ * mprotect over 20,000 pieces).
  */
-static void coalesce(struct proc *p)
+static void join_span(struct ms_aspace *as, struct proc *p, uint64_t lo, uint64_t hi)
+{
+	size_t i = lower(p, lo), out;
+	bool joined = false;
+
+	i = i ? i : 1;
+	for (out = i; i < p->n && p->p[i].start < hi; i++) {
+		if (alike(&p->p[out - 1], &p->p[i])) {
+			p->p[out - 1].end = p->p[i].end;
+			joined = true;
+			continue;
+		}
+		if (joined) {
+			ms_big_note(p, &p->p[out - 1]);
+			ms_pieces_touch(as, p->p[out - 1].region);
+			joined = false;
+		}
+		p->p[out++] = p->p[i];
+	}
+	if (joined) {
+		ms_big_note(p, &p->p[out - 1]);
+		ms_pieces_touch(as, p->p[out - 1].region);
+	}
+	if (out < i)
+		memmove(p->p + out, p->p + i, (p->n - i) * sizeof(*p->p));
+	p->n -= i - out;
+}
+
+/*
+ * Joins the pieces alike that meet where changes since the last settle
+ * cut or put pieces, or joined them (p->cuts, and the span of those past
+ * them). A region's perms are then those of its biggest run of pages
+ * alike, not of the biggest of the pieces its history cut it into: each
+ * region a join changes is settled.
+ */
+static void coalesce(struct ms_aspace *as, struct proc *p)
 {
 	size_t k, i;
 
 	for (k = 0; k < p->nr_cuts; k++) {
 		i = lower(p, p->cuts[k]);
 		if (i > 0 && i < p->n && p->p[i].start == p->cuts[k] && alike(&p->p[i - 1], &p->p[i]))
-			join_into_before(p, i);
+			join_into_before(as, p, i);
 	}
 	p->nr_cuts = 0;
+	if (p->cut_lo < p->cut_hi)
+		join_span(as, p, p->cut_lo, p->cut_hi);
+	p->cut_lo = p->cut_hi = 0;
 }
 
 /*
@@ -358,7 +396,7 @@ void ms_pieces_settle(struct ms_aspace *as, struct proc *p, uint64_t time)
 {
 	size_t k;
 
-	coalesce(p);
+	coalesce(as, p);
 
 	if (as->overflow) {            /* no memory to list them: every region of p, the listed among them */
 		for (k = 0; k < as->nr; k++)

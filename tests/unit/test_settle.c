@@ -101,6 +101,78 @@ static void many_with_a_big_region(void **state)
 }
 
 /*
+ * One mprotect over 30 pieces cut from a region (every other page made
+ * read-only), making them alike, and the VMA tree's write of the one VMA
+ * the kernel merged them into: the pieces are joined, past the eight
+ * joins a settle once listed, and the region takes the perms of most of
+ * it, [40, 100) r-x, not those of its biggest piece before, [0, 40) rw-.
+ */
+static void one_protect_over_many_pieces(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	const struct ms_region *r;
+	struct ms_event v;
+	struct proc *p;
+	int i;
+
+	(void)state;
+	map(as, 100 * P, 200 * P, "//anon");
+	for (i = 0; i < 30; i++)
+		protect(as, (140 + 2 * i) * P, (141 + 2 * i) * P, PROT_READ);
+	r = ms_aspace_region(as, 0);
+	assert_int_equal(r->prot, RW);
+	protect(as, 140 * P, 200 * P, PROT_READ | PROT_EXEC);
+	v = ev(MS_EV_VMA);
+	v.vma.start = 140 * P;
+	v.vma.end = 200 * P;
+	assert_int_equal(ms_aspace_apply(as, &v, NULL), 0);
+	p = ms_aspace_proc_make(as, PID);
+	assert_int_equal(p->n, 2);
+	assert_int_equal(p->p[1].start, 140 * P);
+	assert_int_equal(p->p[1].end, 200 * P);
+	assert_int_equal(r->prot, PROT_READ | PROT_EXEC);
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	assert_int_equal(r->start, 100 * P);
+	assert_int_equal(r->end, 200 * P);
+	ms_aspace_free(as);
+}
+
+/*
+ * Pieces alike met at 20,000 places by one change (a VMA tree write over
+ * a reservation of 20,001 pieces made alike): joined in one pass, into
+ * one piece, with the pieces around them kept as they were.
+ */
+static void joins_past_the_listed(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event v;
+	struct proc *p;
+	int i;
+
+	(void)state;
+	map(as, 10 * P, 11 * P, "/before");
+	map(as, 100 * P, 40102 * P, "//anon");
+	map(as, 50000 * P, 50001 * P, "/after");
+	for (i = 0; i < 20000; i++)
+		protect(as, (101 + 2 * i) * P, (102 + 2 * i) * P, PROT_READ);
+	p = ms_aspace_proc_make(as, PID);
+	assert_int_equal(p->n, 2 + 40001);
+	protect(as, 100 * P, 40102 * P, PROT_READ);
+	v = ev(MS_EV_VMA);
+	v.vma.start = 100 * P;
+	v.vma.end = 40102 * P;
+	assert_int_equal(ms_aspace_apply(as, &v, NULL), 0);
+	assert_int_equal(p->n, 3);
+	assert_int_equal(p->p[0].start, 10 * P);
+	assert_int_equal(p->p[1].start, 100 * P);
+	assert_int_equal(p->p[1].end, 40102 * P);
+	assert_int_equal(p->p[1].prot, PROT_READ);
+	assert_int_equal(p->p[2].start, 50000 * P);
+	assert_int_equal(ms_aspace_region(as, 1)->prot, PROT_READ);
+	ms_aspace_free(as);
+}
+
+/*
  * One VMA of 100 regions (adjacent maps the kernel merged) moved whole: the
  * settle reads where the pieces went, so each region is alive at its new
  * place (a settle that read only their old extents would end them all).
@@ -165,6 +237,8 @@ int main(void)
 		cmocka_unit_test(many_with_a_big_region),
 		cmocka_unit_test(move_of_many_regions),
 		cmocka_unit_test(region_listed_again),
+		cmocka_unit_test(one_protect_over_many_pieces),
+		cmocka_unit_test(joins_past_the_listed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
