@@ -37,10 +37,12 @@ int replay_open(struct ms_session **s, const char *path, const struct ms_session
 }
 
 /*
- * Progress on a large file (over 100 MiB), where stderr is a terminal: a
- * thread prints how far the reader is, at once and then twice a second, on
- * one line that goes away at the end. It only reads the reader's offset, a word the
- * replay keeps writing: a stale value shows a moment's old progress.
+ * Progress on a large file (over 100 MiB), where stderr is a terminal: how
+ * far the reader is, at once (printed before the replay starts, so that a
+ * thread not run before the replay ends still leaves it shown), then twice
+ * a second from a thread, on one line that goes away at the end. It only
+ * reads the reader's offset, a word the replay keeps writing: a stale
+ * value shows a moment's old progress.
  */
 struct progress {
 	const struct ms_pdreader *r;
@@ -51,28 +53,32 @@ struct progress {
 	bool done, shown;
 };
 
+static void progress_line(struct progress *p)
+{
+	uint64_t off = ms_pdreader_offset(p->r);
+
+	if (off > p->size)
+		off = p->size;          /* compressed records count what they hold */
+	fprintf(stderr, "\rmapscope: reading '%s': %3.0f%% (%.0f of %.0f MiB)\033[K", p->path,
+		100.0 * (double)off / (double)p->size, (double)off / 1048576.0, (double)p->size / 1048576.0);
+	p->shown = true;
+}
+
 static void *show_progress(void *arg)
 {
 	struct progress *p = arg;
 	struct timespec until;
-	uint64_t off;
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->done) {
-		off = ms_pdreader_offset(p->r);
-		if (off > p->size)
-			off = p->size;          /* compressed records count what they hold */
-		fprintf(stderr, "\rmapscope: reading '%s': %3.0f%% (%.0f of %.0f MiB)\033[K", p->path,
-			100.0 * (double)off / (double)p->size, (double)off / 1048576.0, (double)p->size / 1048576.0);
-		p->shown = true;
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_nsec += 500000000L;
 		if (until.tv_nsec >= 1000000000L) {
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
 		}
-		if (!pthread_cond_timedwait(&p->done_cv, &p->lock, &until))
-			break;
+		if (pthread_cond_timedwait(&p->done_cv, &p->lock, &until) == ETIMEDOUT && !p->done)
+			progress_line(p);
 	}
 	if (p->shown)
 		fputs("\r\033[K", stderr);
@@ -110,7 +116,10 @@ int replay_run(struct ms_session *s, const char *path)
 	if (isatty(STDERR_FILENO) && strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode) &&
 	    st.st_size > 100 * 1048576L) {
 		p.size = (uint64_t)st.st_size;
+		progress_line(&p);
 		threaded = !pthread_create(&th, NULL, show_progress, &p);
+		if (!threaded)
+			fputs("\r\033[K", stderr);
 	}
 	err = ms_session_run(s);
 	if (threaded) {
