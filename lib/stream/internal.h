@@ -96,6 +96,8 @@ struct thread {
 	uint32_t nr_files;
 	char *strs[2];                /* in an open prctl or rename: its strings (mapscope:user_string), or NULL */
 	bool entered;                 /* a followed entry of it was seen: no call of its is in flight unseen */
+	uint32_t pid;                 /* the process of the open syscall */
+	bool unmapped;                /* its open munmap applied already: another thread's map overtook it */
 	/*
 	 * In an execve, before its exec: what the kernel maps and writes into a
 	 * VMA tree then is the new program's stack, in the address space the
@@ -149,6 +151,8 @@ struct ms_stream {
 	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
 	struct stream_hole *holes;                /* in the order written; none but just after an attach */
 	size_t nr_holes, cap_holes;
+	uint32_t *unmapping;                      /* tids whose munmap may be open (a stale one is passed over) */
+	size_t nr_unmapping, cap_unmapping;
 	struct ms_stream_stats st;
 	struct ms_stream_facts facts;             /* mapscope:sysctl's */
 	struct ms_stream_lost *lost;              /* by process, in the order first seen */

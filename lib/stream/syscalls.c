@@ -56,6 +56,7 @@ static void thread_clear(struct thread *t)
 	t->nr_files = 0;
 	t->sc = -1;
 	t->chain_len = 0;
+	t->unmapped = false;
 }
 
 static uint64_t field(const struct evinfo *ei, const struct ms_sample *smp, int k)
@@ -142,12 +143,80 @@ static const struct pending_map *covering_map(const struct thread *t, uint64_t s
 	return NULL;
 }
 
+/* Notes that thread tid has a munmap open. 0 or -ENOMEM. */
+static int note_unmapping(struct ms_stream *s, uint32_t tid)
+{
+	const struct thread *u;
+	size_t i, n = 0;
+
+	if (s->nr_unmapping >= 64) {            /* stale entries (exits lost, or seen) go first */
+		for (i = 0; i < s->nr_unmapping; i++)
+			if ((u = ms_u32map_get(&s->threads, s->unmapping[i])) && u->sc == SC_MUNMAP)
+				s->unmapping[n++] = s->unmapping[i];
+		s->nr_unmapping = n;
+	}
+	if (MS_GROW(s->unmapping, s->nr_unmapping + 1, s->cap_unmapping, 8, SIZE_MAX, false))
+		return -ENOMEM;
+	s->unmapping[s->nr_unmapping++] = tid;
+	return 0;
+}
+
+/* Thread tid's munmap closed: out of the list (the last entry of it, where a lost exit left one before). */
+static void unmapping_closed(struct ms_stream *s, uint32_t tid)
+{
+	size_t i = s->nr_unmapping;
+
+	while (i-- > 0)
+		if (s->unmapping[i] == tid) {
+			s->unmapping[i] = s->unmapping[--s->nr_unmapping];
+			return;
+		}
+}
+
+/*
+ * An unmap is done when its call lets go of the mmap lock, before it
+ * returns (vms_complete_munmap_vmas then frees the VMAs it took out and
+ * waits for userfaultfd's unmap events). A map of another thread of the
+ * process that the kernel placed in [start, end) itself (no MAP_FIXED)
+ * proves that an open munmap over any of that range is done: it is
+ * applied now, with the VMA tree's writes it made, and not at its exit,
+ * where it would unmap the new map too.
+ */
+static int unmaps_overtaken(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end)
+{
+	struct ms_event ev;
+	struct thread *u;
+	size_t i, n = 0;
+	int err = 0;
+
+	for (i = 0; i < s->nr_unmapping; i++) {
+		u = ms_u32map_get(&s->threads, s->unmapping[i]);
+		if (!u || u->sc != SC_MUNMAP || u->unmapped)
+			continue;                    /* closed: dropped from the list */
+		s->unmapping[n++] = s->unmapping[i];
+		if (err || s->unmapping[i] == smp->tid || u->pid != smp->pid || u->args[0] >= end ||
+		    u->args[0] + PAGE_ALIGN(u->args[1]) <= start)
+			continue;
+		base_event(&ev, MS_EV_UNMAP, smp);
+		ev.tid = s->unmapping[i];
+		ev.unmap.start = u->args[0];
+		ev.unmap.end = u->args[0] + PAGE_ALIGN(u->args[1]);
+		if (!(err = emit_with_chain(s, u, &ev)))
+			err = emit_vma_writes(s, smp, u);
+		u->unmapped = true;
+		n--;
+	}
+	s->nr_unmapping = n;
+	return err;
+}
+
 static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t,
 			uint64_t ret)
 {
 	uint64_t start = ret, end = ret + PAGE_ALIGN(t->args[1]);
 	const struct pending_map *pm;
 	struct ms_event ev;
+	int err;
 
 	if (t->sc == SC_SHMAT && t->nr_maps) {
 		start = t->maps[0].m.vma_start;
@@ -156,6 +225,9 @@ static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct
 	pm = covering_map(t, start, end);
 	if (!pm)
 		return 0;               /* no MMAP2 in the window: nothing we can name */
+	if (s->nr_unmapping && t->sc == SC_MMAP && !(t->args[3] & MAP_FIXED) &&
+	    (err = unmaps_overtaken(s, smp, start, end)))
+		return err;
 	base_event(&ev, MS_EV_MAP, smp);
 	ev.pid = pm->pid;
 	ev.map = pm->m;
@@ -366,6 +438,8 @@ static int on_exit_munmap(struct ms_stream *s, const struct ms_sample *smp, stru
 {
 	struct ms_event ev;
 
+	if (t->unmapped)
+		return 0;                 /* applied when another thread's map overtook it */
 	if (!ret) {
 		base_event(&ev, MS_EV_UNMAP, smp);
 		ev.unmap.start = t->args[0];
@@ -396,6 +470,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		break;
 	case SC_MUNMAP:
 		err = on_exit_munmap(s, smp, t, ret);
+		unmapping_closed(s, smp->tid);
 		break;
 	case SC_MREMAP:
 		if (!IS_ERR_VALUE(ret))
@@ -580,8 +655,11 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 			stream_holes_drop(s, smp->pid, smp->tid);
 		t->entered = true;
 		t->sc = (int)ei->sc;
+		t->pid = smp->pid;
 		for (k = 0; k < 5; k++)
 			t->args[k] = k < ei->nr_fields ? field(ei, smp, k) : 0;
+		if (t->sc == SC_MUNMAP && s->has_exit[SC_MUNMAP] && (err = note_unmapping(s, smp->tid)))
+			return err;
 		if (t->sc == SC_IOCTL)
 			stream_uffd_enter(t, smp);
 		if ((err = keep_chain(t, smp)))
@@ -764,6 +842,9 @@ void stream_free_threads(struct ms_stream *s)
 	free(s->holes);
 	s->holes = NULL;
 	s->nr_holes = s->cap_holes = 0;
+	free(s->unmapping);
+	s->unmapping = NULL;
+	s->nr_unmapping = s->cap_unmapping = 0;
 	pos = 0;
 	while ((b = ms_u32map_next(&s->brks, &pos, NULL)))
 		free(b);

@@ -50,6 +50,7 @@ static const struct {
 	{ "madvise", 740, { "start", "len_in", "behavior" } },
 	{ "mseal", 750, { "start", "len", "flags" } },
 	{ "execve", 760, { NULL } },
+	{ "mmap", 770, { "addr", "len", "prot", "flags", "fd" } },
 };
 
 static void put(const char *rel, const char *text)
@@ -677,6 +678,70 @@ static void exec_stack_of_the_next_program(void **state)
 	ms_session_free(s);
 }
 
+/*
+ * A munmap done before it returns: thread PID + 1's munmap of [A, A + 32
+ * pages) lets go of the mmap lock, thread PID + 2 maps 32 pages with no
+ * address asked for and the kernel puts them at A, and only then does the
+ * munmap return. The unmap is applied before the new map, not at its exit
+ * (which unmapped the new map too). A map with MAP_FIXED proves nothing
+ * (it may have been made before the unmap took the lock): that unmap
+ * waits for its exit.
+ */
+static void unmap_overtaken(void **state)
+{
+	static const char *const tps[] = { "sys_enter_munmap", "sys_exit_munmap", "sys_enter_mmap", "sys_exit_mmap" };
+	const uint64_t un[2] = { A, 32 * P }, b = A + 64 * P;
+	uint64_t mm[5] = { 0, 32 * P, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1 };
+	struct ms_session *s;
+	struct seen w;
+	struct rec r;
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);
+	enter(&r, "munmap", 10, PID + 1, un, 2);
+	enter(&r, "mmap", 11, PID + 2, mm, 5);
+	put_map_by(&r, 12, PID + 2, A, 32 * P);
+	leave(&r, "mmap", 13, PID + 2, (int64_t)A);
+	leave(&r, "munmap", 14, PID + 1, 0);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_true(mapped(s, A));
+	assert_true(mapped(s, A + 31 * P));
+	assert_int_equal(w.n, 1);                       /* once: not again at its exit */
+	assert_int_equal(w.op[0], MS_OP_UNMAP);
+	assert_int_equal(w.tid[0], PID + 1);
+	assert_int_equal(w.start[0], A);
+	ms_session_free(s);
+
+	/* MAP_FIXED, over another range the munmap holds: it comes off at the munmap's exit. */
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);
+	enter(&r, "munmap", 10, PID + 1, un, 2);
+	mm[0] = A + 8 * P;
+	mm[1] = 4 * P;
+	mm[3] |= MAP_FIXED;
+	enter(&r, "mmap", 11, PID + 2, mm, 5);
+	put_map_by(&r, 12, PID + 2, A + 8 * P, 4 * P);
+	leave(&r, "mmap", 13, PID + 2, (int64_t)(A + 8 * P));
+	leave(&r, "munmap", 14, PID + 1, 0);
+	/* Another process's map at the same address proves nothing of this one's. */
+	put_map(&r, 20, b, 32 * P);
+	enter(&r, "munmap", 21, PID + 1, (const uint64_t[]){ b, 32 * P }, 2);
+	mm[0] = 0;
+	mm[1] = 32 * P;
+	mm[3] &= ~(uint64_t)MAP_FIXED;
+	enter(&r, "mmap", 22, PID + 2, mm, 5);
+	leave(&r, "mmap", 23, PID + 2, (int64_t)(b + 64 * P));   /* no MMAP2 there: nothing named */
+	leave(&r, "munmap", 24, PID + 1, 0);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_false(mapped(s, A + 8 * P));
+	assert_false(mapped(s, A));
+	assert_false(mapped(s, b));
+	ms_session_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -687,6 +752,7 @@ int main(void)
 		cmocka_unit_test(in_flight_reach),
 		cmocka_unit_test(refused_at_seal),
 		cmocka_unit_test(exec_stack_of_the_next_program),
+		cmocka_unit_test(unmap_overtaken),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
