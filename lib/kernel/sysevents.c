@@ -15,14 +15,15 @@
  * change the names /proc gives mapped files. execve copies its arguments
  * onto the new program's stack before the exec, and the kernel records
  * that stack's growth as maps of the caller (a vfork child's are its
- * parent's): the stream passes over them. A kernel without one of those
- * tracepoints records without it.
+ * parent's): the stream passes over them. io_destroy unmaps its AIO ring
+ * with no munmap. A kernel without one of those tracepoints records
+ * without it.
  */
 const char *const ms_sysevents[] = {
 	"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "shmat", "shmdt",
 	"mlock", "mlock2", "munlock", "mlockall", "munlockall",
 	"unlink", "unlinkat", "mseal", "mbind", "set_mempolicy_home_node",
-	"ioctl", "prctl", "rename", "renameat", "renameat2", "execve", "execveat",
+	"ioctl", "prctl", "rename", "renameat", "renameat2", "execve", "execveat", "io_destroy",
 };
 const size_t ms_nr_sysevents = sizeof(ms_sysevents) / sizeof(ms_sysevents[0]);
 

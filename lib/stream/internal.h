@@ -40,7 +40,7 @@ enum sc { SC_MMAP, SC_MUNMAP, SC_MREMAP, SC_MPROTECT, SC_BRK, SC_MADVISE, SC_SHM
 	  SC_MLOCK, SC_MLOCK2, SC_MUNLOCK, SC_MLOCKALL, SC_MUNLOCKALL,
 	  SC_UNLINK, SC_UNLINKAT, SC_MSEAL, SC_MBIND, SC_HOME_NODE,
 	  SC_IOCTL, SC_PRCTL, SC_RENAME, SC_RENAMEAT, SC_RENAMEAT2, SC_EXECVE, SC_EXECVEAT,
-	  SC_NR };
+	  SC_IO_DESTROY, SC_NR };
 
 /* The syscalls followed, by enum sc: the name and the entry's argument fields. */
 struct stream_syscall {
@@ -107,6 +107,12 @@ struct thread {
 	uint32_t exec_pid;            /* in_exec: of this process (its exec's record names the leader, not this thread) */
 };
 
+/* An AIO ring of process pid at [start, end), mapped by io_setup. */
+struct stream_aio {
+	uint32_t pid;
+	uint64_t start, end;
+};
+
 /* The VMA tree's write of NULL over [start, end) by a thread in a call whose entry was not seen (inflight.c). */
 struct stream_hole {
 	uint32_t pid, tid;
@@ -153,6 +159,8 @@ struct ms_stream {
 	size_t nr_holes, cap_holes;
 	uint32_t *unmapping;                      /* tids whose munmap may be open (a stale one is passed over) */
 	size_t nr_unmapping, cap_unmapping;
+	struct stream_aio *aio;                   /* AIO rings mapped, until their io_destroy (unmaps.c) */
+	size_t nr_aio, cap_aio;
 	struct ms_stream_stats st;
 	struct ms_stream_facts facts;             /* mapscope:sysctl's */
 	struct ms_stream_lost *lost;              /* by process, in the order first seen */
@@ -283,6 +291,18 @@ int stream_on_ustring(struct ms_stream *s, const struct evinfo *ei, const struct
 void stream_uffd_enter(struct thread *t, const struct ms_sample *smp);
 /* The exit (result ret) of thread t's unlink, rename, uffd ioctl or prctl: what it changed. 0 or -errno. */
 int stream_lifecycle_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret);
+
+/* A change of a syscall's thread t, with its call chain and stack; the VMA tree's writes t holds (syscalls.c). */
+int stream_emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev);
+int stream_emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
+
+/* Unmaps that a syscall's exit does not place (unmaps.c): a munmap overtaken, io_destroy's ring. */
+int stream_unmapping_open(struct ms_stream *s, uint32_t tid);
+void stream_unmapping_closed(struct ms_stream *s, uint32_t tid);
+int stream_unmaps_overtaken(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end);
+int stream_aio_note(struct ms_stream *s, const struct pending_map *pm);
+int stream_aio_destroyed(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
+void stream_unmaps_free(struct ms_stream *s);
 int stream_thread_sp(struct ms_stream *s, const struct ms_sample *smp);
 int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp);
 /* damonagg.c: damon:damon_aggregated, known by its format (find reads f's fields), and its samples. */

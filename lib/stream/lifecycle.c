@@ -198,6 +198,8 @@ int stream_lifecycle_exit(struct ms_stream *s, const struct ms_sample *smp, stru
 		return ret ? 0 : uffd_exit(s, smp, t);
 	case SC_PRCTL:
 		return prctl_exit(s, smp, t, ret);
+	case SC_IO_DESTROY:
+		return ret ? 0 : stream_aio_destroyed(s, smp, t);
 	default:
 		return 0;
 	}

@@ -21,8 +21,6 @@
 #define MCL_ONFAULT 4
 #endif
 
-static int emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
-static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev);
 
 static struct thread *thread_get(struct ms_stream *s, uint32_t tid)
 {
@@ -128,7 +126,7 @@ static int flush_thread_maps(struct ms_stream *s, const struct ms_sample *smp, s
 	for (i = 0; i < t->nr_maps && !err; i++)
 		err = emit_map(s, smp, &t->maps[i], MS_VIA_KERNEL);
 	if (!err)
-		err = emit_vma_writes(s, smp, t);
+		err = stream_emit_vma_writes(s, smp, t);
 	thread_clear(t);
 	return err;
 }
@@ -141,73 +139,6 @@ static const struct pending_map *covering_map(const struct thread *t, uint64_t s
 		if (t->maps[i].m.vma_start <= start && end <= t->maps[i].m.vma_end)
 			return &t->maps[i];
 	return NULL;
-}
-
-/* Notes that thread tid has a munmap open. 0 or -ENOMEM. */
-static int note_unmapping(struct ms_stream *s, uint32_t tid)
-{
-	const struct thread *u;
-	size_t i, n = 0;
-
-	if (s->nr_unmapping >= 64) {            /* stale entries (exits lost, or seen) go first */
-		for (i = 0; i < s->nr_unmapping; i++)
-			if ((u = ms_u32map_get(&s->threads, s->unmapping[i])) && u->sc == SC_MUNMAP)
-				s->unmapping[n++] = s->unmapping[i];
-		s->nr_unmapping = n;
-	}
-	if (MS_GROW(s->unmapping, s->nr_unmapping + 1, s->cap_unmapping, 8, SIZE_MAX, false))
-		return -ENOMEM;
-	s->unmapping[s->nr_unmapping++] = tid;
-	return 0;
-}
-
-/* Thread tid's munmap closed: out of the list (the last entry of it, where a lost exit left one before). */
-static void unmapping_closed(struct ms_stream *s, uint32_t tid)
-{
-	size_t i = s->nr_unmapping;
-
-	while (i-- > 0)
-		if (s->unmapping[i] == tid) {
-			s->unmapping[i] = s->unmapping[--s->nr_unmapping];
-			return;
-		}
-}
-
-/*
- * An unmap is done when its call lets go of the mmap lock, before it
- * returns (vms_complete_munmap_vmas then frees the VMAs it took out and
- * waits for userfaultfd's unmap events). A map of another thread of the
- * process that the kernel placed in [start, end) itself (no MAP_FIXED)
- * proves that an open munmap over any of that range is done: it is
- * applied now, with the VMA tree's writes it made, and not at its exit,
- * where it would unmap the new map too.
- */
-static int unmaps_overtaken(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end)
-{
-	struct ms_event ev;
-	struct thread *u;
-	size_t i, n = 0;
-	int err = 0;
-
-	for (i = 0; i < s->nr_unmapping; i++) {
-		u = ms_u32map_get(&s->threads, s->unmapping[i]);
-		if (!u || u->sc != SC_MUNMAP || u->unmapped)
-			continue;                    /* closed: dropped from the list */
-		s->unmapping[n++] = s->unmapping[i];
-		if (err || s->unmapping[i] == smp->tid || u->pid != smp->pid || u->args[0] >= end ||
-		    u->args[0] + PAGE_ALIGN(u->args[1]) <= start)
-			continue;
-		base_event(&ev, MS_EV_UNMAP, smp);
-		ev.tid = s->unmapping[i];
-		ev.unmap.start = u->args[0];
-		ev.unmap.end = u->args[0] + PAGE_ALIGN(u->args[1]);
-		if (!(err = emit_with_chain(s, u, &ev)))
-			err = emit_vma_writes(s, smp, u);
-		u->unmapped = true;
-		n--;
-	}
-	s->nr_unmapping = n;
-	return err;
 }
 
 static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t,
@@ -226,7 +157,7 @@ static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct
 	if (!pm)
 		return 0;               /* no MMAP2 in the window: nothing we can name */
 	if (s->nr_unmapping && t->sc == SC_MMAP && !(t->args[3] & MAP_FIXED) &&
-	    (err = unmaps_overtaken(s, smp, start, end)))
+	    (err = stream_unmaps_overtaken(s, smp, start, end)))
 		return err;
 	base_event(&ev, MS_EV_MAP, smp);
 	ev.pid = pm->pid;
@@ -309,14 +240,14 @@ static int on_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struc
 		ev.mlock.all = true;
 		break;
 	}
-	return emit_with_chain(s, t, &ev);
+	return stream_emit_with_chain(s, t, &ev);
 }
 
 /*
  * The VMA tree's writes made during a syscall, after the change the syscall
  * made: what the kernel ended with overrides the model's merge rules.
  */
-static int emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+int stream_emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
 {
 	struct ms_event ev;
 	size_t i;
@@ -355,12 +286,12 @@ static int on_exit_protect(struct ms_stream *s, const struct ms_sample *smp, str
 	ev.protect.start = t->args[0];
 	ev.protect.end = ret && upto < end ? upto : end;
 	ev.protect.prot = (uint32_t)t->args[2];
-	err = emit_with_chain(s, t, &ev);
+	err = stream_emit_with_chain(s, t, &ev);
 	for (i = 0; i < t->nr_maps && !err; i++) {
 		base_event(&ev, MS_EV_VMA, smp);
 		ev.vma.start = t->maps[i].m.vma_start;
 		ev.vma.end = t->maps[i].m.vma_end;
-		err = emit_with_chain(s, t, &ev);
+		err = stream_emit_with_chain(s, t, &ev);
 	}
 	return err;
 }
@@ -381,7 +312,7 @@ static int on_exit_brk(struct ms_stream *s, const struct ms_sample *smp, struct 
 		ev.brk.vma_end = t->maps[0].m.vma_end;
 	}
 	if (ev.brk.old_brk != ev.brk.new_brk || t->nr_maps || !*brk)
-		err = emit_with_chain(s, t, &ev);
+		err = stream_emit_with_chain(s, t, &ev);
 	*brk = ret;
 	return err;
 }
@@ -411,7 +342,7 @@ static int on_exit_vma_attr(struct ms_stream *s, const struct ms_sample *smp, st
 		ev.vma_attr.what = MS_VMA_HOME_NODE;
 		ev.vma_attr.value = (uint32_t)t->args[2];
 	}
-	return emit_with_chain(s, t, &ev);
+	return stream_emit_with_chain(s, t, &ev);
 }
 
 static int on_exit_mremap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
@@ -425,7 +356,7 @@ static int on_exit_mremap(struct ms_stream *s, const struct ms_sample *smp, stru
 	ev.remap.new_end = ret + PAGE_ALIGN(t->args[2]);
 	ev.remap.flags = (uint32_t)t->args[3];
 	ev.remap.tree = s->has_tree;
-	return emit_with_chain(s, t, &ev);
+	return stream_emit_with_chain(s, t, &ev);
 }
 
 /*
@@ -444,7 +375,7 @@ static int on_exit_munmap(struct ms_stream *s, const struct ms_sample *smp, stru
 		base_event(&ev, MS_EV_UNMAP, smp);
 		ev.unmap.start = t->args[0];
 		ev.unmap.end = t->args[0] + PAGE_ALIGN(t->args[1]);
-		return emit_with_chain(s, t, &ev);
+		return stream_emit_with_chain(s, t, &ev);
 	}
 	if (ret != (uint64_t)-EPERM || t->args[1] > USER_END)
 		return 0;
@@ -453,7 +384,7 @@ static int on_exit_munmap(struct ms_stream *s, const struct ms_sample *smp, stru
 	ev.vma_attr.end = t->args[0] + PAGE_ALIGN(t->args[1]);
 	ev.vma_attr.what = MS_VMA_UNMAP_REFUSED;
 	ev.vma_attr.tree = s->has_tree;
-	return emit_with_chain(s, t, &ev);
+	return stream_emit_with_chain(s, t, &ev);
 }
 
 static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
@@ -470,7 +401,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		break;
 	case SC_MUNMAP:
 		err = on_exit_munmap(s, smp, t, ret);
-		unmapping_closed(s, smp->tid);
+		stream_unmapping_closed(s, smp->tid);
 		break;
 	case SC_MREMAP:
 		if (!IS_ERR_VALUE(ret))
@@ -493,14 +424,14 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		ev.madvise.end = t->args[0] + PAGE_ALIGN(t->args[1]);
 		ev.madvise.advice = (uint32_t)t->args[2];
 		ev.madvise.tree = s->has_tree;
-		err = emit_with_chain(s, t, &ev);
+		err = stream_emit_with_chain(s, t, &ev);
 		break;
 	case SC_SHMDT:
 		if (ret)
 			break;
 		base_event(&ev, MS_EV_SHMDT, smp);
 		ev.shmdt.addr = t->args[0];
-		err = emit_with_chain(s, t, &ev);
+		err = stream_emit_with_chain(s, t, &ev);
 		break;
 	case SC_MLOCK:
 	case SC_MLOCK2:
@@ -522,13 +453,13 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		break;
 	}
 	if (!err)
-		err = emit_vma_writes(s, smp, t);
+		err = stream_emit_vma_writes(s, smp, t);
 	thread_clear(t);
 	return err;
 }
 
 /* Changes made by a syscall carry its call chain. */
-static int emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev)
+int stream_emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev)
 {
 	ev->chain = t->chain_len ? t->chain : NULL;
 	ev->chain_len = t->chain_len;
@@ -658,7 +589,7 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 		t->pid = smp->pid;
 		for (k = 0; k < 5; k++)
 			t->args[k] = k < ei->nr_fields ? field(ei, smp, k) : 0;
-		if (t->sc == SC_MUNMAP && s->has_exit[SC_MUNMAP] && (err = note_unmapping(s, smp->tid)))
+		if (t->sc == SC_MUNMAP && s->has_exit[SC_MUNMAP] && (err = stream_unmapping_open(s, smp->tid)))
 			return err;
 		if (t->sc == SC_IOCTL)
 			stream_uffd_enter(t, smp);
@@ -762,6 +693,10 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 		free(pm.name);
 		return 0;
 	}
+	if (s->has_exit[SC_IO_DESTROY] && (err = stream_aio_note(s, &pm))) {
+		free(pm.name);
+		return err;
+	}
 	/* Inside a followed syscall, the map belongs to it (the stack grows on its own). */
 	if (t && t->sc >= 0 && strcmp(pm.name, "[stack]")) {
 		if (MS_GROW(t->maps, t->nr_maps + 1, t->cap_maps, 2, SIZE_MAX, false)) {
@@ -842,9 +777,7 @@ void stream_free_threads(struct ms_stream *s)
 	free(s->holes);
 	s->holes = NULL;
 	s->nr_holes = s->cap_holes = 0;
-	free(s->unmapping);
-	s->unmapping = NULL;
-	s->nr_unmapping = s->cap_unmapping = 0;
+	stream_unmaps_free(s);
 	pos = 0;
 	while ((b = ms_u32map_next(&s->brks, &pos, NULL)))
 		free(b);

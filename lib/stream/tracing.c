@@ -39,6 +39,7 @@ const struct stream_syscall stream_syscalls[SC_NR] = {
 	[SC_RENAMEAT2] = { "renameat2", { "olddfd", "oldname", "newdfd", "newname", "flags" } },
 	[SC_EXECVE] = { "execve", { NULL } },
 	[SC_EXECVEAT] = { "execveat", { NULL } },
+	[SC_IO_DESTROY] = { "io_destroy", { "ctx" } },
 };
 
 /*

@@ -1,0 +1,141 @@
+/*
+ * Unmaps a syscall's exit does not place (lib/stream/unmaps.c), on
+ * synthetic recordings: a munmap that another thread's map overtook is
+ * applied before that map, once; io_destroy unmaps the AIO ring its
+ * context id names, whole, and nothing else.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "syscall_recs.h"
+
+/*
+ * A munmap done before it returns: thread PID + 1's munmap of [A, A + 32
+ * pages) lets go of the mmap lock, thread PID + 2 maps 32 pages with no
+ * address asked for and the kernel puts them at A, and only then does the
+ * munmap return. The unmap is applied before the new map, not at its exit
+ * (which unmapped the new map too). A map with MAP_FIXED proves nothing
+ * (it may have been made before the unmap took the lock): that unmap
+ * waits for its exit.
+ */
+static void unmap_overtaken(void **state)
+{
+	static const char *const tps[] = { "sys_enter_munmap", "sys_exit_munmap", "sys_enter_mmap", "sys_exit_mmap" };
+	const uint64_t un[2] = { A, 32 * P }, b = A + 64 * P;
+	uint64_t mm[5] = { 0, 32 * P, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1 };
+	struct ms_session *s;
+	struct seen w;
+	struct rec r;
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);
+	enter(&r, "munmap", 10, PID + 1, un, 2);
+	enter(&r, "mmap", 11, PID + 2, mm, 5);
+	put_map_by(&r, 12, PID + 2, A, 32 * P);
+	leave(&r, "mmap", 13, PID + 2, (int64_t)A);
+	leave(&r, "munmap", 14, PID + 1, 0);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_true(mapped(s, A));
+	assert_true(mapped(s, A + 31 * P));
+	assert_int_equal(w.n, 1);                       /* once: not again at its exit */
+	assert_int_equal(w.op[0], MS_OP_UNMAP);
+	assert_int_equal(w.tid[0], PID + 1);
+	assert_int_equal(w.start[0], A);
+	ms_session_free(s);
+
+	/* MAP_FIXED, over another range the munmap holds: it comes off at the munmap's exit. */
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);
+	enter(&r, "munmap", 10, PID + 1, un, 2);
+	mm[0] = A + 8 * P;
+	mm[1] = 4 * P;
+	mm[3] |= MAP_FIXED;
+	enter(&r, "mmap", 11, PID + 2, mm, 5);
+	put_map_by(&r, 12, PID + 2, A + 8 * P, 4 * P);
+	leave(&r, "mmap", 13, PID + 2, (int64_t)(A + 8 * P));
+	leave(&r, "munmap", 14, PID + 1, 0);
+	/* Another process's map at the same address proves nothing of this one's. */
+	put_map(&r, 20, b, 32 * P);
+	enter(&r, "munmap", 21, PID + 1, (const uint64_t[]){ b, 32 * P }, 2);
+	mm[0] = 0;
+	mm[1] = 32 * P;
+	mm[3] &= ~(uint64_t)MAP_FIXED;
+	enter(&r, "mmap", 22, PID + 2, mm, 5);
+	leave(&r, "mmap", 23, PID + 2, (int64_t)(b + 64 * P));   /* no MMAP2 there: nothing named */
+	leave(&r, "munmap", 24, PID + 1, 0);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_false(mapped(s, A + 8 * P));
+	assert_false(mapped(s, A));
+	assert_false(mapped(s, b));
+	ms_session_free(s);
+}
+
+/* An MMAP2 of an AIO ring of n pages at addr, shared, as io_setup maps it (its name cut to what is read of it). */
+static void put_ring(struct rec *r, uint64_t t, uint64_t addr, uint64_t n)
+{
+	struct mmap2_rec m = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(m) }, PID, PID, addr, n * P, 0,
+			       0, 19, 2494411, 0, PROT_READ | PROT_WRITE, MAP_SHARED, "/[aio]", PID, PID, t, FAULT_ID,
+			       0, 0, FAULT_ID };
+
+	assert_int_equal(ms_pdwriter_write(r->w, &m.h), 0);
+}
+
+/*
+ * Two rings and a map after them: io_destroy of the first unmaps it whole
+ * (3 pages) and leaves the rest; one that failed, or of an id no ring was
+ * seen at, unmaps nothing.
+ */
+static void aio_ring_destroyed(void **state)
+{
+	static const char *const tps[] = { "sys_enter_io_destroy", "sys_exit_io_destroy" };
+	const uint64_t one = A, two = A + 16 * P, after = A + 64 * P;
+	struct ms_session *s;
+	struct seen w;
+	struct rec r;
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_ring(&r, 1, one, 3);
+	put_ring(&r, 2, two, 10);
+	put_map(&r, 3, after, 4 * P);
+	enter(&r, "io_destroy", 10, PID, &one, 1);
+	leave(&r, "io_destroy", 11, PID, 0);
+	enter(&r, "io_destroy", 12, PID, &two, 1);
+	leave(&r, "io_destroy", 13, PID, -EINVAL);        /* failed: the ring stays */
+	enter(&r, "io_destroy", 14, PID, &after, 1);
+	leave(&r, "io_destroy", 15, PID, 0);             /* no ring seen there */
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_false(mapped(s, one));
+	assert_false(mapped(s, one + 2 * P));
+	assert_true(mapped(s, two));
+	assert_true(mapped(s, two + 9 * P));
+	assert_true(mapped(s, after));
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.op[0], MS_OP_UNMAP);
+	assert_int_equal(w.start[0], one);
+	assert_int_equal(w.end[0], one + 3 * P);
+	ms_session_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(unmap_overtaken),
+		cmocka_unit_test(aio_ring_destroyed),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
