@@ -300,6 +300,9 @@ int stream_emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, str
 int stream_unmapping_open(struct ms_stream *s, uint32_t tid);
 void stream_unmapping_closed(struct ms_stream *s, uint32_t tid);
 int stream_unmaps_overtaken(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end);
+/* The change of thread tid's munmap, or of its mremap, its memory now at to. */
+int stream_emit_unmap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint32_t tid);
+int stream_emit_remap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint32_t tid, uint64_t to);
 int stream_aio_note(struct ms_stream *s, const struct pending_map *pm);
 int stream_aio_destroyed(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
 void stream_unmaps_free(struct ms_stream *s);

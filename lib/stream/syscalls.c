@@ -347,16 +347,9 @@ static int on_exit_vma_attr(struct ms_stream *s, const struct ms_sample *smp, st
 
 static int on_exit_mremap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
 {
-	struct ms_event ev;
-
-	base_event(&ev, MS_EV_REMAP, smp);
-	ev.remap.old_start = t->args[0];
-	ev.remap.old_end = t->args[0] + PAGE_ALIGN(t->args[1]);
-	ev.remap.new_start = ret;
-	ev.remap.new_end = ret + PAGE_ALIGN(t->args[2]);
-	ev.remap.flags = (uint32_t)t->args[3];
-	ev.remap.tree = s->has_tree;
-	return stream_emit_with_chain(s, t, &ev);
+	if (t->unmapped)
+		return 0;                 /* applied when another thread's map overtook it */
+	return stream_emit_remap(s, smp, t, smp->tid, ret);
 }
 
 /*
@@ -371,12 +364,8 @@ static int on_exit_munmap(struct ms_stream *s, const struct ms_sample *smp, stru
 
 	if (t->unmapped)
 		return 0;                 /* applied when another thread's map overtook it */
-	if (!ret) {
-		base_event(&ev, MS_EV_UNMAP, smp);
-		ev.unmap.start = t->args[0];
-		ev.unmap.end = t->args[0] + PAGE_ALIGN(t->args[1]);
-		return stream_emit_with_chain(s, t, &ev);
-	}
+	if (!ret)
+		return stream_emit_unmap(s, smp, t, smp->tid);
 	if (ret != (uint64_t)-EPERM || t->args[1] > USER_END)
 		return 0;
 	base_event(&ev, MS_EV_VMA_ATTR, smp);
@@ -406,6 +395,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 	case SC_MREMAP:
 		if (!IS_ERR_VALUE(ret))
 			err = on_exit_mremap(s, smp, t, ret);
+		stream_unmapping_closed(s, smp->tid);
 		break;
 	case SC_MPROTECT:
 		err = on_exit_protect(s, smp, t, ret);
@@ -589,7 +579,8 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 		t->pid = smp->pid;
 		for (k = 0; k < 5; k++)
 			t->args[k] = k < ei->nr_fields ? field(ei, smp, k) : 0;
-		if (t->sc == SC_MUNMAP && s->has_exit[SC_MUNMAP] && (err = stream_unmapping_open(s, smp->tid)))
+		if ((t->sc == SC_MUNMAP || t->sc == SC_MREMAP) && s->has_exit[t->sc] &&
+		    (err = stream_unmapping_open(s, smp->tid)))
 			return err;
 		if (t->sc == SC_IOCTL)
 			stream_uffd_enter(t, smp);

@@ -1,8 +1,8 @@
 /*
- * Unmaps that a syscall's exit does not place: a munmap that another
- * thread's map overtook (done when the call let go of the mmap lock,
- * before it returned), and io_destroy's unmap of its AIO ring (no munmap
- * of its own).
+ * Unmaps that a syscall's exit does not place: a munmap or an mremap
+ * that another thread's map overtook (done when the call let go of the
+ * mmap lock, before it returned), and io_destroy's unmap of its AIO ring
+ * (no munmap of its own).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,7 +12,16 @@
 #include "stream/internal.h"
 #include "util/grow.h"
 
-/* Notes that thread tid has a munmap open. 0 or -ENOMEM. */
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+static bool unmapping(const struct thread *u)
+{
+	return u->sc == SC_MUNMAP || u->sc == SC_MREMAP;
+}
+
+/* Notes that thread tid has a munmap or an mremap open. 0 or -ENOMEM. */
 int stream_unmapping_open(struct ms_stream *s, uint32_t tid)
 {
 	const struct thread *u;
@@ -20,7 +29,7 @@ int stream_unmapping_open(struct ms_stream *s, uint32_t tid)
 
 	if (s->nr_unmapping >= 64) {            /* stale entries (exits lost, or seen) go first */
 		for (i = 0; i < s->nr_unmapping; i++)
-			if ((u = ms_u32map_get(&s->threads, s->unmapping[i])) && u->sc == SC_MUNMAP)
+			if ((u = ms_u32map_get(&s->threads, s->unmapping[i])) && unmapping(u))
 				s->unmapping[n++] = s->unmapping[i];
 		s->nr_unmapping = n;
 	}
@@ -30,7 +39,7 @@ int stream_unmapping_open(struct ms_stream *s, uint32_t tid)
 	return 0;
 }
 
-/* Thread tid's munmap closed: out of the list (the last entry of it, where a lost exit left one before). */
+/* Thread tid's call closed: out of the list (the last entry of it, where a lost exit left one before). */
 void stream_unmapping_closed(struct ms_stream *s, uint32_t tid)
 {
 	size_t i = s->nr_unmapping;
@@ -42,35 +51,86 @@ void stream_unmapping_closed(struct ms_stream *s, uint32_t tid)
 		}
 }
 
+int stream_emit_unmap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint32_t tid)
+{
+	struct ms_event ev;
+
+	base_event(&ev, MS_EV_UNMAP, smp);
+	ev.tid = tid;
+	ev.unmap.start = t->args[0];
+	ev.unmap.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+	return stream_emit_with_chain(s, t, &ev);
+}
+
+int stream_emit_remap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint32_t tid, uint64_t to)
+{
+	struct ms_event ev;
+
+	base_event(&ev, MS_EV_REMAP, smp);
+	ev.tid = tid;
+	ev.remap.old_start = t->args[0];
+	ev.remap.old_end = t->args[0] + PAGE_ALIGN(t->args[1]);
+	ev.remap.new_start = to;
+	ev.remap.new_end = to + PAGE_ALIGN(t->args[2]);
+	ev.remap.flags = (uint32_t)t->args[3];
+	ev.remap.tree = s->has_tree;
+	return stream_emit_with_chain(s, t, &ev);
+}
+
+/*
+ * What open call u frees, [*lo, *hi), where its arguments say all it
+ * does: a munmap's range; a move to a fixed place, the old range; a
+ * shrink, the tail. *to: where an mremap's memory is after. false for an
+ * mremap that grows, or moves to a place the kernel picks (known only at
+ * its exit), or keeps the old range (MREMAP_DONTUNMAP).
+ */
+static bool frees(const struct thread *u, uint64_t *lo, uint64_t *hi, uint64_t *to)
+{
+	const uint64_t old = PAGE_ALIGN(u->args[1]), len = PAGE_ALIGN(u->args[2]);
+
+	*lo = u->args[0];
+	*hi = u->args[0] + old;
+	*to = u->args[0];
+	if (u->sc == SC_MUNMAP)
+		return true;
+	if (u->args[3] & MREMAP_DONTUNMAP)
+		return false;
+	if (u->args[3] & MREMAP_FIXED) {
+		*to = u->args[4];
+		return true;
+	}
+	*lo = u->args[0] + len;
+	return len < old;
+}
+
 /*
  * An unmap is done when its call lets go of the mmap lock, before it
  * returns (vms_complete_munmap_vmas then frees the VMAs it took out and
- * waits for userfaultfd's unmap events). A map of another thread of the
- * process that the kernel placed in [start, end) itself (no MAP_FIXED)
- * proves that an open munmap over any of that range is done: it is
- * applied now, with the VMA tree's writes it made, and not at its exit,
- * where it would unmap the new map too.
+ * waits for userfaultfd's unmap events; mremap waits for its remap event
+ * the same way). A map of another thread of the process that the kernel
+ * placed in [start, end) itself (no MAP_FIXED) proves that an open call
+ * that frees any of that range is done: it is applied now, with the VMA
+ * tree's writes it made, and not at its exit, where it would unmap (or
+ * move) the new map too.
  */
 int stream_unmaps_overtaken(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end)
 {
-	struct ms_event ev;
+	uint64_t lo, hi, to;
 	struct thread *u;
 	size_t i, n = 0;
+	uint32_t tid;
 	int err = 0;
 
 	for (i = 0; i < s->nr_unmapping; i++) {
-		u = ms_u32map_get(&s->threads, s->unmapping[i]);
-		if (!u || u->sc != SC_MUNMAP || u->unmapped)
+		tid = s->unmapping[i];
+		u = ms_u32map_get(&s->threads, tid);
+		if (!u || !unmapping(u) || u->unmapped)
 			continue;                    /* closed: dropped from the list */
-		s->unmapping[n++] = s->unmapping[i];
-		if (err || s->unmapping[i] == smp->tid || u->pid != smp->pid || u->args[0] >= end ||
-		    u->args[0] + PAGE_ALIGN(u->args[1]) <= start)
+		s->unmapping[n++] = tid;
+		if (err || tid == smp->tid || u->pid != smp->pid || !frees(u, &lo, &hi, &to) || lo >= end || hi <= start)
 			continue;
-		base_event(&ev, MS_EV_UNMAP, smp);
-		ev.tid = s->unmapping[i];
-		ev.unmap.start = u->args[0];
-		ev.unmap.end = u->args[0] + PAGE_ALIGN(u->args[1]);
-		if (!(err = stream_emit_with_chain(s, u, &ev)))
+		err = u->sc == SC_MUNMAP ? stream_emit_unmap(s, smp, u, tid) : stream_emit_remap(s, smp, u, tid, to);
+		if (!err)
 			err = stream_emit_vma_writes(s, smp, u);
 		u->unmapped = true;
 		n--;

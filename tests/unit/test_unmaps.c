@@ -1,7 +1,7 @@
 /*
  * Unmaps a syscall's exit does not place (lib/stream/unmaps.c), on
- * synthetic recordings: a munmap that another thread's map overtook is
- * applied before that map, once; io_destroy unmaps the AIO ring its
+ * synthetic recordings: a munmap or an mremap that another thread's map
+ * overtook is applied before that map, once; io_destroy unmaps the AIO ring its
  * context id names, whole, and nothing else.
  */
 #include <errno.h>
@@ -83,6 +83,56 @@ static void unmap_overtaken(void **state)
 	ms_session_free(s);
 }
 
+/*
+ * mremap overtaken the same way: a move to a fixed place, and a shrink,
+ * free what another thread's map then takes before the call returns. The
+ * move (or the shrink) is applied before that map, once; the memory moved
+ * is at its new place, and the new map at the old one.
+ */
+static void remap_overtaken(void **state)
+{
+	static const char *const tps[] = { "sys_enter_mremap", "sys_exit_mremap", "sys_enter_mmap", "sys_exit_mmap" };
+	const uint64_t to = A + 256 * P;
+	uint64_t mv[5] = { A, 32 * P, 32 * P, MREMAP_MAYMOVE | MREMAP_FIXED, to };
+	uint64_t mm[5] = { 0, 32 * P, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1 };
+	struct ms_session *s;
+	struct seen w;
+	struct rec r;
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);
+	enter(&r, "mremap", 10, PID + 1, mv, 5);
+	enter(&r, "mmap", 11, PID + 2, mm, 5);
+	put_map_by(&r, 12, PID + 2, A, 32 * P);
+	leave(&r, "mmap", 13, PID + 2, (int64_t)A);
+	leave(&r, "mremap", 14, PID + 1, (int64_t)to);
+	/* A shrink of the memory moved: its tail freed, and taken by a map of 8 pages. */
+	mv[0] = to;
+	mv[2] = 24 * P;
+	mv[3] = 0;
+	enter(&r, "mremap", 20, PID + 1, mv, 5);
+	mm[1] = 8 * P;
+	enter(&r, "mmap", 21, PID + 2, mm, 5);
+	put_map_by(&r, 22, PID + 2, to + 24 * P, 8 * P);
+	leave(&r, "mmap", 23, PID + 2, (int64_t)(to + 24 * P));
+	leave(&r, "mremap", 24, PID + 1, (int64_t)to);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_true(mapped(s, A));                       /* the new map at the old place */
+	assert_true(mapped(s, A + 31 * P));
+	assert_true(mapped(s, to));                      /* the memory moved, shrunk */
+	assert_true(mapped(s, to + 23 * P));
+	assert_true(mapped(s, to + 24 * P));             /* the second new map in its tail */
+	assert_int_not_equal(ms_aspace_lookup(ms_session_aspace(s), PID, to + 24 * P),
+			     ms_aspace_lookup(ms_session_aspace(s), PID, to));
+	assert_int_equal(w.n, 2);                        /* each once */
+	assert_int_equal(w.op[0], MS_OP_REMAP);
+	assert_int_equal(w.tid[0], PID + 1);
+	assert_int_equal(w.op[1], MS_OP_REMAP);
+	ms_session_free(s);
+}
+
 /* An MMAP2 of an AIO ring of n pages at addr, shared, as io_setup maps it (its name cut to what is read of it). */
 static void put_ring(struct rec *r, uint64_t t, uint64_t addr, uint64_t n)
 {
@@ -135,6 +185,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(unmap_overtaken),
+		cmocka_unit_test(remap_overtaken),
 		cmocka_unit_test(aio_ring_destroyed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
