@@ -134,8 +134,10 @@ static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *
 	ms_pieces_set_vma(p, m->vma_start, m->vma_end);
 	if (pc.vmflags & VF_LOCKS)
 		ms_vma_populate(as, p, m->start, m->end);
-	if (!strcmp(m->name, "[stack]"))
+	if (!strcmp(m->name, "[stack]")) {
 		p->stack = id;
+		p->stack_new = !p->start_stack && m->via == MS_VIA_KERNEL;   /* an exec's, not one read at attach */
+	}
 	if (!strcmp(m->name, "[heap]"))
 		p->heap = id;
 	if (c) {
@@ -361,8 +363,10 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 			r = as->regions[parent->p[i].region];   /* regions may have moved */
 			if ((int64_t)r->id == parent->heap)
 				child->heap = id;
-			if ((int64_t)r->id == parent->stack)
+			if ((int64_t)r->id == parent->stack) {
 				child->stack = id;
+				child->start_stack = parent->start_stack;
+			}
 		}
 		if (ms_pieces_insert(child, child->n, &parent->p[i])) {
 			free(map);
@@ -605,6 +609,8 @@ static void apply_other(struct ms_aspace *as, struct proc *p, const struct ms_ev
 	case MS_EV_THREAD_SP:
 		if (ev->tid != ev->pid && ev->tid != p->last_named)
 			ms_stack_name_thread(as, p, ev);
+		else if (ev->tid == ev->pid && p->stack_new)
+			ms_stack_note_start(as, p, ev->sample.sp);
 		break;
 	default:
 		break;

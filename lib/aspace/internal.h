@@ -94,6 +94,14 @@ struct proc {
 	char comm[16];
 	const char *comm_str;    /* comm as the regions made last hold it (one of as->comms) */
 	int64_t heap, stack;     /* region ids, or -1 */
+	/*
+	 * Where the main stack began (mm->start_stack: /proc names [stack] the
+	 * VMA that holds it alone), as near as the records say: the main
+	 * thread's first stack pointer in it after the exec, a few frames
+	 * below. 0: not known (all of the stack region is named).
+	 */
+	uint64_t start_stack;
+	bool stack_new;          /* an exec's stack was made, where it began not known yet */
 	uint16_t def_vmflags;    /* VF_LOCKS that new maps get: mlockall(MCL_FUTURE) */
 	struct ms_u32map named;  /* tids whose stack has been named */
 	uint32_t last_named;     /* the tid named (or found named) last: samples come in runs */
@@ -430,6 +438,13 @@ void __attribute__((noinline)) ms_stack_name_thread(struct ms_aspace *as, struct
 
 /* Holds a fault just below [stack] for the growth record that follows it; false: charge it now. */
 bool __attribute__((noinline)) ms_stack_defer_fault(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
+/* The main thread's stack pointer: where the stack began, if not known yet (p->start_stack). */
+void ms_stack_note_start(struct ms_aspace *as, struct proc *p, uint64_t sp);
+
+/* The name /proc gives the VMA [start, end) of region r, named name: [stack] is that of one VMA alone. */
+const char *ms_stack_vma_name(const struct proc *p, const struct ms_region *r, uint64_t start, uint64_t end,
+			      const char *name);
 
 /* Charges the fault of thread tid held back, if any. */
 void ms_stack_resolve_pending(struct ms_aspace *as, uint32_t tid);

@@ -515,5 +515,7 @@ void ms_pieces_clear(struct ms_aspace *as, struct proc *p, uint64_t time)
 	ms_big_drop_all(p);
 	p->vma_lo = p->vma_hi = 0;
 	p->heap = p->stack = -1;
+	p->start_stack = 0;
+	p->stack_new = false;
 	p->def_vmflags = 0;          /* a new mm, or none: mlockall's MCL_FUTURE is not inherited */
 }

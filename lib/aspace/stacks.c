@@ -29,6 +29,30 @@ void __attribute__((noinline)) ms_stack_name_thread(struct ms_aspace *as, struct
 		p->last_named = ev->tid;
 }
 
+/* The main thread's stack pointer sp: the first in its stack marks where the stack began. */
+void ms_stack_note_start(struct ms_aspace *as, struct proc *p, uint64_t sp)
+{
+	const struct ms_region *s = p->stack >= 0 ? as->regions[p->stack] : NULL;
+
+	if (s && s->alive && s->start <= sp && sp < s->end)
+		p->start_stack = sp;
+	p->stack_new = false;
+}
+
+/*
+ * The name /proc gives the VMA [start, end) of region r: [stack] only for
+ * the VMA that holds where the main stack began (vma_is_initial_stack, its
+ * ends included); the other pieces of the stack region have none.
+ */
+const char *ms_stack_vma_name(const struct proc *p, const struct ms_region *r, uint64_t start, uint64_t end,
+			      const char *name)
+{
+	if ((int64_t)r->id != p->stack || !p->start_stack || (start <= p->start_stack && p->start_stack <= end) ||
+	    strcmp(name, "[stack]"))
+		return name;
+	return "";
+}
+
 void ms_stack_resolve_pending(struct ms_aspace *as, uint32_t tid)
 {
 	struct pending *pd = ms_u32map_del(&as->pending, tid);

@@ -36,9 +36,15 @@
  *   2: a munmap refused at a sealed VMA splits the VMA at its start
  *   3: an mremap of old length 0 maps a shared mapping's pages again
  *   4: shmdt leaves what mremap moved or mapped again away from the attach
+ *   5: mprotect's PROT_SEM and PROT_GROWSDOWN; a directory's rename moves
+ *      deleted names; mremap moves several VMAs apart (6.17); execve's
+ *      stack is not the caller's; a change over more than 64 regions
+ *      settles them all; pieces alike joined at the VMA tree's writes
+ *      (regions' perms); an unmap or a fixed move that another thread's
+ *      map overtook; io_destroy's ring; [stack] names one VMA alone
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0004u
+#define IX_MODEL 0x0005u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

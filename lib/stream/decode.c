@@ -183,7 +183,7 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	}
 	if (ei->kind == EK_ENTER || ei->kind == EK_EXIT) {
 		s->st.other_samples++;
-		if (ei->kind == EK_ENTER && smp.has_sp && smp.tid != smp.pid && (err = stream_thread_sp(s, &smp)))
+		if (ei->kind == EK_ENTER && stream_sp_wanted(s, &smp) && (err = stream_thread_sp(s, &smp)))
 			return err;
 		return stream_on_syscall(s, ei, &smp);
 	}

@@ -97,6 +97,7 @@ struct thread {
 	char *strs[2];                /* in an open prctl or rename: its strings (mapscope:user_string), or NULL */
 	bool entered;                 /* a followed entry of it was seen: no call of its is in flight unseen */
 	uint32_t pid;                 /* the process of the open syscall */
+	bool sp_told;                 /* a main thread's stack pointer told, since its exec (where its stack began) */
 	bool unmapped;                /* its open munmap applied already: another thread's map overtook it */
 	/*
 	 * In an execve, before its exec: what the kernel maps and writes into a
@@ -307,6 +308,8 @@ int stream_aio_note(struct ms_stream *s, const struct pending_map *pm);
 int stream_aio_destroyed(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
 void stream_unmaps_free(struct ms_stream *s);
 int stream_thread_sp(struct ms_stream *s, const struct ms_sample *smp);
+/* A syscall entry's stack pointer to tell: a thread's but the main one's, and the main one's first after its exec. */
+bool stream_sp_wanted(struct ms_stream *s, const struct ms_sample *smp);
 int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp);
 /* damonagg.c: damon:damon_aggregated, known by its format (find reads f's fields), and its samples. */
 bool stream_classify_damon(struct evinfo *ei, const char *sys, const char *name,

@@ -712,10 +712,28 @@ void stream_exec_done(struct ms_stream *s, uint32_t pid)
 {
 	struct thread *t;
 	size_t pos = 0;
+	uint32_t tid;
 
-	while ((t = ms_u32map_next(&s->threads, &pos, NULL)))
+	while ((t = ms_u32map_next(&s->threads, &pos, &tid))) {
 		if (t->in_exec && t->exec_pid == pid)
 			t->in_exec = false;
+		if (tid == pid)
+			t->sp_told = false;      /* the new program's stack: where it began, at its first call */
+	}
+}
+
+bool stream_sp_wanted(struct ms_stream *s, const struct ms_sample *smp)
+{
+	struct thread *t;
+
+	if (!smp->has_sp)
+		return false;
+	if (smp->tid != smp->pid)
+		return true;
+	if (!(t = thread_get(s, smp->tid)) || t->sp_told)
+		return false;
+	t->sp_told = true;
+	return true;
 }
 
 int stream_flush_threads(struct ms_stream *s)

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -105,11 +106,98 @@ static void thread_stacks_named_from_sp(void **state)
 	ms_aspace_free(as);
 }
 
+struct names {
+	uint64_t start[8];
+	char name[8][32];
+	int n;
+};
+
+static void name_of(const struct ms_vma *v, void *ctx)
+{
+	struct names *w = ctx;
+
+	if (w->n < 8) {
+		w->start[w->n] = v->start;
+		snprintf(w->name[w->n++], sizeof(w->name[0]), "%s", v->name);
+	}
+}
+
+/* The VMAs of PID in [lo, hi) with their names, in order. */
+static struct names vma_names(struct ms_aspace *as, uint64_t lo, uint64_t hi)
+{
+	struct names w = { .n = 0 }, in = { .n = 0 };
+	int i;
+
+	assert_int_equal(ms_aspace_for_each_vma(as, PID, name_of, &w), 0);
+	for (i = 0; i < w.n; i++)
+		if (w.start[i] >= lo && w.start[i] < hi) {
+			in.start[in.n] = w.start[i];
+			memcpy(in.name[in.n++], w.name[i], sizeof(w.name[0]));
+		}
+	return in;
+}
+
+/* The main thread's stack pointer, from a syscall's entry. */
+static void main_sp(struct ms_aspace *as, uint64_t sp)
+{
+	struct ms_event t = ev(MS_EV_THREAD_SP);
+
+	t.sample.sp = sp;
+	t.sample.has_sp = true;
+	assert_int_equal(ms_aspace_apply(as, &t, NULL), 0);
+}
+
+/*
+ * /proc names [stack] the VMA that holds where the main stack began
+ * (vma_is_initial_stack), known from the main thread's first stack pointer
+ * after the exec: the top page split off (firefox's madvise) and a guard
+ * page at the bottom are unnamed; the VMA with it keeps the name. A stack
+ * read from /proc at an attach, whose first stack pointer is anywhere in
+ * it, names every piece as before; so does one whose start is not known.
+ */
+static void stack_named_where_it_began(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event g = ev(MS_EV_MAP);
+	struct names w;
+
+	(void)state;
+	g.map.start = g.map.vma_start = 1000 * P;
+	g.map.end = g.map.vma_end = 1032 * P;
+	g.map.prot = RW;
+	g.map.flags = MAP_PRIVATE;
+	g.map.name = "[stack]";
+	g.map.via = MS_VIA_KERNEL;
+	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
+	main_sp(as, 1030 * P + 0x800);
+	main_sp(as, 1001 * P);                         /* later ones are no start */
+	advise(as, 1000 * P, 1031 * P, MADV_NOHUGEPAGE);
+	protect(as, 1000 * P, 1001 * P, PROT_NONE);
+	w = vma_names(as, 1000 * P, 1032 * P);
+	assert_int_equal(w.n, 3);
+	assert_string_equal(w.name[0], "");            /* the guard page */
+	assert_string_equal(w.name[1], "[stack]");     /* [1001, 1031): holds 1030 */
+	assert_string_equal(w.name[2], "");            /* the top page */
+	ms_aspace_free(as);
+
+	as = ms_aspace_new();
+	g.map.via = MS_VIA_SYNTH;                      /* read at an attach */
+	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
+	main_sp(as, 1001 * P);
+	advise(as, 1000 * P, 1031 * P, MADV_NOHUGEPAGE);
+	w = vma_names(as, 1000 * P, 1032 * P);
+	assert_int_equal(w.n, 2);
+	assert_string_equal(w.name[0], "[stack]");
+	assert_string_equal(w.name[1], "[stack]");
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stack_fault_before_growth),
 		cmocka_unit_test(thread_stacks_named_from_sp),
+		cmocka_unit_test(stack_named_where_it_began),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
