@@ -577,6 +577,7 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 		t->entered = true;
 		t->sc = (int)ei->sc;
 		t->pid = smp->pid;
+		t->unmapped = false;             /* of this call: a call before whose exit was lost had its own */
 		for (k = 0; k < 5; k++)
 			t->args[k] = k < ei->nr_fields ? field(ei, smp, k) : 0;
 		if ((t->sc == SC_MUNMAP || t->sc == SC_MREMAP) && s->has_exit[t->sc] &&

@@ -81,6 +81,22 @@ static void unmap_overtaken(void **state)
 	assert_false(mapped(s, A));
 	assert_false(mapped(s, b));
 	ms_session_free(s);
+
+	/* Overtaken, its exit lost: the thread's next munmap is its own, applied at its exit. */
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 32 * P);
+	put_map(&r, 2, b, 32 * P);
+	enter(&r, "munmap", 10, PID + 1, un, 2);
+	enter(&r, "mmap", 11, PID + 2, mm, 5);
+	put_map_by(&r, 12, PID + 2, A, 32 * P);
+	leave(&r, "mmap", 13, PID + 2, (int64_t)A);
+	enter(&r, "munmap", 20, PID + 1, (const uint64_t[]){ b, 32 * P }, 2);
+	leave(&r, "munmap", 21, PID + 1, 0);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_true(mapped(s, A));
+	assert_false(mapped(s, b));
+	ms_session_free(s);
 }
 
 /*
