@@ -137,6 +137,7 @@ static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *
 	if (!strcmp(m->name, "[stack]")) {
 		p->stack = id;
 		p->stack_new = !p->start_stack && m->via == MS_VIA_KERNEL;   /* an exec's, not one read at attach */
+		p->brk_new = !p->brk_known && m->via == MS_VIA_KERNEL;
 	}
 	if (!strcmp(m->name, "[heap]"))
 		p->heap = id;
@@ -276,6 +277,7 @@ static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event
 	enum ms_aspace_op op;
 	uint64_t from;
 
+	ms_heap_note_brk(p, ev);
 	if (heap && !heap->alive)
 		heap = NULL;
 	/*
@@ -330,6 +332,9 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 		return -ENOMEM;
 	ms_pieces_clear(as, child, ev->time);
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	child->start_brk = parent->start_brk;          /* the break is the mm's: copied */
+	child->brk = parent->brk;
+	child->brk_known = parent->brk_known;
 	map = calloc(as->nr ? as->nr : 1, sizeof(*map));   /* parent region -> child region + 1 */
 	if (!map)
 		return -ENOMEM;

@@ -350,7 +350,7 @@ MS_EXPORT int ms_aspace_for_each_vma(const struct ms_aspace *as, uint32_t pid,
 		v.name = ms_names_vma(as, &p->p[i], name, sizeof(name));
 		for (i++; i < p->n && p->p[i].join && p->p[i].start == v.end; i++)
 			v.end = p->p[i].end;
-		v.name = ms_stack_vma_name(p, r, v.start, v.end, v.name);
+		v.name = ms_heap_vma_name(p, r, v.start, v.end, ms_stack_vma_name(p, r, v.start, v.end, v.name));
 		fn(&v, ctx);
 	}
 	return 0;

@@ -102,6 +102,14 @@ struct proc {
 	 */
 	uint64_t start_stack;
 	bool stack_new;          /* an exec's stack was made, where it began not known yet */
+	/*
+	 * The break where it started and where it is (mm->start_brk, mm->brk:
+	 * /proc names [heap] each anonymous VMA over [start_brk, brk)), from
+	 * the first brk after an exec (glibc's loader asks for the break with
+	 * brk(0) before anything moves it) on. brk_known false: not known.
+	 */
+	uint64_t start_brk, brk;
+	bool brk_known, brk_new;     /* brk_new: an exec seen, its first brk to come */
 	uint16_t def_vmflags;    /* VF_LOCKS that new maps get: mlockall(MCL_FUTURE) */
 	struct ms_u32map named;  /* tids whose stack has been named */
 	uint32_t last_named;     /* the tid named (or found named) last: samples come in runs */
@@ -438,6 +446,13 @@ void __attribute__((noinline)) ms_stack_name_thread(struct ms_aspace *as, struct
 
 /* Holds a fault just below [stack] for the growth record that follows it; false: charge it now. */
 bool __attribute__((noinline)) ms_stack_defer_fault(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
+
+/* A brk's result: where the break started and where it is, if an exec was seen (p->start_brk, p->brk). */
+void ms_heap_note_brk(struct proc *p, const struct ms_event *ev);
+
+/* The name /proc gives the VMA [start, end) of region r, named name: [heap] is that of the VMAs over the break's range. */
+const char *ms_heap_vma_name(const struct proc *p, const struct ms_region *r, uint64_t start, uint64_t end,
+			     const char *name);
 
 /* The main thread's stack pointer: where the stack began, if not known yet (p->start_stack). */
 void ms_stack_note_start(struct ms_aspace *as, struct proc *p, uint64_t sp);

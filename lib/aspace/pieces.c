@@ -517,5 +517,7 @@ void ms_pieces_clear(struct ms_aspace *as, struct proc *p, uint64_t time)
 	p->heap = p->stack = -1;
 	p->start_stack = 0;
 	p->stack_new = false;
+	p->start_brk = p->brk = 0;
+	p->brk_known = p->brk_new = false;
 	p->def_vmflags = 0;          /* a new mm, or none: mlockall's MCL_FUTURE is not inherited */
 }

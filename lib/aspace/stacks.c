@@ -1,6 +1,8 @@
 /*
  * Stacks: a thread's stack named from its stack pointer, and a fault just
  * below the main stack held until the record of the growth it causes.
+ * The names /proc gives by place: [stack] to the VMA where the main stack
+ * began, [heap] to those over the break's range.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,36 @@ const char *ms_stack_vma_name(const struct proc *p, const struct ms_region *r, u
 	    strcmp(name, "[stack]"))
 		return name;
 	return "";
+}
+
+void ms_heap_note_brk(struct proc *p, const struct ms_event *ev)
+{
+	if (!p->brk_known && p->brk_new && ev->brk.old_brk == ev->brk.new_brk) {
+		p->start_brk = ev->brk.new_brk;       /* brk(0) before the break moved */
+		p->brk_known = true;
+	}
+	p->brk_new = false;
+	if (p->brk_known)
+		p->brk = ev->brk.new_brk;              /* the break now, moved or not */
+}
+
+/*
+ * vma_is_initial_heap: an anonymous VMA (none of a file, nor the kernel's
+ * [vdso] and the like, which are named first) over [start_brk, brk) is
+ * [heap], whatever region it is of (one that merged across start_brk); one
+ * of the heap region that the break no longer covers (moved away) is not.
+ */
+const char *ms_heap_vma_name(const struct proc *p, const struct ms_region *r, uint64_t start, uint64_t end,
+			     const char *name)
+{
+	const bool anon = !(r->ino || r->maj || r->min) && (!name[0] || !strcmp(name, "[heap]") ||
+							    !strcmp(name, "[stack]") || !strncmp(name, "[anon:", 6));
+
+	if (!p->brk_known || !anon)
+		return name;
+	if (start < p->brk && end > p->start_brk)
+		return "[heap]";
+	return strcmp(name, "[heap]") ? name : "";
 }
 
 void ms_stack_resolve_pending(struct ms_aspace *as, uint32_t tid)

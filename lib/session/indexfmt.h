@@ -41,7 +41,8 @@
  *      stack is not the caller's; a change over more than 64 regions
  *      settles them all; pieces alike joined at the VMA tree's writes
  *      (regions' perms); an unmap or a fixed move that another thread's
- *      map overtook; io_destroy's ring; [stack] names one VMA alone
+ *      map overtook; io_destroy's ring; [stack] names one VMA alone, and
+ *      [heap] the VMAs over the break's range
  */
 #define IX_FORMAT 0x0100u
 #define IX_MODEL 0x0005u

@@ -192,12 +192,62 @@ static void stack_named_where_it_began(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * /proc names [heap] each anonymous VMA over [start_brk, brk)
+ * (vma_is_initial_heap), known from the first brk after an exec: with the
+ * break not moved, a VMA merged across it; then the heap's top moved away
+ * by mremap is unnamed, and a file map in the range keeps its name. A
+ * process whose exec was not seen names its heap region as before.
+ */
+static void heap_named_by_the_break(void **state)
+{
+	const uint64_t b = 2000 * P;
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event g = ev(MS_EV_MAP);
+	struct names w;
+
+	(void)state;
+	g.map.start = g.map.vma_start = 1000 * P;
+	g.map.end = g.map.vma_end = 1032 * P;
+	g.map.prot = RW;
+	g.map.flags = MAP_PRIVATE;
+	g.map.name = "[stack]";
+	g.map.via = MS_VIA_KERNEL;                     /* an exec's */
+	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
+	brk(as, b, b, 0, 0);                           /* brk(0): where the break starts */
+	map(as, b - P, b, "//anon");
+	map_vma(as, b, b + P, b - P, b + P, "//anon");   /* merged across it */
+	w = vma_names(as, b - P, b + P);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.name[0], "[heap]");
+	unmap(as, b - P, b + P);
+	brk(as, b, b + 8 * P, b, b + 8 * P);           /* the heap */
+	remap(as, b + 6 * P, b + 8 * P, 3000 * P, 3002 * P);
+	w = vma_names(as, b, b + 8 * P);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.name[0], "[heap]");
+	w = vma_names(as, 3000 * P, 3002 * P);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.name[0], "");            /* moved away: the break does not cover it */
+	ms_aspace_free(as);
+
+	as = ms_aspace_new();                          /* no exec seen: the first brk is no start */
+	brk(as, b + 8 * P, b + 8 * P, 0, 0);
+	brk(as, b + 8 * P, b + 16 * P, b + 8 * P, b + 16 * P);
+	remap(as, b + 14 * P, b + 16 * P, 3000 * P, 3002 * P);
+	w = vma_names(as, 3000 * P, 3002 * P);
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.name[0], "[heap]");
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(stack_fault_before_growth),
 		cmocka_unit_test(thread_stacks_named_from_sp),
 		cmocka_unit_test(stack_named_where_it_began),
+		cmocka_unit_test(heap_named_by_the_break),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
