@@ -41,11 +41,11 @@
  *      stack is not the caller's; a change over more than 64 regions
  *      settles them all; pieces alike joined at the VMA tree's writes
  *      (regions' perms); an unmap or a fixed move that another thread's
- *      map overtook; io_destroy's ring; [stack] names one VMA alone, and
- *      [heap] the VMAs over the break's range
+ *      map overtook; io_destroy's ring; [stack] names one VMA alone
+ *   6: [heap] names the VMAs over the break's range
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0005u
+#define IX_MODEL 0x0006u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {
