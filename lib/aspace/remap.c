@@ -17,7 +17,9 @@
  * (vma_merge_new_range), pieces k - 1 and k, moved the one that moved.
  * Anonymous memory's page offsets must run on: without an anon_vma it
  * takes the new address's, as a new map there would, and merges; with
- * one it keeps its old ones, which rarely run on: it is left apart.
+ * one it keeps its old ones (an MMAP2 gives an anonymous VMA's as its
+ * address), which run on where the two were side by side before (a VMA
+ * moved in parts to one place, the parts meeting again).
  */
 static void join_moved(struct ms_aspace *as, struct proc *p, size_t k, size_t moved)
 {
@@ -26,7 +28,8 @@ static void join_moved(struct ms_aspace *as, struct proc *p, size_t k, size_t mo
 	if (k == 0 || k >= p->n)
 		return;
 	r = as->regions[p->p[moved].region];
-	if (!(r->ino || r->maj || r->min) && p->p[moved].anon)
+	if (!(r->ino || r->maj || r->min) && p->p[moved].anon &&
+	    p->p[k - 1].pgoff + (p->p[k - 1].end - p->p[k - 1].start) != p->p[k].pgoff)
 		return;
 	ms_vma_join_if_mergeable(as, p, k);
 }

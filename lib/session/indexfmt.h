@@ -43,9 +43,10 @@
  *      (regions' perms); an unmap or a fixed move that another thread's
  *      map overtook; io_destroy's ring; [stack] names one VMA alone
  *   6: [heap] names the VMAs over the break's range
+ *   7: a moved anonymous VMA merges where its page offsets run on
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0006u
+#define IX_MODEL 0x0007u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

@@ -103,11 +103,61 @@ static void move_of_several_left_behind(void **state)
 	ms_aspace_free(as);
 }
 
+/* A move of [os, oe) to ns, MREMAP_FIXED. */
+static void move_to(struct ms_aspace *as, uint64_t os, uint64_t oe, uint64_t ns)
+{
+	struct ms_event e = ev(MS_EV_REMAP);
+
+	e.remap.old_start = os;
+	e.remap.old_end = oe;
+	e.remap.new_start = ns;
+	e.remap.new_end = ns + (oe - os);
+	e.remap.flags = MREMAP_MAYMOVE | MREMAP_FIXED;
+	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+}
+
+/*
+ * An anonymous VMA with an anon_vma keeps its page offsets (its first
+ * address's, as its MMAP2 gives them) through a move, and merges at its
+ * new place with a neighbour of the same anon_vma whose offsets run on
+ * into its own (copy_vma): moved in two halves side by side, one VMA
+ * again; put back the other way round, two.
+ */
+static void moved_halves_merge_again(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event m = map_ev(PID, 100 * P, 104 * P, "//anon");
+	struct vmas v;
+
+	(void)state;
+	m.map.pgoff = 100 * P;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	sample(as, 100 * P);                                   /* a fault: its anon_vma */
+	map(as, 200 * P, 212 * P, "//anon");
+	protect(as, 200 * P, 212 * P, PROT_NONE);
+	move_to(as, 100 * P, 102 * P, 202 * P);
+	move_to(as, 102 * P, 104 * P, 204 * P);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);
+	assert_int_equal(v.s[1], 202 * P);
+	assert_int_equal(v.e[1], 206 * P);
+	move_to(as, 204 * P, 206 * P, 207 * P);
+	move_to(as, 202 * P, 204 * P, 209 * P);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 5);
+	assert_int_equal(v.s[2], 207 * P);
+	assert_int_equal(v.e[2], 209 * P);
+	assert_int_equal(v.s[3], 209 * P);
+	assert_int_equal(v.e[3], 211 * P);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(move_of_several_vmas),
 		cmocka_unit_test(move_of_several_left_behind),
+		cmocka_unit_test(moved_halves_merge_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
