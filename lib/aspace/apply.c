@@ -134,11 +134,8 @@ static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *
 	ms_pieces_set_vma(p, m->vma_start, m->vma_end);
 	if (pc.vmflags & VF_LOCKS)
 		ms_vma_populate(as, p, m->start, m->end);
-	if (!strcmp(m->name, "[stack]")) {
+	if (!strcmp(m->name, "[stack]"))
 		p->stack = id;
-		p->stack_new = !p->start_stack && m->via == MS_VIA_KERNEL;   /* an exec's, not one read at attach */
-		p->brk_new = !p->brk_known && m->via == MS_VIA_KERNEL;
-	}
 	if (!strcmp(m->name, "[heap]"))
 		p->heap = id;
 	if (c) {
@@ -564,9 +561,11 @@ static int change_task(struct ms_aspace *as, struct proc *p, const struct ms_eve
 
 	if (ev->kind == MS_EV_EXIT)
 		all = ms_tasks_exit(as, p, ev);
-	else if ((p = ms_tasks_exec(as, p, ev)))
+	else if ((p = ms_tasks_exec(as, p, ev))) {
 		ms_pieces_clear(as, p, ev->time);
-	else
+		/* A new program: where its stack begins and its break starts come with its first calls. */
+		p->stack_new = p->brk_new = true;
+	} else
 		return -ENOMEM;
 	if (ev->kind == MS_EV_EXEC)
 		ms_str_copy(p->comm, sizeof(p->comm), ev->comm.comm);

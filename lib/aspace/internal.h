@@ -101,7 +101,7 @@ struct proc {
 	 * below. 0: not known (all of the stack region is named).
 	 */
 	uint64_t start_stack;
-	bool stack_new;          /* an exec's stack was made, where it began not known yet */
+	bool stack_new;          /* an exec was seen, where its stack began not known yet */
 	/*
 	 * The break where it started and where it is (mm->start_brk, mm->brk:
 	 * /proc names [heap] each anonymous VMA over [start_brk, brk)), from

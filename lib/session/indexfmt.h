@@ -44,9 +44,10 @@
  *      map overtook; io_destroy's ring; [stack] names one VMA alone
  *   6: [heap] names the VMAs over the break's range
  *   7: a moved anonymous VMA merges where its page offsets run on
+ *   8: [stack] and [heap] by place only after an exec seen (not at attach)
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0007u
+#define IX_MODEL 0x0008u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

@@ -137,6 +137,15 @@ static struct names vma_names(struct ms_aspace *as, uint64_t lo, uint64_t hi)
 	return in;
 }
 
+/* An exec: a new program in PID. */
+static void exec_new(struct ms_aspace *as)
+{
+	struct ms_event e = ev(MS_EV_EXEC);
+
+	e.comm.comm = "new";
+	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+}
+
 /* The main thread's stack pointer, from a syscall's entry. */
 static void main_sp(struct ms_aspace *as, uint64_t sp)
 {
@@ -162,6 +171,7 @@ static void stack_named_where_it_began(void **state)
 	struct names w;
 
 	(void)state;
+	exec_new(as);
 	g.map.start = g.map.vma_start = 1000 * P;
 	g.map.end = g.map.vma_end = 1032 * P;
 	g.map.prot = RW;
@@ -181,13 +191,23 @@ static void stack_named_where_it_began(void **state)
 	ms_aspace_free(as);
 
 	as = ms_aspace_new();
-	g.map.via = MS_VIA_SYNTH;                      /* read at an attach */
+	g.map.via = MS_VIA_SYNTH;                      /* read at an attach: no exec seen */
 	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
 	main_sp(as, 1001 * P);
 	advise(as, 1000 * P, 1031 * P, MADV_NOHUGEPAGE);
 	w = vma_names(as, 1000 * P, 1032 * P);
 	assert_int_equal(w.n, 2);
 	assert_string_equal(w.name[0], "[stack]");
+	assert_string_equal(w.name[1], "[stack]");
+	ms_aspace_free(as);
+
+	as = ms_aspace_new();                          /* a map of the kernel's named [stack], no exec seen */
+	g.map.via = MS_VIA_KERNEL;
+	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
+	main_sp(as, 1001 * P);
+	advise(as, 1000 * P, 1031 * P, MADV_NOHUGEPAGE);
+	w = vma_names(as, 1000 * P, 1032 * P);
+	assert_int_equal(w.n, 2);
 	assert_string_equal(w.name[1], "[stack]");
 	ms_aspace_free(as);
 }
@@ -207,12 +227,13 @@ static void heap_named_by_the_break(void **state)
 	struct names w;
 
 	(void)state;
+	exec_new(as);
 	g.map.start = g.map.vma_start = 1000 * P;
 	g.map.end = g.map.vma_end = 1032 * P;
 	g.map.prot = RW;
 	g.map.flags = MAP_PRIVATE;
 	g.map.name = "[stack]";
-	g.map.via = MS_VIA_KERNEL;                     /* an exec's */
+	g.map.via = MS_VIA_KERNEL;
 	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
 	brk(as, b, b, 0, 0);                           /* brk(0): where the break starts */
 	map(as, b - P, b, "//anon");
@@ -232,6 +253,7 @@ static void heap_named_by_the_break(void **state)
 	ms_aspace_free(as);
 
 	as = ms_aspace_new();                          /* no exec seen: the first brk is no start */
+	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);   /* a stack map of the kernel's all the same */
 	brk(as, b + 8 * P, b + 8 * P, 0, 0);
 	brk(as, b + 8 * P, b + 16 * P, b + 8 * P, b + 16 * P);
 	remap(as, b + 14 * P, b + 16 * P, 3000 * P, 3002 * P);
