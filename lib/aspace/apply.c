@@ -510,7 +510,8 @@ static int change_mlock(struct ms_aspace *as, struct proc *p, const struct ms_ev
 	if (c) {
 		if (!ev->mlock.all)
 			set_range(as, ev->pid, c, ev->mlock.start, ev->mlock.end);
-		c->lock = (int)ev->mlock.lock;
+		/* mlockall(MCL_FUTURE) alone changes no VMA: what maps to come get is the change. */
+		c->lock = !ev->mlock.all && ev->mlock.def >= 0 ? ev->mlock.def : (int)ev->mlock.lock;
 		if (ev->mlock.all)
 			snprintf(as->change_name, sizeof(as->change_name), "every VMA%s", ev->mlock.def > 0 ? ", and maps to come" : "");
 		else if (ev->mlock.def > 0)

@@ -258,6 +258,17 @@ static void task_changes_described(void **state)
 	assert_int_equal(c.lock, MS_LOCK_LOCKED);
 	assert_string_equal(c.name, "every VMA, and maps to come");
 	assert_null(c.region);
+	/* mlockall(MCL_FUTURE | MCL_ONFAULT) alone: the maps to come are what it locks. */
+	e = ev(MS_EV_MLOCK);
+	e.mlock = (typeof(e.mlock)){ .lock = 0, .all = false, .def = MS_LOCK_LOCKED | MS_LOCK_ONFAULT };
+	change(as, &e, 1, &c);
+	assert_int_equal(c.lock, MS_LOCK_LOCKED | MS_LOCK_ONFAULT);
+	assert_string_equal(c.name, "maps to come");
+	/* munlock of a range: unlocked. */
+	e = ev(MS_EV_MLOCK);
+	e.mlock = (typeof(e.mlock)){ .start = 16 * P, .end = 20 * P, .lock = 0, .def = -1 };
+	change(as, &e, 1, &c);
+	assert_int_equal(c.lock, 0);
 
 	e = ev(MS_EV_FORK);
 	e.fork.child_pid = e.fork.child_tid = PID + 1;
