@@ -96,9 +96,10 @@ struct proc {
 	int64_t heap, stack;     /* region ids, or -1 */
 	/*
 	 * Where the main stack began (mm->start_stack: /proc names [stack] the
-	 * VMA that holds it alone), as near as the records say: the main
-	 * thread's first stack pointer in it after the exec, a few frames
-	 * below. 0: not known (all of the stack region is named).
+	 * VMA that holds it alone): the stack pointer at the execve's exit,
+	 * or in a recording with no execve the main thread's first at a
+	 * followed call, a few frames below. 0: not known (all of the stack
+	 * region is named).
 	 */
 	uint64_t start_stack;
 	bool stack_new;          /* an exec was seen, where its stack began not known yet */

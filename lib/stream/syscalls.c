@@ -566,6 +566,15 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 		/* Its exit comes from the new program, or says it failed: the caller's maps either way. */
 		t->in_exec = ei->kind == EK_ENTER;
 		t->exec_pid = smp->pid;
+		/*
+		 * The new program's registers at its exit are those it starts
+		 * with: its stack pointer is where its stack begins
+		 * (mm->start_stack, which /proc's [stack] goes by), exactly.
+		 */
+		if (ei->kind == EK_EXIT && !field(ei, smp, 0) && smp->has_sp && smp->tid == smp->pid) {
+			t->sp_told = true;
+			return stream_thread_sp(s, smp);
+		}
 		return 0;
 	}
 	t->in_exec = false;                  /* any other call: the execve returned, its exit lost */
