@@ -45,9 +45,10 @@
  *   6: [heap] names the VMAs over the break's range
  *   7: a moved anonymous VMA merges where its page offsets run on
  *   8: [stack] and [heap] by place only after an exec seen (not at attach)
+ *   9: where the stack began: the stack pointer at the execve's exit
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0008u
+#define IX_MODEL 0x0009u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {
