@@ -204,3 +204,18 @@ int stream_lifecycle_exit(struct ms_stream *s, const struct ms_sample *smp, stru
 		return 0;
 	}
 }
+
+/* An exec of pid: its threads out of their execve, and its main thread's stack pointer to tell again. */
+void stream_exec_done(struct ms_stream *s, uint32_t pid)
+{
+	struct thread *t;
+	size_t pos = 0;
+	uint32_t tid;
+
+	while ((t = ms_u32map_next(&s->threads, &pos, &tid))) {
+		if (t->in_exec && t->exec_pid == pid)
+			t->in_exec = false;
+		if (tid == pid)
+			t->sp_told = false;      /* the new program's stack: where it began, at its first call */
+	}
+}

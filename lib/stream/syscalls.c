@@ -718,20 +718,6 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
  * any of them: the exec's record names the leader, whose tid it takes
  * (de_thread), so every thread marked in the process is cleared.
  */
-void stream_exec_done(struct ms_stream *s, uint32_t pid)
-{
-	struct thread *t;
-	size_t pos = 0;
-	uint32_t tid;
-
-	while ((t = ms_u32map_next(&s->threads, &pos, &tid))) {
-		if (t->in_exec && t->exec_pid == pid)
-			t->in_exec = false;
-		if (tid == pid)
-			t->sp_told = false;      /* the new program's stack: where it began, at its first call */
-	}
-}
-
 bool stream_sp_wanted(struct ms_stream *s, const struct ms_sample *smp)
 {
 	struct thread *t;
