@@ -163,7 +163,6 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 {
 	struct ms_sample smp;
 	struct ms_event ev;
-	int err;
 
 	if (ms_sample_parse(ei->attr, rec, &smp)) {
 		if (s->src)
@@ -183,8 +182,6 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 	}
 	if (ei->kind == EK_ENTER || ei->kind == EK_EXIT) {
 		s->st.other_samples++;
-		if (ei->kind == EK_ENTER && stream_sp_wanted(s, &smp) && (err = stream_thread_sp(s, &smp)))
-			return err;
 		return stream_on_syscall(s, ei, &smp);
 	}
 	if (ei->kind == EK_VMA_TREE) {

@@ -298,7 +298,7 @@ int stream_emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_even
 int stream_emit_vma_writes(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
 
 /* Unmaps that a syscall's exit does not place (unmaps.c): a munmap overtaken, io_destroy's ring. */
-int stream_unmapping_open(struct ms_stream *s, uint32_t tid);
+int stream_unmapping_open(struct ms_stream *s, const struct thread *t, uint32_t tid);
 void stream_unmapping_closed(struct ms_stream *s, uint32_t tid);
 int stream_unmaps_overtaken(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end);
 /* The change of thread tid's munmap, or of its mremap, its memory now at to. */
@@ -308,8 +308,6 @@ int stream_aio_note(struct ms_stream *s, const struct pending_map *pm);
 int stream_aio_destroyed(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
 void stream_unmaps_free(struct ms_stream *s);
 int stream_thread_sp(struct ms_stream *s, const struct ms_sample *smp);
-/* A syscall entry's stack pointer to tell: a thread's but the main one's, and the main one's first after its exec. */
-bool stream_sp_wanted(struct ms_stream *s, const struct ms_sample *smp);
 int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, const struct ms_sample *smp);
 /* damonagg.c: damon:damon_aggregated, known by its format (find reads f's fields), and its samples. */
 bool stream_classify_damon(struct evinfo *ei, const char *sys, const char *name,

@@ -205,7 +205,13 @@ int stream_lifecycle_exit(struct ms_stream *s, const struct ms_sample *smp, stru
 	}
 }
 
-/* An exec of pid: its threads out of their execve, and its main thread's stack pointer to tell again. */
+/*
+ * Process pid has exec'd: the maps of its threads from here on are the new
+ * program's, in place now. The thread that called execve may have been
+ * any of them: the exec's record names the leader, whose tid it takes
+ * (de_thread), so every thread marked in the process is cleared. Its main
+ * thread's stack pointer is to be told again, for the new program's stack.
+ */
 void stream_exec_done(struct ms_stream *s, uint32_t pid)
 {
 	struct thread *t;
@@ -216,6 +222,6 @@ void stream_exec_done(struct ms_stream *s, uint32_t pid)
 		if (t->in_exec && t->exec_pid == pid)
 			t->in_exec = false;
 		if (tid == pid)
-			t->sp_told = false;      /* the new program's stack: where it began, at its first call */
+			t->sp_told = false;
 	}
 }

@@ -21,7 +21,6 @@
 #define MCL_ONFAULT 4
 #endif
 
-
 static struct thread *thread_get(struct ms_stream *s, uint32_t tid)
 {
 	struct thread *t = ms_u32map_get(&s->threads, tid);
@@ -555,6 +554,23 @@ static int exit_in_flight(struct ms_stream *s, const struct evinfo *ei, const st
 	return 0;
 }
 
+/*
+ * A thread's stack pointer names its stack; the main thread's is told once
+ * after its exec (at the execve's exit where the file has it, else at the
+ * first call), for where its stack began.
+ */
+static bool sp_wanted(struct thread *t, const struct ms_sample *smp)
+{
+	if (!smp->has_sp)
+		return false;
+	if (smp->tid != smp->pid)
+		return true;
+	if (t->sp_told)
+		return false;
+	t->sp_told = true;
+	return true;
+}
+
 int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
 {
 	struct thread *t = thread_get(s, smp->tid);
@@ -562,6 +578,8 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 
 	if (!t)
 		return -ENOMEM;
+	if (ei->kind == EK_ENTER && sp_wanted(t, smp) && (err = stream_thread_sp(s, smp)))
+		return err;
 	if (ei->sc == SC_EXECVE || ei->sc == SC_EXECVEAT) {
 		/* Its exit comes from the new program, or says it failed: the caller's maps either way. */
 		t->in_exec = ei->kind == EK_ENTER;
@@ -589,8 +607,7 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 		t->unmapped = false;             /* of this call: a call before whose exit was lost had its own */
 		for (k = 0; k < 5; k++)
 			t->args[k] = k < ei->nr_fields ? field(ei, smp, k) : 0;
-		if ((t->sc == SC_MUNMAP || t->sc == SC_MREMAP) && s->has_exit[t->sc] &&
-		    (err = stream_unmapping_open(s, smp->tid)))
+		if (s->has_exit[t->sc] && (err = stream_unmapping_open(s, t, smp->tid)))
 			return err;
 		if (t->sc == SC_IOCTL)
 			stream_uffd_enter(t, smp);
@@ -710,26 +727,6 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 	err = emit_map(s, smp, &pm, s->has_syscalls ? MS_VIA_KERNEL : MS_VIA_UNKNOWN);
 	free(pm.name);
 	return err;
-}
-
-/*
- * Process pid has exec'd: the maps of its threads from here on are the new
- * program's, in place now. The thread that called execve may have been
- * any of them: the exec's record names the leader, whose tid it takes
- * (de_thread), so every thread marked in the process is cleared.
- */
-bool stream_sp_wanted(struct ms_stream *s, const struct ms_sample *smp)
-{
-	struct thread *t;
-
-	if (!smp->has_sp)
-		return false;
-	if (smp->tid != smp->pid)
-		return true;
-	if (!(t = thread_get(s, smp->tid)) || t->sp_told)
-		return false;
-	t->sp_told = true;
-	return true;
 }
 
 int stream_flush_threads(struct ms_stream *s)

@@ -21,12 +21,14 @@ static bool unmapping(const struct thread *u)
 	return u->sc == SC_MUNMAP || u->sc == SC_MREMAP;
 }
 
-/* Notes that thread tid has a munmap or an mremap open. 0 or -ENOMEM. */
-int stream_unmapping_open(struct ms_stream *s, uint32_t tid)
+/* Notes thread tid's open call t, where it is a munmap or an mremap. 0 or -ENOMEM. */
+int stream_unmapping_open(struct ms_stream *s, const struct thread *t, uint32_t tid)
 {
 	const struct thread *u;
 	size_t i, n = 0;
 
+	if (!unmapping(t))
+		return 0;
 	if (s->nr_unmapping >= 64) {            /* stale entries (exits lost, or seen) go first */
 		for (i = 0; i < s->nr_unmapping; i++)
 			if ((u = ms_u32map_get(&s->threads, s->unmapping[i])) && unmapping(u))

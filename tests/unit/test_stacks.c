@@ -146,7 +146,21 @@ static void exec_new(struct ms_aspace *as)
 	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
 }
 
-/* The main thread's stack pointer, from a syscall's entry. */
+/* The main stack, [1000, 1032) pages, mapped by way of via. */
+static void stack_map(struct ms_aspace *as, enum ms_map_via via)
+{
+	struct ms_event g = ev(MS_EV_MAP);
+
+	g.map.start = g.map.vma_start = 1000 * P;
+	g.map.end = g.map.vma_end = 1032 * P;
+	g.map.prot = RW;
+	g.map.flags = MAP_PRIVATE;
+	g.map.name = "[stack]";
+	g.map.via = via;
+	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
+}
+
+/* The main thread's stack pointer, from a syscall's entry or an execve's exit. */
 static void main_sp(struct ms_aspace *as, uint64_t sp)
 {
 	struct ms_event t = ev(MS_EV_THREAD_SP);
@@ -167,18 +181,11 @@ static void main_sp(struct ms_aspace *as, uint64_t sp)
 static void stack_named_where_it_began(void **state)
 {
 	struct ms_aspace *as = ms_aspace_new();
-	struct ms_event g = ev(MS_EV_MAP);
 	struct names w;
 
 	(void)state;
 	exec_new(as);
-	g.map.start = g.map.vma_start = 1000 * P;
-	g.map.end = g.map.vma_end = 1032 * P;
-	g.map.prot = RW;
-	g.map.flags = MAP_PRIVATE;
-	g.map.name = "[stack]";
-	g.map.via = MS_VIA_KERNEL;
-	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
+	stack_map(as, MS_VIA_KERNEL);
 	main_sp(as, 1030 * P + 0x800);
 	main_sp(as, 1001 * P);                         /* later ones are no start */
 	advise(as, 1000 * P, 1031 * P, MADV_NOHUGEPAGE);
@@ -191,8 +198,7 @@ static void stack_named_where_it_began(void **state)
 	ms_aspace_free(as);
 
 	as = ms_aspace_new();
-	g.map.via = MS_VIA_SYNTH;                      /* read at an attach: no exec seen */
-	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
+	stack_map(as, MS_VIA_SYNTH);                   /* read at an attach: no exec seen */
 	main_sp(as, 1001 * P);
 	advise(as, 1000 * P, 1031 * P, MADV_NOHUGEPAGE);
 	w = vma_names(as, 1000 * P, 1032 * P);
@@ -201,9 +207,8 @@ static void stack_named_where_it_began(void **state)
 	assert_string_equal(w.name[1], "[stack]");
 	ms_aspace_free(as);
 
-	as = ms_aspace_new();                          /* a map of the kernel's named [stack], no exec seen */
-	g.map.via = MS_VIA_KERNEL;
-	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
+	as = ms_aspace_new();
+	stack_map(as, MS_VIA_KERNEL);                  /* a map of the kernel's named [stack], no exec seen */
 	main_sp(as, 1001 * P);
 	advise(as, 1000 * P, 1031 * P, MADV_NOHUGEPAGE);
 	w = vma_names(as, 1000 * P, 1032 * P);
@@ -216,25 +221,18 @@ static void stack_named_where_it_began(void **state)
  * /proc names [heap] each anonymous VMA over [start_brk, brk)
  * (vma_is_initial_heap), known from the first brk after an exec: with the
  * break not moved, a VMA merged across it; then the heap's top moved away
- * by mremap is unnamed, and a file map in the range keeps its name. A
- * process whose exec was not seen names its heap region as before.
+ * by mremap is unnamed. A process whose exec was not seen names its heap
+ * region as before.
  */
 static void heap_named_by_the_break(void **state)
 {
 	const uint64_t b = 2000 * P;
 	struct ms_aspace *as = ms_aspace_new();
-	struct ms_event g = ev(MS_EV_MAP);
 	struct names w;
 
 	(void)state;
 	exec_new(as);
-	g.map.start = g.map.vma_start = 1000 * P;
-	g.map.end = g.map.vma_end = 1032 * P;
-	g.map.prot = RW;
-	g.map.flags = MAP_PRIVATE;
-	g.map.name = "[stack]";
-	g.map.via = MS_VIA_KERNEL;
-	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);
+	stack_map(as, MS_VIA_KERNEL);
 	brk(as, b, b, 0, 0);                           /* brk(0): where the break starts */
 	map(as, b - P, b, "//anon");
 	map_vma(as, b, b + P, b - P, b + P, "//anon");   /* merged across it */
@@ -253,7 +251,7 @@ static void heap_named_by_the_break(void **state)
 	ms_aspace_free(as);
 
 	as = ms_aspace_new();                          /* no exec seen: the first brk is no start */
-	assert_int_equal(ms_aspace_apply(as, &g, NULL), 0);   /* a stack map of the kernel's all the same */
+	stack_map(as, MS_VIA_KERNEL);                  /* a stack map of the kernel's all the same */
 	brk(as, b + 8 * P, b + 8 * P, 0, 0);
 	brk(as, b + 8 * P, b + 16 * P, b + 8 * P, b + 16 * P);
 	remap(as, b + 14 * P, b + 16 * P, 3000 * P, 3002 * P);
