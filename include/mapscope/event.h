@@ -93,6 +93,7 @@ struct ms_event_map {
 	enum ms_map_via via;
 	bool fixed;                 /* MAP_FIXED: overlaps were replaced */
 	bool noreserve;             /* MAP_NORESERVE: no swap reserved (VM_NORESERVE) */
+	bool populate;              /* MAP_POPULATE (not MAP_NONBLOCK): faulted in before the call returned */
 	const uint64_t *alloc_chain;/* user call chain of the creating syscall, or NULL */
 	uint32_t alloc_chain_len;
 	const uint64_t *alloc_stack;/* the top words of the user stack at that syscall, or NULL */

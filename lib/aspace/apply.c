@@ -120,20 +120,30 @@ static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *
 	bool replaces = c && occupied(p, m->start, m->end);
 	const struct ms_region *r;
 	struct piece pc;
+	uint16_t locks;
 	int id, err;
 
 	if ((err = ms_pieces_unmap(as, p, m->start, m->end, -1, ev->time)))
 		return err;
 	if ((id = ms_region_new(as, p, ev, m, m->name)) < 0)
 		return id;
-	/* What mlockall(MCL_FUTURE) asked for (mm->def_flags); what /proc showed is not known. */
-	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags, (uint32_t)id, false,
-			     (uint16_t)((m->via == MS_VIA_SYNTH ? 0 : p->def_vmflags) | ms_vma_map_accounting(m)), 0, 0, 0 };
+	/*
+	 * Locked: what mlockall(MCL_FUTURE) asked for (mm->def_flags), and
+	 * MAP_LOCKED, which the kernel's record says for VM_LOCKED (perf's
+	 * mmap2 flags); what /proc showed is not known. The lock is a VMA
+	 * flag, which munlock clears: not one of the flags a merge compares.
+	 */
+	locks = m->via == MS_VIA_SYNTH ? 0 : (uint16_t)(p->def_vmflags | (m->flags & MAP_LOCKED ? VF_LOCKED : 0));
+	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags & ~(uint32_t)MAP_LOCKED, (uint32_t)id, false,
+			     (uint16_t)(locks | ms_vma_map_accounting(m)), 0, 0, 0 };
 	if ((err = ms_pieces_insert(p, lower(p, m->start), &pc)))
 		return err;
 	ms_pieces_set_vma(p, m->vma_start, m->vma_end);
+	/* mm_populate: a VMA locked, not on fault (mlockall's MCL_FUTURE), or MAP_POPULATE. */
 	if (pc.vmflags & VF_LOCKS)
-		ms_vma_populate(as, p, m->start, m->end);
+		ms_vma_populate(as, p, m->start, m->end, VF_LOCKS, VF_LOCKED);
+	else if (m->populate)
+		ms_vma_populate(as, p, m->start, m->end, VF_LOCKONFAULT, 0);
 	if (!strcmp(m->name, "[stack]"))
 		p->stack = id;
 	if (!strcmp(m->name, "[heap]"))
@@ -254,6 +264,9 @@ static int apply_protect(struct ms_aspace *as, struct proc *p, const struct ms_e
 		i = j;
 	}
 	ms_pieces_settle(as, p, ev->time);
+	/* A private VMA locked, not on fault, made writable is populated (mprotect_fixup): its COW breaks now. */
+	if (prot & PROT_WRITE)
+		ms_vma_populate(as, p, start, end, VF_LOCKS, VF_LOCKED);
 	return 0;
 }
 

@@ -403,8 +403,13 @@ int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 /* mseal, mbind, set_mempolicy_home_node, userfaultfd, anon names (MS_EV_VMA_ATTR). 0 or -ENOMEM. */
 int ms_vma_set_attr(struct ms_aspace *as, struct proc *p, const struct ms_event *ev);
 
-/* Locked VMAs of [start, end) are populated at once: their first write fault makes their anon_vma. */
-void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end);
+/*
+ * The VMAs of [start, end) whose flags have (vmflags & mask) == want are
+ * populated (faulted in by the kernel for the caller, no fault sample):
+ * the write fault of each private writable one makes its anon_vma.
+ */
+void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end, uint16_t mask,
+		     uint16_t want);
 
 /* The first fault in piece i's VMA: it takes a neighbour's anon_vma, or a new one. */
 void __attribute__((noinline)) ms_vma_make_anon(struct ms_aspace *as, struct proc *p, size_t i);

@@ -207,10 +207,26 @@ static int change_vmas(struct ms_aspace *as, struct proc *p, uint64_t start, uin
 	return 0;
 }
 
+/* Where the VMAs that run on from start without a gap end, up to end (start where it lies in a hole). */
+static uint64_t mapped_to(const struct proc *p, uint64_t start, uint64_t end)
+{
+	size_t i = lower_c(p, start);
+	uint64_t at = start;
+
+	for (; i < p->n && p->p[i].start <= at && at < end; i++)
+		at = p->p[i].end;
+	return at < end ? at : end;
+}
+
 int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	struct vma_change ch = { .mpol = -1, .home = -1, .uffd = -1, .name = -1 };
 
+	/* Every VMA, locked on fault or not, up to a hole, where it fails with -ENOMEM (madvise_populate). */
+	if (ev->madvise.advice == MADV_POPULATE_WRITE) {
+		ms_vma_populate(as, p, ev->madvise.start, mapped_to(p, ev->madvise.start, ev->madvise.end), 0, 0);
+		return 0;
+	}
 	if (!advice_flags(ev->madvise.advice, &ch.set, &ch.clear))
 		return 0;
 	return change_vmas(as, p, ev->madvise.start, ev->madvise.end, &ch, ev->madvise.tree);
@@ -281,13 +297,19 @@ static uint16_t lock_vmflags(uint32_t lock)
 	return (uint16_t)((lock & MS_LOCK_LOCKED ? VF_LOCKED : 0) | (lock & MS_LOCK_ONFAULT ? VF_LOCKONFAULT : 0));
 }
 
-/* A VMA locked, not on fault, is populated at once (mm_populate): its first write fault makes its anon_vma. */
-void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end)
+/*
+ * mm_populate (a VMA locked, not on fault; MAP_POPULATE) and
+ * madvise_populate fault pages in through get_user_pages, with a write
+ * fault where the VMA is private and writable (populate_vma_page_range):
+ * that makes its anon_vma, and no page-fault sample says so.
+ */
+void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end, uint16_t mask,
+		     uint16_t want)
 {
 	size_t i;
 
 	for (i = lower(p, start); i < p->n && p->p[i].start < end; i++)
-		if (wants_anon(&p->p[i]) && (p->p[i].vmflags & VF_LOCKS) == VF_LOCKED &&
+		if (wants_anon(&p->p[i]) && (p->p[i].vmflags & mask) == want &&
 		    as->regions[p->p[i].region]->kind != MS_KIND_VDSO)
 			ms_vma_make_anon(as, p, i);
 }
@@ -300,11 +322,8 @@ void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint6
  */
 static uint64_t lock_gap(const struct proc *p, uint64_t start, uint64_t end)
 {
-	size_t i = lower_c(p, start);
-	uint64_t at = start;
+	uint64_t at = mapped_to(p, start, end);
 
-	for (; i < p->n && p->p[i].start <= at && at < end; i++)
-		at = p->p[i].end;
 	return at < end ? at : start;
 }
 
@@ -325,7 +344,7 @@ int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 	ch.clear = (uint16_t)(VF_LOCKS & ~ch.set);
 	if ((err = change_vmas(as, p, start, end, &ch, ev->mlock.tree)))
 		return err;
-	ms_vma_populate(as, p, start, end);
+	ms_vma_populate(as, p, start, end, VF_LOCKS, VF_LOCKED);
 	return 0;
 }
 

@@ -46,9 +46,12 @@
  *   7: a moved anonymous VMA merges where its page offsets run on
  *   8: [stack] and [heap] by place only after an exec seen (not at attach)
  *   9: where the stack began: the stack pointer at the execve's exit
+ *  10: anon_vmas that MAP_POPULATE, MADV_POPULATE_WRITE and mprotect of a
+ *      locked VMA make (the merges they forbid); MAP_LOCKED in a map's
+ *      record is its lock, not a flag a merge compares
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0009u
+#define IX_MODEL 0x000au
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

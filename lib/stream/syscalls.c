@@ -169,6 +169,7 @@ static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct
 	ev.map.via = t->sc == SC_SHMAT ? MS_VIA_SHMAT : MS_VIA_MMAP;
 	ev.map.fixed = t->sc == SC_MMAP && (t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE));
 	ev.map.noreserve = t->sc == SC_MMAP && (t->args[3] & MAP_NORESERVE);
+	ev.map.populate = t->sc == SC_MMAP && (t->args[3] & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE;
 	ev.map.alloc_chain = t->chain_len ? t->chain : NULL;
 	ev.map.alloc_chain_len = t->chain_len;
 	ev.map.alloc_stack = t->stack_len ? t->stack : NULL;
@@ -195,12 +196,15 @@ static uint64_t *brk_slot(struct ms_stream *s, uint32_t pid)
 	return b;
 }
 
-/* Advice that releases pages, or that changes VMA flags (which splits and merges VMAs). */
+/*
+ * Advice that releases pages, that changes VMA flags (which splits and
+ * merges VMAs), or that makes anon_vmas (POPULATE_WRITE: which VMAs merge).
+ */
 static bool wanted_advice(uint64_t advice)
 {
 	return advice <= MADV_SEQUENTIAL /* NORMAL, RANDOM: read-ahead flags */ ||
 	       advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
-	       advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
+	       advice == 23 /* POPULATE_WRITE */ || advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
 	       (advice >= MADV_DONTFORK && advice <= MADV_KEEPONFORK);
 }
 

@@ -282,7 +282,10 @@ struct seen {
 	enum ms_aspace_op op[32];
 	uint64_t start[32], end[32];
 	uint32_t tid[32];
+	int advice[32];
 	int n;
+	bool populate[32];       /* each map's, in turn */
+	int maps;
 };
 
 static inline int on_change(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
@@ -290,11 +293,13 @@ static inline int on_change(void *ctx, struct ms_session *s, const struct ms_eve
 	struct seen *w = ctx;
 
 	(void)s;
-	(void)ev;
+	if (c->op == MS_OP_MAP && ev->kind == MS_EV_MAP && w->maps < 32)
+		w->populate[w->maps++] = ev->map.populate;
 	if (c->op != MS_OP_MAP && w->n < 32) {
 		w->op[w->n] = c->op;
 		w->start[w->n] = c->start;
 		w->end[w->n] = c->end;
+		w->advice[w->n] = c->advice;
 		w->tid[w->n++] = c->tid;
 	}
 	return 0;

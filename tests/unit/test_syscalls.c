@@ -160,6 +160,47 @@ static void failed_part_way(void **state)
 }
 
 /*
+ * Populating calls: mmap with MAP_POPULATE says so on its map, not with
+ * MAP_NONBLOCK too; madvise(MADV_POPULATE_WRITE) is a change (it makes
+ * anon_vmas), MADV_POPULATE_READ is not.
+ */
+static void populate_told(void **state)
+{
+	static const char *const tps[] = { "sys_enter_mmap", "sys_exit_mmap", "sys_enter_madvise",
+					   "sys_exit_madvise" };
+	uint64_t mm[5] = { 0, 4 * P, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1 };
+	struct ms_session *s;
+	struct seen w;
+	struct rec r;
+	int i;
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	for (i = 0; i < 3; i++) {
+		mm[3] = MAP_PRIVATE | MAP_ANONYMOUS | (i ? MAP_POPULATE : 0) | (i == 2 ? MAP_NONBLOCK : 0);
+		enter(&r, "mmap", 10 + 10 * (uint64_t)i, PID, mm, 5);
+		put_map(&r, 11 + 10 * (uint64_t)i, A + 8 * P * (uint64_t)i, 4 * P);
+		leave(&r, "mmap", 12 + 10 * (uint64_t)i, PID, (int64_t)(A + 8 * P * (uint64_t)i));
+	}
+	enter(&r, "madvise", 40, PID, (const uint64_t[]){ A, 4 * P, 22 /* MADV_POPULATE_READ */ }, 3);
+	leave(&r, "madvise", 41, PID, 0);
+	enter(&r, "madvise", 50, PID, (const uint64_t[]){ A, 4 * P, 23 /* MADV_POPULATE_WRITE */ }, 3);
+	leave(&r, "madvise", 51, PID, 0);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_int_equal(w.maps, 3);
+	assert_false(w.populate[0]);
+	assert_true(w.populate[1]);
+	assert_false(w.populate[2]);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.op[0], MS_OP_MADVISE);
+	assert_int_equal(w.advice[0], 23);
+	assert_int_equal(w.start[0], A);
+	assert_int_equal(w.end[0], A + 4 * P);
+	ms_session_free(s);
+}
+
+/*
  * Calls in flight since before the recording (an attach): their entries
  * unseen, their writes of NULL into the VMA tree are unmaps where the
  * exit says an unmapping call succeeded, and nothing where the thread's
@@ -389,6 +430,7 @@ int main(void)
 		cmocka_unit_test(in_flight_reach),
 		cmocka_unit_test(refused_at_seal),
 		cmocka_unit_test(exec_stack_of_the_next_program),
+		cmocka_unit_test(populate_told),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -180,6 +180,102 @@ static void anon_vma_both_ways(void **state)
 }
 
 /*
+ * Populated by the kernel, no fault seen: MAP_POPULATE and
+ * MADV_POPULATE_WRITE give a private writable VMA its anon_vma, so it no
+ * longer merges with a neighbour that has its own; MAP_POPULATE leaves a
+ * VMA locked on fault alone, MADV_POPULATE_WRITE does not, and stops at a
+ * hole. mprotect that makes a locked private VMA writable populates it.
+ */
+static void populate_makes_anon_vma(void **state)
+{
+	struct ms_aspace *as;
+	struct ms_event m;
+	int how;
+
+	for (how = 0; how < 5; how++) {
+		/* The second half faulted; the first mapped again over, populated or not, or advised. */
+		as = halves(16 * P, 2);
+		m = map_ev(PID, 16 * P, 20 * P, "//anon");
+		m.map.fixed = true;
+		m.map.populate = how == 1;
+		m.map.prot = how == 2 ? PROT_READ : RW;       /* read faults: the zero page, no anon_vma */
+		assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+		if (how == 2)
+			protect(as, 16 * P, 20 * P, RW);
+		if (how >= 3)
+			advise(as, 16 * P, 20 * P, how == 3 ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+		advise(as, 20 * P, 24 * P, MADV_DODUMP);
+		assert_int_equal(vmas_of(as, PID).n, how == 1 || how == 3 ? 2 : 1);
+		ms_aspace_free(as);
+	}
+	/* A VMA locked on fault: MAP_POPULATE (mm_populate) passes it over; the advice populates it. */
+	for (how = 0; how < 2; how++) {
+		as = halves(16 * P, 2);
+		lock(as, 0, 0, 0, true, MS_LOCK_LOCKED | MS_LOCK_ONFAULT);
+		m = map_ev(PID, 16 * P, 20 * P, "//anon");
+		m.map.fixed = m.map.populate = true;
+		assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+		if (how)
+			advise(as, 16 * P, 20 * P, MADV_POPULATE_WRITE);
+		lock(as, 0, 0, 0, true, 0);
+		advise(as, 20 * P, 24 * P, MADV_DODUMP);
+		assert_int_equal(vmas_of(as, PID).n, how ? 2 : 1);
+		ms_aspace_free(as);
+	}
+	/* Advised over 16-20, a hole, then 40-44: the advice stops at the hole (-ENOMEM), 40-44 stays as it was. */
+	as = halves(16 * P, 2);
+	map(as, 40 * P, 44 * P, "//anon");
+	advise(as, 40 * P, 44 * P, MADV_DONTDUMP);
+	map(as, 44 * P, 48 * P, "//anon");
+	sample(as, 45 * P);
+	advise(as, 16 * P, 44 * P, MADV_POPULATE_WRITE);
+	advise(as, 20 * P, 24 * P, MADV_DODUMP);
+	advise(as, 40 * P, 44 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 3);              /* 16-20, 20-24; 40-48 one */
+	ms_aspace_free(as);
+	/* Locked read-only (nothing to write-fault), then made writable: populated then. */
+	as = halves(16 * P, 2);
+	protect(as, 16 * P, 20 * P, PROT_READ);
+	lock(as, 16 * P, 20 * P, MS_LOCK_LOCKED, false, -1);
+	protect(as, 16 * P, 20 * P, RW);
+	lock(as, 16 * P, 20 * P, 0, false, -1);
+	advise(as, 20 * P, 24 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	ms_aspace_free(as);
+}
+
+/*
+ * A map the kernel's record says MAP_LOCKED (VM_LOCKED) is locked, and so
+ * populated: next to a VMA never locked it stays apart; unlocked, it is
+ * that VMA's twin, and merges unless each has its own anon_vma. Locked on
+ * fault by mlockall(MCL_FUTURE | MCL_ONFAULT), it is not populated.
+ */
+static void map_locked_is_a_lock(void **state)
+{
+	struct ms_aspace *as;
+	struct ms_event m;
+	int how;
+
+	for (how = 0; how < 3; how++) {
+		as = ms_aspace_new();
+		map(as, 16 * P, 20 * P, "//anon");
+		if (how == 1)
+			sample(as, 17 * P);                   /* its own anon_vma */
+		if (how == 2)
+			lock(as, 0, 0, 0, false, MS_LOCK_LOCKED | MS_LOCK_ONFAULT);
+		m = map_ev(PID, 20 * P, 24 * P, "//anon");
+		m.map.flags = MAP_PRIVATE | MAP_LOCKED;
+		assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+		assert_int_equal(vmas_of(as, PID).n, 2);
+		if (how == 1)
+			sample(as, 21 * P);                   /* populated already: no new anon_vma */
+		lock(as, 20 * P, 24 * P, 0, false, -1);
+		assert_int_equal(vmas_of(as, PID).n, how == 1 ? 2 : 1);
+		ms_aspace_free(as);
+	}
+}
+
+/*
  * mlock family (mm/mlock.c): a lock splits and merges like advice; a lock
  * not on fault populates, which makes an anon_vma with no fault seen;
  * mlockall sets every VMA and what later maps get; munlockall clears both;
@@ -542,6 +638,8 @@ int main(void)
 		cmocka_unit_test(mremap_grow_merges_next),
 		cmocka_unit_test(anon_vma_both_ways),
 		cmocka_unit_test(mlock_split_merge_populate),
+		cmocka_unit_test(populate_makes_anon_vma),
+		cmocka_unit_test(map_locked_is_a_lock),
 		cmocka_unit_test(accounting_keeps_apart),
 		cmocka_unit_test(lock_failed_at_gap),
 		cmocka_unit_test(tree_write_splits),

@@ -3,7 +3,11 @@
  * (VM_LOCKED, VM_LOCKONFAULT) with no record: they split and merge VMAs as
  * madvise does (mm/mlock.c, mlock_fixup). A lock that is not on fault
  * populates the range, which gives it an anon_vma without a page fault
- * event. Locks are not inherited by a fork.
+ * event. Locks are not inherited by a fork. A map locked as it is made
+ * (MAP_LOCKED, or mlockall's MCL_FUTURE) is the same: populated unless on
+ * fault, and after a munlock like any unlocked neighbour; the kernel's
+ * record of it says MAP_LOCKED (perf's mmap2 flags), which is no part of
+ * what a merge compares.
  */
 #include <errno.h>
 #include <string.h>
@@ -17,7 +21,8 @@
 
 int main(void)
 {
-	char *g, *h, *n;
+	char *g, *h, *n, *q;
+	int touched;
 	pid_t child;
 
 	snapshot_init();
@@ -60,5 +65,26 @@ int main(void)
 	snapshot("munlock-in-locked");
 	must(munlockall(), "munlockall");
 	snapshot("munlockall");
+
+	/* Locked on fault as it is mapped (MCL_FUTURE | MCL_ONFAULT), next to a page never locked: a twin once unlocked. */
+	q = map_or_die(NULL, 4 * PAGE, PROT_NONE, 0);
+	map_or_die(q + PAGE, PAGE, PROT_READ | PROT_WRITE, MAP_FIXED);
+	must(mlockall(MCL_FUTURE | MCL_ONFAULT), "mlockall");
+	map_or_die(q + 2 * PAGE, PAGE, PROT_READ | PROT_WRITE, MAP_FIXED);
+	must(munlock(q + 2 * PAGE, PAGE), "munlock");
+	snapshot("future-onfault-unlocked");
+	must(munlockall(), "munlockall");
+
+	/* MAP_LOCKED next to pages never locked, untouched (a merge once unlocked) or written (their own anon_vma). */
+	for (touched = 0; touched < 2; touched++) {
+		q = map_or_die(NULL, 6 * PAGE, PROT_NONE, 0);
+		map_or_die(q + PAGE, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_FIXED);
+		if (touched)
+			q[PAGE] = 1;
+		map_or_die(q + 3 * PAGE, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_LOCKED);
+		snapshot(touched ? "map-locked-by-written" : "map-locked-by-untouched");
+		must(munlock(q + 3 * PAGE, 2 * PAGE), "munlock");
+		snapshot(touched ? "map-locked-unlocked-written" : "map-locked-unlocked-untouched");
+	}
 	return 0;
 }
