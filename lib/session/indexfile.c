@@ -155,12 +155,11 @@ int ms_index_open(const char *rec_path, const char *idx_path, struct ms_index **
 	void *map;
 	int fd, err;
 
-	if ((err = ms_index_stamp_file(rec_path, &want)))
-		return err;
+	/* The index first: where there is none, as mostly, the recording is not read for its stamp. */
 	if ((fd = open(idx_path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
-	if (fstat(fd, &sb) || !sb.st_size) {
-		err = sb.st_size ? -errno : -EBADMSG;
+	err = fstat(fd, &sb) ? -errno : !sb.st_size ? -EBADMSG : ms_index_stamp_file(rec_path, &want);
+	if (err) {
 		close(fd);
 		return err;
 	}

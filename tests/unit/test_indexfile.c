@@ -115,6 +115,9 @@ static void stale_after_a_change(void **state)
 	assert_int_equal(ms_index_stamp_file(rec, &c), 0);
 	assert_int_equal(c.hash, a.hash);
 	assert_int_equal(ms_index_open(rec, "/nonexistent/x.msidx", &ix), -ENOENT);
+	/* No index: the recording is not read (a directory, which a read of would fail with EISDIR). */
+	assert_int_equal(ms_index_open(dir, "/nonexistent/x.msidx", &ix), -ENOENT);
+	assert_int_equal(ms_index_open(dir, idx, &ix), -EISDIR);
 	unlink(idx);
 	unlink(rec);
 	rmdir(dir);
