@@ -192,6 +192,20 @@ static bool heap_hold(char *from, char *brk1)
 	return false;
 }
 
+/*
+ * A timeline or a report of a real recording is megabytes: stdio's
+ * buffer, one write a 4 KiB, made ~300 calls for chromium's page load.
+ * glibc sizes a buffer it allocates itself by the file's st_blksize,
+ * whatever size setvbuf asks for with no buffer given: so this one.
+ */
+void cli_stdout_for_reading(const char *input)
+{
+	static char buf[256 << 10];
+
+	if (!isatty(STDOUT_FILENO) && strcmp(input, "-"))
+		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+}
+
 void cli_heap_for_reading(void)
 {
 	const uintptr_t huge = 2u << 20;

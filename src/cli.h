@@ -48,6 +48,13 @@ enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
 void cli_heap_for_reading(void);
 
 /*
+ * stdout written 256 KiB a call where no one reads it as it comes: not to
+ * a terminal, and not from a recording read from stdin as it is written
+ * (input "-"). Before anything is written to stdout.
+ */
+void cli_stdout_for_reading(const char *input);
+
+/*
  * Set by main for a command that reads a recording and then exits: its
  * session is left to the exit to free (replay_close()), except in a build
  * with AddressSanitizer or ThreadSanitizer, whose checks at exit must see

@@ -925,9 +925,6 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	/* A report of many regions is hundreds of MB: written 256 KiB a call, not stdio's 4 KiB, where no one reads it live. */
-	if (!isatty(STDOUT_FILENO))
-		setvbuf(stdout, NULL, _IOFBF, 256 << 10);
 	cli_log_init(0);
 	session_opts(&o, &so);
 	ret = replay_open(&s, o.input, &so);

@@ -23,6 +23,7 @@
 int replay_open(struct ms_session **s, const char *path, const struct ms_session_opts *opts)
 {
 	launch_raise_fd_limit();      /* each binary whose symbols are read keeps a descriptor: libdwfl holds it */
+	cli_stdout_for_reading(path);
 	*s = ms_session_open(path, opts);
 	if (*s) {
 		/* The commands read the stream's statistics only after the run (the index builder says otherwise). */

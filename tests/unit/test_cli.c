@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +15,51 @@
 
 #include "cli.h"
 #include "parse-options.h"
+
+/* Bytes waiting in the pipe's read end fd, read out (non-blocking). */
+static size_t drained(int fd)
+{
+	char buf[16384];
+	size_t n = 0;
+	ssize_t k;
+
+	while ((k = read(fd, buf, sizeof(buf))) > 0)
+		n += (size_t)k;
+	return n;
+}
+
+/*
+ * stdout into a pipe, from a recording file: 8000 bytes stay in the
+ * buffer (stdio's own, of 4 KiB, would have written some); from stdin
+ * ("-", read live) stdio's buffer is kept.
+ */
+static void stdout_buffered_unless_live(void **state)
+{
+	static char line[8000];
+	int p[2];
+	pid_t child;
+	int status, out;
+
+	(void)state;
+	memset(line, 'x', sizeof(line) - 1);
+	for (out = 0; out < 2; out++) {
+		assert_int_equal(pipe2(p, O_NONBLOCK), 0);
+		fflush(stdout);
+		child = fork();                     /* a fresh stdout in each: setvbuf comes before any output */
+		if (child == 0) {
+			dup2(p[1], STDOUT_FILENO);
+			cli_stdout_for_reading(out ? "-" : "rec.data");
+			fputs(line, stdout);
+			_exit((drained(p[0]) > 0) == (out == 1) ? 0 : 1);
+		}
+		assert_true(child > 0);
+		assert_int_equal(waitpid(child, &status, 0), child);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+		close(p[0]);
+		close(p[1]);
+	}
+}
 
 static void parses_in_range(void **state)
 {
@@ -342,6 +389,7 @@ int main(void)
 		cmocka_unit_test(arguments_and_double_dash),
 		cmocka_unit_test(help_from_the_table),
 		cmocka_unit_test(optional_value),
+		cmocka_unit_test(stdout_buffered_unless_live),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
