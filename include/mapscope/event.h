@@ -62,6 +62,13 @@ enum ms_vma_attr {
 	 * there (mm/vma.c, vms_gather_munmap_vmas). No value.
 	 */
 	MS_VMA_UNMAP_REFUSED,
+	/*
+	 * prctl(PR_SET_MEMORY_MERGE): value 1 sets VM_MERGEABLE on every VMA
+	 * KSM may merge, and on each such one made from now on (kept across
+	 * fork and exec); 0 clears it on every VMA. Whole VMAs: nothing splits
+	 * or merges. The range is the whole address space.
+	 */
+	MS_VMA_MERGE_ANY,
 };
 
 /* Which evidence an MS_EV_ACCESS carries. */

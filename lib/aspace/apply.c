@@ -43,17 +43,22 @@ static bool alive_overlaps(struct ms_aspace *as, int64_t id, uint64_t start, uin
 static int grow(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, int64_t id)
 {
 	const struct ms_event_map *m = &ev->map;
-	uint16_t vmflags = (uint16_t)(p->def_vmflags | VF_ACCOUNT);
+	uint16_t vmflags = (uint16_t)(p->def_vmflags | VF_ACCOUNT | (p->merge_any ? VF_MERGEABLE : 0));
 	size_t i;
 	int err;
 
-	/* Pages the VMA it joins grew by have its flags; a VMA of their own (brk) has mlockall's, and VM_ACCOUNT. */
+	/*
+	 * Pages the VMA it joins grew by have its flags; a VMA of their own
+	 * (brk) has mlockall's, VM_ACCOUNT, and VM_MERGEABLE where
+	 * PR_SET_MEMORY_MERGE asked (do_brk_flags, ksm_vma_flags).
+	 */
 	for (i = lower(p, m->vma_start); i < p->n && p->p[i].start < m->vma_end; i++)
 		if (p->p[i].region == (uint64_t)id && (p->p[i].end <= m->start || p->p[i].start >= m->end)) {
 			vmflags = p->p[i].vmflags;
 			break;
 		}
-	if ((err = ms_pieces_fill(p, m->start, m->end, as->regions[id], m->prot, m->flags, vmflags)))
+	if ((err = ms_pieces_fill(p, m->start, m->end, as->regions[id], m->prot, m->flags & ~(uint32_t)MAP_LOCKED,
+				  vmflags)))
 		return err;
 	ms_pieces_set_vma(p, m->vma_start, m->vma_end);
 	ms_pieces_touch(as, (uint32_t)id);
@@ -136,6 +141,9 @@ static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *
 	locks = m->via == MS_VIA_SYNTH ? 0 : (uint16_t)(p->def_vmflags | (m->flags & MAP_LOCKED ? VF_LOCKED : 0));
 	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags & ~(uint32_t)MAP_LOCKED, (uint32_t)id, false,
 			     (uint16_t)(locks | ms_vma_map_accounting(m)), 0, 0, 0 };
+	/* PR_SET_MEMORY_MERGE: what mmap_region makes (ksm_vma_flags), not the stack an exec sets up. */
+	if (p->merge_any && m->via != MS_VIA_SYNTH && strcmp(m->name, "[stack]") && ms_vma_ksm_may_merge(as, &pc))
+		pc.vmflags |= VF_MERGEABLE;
 	if ((err = ms_pieces_insert(p, lower(p, m->start), &pc)))
 		return err;
 	ms_pieces_set_vma(p, m->vma_start, m->vma_end);
@@ -342,6 +350,7 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 		return -ENOMEM;
 	ms_pieces_clear(as, child, ev->time);
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	child->merge_any = parent->merge_any;          /* MMF_VM_MERGE_ANY: in MMF_INIT_MASK */
 	child->start_brk = parent->start_brk;          /* the break is the mm's: copied */
 	child->brk = parent->brk;
 	child->brk_known = parent->brk_known;
@@ -571,12 +580,13 @@ static int change_fork(struct ms_aspace *as, struct proc *p, const struct ms_eve
 /* exec and exit release everything (exit: when the last thread goes, and no other process shares the maps). */
 static int change_task(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
 {
-	bool all = true;
+	bool all = true, merge_any = p->merge_any;
 
 	if (ev->kind == MS_EV_EXIT)
 		all = ms_tasks_exit(as, p, ev);
 	else if ((p = ms_tasks_exec(as, p, ev))) {
 		ms_pieces_clear(as, p, ev->time);
+		p->merge_any = merge_any;               /* the new mm keeps MMF_VM_MERGE_ANY (MMF_INIT_MASK) */
 		/* A new program: where its stack begins and its break starts come with its first calls. */
 		p->stack_new = p->brk_new = true;
 	} else

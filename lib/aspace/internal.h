@@ -112,6 +112,7 @@ struct proc {
 	uint64_t start_brk, brk;
 	bool brk_known, brk_new;     /* brk_new: an exec seen, its first brk to come */
 	uint16_t def_vmflags;    /* VF_LOCKS that new maps get: mlockall(MCL_FUTURE) */
+	bool merge_any;          /* prctl(PR_SET_MEMORY_MERGE): VF_MERGEABLE on new maps KSM may merge (MMF_VM_MERGE_ANY) */
 	struct ms_u32map named;  /* tids whose stack has been named */
 	uint32_t last_named;     /* the tid named (or found named) last: samples come in runs */
 	uint32_t users;          /* processes whose pids lead here: more than 1 share one mm (tasks.c) */
@@ -410,6 +411,9 @@ int ms_vma_set_attr(struct ms_aspace *as, struct proc *p, const struct ms_event 
  */
 void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end, uint16_t mask,
 		     uint16_t want);
+
+/* Whether KSM may merge pc's VMA (ksm_compatible): not shared, not hugetlb, not [vdso] or [vvar]. */
+bool ms_vma_ksm_may_merge(const struct ms_aspace *as, const struct piece *pc);
 
 /* The first fault in piece i's VMA: it takes a neighbour's anon_vma, or a new one. */
 void __attribute__((noinline)) ms_vma_make_anon(struct ms_aspace *as, struct proc *p, size_t i);

@@ -94,12 +94,20 @@ static bool advice_flags(uint32_t advice, uint16_t *set, uint16_t *clear)
  * What a change does to a VMA: flags set and cleared, and a NUMA policy
  * (mpol >= 0: mbind's) or a home node for the policy it has (home >= 0),
  * userfaultfd's registration (uffd >= 0: the VF_UFFD_* flags, 0 to
- * unregister) or an anon_vma_name (name >= 0: its id, 0 none).
+ * unregister) or an anon_vma_name (name >= 0: its id, 0 none). ksm:
+ * only on VMAs KSM may merge (MADV_MERGEABLE passes over the others).
  */
 struct vma_change {
 	uint16_t set, clear;
 	int64_t mpol, home, uffd, name;
+	bool ksm;
 };
+
+/* Whether KSM may merge pc's VMA (mm/ksm.c, ksm_compatible): not shared, not hugetlb, not [vdso] or [vvar]. */
+bool ms_vma_ksm_may_merge(const struct ms_aspace *as, const struct piece *pc)
+{
+	return !(pc->flags & (MAP_SHARED | MAP_HUGETLB)) && as->regions[pc->region]->kind != MS_KIND_VDSO;
+}
 
 /* What a VMA becomes: its flags, policy and name. */
 struct vma_now {
@@ -186,7 +194,7 @@ static int change_vmas(struct ms_aspace *as, struct proc *p, uint64_t start, uin
 			break;
 		/* [vdso], [vvar]: VM_SPECIAL, which neither mlock nor this advice changes. */
 		if ((now.vf == p->p[i].vmflags && now.mpol == p->p[i].mpol && now.name == p->p[i].name) ||
-		    as->regions[p->p[i].region]->kind == MS_KIND_VDSO) {
+		    as->regions[p->p[i].region]->kind == MS_KIND_VDSO || (ch->ksm && !ms_vma_ksm_may_merge(as, &p->p[i]))) {
 			i = last + 1;
 			continue;
 		}
@@ -229,6 +237,7 @@ int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *e
 	}
 	if (!advice_flags(ev->madvise.advice, &ch.set, &ch.clear))
 		return 0;
+	ch.ksm = ev->madvise.advice == MADV_MERGEABLE;
 	return change_vmas(as, p, ev->madvise.start, ev->madvise.end, &ch, ev->madvise.tree);
 }
 
@@ -259,6 +268,23 @@ static int unmap_refused(struct proc *p, uint64_t start, uint64_t end, bool tree
 }
 
 /*
+ * prctl(PR_SET_MEMORY_MERGE): on, VM_MERGEABLE on every VMA KSM may merge
+ * (ksm_add_vmas), and on such new ones (ksm_vma_flags); off, cleared on
+ * every VMA (ksm_del_vmas). Flags set in place: nothing splits or merges.
+ */
+static void merge_any(const struct ms_aspace *as, struct proc *p, bool on)
+{
+	size_t i;
+
+	p->merge_any = on;
+	for (i = 0; i < p->n; i++)
+		if (!on)
+			p->p[i].vmflags &= (uint16_t)~VF_MERGEABLE;
+		else if (ms_vma_ksm_may_merge(as, &p->p[i]))
+			p->p[i].vmflags |= VF_MERGEABLE;
+}
+
+/*
  * mseal sets VM_SEALED; mbind sets a policy (MPOL_DEFAULT: none);
  * set_mempolicy_home_node a home node; userfaultfd its VM_UFFD_* flags;
  * prctl an anon_vma_name; a refused munmap splits.
@@ -286,6 +312,9 @@ int ms_vma_set_attr(struct ms_aspace *as, struct proc *p, const struct ms_event 
 		if ((ch.name = ms_names_anon_id(as, ev->vma_attr.name)) < 0)
 			return (int)ch.name;
 		break;
+	case MS_VMA_MERGE_ANY:
+		merge_any(as, p, ev->vma_attr.value != 0);
+		return 0;
 	default:
 		return 0;
 	}

@@ -35,7 +35,7 @@ const size_t ms_nr_sysevents = sizeof(ms_sysevents) / sizeof(ms_sysevents[0]);
 /*
  * Entries of calls that are mostly about something else, filtered in the
  * kernel: userfaultfd's UFFDIO_REGISTER and UFFDIO_UNREGISTER, and
- * prctl(PR_SET_VMA). Their exits cannot be (they hold only the result), so
+ * prctl(PR_SET_VMA) and prctl(PR_SET_MEMORY_MERGE). Their exits cannot be (they hold only the result), so
  * every ioctl's and prctl's exit is recorded; one without its entry is
  * passed over.
  */
@@ -44,7 +44,7 @@ const char *ms_sysevent_filter(const char *sc, bool enter)
 	if (enter && !strcmp(sc, "ioctl"))
 		return "cmd == 0xc020aa00 || cmd == 0x8010aa01";
 	if (enter && !strcmp(sc, "prctl"))
-		return "option == 0x53564d41";
+		return "option == 0x53564d41 || option == 67";
 	return NULL;
 }
 

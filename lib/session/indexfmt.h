@@ -49,9 +49,10 @@
  *  10: anon_vmas that MAP_POPULATE, MADV_POPULATE_WRITE and mprotect of a
  *      locked VMA make (the merges they forbid); MAP_LOCKED in a map's
  *      record is its lock, not a flag a merge compares
+ *  11: prctl(PR_SET_MEMORY_MERGE); MADV_MERGEABLE passes over shared memory
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x000au
+#define IX_MODEL 0x000bu
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

@@ -77,6 +77,7 @@ static int emit_unlinked(struct ms_stream *s, const struct ms_sample *smp, struc
 #define UFFDIO_UNREGISTER_ 0x8010aa01u    /* _IOR(0xAA, 0x01, struct uffdio_range) */
 #define PR_SET_VMA_ 0x53564d41u
 #define PR_SET_VMA_ANON_NAME_ 0u
+#define PR_SET_MEMORY_MERGE_ 67u
 #define RENAME_EXCHANGE_ 2u
 
 /*
@@ -123,11 +124,22 @@ static int uffd_exit(struct ms_stream *s, const struct ms_sample *smp, struct th
  * stops with -EBADF at a file's VMA, having named those before it. A name
  * the recording lacks (arg5 set, no user_string) is not known: nothing is
  * applied, and the VMA tree alone shows the splits.
+ * prctl(PR_SET_MEMORY_MERGE, on) that succeeded: KSM may merge any VMA
+ * of the process, from now on or no longer (MS_VMA_MERGE_ANY).
  */
 static int prctl_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
 {
 	struct ms_event ev;
 
+	if (t->args[0] == PR_SET_MEMORY_MERGE_ && !ret) {
+		base_event(&ev, MS_EV_VMA_ATTR, smp);
+		ev.vma_attr.start = 0;
+		ev.vma_attr.end = USER_END;
+		ev.vma_attr.what = MS_VMA_MERGE_ANY;
+		ev.vma_attr.value = t->args[1] != 0;
+		ev.vma_attr.tree = s->has_tree;
+		return emit(s, &ev);
+	}
 	if (t->args[0] != PR_SET_VMA_ || t->args[1] != PR_SET_VMA_ANON_NAME_ ||
 	    (ret && ret != (uint64_t)-ENOMEM && ret != (uint64_t)-EBADF) || (t->args[4] && !t->strs[0]) ||
 	    t->args[2] & 4095 || t->args[2] >= USER_END || t->args[3] > USER_END - t->args[2])

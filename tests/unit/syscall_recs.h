@@ -48,6 +48,7 @@ static const struct {
 	{ "execve", 760, { NULL } },
 	{ "mmap", 770, { "addr", "len", "prot", "flags", "fd" } },
 	{ "io_destroy", 780, { "ctx" } },
+	{ "prctl", 790, { "option", "arg2", "arg3", "arg4", "arg5" } },
 };
 
 static inline void put(const char *rel, const char *text)

@@ -354,6 +354,38 @@ static void refused_at_seal(void **state)
 }
 
 /*
+ * prctl(PR_SET_MEMORY_MERGE, 1) that succeeded: every private VMA is
+ * mergeable, in place (one VMA still), so MADV_UNMERGEABLE of a page
+ * splits it in three; one that failed changes nothing.
+ */
+static void merge_any_told(void **state)
+{
+	static const char *const tps[] = { "sys_enter_prctl", "sys_exit_prctl", "sys_enter_madvise",
+					   "sys_exit_madvise" };
+	struct ms_session *s;
+	struct seen w;
+	struct rec r;
+	int ok;
+
+	(void)state;
+	for (ok = 0; ok < 2; ok++) {
+		struct vmas v = { .n = 0 };
+
+		open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+		put_map(&r, 1, A, 3 * P);
+		enter(&r, "prctl", 10, PID, (const uint64_t[]){ 67, 1, 0, 0, 0 }, 5);
+		leave(&r, "prctl", 11, PID, ok ? 0 : -EINVAL);
+		enter(&r, "madvise", 20, PID, (const uint64_t[]){ A + P, P, MADV_UNMERGEABLE }, 3);
+		leave(&r, "madvise", 21, PID, 0);
+		close_rec(&r);
+		s = replay(&r, &w);
+		assert_int_equal(ms_aspace_for_each_vma(ms_session_aspace(s), PID, collect, &v), 0);
+		assert_int_equal(v.n, ok ? 3 : 1);
+		ms_session_free(s);
+	}
+}
+
+/*
  * execve copies its arguments onto the new program's stack before the
  * exec, and the kernel records that stack's growth as maps of the caller:
  * they belong to the address space to come. Passed over where the execve
@@ -431,6 +463,7 @@ int main(void)
 		cmocka_unit_test(refused_at_seal),
 		cmocka_unit_test(exec_stack_of_the_next_program),
 		cmocka_unit_test(populate_told),
+		cmocka_unit_test(merge_any_told),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

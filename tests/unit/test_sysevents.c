@@ -20,7 +20,7 @@ static void filters(void **state)
 {
 	(void)state;
 	assert_string_equal(ms_sysevent_filter("ioctl", true), "cmd == 0xc020aa00 || cmd == 0x8010aa01");
-	assert_string_equal(ms_sysevent_filter("prctl", true), "option == 0x53564d41");
+	assert_string_equal(ms_sysevent_filter("prctl", true), "option == 0x53564d41 || option == 67");
 	assert_null(ms_sysevent_filter("ioctl", false));       /* an exit holds the result only */
 	assert_null(ms_sysevent_filter("mmap", true));
 }

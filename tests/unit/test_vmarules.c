@@ -275,6 +275,80 @@ static void map_locked_is_a_lock(void **state)
 	}
 }
 
+/* PR_SET_MEMORY_MERGE's event: what=MS_VMA_MERGE_ANY over the whole address space. */
+static void merge_any(struct ms_aspace *as, uint32_t pid, bool on)
+{
+	struct ms_event e = ev(MS_EV_VMA_ATTR);
+
+	e.pid = e.tid = pid;
+	e.vma_attr.start = 0;
+	e.vma_attr.end = 1ULL << 57;
+	e.vma_attr.what = MS_VMA_MERGE_ANY;
+	e.vma_attr.value = on;
+	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+}
+
+/*
+ * KSM's VM_MERGEABLE (mm/ksm.c): MADV_MERGEABLE passes over shared
+ * memory; PR_SET_MEMORY_MERGE sets the flag in place on every private VMA
+ * and on those mapped later, the stack an exec sets up aside, kept by a
+ * fork's child and across an exec; off, it clears it everywhere in place.
+ */
+static void ksm_merge_any(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event m, f;
+
+	m = map_ev(PID, 16 * P, 19 * P, "/dev/zero (deleted)");
+	m.map.flags = MAP_SHARED;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	advise(as, 17 * P, 18 * P, MADV_MERGEABLE);              /* shared: passed over */
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	map(as, 24 * P, 27 * P, "//anon");
+	merge_any(as, PID, true);
+	assert_int_equal(vmas_of(as, PID).n, 2);                 /* in place: nothing split */
+	advise(as, 25 * P, 26 * P, MADV_UNMERGEABLE);
+	advise(as, 17 * P, 18 * P, MADV_UNMERGEABLE);            /* the shared one never had it */
+	assert_int_equal(vmas_of(as, PID).n, 4);
+	map(as, 32 * P, 35 * P, "//anon");                       /* mapped after: mergeable */
+	advise(as, 33 * P, 34 * P, MADV_UNMERGEABLE);
+	assert_int_equal(vmas_of(as, PID).n, 7);
+	f = ev(MS_EV_FORK);
+	f.fork.child_pid = f.fork.child_tid = PID + 1;
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	m = map_ev(PID + 1, 40 * P, 43 * P, "//anon");
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	m = ev(MS_EV_MADVISE);
+	m.pid = m.tid = PID + 1;
+	m.madvise.start = 41 * P;
+	m.madvise.end = 42 * P;
+	m.madvise.advice = MADV_UNMERGEABLE;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	assert_int_equal(vmas_of(as, PID + 1).n, 10);            /* the child's copy, and its own in three */
+	merge_any(as, PID, false);
+	assert_int_equal(vmas_of(as, PID).n, 7);                 /* cleared in place: nothing merged */
+	advise(as, 32 * P, 35 * P, MADV_UNMERGEABLE);            /* as it is now: nothing to change */
+	assert_int_equal(vmas_of(as, PID).n, 7);
+	/* An exec keeps the setting; the stack it sets up is not mergeable, what it maps is. */
+	merge_any(as, PID + 1, true);
+	f = ev(MS_EV_EXEC);
+	f.pid = f.tid = PID + 1;
+	f.comm.comm = "next";
+	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+	m = map_ev(PID + 1, 60 * P, 63 * P, "[stack]");
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	m = map_ev(PID + 1, 50 * P, 53 * P, "//anon");
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	m = ev(MS_EV_MADVISE);
+	m.pid = m.tid = PID + 1;
+	m.madvise.start = 51 * P;
+	m.madvise.end = 62 * P;
+	m.madvise.advice = MADV_UNMERGEABLE;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	assert_int_equal(vmas_of(as, PID + 1).n, 3);             /* 50-51, 51-53; the stack whole */
+	ms_aspace_free(as);
+}
+
 /*
  * mlock family (mm/mlock.c): a lock splits and merges like advice; a lock
  * not on fault populates, which makes an anon_vma with no fault seen;
@@ -640,6 +714,7 @@ int main(void)
 		cmocka_unit_test(mlock_split_merge_populate),
 		cmocka_unit_test(populate_makes_anon_vma),
 		cmocka_unit_test(map_locked_is_a_lock),
+		cmocka_unit_test(ksm_merge_any),
 		cmocka_unit_test(accounting_keeps_apart),
 		cmocka_unit_test(lock_failed_at_gap),
 		cmocka_unit_test(tree_write_splits),
