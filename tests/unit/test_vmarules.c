@@ -288,6 +288,22 @@ static void merge_any(struct ms_aspace *as, uint32_t pid, bool on)
 	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
 }
 
+/* Process PID + 1 maps [s, e) named name, then advises [us, ue) unmergeable (where us < ue). */
+static void child_map_unmerge(struct ms_aspace *as, uint64_t s, uint64_t e, const char *name, uint64_t us, uint64_t ue)
+{
+	struct ms_event m = map_ev(PID + 1, s, e, name);
+
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	if (us >= ue)
+		return;
+	m = ev(MS_EV_MADVISE);
+	m.pid = m.tid = PID + 1;
+	m.madvise.start = us;
+	m.madvise.end = ue;
+	m.madvise.advice = MADV_UNMERGEABLE;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+}
+
 /*
  * KSM's VM_MERGEABLE (mm/ksm.c): MADV_MERGEABLE passes over shared
  * memory; PR_SET_MEMORY_MERGE sets the flag in place on every private VMA
@@ -316,14 +332,7 @@ static void ksm_merge_any(void **state)
 	f = ev(MS_EV_FORK);
 	f.fork.child_pid = f.fork.child_tid = PID + 1;
 	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
-	m = map_ev(PID + 1, 40 * P, 43 * P, "//anon");
-	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
-	m = ev(MS_EV_MADVISE);
-	m.pid = m.tid = PID + 1;
-	m.madvise.start = 41 * P;
-	m.madvise.end = 42 * P;
-	m.madvise.advice = MADV_UNMERGEABLE;
-	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	child_map_unmerge(as, 40 * P, 43 * P, "//anon", 41 * P, 42 * P);
 	assert_int_equal(vmas_of(as, PID + 1).n, 10);            /* the child's copy, and its own in three */
 	merge_any(as, PID, false);
 	assert_int_equal(vmas_of(as, PID).n, 7);                 /* cleared in place: nothing merged */
@@ -335,16 +344,8 @@ static void ksm_merge_any(void **state)
 	f.pid = f.tid = PID + 1;
 	f.comm.comm = "next";
 	assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
-	m = map_ev(PID + 1, 60 * P, 63 * P, "[stack]");
-	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
-	m = map_ev(PID + 1, 50 * P, 53 * P, "//anon");
-	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
-	m = ev(MS_EV_MADVISE);
-	m.pid = m.tid = PID + 1;
-	m.madvise.start = 51 * P;
-	m.madvise.end = 62 * P;
-	m.madvise.advice = MADV_UNMERGEABLE;
-	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	child_map_unmerge(as, 60 * P, 63 * P, "[stack]", 0, 0);
+	child_map_unmerge(as, 50 * P, 53 * P, "//anon", 51 * P, 62 * P);
 	assert_int_equal(vmas_of(as, PID + 1).n, 3);             /* 50-51, 51-53; the stack whole */
 	ms_aspace_free(as);
 }
