@@ -45,8 +45,8 @@ static bool mergeable(const struct ms_aspace *as, const struct piece *a, const s
 		return false;
 	if (fa != fb)
 		return false;
-	if (!fa)
-		return ra->kind != MS_KIND_STACK && rb->kind != MS_KIND_STACK;   /* VM_GROWSDOWN */
+	if (!fa)       /* VM_GROWSDOWN on both sides or neither: the main stack's pieces merge again */
+		return (ra->kind == MS_KIND_STACK) == (rb->kind == MS_KIND_STACK);
 	return ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min &&
 	       a->pgoff + (a->end - a->start) == b->pgoff;
 }

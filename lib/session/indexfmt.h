@@ -50,9 +50,11 @@
  *      locked VMA make (the merges they forbid); MAP_LOCKED in a map's
  *      record is its lock, not a flag a merge compares
  *  11: prctl(PR_SET_MEMORY_MERGE); MADV_MERGEABLE passes over shared memory
+ *  12: the main stack's pieces merge again; a [stack] record inside an
+ *      mprotect is that call's
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x000bu
+#define IX_MODEL 0x000cu
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

@@ -719,8 +719,12 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 		free(pm.name);
 		return err;
 	}
-	/* Inside a followed syscall, the map belongs to it (the stack grows on its own). */
-	if (t && t->sc >= 0 && strcmp(pm.name, "[stack]")) {
+	/*
+	 * Inside a followed syscall, the map belongs to it; the stack grows on
+	 * its own, but not in an mprotect, which touches no user memory: a
+	 * [stack] there is the VMA it changed, merged again where it was split.
+	 */
+	if (t && t->sc >= 0 && (strcmp(pm.name, "[stack]") || t->sc == SC_MPROTECT)) {
 		if (MS_GROW(t->maps, t->nr_maps + 1, t->cap_maps, 2, SIZE_MAX, false)) {
 			free(pm.name);
 			return -ENOMEM;

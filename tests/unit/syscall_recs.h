@@ -188,14 +188,21 @@ static inline void close_rec(struct rec *r)
 	ms_buf_release(&r->td);
 }
 
+/* An MMAP2 of anonymous memory by thread tid of PID, named name (7 bytes at most), with prot. */
+static inline void put_named_map(struct rec *r, uint64_t t, uint32_t tid, uint64_t addr, uint64_t len, uint32_t prot,
+				 const char *name)
+{
+	struct mmap2_rec m = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(m) }, PID, tid, addr, len, 0,
+			       0, 0, 0, 0, prot, MAP_PRIVATE, "", PID, tid, t, FAULT_ID, 0, 0, FAULT_ID };
+
+	memcpy(m.name, name, strnlen(name, sizeof(m.name) - 1));
+	assert_int_equal(ms_pdwriter_write(r->w, &m.h), 0);
+}
+
 /* An MMAP2 of anonymous memory by thread tid of PID. */
 static inline void put_map_by(struct rec *r, uint64_t t, uint32_t tid, uint64_t addr, uint64_t len)
 {
-	struct mmap2_rec m = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(m) }, PID, tid, addr, len, 0,
-			       0, 0, 0, 0, PROT_READ | PROT_WRITE, MAP_PRIVATE, "//anon", PID, tid, t, FAULT_ID,
-			       0, 0, FAULT_ID };
-
-	assert_int_equal(ms_pdwriter_write(r->w, &m.h), 0);
+	put_named_map(r, t, tid, addr, len, PROT_READ | PROT_WRITE, "//anon");
 }
 
 static inline void put_map(struct rec *r, uint64_t t, uint64_t addr, uint64_t len)

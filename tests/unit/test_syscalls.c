@@ -354,6 +354,41 @@ static void refused_at_seal(void **state)
 }
 
 /*
+ * The main stack's bottom page made read-only, then writable again: the
+ * kernel records the VMA each mprotect changed, and the second is the
+ * whole stack again, named [stack]. That record is the mprotect's (one
+ * VMA again), not the stack growing.
+ */
+static void stack_merged_in_mprotect(void **state)
+{
+	static const char *const tps[] = { "sys_enter_mprotect", "sys_exit_mprotect" };
+	struct vmas v = { .n = 0 };
+	struct ms_session *s;
+	struct seen w;
+	struct rec r;
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_named_map(&r, 1, PID, A, 8 * P, PROT_READ | PROT_WRITE, "[stack]");
+	enter(&r, "mprotect", 10, PID, (const uint64_t[]){ A, P, PROT_READ }, 3);
+	put_named_map(&r, 11, PID, A, P, PROT_READ, "//anon");
+	leave(&r, "mprotect", 12, PID, 0);
+	enter(&r, "mprotect", 20, PID, (const uint64_t[]){ A, P, PROT_READ | PROT_WRITE }, 3);
+	put_named_map(&r, 21, PID, A, 8 * P, PROT_READ | PROT_WRITE, "[stack]");
+	leave(&r, "mprotect", 22, PID, 0);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.op[0], MS_OP_PROTECT);
+	assert_int_equal(w.op[1], MS_OP_PROTECT);
+	assert_int_equal(ms_aspace_for_each_vma(ms_session_aspace(s), PID, collect, &v), 0);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.s[0], A);
+	assert_int_equal(v.e[0], A + 8 * P);
+	ms_session_free(s);
+}
+
+/*
  * prctl(PR_SET_MEMORY_MERGE, 1) that succeeded: every private VMA is
  * mergeable, in place (one VMA still), so MADV_UNMERGEABLE of a page
  * splits it in three; one that failed changes nothing.
@@ -464,6 +499,7 @@ int main(void)
 		cmocka_unit_test(exec_stack_of_the_next_program),
 		cmocka_unit_test(populate_told),
 		cmocka_unit_test(merge_any_told),
+		cmocka_unit_test(stack_merged_in_mprotect),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
