@@ -52,9 +52,10 @@
  *  11: prctl(PR_SET_MEMORY_MERGE); MADV_MERGEABLE passes over shared memory
  *  12: the main stack's pieces merge again; a [stack] record inside an
  *      mprotect is that call's
+ *  13: a move to a place the kernel picked, overtaken, where the tree says
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x000cu
+#define IX_MODEL 0x000du
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

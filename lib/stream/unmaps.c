@@ -80,11 +80,32 @@ int stream_emit_remap(struct ms_stream *s, const struct ms_sample *smp, struct t
 }
 
 /*
+ * Where an mremap that moved [lo, hi) to a place the kernel picked put it,
+ * by the VMA tree's writes it made so far: the first outside the old range
+ * is copy_vma's, made before the old range is unmapped. One of another
+ * length than len (merged with a neighbour there) does not say where in
+ * it; with no writes (no tree), nothing does until the call's exit.
+ */
+static bool picked(const struct thread *u, uint64_t lo, uint64_t hi, uint64_t len, uint64_t *to)
+{
+	size_t i;
+
+	for (i = 0; i < u->nr_vmas; i++)
+		if (u->vmas[i][1] <= lo || u->vmas[i][0] >= hi) {
+			*to = u->vmas[i][0];
+			return u->vmas[i][1] - u->vmas[i][0] == len;
+		}
+	return false;
+}
+
+/*
  * What open call u frees, [*lo, *hi), where its arguments say all it
  * does: a munmap's range; a move to a fixed place, the old range; a
- * shrink, the tail. *to: where an mremap's memory is after. false for an
- * mremap that grows, or moves to a place the kernel picks (known only at
- * its exit), or keeps the old range (MREMAP_DONTUNMAP).
+ * shrink, the tail. *to: where an mremap's memory is after. A move to a
+ * place the kernel picks: the old range, where the tree's writes say
+ * where it went (picked()). false for an mremap that grows in place (its
+ * old range is not freed), one whose place is not known yet, or one that
+ * keeps the old range (MREMAP_DONTUNMAP).
  */
 static bool frees(const struct thread *u, uint64_t *lo, uint64_t *hi, uint64_t *to)
 {
@@ -101,8 +122,11 @@ static bool frees(const struct thread *u, uint64_t *lo, uint64_t *hi, uint64_t *
 		*to = u->args[4];
 		return true;
 	}
-	*lo = u->args[0] + len;
-	return len < old;
+	if (len < old) {
+		*lo = u->args[0] + len;
+		return true;
+	}
+	return (u->args[3] & MREMAP_MAYMOVE) && picked(u, *lo, *hi, len, to);
 }
 
 /*

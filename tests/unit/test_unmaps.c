@@ -149,6 +149,50 @@ static void remap_overtaken(void **state)
 	ms_session_free(s);
 }
 
+/*
+ * A move to a place the kernel picks (MREMAP_MAYMOVE, growing), overtaken
+ * by a map in the old place: with the tree, the call's first write outside
+ * the old range (copy_vma's) says where the memory went, and the move is
+ * applied then. A write of another length (merged with a neighbour there)
+ * does not say where in it: the move waits for the exit, as without the
+ * tree, and takes the new map with it (a known limit).
+ */
+static void picked_move_overtaken(void **state)
+{
+	static const char *const tps[] = { "sys_enter_mremap", "sys_exit_mremap", "sys_enter_mmap", "sys_exit_mmap",
+					   "ma_write" };
+	const uint64_t to = A + 256 * P, vma = 0xffff888100001000ULL;
+	uint64_t mv[5] = { A, 32 * P, 64 * P, MREMAP_MAYMOVE, 0 };
+	uint64_t mm[5] = { 0, 32 * P, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (uint64_t)-1 };
+	struct ms_session *s;
+	struct seen w;
+	struct rec r;
+	int merged;
+
+	(void)state;
+	for (merged = 0; merged < 2; merged++) {
+		open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+		put_map(&r, 1, A, 32 * P);
+		if (merged)
+			put_map(&r, 2, to - 4 * P, 4 * P);       /* a neighbour the copy merged with */
+		enter(&r, "mremap", 10, PID + 1, mv, 5);
+		tree_write(&r, 11, PID + 1, merged ? to - 4 * P : to, to + 64 * P, vma);
+		enter(&r, "mmap", 12, PID + 2, mm, 5);
+		put_map_by(&r, 13, PID + 2, A, 32 * P);
+		leave(&r, "mmap", 14, PID + 2, (int64_t)A);
+		leave(&r, "mremap", 15, PID + 1, (int64_t)to);
+		close_rec(&r);
+		s = replay(&r, &w);
+		assert_int_equal(w.n, 1);                  /* once */
+		assert_int_equal(w.op[0], MS_OP_REMAP);
+		assert_int_equal(w.tid[0], PID + 1);
+		assert_true(mapped(s, to));
+		assert_true(mapped(s, to + 63 * P));
+		assert_int_equal(mapped(s, A), !merged);    /* the new map kept, where the write said where */
+		ms_session_free(s);
+	}
+}
+
 /* An MMAP2 of an AIO ring of n pages at addr, shared, as io_setup maps it (its name cut to what is read of it). */
 static void put_ring(struct rec *r, uint64_t t, uint64_t addr, uint64_t n)
 {
@@ -202,6 +246,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(unmap_overtaken),
 		cmocka_unit_test(remap_overtaken),
+		cmocka_unit_test(picked_move_overtaken),
 		cmocka_unit_test(aio_ring_destroyed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

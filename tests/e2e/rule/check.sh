@@ -11,11 +11,13 @@ cd "$TMP"
 
 # With the kernel's VMA tree writes (where it has them) and without: the
 # model's own rules must get the same maps.
-# read-fault is the exception: only the tree shows what a read fault did.
+# read-fault is the exception: only the tree shows what a read fault did;
+# and remap-picked: only the tree's writes say where a move the kernel
+# placed went before the call returns.
 # renamed waits until record has drained its last rename, reading the
 # recording as it is written (MS_RULE_RECORDING): uncompressed, then.
 modes=(tree no-tree)
-case $rule in read-fault) modes=(tree) ;; esac
+case $rule in read-fault | remap-picked) modes=(tree) ;; esac
 for mode in "${modes[@]}"; do
 	opt=()
 	[ "$mode" = no-tree ] && opt=(--no-vma-tree)
@@ -27,7 +29,7 @@ for mode in "${modes[@]}"; do
 		fail "record ($mode) failed ($status): $(cat summary.txt)"
 	}
 	if [ "$mode" = tree ] && ! perf evlist -i "rule-$mode.data" 2>/dev/null | grep '^maple_tree:ma_write$' >/dev/null; then
-		case $rule in read-fault) skip "this kernel has no maple_tree:ma_write tracepoint" ;; esac
+		case $rule in read-fault | remap-picked) skip "this kernel has no maple_tree:ma_write tracepoint" ;; esac
 		echo "note: no maple_tree:ma_write on this kernel: the model's rules alone"
 	fi
 	# Its exit status says it ran to the end: every snapshot it takes is there.
