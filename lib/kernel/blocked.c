@@ -38,6 +38,9 @@ static const struct {
 #ifdef SYS_mlock2
 	{ SYS_mlock2, "mlock2", 3 },
 #endif
+#ifdef SYS_pkey_mprotect
+	{ SYS_pkey_mprotect, "pkey_mprotect", 4 },
+#endif
 #ifdef SYS_mbind
 	{ SYS_mbind, "mbind", 6 },
 #endif

@@ -23,7 +23,7 @@ const char *const ms_sysevents[] = {
 	"mmap", "munmap", "mremap", "mprotect", "brk", "madvise", "shmat", "shmdt",
 	"mlock", "mlock2", "munlock", "mlockall", "munlockall",
 	"unlink", "unlinkat", "mseal", "mbind", "set_mempolicy_home_node",
-	"ioctl", "prctl", "rename", "renameat", "renameat2", "execve", "execveat", "io_destroy",
+	"ioctl", "prctl", "rename", "renameat", "renameat2", "execve", "execveat", "io_destroy", "pkey_mprotect",
 };
 const size_t ms_nr_sysevents = sizeof(ms_sysevents) / sizeof(ms_sysevents[0]);
 

@@ -53,9 +53,10 @@
  *  12: the main stack's pieces merge again; a [stack] record inside an
  *      mprotect is that call's
  *  13: a move to a place the kernel picked, overtaken, where the tree says
+ *  14: pkey_mprotect is an mprotect
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x000du
+#define IX_MODEL 0x000eu
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

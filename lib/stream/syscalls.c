@@ -401,6 +401,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		stream_unmapping_closed(s, smp->tid);
 		break;
 	case SC_MPROTECT:
+	case SC_PKEY_MPROTECT:            /* mprotect with a protection key (-1: none), the same VMA changes */
 		err = on_exit_protect(s, smp, t, ret);
 		break;
 	case SC_BRK:
@@ -483,6 +484,7 @@ static int lone_enter(struct ms_stream *s, const struct ms_sample *smp, struct t
 	switch (t->sc) {
 	case SC_MUNMAP:
 	case SC_MPROTECT:
+	case SC_PKEY_MPROTECT:
 	case SC_MADVISE:
 	case SC_SHMDT:
 		return on_syscall_exit(s, smp, t, 0);
@@ -724,7 +726,7 @@ int stream_on_mmap(struct ms_stream *s, const struct perf_event_header *rec, con
 	 * its own, but not in an mprotect, which touches no user memory: a
 	 * [stack] there is the VMA it changed, merged again where it was split.
 	 */
-	if (t && t->sc >= 0 && (strcmp(pm.name, "[stack]") || t->sc == SC_MPROTECT)) {
+	if (t && t->sc >= 0 && (strcmp(pm.name, "[stack]") || t->sc == SC_MPROTECT || t->sc == SC_PKEY_MPROTECT)) {
 		if (MS_GROW(t->maps, t->nr_maps + 1, t->cap_maps, 2, SIZE_MAX, false)) {
 			free(pm.name);
 			return -ENOMEM;

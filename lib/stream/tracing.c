@@ -40,6 +40,7 @@ const struct stream_syscall stream_syscalls[SC_NR] = {
 	[SC_EXECVE] = { "execve", { NULL } },
 	[SC_EXECVEAT] = { "execveat", { NULL } },
 	[SC_IO_DESTROY] = { "io_destroy", { "ctx" } },
+	[SC_PKEY_MPROTECT] = { "pkey_mprotect", { "start", "len", "prot", "pkey" } },
 };
 
 /*

@@ -49,6 +49,7 @@ static const struct {
 	{ "mmap", 770, { "addr", "len", "prot", "flags", "fd" } },
 	{ "io_destroy", 780, { "ctx" } },
 	{ "prctl", 790, { "option", "arg2", "arg3", "arg4", "arg5" } },
+	{ "pkey_mprotect", 800, { "start", "len", "prot", "pkey" } },
 };
 
 static inline void put(const char *rel, const char *text)

@@ -389,6 +389,35 @@ static void stack_merged_in_mprotect(void **state)
 }
 
 /*
+ * pkey_mprotect (key -1: none) is an mprotect: a protect change, and the
+ * kernel's record of the VMA it changed is that call's, so the pages stay
+ * the region they were (not a new map the kernel made).
+ */
+static void pkey_protect_is_a_protect(void **state)
+{
+	static const char *const tps[] = { "sys_enter_pkey_mprotect", "sys_exit_pkey_mprotect" };
+	struct ms_session *s;
+	struct seen w;
+	struct rec r;
+
+	(void)state;
+	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
+	put_map(&r, 1, A, 8 * P);
+	enter(&r, "pkey_mprotect", 10, PID, (const uint64_t[]){ A + 2 * P, 2 * P, PROT_READ, (uint64_t)-1 }, 4);
+	put_named_map(&r, 11, PID, A + 2 * P, 2 * P, PROT_READ, "//anon");
+	leave(&r, "pkey_mprotect", 12, PID, 0);
+	close_rec(&r);
+	s = replay(&r, &w);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(w.op[0], MS_OP_PROTECT);
+	assert_int_equal(w.start[0], A + 2 * P);
+	assert_int_equal(ms_aspace_prot_at(ms_session_aspace(s), PID, A + 2 * P), PROT_READ);
+	assert_ptr_equal(ms_aspace_lookup(ms_session_aspace(s), PID, A + 2 * P),
+			 ms_aspace_lookup(ms_session_aspace(s), PID, A));
+	ms_session_free(s);
+}
+
+/*
  * prctl(PR_SET_MEMORY_MERGE, 1) that succeeded: every private VMA is
  * mergeable, in place (one VMA still), so MADV_UNMERGEABLE of a page
  * splits it in three; one that failed changes nothing.
@@ -500,6 +529,7 @@ int main(void)
 		cmocka_unit_test(populate_told),
 		cmocka_unit_test(merge_any_told),
 		cmocka_unit_test(stack_merged_in_mprotect),
+		cmocka_unit_test(pkey_protect_is_a_protect),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -44,12 +44,16 @@ static void stacks(void **state)
 static void table(void **state)
 {
 	size_t i;
-	bool prctl = false;
+	bool prctl = false, pkey = false;
 
 	(void)state;
-	for (i = 0; i < ms_nr_sysevents; i++)
+	for (i = 0; i < ms_nr_sysevents; i++) {
 		prctl |= !strcmp(ms_sysevents[i], "prctl");
+		/* mprotect with a key: optional (from MS_SYSEVENTS_FIRST_OPTIONAL on) */
+		pkey |= !strcmp(ms_sysevents[i], "pkey_mprotect") && i >= MS_SYSEVENTS_FIRST_OPTIONAL;
+	}
 	assert_true(prctl);
+	assert_true(pkey);
 	assert_string_equal(ms_sysevents[0], "mmap");     /* the required ones first */
 	assert_true(ms_nr_sysevents <= 32);
 }
