@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <mapscope/log.h>
@@ -201,8 +202,9 @@ static bool heap_hold(char *from, char *brk1)
 void cli_stdout_for_reading(const char *input)
 {
 	static char buf[256 << 10];
+	struct stat st;
 
-	if (!isatty(STDOUT_FILENO) && strcmp(input, "-"))
+	if (!isatty(STDOUT_FILENO) && strcmp(input, "-") && !stat(input, &st) && S_ISREG(st.st_mode))
 		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 }
 

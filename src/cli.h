@@ -49,8 +49,9 @@ void cli_heap_for_reading(void);
 
 /*
  * stdout written 256 KiB a call where no one reads it as it comes: not to
- * a terminal, and not from a recording read from stdin as it is written
- * (input "-"). Before anything is written to stdout.
+ * a terminal, and only from a recording in a regular file (not stdin,
+ * "-", nor a pipe, which may be read as it is written). Before anything
+ * is written to stdout.
  */
 void cli_stdout_for_reading(const char *input);
 

@@ -48,12 +48,14 @@ static int grow(struct ms_aspace *as, struct proc *p, const struct ms_event *ev,
 	int err;
 
 	/*
-	 * Pages the VMA it joins grew by have its flags; a VMA of their own
-	 * (brk) has mlockall's, VM_ACCOUNT, and VM_MERGEABLE where
-	 * PR_SET_MEMORY_MERGE asked (do_brk_flags, ksm_vma_flags).
+	 * Pages the VMA it joins grew by have its flags (any piece of the
+	 * region in the VMA: the kernel's record of a stack grown covers the
+	 * whole VMA); a VMA of their own (brk) has mlockall's, VM_ACCOUNT, and
+	 * VM_MERGEABLE where PR_SET_MEMORY_MERGE asked (do_brk_flags,
+	 * ksm_vma_flags).
 	 */
 	for (i = lower(p, m->vma_start); i < p->n && p->p[i].start < m->vma_end; i++)
-		if (p->p[i].region == (uint64_t)id && (p->p[i].end <= m->start || p->p[i].start >= m->end)) {
+		if (p->p[i].region == (uint64_t)id) {
 			vmflags = p->p[i].vmflags;
 			break;
 		}

@@ -215,13 +215,17 @@ static int change_vmas(struct ms_aspace *as, struct proc *p, uint64_t start, uin
 	return 0;
 }
 
-/* Where the VMAs that run on from start without a gap end, up to end (start where it lies in a hole). */
-static uint64_t mapped_to(const struct proc *p, uint64_t start, uint64_t end)
+/*
+ * Where the VMAs that run on from start without a gap end, up to end
+ * (start where it lies in a hole); writable: and before the first that
+ * is not.
+ */
+static uint64_t mapped_to(const struct proc *p, uint64_t start, uint64_t end, bool writable)
 {
 	size_t i = lower_c(p, start);
 	uint64_t at = start;
 
-	for (; i < p->n && p->p[i].start <= at && at < end; i++)
+	for (; i < p->n && p->p[i].start <= at && at < end && (!writable || (p->p[i].prot & PROT_WRITE)); i++)
 		at = p->p[i].end;
 	return at < end ? at : end;
 }
@@ -230,9 +234,12 @@ int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *e
 {
 	struct vma_change ch = { .mpol = -1, .home = -1, .uffd = -1, .name = -1 };
 
-	/* Every VMA, locked on fault or not, up to a hole, where it fails with -ENOMEM (madvise_populate). */
+	/*
+	 * Every VMA, locked on fault or not, up to a hole (-ENOMEM) or one not
+	 * writable (-EINVAL): madvise_populate faults them in turn.
+	 */
 	if (ev->madvise.advice == MADV_POPULATE_WRITE) {
-		ms_vma_populate(as, p, ev->madvise.start, mapped_to(p, ev->madvise.start, ev->madvise.end), 0, 0);
+		ms_vma_populate(as, p, ev->madvise.start, mapped_to(p, ev->madvise.start, ev->madvise.end, true), 0, 0);
 		return 0;
 	}
 	if (!advice_flags(ev->madvise.advice, &ch.set, &ch.clear))
@@ -276,6 +283,8 @@ static void merge_any(const struct ms_aspace *as, struct proc *p, bool on)
 {
 	size_t i;
 
+	if (p->merge_any == on)
+		return;                  /* ksm_enable_merge_any, ksm_disable_merge_any: nothing to do */
 	p->merge_any = on;
 	for (i = 0; i < p->n; i++)
 		if (!on)
@@ -351,7 +360,7 @@ void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint6
  */
 static uint64_t lock_gap(const struct proc *p, uint64_t start, uint64_t end)
 {
-	uint64_t at = mapped_to(p, start, end);
+	uint64_t at = mapped_to(p, start, end, false);
 
 	return at < end ? at : start;
 }

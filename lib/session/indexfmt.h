@@ -54,9 +54,11 @@
  *      mprotect is that call's
  *  13: a move to a place the kernel picked, overtaken, where the tree says
  *  14: pkey_mprotect is an mprotect
+ *  15: a grown stack keeps its flags; merge-any asked twice changes
+ *      nothing; MADV_POPULATE_WRITE's -EINVAL; MAP_LOCKED where asked
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x000eu
+#define IX_MODEL 0x000fu
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

@@ -170,6 +170,9 @@ static int on_exit_mmap(struct ms_stream *s, const struct ms_sample *smp, struct
 	ev.map.fixed = t->sc == SC_MMAP && (t->args[3] & (MAP_FIXED | MAP_FIXED_NOREPLACE));
 	ev.map.noreserve = t->sc == SC_MMAP && (t->args[3] & MAP_NORESERVE);
 	ev.map.populate = t->sc == SC_MMAP && (t->args[3] & (MAP_POPULATE | MAP_NONBLOCK)) == MAP_POPULATE;
+	/* The record says MAP_LOCKED for mlockall(MCL_FUTURE)'s lock too, on fault or not: the model has that. */
+	if (t->sc == SC_MMAP && !(t->args[3] & MAP_LOCKED))
+		ev.map.flags &= ~(uint32_t)MAP_LOCKED;
 	ev.map.alloc_chain = t->chain_len ? t->chain : NULL;
 	ev.map.alloc_chain_len = t->chain_len;
 	ev.map.alloc_stack = t->stack_len ? t->stack : NULL;
@@ -410,8 +413,13 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		err = on_exit_brk(s, smp, t, ret, brk);
 		break;
 	case SC_MADVISE:
-		/* Over a hole, the advice is applied to every VMA, then -ENOMEM (madvise_walk_vmas). */
-		if ((ret && ret != (uint64_t)-ENOMEM) || !wanted_advice(t->args[2]))
+		/*
+		 * Over a hole, the advice is applied to every VMA, then -ENOMEM
+		 * (madvise_walk_vmas); POPULATE_WRITE fills VMAs in turn up to a
+		 * hole (-ENOMEM) or one it may not write (-EINVAL).
+		 */
+		if ((ret && ret != (uint64_t)-ENOMEM && (ret != (uint64_t)-EINVAL || t->args[2] != 23)) ||
+		    !wanted_advice(t->args[2]))
 			break;
 		base_event(&ev, MS_EV_MADVISE, smp);
 		ev.madvise.start = t->args[0];

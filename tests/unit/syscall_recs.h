@@ -189,15 +189,21 @@ static inline void close_rec(struct rec *r)
 	ms_buf_release(&r->td);
 }
 
-/* An MMAP2 of anonymous memory by thread tid of PID, named name (7 bytes at most), with prot. */
-static inline void put_named_map(struct rec *r, uint64_t t, uint32_t tid, uint64_t addr, uint64_t len, uint32_t prot,
-				 const char *name)
+/* An MMAP2 of anonymous memory by thread tid of PID, named name (7 bytes at most), with prot and flags. */
+static inline void put_flagged_map(struct rec *r, uint64_t t, uint32_t tid, uint64_t addr, uint64_t len, uint32_t prot,
+				   uint32_t flags, const char *name)
 {
 	struct mmap2_rec m = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(m) }, PID, tid, addr, len, 0,
-			       0, 0, 0, 0, prot, MAP_PRIVATE, "", PID, tid, t, FAULT_ID, 0, 0, FAULT_ID };
+			       0, 0, 0, 0, prot, flags, "", PID, tid, t, FAULT_ID, 0, 0, FAULT_ID };
 
 	memcpy(m.name, name, strnlen(name, sizeof(m.name) - 1));
 	assert_int_equal(ms_pdwriter_write(r->w, &m.h), 0);
+}
+
+static inline void put_named_map(struct rec *r, uint64_t t, uint32_t tid, uint64_t addr, uint64_t len, uint32_t prot,
+				 const char *name)
+{
+	put_flagged_map(r, t, tid, addr, len, prot, MAP_PRIVATE, name);
 }
 
 /* An MMAP2 of anonymous memory by thread tid of PID. */
@@ -294,6 +300,7 @@ struct seen {
 	int advice[32];
 	int n;
 	bool populate[32];       /* each map's, in turn */
+	uint32_t map_flags[32];
 	int maps;
 };
 
@@ -302,8 +309,10 @@ static inline int on_change(void *ctx, struct ms_session *s, const struct ms_eve
 	struct seen *w = ctx;
 
 	(void)s;
-	if (c->op == MS_OP_MAP && ev->kind == MS_EV_MAP && w->maps < 32)
+	if (c->op == MS_OP_MAP && ev->kind == MS_EV_MAP && w->maps < 32) {
+		w->map_flags[w->maps] = ev->map.flags;
 		w->populate[w->maps++] = ev->map.populate;
+	}
 	if (c->op != MS_OP_MAP && w->n < 32) {
 		w->op[w->n] = c->op;
 		w->start[w->n] = c->start;

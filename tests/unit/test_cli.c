@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,12 +30,14 @@ static size_t drained(int fd)
 }
 
 /*
- * stdout into a pipe, from a recording file: 8000 bytes stay in the
- * buffer (stdio's own, of 4 KiB, would have written some); from stdin
- * ("-", read live) stdio's buffer is kept.
+ * stdout into a pipe, from a recording in a regular file: 8000 bytes stay
+ * in the buffer (stdio's own, of 4 KiB, would have written some); from
+ * stdin ("-") or a FIFO, either read as it is written, stdio's buffer is
+ * kept.
  */
 static void stdout_buffered_unless_live(void **state)
 {
+	static const char *const inputs[] = { "/proc/self/exe", "-", "/tmp/test-cli-fifo" };
 	static char line[8000];
 	int p[2];
 	pid_t child;
@@ -42,15 +45,17 @@ static void stdout_buffered_unless_live(void **state)
 
 	(void)state;
 	memset(line, 'x', sizeof(line) - 1);
-	for (out = 0; out < 2; out++) {
+	unlink(inputs[2]);
+	assert_int_equal(mkfifo(inputs[2], 0600), 0);
+	for (out = 0; out < 3; out++) {
 		assert_int_equal(pipe2(p, O_NONBLOCK), 0);
 		fflush(stdout);
 		child = fork();                     /* a fresh stdout in each: setvbuf comes before any output */
 		if (child == 0) {
 			dup2(p[1], STDOUT_FILENO);
-			cli_stdout_for_reading(out ? "-" : "rec.data");
+			cli_stdout_for_reading(inputs[out]);
 			fputs(line, stdout);
-			_exit((drained(p[0]) > 0) == (out == 1) ? 0 : 1);
+			_exit((drained(p[0]) > 0) == (out > 0) ? 0 : 1);
 		}
 		assert_true(child > 0);
 		assert_int_equal(waitpid(child, &status, 0), child);
@@ -59,6 +64,7 @@ static void stdout_buffered_unless_live(void **state)
 		close(p[0]);
 		close(p[1]);
 	}
+	unlink(inputs[2]);
 }
 
 static void parses_in_range(void **state)

@@ -233,6 +233,15 @@ static void populate_makes_anon_vma(void **state)
 	advise(as, 40 * P, 44 * P, MADV_DODUMP);
 	assert_int_equal(vmas_of(as, PID).n, 3);              /* 16-20, 20-24; 40-48 one */
 	ms_aspace_free(as);
+	/* Advised from a VMA it may not write: madvise_populate stops there (-EINVAL), 24-28 as it was. */
+	as = halves(24 * P, 2);
+	m = map_ev(PID, 20 * P, 24 * P, "//anon");
+	m.map.prot = PROT_READ;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	advise(as, 20 * P, 28 * P, MADV_POPULATE_WRITE);
+	advise(as, 28 * P, 32 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 2);              /* 20-24; 24-32 one */
+	ms_aspace_free(as);
 	/* Locked read-only (nothing to write-fault), then made writable: populated then. */
 	as = halves(16 * P, 2);
 	protect(as, 16 * P, 20 * P, PROT_READ);
@@ -347,6 +356,42 @@ static void ksm_merge_any(void **state)
 	child_map_unmerge(as, 60 * P, 63 * P, "[stack]", 0, 0);
 	child_map_unmerge(as, 50 * P, 53 * P, "//anon", 51 * P, 62 * P);
 	assert_int_equal(vmas_of(as, PID + 1).n, 3);             /* 50-51, 51-53; the stack whole */
+	/* The stack grown: its new pages have its flags, not a new map's (not mergeable: one VMA still). */
+	child_map_unmerge(as, 58 * P, 63 * P, "[stack]", 0, 0);
+	assert_int_equal(vmas_of(as, PID + 1).n, 3);
+	ms_aspace_free(as);
+	/* Asked for twice, or off when never on: nothing changes (ksm_enable_merge_any, ksm_disable_merge_any). */
+	as = ms_aspace_new();
+	map(as, 16 * P, 19 * P, "//anon");
+	advise(as, 17 * P, 18 * P, MADV_MERGEABLE);
+	merge_any(as, PID, false);                               /* never on: MADV_MERGEABLE's flag stays */
+	advise(as, 17 * P, 18 * P, MADV_UNMERGEABLE);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	merge_any(as, PID, true);
+	advise(as, 17 * P, 18 * P, MADV_UNMERGEABLE);
+	merge_any(as, PID, true);                                /* on already: the page stays unmergeable */
+	advise(as, 17 * P, 18 * P, MADV_MERGEABLE);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	ms_aspace_free(as);
+}
+
+/*
+ * A stack grows with the flags it has: pages the kernel added to its VMA
+ * are that VMA's (DONTDUMP here), whatever a new map would get.
+ */
+static void stack_grows_with_its_flags(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event m = map_ev(PID, 60 * P, 63 * P, "[stack]");   /* the kernel's: the stack */
+
+	(void)state;
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	advise(as, 60 * P, 63 * P, MADV_DONTDUMP);
+	m = map_ev(PID, 58 * P, 63 * P, "[stack]");                    /* grown by two pages */
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+	assert_int_equal(vmas_of(as, PID).n, 1);
+	advise(as, 58 * P, 59 * P, MADV_DODUMP);                 /* a grown page, DONTDUMP as the rest: a split */
+	assert_int_equal(vmas_of(as, PID).n, 2);
 	ms_aspace_free(as);
 }
 
@@ -716,6 +761,7 @@ int main(void)
 		cmocka_unit_test(populate_makes_anon_vma),
 		cmocka_unit_test(map_locked_is_a_lock),
 		cmocka_unit_test(ksm_merge_any),
+		cmocka_unit_test(stack_grows_with_its_flags),
 		cmocka_unit_test(accounting_keeps_apart),
 		cmocka_unit_test(lock_failed_at_gap),
 		cmocka_unit_test(tree_write_splits),
