@@ -292,6 +292,10 @@ int stream_on_ustring(struct ms_stream *s, const struct evinfo *ei, const struct
 void stream_uffd_enter(struct thread *t, const struct ms_sample *smp);
 /* The exit (result ret) of thread t's unlink, rename, uffd ioctl or prctl: what it changed. 0 or -errno. */
 int stream_lifecycle_exit(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret);
+/* The exit of thread t's mlock family call (result ret): the lock change. 0 or -errno. */
+int stream_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret);
+/* The exit of thread t's mseal, mbind or set_mempolicy_home_node that succeeded: the attribute set. */
+int stream_exit_vma_attr(struct ms_stream *s, const struct ms_sample *smp, struct thread *t);
 
 /* A change of a syscall's thread t, with its call chain and stack; the VMA tree's writes t holds (syscalls.c). */
 int stream_emit_with_chain(struct ms_stream *s, struct thread *t, struct ms_event *ev);

@@ -8,16 +8,26 @@
  * (a rename's paths, a VMA's name) come as mapscope:user_string, which
  * record writes after the entry; userfaultfd's range, as its ioctl's
  * argument points into the caller's stack, from the stack the entry's
- * sample copied.
+ * sample copied. And the calls that set VMA attributes, which split and
+ * merge VMAs with no record of their own: the mlock family, mseal, mbind,
+ * set_mempolicy_home_node, prctl's names and KSM setting, userfaultfd's
+ * registration.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "stream/internal.h"
 
 #ifndef CLONE_VM
 #define CLONE_VM 0x100
+#endif
+#ifndef MLOCK_ONFAULT
+#define MLOCK_ONFAULT 1
+#endif
+#ifndef MCL_ONFAULT
+#define MCL_ONFAULT 4
 #endif
 #ifndef CLONE_THREAD
 #define CLONE_THREAD 0x10000
@@ -236,4 +246,70 @@ void stream_exec_done(struct ms_stream *s, uint32_t pid)
 		if (tid == pid)
 			t->sp_told = false;
 	}
+}
+
+/*
+ * mlock and munlock round the range out to pages (do_mlock); mlockall
+ * resets what new maps get, and with MCL_CURRENT (or as munlockall) sets
+ * every VMA (apply_mlockall_flags).
+ */
+int stream_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
+{
+	uint64_t off = t->args[0] & 4095, flags = t->args[0];
+	struct ms_event ev;
+
+	base_event(&ev, MS_EV_MLOCK, smp);
+	ev.mlock.def = -1;
+	ev.mlock.tree = s->has_tree;
+	ev.mlock.to_gap = ret != 0;
+	switch (t->sc) {
+	case SC_MLOCK:
+	case SC_MLOCK2:
+	case SC_MUNLOCK:
+		if (t->args[1] > USER_END)
+			return 0;
+		ev.mlock.start = t->args[0] - off;
+		ev.mlock.end = ev.mlock.start + PAGE_ALIGN(t->args[1] + off);
+		ev.mlock.lock = t->sc == SC_MUNLOCK ? 0 : MS_LOCK_LOCKED |
+				(t->sc == SC_MLOCK2 && (t->args[2] & MLOCK_ONFAULT) ? MS_LOCK_ONFAULT : 0);
+		break;
+	case SC_MLOCKALL:
+		ev.mlock.def = flags & MCL_FUTURE ? MS_LOCK_LOCKED | (flags & MCL_ONFAULT ? MS_LOCK_ONFAULT : 0) : 0;
+		ev.mlock.all = !!(flags & MCL_CURRENT);
+		ev.mlock.lock = ev.mlock.all ? MS_LOCK_LOCKED | (flags & MCL_ONFAULT ? MS_LOCK_ONFAULT : 0) : 0;
+		break;
+	default:                                 /* munlockall */
+		ev.mlock.def = 0;
+		ev.mlock.all = true;
+		break;
+	}
+	return stream_emit_with_chain(s, t, &ev);
+}
+
+/*
+ * mseal, mbind, set_mempolicy_home_node: a VMA attribute over the range.
+ * mseal and mbind check the whole range before changing anything, so a
+ * failed one changed nothing. The home node goes on VMA by VMA, and fails
+ * (-EOPNOTSUPP) at the first whose policy takes none, after the ones before.
+ */
+int stream_exit_vma_attr(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
+{
+	struct ms_event ev;
+
+	if (t->args[1] > USER_END)
+		return 0;
+	base_event(&ev, MS_EV_VMA_ATTR, smp);
+	ev.vma_attr.start = t->args[0];
+	ev.vma_attr.end = t->args[0] + PAGE_ALIGN(t->args[1]);
+	ev.vma_attr.tree = s->has_tree;
+	if (t->sc == SC_MSEAL) {
+		ev.vma_attr.what = MS_VMA_SEAL;
+	} else if (t->sc == SC_MBIND) {
+		ev.vma_attr.what = MS_VMA_POLICY;
+		ev.vma_attr.value = (uint32_t)t->args[2];
+	} else {
+		ev.vma_attr.what = MS_VMA_HOME_NODE;
+		ev.vma_attr.value = (uint32_t)t->args[2];
+	}
+	return stream_emit_with_chain(s, t, &ev);
 }

@@ -14,13 +14,6 @@
 #include "util/grow.h"
 #include "util/log.h"
 
-#ifndef MLOCK_ONFAULT
-#define MLOCK_ONFAULT 1
-#endif
-#ifndef MCL_ONFAULT
-#define MCL_ONFAULT 4
-#endif
-
 static struct thread *thread_get(struct ms_stream *s, uint32_t tid)
 {
 	struct thread *t = ms_u32map_get(&s->threads, tid);
@@ -212,44 +205,6 @@ static bool wanted_advice(uint64_t advice)
 }
 
 /*
- * mlock and munlock round the range out to pages (do_mlock); mlockall
- * resets what new maps get, and with MCL_CURRENT (or as munlockall) sets
- * every VMA (apply_mlockall_flags).
- */
-static int on_exit_mlock(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
-{
-	uint64_t off = t->args[0] & 4095, flags = t->args[0];
-	struct ms_event ev;
-
-	base_event(&ev, MS_EV_MLOCK, smp);
-	ev.mlock.def = -1;
-	ev.mlock.tree = s->has_tree;
-	ev.mlock.to_gap = ret != 0;
-	switch (t->sc) {
-	case SC_MLOCK:
-	case SC_MLOCK2:
-	case SC_MUNLOCK:
-		if (t->args[1] > USER_END)
-			return 0;
-		ev.mlock.start = t->args[0] - off;
-		ev.mlock.end = ev.mlock.start + PAGE_ALIGN(t->args[1] + off);
-		ev.mlock.lock = t->sc == SC_MUNLOCK ? 0 : MS_LOCK_LOCKED |
-				(t->sc == SC_MLOCK2 && (t->args[2] & MLOCK_ONFAULT) ? MS_LOCK_ONFAULT : 0);
-		break;
-	case SC_MLOCKALL:
-		ev.mlock.def = flags & MCL_FUTURE ? MS_LOCK_LOCKED | (flags & MCL_ONFAULT ? MS_LOCK_ONFAULT : 0) : 0;
-		ev.mlock.all = !!(flags & MCL_CURRENT);
-		ev.mlock.lock = ev.mlock.all ? MS_LOCK_LOCKED | (flags & MCL_ONFAULT ? MS_LOCK_ONFAULT : 0) : 0;
-		break;
-	default:                                 /* munlockall */
-		ev.mlock.def = 0;
-		ev.mlock.all = true;
-		break;
-	}
-	return stream_emit_with_chain(s, t, &ev);
-}
-
-/*
  * The VMA tree's writes made during a syscall, after the change the syscall
  * made: what the kernel ended with overrides the model's merge rules.
  */
@@ -321,34 +276,6 @@ static int on_exit_brk(struct ms_stream *s, const struct ms_sample *smp, struct 
 		err = stream_emit_with_chain(s, t, &ev);
 	*brk = ret;
 	return err;
-}
-
-/*
- * mseal, mbind, set_mempolicy_home_node: a VMA attribute over the range.
- * mseal and mbind check the whole range before changing anything, so a
- * failed one changed nothing. The home node goes on VMA by VMA, and fails
- * (-EOPNOTSUPP) at the first whose policy takes none, after the ones before.
- */
-static int on_exit_vma_attr(struct ms_stream *s, const struct ms_sample *smp, struct thread *t)
-{
-	struct ms_event ev;
-
-	if (t->args[1] > USER_END)
-		return 0;
-	base_event(&ev, MS_EV_VMA_ATTR, smp);
-	ev.vma_attr.start = t->args[0];
-	ev.vma_attr.end = t->args[0] + PAGE_ALIGN(t->args[1]);
-	ev.vma_attr.tree = s->has_tree;
-	if (t->sc == SC_MSEAL) {
-		ev.vma_attr.what = MS_VMA_SEAL;
-	} else if (t->sc == SC_MBIND) {
-		ev.vma_attr.what = MS_VMA_POLICY;
-		ev.vma_attr.value = (uint32_t)t->args[2];
-	} else {
-		ev.vma_attr.what = MS_VMA_HOME_NODE;
-		ev.vma_attr.value = (uint32_t)t->args[2];
-	}
-	return stream_emit_with_chain(s, t, &ev);
 }
 
 static int on_exit_mremap(struct ms_stream *s, const struct ms_sample *smp, struct thread *t, uint64_t ret)
@@ -442,13 +369,13 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 	case SC_MUNLOCKALL:
 		/* -ENOMEM over a gap: the VMAs before it changed (apply_vma_lock_flags). */
 		if (!ret || (ret == (uint64_t)-ENOMEM && t->sc != SC_MLOCKALL && t->sc != SC_MUNLOCKALL))
-			err = on_exit_mlock(s, smp, t, ret);
+			err = stream_exit_mlock(s, smp, t, ret);
 		break;
 	case SC_MSEAL:
 	case SC_MBIND:
 	case SC_HOME_NODE:
 		if (!ret || (t->sc == SC_HOME_NODE && ret == (uint64_t)-EOPNOTSUPP))
-			err = on_exit_vma_attr(s, smp, t);
+			err = stream_exit_vma_attr(s, smp, t);
 		break;
 	default:
 		err = stream_lifecycle_exit(s, smp, t, ret);
