@@ -296,6 +296,7 @@ static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event
 	struct ms_event grown;
 	enum ms_aspace_op op;
 	uint64_t from;
+	int err;
 
 	ms_heap_note_brk(p, ev);
 	if (heap && !heap->alive)
@@ -318,9 +319,14 @@ static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event
 		grown.map.flags = MAP_PRIVATE;
 		grown.map.name = "[heap]";      /* the kernel's first record says //anon */
 		grown.map.via = MS_VIA_KERNEL;
-		if (heap)
-			return grow(as, p, &grown, p->heap);
-		return apply_map(as, p, &grown, &op, NULL);
+		if (!heap)
+			return apply_map(as, p, &grown, &op, NULL);
+		if ((err = grow(as, p, &grown, p->heap)))
+			return err;
+		/* Where mlockall(MCL_FUTURE) locks new maps, brk populates what it grew by (mm_populate). */
+		if ((p->def_vmflags & VF_LOCKED) && ev->brk.new_brk > ev->brk.old_brk)
+			ms_vma_populate(as, p, PAGE_ALIGN(ev->brk.old_brk), PAGE_ALIGN(ev->brk.new_brk), VF_LOCKONFAULT, 0);
+		return 0;
 	}
 	if (ev->brk.new_brk < ev->brk.old_brk && heap) {
 		/* The kernel never moves the break below where the heap starts. */

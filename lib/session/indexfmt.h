@@ -56,9 +56,10 @@
  *  14: pkey_mprotect is an mprotect
  *  15: a grown stack keeps its flags; merge-any asked twice changes
  *      nothing; MADV_POPULATE_WRITE's -EINVAL; MAP_LOCKED where asked
+ *  16: brk populates under mlockall(MCL_FUTURE)
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x000fu
+#define IX_MODEL 0x0010u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

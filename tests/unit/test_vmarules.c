@@ -376,6 +376,25 @@ static void ksm_merge_any(void **state)
 }
 
 /*
+ * The break grown where mlockall(MCL_FUTURE) locks new maps: a VMA of its
+ * own above the (unlocked, written) heap, populated by brk, so its own
+ * anon_vma: the two stay apart once munlockall makes their flags match.
+ */
+static void break_populated_when_locked(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+
+	(void)state;
+	brk(as, 100 * P, 104 * P, 100 * P, 104 * P);
+	sample(as, 101 * P);
+	lock(as, 0, 0, 0, false, MS_LOCK_LOCKED);
+	brk(as, 104 * P, 108 * P, 104 * P, 108 * P);
+	lock(as, 0, 0, 0, true, 0);
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	ms_aspace_free(as);
+}
+
+/*
  * A stack grows with the flags it has: pages the kernel added to its VMA
  * are that VMA's (DONTDUMP here), whatever a new map would get.
  */
@@ -762,6 +781,7 @@ int main(void)
 		cmocka_unit_test(map_locked_is_a_lock),
 		cmocka_unit_test(ksm_merge_any),
 		cmocka_unit_test(stack_grows_with_its_flags),
+		cmocka_unit_test(break_populated_when_locked),
 		cmocka_unit_test(accounting_keeps_apart),
 		cmocka_unit_test(lock_failed_at_gap),
 		cmocka_unit_test(tree_write_splits),

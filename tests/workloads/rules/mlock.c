@@ -86,5 +86,25 @@ int main(void)
 		must(munlock(q + 3 * PAGE, 2 * PAGE), "munlock");
 		snapshot(touched ? "map-locked-unlocked-written" : "map-locked-unlocked-untouched");
 	}
+
+	/*
+	 * The break grown under mlockall(MCL_FUTURE): a VMA of its own above the
+	 * heap (locked, the heap not), which brk populates: an anon_vma of its
+	 * own, so it stays apart from the written heap once both are unlocked.
+	 */
+	q = sbrk(4 * PAGE);
+	if (q == (void *)-1) {
+		perror("sbrk");
+		return 1;
+	}
+	q[0] = 1;
+	must(mlockall(MCL_FUTURE), "mlockall");
+	if (sbrk(4 * PAGE) == (void *)-1) {
+		perror("sbrk");
+		return 1;
+	}
+	snapshot("break-locked");
+	must(munlockall(), "munlockall");
+	snapshot("break-unlocked");
 	return 0;
 }
