@@ -19,6 +19,14 @@
 
 #include "syscall_recs.h"
 
+/* Thread PID + 2's mmap(mm) at time t, which the kernel placed at addr: its entry, its MMAP2 of len, its exit. */
+static void mapped_by_other(struct rec *r, uint64_t t, const uint64_t mm[5], uint64_t addr, uint64_t len)
+{
+	enter(r, "mmap", t, PID + 2, mm, 5);
+	put_map_by(r, t + 1, PID + 2, addr, len);
+	leave(r, "mmap", t + 2, PID + 2, (int64_t)addr);
+}
+
 /*
  * A munmap done before it returns: thread PID + 1's munmap of [A, A + 32
  * pages) lets go of the mmap lock, thread PID + 2 maps 32 pages with no
@@ -41,9 +49,7 @@ static void unmap_overtaken(void **state)
 	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
 	put_map(&r, 1, A, 32 * P);
 	enter(&r, "munmap", 10, PID + 1, un, 2);
-	enter(&r, "mmap", 11, PID + 2, mm, 5);
-	put_map_by(&r, 12, PID + 2, A, 32 * P);
-	leave(&r, "mmap", 13, PID + 2, (int64_t)A);
+	mapped_by_other(&r, 11, mm, A, 32 * P);
 	leave(&r, "munmap", 14, PID + 1, 0);
 	close_rec(&r);
 	s = replay(&r, &w);
@@ -62,9 +68,7 @@ static void unmap_overtaken(void **state)
 	mm[0] = A + 8 * P;
 	mm[1] = 4 * P;
 	mm[3] |= MAP_FIXED;
-	enter(&r, "mmap", 11, PID + 2, mm, 5);
-	put_map_by(&r, 12, PID + 2, A + 8 * P, 4 * P);
-	leave(&r, "mmap", 13, PID + 2, (int64_t)(A + 8 * P));
+	mapped_by_other(&r, 11, mm, A + 8 * P, 4 * P);
 	leave(&r, "munmap", 14, PID + 1, 0);
 	/* Another process's map at the same address proves nothing of this one's. */
 	put_map(&r, 20, b, 32 * P);
@@ -87,9 +91,7 @@ static void unmap_overtaken(void **state)
 	put_map(&r, 1, A, 32 * P);
 	put_map(&r, 2, b, 32 * P);
 	enter(&r, "munmap", 10, PID + 1, un, 2);
-	enter(&r, "mmap", 11, PID + 2, mm, 5);
-	put_map_by(&r, 12, PID + 2, A, 32 * P);
-	leave(&r, "mmap", 13, PID + 2, (int64_t)A);
+	mapped_by_other(&r, 11, mm, A, 32 * P);
 	enter(&r, "munmap", 20, PID + 1, (const uint64_t[]){ b, 32 * P }, 2);
 	leave(&r, "munmap", 21, PID + 1, 0);
 	close_rec(&r);
@@ -119,9 +121,7 @@ static void remap_overtaken(void **state)
 	open_rec(&r, tps, sizeof(tps) / sizeof(tps[0]));
 	put_map(&r, 1, A, 32 * P);
 	enter(&r, "mremap", 10, PID + 1, mv, 5);
-	enter(&r, "mmap", 11, PID + 2, mm, 5);
-	put_map_by(&r, 12, PID + 2, A, 32 * P);
-	leave(&r, "mmap", 13, PID + 2, (int64_t)A);
+	mapped_by_other(&r, 11, mm, A, 32 * P);
 	leave(&r, "mremap", 14, PID + 1, (int64_t)to);
 	/* A shrink of the memory moved: its tail freed, and taken by a map of 8 pages. */
 	mv[0] = to;
@@ -129,9 +129,7 @@ static void remap_overtaken(void **state)
 	mv[3] = 0;
 	enter(&r, "mremap", 20, PID + 1, mv, 5);
 	mm[1] = 8 * P;
-	enter(&r, "mmap", 21, PID + 2, mm, 5);
-	put_map_by(&r, 22, PID + 2, to + 24 * P, 8 * P);
-	leave(&r, "mmap", 23, PID + 2, (int64_t)(to + 24 * P));
+	mapped_by_other(&r, 21, mm, to + 24 * P, 8 * P);
 	leave(&r, "mremap", 24, PID + 1, (int64_t)to);
 	close_rec(&r);
 	s = replay(&r, &w);
@@ -177,9 +175,7 @@ static void picked_move_overtaken(void **state)
 			put_map(&r, 2, to - 4 * P, 4 * P);       /* a neighbour the copy merged with */
 		enter(&r, "mremap", 10, PID + 1, mv, 5);
 		tree_write(&r, 11, PID + 1, merged ? to - 4 * P : to, to + 64 * P, vma);
-		enter(&r, "mmap", 12, PID + 2, mm, 5);
-		put_map_by(&r, 13, PID + 2, A, 32 * P);
-		leave(&r, "mmap", 14, PID + 2, (int64_t)A);
+		mapped_by_other(&r, 12, mm, A, 32 * P);
 		leave(&r, "mremap", 15, PID + 1, (int64_t)to);
 		close_rec(&r);
 		s = replay(&r, &w);
