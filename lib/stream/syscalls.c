@@ -200,7 +200,7 @@ static bool wanted_advice(uint64_t advice)
 {
 	return advice <= MADV_SEQUENTIAL /* NORMAL, RANDOM: read-ahead flags */ ||
 	       advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
-	       advice == 23 /* POPULATE_WRITE */ || advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
+	       advice == MADV_POPULATE_WRITE || advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
 	       (advice >= MADV_DONTFORK && advice <= MADV_KEEPONFORK);
 }
 
@@ -345,7 +345,7 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		 * (madvise_walk_vmas); POPULATE_WRITE fills VMAs in turn up to a
 		 * hole (-ENOMEM) or one it may not write (-EINVAL).
 		 */
-		if ((ret && ret != (uint64_t)-ENOMEM && (ret != (uint64_t)-EINVAL || t->args[2] != 23)) ||
+		if ((ret && ret != (uint64_t)-ENOMEM && (ret != (uint64_t)-EINVAL || t->args[2] != MADV_POPULATE_WRITE)) ||
 		    !wanted_advice(t->args[2]))
 			break;
 		base_event(&ev, MS_EV_MADVISE, smp);
