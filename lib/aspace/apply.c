@@ -120,6 +120,23 @@ static bool occupied(struct proc *p, uint64_t start, uint64_t end)
 	return i < p->n && p->p[i].start < end;
 }
 
+/*
+ * The page offset of a new map's start. An anonymous VMA's are its
+ * address's where it is made (do_mmap), which only mremap changes; the
+ * record gives its VMA's (perf's mmap2 pgoff), for the VMA the map merged
+ * into where it did. /proc shows none (0): then the address's.
+ */
+static uint64_t map_offsets(const struct ms_region *r, const struct ms_event_map *m)
+{
+	const uint64_t vma = m->vma_start && m->vma_start <= m->start ? m->vma_start : m->start;
+
+	if (r->ino || r->maj || r->min)
+		return m->pgoff;
+	if (m->via == MS_VIA_SYNTH || !m->pgoff)
+		return m->start;
+	return m->pgoff + (m->start - vma);
+}
+
 /* A new map: replaces what was under it (MAP_FIXED does so silently) and makes a region. */
 static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *ev, struct ms_change *c)
 {
@@ -141,7 +158,8 @@ static int map_new(struct ms_aspace *as, struct proc *p, const struct ms_event *
 	 * flag, which munlock clears: not one of the flags a merge compares.
 	 */
 	locks = m->via == MS_VIA_SYNTH ? 0 : (uint16_t)(p->def_vmflags | (m->flags & MAP_LOCKED ? VF_LOCKED : 0));
-	pc = (struct piece){ m->start, m->end, m->pgoff, m->prot, m->flags & ~(uint32_t)MAP_LOCKED, (uint32_t)id, false,
+	pc = (struct piece){ m->start, m->end, map_offsets(as->regions[id], m), m->prot,
+			     m->flags & ~(uint32_t)MAP_LOCKED, (uint32_t)id, false,
 			     (uint16_t)(locks | ms_vma_map_accounting(m)), 0, 0, 0 };
 	/* PR_SET_MEMORY_MERGE: what mmap_region makes (ksm_vma_flags), not the stack an exec sets up. */
 	if (p->merge_any && m->via != MS_VIA_SYNTH && strcmp(m->name, "[stack]") && ms_vma_ksm_may_merge(as, &pc))

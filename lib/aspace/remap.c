@@ -14,24 +14,26 @@
 
 /*
  * copy_vma: a VMA moved merges with a neighbour at its new place
- * (vma_merge_new_range), pieces k - 1 and k, moved the one that moved.
- * Anonymous memory's page offsets must run on: without an anon_vma it
- * takes the new address's, as a new map there would, and merges; with
- * one it keeps its old ones (an MMAP2 gives an anonymous VMA's as its
- * address), which run on where the two were side by side before (a VMA
- * moved in parts to one place, the parts meeting again).
+ * (vma_merge_new_range), pieces k - 1 and k, where their page offsets run
+ * on (vmarules.c). An anonymous one without an anon_vma takes the new
+ * address's offsets, as a new map there would; with one it keeps its own
+ * (an MMAP2 gives an anonymous VMA's as its address), which run on where
+ * the two were side by side before (a VMA moved in parts to one place,
+ * the parts meeting again).
  */
-static void join_moved(struct ms_aspace *as, struct proc *p, size_t k, size_t moved)
+static void join_moved(struct ms_aspace *as, struct proc *p, size_t k)
 {
-	const struct ms_region *r;
+	if (k > 0 && k < p->n)
+		ms_vma_join_if_mergeable(as, p, k);
+}
 
-	if (k == 0 || k >= p->n)
-		return;
-	r = as->regions[p->p[moved].region];
-	if (!(r->ino || r->maj || r->min) && p->p[moved].anon &&
-	    p->p[k - 1].pgoff + (p->p[k - 1].end - p->p[k - 1].start) != p->p[k].pgoff)
-		return;
-	ms_vma_join_if_mergeable(as, p, k);
+/* A piece moved to start at its new start: an anonymous one without an anon_vma takes the address's offsets. */
+static void moved_offsets(const struct ms_aspace *as, struct piece *pc)
+{
+	const struct ms_region *r = as->regions[pc->region];
+
+	if (!pc->anon && !(r->ino || r->maj || r->min))
+		pc->pgoff = pc->start;
 }
 
 /*
@@ -60,8 +62,8 @@ static int apply_dup(struct ms_aspace *as, struct proc *p, const struct ms_event
 	if (i + 1 < p->n)
 		p->p[i + 1].join = false;
 	if (!ev->remap.tree) {
-		join_moved(as, p, i + 1, i);
-		join_moved(as, p, i, i);
+		join_moved(as, p, i + 1);
+		join_moved(as, p, i);
 	}
 	ms_pieces_settle(as, p, ev->time);
 	return 0;
@@ -85,6 +87,7 @@ static int move_one(struct ms_aspace *as, struct proc *p, const struct ms_event 
 	for (k = 0; k < n; k++) {
 		moved[k].start += (uint64_t)delta;
 		moved[k].end += (uint64_t)delta;
+		moved_offsets(as, &moved[k]);
 		if (moved[k].start >= ne)
 			break;
 		if (moved[k].end > ne || k == n - 1)
@@ -97,8 +100,8 @@ static int move_one(struct ms_aspace *as, struct proc *p, const struct ms_event 
 	if (at < p->n)
 		p->p[at].join = false;
 	if (!ev->remap.tree) {
-		join_moved(as, p, at, at - 1);
-		join_moved(as, p, lower(p, ns), lower(p, ns));
+		join_moved(as, p, at);
+		join_moved(as, p, lower(p, ns));
 	}
 	return 0;
 }
@@ -122,6 +125,7 @@ static int move_each(struct ms_aspace *as, struct proc *p, const struct ms_event
 	for (k = 0; k < n; k++) {
 		moved[k].start += (uint64_t)delta;
 		moved[k].end += (uint64_t)delta;
+		moved_offsets(as, &moved[k]);
 		moved[k].join = moved[k].join && k > 0 && moved[k - 1].end == moved[k].start;
 	}
 	for (run = 0; run < n; run = k) {       /* the target under each run of VMAs without a hole */
@@ -136,12 +140,12 @@ static int move_each(struct ms_aspace *as, struct proc *p, const struct ms_event
 		if ((err = ms_pieces_insert(p, at, &moved[k])))
 			return err;
 		if (!ev->remap.tree && !moved[k].join)
-			join_moved(as, p, at, at);          /* with the piece before it */
+			join_moved(as, p, at);              /* with the piece before it */
 		at++;
 		if (at < p->n && (k + 1 == n || moved[k + 1].start != moved[k].end)) {
 			p->p[at].join = false;              /* what follows a run: its own VMA, or merged */
 			if (!ev->remap.tree)
-				join_moved(as, p, at, at - 1);
+				join_moved(as, p, at);
 		}
 	}
 	return 0;

@@ -43,12 +43,18 @@ static bool mergeable(const struct ms_aspace *as, const struct piece *a, const s
 		return false;
 	if (a->anon != b->anon && (a->anon ? b->anon || (a->anon & ANON_FORKED) : (b->anon & ANON_FORKED)))
 		return false;
-	if (fa != fb)
+	/* VM_GROWSDOWN on both sides or neither: the main stack's pieces merge again */
+	if (fa != fb || (ra->kind == MS_KIND_STACK) != (rb->kind == MS_KIND_STACK))
 		return false;
-	if (!fa)       /* VM_GROWSDOWN on both sides or neither: the main stack's pieces merge again */
-		return (ra->kind == MS_KIND_STACK) == (rb->kind == MS_KIND_STACK);
-	return ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min &&
-	       a->pgoff + (a->end - a->start) == b->pgoff;
+	if (fa && (ra->ino != rb->ino || ra->maj != rb->maj || ra->min != rb->min))
+		return false;
+	/*
+	 * The page offsets run on, anonymous memory's too (can_vma_merge_before):
+	 * its address's where it was made, its own where mremap moved it with an
+	 * anon_vma (apply.c, remap.c). The main stack's pieces grow here with
+	 * none, and always run on in the kernel.
+	 */
+	return ra->kind == MS_KIND_STACK || a->pgoff + (a->end - a->start) == b->pgoff;
 }
 
 /* Piece k joins the VMA before it where the kernel would merge the two; they then share one anon_vma. */

@@ -57,9 +57,11 @@
  *  15: a grown stack keeps its flags; merge-any asked twice changes
  *      nothing; MADV_POPULATE_WRITE's -EINVAL; MAP_LOCKED where asked
  *  16: brk populates under mlockall(MCL_FUTURE)
+ *  17: anonymous memory's page offsets run on for every merge (a written
+ *      VMA moved, then grown or protected up to a neighbour, stays apart)
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0010u
+#define IX_MODEL 0x0011u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

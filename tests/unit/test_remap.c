@@ -152,12 +152,44 @@ static void moved_halves_merge_again(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * Anonymous memory's page offsets must run on for a merge, as a file's
+ * (can_vma_merge_before): a VMA with an anon_vma moved keeps its own, so
+ * grown in place up to a new map it stays apart from it; one without an
+ * anon_vma takes its new address's, and merges. A map whose record says
+ * no offset (/proc's) has its address's. rules/remap-pgoff is the
+ * kernel's say.
+ */
+static void moved_offsets_run_on_or_not(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct vmas v;
+	int written;
+
+	(void)state;
+	for (written = 0; written < 2; written++) {
+		map(as, 300 * P, 304 * P, "//anon");           /* no offset said: 300 * P's */
+		if (written)
+			sample(as, 300 * P);
+		move_to(as, 300 * P, 304 * P, 100 * P);
+		map(as, 108 * P, 112 * P, "//anon");
+		remap(as, 100 * P, 104 * P, 100 * P, 108 * P);   /* grown in place */
+		v = vmas_of(as, PID);
+		assert_int_equal(v.n, written ? 2 : 1);
+		assert_int_equal(v.s[0], 100 * P);
+		assert_int_equal(v.e[0], written ? 108 * P : 112 * P);
+		unmap(as, 100 * P, 112 * P);
+	}
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(move_of_several_vmas),
 		cmocka_unit_test(move_of_several_left_behind),
 		cmocka_unit_test(moved_halves_merge_again),
+		cmocka_unit_test(moved_offsets_run_on_or_not),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

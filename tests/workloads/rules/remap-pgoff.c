@@ -1,0 +1,79 @@
+/*
+ * Rule: anonymous memory's page offsets must run on for two VMAs to merge,
+ * and for one to take the other's anon_vma, as a file's must (mm/vma.c,
+ * can_vma_merge_before, anon_vma_compatible). A new anonymous VMA's
+ * offsets are its address's; a VMA mremap moves keeps its own where it
+ * has an anon_vma, and takes the new address's where it has none
+ * (copy_vma). So a written VMA moved, then grown in place (mremap) or
+ * protected (mprotect) up to a neighbour that matches it in all else,
+ * stays apart from it; an unwritten one moved so merges. Found in LuaJIT,
+ * whose string buffer grew in place up to the next VMA.
+ */
+#include <string.h>
+
+#include "../snapshot.h"
+
+static char *move_or_die(char *from, size_t len, size_t new_len, int flags, char *to)
+{
+	char *p = mremap(from, len, new_len, flags, to);
+
+	if (p == MAP_FAILED) {
+		perror("remap-pgoff: mremap");
+		exit(1);
+	}
+	return p;
+}
+
+int main(void)
+{
+	const int rw = PROT_READ | PROT_WRITE;
+	char *h, *a, *s;
+
+	snapshot_init();
+	h = map_or_die(NULL, 256 * PAGE, PROT_NONE, 0);
+	munmap(h, 256 * PAGE);
+
+	/* A written VMA moved, a new one above it, the moved one grown in place up to it: two. */
+	a = map_or_die(h + 192 * PAGE, 8 * PAGE, rw, MAP_FIXED);
+	memset(a, 1, 8 * PAGE);
+	s = move_or_die(a, 8 * PAGE, 8 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, h);
+	map_or_die(s + 16 * PAGE, 8 * PAGE, rw, MAP_FIXED);
+	move_or_die(s, 8 * PAGE, 16 * PAGE, 0, NULL);
+	snapshot("written-moved-grown");
+
+	/* The same unwritten: its offsets are its new address's, and the two merge. */
+	a = map_or_die(h + 200 * PAGE, 8 * PAGE, rw, MAP_FIXED);
+	s = move_or_die(a, 8 * PAGE, 8 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, h + 32 * PAGE);
+	map_or_die(s + 16 * PAGE, 8 * PAGE, rw, MAP_FIXED);
+	move_or_die(s, 8 * PAGE, 16 * PAGE, 0, NULL);
+	snapshot("unwritten-moved-grown");
+
+	/* Half of a written VMA moved below the other half, grown back up to it: the same anon_vma, two VMAs. */
+	a = map_or_die(h + 80 * PAGE, 16 * PAGE, rw, MAP_FIXED);
+	memset(a, 2, 16 * PAGE);
+	s = move_or_die(a + 8 * PAGE, 8 * PAGE, 8 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, h + 64 * PAGE);
+	move_or_die(s, 8 * PAGE, 16 * PAGE, 0, NULL);
+	snapshot("half-moved-grown-back");
+
+	/* A written VMA moved below a new read-only one, then protected as it is: two. */
+	a = map_or_die(h + 208 * PAGE, 8 * PAGE, rw, MAP_FIXED);
+	memset(a, 3, 8 * PAGE);
+	map_or_die(h + 112 * PAGE, 8 * PAGE, PROT_READ, MAP_FIXED);
+	move_or_die(a, 8 * PAGE, 8 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, h + 104 * PAGE);
+	must(mprotect(h + 112 * PAGE, 8 * PAGE, rw), "mprotect");
+	snapshot("written-moved-protected");
+
+	/* An unwritten VMA moved next to a written VMA moved before: their offsets do not run on, two. */
+	a = map_or_die(h + 216 * PAGE, 8 * PAGE, rw, MAP_FIXED);
+	memset(a, 4, 8 * PAGE);
+	move_or_die(a, 8 * PAGE, 8 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, h + 128 * PAGE);
+	a = map_or_die(h + 224 * PAGE, 8 * PAGE, rw, MAP_FIXED);
+	move_or_die(a, 8 * PAGE, 8 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, h + 136 * PAGE);
+	snapshot("unwritten-moved-beside-moved");
+
+	/* ...written, and both protected alike: still two. */
+	memset(h + 136 * PAGE, 5, 8 * PAGE);
+	must(mprotect(h + 128 * PAGE, 16 * PAGE, PROT_READ), "mprotect");
+	snapshot("then-written-protected");
+	return 0;
+}
