@@ -392,16 +392,20 @@ int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 	return 0;
 }
 
-/* Whether VMAs a and b (next to it) could share an anon_vma: anon_vma_compatible. */
+/*
+ * Whether VMAs a and b (next to it) could share an anon_vma:
+ * anon_vma_compatible. The protection may differ (VM_ACCESS_FLAGS);
+ * nothing else may, and the page offsets run on, anonymous memory's too
+ * (as for a merge: mergeable()).
+ */
 static bool anon_compatible(const struct ms_aspace *as, const struct piece *a, const struct piece *b)
 {
 	const struct ms_region *ra = as->regions[a->region], *rb = as->regions[b->region];
 
-	/* The protection may differ (VM_ACCESS_FLAGS); nothing else may. */
 	return a->end == b->start && a->flags == b->flags && a->vmflags == b->vmflags && a->mpol == b->mpol &&
 	       ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min &&
 	       (ra->kind == MS_KIND_STACK) == (rb->kind == MS_KIND_STACK) &&
-	       (!ra->ino || a->pgoff + (a->end - a->start) == b->pgoff);
+	       (ra->kind == MS_KIND_STACK || a->pgoff + (a->end - a->start) == b->pgoff);
 }
 
 /* The first fault in piece i's VMA: it takes the next VMA's anon_vma, or the previous one's, or a new one. */

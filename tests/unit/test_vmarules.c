@@ -711,6 +711,30 @@ static void mremap_move_merges(void **state)
 }
 
 /*
+ * A first fault takes a neighbour's anon_vma only where their page
+ * offsets run on (anon_vma_compatible), anonymous memory's too: a VMA
+ * made where a written one was before it moved down by its own length
+ * gets its own, so the two, moved side by side later with offsets that
+ * run on, stay apart (rules/remap-pgoff, its last step).
+ */
+static void first_fault_shares_where_offsets_run_on(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+
+	(void)state;
+	map(as, 40 * P, 48 * P, "//anon");                /* offsets from 40 * P's */
+	sample(as, 40 * P);
+	remap(as, 40 * P, 48 * P, 32 * P, 40 * P);       /* keeps them: 40 * P's at 32 * P */
+	map(as, 40 * P, 44 * P, "//anon");                /* 40 * P's again: not 48 * P's */
+	sample(as, 40 * P);                               /* its own anon_vma */
+	assert_int_equal(vmas_of(as, PID).n, 2);
+	remap(as, 40 * P, 44 * P, 0, 4 * P);
+	remap(as, 36 * P, 40 * P, 4 * P, 8 * P);         /* offsets 44 * P's on: they run on */
+	assert_int_equal(vmas_of(as, PID).n, 3);
+	ms_aspace_free(as);
+}
+
+/*
  * shmdt (ipc/shm.c): the attach's VMAs where it put them go, from the
  * address on: a fragment whose first page was unmapped too; a part moved
  * away by mremap, one mapped again (old length 0) and another attach
@@ -788,6 +812,7 @@ int main(void)
 		cmocka_unit_test(seal_and_policy),
 		cmocka_unit_test(munmap_refused_at_seal),
 		cmocka_unit_test(shmdt_leaves_what_moved_away),
+		cmocka_unit_test(first_fault_shares_where_offsets_run_on),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

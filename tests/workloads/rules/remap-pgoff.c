@@ -7,7 +7,10 @@
  * (copy_vma). So a written VMA moved, then grown in place (mremap) or
  * protected (mprotect) up to a neighbour that matches it in all else,
  * stays apart from it; an unwritten one moved so merges. Found in LuaJIT,
- * whose string buffer grew in place up to the next VMA.
+ * whose string buffer grew in place up to the next VMA. A first fault
+ * takes a neighbour's anon_vma only where the offsets run on too
+ * (anon_vma_compatible): one that took it wrongly would merge, later,
+ * with another VMA of that anon_vma.
  */
 #include <string.h>
 
@@ -27,7 +30,7 @@ static char *move_or_die(char *from, size_t len, size_t new_len, int flags, char
 int main(void)
 {
 	const int rw = PROT_READ | PROT_WRITE;
-	char *h, *a, *s;
+	char *h, *g, *a, *s;
 
 	snapshot_init();
 	h = map_or_die(NULL, 256 * PAGE, PROT_NONE, 0);
@@ -75,5 +78,22 @@ int main(void)
 	memset(h + 136 * PAGE, 5, 8 * PAGE);
 	must(mprotect(h + 128 * PAGE, 16 * PAGE, PROT_READ), "mprotect");
 	snapshot("then-written-protected");
+
+	/*
+	 * A written VMA moved down by its own length; a new one where it was,
+	 * whose offsets do not run on from it, written: an anon_vma of its own.
+	 * The new one moved away, the moved one's top half after it: their
+	 * offsets run on, their anon_vmas differ, two.
+	 */
+	g = map_or_die(NULL, 64 * PAGE, PROT_NONE, 0);
+	munmap(g, 64 * PAGE);
+	a = map_or_die(g + 40 * PAGE, 8 * PAGE, rw, MAP_FIXED);
+	memset(a, 6, 8 * PAGE);
+	move_or_die(a, 8 * PAGE, 8 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, g + 32 * PAGE);
+	a = map_or_die(g + 40 * PAGE, 4 * PAGE, rw, MAP_FIXED);
+	memset(a, 7, 4 * PAGE);
+	move_or_die(a, 4 * PAGE, 4 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, g);
+	move_or_die(g + 36 * PAGE, 4 * PAGE, 4 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, g + 4 * PAGE);
+	snapshot("first-fault-lent-nothing");
 	return 0;
 }
