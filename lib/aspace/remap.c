@@ -151,6 +151,21 @@ static int move_each(struct ms_aspace *as, struct proc *p, const struct ms_event
 	return 0;
 }
 
+/*
+ * MREMAP_DONTUNMAP leaves the old VMA where it was, unlocked: the kernel
+ * clears VM_LOCKED and VM_LOCKONFAULT on the whole of it, where only part
+ * moved too, in place, so that nothing merges of it (dontunmap_complete).
+ * Its accounting stays (smaps: ac).
+ */
+static void dontunmap_unlock(struct proc *p, size_t i)
+{
+	size_t first, last, k;
+
+	ms_pieces_vma(p, i, &first, &last);
+	for (k = first; k <= last; k++)
+		p->p[k].vmflags &= (uint16_t)~VF_LOCKS;
+}
+
 int ms_remap_apply(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 {
 	uint64_t os = ev->remap.old_start, oe = ev->remap.old_end;
@@ -196,7 +211,8 @@ int ms_remap_apply(struct ms_aspace *as, struct proc *p, const struct ms_event *
 		ms_pieces_close_gap(p, i, j);
 		if (i < p->n)
 			p->p[i].join = false;
-	}
+	} else
+		dontunmap_unlock(p, i);
 	if (oe - os == ne - ns && (ev->remap.flags & MREMAP_FIXED))
 		err = move_each(as, p, ev, moved, n);
 	else

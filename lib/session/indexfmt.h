@@ -60,9 +60,10 @@
  *  17: anonymous memory's page offsets run on for every merge (a written
  *      VMA moved, then grown or protected up to a neighbour, stays apart)
  *  18: and for a first fault to take a neighbour's anon_vma
+ *  19: MREMAP_DONTUNMAP unlocks the old VMA
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0012u
+#define IX_MODEL 0x0013u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

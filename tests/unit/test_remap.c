@@ -183,6 +183,41 @@ static void moved_offsets_run_on_or_not(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * MREMAP_DONTUNMAP leaves the old VMA unlocked, the whole of it, where only
+ * half moved too (dontunmap_complete), and merges it with nothing then: a
+ * neighbour made alike by madvise merges with it after. The half moved
+ * keeps its lock. rules/remap-dontunmap is the kernel's say.
+ */
+static void dontunmap_unlocks_the_old(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	struct ms_event e = ev(MS_EV_REMAP);
+	const struct proc *p;
+	struct vmas v;
+	size_t i;
+
+	(void)state;
+	map(as, 100 * P, 108 * P, "//anon");
+	lock(as, 100 * P, 108 * P, MS_LOCK_LOCKED, false, -1);
+	map(as, 108 * P, 112 * P, "//anon");
+	advise(as, 108 * P, 112 * P, MADV_DONTDUMP);
+	e.remap = (typeof(e.remap)){ .old_start = 104 * P, .old_end = 108 * P, .new_start = 200 * P,
+				     .new_end = 204 * P, .flags = MREMAP_MAYMOVE | MREMAP_DONTUNMAP };
+	assert_int_equal(ms_aspace_apply(as, &e, NULL), 0);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 3);                     /* [100, 108) whole, [108, 112), [200, 204) */
+	assert_int_equal(v.e[0], 108 * P);
+	advise(as, 108 * P, 112 * P, MADV_DODUMP);
+	v = vmas_of(as, PID);
+	assert_int_equal(v.n, 2);
+	assert_int_equal(v.e[0], 112 * P);
+	p = proc_get(as, PID);
+	for (i = 0; i < p->n; i++)
+		assert_int_equal(!!(p->p[i].vmflags & VF_LOCKED), p->p[i].start == 200 * P);
+	ms_aspace_free(as);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +225,7 @@ int main(void)
 		cmocka_unit_test(move_of_several_left_behind),
 		cmocka_unit_test(moved_halves_merge_again),
 		cmocka_unit_test(moved_offsets_run_on_or_not),
+		cmocka_unit_test(dontunmap_unlocks_the_old),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
