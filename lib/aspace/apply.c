@@ -356,6 +356,28 @@ static int apply_brk(struct ms_aspace *as, struct proc *p, const struct ms_event
 	return 0;
 }
 
+/*
+ * The child's last piece, a copy of its parent's, as dup_mmap leaves it:
+ * locks are not inherited, nor userfaultfd's registration
+ * (dup_userfaultfd, without EVENT_FORK). anon_vma_fork: each VMA that had
+ * an anon_vma gets a new one of its own, in *anon, which a piece joined to
+ * the one before (join is the parent's) shares; one under MADV_WIPEONFORK
+ * gets none (its pages are not copied either).
+ */
+static void forked_piece(struct ms_aspace *as, struct proc *child, uint32_t *anon)
+{
+	struct piece *pc = &child->p[child->n - 1];
+
+	pc->vmflags &= (uint16_t)~(VF_LOCKS | VF_UFFD);
+	if (!pc->anon || (pc->vmflags & VF_WIPEONFORK)) {
+		pc->anon = 0;
+		return;
+	}
+	if (!(child->n > 1 && pc->join))
+		*anon = (++as->last_anon & ~ANON_FORKED) | ANON_FORKED;
+	pc->anon = *anon;
+}
+
 static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms_event *ev)
 {
 	struct proc *child;
@@ -423,16 +445,7 @@ static int apply_fork(struct ms_aspace *as, struct proc *parent, const struct ms
 			return -ENOMEM;
 		}
 		child->p[child->n - 1].region = map[r->id] - 1;
-		/* dup_mmap: locks are not inherited, nor userfaultfd's registration (dup_userfaultfd, without EVENT_FORK) */
-		child->p[child->n - 1].vmflags &= (uint16_t)~(VF_LOCKS | VF_UFFD);
-		/*
-		 * anon_vma_fork: each VMA of the child that had one gets a new one of
-		 * its own; a piece joined to the one before (join is the parent's) shares it.
-		 */
-		if (parent->p[i].anon && !(child->n > 1 && child->p[child->n - 1].join))
-			anon = (++as->last_anon & ~ANON_FORKED) | ANON_FORKED;
-		if (parent->p[i].anon)
-			child->p[child->n - 1].anon = anon;
+		forked_piece(as, child, &anon);
 	}
 	free(map);
 	return 0;

@@ -61,9 +61,10 @@
  *      VMA moved, then grown or protected up to a neighbour, stays apart)
  *  18: and for a first fault to take a neighbour's anon_vma
  *  19: MREMAP_DONTUNMAP unlocks the old VMA
+ *  20: a fork's copy of a VMA under MADV_WIPEONFORK has no anon_vma
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0013u
+#define IX_MODEL 0x0014u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

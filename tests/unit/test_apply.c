@@ -541,6 +541,45 @@ static void protect_bits_of_no_vma(void **state)
 	ms_aspace_free(as);
 }
 
+/* madvise of pid's [s, e). */
+static void advise_in(struct ms_aspace *as, uint32_t pid, uint64_t s, uint64_t e, uint32_t advice)
+{
+	struct ms_event m = ev(MS_EV_MADVISE);
+
+	m.pid = m.tid = pid;
+	m.madvise = (typeof(m.madvise)){ .start = s, .end = e, .advice = advice };
+	assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+}
+
+/*
+ * A fork's copy of a written VMA under MADV_WIPEONFORK has no anon_vma
+ * (dup_mmap), so in the child it merges with an unwritten neighbour made
+ * alike; under MADV_KEEPONFORK its copy has one chained to the parent's,
+ * and stays apart. rules/wipe-fork is the kernel's say.
+ */
+static void wiped_copy_has_no_anon_vma(void **state)
+{
+	const uint32_t advice[] = { MADV_WIPEONFORK, MADV_KEEPONFORK };
+	struct ms_aspace *as;
+	struct ms_event f;
+	int k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		as = ms_aspace_new();
+		map(as, 16 * P, 24 * P, "//anon");
+		advise(as, 16 * P, 24 * P, advice[k]);
+		advise(as, 20 * P, 24 * P, MADV_DONTDUMP);
+		sample(as, 16 * P);
+		f = ev(MS_EV_FORK);
+		f.fork.child_pid = f.fork.child_tid = PID + 1;
+		assert_int_equal(ms_aspace_apply(as, &f, NULL), 0);
+		advise_in(as, PID + 1, 20 * P, 24 * P, MADV_DODUMP);
+		assert_int_equal(vmas_of(as, PID + 1).n, k == 0 ? 1 : 2);
+		ms_aspace_free(as);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -556,6 +595,7 @@ int main(void)
 		cmocka_unit_test(heap_and_stack_changes_described),
 		cmocka_unit_test(impossible_maps_change_nothing),
 		cmocka_unit_test(protect_bits_of_no_vma),
+		cmocka_unit_test(wiped_copy_has_no_anon_vma),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
