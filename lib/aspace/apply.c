@@ -130,7 +130,7 @@ static uint64_t map_offsets(const struct ms_region *r, const struct ms_event_map
 {
 	const uint64_t vma = m->vma_start && m->vma_start <= m->start ? m->vma_start : m->start;
 
-	if (r->ino || r->maj || r->min)
+	if (region_has_file(r))
 		return m->pgoff;
 	if (m->via == MS_VIA_SYNTH || !m->pgoff)
 		return m->start;

@@ -174,6 +174,12 @@ static inline void ms_region_name_free(const char *name)
 		free((char *)name);
 }
 
+/* Whether r is of a file (an inode: a regular file, shmem, a device): what a record names by maj:min and ino. */
+static inline bool region_has_file(const struct ms_region *r)
+{
+	return r->ino || r->maj || r->min;
+}
+
 /* Gives r a name of its own (its proc_name stays) and a kind. */
 void ms_region_rename(struct ms_region *r, const char *name, enum ms_region_kind kind);
 

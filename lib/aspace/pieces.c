@@ -493,7 +493,7 @@ int ms_pieces_fill(struct proc *p, uint64_t start, uint64_t end, const struct ms
 			continue;
 		}
 		pc.start = at;
-		pc.pgoff = r->ino || r->maj || r->min ? 0 : at;   /* a heap's offsets are its address's (do_brk_flags) */
+		pc.pgoff = region_has_file(r) ? 0 : at;   /* a heap's offsets are its address's (do_brk_flags) */
 		pc.end = i < p->n && p->p[i].start < end ? p->p[i].start : end;
 		err = ms_pieces_insert(p, i, &pc);
 		if (err)

@@ -32,7 +32,7 @@ static void moved_offsets(const struct ms_aspace *as, struct piece *pc)
 {
 	const struct ms_region *r = as->regions[pc->region];
 
-	if (!pc->anon && !(r->ino || r->maj || r->min))
+	if (!pc->anon && !region_has_file(r))
 		pc->pgoff = pc->start;
 }
 

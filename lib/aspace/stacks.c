@@ -75,7 +75,7 @@ void ms_heap_note_brk(struct proc *p, const struct ms_event *ev)
 const char *ms_heap_vma_name(const struct proc *p, const struct ms_region *r, uint64_t start, uint64_t end,
 			     const char *name)
 {
-	const bool anon = !(r->ino || r->maj || r->min) && (!name[0] || !strcmp(name, "[heap]") ||
+	const bool anon = !region_has_file(r) && (!name[0] || !strcmp(name, "[heap]") ||
 							    !strcmp(name, "[stack]") || !strncmp(name, "[anon:", 6));
 
 	if (!p->brk_known || !anon)

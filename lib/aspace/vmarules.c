@@ -26,6 +26,18 @@ void ms_vma_share_anon(struct proc *p, size_t i)
 }
 
 /*
+ * Whether b's page offsets run on from a's, as a merge and a shared
+ * anon_vma need (can_vma_merge_before, anon_vma_compatible), anonymous
+ * memory's too: its address's where it was made, its own where mremap
+ * moved it with an anon_vma (apply.c, remap.c). The main stack's pieces
+ * grow here with none, and always run on in the kernel.
+ */
+static bool offsets_run_on(const struct ms_region *ra, const struct piece *a, const struct piece *b)
+{
+	return ra->kind == MS_KIND_STACK || a->pgoff + (a->end - a->start) == b->pgoff;
+}
+
+/*
  * Whether the VMA ending with piece a and the one starting with piece b
  * (next to it) are one VMA to the kernel's merge rules (mm/vma.c,
  * is_mergeable_vma): the same protection, sharing and flags, and for a
@@ -36,7 +48,7 @@ void ms_vma_share_anon(struct proc *p, size_t i)
 static bool mergeable(const struct ms_aspace *as, const struct piece *a, const struct piece *b)
 {
 	const struct ms_region *ra = as->regions[a->region], *rb = as->regions[b->region];
-	bool fa = ra->ino || ra->maj || ra->min, fb = rb->ino || rb->maj || rb->min;
+	bool fa = region_has_file(ra), fb = region_has_file(rb);
 
 	if (a->end != b->start || a->prot != b->prot || a->flags != b->flags || a->vmflags != b->vmflags ||
 	    a->mpol != b->mpol || a->name != b->name)
@@ -48,13 +60,7 @@ static bool mergeable(const struct ms_aspace *as, const struct piece *a, const s
 		return false;
 	if (fa && (ra->ino != rb->ino || ra->maj != rb->maj || ra->min != rb->min))
 		return false;
-	/*
-	 * The page offsets run on, anonymous memory's too (can_vma_merge_before):
-	 * its address's where it was made, its own where mremap moved it with an
-	 * anon_vma (apply.c, remap.c). The main stack's pieces grow here with
-	 * none, and always run on in the kernel.
-	 */
-	return ra->kind == MS_KIND_STACK || a->pgoff + (a->end - a->start) == b->pgoff;
+	return offsets_run_on(ra, a, b);
 }
 
 /* Piece k joins the VMA before it where the kernel would merge the two; they then share one anon_vma. */
@@ -142,7 +148,7 @@ bool ms_vma_is_anonymous(const struct ms_aspace *as, const struct piece *pc)
 
 	if (pc->flags & MAP_SHARED)
 		return false;
-	return !(r->ino || r->maj || r->min) || !strncmp(r->proc_name, "/dev/zero", 9);
+	return !region_has_file(r) || !strncmp(r->proc_name, "/dev/zero", 9);
 }
 
 /* Whether a prctl may name pc's VMA: anonymous memory, shared (shmem) or not; a file's fails with -EBADF. */
@@ -150,7 +156,7 @@ static bool nameable(const struct ms_aspace *as, const struct piece *pc)
 {
 	const struct ms_region *r = as->regions[pc->region];
 
-	return !(r->ino || r->maj || r->min) || !strncmp(r->proc_name, "/dev/zero", 9);
+	return !region_has_file(r) || !strncmp(r->proc_name, "/dev/zero", 9);
 }
 
 /*
@@ -395,8 +401,7 @@ int ms_vma_lock(struct ms_aspace *as, struct proc *p, const struct ms_event *ev)
 /*
  * Whether VMAs a and b (next to it) could share an anon_vma:
  * anon_vma_compatible. The protection may differ (VM_ACCESS_FLAGS);
- * nothing else may, and the page offsets run on, anonymous memory's too
- * (as for a merge: mergeable()).
+ * nothing else may, and the page offsets run on, as for a merge.
  */
 static bool anon_compatible(const struct ms_aspace *as, const struct piece *a, const struct piece *b)
 {
@@ -405,7 +410,7 @@ static bool anon_compatible(const struct ms_aspace *as, const struct piece *a, c
 	return a->end == b->start && a->flags == b->flags && a->vmflags == b->vmflags && a->mpol == b->mpol &&
 	       ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min &&
 	       (ra->kind == MS_KIND_STACK) == (rb->kind == MS_KIND_STACK) &&
-	       (ra->kind == MS_KIND_STACK || a->pgoff + (a->end - a->start) == b->pgoff);
+	       offsets_run_on(ra, a, b);
 }
 
 /* The first fault in piece i's VMA: it takes the next VMA's anon_vma, or the previous one's, or a new one. */
