@@ -27,12 +27,14 @@ static void join_moved(struct ms_aspace *as, struct proc *p, size_t k)
 		ms_vma_join_if_mergeable(as, p, k);
 }
 
-/* A piece moved to start at its new start: an anonymous one without an anon_vma takes the address's offsets. */
+/*
+ * A piece moved to start at its new start: an anonymous one (a private
+ * map of /dev/zero too: vma_is_anonymous) without an anon_vma takes the
+ * address's offsets (copy_vma).
+ */
 static void moved_offsets(const struct ms_aspace *as, struct piece *pc)
 {
-	const struct ms_region *r = as->regions[pc->region];
-
-	if (!pc->anon && !region_has_file(r))
+	if (!pc->anon && ms_vma_is_anonymous(as, pc))
 		pc->pgoff = pc->start;
 }
 

@@ -62,9 +62,10 @@
  *  18: and for a first fault to take a neighbour's anon_vma
  *  19: MREMAP_DONTUNMAP unlocks the old VMA
  *  20: a fork's copy of a VMA under MADV_WIPEONFORK has no anon_vma
+ *  21: a private map of /dev/zero moved unwritten takes its new offsets
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0014u
+#define IX_MODEL 0x0015u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

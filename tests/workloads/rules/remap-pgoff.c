@@ -12,6 +12,8 @@
  * (anon_vma_compatible): one that took it wrongly would merge, later,
  * with another VMA of that anon_vma.
  */
+#include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../snapshot.h"
@@ -95,5 +97,36 @@ int main(void)
 	move_or_die(a, 4 * PAGE, 4 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, g);
 	move_or_die(g + 36 * PAGE, 4 * PAGE, 4 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, g + 4 * PAGE);
 	snapshot("first-fault-lent-nothing");
+
+	/*
+	 * A private map of /dev/zero is anonymous to mremap (vma_set_anonymous):
+	 * moved unwritten, it takes its new address's offsets, which run on
+	 * into those of a map of the same open /dev/zero above it, and the two,
+	 * made alike, merge.
+	 */
+	{
+		int zero = open("/dev/zero", O_RDWR);
+		off_t above = (off_t)(uintptr_t)(g + 20 * PAGE);
+
+		if (zero < 0) {
+			perror("remap-pgoff: /dev/zero");
+			return 1;
+		}
+		a = mmap(g + 20 * PAGE, 4 * PAGE, rw, MAP_PRIVATE | MAP_FIXED, zero, above);
+		if (a == MAP_FAILED) {
+			perror("remap-pgoff: mmap /dev/zero");
+			return 1;
+		}
+		must(madvise(a, 4 * PAGE, MADV_DONTDUMP), "madvise");
+		s = mmap(g + 48 * PAGE, 4 * PAGE, rw, MAP_PRIVATE | MAP_FIXED, zero, 0);
+		if (s == MAP_FAILED) {
+			perror("remap-pgoff: mmap /dev/zero");
+			return 1;
+		}
+		move_or_die(s, 4 * PAGE, 4 * PAGE, MREMAP_MAYMOVE | MREMAP_FIXED, g + 16 * PAGE);
+		must(madvise(a, 4 * PAGE, MADV_DODUMP), "madvise");
+		snapshot("dev-zero-moved-beside");
+		close(zero);
+	}
 	return 0;
 }
