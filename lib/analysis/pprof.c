@@ -7,7 +7,9 @@
  * (each counted once in its region, under the code that touched it first),
  * and in faults and TLB misses where the recording has them; labelled with
  * pid, comm and kind. Code is named when its (region, process, address)
- * is first seen, while the process's binaries are known; the region frame
+ * is first seen, while the process's binaries are known: pinned there and
+ * named on the thread that names the sites where there is one
+ * (analysis/codelater.h), its location made at the end; the region frame
  * takes its allocation site from the session.
  */
 #include <errno.h>
@@ -23,13 +25,15 @@
 
 #include "output/pbgz.h"
 #include "profile.pb-c.h"
+#include "analysis/codelater.h"
+#include "session/source.h"
 #include "util/chunkmap.h"
 #include "util/grow.h"
 #include "util/hash.h"
 #include "util/strtab.h"
 #include "util/log.h"
 
-#define MAX_FRAMES 16
+#define MAX_FRAMES MS_NAMER_FRAMES
 
 /* The code of a (region, process, address): its location in the profile. */
 struct key {
@@ -55,7 +59,7 @@ struct fn_memo {
 /* 56 bytes: a profile of many regions touched once is mostly these. The region is the model's, by id. */
 struct row {
 	struct key k;
-	uint32_t loc;                 /* location id of the code */
+	uint32_t loc;                 /* location id of the code; 0 while it waits to be named (later) */
 	uint64_t samples, pages, faults, tlb;
 };
 
@@ -73,6 +77,15 @@ struct ms_pprof {
 	 */
 	struct row *rows;
 	size_t nr_rows, cap_rows;
+	/*
+	 * Where the sites' namer names code too (session_namer()): row i's
+	 * code as entry i of later, its location made at the end, row after
+	 * row, so that the ids and the strings' order are those of naming
+	 * each row's code as it came (analysis/codelater.h).
+	 */
+	bool namer_asked, deferred;
+	struct ms_code_later later;
+	size_t nr_named;              /* rows [0, nr_named) have their location */
 	uint32_t *first_row;          /* region id + 1 (0: none held the address) -> its first row + 1 */
 	size_t cap_first_row;
 	uint32_t *slot;               /* the other rows' open addressing: index + 1 */
@@ -286,25 +299,50 @@ static uint64_t location(struct ms_pprof *pp, const struct ms_frame *f, int n)
 	return ++pp->nloc;
 }
 
+/* The location of code named as frames f[0, n): "[unknown]" where n is not above 0. */
+static uint64_t named_location(struct ms_pprof *pp, const struct ms_frame *f, int n)
+{
+	static const struct ms_frame unknown = { .name = "[unknown]" };
+
+	return n > 0 ? location(pp, f, n) : location(pp, &unknown, 1);
+}
+
+static bool kernel_ip(uint64_t ip)
+{
+	return ip >= 0xffff800000000000ULL;
+}
+
 /* The code's location: named now, while the process's binaries are known. */
 static uint64_t code_location(struct ms_pprof *pp, uint32_t pid, uint64_t ip)
 {
+	static const struct ms_frame kernel = { .name = "[kernel]" };
 	struct ms_frame f[MAX_FRAMES];
-	struct ms_sym sym;
-	int n = 0;
 
-	if (ip >= 0xffff800000000000ULL) {
-		f[0] = (struct ms_frame){ .name = "[kernel]" };
-		n = 1;
-	} else if (pp->syms && (n = ms_symbols_frames(pp->syms, pid, ip, f, MAX_FRAMES)) > 0) {
-		/* No source file: the binary (a lookup that changes nothing the frames did not). */
-		if (!f[n - 1].file && !ms_symbols_resolve(pp->syms, pid, ip, false, &sym) && sym.dso)
-			f[n - 1].file = sym.dso;
-	} else {
-		f[0] = (struct ms_frame){ .name = "[unknown]" };
-		n = 1;
+	if (kernel_ip(ip))
+		return location(pp, &kernel, 1);
+	return named_location(pp, f, pp->syms ? ms_symbols_code_frames(pp->syms, pid, ip, f, MAX_FRAMES) : 0);
+}
+
+/* The rows' code left to be named (later), named in the order the rows were made. 0 or -ENOMEM. */
+static int name_rows(struct ms_pprof *pp)
+{
+	struct ms_frame f[MAX_FRAMES];
+	struct row *w;
+	size_t same;
+	int n;
+
+	for (; pp->deferred && pp->nr_named < pp->nr_rows; pp->nr_named++) {
+		w = &pp->rows[pp->nr_named];
+		if (kernel_ip(w->k.ip))
+			w->loc = (uint32_t)code_location(pp, w->k.pid, w->k.ip);
+		else if ((n = ms_code_later_frames(&pp->later, pp->nr_named, w->k.pid, w->k.ip, f, MAX_FRAMES, &same)) < 0)
+			w->loc = pp->rows[same].loc;
+		else
+			w->loc = (uint32_t)named_location(pp, f, n);
+		if (!w->loc)
+			return -ENOMEM;
 	}
-	return location(pp, f, n);
+	return 0;
 }
 
 /* Row w, made now: its region's first, or hashed into slot i. */
@@ -360,10 +398,23 @@ static struct row *row_of(struct ms_pprof *pp, const struct ms_region *r, uint32
 	}
 	if (MS_GROW(pp->rows, pp->nr_rows + 1, pp->cap_rows, 64, SIZE_MAX, false))
 		return NULL;
-	pp->rows[pp->nr_rows] = (struct row){ .k = k, .loc = code_location(pp, pid, ip) };
-	if (!pp->rows[pp->nr_rows].loc)
+	if (!pp->namer_asked) {
+		struct ms_namer *n = pp->syms ? session_namer(pp->s) : NULL;
+
+		pp->namer_asked = true;
+		pp->deferred = n != NULL;
+		ms_code_later_init(&pp->later, pp->syms, n);
+	}
+	pp->rows[pp->nr_rows] = (struct row){ .k = k };
+	if (!pp->deferred)
+		pp->rows[pp->nr_rows].loc = (uint32_t)code_location(pp, pid, ip);
+	else if (kernel_ip(ip) ? ms_code_later_skip(&pp->later) : ms_code_later_add(&pp->later, pid, ip))
+		return NULL;
+	if (!pp->deferred && !pp->rows[pp->nr_rows].loc)
 		return NULL;
 	pp->nr_rows++;
+	if (!pp->deferred)
+		pp->nr_named = pp->nr_rows;
 	return row_made(pp, &pp->rows[pp->nr_rows - 1], i);
 }
 
@@ -407,8 +458,18 @@ static void on_start(void *ctx, struct ms_session *s)
 	pp->windowed = ms_session_window(s, &pp->from, &pp->to);
 }
 
+/* The rows' code named, while the namer is there to ask. */
+static void on_finish(void *ctx, struct ms_session *s)
+{
+	struct ms_pprof *pp = ctx;
+
+	(void)s;
+	if (!pp->err)
+		pp->err = name_rows(pp);
+}
+
 MS_EXPORT const struct ms_analysis ms_pprof_analysis = {
-	.name = "pprof", .charge = charge, .begin = on_begin, .start = on_start,
+	.name = "pprof", .charge = charge, .begin = on_begin, .start = on_start, .finish = on_finish,
 	.flags = MS_ANALYSIS_NEEDS_SYMBOLS,
 };
 
@@ -429,6 +490,7 @@ MS_EXPORT void ms_pprof_free(struct ms_pprof *pp)
 {
 	if (!pp)
 		return;
+	ms_code_later_release(&pp->later);
 	free(pp->rows);
 	free(pp->first_row);
 	free(pp->slot);
@@ -662,6 +724,10 @@ MS_EXPORT int ms_pprof_add_comment(struct ms_pprof *pp, const char *text)
 
 	if (pp->nr_comments == sizeof(pp->comments) / sizeof(pp->comments[0]))
 		return -ENOSPC;
+	if (!pp->err)
+		pp->err = name_rows(pp);   /* the code's strings come first in the table, as when named as it came */
+	if (pp->err)
+		return pp->err;
 	if ((k = ms_strtab_intern(&pp->st, text)) < 0)
 		return -ENOMEM;
 	pp->comments[pp->nr_comments++] = k;
@@ -674,6 +740,8 @@ MS_EXPORT int ms_pprof_write(struct ms_pprof *pp, int fd, uint32_t pid, const ch
 	size_t i;
 	int err;
 
+	if (!pp->err)
+		pp->err = name_rows(pp);
 	if (pp->err)
 		return pp->err;
 	value_types(pp, &o);

@@ -27,6 +27,15 @@ static int keep_ips(struct ms_site *s, const uint64_t *frames, uint32_t nr)
 	return 0;
 }
 
+struct ms_namer *ms_sites_namer(struct ms_sites *t, const struct ms_symbols *syms)
+{
+	if (t->aside && !t->namer_tried) {
+		t->namer_tried = true;
+		t->namer = ms_namer_new(syms, SITE_LEN, t->aside_chains ? TEXT_LEN : 0);
+	}
+	return t->namer;
+}
+
 int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_region *r,
 		  const struct ms_event *ev)
 {
@@ -67,11 +76,7 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
 	}
 	if (keep_ips(s, frames, nr))
 		return -ENOMEM;
-	if (s->pinned && t->aside && !t->namer_tried) {
-		t->namer_tried = true;
-		t->namer = ms_namer_new(syms, SITE_LEN, t->aside_chains ? TEXT_LEN : 0);
-	}
-	if (s->pinned && t->namer)
+	if (s->pinned && ms_sites_namer(t, syms))
 		s->job = ms_namer_submit(t->namer, syms, &s->pin, s->pid, s->ips, s->nr_ips);
 	return 0;
 }

@@ -51,6 +51,12 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
  * caller that names nothing else: otherwise both would read the binaries.
  */
 void ms_sites_aside(struct ms_sites *t, bool chains);
+/*
+ * Where the sites are aside: the namer that names them (made now, the
+ * first time, by syms: NULL where none could be), which may name other
+ * pinned code too (ms_namer_submit_frames()); otherwise NULL.
+ */
+struct ms_namer *ms_sites_namer(struct ms_sites *t, const struct ms_symbols *syms);
 /* Whether r has a site noted, named or not. */
 bool ms_sites_noted(const struct ms_sites *t, const struct ms_region *r);
 /* r's site and chain as text, named now if it was pinned (so t changes); NULL where none. */

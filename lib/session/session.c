@@ -593,6 +593,11 @@ MS_EXPORT struct ms_pdreader *ms_session_reader(const struct ms_session *s)
 	return s->reader;
 }
 
+struct ms_namer *session_namer(struct ms_session *s)
+{
+	return s->syms ? ms_sites_namer(&s->sites, s->syms) : NULL;
+}
+
 MS_EXPORT struct ms_symbols *ms_session_symbols(const struct ms_session *s)
 {
 	return s->syms;

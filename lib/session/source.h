@@ -31,6 +31,15 @@ void session_restore(struct ms_session *s, uint64_t first_time, const struct ms_
 		     const struct ms_stream_lost *lost, size_t nr_lost);
 
 /*
+ * The thread that names s's sites where they are aside
+ * (ms_session_sites_aside()), for an analysis to hand it the code it
+ * names too, so that one thread reads the binaries (symbols/namer.h);
+ * NULL where the sites are not aside, or there are no symbols or no
+ * such thread.
+ */
+struct ms_namer *session_namer(struct ms_session *s);
+
+/*
  * Whether ms_session_run() may run the stream on a thread of its own, the
  * model and the analyses taking its events on the caller's (session/ahead.h):
  * for a caller that reads nothing of the stream's or the reader's state

@@ -16,6 +16,7 @@
 
 #include "symbols/callmemo.h"
 #include "symbols/internal.h"
+#include "symbols/pin.h"
 #include "util/log.h"
 
 #define SITE_FRAMES 3            /* the site and two callers */

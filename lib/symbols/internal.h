@@ -202,13 +202,6 @@ struct retired {
 /* Empties p's instance list, keeping it where a pin names it (pin.c). */
 void ms_pin_retire(struct ms_symbols *s, struct proc_bins *p);
 
-/*
- * What naming chain (len addresses, perf's context markers allowed) in
- * process pid depends on, where that is its instances alone, as for a pin
- * (pin.c): its number of words in key (at most max), or -EAGAIN (naming
- * could depend on more), -E2BIG.
- */
-int ms_pin_key(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, uint64_t *key, size_t max);
 
 struct ms_pin;
 

@@ -58,6 +58,9 @@ struct ms_name_job {
 	uint32_t pid, len, nr_inst;
 	enum job_state state;        /* under the lock, once handed over */
 	char *site, *text;           /* DONE: the thread's answers, until asked */
+	bool frames;                 /* a code address's frames (ms_namer_submit_frames()), not a site */
+	struct ms_frame *f;          /* DONE, frames: nf of them, malloc'd; their strings the thread's symbols' */
+	int nf;
 };
 
 struct block {
@@ -164,6 +167,16 @@ static bool name(struct ms_namer *n, struct ms_name_job *j)
 	view.n = j->nr_inst;
 	n->own->view = &view;
 	n->own->view_pid = j->pid;
+	if (j->frames) {
+		struct ms_frame f[MS_NAMER_FRAMES];
+
+		j->nf = ms_symbols_code_frames(n->own, j->pid, j->chain[0], f, MS_NAMER_FRAMES);
+		n->own->view = NULL;
+		j->f = j->nf > 0 ? malloc((size_t)j->nf * sizeof(*f)) : NULL;
+		if (j->f)
+			memcpy(j->f, f, (size_t)j->nf * sizeof(*f));
+		return j->nf <= 0 || j->f;
+	}
 	ms_call_site_parts(n->own, j->pid, j->chain, j->len, n->scratch, n->site_len,
 			   n->text_len ? n->scratch_text : NULL, n->text_len);
 	n->own->view = NULL;
@@ -302,8 +315,8 @@ static void hand_over(struct ms_namer *n)
 	n->batch_n = 0;
 }
 
-struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
-				    uint32_t pid, const uint64_t *chain, uint32_t len)
+static struct ms_name_job *submit(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
+				  uint32_t pid, const uint64_t *chain, uint32_t len, bool frames)
 {
 	struct inst v[MAX_INSTS];
 	struct job_inst *inst;
@@ -321,7 +334,7 @@ struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols 
 	}
 	memcpy(copy, chain, len * sizeof(*chain));
 	*j = (struct ms_name_job){ .all = n->all, .chain = copy, .inst = inst, .pid = pid, .len = len,
-				   .nr_inst = (uint32_t)k, .state = QUEUED };
+				   .nr_inst = (uint32_t)k, .state = QUEUED, .frames = frames };
 	n->all = j;
 	if (n->batch_tail)
 		n->batch_tail->next = j;
@@ -333,12 +346,21 @@ struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols 
 	return j;
 }
 
-bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char **text)
+struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
+				    uint32_t pid, const uint64_t *chain, uint32_t len)
 {
-	bool done;
+	return submit(n, s, pin, pid, chain, len, false);
+}
 
-	hand_over(n);
-	pthread_mutex_lock(&n->lock);
+struct ms_name_job *ms_namer_submit_frames(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
+					   uint32_t pid, uint64_t ip)
+{
+	return submit(n, s, pin, pid, &ip, 1, true);
+}
+
+/* Waits for j to be named (told to be named next where it has not begun): whether it was. Under the lock. */
+static bool wait_named(struct ms_namer *n, struct ms_name_job *j)
+{
 	if (j->state == QUEUED) {
 		n->urgent = j;
 		if (n->idle)
@@ -348,7 +370,32 @@ bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char 
 	while (j->state == QUEUED || j->state == RUNNING)
 		pthread_cond_wait(&n->done, &n->lock);
 	n->waiting--;
-	done = j->state == DONE;
+	return j->state == DONE;
+}
+
+int ms_namer_wait_frames(struct ms_namer *n, struct ms_name_job *j, struct ms_frame *out, int max)
+{
+	int k = -1;
+
+	hand_over(n);
+	pthread_mutex_lock(&n->lock);
+	if (wait_named(n, j)) {
+		k = j->nf > max ? max : j->nf;
+		if (k > 0)
+			memcpy(out, j->f, (size_t)k * sizeof(*out));
+	}
+	j->state = DROPPED;
+	pthread_mutex_unlock(&n->lock);
+	return k;
+}
+
+bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char **text)
+{
+	bool done;
+
+	hand_over(n);
+	pthread_mutex_lock(&n->lock);
+	done = wait_named(n, j);
 	*site = done ? j->site : NULL;
 	*text = done ? j->text : NULL;
 	if (done)
@@ -395,6 +442,7 @@ void ms_namer_free(struct ms_namer *n)
 	for (j = n->all; j; j = j->all) {
 		free(j->site);
 		free(j->text);
+		free(j->f);
 	}
 	while ((b = n->blocks)) {
 		n->blocks = b->next;

@@ -37,6 +37,26 @@ struct ms_namer *ms_namer_new(const struct ms_symbols *s, size_t site_len, size_
 struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
 				    uint32_t pid, const uint64_t *chain, uint32_t len);
 
+/* The most frames a code address's job names (ms_namer_submit_frames()). */
+#define MS_NAMER_FRAMES 16
+
+/*
+ * Queues the naming of code address ip of process pid, pinned just now by
+ * s into pin (a chain of ip alone), as ms_symbols_code_frames() names it
+ * now. NULL where it cannot be queued: the caller names it through the pin
+ * (ms_symbols_code_frames_pinned()).
+ */
+struct ms_name_job *ms_namer_submit_frames(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
+					   uint32_t pid, uint64_t ip);
+
+/*
+ * A frames job's frames, at most max into out (their strings the namer's
+ * own, until ms_namer_free()), waited for as ms_namer_wait() waits: how
+ * many (0: no binary held the address), or -1 where the thread could not
+ * name it as the pin would: the caller names it through the pin. Asked once.
+ */
+int ms_namer_wait_frames(struct ms_namer *n, struct ms_name_job *j, struct ms_frame *out, int max);
+
 /*
  * The job's site and chain as text (malloc'd, the caller's now; the site
  * "" where the chain has none, the text NULL where the namer names none),

@@ -160,18 +160,37 @@ static struct inst *pinned_list(const struct ms_symbols *s, const struct ms_pin 
 	return NULL;
 }
 
+/* Has s see pid's binaries as pin saw them, through *view, until s->view is set to NULL. */
+static void view_begin(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid, struct proc_bins *view)
+{
+	*view = (struct proc_bins){ .perfmap_state = -1 };   /* no JIT: pinnable() saw none could name */
+	view->v = pinned_list(s, pin);
+	view->n = view->v ? pin->n : 0;
+	s->view = view;
+	s->view_pid = pid;
+}
+
 void ms_symbols_call_site_pinned(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid,
 				 const uint64_t *chain, uint32_t len, char *site, size_t site_len, char *text,
 				 size_t text_len)
 {
-	struct proc_bins view = { .perfmap_state = -1 };   /* no JIT: pinnable() saw none could name */
+	struct proc_bins view;
 
-	view.v = pinned_list(s, pin);
-	view.n = view.v ? pin->n : 0;
-	s->view = &view;
-	s->view_pid = pid;
+	view_begin(s, pin, pid, &view);
 	ms_call_site_parts(s, pid, chain, len, site, site_len, text, text_len);
 	s->view = NULL;
+}
+
+int ms_symbols_code_frames_pinned(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid, uint64_t ip,
+				  struct ms_frame *out, int max)
+{
+	struct proc_bins view;
+	int n;
+
+	view_begin(s, pin, pid, &view);
+	n = ms_symbols_code_frames(s, pid, ip, out, max);
+	s->view = NULL;
+	return n;
 }
 
 void ms_pin_retire(struct ms_symbols *s, struct proc_bins *p)

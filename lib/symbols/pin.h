@@ -27,6 +27,15 @@ struct ms_pin {
 int ms_symbols_pin(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, struct ms_pin *pin);
 
 /*
+ * What naming chain (len addresses, perf's context markers allowed) in
+ * process pid depends on, where that is its instances alone, as for a pin:
+ * its number of words in key (at most max), or -EAGAIN (naming could
+ * depend on more, or a binary of it is not read yet), -E2BIG. Two chains
+ * of one key are named alike.
+ */
+int ms_pin_key(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, uint32_t len, uint64_t *key, size_t max);
+
+/*
  * ms_symbols_call_site() of a pinned chain, as things were at the pin; s
  * must not have been freed since. site or text may be NULL: that part is
  * not named (a text report prints sites, never chains).
@@ -34,5 +43,17 @@ int ms_symbols_pin(struct ms_symbols *s, uint32_t pid, const uint64_t *chain, ui
 void ms_symbols_call_site_pinned(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid,
 				 const uint64_t *chain, uint32_t len, char *site, size_t site_len, char *text,
 				 size_t text_len);
+
+/*
+ * The frames of code address ip of process pid (ms_symbols_frames()), the
+ * outermost's file, where it has no source file, its binary: how a
+ * profile names the code that touched data. At most max; how many, 0
+ * where no binary holds ip.
+ */
+int ms_symbols_code_frames(struct ms_symbols *s, uint32_t pid, uint64_t ip, struct ms_frame *out, int max);
+
+/* ms_symbols_code_frames() of ip pinned (a chain of ip alone), as things were at the pin. */
+int ms_symbols_code_frames_pinned(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid, uint64_t ip,
+				  struct ms_frame *out, int max);
 
 #endif

@@ -493,6 +493,17 @@ MS_EXPORT int ms_symbols_frames(struct ms_symbols *s, uint32_t pid, uint64_t add
 	return n;
 }
 
+int ms_symbols_code_frames(struct ms_symbols *s, uint32_t pid, uint64_t ip, struct ms_frame *out, int max)
+{
+	struct ms_sym sym;
+	int n = ms_symbols_frames(s, pid, ip, out, max);
+
+	/* No source file: the binary (a lookup that changes nothing the frames did not). */
+	if (n > 0 && !out[n - 1].file && !ms_symbols_resolve(s, pid, ip, false, &sym) && sym.dso)
+		out[n - 1].file = sym.dso;
+	return n;
+}
+
 MS_EXPORT void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr, char *buf, size_t len)
 {
 	const char *slash;

@@ -213,6 +213,13 @@ size_t ms_sites_ips(const struct ms_sites *t, const struct ms_region *r, const u
 	return 0;
 }
 
+struct ms_namer *ms_sites_namer(struct ms_sites *t, const struct ms_symbols *syms)
+{
+	(void)t;
+	(void)syms;
+	return NULL;
+}
+
 void ms_sites_stop(struct ms_sites *t)
 {
 	(void)t;

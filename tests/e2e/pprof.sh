@@ -4,6 +4,7 @@
 # root of every stack) is the report's top region. Every sample is a page
 # fault here, so the faults type equals the samples. Code inlined where the
 # data was touched is its own frame, under the function it was inlined into.
+# Named beside the replay on a thread of its own, or in turn: the same bytes.
 source "$(dirname "$0")/lib.sh"
 need_recording
 command -v go >/dev/null || skip "go is not installed (Debian package golang-go): go tool pprof reads the profile"
@@ -93,4 +94,14 @@ sys.exit(0 if got == int(want[3]) and len(roots) == 1 and
          next(iter(roots)).startswith("anon 192 KiB (alloc: make_buffer (named.c:") else 1)
 PY
 expect_status 2 "$MAPSCOPE" report -i p.data --format pprof --sort symbol -o x.pb.gz
-pass "go tool pprof reads the profile; totals and the top region frame are the report's; inlined frames"
+
+# The code is named on the thread that names the sites where there is one
+# (two CPUs), each binary's address once, its locations made at the end in
+# the order the code was met; named in turn (MAPSCOPE_NAMER=off), the
+# profile is the same bytes.
+for f in p n; do
+	MAPSCOPE_NAMER=off "$MAPSCOPE" report -i $f.data --format pprof -o $f.off.pb.gz 2>err.txt ||
+		fail "report --format pprof, MAPSCOPE_NAMER=off, failed: $(cat err.txt)"
+	cmp -s $f.pb.gz $f.off.pb.gz || fail "$f.data: the profile named on the namer's thread differs from the one named in turn"
+done
+pass "go tool pprof reads the profile; totals and the top region frame are the report's; inlined frames; named beside or in turn, the same bytes"

@@ -8,7 +8,8 @@
  * its path, named with its lines by both; the chain waited for
  * named first, however many are queued before it; stopped with jobs
  * queued, then freed (ASan and TSan see the rest); none where one CPU is
- * all there is, descriptors are few or MAPSCOPE_NAMER=off. The frames are functions of this
+ * all there is, descriptors are few or MAPSCOPE_NAMER=off; code addresses'
+ * frames (a profile's) named as the caller names them. The frames are functions of this
  * test and of its C library, named from its own mappings.
  */
 #include <errno.h>
@@ -394,6 +395,63 @@ static void compressed_binary_read_from_the_path_gnu(void **state)
 	compressed_binary_read_from_the_path("zlib-gnu");
 }
 
+/*
+ * Code addresses' frames (a profile's code) named by the namer as the
+ * caller names them now, and through the pin after the process's binaries
+ * went by exec: this test's functions (with their lines where it has
+ * DWARF), its C library's, an address no binary holds (no frame).
+ */
+static void code_frames_as_the_caller_names(void **state)
+{
+	uint32_t pid = (uint32_t)getpid();
+	const uint64_t ips[] = { (uint64_t)(uintptr_t)namer_inner + 4, (uint64_t)(uintptr_t)namer_outer + 4,
+				 (uint64_t)(uintptr_t)getpid + 2, 0x1000 };
+	enum { N = sizeof(ips) / sizeof(ips[0]) };
+	struct ms_frame want[N][MS_NAMER_FRAMES], pinned[MS_NAMER_FRAMES], got[MS_NAMER_FRAMES];
+	struct ms_symbols *s = ms_symbols_new();
+	struct ms_name_job *jobs[N];
+	struct ms_pin pins[N];
+	int nwant[N], k, i, f;
+	struct ms_namer *n;
+	struct ms_event e;
+	struct text t[32];
+
+	(void)state;
+	expect_own_build_ids(s);
+	map_own_code(s, t, 32);
+	n = new_namer(s, false);
+	for (i = 0; i < (int)N; i++) {
+		nwant[i] = ms_symbols_code_frames(s, pid, ips[i], want[i], MS_NAMER_FRAMES);
+		assert_int_equal(ms_symbols_pin(s, pid, &ips[i], 1, &pins[i]), 0);
+		assert_non_null(jobs[i] = ms_namer_submit_frames(n, s, &pins[i], pid, ips[i]));
+	}
+	assert_true(nwant[0] >= 1 && nwant[1] >= 1 && nwant[2] >= 1);
+	assert_string_equal(want[0][nwant[0] - 1].name, "namer_inner");   /* named: the test tests something */
+	assert_string_equal(want[1][nwant[1] - 1].name, "namer_outer");
+	assert_true(want[0][nwant[0] - 1].line > 0);                    /* with its line: the DWARF read */
+	assert_non_null(want[2][nwant[2] - 1].file);                    /* its source, or the C library itself */
+	assert_int_equal(nwant[3], 0);
+	e = task_ev(MS_EV_EXEC, pid);                       /* its binaries go */
+	ms_symbols_track(s, &e);
+	assert_int_equal(ms_symbols_code_frames(s, pid, ips[0], got, MS_NAMER_FRAMES), 0);   /* now: none */
+	for (i = (int)N - 1; i >= 0; i--) {                 /* the last waited for first */
+		k = ms_namer_wait_frames(n, jobs[i], got, MS_NAMER_FRAMES);
+		assert_int_equal(k, nwant[i]);
+		assert_int_equal(ms_symbols_code_frames_pinned(s, &pins[i], pid, ips[i], pinned, MS_NAMER_FRAMES),
+				 nwant[i]);
+		for (f = 0; f < k; f++) {
+			assert_string_equal(got[f].name ? got[f].name : "-", want[i][f].name ? want[i][f].name : "-");
+			assert_string_equal(got[f].file ? got[f].file : "-", want[i][f].file ? want[i][f].file : "-");
+			assert_int_equal(got[f].line, want[i][f].line);
+			assert_string_equal(pinned[f].name ? pinned[f].name : "-", want[i][f].name ? want[i][f].name : "-");
+			assert_int_equal(pinned[f].line, want[i][f].line);
+		}
+	}
+	assert_int_equal(ms_namer_wait_frames(n, jobs[0], got, MS_NAMER_FRAMES), -1);   /* asked once */
+	ms_namer_free(n);
+	ms_symbols_free(s);
+}
+
 /* Pins each of chains[0, count) (two addresses each, this process's) and hands it to n; each job into jobs. */
 static void pin_and_submit(struct ms_namer *n, struct ms_symbols *s, uint64_t (*chains)[2], int count,
 			   struct ms_name_job **jobs)
@@ -518,6 +576,7 @@ int main(void)
 		cmocka_unit_test(unreadable_binary_handed_back),
 		cmocka_unit_test(compressed_binary_read_from_the_path_gabi),
 		cmocka_unit_test(compressed_binary_read_from_the_path_gnu),
+		cmocka_unit_test(code_frames_as_the_caller_names),
 		cmocka_unit_test(waited_for_first),
 		cmocka_unit_test(stopped_then_freed),
 		cmocka_unit_test(none_where_it_cannot_pay),
