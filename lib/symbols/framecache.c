@@ -56,7 +56,7 @@ static int rehash(struct ms_framecache *c)
 	struct slot *old = c->slots, *s;
 	size_t old_cap = c->cap;
 
-	c->slots = calloc(cap, sizeof(*c->slots));
+	c->slots = ms_calloc_written(cap, sizeof(*c->slots));   /* looked up before written */
 	if (!c->slots) {
 		c->slots = old;
 		return -ENOMEM;

@@ -30,3 +30,17 @@ void *ms_grow(void *p, size_t elem, size_t nr, size_t *alloc, size_t first, size
 	*alloc = cap;
 	return grown;
 }
+
+void *ms_calloc_written(size_t n, size_t size)
+{
+	void *p;
+
+	size_t bytes;
+
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	bytes = n * size;
+	if ((p = malloc(bytes ? bytes : 1)))
+		memset(p, 0, bytes);
+	return p;
+}

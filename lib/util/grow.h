@@ -28,6 +28,18 @@
 void *ms_grow(void *p, size_t elem, size_t nr, size_t *alloc, size_t first, size_t max, bool zero);
 
 /*
+ * calloc(n, size), its bytes written as it is handed out. glibc's calloc
+ * leaves memory fresh from the kernel unwritten (it reads as zeros): a
+ * table read before it is written, as a hash table is looked up before
+ * each insert, then maps the kernel's zero page, and the first write to
+ * each page copies it and flushes the TLB of every other CPU the process
+ * runs on, an interrupt sent and waited for (tens of microseconds on a
+ * virtual machine). Written first, each page is faulted in once. NULL
+ * where the bytes would overflow or memory ran out.
+ */
+void *ms_calloc_written(size_t n, size_t size);
+
+/*
  * Grows array p (an lvalue; alloc a size_t lvalue) to hold nr elements
  * where it does not yet: 0, or -ENOMEM with p and alloc as they were.
  */

@@ -21,7 +21,7 @@ static size_t str_hash(const char *s, size_t cap)
 static int set_grow(struct ms_strpool *p)
 {
 	size_t cap = p->cap ? 2 * p->cap : 64, i, j;
-	const char **set = calloc(cap, sizeof(*set));
+	const char **set = ms_calloc_written(cap, sizeof(*set));
 
 	if (!set)
 		return -ENOMEM;

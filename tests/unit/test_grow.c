@@ -2,13 +2,14 @@
  * The growth helper: an array grows to hold what is asked (doubling, from
  * its first size), keeps what it held, zeroes what is new where asked,
  * and refuses, leaving the array and its count as they were, past its cap
- * or where the bytes would overflow.
+ * or where the bytes would overflow; ms_calloc_written's memory is written.
  */
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -121,6 +122,44 @@ static void shrink_to_length(void **state)
 	free(v);
 }
 
+/* Pages of this process resident now (/proc/self/statm): the kernel's zero page is not counted. */
+static long resident_pages(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long size = 0, res = 0;
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld %ld", &size, &res), 2);
+	fclose(f);
+	return res;
+}
+
+/*
+ * Zeroed, and written: reading every page of 32 MiB made so finds them
+ * resident (plain calloc's fresh memory reads as the kernel's zero page,
+ * counted nowhere, and is copied at the first write). Overflow refused.
+ */
+static void calloc_written_is_resident(void **state)
+{
+	const size_t len = 32u << 20;
+	unsigned char *p;
+	long before, after;
+	size_t i, sum = 0;
+
+	(void)state;
+	assert_null(ms_calloc_written(SIZE_MAX / 2, 4));
+	assert_non_null(p = ms_calloc_written(0, 8));
+	free(p);
+	before = resident_pages();
+	assert_non_null(p = ms_calloc_written(len / 16, 16));
+	for (i = 0; i < len; i += 4096)
+		sum += p[i];
+	after = resident_pages();
+	assert_int_equal(sum, 0);
+	assert_true(after - before >= (long)(len / 4096) * 9 / 10);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +168,7 @@ int main(void)
 		cmocka_unit_test(cap_refuses_and_leaves_array),
 		cmocka_unit_test(overflow_refused),
 		cmocka_unit_test(shrink_to_length),
+		cmocka_unit_test(calloc_written_is_resident),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
