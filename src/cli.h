@@ -46,6 +46,12 @@ enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
  * faults, not thousands. Called once, before the command runs.
  */
 void cli_heap_for_reading(void);
+/*
+ * The heap cli_heap_for_reading() advised for hugepages, in 4 KiB pages
+ * from now on (what it touched already stays): for a command whose peak
+ * memory matters more than the faults (report --format pprof).
+ */
+void cli_heap_small_pages(void);
 
 /*
  * stdout written 256 KiB a call where no one reads it as it comes: not to
