@@ -11,7 +11,9 @@
  * the report's), plus faults and
  * tlb_misses where the recording has page-fault events or hardware memory
  * samples with TLB data. Labels: pid, comm and the region's kind. Samples
- * outside the session's window are left out.
+ * outside the session's window are left out. Where the session's sites
+ * are named aside (ms_session_sites_aside()), the code is named on that
+ * thread too, and the profile is the same bytes.
  */
 #ifndef MAPSCOPE_PPROF_H
 #define MAPSCOPE_PPROF_H
