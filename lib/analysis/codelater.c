@@ -88,11 +88,9 @@ static int key_room(struct ms_code_later *c)
 	return MS_GROW(c->keys, c->nkeys + 1, c->cap_keys, 64, SIZE_MAX, false);
 }
 
-/* Whether the code at ip of process pid is named as an earlier entry's (one key): *ref set. */
-static bool same_code(struct ms_code_later *c, uint32_t *ref, uint32_t pid, uint64_t ip)
+/* Whether code of key w[0, n) (none where n is not above 0) is named as an earlier entry's: *ref set. */
+static bool same_code(struct ms_code_later *c, uint32_t *ref, const uint64_t *w, int n)
 {
-	uint64_t w[KEY_WORDS];
-	int n = ms_pin_key(c->syms, pid, &ip, 1, w, KEY_WORDS);
 	uint32_t *slot;
 
 	if (n <= 0 || !c->slot)
@@ -104,14 +102,12 @@ static bool same_code(struct ms_code_later *c, uint32_t *ref, uint32_t pid, uint
 	return true;
 }
 
-/* Entry i as the first of its code's key, where the key is known now (its binary read by the pin). 0 or -ENOMEM. */
-static int first_code(struct ms_code_later *c, size_t i, uint32_t pid, uint64_t ip)
+/* Entry i as the first of key w[0, n) (none where n is not above 0). 0 or -ENOMEM. */
+static int first_code(struct ms_code_later *c, size_t i, const uint64_t *w, int n)
 {
-	uint64_t w[KEY_WORDS];
-	int n = ms_pin_key(c->syms, pid, &ip, 1, w, KEY_WORDS);
 	uint32_t *slot;
 
-	if (n <= 0 || i >= UINT32_MAX)
+	if (n <= 0)
 		return 0;
 	if (key_room(c))
 		return -ENOMEM;
@@ -152,14 +148,15 @@ static struct code_first *first(struct ms_code_later *c, uint32_t *ref)
 int ms_code_later_add(struct ms_code_later *c, uint32_t pid, uint64_t ip)
 {
 	struct ms_frame f[MS_NAMER_FRAMES];
+	uint64_t w[KEY_WORDS];
 	struct code_first *a;
 	struct ms_pin pin;
 	uint32_t *ref = next(c);
-	int n;
+	int n = ms_pin_key(c->syms, pid, &ip, 1, w, KEY_WORDS), known = n;
 
 	if (!ref)
 		return -ENOMEM;
-	if (same_code(c, ref, pid, ip))
+	if (same_code(c, ref, w, n))
 		return 0;
 	if (!ms_symbols_pin(c->syms, pid, &ip, 1, &pin)) {
 		if (!(a = first(c, ref)))
@@ -167,7 +164,9 @@ int ms_code_later_add(struct ms_code_later *c, uint32_t pid, uint64_t ip)
 		a->pinned = true;
 		a->pin = pin;
 		a->job = c->namer ? ms_namer_submit_frames(c->namer, c->syms, &a->pin, pid, ip) : NULL;
-		return first_code(c, c->n - 1, pid, ip);
+		if (known <= 0)            /* a binary the pin has just read: its key is known now */
+			n = ms_pin_key(c->syms, pid, &ip, 1, w, KEY_WORDS);
+		return first_code(c, c->n - 1, w, n);
 	}
 	/* Named now: it cannot be pinned. Without a frame (no binary of the process held it) it stays 0. */
 	if ((n = ms_symbols_code_frames(c->syms, pid, ip, f, MS_NAMER_FRAMES)) <= 0)

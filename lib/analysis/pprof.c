@@ -85,7 +85,7 @@ struct ms_pprof {
 	 */
 	bool namer_asked, deferred;
 	struct ms_code_later later;
-	size_t nr_named;              /* rows [0, nr_named) have their location */
+	size_t nr_named;              /* deferred: rows [0, nr_named) have their location */
 	uint32_t *first_row;          /* region id + 1 (0: none held the address) -> its first row + 1 */
 	size_t cap_first_row;
 	uint32_t *slot;               /* the other rows' open addressing: index + 1 */
@@ -406,15 +406,10 @@ static struct row *row_of(struct ms_pprof *pp, const struct ms_region *r, uint32
 		ms_code_later_init(&pp->later, pp->syms, n);
 	}
 	pp->rows[pp->nr_rows] = (struct row){ .k = k };
-	if (!pp->deferred)
-		pp->rows[pp->nr_rows].loc = (uint32_t)code_location(pp, pid, ip);
-	else if (kernel_ip(ip) ? ms_code_later_skip(&pp->later) : ms_code_later_add(&pp->later, pid, ip))
-		return NULL;
-	if (!pp->deferred && !pp->rows[pp->nr_rows].loc)
+	if (pp->deferred ? (kernel_ip(ip) ? ms_code_later_skip(&pp->later) : ms_code_later_add(&pp->later, pid, ip)) :
+			   !(pp->rows[pp->nr_rows].loc = (uint32_t)code_location(pp, pid, ip)))
 		return NULL;
 	pp->nr_rows++;
-	if (!pp->deferred)
-		pp->nr_named = pp->nr_rows;
 	return row_made(pp, &pp->rows[pp->nr_rows - 1], i);
 }
 

@@ -33,9 +33,8 @@ void *ms_grow(void *p, size_t elem, size_t nr, size_t *alloc, size_t first, size
 
 void *ms_calloc_written(size_t n, size_t size)
 {
-	void *p;
-
 	size_t bytes;
+	void *p;
 
 	if (size && n > SIZE_MAX / size)
 		return NULL;
