@@ -118,6 +118,8 @@ static const unsigned char *enqueue_samples(struct ms_stream *s, const unsigned 
 
 	for (; left; left--, p += size, records++) {
 		rec = (const void *)p;
+		/* The file's lines ahead, asked for before they are met (a prefetch never faults, past the end too). */
+		__builtin_prefetch(p + 512);
 		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE || (multi && !fast_sample(s, rec)))
 			break;
 		memcpy(&t, p + at, 8);
@@ -235,6 +237,7 @@ static const unsigned char *seg_enqueue_samples(struct ms_stream *s, const unsig
 
 	for (; left; left--, p += size) {
 		rec = (const void *)p;
+		__builtin_prefetch(p + 512);
 		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE || (multi && !fast_sample(s, rec)))
 			break;
 		memcpy(&t, p + at, 8);
@@ -280,6 +283,8 @@ static int run_fast(struct ms_stream *s, const struct ms_stream_source *src)
 			continue;
 		}
 		rec = span;
+		/* The next header, past a record that may be a 4 KiB user stack, asked for while this one is taken. */
+		__builtin_prefetch((const unsigned char *)rec + rec->size);
 		src->consume(src->ctx, rec->size, rec->size);
 		if ((err = take_record(s, rec, off)))
 			return err;
