@@ -118,8 +118,8 @@ static const unsigned char *enqueue_samples(struct ms_stream *s, const unsigned 
 
 	for (; left; left--, p += size, records++) {
 		rec = (const void *)p;
-		/* The file's lines ahead, asked for before they are met (a prefetch never faults, past the end too). */
-		__builtin_prefetch(p + 512);
+		/* The file's lines ahead (an address, not a pointer past the span: a prefetch never faults). */
+		__builtin_prefetch((const void *)((uintptr_t)p + 512));
 		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE || (multi && !fast_sample(s, rec)))
 			break;
 		memcpy(&t, p + at, 8);
@@ -237,7 +237,7 @@ static const unsigned char *seg_enqueue_samples(struct ms_stream *s, const unsig
 
 	for (; left; left--, p += size) {
 		rec = (const void *)p;
-		__builtin_prefetch(p + 512);
+		__builtin_prefetch((const void *)((uintptr_t)p + 512));
 		if (rec->size != size || rec->type != PERF_RECORD_SAMPLE || (multi && !fast_sample(s, rec)))
 			break;
 		memcpy(&t, p + at, 8);
