@@ -25,6 +25,12 @@ void ms_vma_share_anon(struct proc *p, size_t i)
 		p->p[k].anon = anon;
 }
 
+/* Whether ra and rb are of the same file (both of none: anonymous memory, which has no inode). */
+static bool same_file(const struct ms_region *ra, const struct ms_region *rb)
+{
+	return ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min;
+}
+
 /*
  * Whether b's page offsets run on from a's, as a merge and a shared
  * anon_vma need (can_vma_merge_before, anon_vma_compatible), anonymous
@@ -58,7 +64,7 @@ static bool mergeable(const struct ms_aspace *as, const struct piece *a, const s
 	/* VM_GROWSDOWN on both sides or neither: the main stack's pieces merge again */
 	if (fa != fb || (ra->kind == MS_KIND_STACK) != (rb->kind == MS_KIND_STACK))
 		return false;
-	if (fa && (ra->ino != rb->ino || ra->maj != rb->maj || ra->min != rb->min))
+	if (fa && !same_file(ra, rb))
 		return false;
 	return offsets_run_on(ra, a, b);
 }
@@ -141,22 +147,22 @@ static uint16_t uffd_flags(uint16_t vf, int64_t uffd)
 	return (uint16_t)((vf & ~VF_UFFD) | uffd);
 }
 
-/* vma_is_anonymous(): no vm_ops, a private map of no file (or of /dev/zero, which becomes one). */
-bool ms_vma_is_anonymous(const struct ms_aspace *as, const struct piece *pc)
+/* Anonymous memory, shared (shmem) or not: of no file, or of /dev/zero (which a map makes anonymous). */
+static bool anon_memory(const struct ms_region *r)
 {
-	const struct ms_region *r = as->regions[pc->region];
-
-	if (pc->flags & MAP_SHARED)
-		return false;
 	return !region_has_file(r) || !strncmp(r->proc_name, "/dev/zero", 9);
 }
 
-/* Whether a prctl may name pc's VMA: anonymous memory, shared (shmem) or not; a file's fails with -EBADF. */
+/* vma_is_anonymous(): no vm_ops, a private map of anonymous memory. */
+bool ms_vma_is_anonymous(const struct ms_aspace *as, const struct piece *pc)
+{
+	return !(pc->flags & MAP_SHARED) && anon_memory(as->regions[pc->region]);
+}
+
+/* Whether a prctl may name pc's VMA: anonymous memory, shared or not; a file's fails with -EBADF. */
 static bool nameable(const struct ms_aspace *as, const struct piece *pc)
 {
-	const struct ms_region *r = as->regions[pc->region];
-
-	return !region_has_file(r) || !strncmp(r->proc_name, "/dev/zero", 9);
+	return anon_memory(as->regions[pc->region]);
 }
 
 /*
@@ -408,8 +414,7 @@ static bool anon_compatible(const struct ms_aspace *as, const struct piece *a, c
 	const struct ms_region *ra = as->regions[a->region], *rb = as->regions[b->region];
 
 	return a->end == b->start && a->flags == b->flags && a->vmflags == b->vmflags && a->mpol == b->mpol &&
-	       ra->ino == rb->ino && ra->maj == rb->maj && ra->min == rb->min &&
-	       (ra->kind == MS_KIND_STACK) == (rb->kind == MS_KIND_STACK) &&
+	       same_file(ra, rb) && (ra->kind == MS_KIND_STACK) == (rb->kind == MS_KIND_STACK) &&
 	       offsets_run_on(ra, a, b);
 }
 

@@ -202,7 +202,6 @@ struct retired {
 /* Empties p's instance list, keeping it where a pin names it (pin.c). */
 void ms_pin_retire(struct ms_symbols *s, struct proc_bins *p);
 
-
 struct ms_pin;
 
 /*
