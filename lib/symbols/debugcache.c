@@ -30,29 +30,23 @@
 
 #define ALIGN_MAX 4096
 
-/*
- * The cache's folder: MAPSCOPE_DEBUG_CACHE (an absolute path, or "off"),
- * else $XDG_CACHE_HOME/mapscope/debug, else ~/.cache/mapscope/debug;
- * false where there is none.
- */
-static bool cache_dir(char *buf, size_t len)
+bool ms_user_cache_dir(const char *env_name, const char *leaf, char *buf, size_t len)
 {
-	const char *env = getenv("MAPSCOPE_DEBUG_CACHE"), *base = getenv("XDG_CACHE_HOME");
+	const char *env = getenv(env_name), *base = getenv("XDG_CACHE_HOME");
 	int n;
 
 	if (env)
 		n = env[0] == '/' ? snprintf(buf, len, "%s", env) : -1;
 	else if (base && base[0] == '/')
-		n = snprintf(buf, len, "%s/mapscope/debug", base);
+		n = snprintf(buf, len, "%s/mapscope/%s", base, leaf);
 	else if ((base = getenv("HOME")) && base[0] == '/')
-		n = snprintf(buf, len, "%s/.cache/mapscope/debug", base);
+		n = snprintf(buf, len, "%s/.cache/mapscope/%s", base, leaf);
 	else
 		n = -1;
 	return n > 0 && (size_t)n < len;
 }
 
-/* Makes path and the folders above it (0700); true where path is then a folder of this user's that only it writes. */
-static bool own_dir(char *path)
+bool ms_own_dir(char *path)
 {
 	struct stat st;
 	char *slash;
@@ -317,11 +311,12 @@ static void make_copy(Elf *elf, int in, const char *path)
 }
 
 /* The copy's path for build-id id in the cache's folder (made where make); false where there is none. */
-static bool copy_path(char *path, size_t len, const unsigned char *id, size_t id_len, bool make)
+bool ms_debugcache_copy_path(char *path, size_t len, const unsigned char *id, size_t id_len, bool make)
 {
 	size_t i, at;
 
-	if (!id_len || id_len > 64 || !cache_dir(path, len - 2 * 64 - 8) || (make && !own_dir(path)))
+	if (!id_len || id_len > 64 || !ms_user_cache_dir("MAPSCOPE_DEBUG_CACHE", "debug", path, len - 2 * 64 - 8) ||
+	    (make && !ms_own_dir(path)))
 		return false;
 	at = strlen(path);
 	path[at++] = '/';
@@ -337,11 +332,11 @@ int ms_debugcache_swap(int fd, const unsigned char *id, size_t id_len)
 	Elf *elf;
 	int copy = -1;
 
-	if (fd < 0 || !copy_path(path, sizeof(path), id, id_len, false))
+	if (fd < 0 || !ms_debugcache_copy_path(path, sizeof(path), id, id_len, false))
 		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF && compressed(elf) && same_id(elf, id, id_len) &&
-	    copy_path(path, sizeof(path), id, id_len, true) && (copy = open_copy(path, id, id_len)) < 0) {
+	    ms_debugcache_copy_path(path, sizeof(path), id, id_len, true) && (copy = open_copy(path, id, id_len)) < 0) {
 		make_copy(elf, fd, path);
 		copy = open_copy(path, id, id_len);
 	}
@@ -359,7 +354,7 @@ int ms_debugcache_find(const unsigned char *id, size_t id_len, char **name)
 	int fd;
 
 	*name = NULL;
-	if (!copy_path(path, sizeof(path), id, id_len, false))
+	if (!ms_debugcache_copy_path(path, sizeof(path), id, id_len, false))
 		return -1;
 	if ((fd = open_copy(path, id, id_len)) < 0) {
 		at = (size_t)snprintf(sys, sizeof(sys), "/usr/lib/debug/.build-id/%02x/", id[0]);

@@ -18,13 +18,18 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
+#include <linux/perf_event.h>
+
 #include "symbols/internal.h"
+#include "symbols/namecache.h"
 #include "symbols/namer.h"
+#include "util/buf.h"
 #include "util/grow.h"
 
 #define BATCH 64                 /* chains handed over at a time */
@@ -41,6 +46,8 @@ struct named_bin {
 	size_t image_size;
 	int state;                   /* the caller's: 2 read, below 0 unusable (and said so) */
 	ssize_t own;                 /* the thread's alone: its bin + 1; -1 it cannot read it so; 0 not yet */
+	struct ms_namekey key;       /* the thread's alone: what names in it depend on (namecache.h) */
+	int key_state;               /* 1: key made; -1: none can be; 0: not yet */
 };
 
 struct job_inst {
@@ -61,6 +68,7 @@ struct ms_name_job {
 	bool frames;                 /* a code address's frames (ms_namer_submit_frames()), not a site */
 	struct ms_frame *f;          /* DONE, frames: nf of them, malloc'd; their strings the thread's symbols' */
 	int nf;
+	bool hit, put;               /* the thread's: answered by the cache; named and put in it */
 };
 
 struct block {
@@ -71,6 +79,9 @@ struct block {
 
 struct ms_namer {
 	struct ms_symbols *own;      /* the thread's symbols */
+	struct ms_namecache *cache;  /* the thread's: answers kept from earlier runs, or NULL */
+	bool exact_only;             /* the caller's symbols' setting, which the answers depend on */
+	size_t hits, puts;           /* under the lock: answers the cache gave, and jobs named and put in it */
 	char *scratch, *scratch_text;   /* the thread's: a site and a chain named, of site_len and text_len bytes */
 	size_t site_len, text_len;
 	pthread_t thread;
@@ -151,8 +162,175 @@ static bool own_bin(struct ms_namer *n, struct named_bin *nb)
 	return true;
 }
 
+/* --- answers kept on disk (namecache.h) ----------------------------------------------- */
+
+/* The config every answer depends on: the code that names, its settings, the answers' room. */
+static struct ms_namecache *open_cache(const struct ms_namer *n)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	struct ms_namekey k;
+
+	if (urls && *urls)
+		return NULL;             /* debuginfod's answers change with its server */
+	ms_namekey_init(&k, 0x6e616d6572);
+	if (!ms_namecache_self_id(&k))
+		return NULL;
+	ms_namekey_word(&k, n->site_len);
+	ms_namekey_word(&k, n->text_len);
+	ms_namekey_word(&k, n->exact_only);
+	ms_namekey_word(&k, MS_NAMER_FRAMES);
+	k = ms_namekey_done(&k);
+	return ms_namecache_open(&k);
+}
+
+/* b's key, made once; false where it has none. */
+static bool bin_key(struct named_bin *b)
+{
+	if (!b->key_state)
+		b->key_state = ms_namecache_bin_key(&b->key, b->path, b->state, b->id, b->id_len, b->image,
+						    b->image_size) ? 1 : -1;
+	return b->key_state > 0;
+}
+
+/* addr as j's naming sees it, as words of k: the binary that holds it and its place there, or itself. */
+static bool addr_words(const struct ms_name_job *j, uint64_t addr, struct ms_namekey *k)
+{
+	const struct job_inst *at = NULL;
+	uint32_t i;
+
+	for (i = 0; i < j->nr_inst; i++)
+		if (addr >= j->inst[i].lo && addr < j->inst[i].hi) {
+			if (at)
+				return false;    /* two hold it: which names it is the view's order */
+			at = &j->inst[i];
+		}
+	if (!at) {
+		ms_namekey_word(k, 3);
+		ms_namekey_word(k, addr);
+		return true;
+	}
+	if (!bin_key(at->b))
+		return false;
+	ms_namekey_word(k, 2);
+	ms_namekey_word(k, at->b->key.a);
+	ms_namekey_word(k, at->b->key.b);
+	ms_namekey_word(k, addr - at->bias);
+	return true;
+}
+
+/*
+ * j's key: its kind and each address of its chain with the byte before
+ * it (a return address is named by its call), as addr_words() has them:
+ * what a pin's naming depends on (ms_pin_key()), each binary by its
+ * content. False where it has none.
+ */
+static bool job_key(const struct ms_name_job *j, struct ms_namekey *out)
+{
+	struct ms_namekey k;
+	uint32_t i;
+
+	ms_namekey_init(&k, j->frames ? 'F' : 'S');
+	ms_namekey_word(&k, j->len);
+	for (i = 0; i < j->len; i++) {
+		if (j->chain[i] >= (uint64_t)PERF_CONTEXT_MAX) {
+			ms_namekey_word(&k, 1);
+			ms_namekey_word(&k, j->chain[i]);
+		} else if (!addr_words(j, j->chain[i], &k) || !addr_words(j, j->chain[i] - 1, &k))
+			return false;
+	}
+	*out = ms_namekey_done(&k);
+	return true;
+}
+
+/* A string of an answer at *p, before end: it, *p past it; NULL where it runs past end. */
+static const char *answer_str(const char **p, const char *end)
+{
+	const char *s = *p, *nul = memchr(s, '\0', (size_t)(end - s));
+
+	if (!nul)
+		return NULL;
+	*p = nul + 1;
+	return s;
+}
+
+/* A frame's flags in an answer: which of its strings follow. */
+#define HAS_NAME 1
+#define HAS_FILE 2
+
+/*
+ * j's answer from the cache's bytes: a site and its chain's text, or
+ * frames (a count, then each: flags, line, its strings), whose strings
+ * stay in the cache. False where the bytes are not one.
+ */
+static bool take_answer(struct ms_namer *n, struct ms_name_job *j, const char *p, size_t len)
+{
+	const char *end = p + len, *site, *text = NULL;
+	struct ms_frame f[MS_NAMER_FRAMES];
+	unsigned char flags;
+	int i, nf;
+
+	if (!j->frames) {
+		if (!(site = answer_str(&p, end)) || (n->text_len && !(text = answer_str(&p, end))) || p != end ||
+		    !(j->site = strdup(site)))
+			return false;
+		if (n->text_len && !(j->text = strdup(text))) {
+			free(j->site);
+			j->site = NULL;
+			return false;
+		}
+		return true;
+	}
+	if (p == end || (nf = (unsigned char)*p++) > MS_NAMER_FRAMES)
+		return false;
+	for (i = 0; i < nf; i++) {
+		if (end - p < 5)
+			return false;
+		flags = (unsigned char)*p;
+		memcpy(&f[i].line, p + 1, 4);
+		p += 5;
+		f[i].name = flags & HAS_NAME ? answer_str(&p, end) : NULL;
+		f[i].file = flags & HAS_FILE ? answer_str(&p, end) : NULL;
+		if (((flags & HAS_NAME) && !f[i].name) || ((flags & HAS_FILE) && !f[i].file))
+			return false;
+	}
+	if (p != end || (nf && !(j->f = malloc((size_t)nf * sizeof(*f)))))
+		return false;
+	if (nf)
+		memcpy(j->f, f, (size_t)nf * sizeof(*f));
+	j->nf = nf;
+	return true;
+}
+
+/* j's answer, named just now, put in the cache under key. */
+static void put_answer(struct ms_namer *n, struct ms_name_job *j, const struct ms_namekey *key)
+{
+	struct ms_buf b;
+	unsigned char flags;
+	int i;
+
+	ms_buf_init(&b);
+	if (!j->frames) {
+		ms_buf_cstr(&b, j->site);
+		if (n->text_len)
+			ms_buf_cstr(&b, j->text);
+	} else {
+		ms_buf_append(&b, &(unsigned char){ (unsigned char)(j->nf > 0 ? j->nf : 0) }, 1);
+		for (i = 0; i < j->nf; i++) {
+			flags = (j->f[i].name ? HAS_NAME : 0) | (j->f[i].file ? HAS_FILE : 0);
+			ms_buf_append(&b, &flags, 1);
+			ms_buf_append(&b, &j->f[i].line, 4);
+			if (j->f[i].name)
+				ms_buf_cstr(&b, j->f[i].name);
+			if (j->f[i].file)
+				ms_buf_cstr(&b, j->f[i].file);
+		}
+	}
+	j->put = !ms_buf_error(&b) && !ms_namecache_put(n->cache, key, b.data, b.len);
+	ms_buf_release(&b);
+}
+
 /* Names j's site into j->site as the caller's pin would; false where it cannot. */
-static bool name(struct ms_namer *n, struct ms_name_job *j)
+static bool name_now(struct ms_namer *n, struct ms_name_job *j)
 {
 	struct proc_bins view = { .perfmap_state = -1 };  /* no JIT: the pin saw none could name the chain */
 	struct inst v[MAX_INSTS];
@@ -183,6 +361,23 @@ static bool name(struct ms_namer *n, struct ms_name_job *j)
 	j->site = strdup(n->scratch);
 	j->text = n->text_len ? strdup(n->scratch_text) : NULL;
 	return j->site && (j->text || !n->text_len);
+}
+
+/* j named: from the cache where it has j's answer, else now (and the answer put in it). */
+static bool name(struct ms_namer *n, struct ms_name_job *j)
+{
+	struct ms_namekey key;
+	const void *answer;
+	bool keyed = n->cache && job_key(j, &key);
+	size_t len;
+
+	if (keyed && (answer = ms_namecache_get(n->cache, &key, &len)) && take_answer(n, j, answer, len))
+		return j->hit = true;
+	if (!name_now(n, j))
+		return false;
+	if (keyed && (!j->frames || j->nf >= 0))
+		put_answer(n, j, &key);
+	return true;
 }
 
 /* The next job to name, under the lock: the one waited for, else the oldest queued; NULL where none. */
@@ -223,6 +418,8 @@ static void *work(void *arg)
 		ok = name(n, j);
 		pthread_mutex_lock(&n->lock);
 		j->state = ok ? DONE : FAILED;
+		n->hits += j->hit;
+		n->puts += j->put;
 		n->busy = false;
 		if (n->waiting)
 			pthread_cond_broadcast(&n->done);
@@ -263,6 +460,8 @@ struct ms_namer *ms_namer_new(const struct ms_symbols *s, size_t site_len, size_
 		return NULL;
 	}
 	ms_symbols_exact_only(n->own, s->exact_only);
+	n->exact_only = s->exact_only;
+	n->cache = open_cache(n);        /* here, not on the thread: ms_namer_stop() may come before it runs */
 	pthread_mutex_init(&n->lock, NULL);
 	pthread_cond_init(&n->work, NULL);
 	pthread_cond_init(&n->done, NULL);
@@ -294,6 +493,7 @@ static struct named_bin *told(struct ms_namer *n, const struct ms_symbols *s, si
 	nb->id_len = b->want_id_len;
 	nb->state = b->state;
 	nb->own = 0;
+	nb->key_state = 0;
 	return n->by_bin[i] = nb;
 }
 
@@ -405,6 +605,14 @@ bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char 
 	return done;
 }
 
+void ms_namer_cache_counts(struct ms_namer *n, size_t *hits, size_t *put)
+{
+	pthread_mutex_lock(&n->lock);
+	*hits = n->hits;
+	*put = n->puts;
+	pthread_mutex_unlock(&n->lock);
+}
+
 void ms_namer_drop(struct ms_namer *n, struct ms_name_job *j)
 {
 	pthread_mutex_lock(&n->lock);
@@ -424,6 +632,8 @@ void ms_namer_stop(struct ms_namer *n)
 		pthread_cond_wait(&n->done, &n->lock);
 	n->waiting--;
 	pthread_mutex_unlock(&n->lock);
+	/* The thread names nothing more: its answers are saved here, and it is not woken for them. */
+	ms_namecache_save(n->cache);     /* where it fails, the next run names them again */
 }
 
 void ms_namer_free(struct ms_namer *n)
@@ -439,6 +649,7 @@ void ms_namer_free(struct ms_namer *n)
 	pthread_mutex_unlock(&n->lock);
 	if (n->started)
 		pthread_join(n->thread, NULL);
+	ms_namecache_save(n->cache);
 	for (j = n->all; j; j = j->all) {
 		free(j->site);
 		free(j->text);
@@ -452,6 +663,7 @@ void ms_namer_free(struct ms_namer *n)
 	free(n->scratch);
 	free(n->scratch_text);
 	ms_symbols_free(n->own);
+	ms_namecache_free(n->cache);     /* after the jobs: frames from it point into it */
 	pthread_cond_destroy(&n->work);
 	pthread_cond_destroy(&n->done);
 	pthread_mutex_destroy(&n->lock);

@@ -71,6 +71,12 @@ bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char 
 void ms_namer_drop(struct ms_namer *n, struct ms_name_job *j);
 
 /*
+ * Of the jobs named so far: how many the cache of earlier runs' answers
+ * gave (namecache.h), and how many were named and put in it for the next.
+ */
+void ms_namer_cache_counts(struct ms_namer *n, size_t *hits, size_t *put);
+
+/*
  * Stops the thread taking jobs, once the one it is naming is named, and
  * does not wait for it to end: for a process about to exit, whose exit
  * ends it (waking it to end costs a sleeping CPU's wake-up, milliseconds

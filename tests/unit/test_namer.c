@@ -9,8 +9,10 @@
  * named first, however many are queued before it; stopped with jobs
  * queued, then freed (ASan and TSan see the rest); none where one CPU is
  * all there is, descriptors are few or MAPSCOPE_NAMER=off; code addresses'
- * frames (a profile's) named as the caller names them. The frames are functions of this
- * test and of its C library, named from its own mappings.
+ * frames (a profile's) named as the caller names them; and every answer
+ * of a second namer over the same binaries taken from the first's, kept
+ * on disk. The frames are functions of this test and of its C library,
+ * named from its own mappings.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,8 +90,24 @@ static char *wait_site(struct ms_namer *n, struct ms_name_job *j)
 	return site;
 }
 
-/* Chains through this test's functions and its C library's, each as the pin names it, after an exec too. */
-static void named_as_the_pin_names(bool with_text)
+/* Of n's jobs, the answers the cache gave and those put in it, where want_hits is not -1. */
+static void cache_counts(struct ms_namer *n, int want_hits, int want_put)
+{
+	size_t hits, put;
+
+	ms_namer_cache_counts(n, &hits, &put);
+	if (want_hits < 0)
+		return;
+	assert_int_equal(hits, want_hits);
+	assert_int_equal(put, want_put);
+}
+
+/*
+ * Chains through this test's functions and its C library's, each as the
+ * pin names it, after an exec too; of them, want_hits answered by the
+ * cache and want_put put in it (-1: whatever the user's cache holds).
+ */
+static void named_as_the_pin_names(bool with_text, int want_hits, int want_put)
 {
 	uint32_t pid = (uint32_t)getpid();
 	const uint64_t in = (uint64_t)(uintptr_t)namer_inner + 1, out = (uint64_t)(uintptr_t)namer_outer + 1,
@@ -130,6 +148,7 @@ static void named_as_the_pin_names(bool with_text)
 	assert_non_null(strstr(want[0], "namer_inner"));   /* named, not raw: the test tests something */
 	assert_non_null(strstr(want[1], "namer_inner"));
 	assert_non_null(strstr(want_text[2], "namer_outer"));
+	cache_counts(n, want_hits, want_put);
 	ms_namer_free(n);
 	ms_symbols_free(s);
 }
@@ -137,13 +156,13 @@ static void named_as_the_pin_names(bool with_text)
 static void sites_as_the_pin_names(void **state)
 {
 	(void)state;
-	named_as_the_pin_names(false);
+	named_as_the_pin_names(false, -1, -1);
 }
 
 static void sites_and_chains_as_the_pin_names(void **state)
 {
 	(void)state;
-	named_as_the_pin_names(true);
+	named_as_the_pin_names(true, -1, -1);
 }
 
 static int warnings;
@@ -401,7 +420,7 @@ static void compressed_binary_read_from_the_path_gnu(void **state)
  * went by exec: this test's functions (with their lines where it has
  * DWARF), its C library's, an address no binary holds (no frame).
  */
-static void code_frames_as_the_caller_names(void **state)
+static void code_frames_named(int want_hits, int want_put)
 {
 	uint32_t pid = (uint32_t)getpid();
 	const uint64_t ips[] = { (uint64_t)(uintptr_t)namer_inner + 4, (uint64_t)(uintptr_t)namer_outer + 4,
@@ -416,7 +435,6 @@ static void code_frames_as_the_caller_names(void **state)
 	struct ms_event e;
 	struct text t[32];
 
-	(void)state;
 	expect_own_build_ids(s);
 	map_own_code(s, t, 32);
 	n = new_namer(s, false);
@@ -448,8 +466,40 @@ static void code_frames_as_the_caller_names(void **state)
 		}
 	}
 	assert_int_equal(ms_namer_wait_frames(n, jobs[0], got, MS_NAMER_FRAMES), -1);   /* asked once */
+	cache_counts(n, want_hits, want_put);
 	ms_namer_free(n);
 	ms_symbols_free(s);
+}
+
+static void code_frames_as_the_caller_names(void **state)
+{
+	(void)state;
+	code_frames_named(-1, -1);
+}
+
+/*
+ * The namer's answers kept on disk (namecache.h): a second namer over the
+ * same binaries takes every one from the first's, and they are the
+ * answers the pin gives (the checks above); a namer of sites with their
+ * chains as text answers otherwise, so keeps answers of its own.
+ */
+static void answers_kept_for_the_next_run(void **state)
+{
+	char dir[] = "/tmp/ms-namer-cache.XXXXXX", cmd[64];
+	int run;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	setenv("MAPSCOPE_NAME_CACHE", dir, 1);
+	for (run = 0; run < 2; run++) {
+		named_as_the_pin_names(false, run ? 5 : 0, run ? 0 : 5);
+		code_frames_named(run ? 4 : 0, run ? 0 : 4);
+	}
+	named_as_the_pin_names(true, 0, 5);
+	named_as_the_pin_names(true, 5, 0);
+	unsetenv("MAPSCOPE_NAME_CACHE");
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 /* Pins each of chains[0, count) (two addresses each, this process's) and hands it to n; each job into jobs. */
@@ -577,6 +627,7 @@ int main(void)
 		cmocka_unit_test(compressed_binary_read_from_the_path_gabi),
 		cmocka_unit_test(compressed_binary_read_from_the_path_gnu),
 		cmocka_unit_test(code_frames_as_the_caller_names),
+		cmocka_unit_test(answers_kept_for_the_next_run),
 		cmocka_unit_test(waited_for_first),
 		cmocka_unit_test(stopped_then_freed),
 		cmocka_unit_test(none_where_it_cannot_pay),
