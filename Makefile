@@ -36,7 +36,7 @@ check-plain: build
 
 check-fuzz: $(DEPS_STAMP)
 	cmake -S . -B $(FUZZ_BUILD) -DMS_FUZZ=ON -DCMAKE_C_COMPILER=clang -DMS_STATIC_DEPS=OFF >/dev/null
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_reader fuzz_tracing fuzz_cli fuzz_jitfiles
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_reader fuzz_tracing fuzz_cli fuzz_jitfiles fuzz_namecache
 	bash scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 check-asan: $(DEPS_STAMP)

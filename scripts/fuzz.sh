@@ -10,7 +10,7 @@ secs=${2:-60}
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/mapscope-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/reader" "$work/tracing" "$work/cli" "$work/jitfiles" "$src/tests/golden/bad"
+mkdir -p "$work/reader" "$work/tracing" "$work/cli" "$work/jitfiles" "$work/namecache" "$src/tests/golden/bad"
 
 # Seeds: the golden recordings; their tracing data alone for the format parser.
 python3 - "$src/tests/golden/mapscope-ops.data" "$work/tracing/seed" <<'PY'
@@ -34,7 +34,15 @@ sys.stdout.buffer.write(b"\2" + struct.pack("<IIIIIIQQ", 0x4A695444, 1, 40, 62, 
 	>"$work/jitfiles/jitdump"
 
 status=0
-for h in reader tracing cli jitfiles; do
+# A file of kept answers: a header, 64 slots (one used), an answer.
+python3 -c '
+import struct, sys
+slots = [b"\0" * 24] * 64
+slots[1] = struct.pack("<QQII", 0x41, 0x44, 0, 6)
+sys.stdout.buffer.write(b"MSNAMES1" + struct.pack("<QQQQQ", 0x1234, 0x5678, 64, 1, 6) + b"".join(slots) + b"site\0\0")' \
+	>"$work/namecache/one"
+
+for h in reader tracing cli jitfiles namecache; do
 	seeds=("$work/$h" "$src/tests/golden/bad")
 	[ $h = reader ] && seeds+=("$src/tests/golden")
 	echo "fuzz: $h for $secs s"

@@ -26,44 +26,10 @@
 #include <elfutils/libdwelf.h>
 
 #include "symbols/internal.h"
+#include "util/cachedir.h"
 #include "util/grow.h"
 
 #define ALIGN_MAX 4096
-
-bool ms_user_cache_dir(const char *env_name, const char *leaf, char *buf, size_t len)
-{
-	const char *env = getenv(env_name), *base = getenv("XDG_CACHE_HOME");
-	int n;
-
-	if (env)
-		n = env[0] == '/' ? snprintf(buf, len, "%s", env) : -1;
-	else if (base && base[0] == '/')
-		n = snprintf(buf, len, "%s/mapscope/%s", base, leaf);
-	else if ((base = getenv("HOME")) && base[0] == '/')
-		n = snprintf(buf, len, "%s/.cache/mapscope/%s", base, leaf);
-	else
-		n = -1;
-	return n > 0 && (size_t)n < len;
-}
-
-bool ms_own_dir(char *path)
-{
-	struct stat st;
-	char *slash;
-
-	for (slash = strchr(path + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST) {
-			*slash = '/';
-			return false;
-		}
-		*slash = '/';
-	}
-	if (mkdir(path, 0700) && errno != EEXIST)
-		return false;
-	return !lstat(path, &st) && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-	       !(st.st_mode & (S_IWGRP | S_IWOTH));
-}
 
 /* Whether elf is a 64-bit ELF file of this machine's byte order with a compressed section that is not loaded. */
 static bool compressed(Elf *elf)
@@ -315,8 +281,8 @@ bool ms_debugcache_copy_path(char *path, size_t len, const unsigned char *id, si
 {
 	size_t i, at;
 
-	if (!id_len || id_len > 64 || !ms_user_cache_dir("MAPSCOPE_DEBUG_CACHE", "debug", path, len - 2 * 64 - 8) ||
-	    (make && !ms_own_dir(path)))
+	if (!id_len || id_len > 64 || !ms_cachedir_path("MAPSCOPE_DEBUG_CACHE", "debug", path, len - 2 * 64 - 8) ||
+	    (make && !ms_cachedir_make(path)))
 		return false;
 	at = strlen(path);
 	path[at++] = '/';

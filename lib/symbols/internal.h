@@ -283,16 +283,6 @@ int ms_debugcache_find(const unsigned char *id, size_t id_len, char **name);
  */
 bool ms_debugcache_copy_path(char *path, size_t len, const unsigned char *id, size_t id_len, bool make);
 
-/*
- * A folder of the user's cache: the environment's env_name (an absolute
- * path; anything else, such as "off", is none), else
- * $XDG_CACHE_HOME/mapscope/LEAF, else ~/.cache/mapscope/LEAF; false where
- * there is none (debugcache.c).
- */
-bool ms_user_cache_dir(const char *env_name, const char *leaf, char *buf, size_t len);
-
-/* Makes path and the folders above it (0700); true where path is then a folder of this user's that only it writes. */
-bool ms_own_dir(char *path);
 
 /*
  * b's file as libelf reads it, opened once for its symbols' Dwfl and

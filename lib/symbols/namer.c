@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <linux/perf_event.h>
 
@@ -46,7 +47,9 @@ struct named_bin {
 	size_t image_size;
 	int state;                   /* the caller's: 2 read, below 0 unusable (and said so) */
 	ssize_t own;                 /* the thread's alone: its bin + 1; -1 it cannot read it so; 0 not yet */
-	struct ms_namekey key;       /* the thread's alone: what names in it depend on (namecache.h) */
+	struct stat file;            /* the file as the caller read it (fstat of its descriptor) */
+	bool have_file;
+	struct ms_namekey key;       /* the thread's alone: what names in it depend on (namekey.h) */
 	int key_state;               /* 1: key made; -1: none can be; 0: not yet */
 };
 
@@ -173,7 +176,7 @@ static struct ms_namecache *open_cache(const struct ms_namer *n)
 	if (urls && *urls)
 		return NULL;             /* debuginfod's answers change with its server */
 	ms_namekey_init(&k, 0x6e616d6572);
-	if (!ms_namecache_self_id(&k))
+	if (!ms_namekey_code(&k))
 		return NULL;
 	ms_namekey_word(&k, n->site_len);
 	ms_namekey_word(&k, n->text_len);
@@ -187,8 +190,8 @@ static struct ms_namecache *open_cache(const struct ms_namer *n)
 static bool bin_key(struct named_bin *b)
 {
 	if (!b->key_state)
-		b->key_state = ms_namecache_bin_key(&b->key, b->path, b->state, b->id, b->id_len, b->image,
-						    b->image_size) ? 1 : -1;
+		b->key_state = ms_namekey_bin(&b->key, b->path, b->state, b->id, b->id_len,
+					      b->have_file ? &b->file : NULL, b->image, b->image_size) ? 1 : -1;
 	return b->key_state > 0;
 }
 
@@ -270,8 +273,9 @@ static bool take_answer(struct ms_namer *n, struct ms_name_job *j, const char *p
 	int i, nf;
 
 	if (!j->frames) {
+		/* As long as the thread's own buffers would have held them. */
 		if (!(site = answer_str(&p, end)) || (n->text_len && !(text = answer_str(&p, end))) || p != end ||
-		    !(j->site = strdup(site)))
+		    strlen(site) >= n->site_len || (text && strlen(text) >= n->text_len) || !(j->site = strdup(site)))
 			return false;
 		if (n->text_len && !(j->text = strdup(text))) {
 			free(j->site);
@@ -494,6 +498,8 @@ static struct named_bin *told(struct ms_namer *n, const struct ms_symbols *s, si
 	nb->state = b->state;
 	nb->own = 0;
 	nb->key_state = 0;
+	/* What the caller read (the path may hold another file by the time the thread keys it). */
+	nb->have_file = b->elf_state > 0 && b->elf_fd >= 0 && !fstat(b->elf_fd, &nb->file);
 	return n->by_bin[i] = nb;
 }
 

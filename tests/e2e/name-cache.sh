@@ -36,10 +36,15 @@ sites() {
 	grep -o '"alloc": "[^"]*"' regions.out | sort -u | head -3 | tr '\n' ' '
 }
 
+# The namer runs where a second CPU and 4096 descriptors are there (namer.c, it_pays()): the cache is its.
+[ "$(nproc)" -gt 1 ] || skip "one CPU: the report names on its own thread, and keeps no names"
+[ "$(ulimit -n)" = unlimited ] || [ "$(ulimit -n)" -ge 4096 ] ||
+	skip "fewer than 4096 descriptors allowed (ulimit -n): the report names on its own thread, and keeps no names"
+unset MAPSCOPE_NAMER
 formats=("--format json" "--children 0" "--format csv" "--sort symbol")
 run regions --format json
 files=("$MAPSCOPE_NAME_CACHE"/*.names)
-[ -e "${files[0]}" ] || skip "the namer does not run here (one CPU, or fewer than 4096 descriptors allowed): no cache"
+[ -e "${files[0]}" ] || fail "a report kept no names in $MAPSCOPE_NAME_CACHE"
 grep -q 'make_buffer (named.c:' regions.out && fail "the site has a line with no debug file: the test proves nothing"
 for f in "${formats[@]}"; do
 	# shellcheck disable=SC2086 # each entry is its options

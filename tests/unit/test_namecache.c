@@ -1,10 +1,11 @@
 /*
  * The namer's answers on disk: what is put and saved is got back by the
  * next run, under its config only; a save with nothing new writes
- * nothing; runs add to what the file holds; a file that is damaged,
- * another's or writable by others is taken for none and written again;
- * and a binary's key moves with what its names depend on (its state, its
- * build-id, the file itself, a debug file that appears or goes).
+ * nothing; runs add to what the file holds, and an answer named again
+ * replaces the one kept; a file that is damaged, another's or writable by
+ * others is taken for none and written again; no file passes 16 MiB, and
+ * one that does is none; the folder is made only by a save, which clears
+ * what killed runs left.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,11 +31,6 @@ static struct ms_namekey key_of(uint64_t seed, uint64_t w)
 	ms_namekey_init(&k, seed);
 	ms_namekey_word(&k, w);
 	return ms_namekey_done(&k);
-}
-
-static bool same_key(struct ms_namekey a, struct ms_namekey b)
-{
-	return a.a == b.a && a.b == b.b;
 }
 
 /* The one cache file in dir: its path into out; false where there is none. */
@@ -78,33 +74,6 @@ static int teardown(void **state)
 	(void)state;
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd) ? -1 : 0;
-}
-
-/* Words in another order, strings cut in another place, another seed: other keys. */
-static void keys(void **state)
-{
-	struct ms_namekey a, b;
-
-	(void)state;
-	assert_true(same_key(key_of(1, 2), key_of(1, 2)));
-	assert_false(same_key(key_of(1, 2), key_of(2, 2)));
-	assert_false(same_key(key_of(1, 2), key_of(1, 3)));
-	ms_namekey_init(&a, 0);
-	ms_namekey_str(&a, "ab");
-	ms_namekey_str(&a, "c");
-	ms_namekey_init(&b, 0);
-	ms_namekey_str(&b, "a");
-	ms_namekey_str(&b, "bc");
-	assert_false(same_key(ms_namekey_done(&a), ms_namekey_done(&b)));
-	ms_namekey_init(&a, 0);
-	ms_namekey_word(&a, 1);
-	ms_namekey_word(&a, 2);
-	ms_namekey_init(&b, 0);
-	ms_namekey_word(&b, 2);
-	ms_namekey_word(&b, 1);
-	assert_false(same_key(ms_namekey_done(&a), ms_namekey_done(&b)));
-	ms_namekey_init(&a, 0);
-	assert_true(ms_namecache_self_id(&a));       /* the test is built with a build-id, as Debian builds */
 }
 
 /* "off", a relative path: no cache. */
@@ -263,9 +232,119 @@ static void damaged_files(void **state)
 		damage(path, slots + (long)i * 24 + 16, &far, 4);
 	assert_false(found_then_mended(&config, &k));
 	one_saved(&config, &k, path, sizeof(path));
+	damage(path, 8 + 16, &(uint64_t){ 48 }, 8);    /* nslots not a power of two */
+	assert_false(found_then_mended(&config, &k));
+	one_saved(&config, &k, path, sizeof(path));
+	damage(path, 8 + 16 + 16, &(uint64_t){ 4 }, 8);   /* heap_len not what follows the slots */
+	assert_false(found_then_mended(&config, &k));
+	one_saved(&config, &k, path, sizeof(path));
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(chmod(path, st.st_mode | S_IWGRP), 0);
 	assert_false(found_then_mended(&config, &k));
+}
+
+/* An answer named again (the one kept could not be read) replaces it at the save. */
+static void named_again_replaces(void **state)
+{
+	struct ms_namekey config = key_of(8, 1), k = key_of(8, 2);
+	struct ms_namecache *c;
+	const char *got;
+	size_t len;
+
+	(void)state;
+	remove_files();
+	assert_non_null(c = ms_namecache_open(&config));
+	assert_int_equal(ms_namecache_put(c, &k, "BAD", 4), 0);
+	assert_int_equal(ms_namecache_save(c), 0);
+	ms_namecache_free(c);
+	assert_non_null(c = ms_namecache_open(&config));
+	assert_int_equal(ms_namecache_put(c, &k, "good", 5), 0);
+	assert_int_equal(ms_namecache_save(c), 0);
+	ms_namecache_free(c);
+	assert_non_null(c = ms_namecache_open(&config));
+	assert_non_null(got = ms_namecache_get(c, &k, &len));
+	assert_string_equal(got, "good");
+	ms_namecache_free(c);
+}
+
+/*
+ * No file passes 16 MiB: a run's answers that would are not all kept
+ * (-ENOSPC), the file saved is read back whole by the next run, and old
+ * answers that would not fit beside a run's new ones are let go.
+ */
+static void sizes(void **state)
+{
+	struct ms_namekey config = key_of(10, 1), k;
+	struct ms_namecache *c;
+	char path[4096], answer[48];
+	struct stat st;
+	size_t len, i, kept = 0;
+	int err = 0;
+
+	(void)state;
+	remove_files();
+	assert_non_null(c = ms_namecache_open(&config));
+	for (i = 0; !err; i++) {             /* small answers: the slots weigh more than they */
+		k = key_of(11, i);
+		snprintf(answer, sizeof(answer), "%zu", i);
+		if (!(err = ms_namecache_put(c, &k, answer, strlen(answer) + 1)))
+			kept++;
+	}
+	assert_int_equal(err, -ENOSPC);
+	assert_int_equal(ms_namecache_save(c), 0);
+	ms_namecache_free(c);
+	assert_true(the_file(path, sizeof(path)));
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size <= 16 << 20 && st.st_size > 8 << 20);
+	assert_non_null(c = ms_namecache_open(&config));
+	for (i = 0; i < kept; i += kept / 97)
+		assert_non_null(ms_namecache_get(c, &(struct ms_namekey){ key_of(11, i).a, key_of(11, i).b }, &len));
+	k = key_of(12, 1);
+	assert_int_equal(ms_namecache_put(c, &k, "new", 4), 0);
+	assert_int_equal(ms_namecache_save(c), 0);     /* no room beside the old: the new alone */
+	ms_namecache_free(c);
+	assert_non_null(c = ms_namecache_open(&config));
+	assert_non_null(ms_namecache_get(c, &k, &len));
+	k = key_of(11, 0);
+	assert_null(ms_namecache_get(c, &k, &len));
+	ms_namecache_free(c);
+	damage(path, -1, NULL, (16u << 20) + 4096);    /* past the size a save writes: none */
+	assert_non_null(c = ms_namecache_open(&config));
+	k = key_of(12, 1);
+	assert_null(ms_namecache_get(c, &k, &len));
+	ms_namecache_free(c);
+}
+
+/* Opening makes nothing on disk; a save makes the folder (0700), and removes what killed runs left in it. */
+static void folder_made_at_save(void **state)
+{
+	struct ms_namekey config = key_of(13, 1), k = key_of(13, 2);
+	char sub[256], stale[300], fresh[300], cmd[1024];
+	struct ms_namecache *c;
+	struct stat st;
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s/not/yet", dir);
+	setenv("MAPSCOPE_NAME_CACHE", sub, 1);
+	assert_non_null(c = ms_namecache_open(&config));
+	assert_int_equal(stat(sub, &st), -1);
+	assert_int_equal(ms_namecache_put(c, &k, "x", 2), 0);
+	assert_int_equal(ms_namecache_save(c), 0);
+	ms_namecache_free(c);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	snprintf(stale, sizeof(stale), "%s/a.names.AAAAAA.tmp", sub);
+	snprintf(fresh, sizeof(fresh), "%s/b.names.BBBBBB.tmp", sub);
+	snprintf(cmd, sizeof(cmd), "touch %s %s && touch -d '2 hours ago' %s", stale, fresh, stale);
+	assert_int_equal(system(cmd), 0);
+	assert_non_null(c = ms_namecache_open(&config));
+	k = key_of(13, 3);
+	assert_int_equal(ms_namecache_put(c, &k, "y", 2), 0);
+	assert_int_equal(ms_namecache_save(c), 0);
+	ms_namecache_free(c);
+	assert_int_equal(access(stale, F_OK), -1);     /* left by a run killed two hours ago */
+	assert_int_equal(access(fresh, F_OK), 0);      /* another run's, saving now */
+	setenv("MAPSCOPE_NAME_CACHE", dir, 1);
 }
 
 /* An answer over 1 MiB is not kept. */
@@ -283,71 +362,17 @@ static void too_big(void **state)
 	free(big);
 }
 
-static struct ms_namekey bin_key(const char *path, int state, const unsigned char *id, size_t id_len)
-{
-	struct ms_namekey k;
-
-	assert_true(ms_namecache_bin_key(&k, path, state, id, id_len, NULL, 0));
-	return k;
-}
-
-/*
- * A binary's key: the same for the same file, another for another state
- * or build-id; with no build-id, another once the file changes; and
- * another once the debug file its .gnu_debuglink names appears beside it.
- */
-static void binary_keys(void **state)
-{
-	char bin[256], dbg[256], cmd[2048];
-	const unsigned char id[20] = { 1, 2, 3 };
-	struct ms_namekey k0, k1;
-
-	(void)state;
-	snprintf(bin, sizeof(bin), "%s/prog", dir);
-	snprintf(dbg, sizeof(dbg), "%s/prog.debug", dir);
-	snprintf(cmd, sizeof(cmd), "cp /proc/%d/exe %s && objcopy --only-keep-debug %s %s && "
-		 "objcopy --strip-debug --add-gnu-debuglink=%s %s && mv %s %s.away", (int)getpid(), bin, bin, dbg,
-		 dbg, bin, dbg, dbg);
-	if (system(cmd)) {
-		skip();                         /* no objcopy (binutils) */
-		return;
-	}
-	k0 = bin_key(bin, 2, NULL, 0);
-	assert_true(same_key(k0, bin_key(bin, 2, NULL, 0)));
-	assert_false(same_key(k0, bin_key(bin, -2, NULL, 0)));
-	assert_false(same_key(k0, bin_key(bin, 2, id, sizeof(id))));
-	/* The debug file its link names, put beside it: the names may now have lines. */
-	snprintf(cmd, sizeof(cmd), "mv %s.away %s", dbg, dbg);
-	assert_int_equal(system(cmd), 0);
-	k1 = bin_key(bin, 2, NULL, 0);
-	assert_false(same_key(k0, k1));
-	assert_true(same_key(k1, bin_key(bin, 2, NULL, 0)));
-	/* With the recording's build-id, the same file's key moves with its debug file too. */
-	k0 = bin_key(bin, 2, id, sizeof(id));
-	assert_int_equal(unlink(dbg), 0);
-	assert_false(same_key(k0, bin_key(bin, 2, id, sizeof(id))));
-	/* And with the file: stripped, a binary keeps its build-id and loses its symbols. */
-	k0 = bin_key(bin, 2, id, sizeof(id));
-	snprintf(cmd, sizeof(cmd), "objcopy --strip-all %s", bin);
-	assert_int_equal(system(cmd), 0);
-	assert_false(same_key(k0, bin_key(bin, 2, id, sizeof(id))));
-	/* Without one, the file itself: rewritten, another key. */
-	k0 = bin_key(bin, 2, NULL, 0);
-	snprintf(cmd, sizeof(cmd), "cp %s %s.new && mv %s.new %s", bin, bin, bin, bin);
-	assert_int_equal(system(cmd), 0);
-	assert_false(same_key(k0, bin_key(bin, 2, NULL, 0)));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(keys),
 		cmocka_unit_test(off),
 		cmocka_unit_test(saved_and_got),
 		cmocka_unit_test(runs_add),
 		cmocka_unit_test(damaged_files),
 		cmocka_unit_test(too_big),
-		cmocka_unit_test(binary_keys),
+		cmocka_unit_test(named_again_replaces),
+		cmocka_unit_test(sizes),
+		cmocka_unit_test(folder_made_at_save),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

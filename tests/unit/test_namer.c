@@ -90,6 +90,8 @@ static char *wait_site(struct ms_namer *n, struct ms_name_job *j)
 	return site;
 }
 
+static bool exact_only;           /* the next symbols named with ms_symbols_exact_only() */
+
 /* Of n's jobs, the answers the cache gave and those put in it, where want_hits is not -1. */
 static void cache_counts(struct ms_namer *n, int want_hits, int want_put)
 {
@@ -127,6 +129,7 @@ static void named_as_the_pin_names(bool with_text, int want_hits, int want_put)
 
 	expect_own_build_ids(s);
 	map_own_code(s, t, 32);
+	ms_symbols_exact_only(s, exact_only);
 	n = new_namer(s, with_text);
 	for (i = 0; i < N; i++) {
 		assert_int_equal(ms_symbols_pin(s, pid, chains[i], 3, &pins[i]), 0);
@@ -483,23 +486,49 @@ static void code_frames_as_the_caller_names(void **state)
  * answers the pin gives (the checks above); a namer of sites with their
  * chains as text answers otherwise, so keeps answers of its own.
  */
+static char cache_dir[] = "/tmp/ms-namer-cache.XXXXXX", *cache_was;
+
+static int cache_setup(void **state)
+{
+	(void)state;
+	cache_was = getenv("MAPSCOPE_NAME_CACHE") ? strdup(getenv("MAPSCOPE_NAME_CACHE")) : NULL;
+	if (!mkdtemp(cache_dir))
+		return -1;
+	setenv("MAPSCOPE_NAME_CACHE", cache_dir, 1);
+	return 0;
+}
+
+/* The setting as it was, whatever the test did; its folder gone. */
+static int cache_teardown(void **state)
+{
+	char cmd[64];
+
+	(void)state;
+	exact_only = false;
+	if (cache_was)
+		setenv("MAPSCOPE_NAME_CACHE", cache_was, 1);
+	else
+		unsetenv("MAPSCOPE_NAME_CACHE");
+	free(cache_was);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", cache_dir);
+	return system(cmd) ? -1 : 0;
+}
+
 static void answers_kept_for_the_next_run(void **state)
 {
-	char dir[] = "/tmp/ms-namer-cache.XXXXXX", cmd[64];
 	int run;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	setenv("MAPSCOPE_NAME_CACHE", dir, 1);
 	for (run = 0; run < 2; run++) {
 		named_as_the_pin_names(false, run ? 5 : 0, run ? 0 : 5);
 		code_frames_named(run ? 4 : 0, run ? 0 : 4);
 	}
 	named_as_the_pin_names(true, 0, 5);
 	named_as_the_pin_names(true, 5, 0);
-	unsetenv("MAPSCOPE_NAME_CACHE");
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	exact_only = true;                  /* symbols named otherwise: answers of their own */
+	named_as_the_pin_names(false, 0, 5);
+	named_as_the_pin_names(false, 5, 0);
+	exact_only = false;
 }
 
 /* Pins each of chains[0, count) (two addresses each, this process's) and hands it to n; each job into jobs. */
@@ -627,7 +656,7 @@ int main(void)
 		cmocka_unit_test(compressed_binary_read_from_the_path_gabi),
 		cmocka_unit_test(compressed_binary_read_from_the_path_gnu),
 		cmocka_unit_test(code_frames_as_the_caller_names),
-		cmocka_unit_test(answers_kept_for_the_next_run),
+		cmocka_unit_test_setup_teardown(answers_kept_for_the_next_run, cache_setup, cache_teardown),
 		cmocka_unit_test(waited_for_first),
 		cmocka_unit_test(stopped_then_freed),
 		cmocka_unit_test(none_where_it_cannot_pay),
