@@ -6,7 +6,9 @@
 # (MAPSCOPE_READ_AHEAD=1 and 0), and report --children 0's allocation sites
 # named on a second thread as the recording is read against when each row
 # is printed (MAPSCOPE_NAMER=off), and the stream run ahead on a thread of
-# its own against in turn (MAPSCOPE_STREAM_AHEAD=1 and 0): every command's output must be
+# its own against in turn (MAPSCOPE_STREAM_AHEAD=1 and 0), and the names
+# kept on disk, read by a first run and a second, against none kept
+# (MAPSCOPE_NAME_CACHE=off): every command's output must be
 # byte-identical each way, on real recordings of
 # python3, node, a JVM and headless chromium made here (each skipped with
 # its reason where the runtime is missing), on the golden recordings, and
@@ -81,9 +83,17 @@ for f in "${files[@]}"; do
 	diff -r fast later >diff.txt || fail "$f: sites named on a second thread, the outputs differ from named later: $(head -5 diff.txt)"
 	MAPSCOPE_STREAM_AHEAD=0 out streamturn "$f"
 	diff -r fast streamturn >diff.txt || fail "$f: the stream run ahead on a thread, the outputs differ from in turn: $(head -5 diff.txt)"
-	rm -rf fast queue ahead turn later streamturn
+	rm -rf "$TMP/names"
+	MAPSCOPE_NAME_CACHE="$TMP/names" out cold "$f"
+	MAPSCOPE_NAME_CACHE="$TMP/names" out warm "$f"
+	MAPSCOPE_NAME_CACHE=off out nocache "$f"
+	diff -r nocache cold >diff.txt || fail "$f: names kept, a first run's outputs differ from none kept: $(head -5 diff.txt)"
+	diff -r nocache warm >diff.txt || fail "$f: names kept, a second run's outputs differ from none kept: $(head -5 diff.txt)"
+	diff -r fast nocache >diff.txt || fail "$f: with no names kept, the outputs differ: $(head -5 diff.txt)"
+	rm -rf fast queue ahead turn later streamturn cold warm nocache
 	checked=$((checked + 1))
 done
 pass "$checked files ($ordered recorded here in time order): 14 commands' outputs byte-identical with and" \
 	"without the sort queue, with compressed data decompressed ahead or in turn, with sites named" \
-	"on a second thread or later, and with the stream run ahead or in turn ($(nproc) CPUs)"
+	"on a second thread or later, with the stream run ahead or in turn, and with names kept on disk" \
+	"(a first run, a second) or none ($(nproc) CPUs)"
