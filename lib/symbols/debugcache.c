@@ -313,20 +313,30 @@ int ms_debugcache_swap(int fd, const unsigned char *id, size_t id_len)
 	return copy;
 }
 
+bool ms_debug_build_id_path(char *path, size_t len, const unsigned char *id, size_t id_len)
+{
+	size_t i, at;
+
+	if (!id_len || id_len > 64 || len < 32 + 2 * 64)
+		return false;
+	at = (size_t)snprintf(path, len, "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (i = 1; i < id_len; i++, at += 2)
+		snprintf(path + at, 3, "%02x", id[i]);
+	snprintf(path + at, 7, ".debug");
+	return true;
+}
+
 int ms_debugcache_find(const unsigned char *id, size_t id_len, char **name)
 {
 	char path[4200], sys[4200];
-	size_t i, at;
+	size_t i;
 	int fd;
 
 	*name = NULL;
 	if (!ms_debugcache_copy_path(path, sizeof(path), id, id_len, false))
 		return -1;
 	if ((fd = open_copy(path, id, id_len)) < 0) {
-		at = (size_t)snprintf(sys, sizeof(sys), "/usr/lib/debug/.build-id/%02x/", id[0]);
-		for (i = 1; i < id_len; i++, at += 2)
-			snprintf(sys + at, 3, "%02x", id[i]);
-		snprintf(sys + at, 7, ".debug");
+		ms_debug_build_id_path(sys, sizeof(sys), id, id_len);   /* copy_path took id as one */
 		fd = ms_elf_open(sys);
 		i = fd >= 0 ? (size_t)fd : 0;
 		if (fd >= 0 && (fd = ms_debugcache_swap(fd, id, id_len)) == (int)i) {

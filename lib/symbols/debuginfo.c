@@ -43,23 +43,30 @@ static bool is_the_one(int fd, const char *path, const unsigned char *id, size_t
 	return file_crc(fd, &c) && c == crc;
 }
 
+bool ms_debuglink_place(const char *file_name, const char *link, int i, char *path, size_t len)
+{
+	const char *slash = strrchr(file_name, '/');
+	int dir_len = slash ? (int)(slash - file_name) : 0;
+
+	if (!slash || !link || !*link || strchr(link, '/') || i < 0 || i >= MS_DEBUGLINK_PLACES)
+		return false;                 /* a link is a file name, never a path out of these folders */
+	if (i == 0)
+		snprintf(path, len, "%.*s/%s", dir_len, file_name, link);
+	else if (i == 1)
+		snprintf(path, len, "%.*s/.debug/%s", dir_len, file_name, link);
+	else
+		snprintf(path, len, "/usr/lib/debug%.*s/%s", dir_len, file_name, link);
+	return true;
+}
+
 int ms_debuglink_find(const char *file_name, const char *link, uint32_t crc, const unsigned char *id,
 		      size_t id_len, char **found)
 {
-	const char *slash = strrchr(file_name, '/');
-	int dir_len = slash ? (int)(slash - file_name) : 0, fd, i;
 	char path[4096];
+	int fd, i;
 
 	*found = NULL;
-	if (!slash || !link || !*link || strchr(link, '/'))
-		return -ENOENT;               /* a link is a file name, never a path out of these folders */
-	for (i = 0; i < 3; i++) {
-		if (i == 0)
-			snprintf(path, sizeof(path), "%.*s/%s", dir_len, file_name, link);
-		else if (i == 1)
-			snprintf(path, sizeof(path), "%.*s/.debug/%s", dir_len, file_name, link);
-		else
-			snprintf(path, sizeof(path), "/usr/lib/debug%.*s/%s", dir_len, file_name, link);
+	for (i = 0; ms_debuglink_place(file_name, link, i, path, sizeof(path)); i++) {
 		if (!strcmp(path, file_name) || (fd = ms_elf_open(path)) < 0)
 			continue;
 		if (is_the_one(fd, path, id, id_len, crc)) {

@@ -257,6 +257,16 @@ int ms_elf_open(const char *path);
  * id_len is 0, with CRC crc. Its descriptor with *found its path
  * (malloc'd), or -ENOENT, -ENOMEM (debuginfo.c).
  */
+/* The places a .gnu_debuglink is looked for, in order (ms_debuglink_place()). */
+#define MS_DEBUGLINK_PLACES 3
+
+/*
+ * Place i (from 0) where the debug file that .gnu_debuglink link names
+ * for the binary at file_name is looked for, into path; false past the
+ * last, or where link is not a file name (debuginfo.c).
+ */
+bool ms_debuglink_place(const char *file_name, const char *link, int i, char *path, size_t len);
+
 int ms_debuglink_find(const char *file_name, const char *link, uint32_t crc, const unsigned char *id,
 		      size_t id_len, char **found);
 
@@ -283,6 +293,8 @@ int ms_debugcache_find(const unsigned char *id, size_t id_len, char **name);
  */
 bool ms_debugcache_copy_path(char *path, size_t len, const unsigned char *id, size_t id_len, bool make);
 
+/* /usr/lib/debug/.build-id/XX/REST.debug of build-id id into path; false where id is not one (debugcache.c). */
+bool ms_debug_build_id_path(char *path, size_t len, const unsigned char *id, size_t id_len);
 
 /*
  * b's file as libelf reads it, opened once for its symbols' Dwfl and

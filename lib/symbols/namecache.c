@@ -292,8 +292,10 @@ int ms_namecache_save(struct ms_namecache *c)
 	if (!c || !c->nfresh)
 		return 0;
 	ms_buf_init(&out);
-	if (!(err = make_file(c, &out)) && !(err = write_file(c, &out)))
-		c->nfresh = 0;           /* saved: a second save writes nothing */
+	if (!(err = make_file(c, &out)) && !(err = write_file(c, &out))) {
+		c->nfresh = 0;           /* saved: a second save writes nothing, and put's bound counts anew */
+		c->bytes.len = 0;
+	}
 	ms_buf_release(&out);
 	return err;
 }

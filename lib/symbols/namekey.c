@@ -10,7 +10,6 @@
  * any of those places makes another key, so that a name kept on disk is
  * never one the files would not give now.
  */
-#include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
@@ -167,20 +166,6 @@ static bool stat_words(struct ms_namekey *k, const char *path)
 	return true;
 }
 
-/* The path of build-id id's debug file under /usr/lib/debug/.build-id; false where id is not one. */
-static bool build_id_path(char *at, size_t len, const unsigned char *id, size_t id_len)
-{
-	size_t i, n;
-
-	if (!id_len || id_len > 64 || len < 64 + 2 * 64)
-		return false;
-	n = (size_t)snprintf(at, len, "/usr/lib/debug/.build-id/%02x/", id[0]);
-	for (i = 1; i < id_len; i++, n += 2)
-		snprintf(at + n, 3, "%02x", id[i]);
-	snprintf(at + n, 7, ".debug");
-	return true;
-}
-
 /* Section name's bytes of elf, as they lie in the file; NULL where it has none. */
 static const char *section(Elf *elf, const char *name, size_t *len)
 {
@@ -222,7 +207,7 @@ static void alt_words(struct ms_namekey *k, Elf *elf, const char *path)
 	else
 		snprintf(at, sizeof(at), "%.*s/%.*s", slash ? (int)(slash - path) : 0, path, (int)n, link);
 	stat_words(k, at);
-	if (build_id_path(at, sizeof(at), (const unsigned char *)link + n + 1, len - n - 1))
+	if (ms_debug_build_id_path(at, sizeof(at), (const unsigned char *)link + n + 1, len - n - 1))
 		stat_words(k, at);
 }
 
@@ -254,21 +239,19 @@ static bool debug_words(struct ms_namekey *k, const char *path)
 /* The places a .gnu_debuglink of name link sends the search to (debuginfo.c), as words of k. */
 static void debuglink_words(struct ms_namekey *k, const char *path, const char *link, uint32_t crc)
 {
-	const char *slash = strrchr(path, '/');
-	int dir = slash ? (int)(slash - path) : 0;
 	char at[PLACE_MAX];
+	int i;
 
 	ms_namekey_str(k, link);
 	ms_namekey_word(k, crc);
-	snprintf(at, sizeof(at), "%.*s/%s", dir, path, link);
-	debug_words(k, at);
-	snprintf(at, sizeof(at), "%.*s/.debug/%s", dir, path, link);
-	debug_words(k, at);
-	snprintf(at, sizeof(at), "/usr/lib/debug%.*s/%s", dir, path, link);
-	debug_words(k, at);
+	for (i = 0; ms_debuglink_place(path, link, i, at, sizeof(at)); i++)
+		debug_words(k, at);
 }
 
-/* The binary's own links, .gnu_debuglink and .gnu_debugaltlink, as words of k: from image where given, else the file. */
+/*
+ * The binary's own links, .gnu_debuglink and .gnu_debugaltlink, as words
+ * of k: read from image where given, else from the file.
+ */
 static void link_words(struct ms_namekey *k, const char *path, const void *image, size_t image_size)
 {
 	int fd = image ? -1 : ms_elf_open(path);
@@ -307,7 +290,7 @@ bool ms_namekey_bin(struct ms_namekey *out, const char *path, int state, const u
 		id_len = (size_t)got;
 	}
 	/* By build-id, then its decompressed copy (the same bytes: it decides only where the original is gone). */
-	if (build_id_path(at, sizeof(at), id, id_len) && !debug_words(&k, at) &&
+	if (ms_debug_build_id_path(at, sizeof(at), id, id_len) && !debug_words(&k, at) &&
 	    ms_debugcache_copy_path(at, sizeof(at), id, id_len, false))
 		debug_words(&k, at);
 	link_words(&k, path, image, image_size);

@@ -318,7 +318,7 @@ static void put_answer(struct ms_namer *n, struct ms_name_job *j, const struct m
 		if (n->text_len)
 			ms_buf_cstr(&b, j->text);
 	} else {
-		ms_buf_append(&b, &(unsigned char){ (unsigned char)(j->nf > 0 ? j->nf : 0) }, 1);
+		ms_buf_append(&b, &(unsigned char){ (unsigned char)j->nf }, 1);   /* 0 to MS_NAMER_FRAMES: name() asks */
 		for (i = 0; i < j->nf; i++) {
 			flags = (j->f[i].name ? HAS_NAME : 0) | (j->f[i].file ? HAS_FILE : 0);
 			ms_buf_append(&b, &flags, 1);

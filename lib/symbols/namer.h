@@ -80,11 +80,15 @@ void ms_namer_cache_counts(struct ms_namer *n, size_t *hits, size_t *put);
  * Stops the thread taking jobs, once the one it is naming is named, and
  * does not wait for it to end: for a process about to exit, whose exit
  * ends it (waking it to end costs a sleeping CPU's wake-up, milliseconds
- * on a virtual machine). Only ms_namer_free() may follow.
+ * on a virtual machine). The answers it named for the cache are saved
+ * here (namecache.h). Only ms_namer_free() may follow.
  */
 void ms_namer_stop(struct ms_namer *n);
 
-/* Stops the thread (a job it is naming is finished first) and frees the namer and every job. */
+/*
+ * Stops the thread (a job it is naming is finished first), saves its
+ * answers not saved yet, and frees the namer and every job.
+ */
 void ms_namer_free(struct ms_namer *n);
 
 #endif
