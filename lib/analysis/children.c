@@ -12,6 +12,7 @@
 
 #include "analysis/children.h"
 #include "util/grow.h"
+#include "util/hash.h"
 
 /* Counts n samples of code symbol in region (id + 1), after the first (ms_children_count()). */
 static int count_more(struct ms_children *cs, uint64_t region, const char *symbol, const char *dso, uint64_t n)
@@ -36,7 +37,7 @@ static int count_more(struct ms_children *cs, uint64_t region, const char *symbo
 			if (!old[i].region)
 				continue;
 			k = old[i].region * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)old[i].symbol;
-			for (j = (size_t)(k ^ k >> 29) & (cs->cap - 1); cs->t[j].region;
+			for (j = ms_hash64(k, cs->cap); cs->t[j].region;
 			     j = (j + 1) & (cs->cap - 1))
 				;
 			cs->t[j] = old[i];
@@ -44,7 +45,7 @@ static int count_more(struct ms_children *cs, uint64_t region, const char *symbo
 		free(old);
 	}
 	k = region * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)symbol;
-	for (j = (size_t)(k ^ k >> 29) & (cs->cap - 1); (c = &cs->t[j])->region;
+	for (j = ms_hash64(k, cs->cap); (c = &cs->t[j])->region;
 	     j = (j + 1) & (cs->cap - 1))
 		if (c->region == region && c->symbol == symbol && c->dso == dso) {
 			c->samples += n;
@@ -175,11 +176,50 @@ int ms_children_top(const struct ms_children *cs, uint64_t region, int nc, struc
 	return nr;
 }
 
+int ms_children_count_later(struct ms_children *cs, uint64_t region, const char *symbol, const char *dso,
+			    uint64_t n)
+{
+	struct child *c = cs->nr_later ? &cs->later[cs->nr_later - 1] : NULL;
+
+	if (c && c->region == region && c->symbol == symbol && c->dso == dso) {
+		c->samples += n;
+		return 0;
+	}
+	if (MS_GROW(cs->later, cs->nr_later + 1, cs->cap_later, 1024, SIZE_MAX, false))
+		return -ENOMEM;
+	cs->later[cs->nr_later++] = (struct child){ region, symbol, dso, n };
+	return 0;
+}
+
+int ms_children_settle(struct ms_children *cs, void (*rename)(void *ctx, const char **symbol, const char **dso),
+		       void *ctx)
+{
+	const struct child *c;
+	const char *symbol, *dso;
+	size_t i;
+	int err;
+
+	for (i = 0; i < cs->nr_later; i++) {
+		c = &cs->later[i];
+		symbol = c->symbol;
+		dso = c->dso;
+		rename(ctx, &symbol, &dso);
+		if ((err = ms_children_count(cs, c->region, symbol, dso, c->samples))) {
+			memmove(cs->later, cs->later + i, (cs->nr_later - i) * sizeof(*c));   /* what is left to count */
+			cs->nr_later -= i;
+			return err;
+		}
+	}
+	cs->nr_later = 0;
+	return 0;
+}
+
 void ms_children_release(struct ms_children *cs)
 {
 	free(cs->first);
 	free(cs->t);
 	free(cs->off);
 	free(cs->pos);
+	free(cs->later);
 	memset(cs, 0, sizeof(*cs));
 }

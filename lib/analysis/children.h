@@ -25,6 +25,8 @@ struct ms_children {
 	size_t last;              /* the entry counted last (samples come in runs) */
 	uint32_t *off, *pos;      /* ms_children_index(): table positions by region, and where each starts */
 	size_t nr_off;
+	struct child *later;      /* ms_children_count_later(), in turn */
+	size_t nr_later, cap_later;
 };
 
 /* Counts n samples of code symbol (of binary dso) in region id + 1 (not 0). 0 or -ENOMEM. */
@@ -42,6 +44,22 @@ int ms_children_index(struct ms_children *c, size_t nr_regions);
  * their number. The names are borrowed from the counts.
  */
 int ms_children_top(const struct ms_children *c, uint64_t region, int nc, struct ms_report_child *kids);
+
+/*
+ * Counts n samples in region id + 1 of code whose (symbol, binary) is not
+ * known yet: kept in turn (the same as the last: added to it), and
+ * counted by ms_children_settle(). 0 or -ENOMEM.
+ */
+int ms_children_count_later(struct ms_children *c, uint64_t region, const char *symbol, const char *dso,
+			    uint64_t n);
+
+/*
+ * Counts the samples kept by ms_children_count_later(), each under the
+ * (symbol, binary) rename(ctx, ...) gives it: the index is to be made
+ * again. 0, or -ENOMEM with those not counted yet kept.
+ */
+int ms_children_settle(struct ms_children *c, void (*rename)(void *ctx, const char **symbol, const char **dso),
+		       void *ctx);
 
 void ms_children_release(struct ms_children *c);
 

@@ -24,8 +24,11 @@
 struct code_first {
 	struct ms_name_job *job;      /* the namer's, or NULL: named through pin */
 	struct ms_pin pin;
+	uint32_t pid;                 /* what it was added with */
+	uint64_t ip;
 	struct ms_frame *f;           /* named at once: its n frames (the symbols' strings); or NULL */
 	int n;
+	struct ms_code_sym sym;       /* a symbol named at once (a binary held it) */
 	bool pinned;
 };
 
@@ -39,6 +42,12 @@ void ms_code_later_init(struct ms_code_later *c, struct ms_symbols *syms, struct
 	memset(c, 0, sizeof(*c));
 	c->syms = syms;
 	c->namer = namer;
+}
+
+void ms_code_later_init_symbols(struct ms_code_later *c, struct ms_symbols *syms, struct ms_namer *namer)
+{
+	ms_code_later_init(c, syms, namer);
+	c->symbols = true;
 }
 
 static uint64_t key_hash(const uint64_t *w, int n)
@@ -135,6 +144,16 @@ int ms_code_later_skip(struct ms_code_later *c)
 	return next(c) ? 0 : -ENOMEM;
 }
 
+bool ms_code_later_none(const struct ms_code_later *c, size_t i)
+{
+	return !c->at[i];
+}
+
+size_t ms_code_later_first(const struct ms_code_later *c, size_t i)
+{
+	return c->at[i] & SAME ? c->at[i] & ~SAME : i;
+}
+
 /* A new first entry for *ref: NULL on no memory. */
 static struct code_first *first(struct ms_code_later *c, uint32_t *ref)
 {
@@ -163,12 +182,26 @@ int ms_code_later_add(struct ms_code_later *c, uint32_t pid, uint64_t ip)
 			return -ENOMEM;
 		a->pinned = true;
 		a->pin = pin;
-		a->job = c->namer ? ms_namer_submit_frames(c->namer, c->syms, &a->pin, pid, ip) : NULL;
+		a->pid = pid;
+		a->ip = ip;
+		if (c->namer)
+			a->job = c->symbols ? ms_namer_submit_symbol(c->namer, c->syms, &a->pin, pid, ip) :
+					      ms_namer_submit_frames(c->namer, c->syms, &a->pin, pid, ip);
 		if (known <= 0)            /* a binary the pin has just read: its key is known now */
 			n = ms_pin_key(c->syms, pid, &ip, 1, w, KEY_WORDS);
 		return first_code(c, c->n - 1, w, n);
 	}
-	/* Named now: it cannot be pinned. Without a frame (no binary of the process held it) it stays 0. */
+	/* Named now: it cannot be pinned. Without a frame or a symbol (no binary of the process held it) it stays 0. */
+	if (c->symbols) {
+		struct ms_code_sym sym;
+
+		if (!ms_symbols_code_symbol(c->syms, pid, ip, &sym))
+			return 0;
+		if (!(a = first(c, ref)))
+			return -ENOMEM;
+		a->sym = sym;
+		return 0;
+	}
 	if ((n = ms_symbols_code_frames(c->syms, pid, ip, f, MS_NAMER_FRAMES)) <= 0)
 		return 0;
 	if (!(a = first(c, ref)) || !(a->f = malloc((size_t)n * sizeof(*f))))
@@ -203,6 +236,29 @@ int ms_code_later_frames(struct ms_code_later *c, size_t i, uint32_t pid, uint64
 		n = ms_symbols_code_frames_pinned(c->syms, &a->pin, pid, ip, f, max);
 	a->job = NULL;
 	return n;
+}
+
+int ms_code_later_symbol(struct ms_code_later *c, size_t i, struct ms_code_sym *out, size_t *same)
+{
+	struct code_first *a;
+	int held;
+
+	if (c->at[i] & SAME) {
+		*same = c->at[i] & ~SAME;
+		return -1;
+	}
+	*out = (struct ms_code_sym){ 0 };
+	if (!c->at[i])
+		return 0;                 /* skipped, or named now with no binary's symbol */
+	a = &c->firsts[c->at[i] - 1];
+	if (!a->pinned) {
+		*out = a->sym;
+		return 1;
+	}
+	if (!a->job || (held = ms_namer_wait_symbol(c->namer, a->job, out)) < 0)
+		held = ms_symbols_code_symbol_pinned(c->syms, &a->pin, a->pid, a->ip, out);
+	a->job = NULL;
+	return held;
 }
 
 void ms_code_later_release(struct ms_code_later *c)

@@ -17,6 +17,7 @@
 #include "analysis/codememo.h"
 #include "analysis/reportsites.h"
 #include "aspace/samples.h"
+#include "session/source.h"
 #include "util/chunkmap.h"
 #include "util/grow.h"
 #include "util/log.h"
@@ -49,6 +50,8 @@ struct ms_report {
 	size_t tcap;
 	struct ms_children children;   /* (region, symbol) -> samples */
 	struct ms_code_memo memo;      /* code addresses named (codememo.h) */
+	struct ms_code_later later;    /* the children's code, named on the namer's thread (memo.later) */
+	struct ms_code_names names;    /* their names, once the replay is over */
 	struct ms_session *s;     /* its allocation sites */
 	struct stat *st;          /* [0]: unmapped; [id + 1]: region id */
 	size_t cap;
@@ -150,7 +153,8 @@ static size_t tuple_slot(struct ms_report *rep, const struct tuple *t)
 /* Counts n samples of code symbol in region (id + 1). */
 static void count_child(struct ms_report *rep, uint64_t region, const char *symbol, const char *dso, uint64_t n)
 {
-	if (ms_children_count(&rep->children, region, symbol, dso, n))
+	if (dso == ms_code_later_tag ? ms_children_count_later(&rep->children, region, symbol, dso, n) :
+				       ms_children_count(&rep->children, region, symbol, dso, n))
 		rep->error = -ENOMEM;
 }
 
@@ -382,10 +386,20 @@ static void on_start(void *ctx, struct ms_session *s)
 static void on_begin(void *ctx, struct ms_session *s)
 {
 	struct ms_report *rep = ctx;
+	struct ms_namer *n;
 
 	rep->s = s;
 	rep->syms = ms_session_symbols(s);
 	rep->nr_children = rep->syms ? (int)rep->want_children : 0;
+	if (!rep->memo.later && rep->nr_children && rep->group == MS_GROUP_REGION && (n = session_namer(s))) {
+		ms_code_later_init_symbols(&rep->later, rep->syms, n);
+		rep->memo.later = &rep->later;
+	}
+}
+
+static void rename_child(void *ctx, const char **symbol, const char **dso)
+{
+	ms_code_names_get(ctx, symbol, dso);
 }
 
 /* Ongoing access, within the session's window. */
@@ -680,6 +694,9 @@ MS_EXPORT int ms_report_sort(struct ms_report *rep, const struct ms_aspace *as, 
 		return -ENOMEM;
 	count_pages(rep);
 	ms_access_table_settle(&rep->access);
+	if (rep->memo.later && ((err = rep->memo.later_error) || (err = ms_code_names_take(&rep->names, &rep->later)) ||
+				(err = ms_children_settle(&rep->children, rename_child, &rep->names))))
+		return err;
 	if (rep->nr_children && (err = ms_children_index(&rep->children, ms_aspace_nr_regions(as))))
 		return err;
 	if (!(rep->order = malloc((n ? n : 1) * sizeof(*rep->order))))
@@ -771,6 +788,8 @@ MS_EXPORT void ms_report_free(struct ms_report *rep)
 	free(rep->tuples);
 	free(rep->tslots);
 	ms_children_release(&rep->children);
+	ms_code_later_release(&rep->later);
+	ms_code_names_release(&rep->names);
 	ms_chunkmap_release(&rep->chunks);
 	free(rep->st);
 	ms_access_table_release(&rep->access);

@@ -26,7 +26,7 @@ struct seg {
 
 struct cached {
 	uint64_t vaddr;               /* key; UINT64_MAX: empty */
-	const char *name;
+	const char *name, *raw;       /* demangled, and as the symbol table has it */
 	uint64_t offset;
 };
 
@@ -357,8 +357,12 @@ bool ms_bin_open_symbols(struct bin *b);
 /* The index of the bin of path, made where create and missing; -1 where none (symbols.c). */
 ssize_t ms_bin_index(struct ms_symbols *s, const char *path, bool create);
 
-/* The name libdwfl gives vaddr in b, demangled, and the offset into it; NULL where none (symtab.c). */
-const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset);
+/*
+ * The name libdwfl gives vaddr in b, demangled, and the offset into it;
+ * NULL where none. Where raw is not NULL, *raw is the name as the symbol
+ * table has it (symtab.c).
+ */
+const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset, const char **raw);
 
 /*
  * For checking: on, every address is resolved by libdwfl's own search

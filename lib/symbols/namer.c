@@ -59,6 +59,7 @@ struct job_inst {
 };
 
 enum job_state { QUEUED, RUNNING, DONE, FAILED, DROPPED };
+enum job_kind { SITE, FRAMES, SYMBOL };
 
 struct ms_name_job {
 	struct ms_name_job *next;    /* in the queue, or in the caller's batch */
@@ -68,9 +69,11 @@ struct ms_name_job {
 	uint32_t pid, len, nr_inst;
 	enum job_state state;        /* under the lock, once handed over */
 	char *site, *text;           /* DONE: the thread's answers, until asked */
-	bool frames;                 /* a code address's frames (ms_namer_submit_frames()), not a site */
+	enum job_kind kind;          /* a site, a code address's frames or its symbol */
 	struct ms_frame *f;          /* DONE, frames: nf of them, malloc'd; their strings the thread's symbols' */
 	int nf;
+	struct ms_code_sym sym;      /* DONE, a symbol: held by a binary (held 1), its strings the thread's */
+	int held;
 	bool hit, put;               /* the thread's: answered by the cache; named and put in it */
 };
 
@@ -232,7 +235,7 @@ static bool job_key(const struct ms_name_job *j, struct ms_namekey *out)
 	struct ms_namekey k;
 	uint32_t i;
 
-	ms_namekey_init(&k, j->frames ? 'F' : 'S');
+	ms_namekey_init(&k, j->kind == FRAMES ? 'F' : j->kind == SYMBOL ? 'Y' : 'S');
 	ms_namekey_word(&k, j->len);
 	for (i = 0; i < j->len; i++) {
 		if (j->chain[i] >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -260,10 +263,33 @@ static const char *answer_str(const char **p, const char *end)
 #define HAS_NAME 1
 #define HAS_FILE 2
 
+/* A symbol's flags in an answer: which of its strings follow. */
+#define SYM_HELD 1
+#define SYM_NAME 2
+#define SYM_RAW 4
+
+/* A symbol job's answer from the cache's bytes (its strings stay there): flags, then each string. */
+static bool take_symbol(struct ms_name_job *j, const char *p, const char *end)
+{
+	unsigned char flags;
+
+	if (p == end || (flags = (unsigned char)*p++) & ~(SYM_HELD | SYM_NAME | SYM_RAW) ||
+	    (!(flags & SYM_HELD) && flags))
+		return false;
+	j->held = flags & SYM_HELD;
+	j->sym = (struct ms_code_sym){ 0 };
+	if ((j->held && !(j->sym.dso = answer_str(&p, end))) ||
+	    (flags & SYM_NAME && !(j->sym.name = answer_str(&p, end))) ||
+	    (flags & SYM_RAW && !(j->sym.raw = answer_str(&p, end))))
+		return false;
+	return p == end;
+}
+
 /*
  * j's answer from the cache's bytes: a site and its chain's text, or
- * frames (a count, then each: flags, line, its strings), whose strings
- * stay in the cache. False where the bytes are not one.
+ * frames (a count, then each: flags, line, its strings), or a symbol
+ * (take_symbol()), whose strings stay in the cache. False where the bytes
+ * are not one.
  */
 static bool take_answer(struct ms_namer *n, struct ms_name_job *j, const char *p, size_t len)
 {
@@ -272,7 +298,9 @@ static bool take_answer(struct ms_namer *n, struct ms_name_job *j, const char *p
 	unsigned char flags;
 	int i, nf;
 
-	if (!j->frames) {
+	if (j->kind == SYMBOL)
+		return take_symbol(j, p, end);
+	if (j->kind == SITE) {
 		/* As long as the thread's own buffers would have held them. */
 		if (!(site = answer_str(&p, end)) || (n->text_len && !(text = answer_str(&p, end))) || p != end ||
 		    strlen(site) >= n->site_len || (text && strlen(text) >= n->text_len) || !(j->site = strdup(site)))
@@ -313,7 +341,16 @@ static void put_answer(struct ms_namer *n, struct ms_name_job *j, const struct m
 	int i;
 
 	ms_buf_init(&b);
-	if (!j->frames) {
+	if (j->kind == SYMBOL) {
+		flags = j->held ? SYM_HELD | (j->sym.name ? SYM_NAME : 0) | (j->sym.raw ? SYM_RAW : 0) : 0;
+		ms_buf_append(&b, &flags, 1);
+		if (j->held)
+			ms_buf_cstr(&b, j->sym.dso);
+		if (j->sym.name)
+			ms_buf_cstr(&b, j->sym.name);
+		if (j->sym.raw)
+			ms_buf_cstr(&b, j->sym.raw);
+	} else if (j->kind == SITE) {
 		ms_buf_cstr(&b, j->site);
 		if (n->text_len)
 			ms_buf_cstr(&b, j->text);
@@ -349,7 +386,12 @@ static bool name_now(struct ms_namer *n, struct ms_name_job *j)
 	view.n = j->nr_inst;
 	n->own->view = &view;
 	n->own->view_pid = j->pid;
-	if (j->frames) {
+	if (j->kind == SYMBOL) {
+		j->held = ms_symbols_code_symbol(n->own, j->pid, j->chain[0], &j->sym);
+		n->own->view = NULL;
+		return true;
+	}
+	if (j->kind == FRAMES) {
 		struct ms_frame f[MS_NAMER_FRAMES];
 
 		j->nf = ms_symbols_code_frames(n->own, j->pid, j->chain[0], f, MS_NAMER_FRAMES);
@@ -379,7 +421,7 @@ static bool name(struct ms_namer *n, struct ms_name_job *j)
 		return j->hit = true;
 	if (!name_now(n, j))
 		return false;
-	if (keyed && (!j->frames || j->nf >= 0))
+	if (keyed && (j->kind != FRAMES || j->nf >= 0))
 		put_answer(n, j, &key);
 	return true;
 }
@@ -522,7 +564,7 @@ static void hand_over(struct ms_namer *n)
 }
 
 static struct ms_name_job *submit(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
-				  uint32_t pid, const uint64_t *chain, uint32_t len, bool frames)
+				  uint32_t pid, const uint64_t *chain, uint32_t len, enum job_kind kind)
 {
 	struct inst v[MAX_INSTS];
 	struct job_inst *inst;
@@ -540,7 +582,7 @@ static struct ms_name_job *submit(struct ms_namer *n, const struct ms_symbols *s
 	}
 	memcpy(copy, chain, len * sizeof(*chain));
 	*j = (struct ms_name_job){ .all = n->all, .chain = copy, .inst = inst, .pid = pid, .len = len,
-				   .nr_inst = (uint32_t)k, .state = QUEUED, .frames = frames };
+				   .nr_inst = (uint32_t)k, .state = QUEUED, .kind = kind };
 	n->all = j;
 	if (n->batch_tail)
 		n->batch_tail->next = j;
@@ -555,13 +597,19 @@ static struct ms_name_job *submit(struct ms_namer *n, const struct ms_symbols *s
 struct ms_name_job *ms_namer_submit(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
 				    uint32_t pid, const uint64_t *chain, uint32_t len)
 {
-	return submit(n, s, pin, pid, chain, len, false);
+	return submit(n, s, pin, pid, chain, len, SITE);
 }
 
 struct ms_name_job *ms_namer_submit_frames(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
 					   uint32_t pid, uint64_t ip)
 {
-	return submit(n, s, pin, pid, &ip, 1, true);
+	return submit(n, s, pin, pid, &ip, 1, FRAMES);
+}
+
+struct ms_name_job *ms_namer_submit_symbol(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
+					   uint32_t pid, uint64_t ip)
+{
+	return submit(n, s, pin, pid, &ip, 1, SYMBOL);
 }
 
 /* Waits for j to be named (told to be named next where it has not begun): whether it was. Under the lock. */
@@ -593,6 +641,21 @@ int ms_namer_wait_frames(struct ms_namer *n, struct ms_name_job *j, struct ms_fr
 	j->state = DROPPED;
 	pthread_mutex_unlock(&n->lock);
 	return k;
+}
+
+int ms_namer_wait_symbol(struct ms_namer *n, struct ms_name_job *j, struct ms_code_sym *out)
+{
+	int held = -1;
+
+	hand_over(n);
+	pthread_mutex_lock(&n->lock);
+	if (wait_named(n, j)) {
+		held = j->held;
+		*out = j->sym;
+	}
+	j->state = DROPPED;
+	pthread_mutex_unlock(&n->lock);
+	return held;
 }
 
 bool ms_namer_wait(struct ms_namer *n, struct ms_name_job *j, char **site, char **text)

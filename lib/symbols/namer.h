@@ -58,6 +58,23 @@ struct ms_name_job *ms_namer_submit_frames(struct ms_namer *n, const struct ms_s
 int ms_namer_wait_frames(struct ms_namer *n, struct ms_name_job *j, struct ms_frame *out, int max);
 
 /*
+ * Queues the naming of code address ip of process pid's symbol, pinned
+ * just now by s into pin (a chain of ip alone), as
+ * ms_symbols_code_symbol() names it now. NULL where it cannot be queued:
+ * the caller names it through the pin (ms_symbols_code_symbol_pinned()).
+ */
+struct ms_name_job *ms_namer_submit_symbol(struct ms_namer *n, const struct ms_symbols *s, const struct ms_pin *pin,
+					   uint32_t pid, uint64_t ip);
+
+/*
+ * A symbol job's answer into *out (its strings the namer's own, until
+ * ms_namer_free()), waited for as ms_namer_wait() waits: 1 where a binary
+ * holds the address, 0 where none does, or -1 where the thread could not
+ * name it as the pin would: the caller names it through the pin. Asked once.
+ */
+int ms_namer_wait_symbol(struct ms_namer *n, struct ms_name_job *j, struct ms_code_sym *out);
+
+/*
  * The job's site and chain as text (malloc'd, the caller's now; the site
  * "" where the chain has none, the text NULL where the namer names none),
  * waited for, the thread told to name it next where it has not begun:

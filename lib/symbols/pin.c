@@ -193,6 +193,18 @@ int ms_symbols_code_frames_pinned(struct ms_symbols *s, const struct ms_pin *pin
 	return n;
 }
 
+int ms_symbols_code_symbol_pinned(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid, uint64_t ip,
+				  struct ms_code_sym *out)
+{
+	struct proc_bins view;
+	int n;
+
+	view_begin(s, pin, pid, &view);
+	n = ms_symbols_code_symbol(s, pid, ip, out);
+	s->view = NULL;
+	return n;
+}
+
 void ms_pin_retire(struct ms_symbols *s, struct proc_bins *p)
 {
 	if (p->pinned && p->n && !MS_GROW(s->retired, s->nr_retired + 1, s->cap_retired, 16, SIZE_MAX, false)) {

@@ -56,4 +56,25 @@ int ms_symbols_code_frames(struct ms_symbols *s, uint32_t pid, uint64_t ip, stru
 int ms_symbols_code_frames_pinned(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid, uint64_t ip,
 				  struct ms_frame *out, int max);
 
+/*
+ * A code address's symbol as a report's children name it (the name
+ * ms_symbols_resolve() gives), with what tells two symbols apart.
+ */
+struct ms_code_sym {
+	const char *name;     /* demangled; NULL where the binary has none for it */
+	const char *raw;      /* as the symbol table has it: overloads demangled alike differ here */
+	const char *dso;      /* the binary's path */
+};
+
+/*
+ * The symbol of code address ip of process pid where a binary holds it:
+ * 1 with *out set (its strings live as long as s), 0 where none does (a
+ * JIT's code, or nothing's: ms_symbols_resolve() names it).
+ */
+int ms_symbols_code_symbol(struct ms_symbols *s, uint32_t pid, uint64_t ip, struct ms_code_sym *out);
+
+/* ms_symbols_code_symbol() of ip pinned (a chain of ip alone), as things were at the pin. */
+int ms_symbols_code_symbol_pinned(struct ms_symbols *s, const struct ms_pin *pin, uint32_t pid, uint64_t ip,
+				  struct ms_code_sym *out);
+
 #endif

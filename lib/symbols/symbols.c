@@ -17,6 +17,7 @@
 #include "symbols/framecache.h"
 #include "symbols/generation.h"
 #include "symbols/internal.h"
+#include "symbols/pin.h"
 #include "symbols/scopes.h"
 #include "util/grow.h"
 #include "util/hash.h"
@@ -392,7 +393,7 @@ MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t ad
 		ms_bin_load_symbols(b);
 	if (b->state != 2)
 		return 0;
-	out->name = ms_bin_name(s, b, out->vaddr, &out->offset);
+	out->name = ms_bin_name(s, b, out->vaddr, &out->offset, NULL);
 	if (want_line && (line = dwfl_module_getsrc(b->mod, out->vaddr)))
 		out->file = dwfl_lineinfo(line, NULL, &out->line, NULL, NULL, NULL);
 	return 0;
@@ -502,6 +503,24 @@ int ms_symbols_code_frames(struct ms_symbols *s, uint32_t pid, uint64_t ip, stru
 	if (n > 0 && !out[n - 1].file && !ms_symbols_resolve(s, pid, ip, false, &sym) && sym.dso)
 		out[n - 1].file = sym.dso;
 	return n;
+}
+
+int ms_symbols_code_symbol(struct ms_symbols *s, uint32_t pid, uint64_t ip, struct ms_code_sym *out)
+{
+	const struct inst *in = inst_at(s, pid, ip);
+	uint64_t offset;
+	struct bin *b;
+
+	*out = (struct ms_code_sym){ 0 };
+	if (!in)
+		return 0;
+	b = &s->bins[in->bin];
+	out->dso = b->path;
+	if (b->state == 1)               /* as ms_symbols_resolve() reads it */
+		ms_bin_load_symbols(b);
+	if (b->state == 2)
+		out->name = ms_bin_name(s, b, ip - in->bias, &offset, &out->raw);
+	return 1;
 }
 
 MS_EXPORT void ms_sym_format(const struct ms_sym *sym, int found, uint64_t addr, char *buf, size_t len)

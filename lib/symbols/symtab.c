@@ -538,19 +538,25 @@ static const char *search_name(const struct ms_symbols *s, struct bin *b, uint64
 }
 
 /* search_name() once per address, demangled: the names found are kept in b's cache. */
-const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset)
+const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset, const char **raw)
 {
 	struct cached *c = cache_slot(b, vaddr);
-	const char *name;
+	const char *name, *found;
 
 	if (c && c->vaddr == vaddr) {
 		*offset = c->offset;
+		if (raw)
+			*raw = c->raw;
 		return c->name;
 	}
-	name = ms_symbols_demangled(s, search_name(s, b, vaddr, offset));
+	found = search_name(s, b, vaddr, offset);
+	name = ms_symbols_demangled(s, found);
+	if (raw)
+		*raw = found;
 	if (c) {
 		c->vaddr = vaddr;
 		c->name = name;
+		c->raw = found;
 		c->offset = *offset;
 		b->cache_len++;
 	}

@@ -16,6 +16,7 @@ dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
 [ -n "$id" ] && [ -e "$dbg" ] || skip "no separate debug file for $libc (Debian package libc6-dbg)"
 readelf -SW "$dbg" | grep -E '\.debug_info .* C ' >/dev/null || skip "$dbg is not compressed: nothing to cache"
 cd "$TMP"
+export MAPSCOPE_NAME_CACHE=off   # names kept from an earlier run would leave libc's DWARF unread
 
 ms_record rec.err --call-graph fp -o attrib.data -- "$WORKLOADS/attrib" >/dev/null
 report() {  # report NAME CACHE: stdout, stderr and exit of a report with MAPSCOPE_DEBUG_CACHE=CACHE

@@ -3,9 +3,10 @@
 # its rings and says so in the file) against the sort queue that every
 # other file goes through (MAPSCOPE_SORT_QUEUE=1 forces it), and
 # compressed data decompressed ahead on a thread against in turn
-# (MAPSCOPE_READ_AHEAD=1 and 0), and report --children 0's allocation sites
-# named on a second thread as the recording is read against when each row
-# is printed (MAPSCOPE_NAMER=off), and the stream run ahead on a thread of
+# (MAPSCOPE_READ_AHEAD=1 and 0), and the report's allocation sites and the
+# code under each region (--children) named on a second thread as the
+# recording is read against when each row is printed, or as each sample is
+# charged (MAPSCOPE_NAMER=off), and the stream run ahead on a thread of
 # its own against in turn (MAPSCOPE_STREAM_AHEAD=1 and 0), and the names
 # kept on disk, read by a first run and a second, against none kept
 # (MAPSCOPE_NAME_CACHE=off): every command's output must be
@@ -61,7 +62,7 @@ fi
 out() {
 	local dir=$1 f=$2 i=0 c
 	mkdir -p "$dir"
-	for c in "report" "report --children 0" "report --children 0 --format json" "report --format json" \
+	for c in "report" "report --children 0" "report --children 16" "report --children 0 --format json" "report --format json" \
 		"report --format csv" "timeline" \
 		"timeline --format json" "unmapped" "hugepages" "maps --at last" "heatmap" "heatmap --format svg" \
 		"report --format html" "report --format pprof -o pprof.pb"; do
@@ -93,7 +94,7 @@ for f in "${files[@]}"; do
 	rm -rf fast queue ahead turn later streamturn cold warm nocache
 	checked=$((checked + 1))
 done
-pass "$checked files ($ordered recorded here in time order): 14 commands' outputs byte-identical with and" \
-	"without the sort queue, with compressed data decompressed ahead or in turn, with sites named" \
+pass "$checked files ($ordered recorded here in time order): 15 commands' outputs byte-identical with and" \
+	"without the sort queue, with compressed data decompressed ahead or in turn, with sites and code named" \
 	"on a second thread or later, with the stream run ahead or in turn, and with names kept on disk" \
 	"(a first run, a second) or none ($(nproc) CPUs)"

@@ -1,4 +1,7 @@
-/* The code symbols under region rows: counted by (region, symbol, binary), each row's top N. */
+/*
+ * The code symbols under region rows: counted by (region, symbol, binary),
+ * each row's top N; samples whose code is named later, counted under their names.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,10 +54,61 @@ static void top_n_by_row(void **state)
 	ms_children_release(&cs);
 }
 
+/* Names later: entry i (its symbol i + 1 as a pointer, its binary the tag) is ctx's i-th pair. */
+static const char tag[] = "tag";
+
+static void rename_entry(void *ctx, const char **symbol, const char **dso)
+{
+	const char *const (*pairs)[2] = ctx;
+	size_t i = (size_t)(uintptr_t)*symbol - 1;
+
+	if (*dso != tag)
+		return;
+	*symbol = pairs[i][0];
+	*dso = pairs[i][1];
+}
+
+/*
+ * Samples whose code is named later: entries 0 and 2 turn out to be one
+ * symbol (f), entry 1 another (g); in region 1 they meet f counted at once
+ * and add to it; region 2's entry 1 is counted in two runs. Settled, the
+ * rows are those of counting each under its name at once.
+ */
+static void named_later_counted_as_named_now(void **state)
+{
+	static const char f[] = "f", g[] = "g", bin[] = "/bin/x";
+	static const char *const pairs[3][2] = { { f, bin }, { g, bin }, { f, bin } };
+	struct ms_report_child kids[3];
+	struct ms_children cs = { 0 };
+
+	(void)state;
+	assert_int_equal(ms_children_count(&cs, 1, f, bin, 1), 0);
+	assert_int_equal(ms_children_count_later(&cs, 1, (const char *)(uintptr_t)1, tag, 2), 0);
+	assert_int_equal(ms_children_count_later(&cs, 1, (const char *)(uintptr_t)2, tag, 4), 0);
+	assert_int_equal(ms_children_count_later(&cs, 1, (const char *)(uintptr_t)3, tag, 3), 0);
+	assert_int_equal(ms_children_count_later(&cs, 2, (const char *)(uintptr_t)2, tag, 1), 0);
+	assert_int_equal(ms_children_count_later(&cs, 2, (const char *)(uintptr_t)2, tag, 1), 0);
+	assert_int_equal(cs.nr_later, 4);                  /* the last two in one */
+	assert_int_equal(ms_children_settle(&cs, rename_entry, (void *)pairs), 0);
+	assert_int_equal(cs.nr_later, 0);
+	assert_int_equal(ms_children_index(&cs, 2), 0);
+	assert_int_equal(ms_children_top(&cs, 1, 3, kids), 2);
+	assert_ptr_equal(kids[0].symbol, f);               /* 1 + 2 + 3 */
+	assert_int_equal(kids[0].samples, 6);
+	assert_ptr_equal(kids[1].symbol, g);
+	assert_int_equal(kids[1].samples, 4);
+	assert_int_equal(ms_children_top(&cs, 2, 3, kids), 1);
+	assert_ptr_equal(kids[0].symbol, g);
+	assert_ptr_equal(kids[0].dso, bin);
+	assert_int_equal(kids[0].samples, 2);
+	ms_children_release(&cs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(top_n_by_row),
+		cmocka_unit_test(named_later_counted_as_named_now),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

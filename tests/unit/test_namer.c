@@ -417,6 +417,37 @@ static void compressed_binary_read_from_the_path_gnu(void **state)
 	compressed_binary_read_from_the_path("zlib-gnu");
 }
 
+enum { CODE_IPS = 4 };
+
+/* The code addresses asked for: this test's functions, its C library's, one no binary holds. */
+static void code_ips(uint64_t *ips)
+{
+	ips[0] = (uint64_t)(uintptr_t)namer_inner + 4;
+	ips[1] = (uint64_t)(uintptr_t)namer_outer + 4;
+	ips[2] = (uint64_t)(uintptr_t)getpid + 2;
+	ips[3] = 0x1000;
+}
+
+/* A namer for s (its binaries' build-ids known, this process's code mapped), each of ips pinned and handed to it. */
+static struct ms_namer *code_jobs(struct ms_symbols *s, struct text *t, const uint64_t *ips, struct ms_pin *pins,
+				  struct ms_name_job **jobs, bool symbols)
+{
+	uint32_t pid = (uint32_t)getpid();
+	struct ms_namer *n;
+	int i;
+
+	expect_own_build_ids(s);
+	map_own_code(s, t, 32);
+	n = new_namer(s, false);
+	for (i = 0; i < CODE_IPS; i++) {
+		assert_int_equal(ms_symbols_pin(s, pid, &ips[i], 1, &pins[i]), 0);
+		jobs[i] = symbols ? ms_namer_submit_symbol(n, s, &pins[i], pid, ips[i]) :
+				    ms_namer_submit_frames(n, s, &pins[i], pid, ips[i]);
+		assert_non_null(jobs[i]);
+	}
+	return n;
+}
+
 /*
  * Code addresses' frames (a profile's code) named by the namer as the
  * caller names them now, and through the pin after the process's binaries
@@ -425,10 +456,8 @@ static void compressed_binary_read_from_the_path_gnu(void **state)
  */
 static void code_frames_named(int want_hits, int want_put)
 {
+	enum { N = CODE_IPS };
 	uint32_t pid = (uint32_t)getpid();
-	const uint64_t ips[] = { (uint64_t)(uintptr_t)namer_inner + 4, (uint64_t)(uintptr_t)namer_outer + 4,
-				 (uint64_t)(uintptr_t)getpid + 2, 0x1000 };
-	enum { N = sizeof(ips) / sizeof(ips[0]) };
 	struct ms_frame want[N][MS_NAMER_FRAMES], pinned[MS_NAMER_FRAMES], got[MS_NAMER_FRAMES];
 	struct ms_symbols *s = ms_symbols_new();
 	struct ms_name_job *jobs[N];
@@ -437,15 +466,12 @@ static void code_frames_named(int want_hits, int want_put)
 	struct ms_namer *n;
 	struct ms_event e;
 	struct text t[32];
+	uint64_t ips[N];
 
-	expect_own_build_ids(s);
-	map_own_code(s, t, 32);
-	n = new_namer(s, false);
-	for (i = 0; i < (int)N; i++) {
+	code_ips(ips);
+	n = code_jobs(s, t, ips, pins, jobs, false);
+	for (i = 0; i < (int)N; i++)
 		nwant[i] = ms_symbols_code_frames(s, pid, ips[i], want[i], MS_NAMER_FRAMES);
-		assert_int_equal(ms_symbols_pin(s, pid, &ips[i], 1, &pins[i]), 0);
-		assert_non_null(jobs[i] = ms_namer_submit_frames(n, s, &pins[i], pid, ips[i]));
-	}
 	assert_true(nwant[0] >= 1 && nwant[1] >= 1 && nwant[2] >= 1);
 	assert_string_equal(want[0][nwant[0] - 1].name, "namer_inner");   /* named: the test tests something */
 	assert_string_equal(want[1][nwant[1] - 1].name, "namer_outer");
@@ -478,6 +504,62 @@ static void code_frames_as_the_caller_names(void **state)
 {
 	(void)state;
 	code_frames_named(-1, -1);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * Code addresses' symbols (a report's children) named by the namer as
+ * the caller names them now, and through the pin after the binaries went
+ * by exec: the same addresses; the one no binary holds has none.
+ */
+static void code_symbols_named(int want_hits, int want_put)
+{
+	enum { N = CODE_IPS };
+	uint32_t pid = (uint32_t)getpid();
+	struct ms_code_sym want[N], got, pinned;
+	struct ms_symbols *s = ms_symbols_new();
+	struct ms_name_job *jobs[N];
+	struct ms_pin pins[N];
+	int held[N], i;
+	struct ms_namer *n;
+	struct ms_event e;
+	struct text t[32];
+	uint64_t ips[N];
+
+	code_ips(ips);
+	n = code_jobs(s, t, ips, pins, jobs, true);
+	for (i = 0; i < (int)N; i++)
+		held[i] = ms_symbols_code_symbol(s, pid, ips[i], &want[i]);
+	assert_true(held[0] == 1 && held[1] == 1 && held[2] == 1 && held[3] == 0);
+	assert_string_equal(want[0].name, "namer_inner");   /* named: the test tests something */
+	assert_string_equal(want[1].raw, "namer_outer");
+	assert_non_null(want[2].name);
+	assert_non_null(strstr(want[2].dso, "libc"));
+	e = task_ev(MS_EV_EXEC, pid);                       /* its binaries go */
+	ms_symbols_track(s, &e);
+	assert_int_equal(ms_symbols_code_symbol(s, pid, ips[0], &got), 0);   /* now: none */
+	for (i = (int)N - 1; i >= 0; i--) {                 /* the last waited for first */
+		assert_int_equal(ms_namer_wait_symbol(n, jobs[i], &got), held[i]);
+		assert_int_equal(ms_symbols_code_symbol_pinned(s, &pins[i], pid, ips[i], &pinned), held[i]);
+		assert_true(same_str(got.name, want[i].name) && same_str(got.raw, want[i].raw) &&
+			    same_str(got.dso, want[i].dso));
+		assert_true(same_str(pinned.name, want[i].name) && same_str(pinned.raw, want[i].raw) &&
+			    same_str(pinned.dso, want[i].dso));
+	}
+	assert_int_equal(ms_namer_wait_symbol(n, jobs[0], &got), -1);   /* asked once */
+	cache_counts(n, want_hits, want_put);
+	ms_namer_free(n);
+	ms_symbols_free(s);
+}
+
+static void code_symbols_as_the_caller_names(void **state)
+{
+	(void)state;
+	code_symbols_named(-1, -1);
 }
 
 /*
@@ -522,6 +604,7 @@ static void answers_kept_for_the_next_run(void **state)
 	for (run = 0; run < 2; run++) {
 		named_as_the_pin_names(false, run ? 5 : 0, run ? 0 : 5);
 		code_frames_named(run ? 4 : 0, run ? 0 : 4);
+		code_symbols_named(run ? 4 : 0, run ? 0 : 4);
 	}
 	named_as_the_pin_names(true, 0, 5);
 	named_as_the_pin_names(true, 5, 0);
@@ -656,6 +739,7 @@ int main(void)
 		cmocka_unit_test(compressed_binary_read_from_the_path_gabi),
 		cmocka_unit_test(compressed_binary_read_from_the_path_gnu),
 		cmocka_unit_test(code_frames_as_the_caller_names),
+		cmocka_unit_test(code_symbols_as_the_caller_names),
 		cmocka_unit_test_setup_teardown(answers_kept_for_the_next_run, cache_setup, cache_teardown),
 		cmocka_unit_test(waited_for_first),
 		cmocka_unit_test(stopped_then_freed),
