@@ -176,15 +176,58 @@ int ms_children_top(const struct ms_children *cs, uint64_t region, int nc, struc
 	return nr;
 }
 
+#define LATER_MIN (16u << 10)     /* entries kept in turn before they are first merged */
+
+/*
+ * The entries kept in turn, those of one (region, symbol, binary) merged
+ * into the first, in the order they came: so that they stay within twice
+ * the pairs there are, however many runs of samples. 0 or -ENOMEM.
+ */
+static int merge_later(struct ms_children *cs)
+{
+	size_t cap = 16, n = 0, i, j;
+	struct child *c, *d;
+	uint32_t *slot;
+	uint64_t k;
+
+	while (cap < 2 * cs->nr_later)
+		cap *= 2;
+	if (!(slot = calloc(cap, sizeof(*slot))))
+		return -ENOMEM;
+	for (i = 0; i < cs->nr_later; i++) {
+		c = &cs->later[i];
+		k = c->region * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)c->symbol;
+		for (j = ms_hash64(k, cap); slot[j]; j = (j + 1) & (cap - 1)) {
+			d = &cs->later[slot[j] - 1];
+			if (d->region == c->region && d->symbol == c->symbol && d->dso == c->dso)
+				break;
+		}
+		if (slot[j]) {
+			cs->later[slot[j] - 1].samples += c->samples;
+			continue;
+		}
+		cs->later[n] = *c;
+		slot[j] = (uint32_t)++n;
+	}
+	free(slot);
+	cs->nr_later = n;
+	cs->later_limit = 2 * n > LATER_MIN ? 2 * n : LATER_MIN;
+	return 0;
+}
+
 int ms_children_count_later(struct ms_children *cs, uint64_t region, const char *symbol, const char *dso,
 			    uint64_t n)
 {
 	struct child *c = cs->nr_later ? &cs->later[cs->nr_later - 1] : NULL;
+	int err;
 
 	if (c && c->region == region && c->symbol == symbol && c->dso == dso) {
 		c->samples += n;
 		return 0;
 	}
+	if (cs->nr_later >= (cs->later_limit ? cs->later_limit : LATER_MIN) && cs->nr_later < UINT32_MAX &&
+	    (err = merge_later(cs)))
+		return err;
 	if (MS_GROW(cs->later, cs->nr_later + 1, cs->cap_later, 1024, SIZE_MAX, false))
 		return -ENOMEM;
 	cs->later[cs->nr_later++] = (struct child){ region, symbol, dso, n };

@@ -26,7 +26,7 @@ struct ms_children {
 	uint32_t *off, *pos;      /* ms_children_index(): table positions by region, and where each starts */
 	size_t nr_off;
 	struct child *later;      /* ms_children_count_later(), in turn */
-	size_t nr_later, cap_later;
+	size_t nr_later, cap_later, later_limit;
 };
 
 /* Counts n samples of code symbol (of binary dso) in region id + 1 (not 0). 0 or -ENOMEM. */
@@ -47,8 +47,9 @@ int ms_children_top(const struct ms_children *c, uint64_t region, int nc, struct
 
 /*
  * Counts n samples in region id + 1 of code whose (symbol, binary) is not
- * known yet: kept in turn (the same as the last: added to it), and
- * counted by ms_children_settle(). 0 or -ENOMEM.
+ * known yet: kept in turn (the same as the last: added to it; all of one
+ * merged once they are many), and counted by ms_children_settle(). 0 or
+ * -ENOMEM.
  */
 int ms_children_count_later(struct ms_children *c, uint64_t region, const char *symbol, const char *dso,
 			    uint64_t n);

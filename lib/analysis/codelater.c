@@ -24,12 +24,18 @@
 struct code_first {
 	struct ms_name_job *job;      /* the namer's, or NULL: named through pin */
 	struct ms_pin pin;
-	uint32_t pid;                 /* what it was added with */
-	uint64_t ip;
-	struct ms_frame *f;           /* named at once: its n frames (the symbols' strings); or NULL */
+	union {                       /* named at once (the symbols' strings), malloc'd; or NULL */
+		struct ms_frame *f;   /* its n frames */
+		struct ms_code_sym *sym;   /* a list of symbols: the symbol a binary held */
+	};
 	int n;
-	struct ms_code_sym sym;       /* a symbol named at once (a binary held it) */
 	bool pinned;
+};
+
+/* A list of symbols' first entry: what it was added with, for naming it through its pin. */
+struct code_where {
+	uint32_t pid;
+	uint64_t ip;
 };
 
 struct code_key {
@@ -157,7 +163,8 @@ size_t ms_code_later_first(const struct ms_code_later *c, size_t i)
 /* A new first entry for *ref: NULL on no memory. */
 static struct code_first *first(struct ms_code_later *c, uint32_t *ref)
 {
-	if (c->nfirst >= SAME - 1 || MS_GROW(c->firsts, c->nfirst + 1, c->cap_firsts, 64, SIZE_MAX, false))
+	if (c->nfirst >= SAME - 1 || MS_GROW(c->firsts, c->nfirst + 1, c->cap_firsts, 64, SIZE_MAX, false) ||
+	    (c->symbols && MS_GROW(c->where, c->nfirst + 1, c->cap_where, 64, SIZE_MAX, false)))
 		return NULL;
 	c->firsts[c->nfirst] = (struct code_first){ 0 };
 	*ref = (uint32_t)++c->nfirst;
@@ -182,8 +189,8 @@ int ms_code_later_add(struct ms_code_later *c, uint32_t pid, uint64_t ip)
 			return -ENOMEM;
 		a->pinned = true;
 		a->pin = pin;
-		a->pid = pid;
-		a->ip = ip;
+		if (c->symbols)
+			c->where[c->nfirst - 1] = (struct code_where){ pid, ip };
 		if (c->namer)
 			a->job = c->symbols ? ms_namer_submit_symbol(c->namer, c->syms, &a->pin, pid, ip) :
 					      ms_namer_submit_frames(c->namer, c->syms, &a->pin, pid, ip);
@@ -197,9 +204,9 @@ int ms_code_later_add(struct ms_code_later *c, uint32_t pid, uint64_t ip)
 
 		if (!ms_symbols_code_symbol(c->syms, pid, ip, &sym))
 			return 0;
-		if (!(a = first(c, ref)))
+		if (!(a = first(c, ref)) || !(a->sym = malloc(sizeof(sym))))
 			return -ENOMEM;
-		a->sym = sym;
+		*a->sym = sym;
 		return 0;
 	}
 	if ((n = ms_symbols_code_frames(c->syms, pid, ip, f, MS_NAMER_FRAMES)) <= 0)
@@ -240,6 +247,7 @@ int ms_code_later_frames(struct ms_code_later *c, size_t i, uint32_t pid, uint64
 
 int ms_code_later_symbol(struct ms_code_later *c, size_t i, struct ms_code_sym *out, size_t *same)
 {
+	const struct code_where *w;
 	struct code_first *a;
 	int held;
 
@@ -252,11 +260,14 @@ int ms_code_later_symbol(struct ms_code_later *c, size_t i, struct ms_code_sym *
 		return 0;                 /* skipped, or named now with no binary's symbol */
 	a = &c->firsts[c->at[i] - 1];
 	if (!a->pinned) {
-		*out = a->sym;
+		*out = *a->sym;
+		free(a->sym);
+		a->sym = NULL;
 		return 1;
 	}
+	w = &c->where[c->at[i] - 1];
 	if (!a->job || (held = ms_namer_wait_symbol(c->namer, a->job, out)) < 0)
-		held = ms_symbols_code_symbol_pinned(c->syms, &a->pin, a->pid, a->ip, out);
+		held = ms_symbols_code_symbol_pinned(c->syms, &a->pin, w->pid, w->ip, out);
 	a->job = NULL;
 	return held;
 }
@@ -266,8 +277,10 @@ void ms_code_later_release(struct ms_code_later *c)
 	size_t i;
 
 	for (i = 0; i < c->nfirst; i++)
-		free(c->firsts[i].f);
+		if (!c->firsts[i].pinned)
+			free(c->symbols ? (void *)c->firsts[i].sym : (void *)c->firsts[i].f);
 	free(c->at);
+	free(c->where);
 	free(c->firsts);
 	free(c->keys);
 	free(c->slot);

@@ -21,6 +21,7 @@
 
 struct code_first;
 struct code_key;
+struct code_where;
 
 struct ms_code_later {
 	struct ms_symbols *syms;
@@ -29,6 +30,8 @@ struct ms_code_later {
 	size_t n, cap;
 	struct code_first *firsts;    /* the first entry of each key's code */
 	size_t nfirst, cap_firsts;
+	struct code_where *where;     /* a list of symbols: each first's process and address */
+	size_t cap_where;
 	struct code_key *keys;        /* each key's first entry, and the keys by hash (index + 1) */
 	size_t nkeys, cap_keys;
 	uint32_t *slot;

@@ -31,13 +31,12 @@ struct ms_code_memo_slot {
 
 /*
  * Zeroed to start; nothing to release. With later set, the symbols of
- * code in binaries are named later (ms_code_names_take()): a slot's answer
- * is then later's entry + 1 as a pointer, with ms_code_later_tag for its
- * binary.
+ * code in binaries are named later (codenames.h): a slot's answer is then
+ * later's entry + 1 as a pointer, with ms_code_later_tag for its binary.
  */
 struct ms_code_memo {
 	struct ms_code_later *later;   /* or NULL: every name now */
-	int later_error;               /* -ENOMEM where an entry could not be added (the name given now) */
+	int later_error;               /* -ENOMEM where an entry could not be added: none is added after */
 	struct ms_code_memo_slot slot[MS_CODE_MEMO_SIZE];
 	uint64_t seen_gen;             /* ms_symbols_generation() when gen was looked up */
 	uint32_t gen_pid;              /* the process it was looked up for */
@@ -56,14 +55,21 @@ const char *ms_code_name(struct ms_symbols *syms, uint32_t pid, uint64_t addr, c
 /* pid's generation of names (symbols/generation.h), from m where the symbols have not moved since. */
 uint64_t ms_code_memo_gen(struct ms_code_memo *m, struct ms_symbols *syms, uint32_t pid);
 
-/* The binary of an answer that is an entry of the memo's later list. */
+/* The binary of an answer that is an entry of the memo's later list (its symbol: the entry + 1). */
 extern const char ms_code_later_tag[];
 
-/* ms_code_name() into slot e for the generation gen (a miss of ms_code_memo_name()). */
+/* What ms_code_name() names code no binary or JIT names, and its binary: one string, whoever names it. */
+extern const char ms_code_unknown[];
+
+/*
+ * ms_code_name() into slot e for the generation gen (a miss of
+ * ms_code_memo_name()); with m->later, code in a binary (one a pin can
+ * name later) is added to it instead, and its answer is the entry's tag.
+ */
 const char *ms_code_memo_fill(struct ms_code_memo *m, struct ms_code_memo_slot *e, struct ms_symbols *syms,
 			      uint32_t pid, uint64_t ip, uint64_t gen, const char **dso);
 
-/* ms_code_name(), from m where it was asked before with the same answer; counted. */
+/* ms_code_name(), or the tag of an entry for later (ms_code_memo_fill()), from m where asked before; counted. */
 static inline const char *ms_code_memo_name(struct ms_code_memo *m, struct ms_symbols *syms, uint32_t pid,
 					    uint64_t ip, const char **dso)
 {
@@ -78,35 +84,5 @@ static inline const char *ms_code_memo_name(struct ms_code_memo *m, struct ms_sy
 	*dso = e->dso;
 	return e->symbol;
 }
-
-/*
- * The names of the entries a memo left for later: one (symbol, binary)
- * pair of strings for each symbol, so that whoever tells them apart by
- * address, as the report's children do, tells the same apart as naming
- * at once did (one string per symbol-table name of a binary: demangle.c).
- */
-struct ms_code_names {
-	const char **symbol, **dso;    /* entry i's pair */
-	const char **raw;              /* its symbol-table name, or NULL */
-	size_t n, cap, cap_dso, cap_raw;
-	uint32_t *slot;                /* the first entry of each (binary, raw name) + 1, by hash */
-	size_t nslot, npairs;
-};
-
-/* Names later's entries from t->n on, each as it would have been named when added. 0 or -ENOMEM. */
-int ms_code_names_take(struct ms_code_names *t, struct ms_code_later *later);
-
-/* *symbol and *dso where they are an entry's answer (dso is ms_code_later_tag): its names. */
-static inline void ms_code_names_get(const struct ms_code_names *t, const char **symbol, const char **dso)
-{
-	size_t i = (size_t)(uintptr_t)*symbol - 1;
-
-	if (*dso == ms_code_later_tag && i < t->n) {
-		*symbol = t->symbol[i];
-		*dso = t->dso[i];
-	}
-}
-
-void ms_code_names_release(struct ms_code_names *t);
 
 #endif

@@ -15,6 +15,7 @@
 #include "analysis/access.h"
 #include "analysis/children.h"
 #include "analysis/codememo.h"
+#include "analysis/codenames.h"
 #include "analysis/reportsites.h"
 #include "aspace/samples.h"
 #include "session/source.h"
@@ -397,11 +398,6 @@ static void on_begin(void *ctx, struct ms_session *s)
 	}
 }
 
-static void rename_child(void *ctx, const char **symbol, const char **dso)
-{
-	ms_code_names_get(ctx, symbol, dso);
-}
-
 /* Ongoing access, within the session's window. */
 static void on_access(void *ctx, const struct ms_event *ev, const struct ms_region *r, uint64_t start, uint64_t end)
 {
@@ -695,7 +691,7 @@ MS_EXPORT int ms_report_sort(struct ms_report *rep, const struct ms_aspace *as, 
 	count_pages(rep);
 	ms_access_table_settle(&rep->access);
 	if (rep->memo.later && ((err = rep->memo.later_error) || (err = ms_code_names_take(&rep->names, &rep->later)) ||
-				(err = ms_children_settle(&rep->children, rename_child, &rep->names))))
+				(err = ms_children_settle(&rep->children, ms_code_names_rename, &rep->names))))
 		return err;
 	if (rep->nr_children && (err = ms_children_index(&rep->children, ms_aspace_nr_regions(as))))
 		return err;

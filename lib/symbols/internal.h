@@ -30,6 +30,12 @@ struct cached {
 	uint64_t offset;
 };
 
+/* A string table the symbols' names lie in: its Elf, its start, and the name furthest in. */
+struct bin_strtab {
+	Elf *elf;
+	uintptr_t base, last;
+};
+
 /* A symbol with a size that libdwfl's search may name, as it sees it. */
 struct sized {                   /* 32 bytes: a table is written once, page by new page */
 	uint64_t value;               /* adjusted, as addresses are */
@@ -61,6 +67,9 @@ struct bin {
 	size_t nr_sizeless;
 	int first_global;
 	bool table;                   /* sized and sizeless are built */
+	struct bin_strtab strtabs[2]; /* in the order the symbols are in; 3 in nr_strtabs: more, none told apart */
+	int nr_strtabs;
+	bool strtabs_read;
 	struct ms_framecache *frames; /* ms_symbols_frames' answers, by vaddr */
 	struct ms_scopes *scopes;     /* its compile units' scope trees, indexed (scopes.c) */
 	struct ms_symgaps *gaps;      /* names of addresses no sized symbol holds (symgaps.c) */
@@ -360,9 +369,14 @@ ssize_t ms_bin_index(struct ms_symbols *s, const char *path, bool create);
 /*
  * The name libdwfl gives vaddr in b, demangled, and the offset into it;
  * NULL where none. Where raw is not NULL, *raw is the name as the symbol
- * table has it (symtab.c).
+ * table has it, and *id where that string lies in its table: which table
+ * (1 or 2, as the symbols list them) in the top byte, its offset in the
+ * rest; two names of one binary are one string where their ids are equal,
+ * and another reading of the same files gives the same; 0 where it cannot
+ * be told (symtab.c).
  */
-const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset, const char **raw);
+const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset, const char **raw,
+			uint64_t *id);
 
 /*
  * For checking: on, every address is resolved by libdwfl's own search

@@ -10,7 +10,9 @@
  * the instances the chain lies in, as a pin names it (pin.c). A chain's
  * answer depends on nothing else (ms_pin_key()), so it is the answer the
  * caller's symbols would give. Where the thread cannot read a binary as
- * the caller did, it says so and the caller names the chain itself.
+ * the caller did, it says so and the caller names the chain itself. A
+ * profile's code (its frames) and a report's children (a code address's
+ * symbol) are named the same way, as chains of one address.
  *
  * The thread takes the chains in the order they come, and a chain the
  * caller waits for first; the caller hands them over some at a time, so
@@ -68,13 +70,22 @@ struct ms_name_job {
 	struct job_inst *inst;
 	uint32_t pid, len, nr_inst;
 	enum job_state state;        /* under the lock, once handed over */
-	char *site, *text;           /* DONE: the thread's answers, until asked */
-	enum job_kind kind;          /* a site, a code address's frames or its symbol */
-	struct ms_frame *f;          /* DONE, frames: nf of them, malloc'd; their strings the thread's symbols' */
-	int nf;
-	struct ms_code_sym sym;      /* DONE, a symbol: held by a binary (held 1), its strings the thread's */
-	int held;
+	unsigned char kind;          /* enum job_kind: a site, a code address's frames or its symbol */
 	bool hit, put;               /* the thread's: answered by the cache; named and put in it */
+	union {                      /* DONE: the thread's answer, by kind, until asked */
+		struct {
+			char *site, *text;
+		};
+		struct {
+			struct ms_frame *f;  /* nf of them, malloc'd; their strings the thread's symbols' */
+			int nf;
+		};
+		struct {
+			const char *name, *raw;   /* the thread's strings, or the cache's */
+			uint64_t id;
+			int held;            /* a binary holds the address (its path is the job's instance's) */
+		} sym;
+	};
 };
 
 struct block {
@@ -267,19 +278,26 @@ static const char *answer_str(const char **p, const char *end)
 #define SYM_HELD 1
 #define SYM_NAME 2
 #define SYM_RAW 4
+#define SYM_ID 8
 
-/* A symbol job's answer from the cache's bytes (its strings stay there): flags, then each string. */
+/* A symbol job's answer from the cache's bytes (its strings stay there): flags, the id, then each string. */
 static bool take_symbol(struct ms_name_job *j, const char *p, const char *end)
 {
 	unsigned char flags;
 
-	if (p == end || (flags = (unsigned char)*p++) & ~(SYM_HELD | SYM_NAME | SYM_RAW) ||
+	if (p == end || (flags = (unsigned char)*p++) & ~(SYM_HELD | SYM_NAME | SYM_RAW | SYM_ID) ||
 	    (!(flags & SYM_HELD) && flags))
 		return false;
-	j->held = flags & SYM_HELD;
-	j->sym = (struct ms_code_sym){ 0 };
-	if ((j->held && !(j->sym.dso = answer_str(&p, end))) ||
-	    (flags & SYM_NAME && !(j->sym.name = answer_str(&p, end))) ||
+	j->sym.held = flags & SYM_HELD;
+	j->sym.name = j->sym.raw = NULL;
+	j->sym.id = 0;
+	if (flags & SYM_ID) {
+		if (end - p < 8)
+			return false;
+		memcpy(&j->sym.id, p, 8);
+		p += 8;
+	}
+	if ((flags & SYM_NAME && !(j->sym.name = answer_str(&p, end))) ||
 	    (flags & SYM_RAW && !(j->sym.raw = answer_str(&p, end))))
 		return false;
 	return p == end;
@@ -342,10 +360,11 @@ static void put_answer(struct ms_namer *n, struct ms_name_job *j, const struct m
 
 	ms_buf_init(&b);
 	if (j->kind == SYMBOL) {
-		flags = j->held ? SYM_HELD | (j->sym.name ? SYM_NAME : 0) | (j->sym.raw ? SYM_RAW : 0) : 0;
+		flags = j->sym.held ? SYM_HELD | (j->sym.name ? SYM_NAME : 0) | (j->sym.raw ? SYM_RAW : 0) |
+					      (j->sym.id ? SYM_ID : 0) : 0;
 		ms_buf_append(&b, &flags, 1);
-		if (j->held)
-			ms_buf_cstr(&b, j->sym.dso);
+		if (flags & SYM_ID)
+			ms_buf_append(&b, &j->sym.id, 8);
 		if (j->sym.name)
 			ms_buf_cstr(&b, j->sym.name);
 		if (j->sym.raw)
@@ -387,8 +406,13 @@ static bool name_now(struct ms_namer *n, struct ms_name_job *j)
 	n->own->view = &view;
 	n->own->view_pid = j->pid;
 	if (j->kind == SYMBOL) {
-		j->held = ms_symbols_code_symbol(n->own, j->pid, j->chain[0], &j->sym);
+		struct ms_code_sym cs;
+
+		j->sym.held = ms_symbols_code_symbol(n->own, j->pid, j->chain[0], &cs);
 		n->own->view = NULL;
+		j->sym.name = cs.name;
+		j->sym.raw = cs.raw;
+		j->sym.id = cs.id;
 		return true;
 	}
 	if (j->kind == FRAMES) {
@@ -643,15 +667,30 @@ int ms_namer_wait_frames(struct ms_namer *n, struct ms_name_job *j, struct ms_fr
 	return k;
 }
 
+/* The path of the binary that holds addr in j's view (the first instance that does, as inst_at() takes it). */
+static const char *held_by(const struct ms_name_job *j, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < j->nr_inst; i++)
+		if (addr >= j->inst[i].lo && addr < j->inst[i].hi)
+			return j->inst[i].b->path;
+	return NULL;
+}
+
 int ms_namer_wait_symbol(struct ms_namer *n, struct ms_name_job *j, struct ms_code_sym *out)
 {
 	int held = -1;
 
+	*out = (struct ms_code_sym){ 0 };
 	hand_over(n);
 	pthread_mutex_lock(&n->lock);
-	if (wait_named(n, j)) {
-		held = j->held;
-		*out = j->sym;
+	if (wait_named(n, j) && (held = j->sym.held) > 0 && !(out->dso = held_by(j, j->chain[0])))
+		held = -1;
+	if (held >= 0) {
+		out->name = j->sym.name;
+		out->raw = j->sym.raw;
+		out->id = j->sym.id;
 	}
 	j->state = DROPPED;
 	pthread_mutex_unlock(&n->lock);
@@ -720,9 +759,11 @@ void ms_namer_free(struct ms_namer *n)
 		pthread_join(n->thread, NULL);
 	ms_namecache_save(n->cache);
 	for (j = n->all; j; j = j->all) {
-		free(j->site);
-		free(j->text);
-		free(j->f);
+		if (j->kind == SITE) {
+			free(j->site);
+			free(j->text);
+		} else if (j->kind == FRAMES)
+			free(j->f);
 	}
 	while ((b = n->blocks)) {
 		n->blocks = b->next;

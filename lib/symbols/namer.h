@@ -1,7 +1,7 @@
 /*
- * Internal: pinned chains' sites named on a thread of their own while the
- * replay goes on (namer.c), each as ms_symbols_call_site_pinned() would
- * name it later.
+ * Internal: pinned chains' sites, and code addresses' frames and symbols,
+ * named on a thread of their own while the replay goes on (namer.c), each
+ * as the caller's symbols would name it through its pin later.
  */
 #ifndef MS_SYMBOLS_NAMER_H
 #define MS_SYMBOLS_NAMER_H

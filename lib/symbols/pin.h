@@ -64,6 +64,7 @@ struct ms_code_sym {
 	const char *name;     /* demangled; NULL where the binary has none for it */
 	const char *raw;      /* as the symbol table has it: overloads demangled alike differ here */
 	const char *dso;      /* the binary's path */
+	uint64_t id;          /* where raw lies in the binary's string tables (ms_bin_name()), or 0 */
 };
 
 /*

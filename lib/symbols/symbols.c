@@ -393,7 +393,7 @@ MS_EXPORT int ms_symbols_resolve(struct ms_symbols *s, uint32_t pid, uint64_t ad
 		ms_bin_load_symbols(b);
 	if (b->state != 2)
 		return 0;
-	out->name = ms_bin_name(s, b, out->vaddr, &out->offset, NULL);
+	out->name = ms_bin_name(s, b, out->vaddr, &out->offset, NULL, NULL);
 	if (want_line && (line = dwfl_module_getsrc(b->mod, out->vaddr)))
 		out->file = dwfl_lineinfo(line, NULL, &out->line, NULL, NULL, NULL);
 	return 0;
@@ -519,7 +519,7 @@ int ms_symbols_code_symbol(struct ms_symbols *s, uint32_t pid, uint64_t ip, stru
 	if (b->state == 1)               /* as ms_symbols_resolve() reads it */
 		ms_bin_load_symbols(b);
 	if (b->state == 2)
-		out->name = ms_bin_name(s, b, ip - in->bias, &offset, &out->raw);
+		out->name = ms_bin_name(s, b, ip - in->bias, &offset, &out->raw, &out->id);
 	return 1;
 }
 

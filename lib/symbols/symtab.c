@@ -419,6 +419,59 @@ static bool table_add(struct bin *b, int i, const struct got *got)
  * and b->gaps' symbols from the same pass: each symbol is read through
  * libdwfl once for both. The sorted table is lent to b->gaps.
  */
+/* The string table g's name lies in, noted (the first two: a module's symbols and its auxiliary ones). */
+static void note_strtab(struct bin *b, const struct got *g)
+{
+	uintptr_t name = (uintptr_t)g->name, base = name - g->sym.st_name;
+	struct bin_strtab *t;
+	int i;
+
+	for (i = 0; i < b->nr_strtabs && i < 2; i++) {
+		t = &b->strtabs[i];
+		if (t->elf == g->elf && t->base == base) {
+			if (name > t->last)
+				t->last = name;
+			return;
+		}
+	}
+	if (b->nr_strtabs < 2)
+		b->strtabs[b->nr_strtabs] = (struct bin_strtab){ g->elf, base, name };
+	if (b->nr_strtabs < 3)
+		b->nr_strtabs++;
+}
+
+/* b's string tables, where build_table() did not note them (libdwfl's own search, or no table). */
+static void read_strtabs(struct bin *b)
+{
+	int i, n = dwfl_module_getsymtab(b->mod);
+	struct got g;
+
+	b->strtabs_read = true;
+	if (b->nr_strtabs)
+		return;
+	for (i = 1; i < n; i++) {
+		g.name = dwfl_module_getsym_info(b->mod, i, &g.sym, &g.value, &g.shndx, &g.elf, &g.bias);
+		if (g.name)
+			note_strtab(b, &g);
+	}
+}
+
+/* Where name (a symbol's, as libdwfl gave it) lies in b's string tables: ms_bin_name()'s id. */
+static uint64_t string_id(struct bin *b, const char *name)
+{
+	uintptr_t a = (uintptr_t)name;
+	int i;
+
+	if (!name)
+		return 0;
+	if (!b->strtabs_read)
+		read_strtabs(b);
+	for (i = 0; i < b->nr_strtabs && b->nr_strtabs <= 2; i++)
+		if (a >= b->strtabs[i].base && a <= b->strtabs[i].last && a - b->strtabs[i].base < (1ULL << 56))
+			return (uint64_t)(i + 1) << 56 | (a - b->strtabs[i].base);
+	return 0;
+}
+
 static void build_table(struct bin *b)
 {
 	int i, k, c, n = dwfl_module_getsymtab(b->mod);
@@ -436,6 +489,8 @@ static void build_table(struct bin *b)
 		c = n - i < AHEAD ? n - i : AHEAD;
 		read_ahead(b, i, c, got);
 		for (k = 0; k < c; k++) {
+			if (got[k].name)
+				note_strtab(b, &got[k]);
 			if (got[k].name && b->gaps)
 				ms_symgaps_add(b->gaps, b->mod, i + k, &got[k].sym, got[k].name, got[k].value,
 					       got[k].shndx, got[k].elf, got[k].bias);
@@ -443,6 +498,7 @@ static void build_table(struct bin *b)
 				fits = table_add(b, i + k, &got[k]);
 		}
 	}
+	b->strtabs_read = true;
 	cut_to_fit(b, (size_t)n);
 	if (!fits || !ms_sized_sort(b->sized, b->nr_sized)) {
 		b->nr_sized = b->nr_sizeless = 0;   /* no table: libdwfl answers */
@@ -538,28 +594,31 @@ static const char *search_name(const struct ms_symbols *s, struct bin *b, uint64
 }
 
 /* search_name() once per address, demangled: the names found are kept in b's cache. */
-const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset, const char **raw)
+const char *ms_bin_name(struct ms_symbols *s, struct bin *b, uint64_t vaddr, uint64_t *offset, const char **raw,
+			uint64_t *id)
 {
 	struct cached *c = cache_slot(b, vaddr);
 	const char *name, *found;
 
 	if (c && c->vaddr == vaddr) {
 		*offset = c->offset;
-		if (raw)
-			*raw = c->raw;
-		return c->name;
+		name = c->name;
+		found = c->raw;
+	} else {
+		found = search_name(s, b, vaddr, offset);
+		name = ms_symbols_demangled(s, found);
+		if (c) {
+			c->vaddr = vaddr;
+			c->name = name;
+			c->raw = found;
+			c->offset = *offset;
+			b->cache_len++;
+		}
 	}
-	found = search_name(s, b, vaddr, offset);
-	name = ms_symbols_demangled(s, found);
 	if (raw)
 		*raw = found;
-	if (c) {
-		c->vaddr = vaddr;
-		c->name = name;
-		c->raw = found;
-		c->offset = *offset;
-		b->cache_len++;
-	}
+	if (raw && id)
+		*id = string_id(b, found);
 	return name;
 }
 

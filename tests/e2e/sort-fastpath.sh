@@ -62,8 +62,8 @@ fi
 out() {
 	local dir=$1 f=$2 i=0 c
 	mkdir -p "$dir"
-	for c in "report" "report --children 0" "report --children 16" "report --children 0 --format json" "report --format json" \
-		"report --format csv" "timeline" \
+	for c in "report" "report --children 0" "report --children 16" "report --children 0 --format json" \
+		"report --format json" "report --format csv" "timeline" \
 		"timeline --format json" "unmapped" "hugepages" "maps --at last" "heatmap" "heatmap --format svg" \
 		"report --format html" "report --format pprof -o pprof.pb"; do
 		i=$((i + 1))

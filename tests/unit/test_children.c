@@ -104,11 +104,43 @@ static void named_later_counted_as_named_now(void **state)
 	ms_children_release(&cs);
 }
 
+/*
+ * Samples of three entries in turn, a run each, 100,000 times: the list
+ * kept in turn stays small (entries of one pair merged once they are
+ * many), and every sample is counted, under its name, once settled.
+ */
+static void many_runs_kept_small(void **state)
+{
+	static const char f[] = "f", g[] = "g", bin[] = "/bin/x";
+	static const char *const pairs[3][2] = { { f, bin }, { g, bin }, { f, bin } };
+	struct ms_report_child kids[3];
+	struct ms_children cs = { 0 };
+	size_t i, most = 0;
+
+	(void)state;
+	for (i = 0; i < 100000; i++) {
+		assert_int_equal(ms_children_count_later(&cs, 1 + i % 2, (const char *)(uintptr_t)(1 + i % 3), tag, 1), 0);
+		if (cs.nr_later > most)
+			most = cs.nr_later;
+	}
+	assert_true(most <= 16u << 10);
+	assert_int_equal(ms_children_settle(&cs, rename_entry, (void *)pairs), 0);
+	assert_int_equal(ms_children_index(&cs, 2), 0);
+	assert_int_equal(ms_children_top(&cs, 1, 3, kids), 2);    /* region 1: entries 0 and 2 (f), 1 (g) */
+	assert_ptr_equal(kids[0].symbol, f);
+	assert_int_equal(kids[0].samples, 33334);
+	assert_int_equal(kids[1].samples, 16666);
+	assert_int_equal(ms_children_top(&cs, 2, 3, kids), 2);
+	assert_int_equal(kids[0].samples + kids[1].samples, 50000);
+	ms_children_release(&cs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(top_n_by_row),
 		cmocka_unit_test(named_later_counted_as_named_now),
+		cmocka_unit_test(many_runs_kept_small),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
