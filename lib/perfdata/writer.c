@@ -87,6 +87,32 @@ static int write_all(struct ms_pdwriter *w, const void *p, size_t n)
 	return 0;
 }
 
+/*
+ * Writes n bytes at offset off: 0 or -errno. A write short of n (the disk
+ * filled up in it) is followed by one for the rest, which says why; errno
+ * is never read where no call failed (realpath() leaves EINVAL behind).
+ */
+static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
+	const unsigned char *c = p;
+	ssize_t k;
+
+	while (n) {
+		k = pwrite(fd, c, n, (off_t)off);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		c += k;
+		off += (uint64_t)k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 static int flush(struct ms_pdwriter *w)
 {
 	if (!w->error && w->out_len)
@@ -560,9 +586,9 @@ static size_t feature_table(struct ms_pdwriter *w, struct perf_file_section *tab
 
 static int write_header(struct ms_pdwriter *w)
 {
-	if (pwrite(w->fd, &w->hdr, sizeof(w->hdr), 0) != (ssize_t)sizeof(w->hdr))
-		return w->error = errno ? -errno : -EIO;
-	return 0;
+	int err = pwrite_all(w->fd, &w->hdr, sizeof(w->hdr), 0);
+
+	return err ? (w->error = err) : 0;
 }
 
 /*
@@ -575,7 +601,7 @@ static void restore_table(struct ms_pdwriter *w)
 {
 	if (!w->table_off || ftruncate(w->fd, (off_t)w->table_off))
 		return;
-	if (pwrite(w->fd, w->table, w->table_len, (off_t)w->table_off) == (ssize_t)w->table_len)
+	if (!pwrite_all(w->fd, w->table, w->table_len, w->table_off))
 		w->st = w->at_table;     /* what the file holds */
 }
 
@@ -663,8 +689,7 @@ MS_EXPORT int ms_pdwriter_flush(struct ms_pdwriter *w)
 	 * data overwrites it), then the header that says where it is.
 	 */
 	n = feature_table(w, tab);
-	if (pwrite(w->fd, tab, n, (off_t)w->pos) != (ssize_t)n) {
-		w->error = errno ? -errno : -EIO;
+	if ((w->error = pwrite_all(w->fd, tab, n, w->pos))) {
 		restore_table(w);
 		return w->error;
 	}

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -348,6 +349,45 @@ static void reports_write_errors(void **state)
 	close(fds[1]);
 }
 
+/*
+ * A flush whose table reaches past the room left (a full disk; here the
+ * file size limit): the part that fits is written, then the rest is
+ * refused, and the error says why (EFBIG), not what errno held before
+ * (realpath() leaves EINVAL behind: recordings stopped on a full tmpfs
+ * said "Invalid argument"). The file stays whole as of the last flush.
+ */
+static void short_write_says_why(void **state)
+{
+	struct ms_pdwriter_opts o = opts(false);
+	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
+	struct perf_file_header h;
+	struct rlimit was, lim;
+	struct ms_pdwriter *w;
+	int fd = memfd_create("short", 0);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_non_null(w = ms_pdwriter_new(fd, &o));
+	assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+	assert_int_equal(ms_pdwriter_flush(w), 0);
+	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+	signal(SIGXFSZ, SIG_IGN);
+	lim = was;
+	lim.rlim_cur = h.data.offset + h.data.size + sizeof(sample) + 8;   /* the data, and 8 bytes of the table */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+	errno = EINVAL;
+	assert_int_equal(ms_pdwriter_flush(w), -EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	assert_int_equal(h.data.size, sizeof(sample));        /* as of the last flush that went whole */
+	ms_pdwriter_free(w);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +396,7 @@ int main(void)
 		cmocka_unit_test(flushed_file_reads_whole),
 		cmocka_unit_test(cut_pipe_is_unfinished),
 		cmocka_unit_test(reports_write_errors),
+		cmocka_unit_test(short_write_says_why),
 		cmocka_unit_test(compressed_reads_as_plain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
