@@ -25,6 +25,7 @@
 #include "launch.h"
 #include "output/json.h"
 #include "replay.h"
+#include "session/source.h"
 #include "output/text.h"
 #include "textout.h"
 
@@ -527,6 +528,19 @@ static int parse_args(int argc, char **argv, struct hp_opts *o)
 	return 0;
 }
 
+/*
+ * The advised regions' sites and chains, printed next, handed to the
+ * namer's thread now, in the order they are printed: named from its cache
+ * where an earlier run kept them, not from symbol tables built here.
+ */
+static void ask_sites(struct ms_session *s, struct ms_hugepages *hp, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		session_sites_ask(s, ms_hugepages_advice_at(hp, i)->region);
+}
+
 int cmd_hugepages(int argc, char **argv)
 {
 	struct hp_opts o = { 0 };
@@ -566,6 +580,7 @@ int cmd_hugepages(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
+	ask_sites(s, run.hp, n);
 	replay_warnings(s, o.input);
 	if (o.save && (ret = advice_file_save(o.save, adv, s, run.hp, n)))
 		goto out;

@@ -107,6 +107,21 @@ void ms_sites_aside(struct ms_sites *t, bool chains)
 	t->aside_chains = chains;
 }
 
+void ms_sites_ask(struct ms_sites *t, const struct ms_region *r)
+{
+	struct ms_site *s;
+
+	if (!r || r->id >= t->cap || !t->syms)
+		return;
+	s = &t->by_region[r->id];
+	if (!s->pinned || s->job || s->site_named)
+		return;
+	if (!t->namer_tried)
+		ms_sites_aside(t, true);     /* after the replay: a namer of sites and chains, made now */
+	if (ms_sites_namer(t, t->syms))
+		s->job = ms_namer_submit(t->namer, t->syms, &s->pin, s->pid, s->ips, s->nr_ips);
+}
+
 /*
  * r's site, its site or chain (which) named now where it was pinned and
  * is not named yet: the other is named only when asked for (a text report

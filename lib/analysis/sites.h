@@ -52,6 +52,15 @@ int ms_sites_note(struct ms_sites *t, struct ms_symbols *syms, const struct ms_r
  */
 void ms_sites_aside(struct ms_sites *t, bool chains);
 /*
+ * r's site and chain, pinned and neither named nor handed to the namer
+ * yet, handed to it now: for a caller that will print them, once the
+ * replay is over (where the namer was not made for the replay, it is
+ * made now, for sites and chains; where none can be, nothing is done).
+ * Its answers are the ones naming through the pin gives.
+ */
+void ms_sites_ask(struct ms_sites *t, const struct ms_region *r);
+
+/*
  * Where the sites are aside: the namer that names them (made now, the
  * first time, by syms: NULL where none could be), which may name other
  * pinned code too (ms_namer_submit_frames()); otherwise NULL.

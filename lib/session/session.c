@@ -598,6 +598,12 @@ struct ms_namer *session_namer(struct ms_session *s)
 	return s->syms ? ms_sites_namer(&s->sites, s->syms) : NULL;
 }
 
+void session_sites_ask(struct ms_session *s, const struct ms_region *r)
+{
+	if (s->syms)
+		ms_sites_ask(&s->sites, r);
+}
+
 MS_EXPORT struct ms_symbols *ms_session_symbols(const struct ms_session *s)
 {
 	return s->syms;

@@ -10,6 +10,7 @@
 #include "stream/stream.h"
 
 struct ms_session;
+struct ms_region;
 
 /*
  * A file's reader as a stream's source: its spans, its records held until
@@ -38,6 +39,9 @@ void session_restore(struct ms_session *s, uint64_t first_time, const struct ms_
  * such thread.
  */
 struct ms_namer *session_namer(struct ms_session *s);
+
+/* r's allocation site and chain handed to the sites' namer now (ms_sites_ask()), where it names them. */
+void session_sites_ask(struct ms_session *s, const struct ms_region *r);
 
 /*
  * Whether ms_session_run() may run the stream on a thread of its own, the

@@ -214,11 +214,13 @@ void ms_pin_retire(struct ms_symbols *s, struct proc_bins *p);
 struct ms_pin;
 
 /*
- * The instances of pin's list (pinned now, its epoch still the
- * process's) that naming chain looks up, each once, into out (at most
- * max): their count, or -E2BIG (pin.c).
+ * The instances of pin's list (the process's while its epoch is the
+ * pin's, else the one kept when it moved on) that naming chain looks up,
+ * each once, into out (at most max): their count, -E2BIG, or -EAGAIN
+ * where the list is no longer kept (pin.c).
  */
-int ms_pin_insts(const struct ms_pin *pin, const uint64_t *chain, uint32_t len, struct inst *out, size_t max);
+int ms_pin_insts(const struct ms_symbols *s, const struct ms_pin *pin, const uint64_t *chain, uint32_t len,
+		 struct inst *out, size_t max);
 
 /*
  * ms_symbols_call_site(), leaving out site where it is NULL and text

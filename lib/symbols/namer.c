@@ -594,7 +594,7 @@ static struct ms_name_job *submit(struct ms_namer *n, const struct ms_symbols *s
 	struct job_inst *inst;
 	struct ms_name_job *j;
 	uint64_t *copy;
-	int k = ms_pin_insts(pin, chain, len, v, MAX_INSTS), i;
+	int k = ms_pin_insts(s, pin, chain, len, v, MAX_INSTS), i;
 
 	if (k < 0 || !(j = carve(n, sizeof(*j))) || !(copy = carve(n, len * sizeof(*chain) + 1)) ||
 	    !(inst = carve(n, (size_t)k * sizeof(*inst) + 1)))

@@ -31,19 +31,26 @@
 #include "util/grow.h"
 
 /* The instance of p[0, n) holding addr, the one at *last tried first; NULL where none. */
-static const struct inst *held_by(const struct proc_bins *p, size_t n, uint64_t addr, size_t *last)
+static const struct inst *held_in(const struct inst *v, size_t n, uint64_t addr, size_t *last)
 {
 	size_t i;
 
-	if (*last < n && addr >= p->v[*last].lo && addr < p->v[*last].hi)
-		return &p->v[*last];
+	if (*last < n && addr >= v[*last].lo && addr < v[*last].hi)
+		return &v[*last];
 	for (i = 0; i < n; i++)
-		if (addr >= p->v[i].lo && addr < p->v[i].hi) {
+		if (addr >= v[i].lo && addr < v[i].hi) {
 			*last = i;
-			return &p->v[i];
+			return &v[i];
 		}
 	return NULL;
 }
+
+static const struct inst *held_by(const struct proc_bins *p, size_t n, uint64_t addr, size_t *last)
+{
+	return held_in(p->v, n, addr, last);
+}
+
+static struct inst *pinned_list(const struct ms_symbols *s, const struct ms_pin *pin);
 
 /*
  * Whether naming addr, which in holds (NULL: none), by p's instances
@@ -130,18 +137,21 @@ static bool put_once(const struct inst *in, struct inst *out, size_t *n, size_t 
 	return true;
 }
 
-int ms_pin_insts(const struct ms_pin *pin, const uint64_t *chain, uint32_t len, struct inst *out, size_t max)
+int ms_pin_insts(const struct ms_symbols *s, const struct ms_pin *pin, const uint64_t *chain, uint32_t len,
+		 struct inst *out, size_t max)
 {
-	const struct inst *in;
+	const struct inst *in, *v = pinned_list(s, pin);
 	size_t last = 0, n = 0;
 	uint32_t i;
 	int k;
 
+	if (!v && pin->n)
+		return -EAGAIN;             /* the list is gone: naming through the pin says so too */
 	for (i = 0; i < len; i++) {
 		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;
 		for (k = 0; k < 2; k++)     /* the address, and one byte back: walk()'s two lookups */
-			if ((in = held_by(pin->p, pin->n, chain[i] - (uint64_t)k, &last)) && !put_once(in, out, &n, max))
+			if ((in = held_in(v, pin->n, chain[i] - (uint64_t)k, &last)) && !put_once(in, out, &n, max))
 				return -E2BIG;
 	}
 	return (int)n;

@@ -220,6 +220,12 @@ struct ms_namer *ms_sites_namer(struct ms_sites *t, const struct ms_symbols *sym
 	return NULL;
 }
 
+void ms_sites_ask(struct ms_sites *t, const struct ms_region *r)
+{
+	(void)t;
+	(void)r;
+}
+
 void ms_sites_stop(struct ms_sites *t)
 {
 	(void)t;

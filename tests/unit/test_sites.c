@@ -117,6 +117,25 @@ static void named_kept_grown_and_replaced(void **state)
 }
 
 /*
+ * Symbols of this process with its binaries' build-ids known, and chain
+ * (two addresses of this test) named at once by other symbols into site
+ * and chain_text: what naming through a pin must give.
+ */
+static struct ms_symbols *own_symbols(struct text *text, const uint64_t *chain, uint32_t pid, char *site,
+				      char *chain_text)
+{
+	struct ms_symbols *syms = ms_symbols_new(), *fresh = ms_symbols_new();
+
+	expect_own_build_ids(syms);
+	map_own_code(syms, text, 32);
+	map_own_code(fresh, text, 32);
+	ms_symbols_call_site(fresh, pid, chain, 2, site, 768, chain_text, 1024);
+	ms_symbols_free(fresh);
+	assert_true(starts_with(site, "sites_alloc_here"));
+	return syms;
+}
+
+/*
  * A site is pinned, not named (its binaries' symbols read on the way):
  * named when first asked for, after its process exec'd, as it would
  * have been at once; its site and its chain each only when asked for
@@ -127,19 +146,13 @@ static void pinned_then_named_as_at_once(void **state)
 	uint64_t chain[2] = { (uint64_t)(uintptr_t)sites_alloc_here + 1, (uint64_t)(uintptr_t)sites_caller + 1 };
 	struct ms_region first = { .id = 1, .pid = (uint32_t)getpid(), .alloc_chain = chain, .alloc_chain_len = 2 };
 	struct ms_region later = first;
-	struct ms_symbols *syms = ms_symbols_new(), *fresh = ms_symbols_new();
 	struct ms_sites t = { 0 };
 	struct text text[32];
 	struct ms_event e;
 	char site[768], chain_text[1024];
+	struct ms_symbols *syms = own_symbols(text, chain, first.pid, site, chain_text);
 
 	(void)state;
-	expect_own_build_ids(syms);
-	map_own_code(syms, text, 32);
-	map_own_code(fresh, text, 32);
-	ms_symbols_call_site(fresh, first.pid, chain, 2, site, sizeof(site), chain_text, sizeof(chain_text));
-	ms_symbols_free(fresh);                              /* named at once: what the pins must say */
-	assert_true(starts_with(site, "sites_alloc_here"));
 	assert_false(ms_sites_noted(&t, &first));
 	assert_int_equal(ms_sites_note(&t, syms, &first, NULL), 0);
 	assert_true(t.by_region[1].pinned);
@@ -241,6 +254,46 @@ static void aside_sites_and_chains(void **state)
 	aside_named_as_at_once(true);
 }
 
+/*
+ * Asked after the replay (ms_sites_ask(), as hugepages does for the
+ * regions it prints): sites noted, not aside, the process gone by exec
+ * (its pinned list kept), then handed to a namer made now: named by its
+ * thread as at once, sites and chains, with none of the caller's symbol
+ * tables built. Skipped where one CPU is all there is.
+ */
+static void asked_after_exec_named_as_at_once(void **state)
+{
+	uint64_t chain[2] = { (uint64_t)(uintptr_t)sites_alloc_here + 1, (uint64_t)(uintptr_t)sites_caller + 1 };
+	struct ms_region r = { .id = 1, .pid = (uint32_t)getpid(), .alloc_chain = chain, .alloc_chain_len = 2 };
+	struct ms_sites t = { 0 };
+	struct text text[32];
+	struct ms_event e;
+	char site[768], chain_text[1024];
+	struct ms_symbols *syms = own_symbols(text, chain, r.pid, site, chain_text);
+
+	(void)state;
+	assert_int_equal(ms_sites_note(&t, syms, &r, NULL), 0);
+	assert_true(t.by_region[1].pinned && !t.by_region[1].job);     /* not aside: no namer yet */
+	e = task_ev(MS_EV_EXEC, r.pid);                       /* its binaries go: the pin's list is kept */
+	ms_symbols_track(syms, &e);
+	unsetenv("MAPSCOPE_NAMER");
+	ms_sites_ask(&t, &r);
+	if (!t.namer) {
+		ms_sites_release(&t);
+		ms_symbols_free(syms);
+		skip();                       /* one CPU: no namer */
+	}
+	assert_non_null(t.by_region[1].job);
+	assert_string_equal(ms_sites_site(&t, &r), site);
+	assert_true(t.by_region[1].chain_named);             /* the namer named its chain with it */
+	assert_string_equal(ms_sites_chain(&t, &r), chain_text);
+	assert_false(any_table(syms));                      /* named by the thread: the caller built no table */
+	ms_sites_ask(&t, &r);                               /* named: nothing more to ask */
+	assert_null(t.by_region[1].job);
+	ms_sites_release(&t);
+	ms_symbols_free(syms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +302,7 @@ int main(void)
 		cmocka_unit_test(pinned_then_named_as_at_once),
 		cmocka_unit_test(aside_sites),
 		cmocka_unit_test(aside_sites_and_chains),
+		cmocka_unit_test(asked_after_exec_named_as_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
