@@ -529,16 +529,22 @@ static int parse_args(int argc, char **argv, struct hp_opts *o)
 }
 
 /*
- * The advised regions' sites and chains, printed next, handed to the
- * namer's thread now, in the order they are printed: named from its cache
- * where an earlier run kept them, not from symbol tables built here.
+ * The sites and chains the output names, handed to the namer's thread now,
+ * in the order they are named: from its cache where an earlier run kept
+ * them, not from symbol tables built here. JSON names every row's; text
+ * the advised rows' (hugepages_do()); --save the advised and those left
+ * out for lack of room (ms_advice_add()); --apply none.
  */
-static void ask_sites(struct ms_session *s, struct ms_hugepages *hp, size_t n)
+static void ask_sites(struct ms_session *s, struct ms_hugepages *hp, size_t n, const struct hp_opts *o)
 {
+	const struct ms_huge_advice *a;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		session_sites_ask(s, ms_hugepages_advice_at(hp, i)->region);
+	for (i = 0; i < n; i++) {
+		a = ms_hugepages_advice_at(hp, i);
+		if ((!o->apply && (o->json || a->advised)) || (o->save && (a->advised || a->no_room)))
+			session_sites_ask(s, a->region);
+	}
 }
 
 int cmd_hugepages(int argc, char **argv)
@@ -580,7 +586,7 @@ int cmd_hugepages(int argc, char **argv)
 		ret = EXIT_RUNTIME;
 		goto out;
 	}
-	ask_sites(s, run.hp, n);
+	ask_sites(s, run.hp, n, &o);
 	replay_warnings(s, o.input);
 	if (o.save && (ret = advice_file_save(o.save, adv, s, run.hp, n)))
 		goto out;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -354,17 +355,24 @@ static void reports_write_errors(void **state)
  * file size limit): the part that fits is written, then the rest is
  * refused, and the error says why (EFBIG), not what errno held before
  * (realpath() leaves EINVAL behind: recordings stopped on a full tmpfs
- * said "Invalid argument"). The file stays whole as of the last flush.
+ * said "Invalid argument"). The table before is put back where there is
+ * room for it: the file reads whole, as of the last flush.
  */
 static void short_write_says_why(void **state)
 {
 	struct ms_pdwriter_opts o = opts(false);
 	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
 		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
+	const struct perf_event_header *rec;
 	struct perf_file_header h;
 	struct rlimit was, lim;
+	void (*xfsz)(int);
 	struct ms_pdwriter *w;
-	int fd = memfd_create("short", 0);
+	struct ms_pdreader *r;
+	struct stat st;
+	uint64_t table;
+	char path[64];
+	int fd = memfd_create("short", 0), n, err;
 
 	(void)state;
 	assert_true(fd >= 0);
@@ -372,18 +380,31 @@ static void short_write_says_why(void **state)
 	assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
 	assert_int_equal(ms_pdwriter_flush(w), 0);
 	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	assert_int_equal(fstat(fd, &st), 0);
+	table = (uint64_t)st.st_size - (h.data.offset + h.data.size);   /* the table follows the data */
+	assert_true(table > 16);
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
-	signal(SIGXFSZ, SIG_IGN);
+	xfsz = signal(SIGXFSZ, SIG_IGN);
 	lim = was;
-	lim.rlim_cur = h.data.offset + h.data.size + sizeof(sample) + 8;   /* the data, and 8 bytes of the table */
+	lim.rlim_cur = h.data.offset + h.data.size + sizeof(sample) + table - 8;   /* the new table 8 bytes short */
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-	assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+	err = ms_pdwriter_write(w, &sample.h);
 	errno = EINVAL;
-	assert_int_equal(ms_pdwriter_flush(w), -EFBIG);
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &was), 0);
-	signal(SIGXFSZ, SIG_DFL);
+	if (!err)
+		err = ms_pdwriter_flush(w);
+	setrlimit(RLIMIT_FSIZE, &was);               /* before any assert: the tests after write files */
+	signal(SIGXFSZ, xfsz);
+	assert_int_equal(err, -EFBIG);
 	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
 	assert_int_equal(h.data.size, sizeof(sample));        /* as of the last flush that went whole */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	assert_non_null(r = ms_pdreader_open(path));
+	assert_int_equal(ms_pdreader_nr_evsels(r), 2);
+	assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");   /* its table's names */
+	for (n = 0; ms_pdreader_next(r, &rec) > 0; n++)
+		assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
+	assert_int_equal(n, 1);
+	ms_pdreader_free(r);
 	ms_pdwriter_free(w);
 	close(fd);
 }
