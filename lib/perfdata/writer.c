@@ -65,14 +65,20 @@ struct ms_pdwriter {
 	int level;                   /* its level */
 };
 
-/* Writes n bytes; st.bytes counts what reached the file, a short write's part included. */
-static int write_all(struct ms_pdwriter *w, const void *p, size_t n)
+/*
+ * Writes n bytes at offset off, or at the file's own offset where off is
+ * negative: 0 or -errno, *done (where not NULL) counting what reached the
+ * file, a short write's part included. A write short of n (the disk
+ * filled up in it) is followed by one for the rest, which says why; errno
+ * is never read where no call failed (realpath() leaves EINVAL behind).
+ */
+static int write_full(int fd, const void *p, size_t n, int64_t off, uint64_t *done)
 {
 	const unsigned char *c = p;
 	ssize_t k;
 
 	while (n) {
-		k = write(w->fd, c, n);
+		k = off < 0 ? write(fd, c, n) : pwrite(fd, c, n, (off_t)off);
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
@@ -80,37 +86,26 @@ static int write_all(struct ms_pdwriter *w, const void *p, size_t n)
 		}
 		if (k == 0)
 			return -EIO;
-		w->st.bytes += (uint64_t)k;
+		if (done)
+			*done += (uint64_t)k;
+		if (off >= 0)
+			off += k;
 		c += k;
 		n -= (size_t)k;
 	}
 	return 0;
 }
 
-/*
- * Writes n bytes at offset off: 0 or -errno. A write short of n (the disk
- * filled up in it) is followed by one for the rest, which says why; errno
- * is never read where no call failed (realpath() leaves EINVAL behind).
- */
+/* Writes n bytes where the file is; st.bytes counts what reached it. */
+static int write_all(struct ms_pdwriter *w, const void *p, size_t n)
+{
+	return write_full(w->fd, p, n, -1, &w->st.bytes);
+}
+
+/* Writes n bytes at offset off. */
 static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
 {
-	const unsigned char *c = p;
-	ssize_t k;
-
-	while (n) {
-		k = pwrite(fd, c, n, (off_t)off);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -EIO;
-		c += k;
-		off += (uint64_t)k;
-		n -= (size_t)k;
-	}
-	return 0;
+	return write_full(fd, p, n, (int64_t)off, NULL);
 }
 
 static int flush(struct ms_pdwriter *w)
