@@ -11,23 +11,24 @@
 #include "util/grow.h"
 #include "util/hash.h"
 
-/* Whether entry k has the string (raw, id) of a binary's table. */
-static bool same_string(const struct ms_code_names *t, size_t k, const char *raw, uint64_t id)
+/* Whether e has the string (raw, id) of a binary's table. */
+static bool same_string(const struct ms_code_name *e, const char *raw, uint64_t id)
 {
-	if (id || t->id[k])
-		return id == t->id[k];
-	return raw ? t->raw[k] && !strcmp(t->raw[k], raw) : !t->raw[k];
+	if (id || e->id)
+		return id == e->id;
+	return raw ? e->raw && !strcmp(e->raw, raw) : !e->raw;
 }
 
 /* The slot of (dso, raw, id) in t's table: the entry that has it + 1, or the empty one where it would go. */
 static uint32_t *pair_slot(struct ms_code_names *t, const char *dso, const char *raw, uint64_t id)
 {
 	uint64_t h = ms_hash_str(dso) * 0x9e3779b97f4a7c15ULL ^ (id ? id : raw ? ms_hash_str(raw) : 0);
-	size_t mask = t->nslot - 1, i, k;
+	size_t mask = t->nslot - 1, i;
+	const struct ms_code_name *e;
 
 	for (i = ms_hash64(h, t->nslot); t->slot[i]; i = (i + 1) & mask) {
-		k = t->slot[i] - 1;
-		if (!strcmp(t->dso[k], dso) && same_string(t, k, raw, id))
+		e = &t->e[t->slot[i] - 1];
+		if (!strcmp(e->dso, dso) && same_string(e, raw, id))
 			break;
 	}
 	return &t->slot[i];
@@ -48,18 +49,9 @@ static int pair_room(struct ms_code_names *t)
 	t->nslot = n;
 	for (k = 0; k < old_n; k++)
 		if ((e = old[k]))
-			*pair_slot(t, t->dso[e - 1], t->raw[e - 1], t->id[e - 1]) = e;
+			*pair_slot(t, t->e[e - 1].dso, t->e[e - 1].raw, t->e[e - 1].id) = e;
 	free(old);
 	return 0;
-}
-
-/* Entry i as entry k is named. */
-static void name_as(struct ms_code_names *t, size_t i, size_t k)
-{
-	t->symbol[i] = t->symbol[k];
-	t->dso[i] = t->dso[k];
-	t->raw[i] = t->raw[k];
-	t->id[i] = t->id[k];
 }
 
 /* Entry i named as sym (held: a binary holds it), or as the entry of the same pair before it. 0 or -ENOMEM. */
@@ -67,23 +59,18 @@ static int name_entry(struct ms_code_names *t, size_t i, int held, const struct 
 {
 	uint32_t *slot;
 
-	t->raw[i] = NULL;
-	t->id[i] = 0;
 	if (held <= 0) {                 /* as ms_code_name(): no binary, and no JIT could name it (the pin said) */
-		t->symbol[i] = t->dso[i] = ms_code_unknown;
+		t->e[i] = (struct ms_code_name){ ms_code_unknown, ms_code_unknown, NULL, 0 };
 		return 0;
 	}
 	if (pair_room(t))
 		return -ENOMEM;
 	slot = pair_slot(t, sym->dso, sym->raw, sym->id);
 	if (*slot) {
-		name_as(t, i, *slot - 1);
+		t->e[i] = t->e[*slot - 1];
 		return 0;
 	}
-	t->symbol[i] = sym->name ? sym->name : ms_code_unknown;
-	t->dso[i] = sym->dso;
-	t->raw[i] = sym->raw;
-	t->id[i] = sym->id;
+	t->e[i] = (struct ms_code_name){ sym->name ? sym->name : ms_code_unknown, sym->dso, sym->raw, sym->id };
 	*slot = (uint32_t)i + 1;
 	t->npairs++;
 	return 0;
@@ -95,20 +82,13 @@ int ms_code_names_take(struct ms_code_names *t, struct ms_code_later *later)
 	size_t same;
 	int held;
 
-	if (MS_GROW(t->symbol, later->n, t->cap, 256, SIZE_MAX, false) ||
-	    MS_GROW(t->dso, later->n, t->cap_dso, 256, SIZE_MAX, false) ||
-	    MS_GROW(t->raw, later->n, t->cap_raw, 256, SIZE_MAX, false) ||
-	    MS_GROW(t->id, later->n, t->cap_id, 256, SIZE_MAX, false))
+	if (MS_GROW(t->e, later->n, t->cap, 256, SIZE_MAX, false))
 		return -ENOMEM;
 	for (; t->n < later->n; t->n++) {
-		if (ms_code_later_none(later, t->n)) {
-			t->symbol[t->n] = t->dso[t->n] = ms_code_unknown;   /* never asked: its slot has its own name */
-			t->raw[t->n] = NULL;
-			t->id[t->n] = 0;
-			continue;
-		}
-		if ((held = ms_code_later_symbol(later, t->n, &sym, &same)) < 0)
-			name_as(t, t->n, same);
+		if (ms_code_later_none(later, t->n))     /* never asked: its slot has its own name */
+			t->e[t->n] = (struct ms_code_name){ ms_code_unknown, ms_code_unknown, NULL, 0 };
+		else if ((held = ms_code_later_symbol(later, t->n, &sym, &same)) < 0)
+			t->e[t->n] = t->e[same];
 		else if (name_entry(t, t->n, held, &sym))
 			return -ENOMEM;
 	}
@@ -122,10 +102,7 @@ void ms_code_names_rename(void *t, const char **symbol, const char **dso)
 
 void ms_code_names_release(struct ms_code_names *t)
 {
-	free(t->symbol);
-	free(t->dso);
-	free(t->raw);
-	free(t->id);
+	free(t->e);
 	free(t->slot);
 	memset(t, 0, sizeof(*t));
 }

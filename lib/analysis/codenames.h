@@ -14,12 +14,17 @@
 #include "analysis/codelater.h"
 #include "analysis/codememo.h"
 
+/* An entry's names: its pair, and what tells its symbol apart. */
+struct ms_code_name {
+	const char *symbol, *dso;
+	const char *raw;               /* its symbol-table name, or NULL */
+	uint64_t id;                   /* where that lies in its binary's string tables, or 0 */
+};
+
 /* Zeroed to start; ms_code_names_release() after. */
 struct ms_code_names {
-	const char **symbol, **dso;    /* entry i's pair */
-	const char **raw;              /* its symbol-table name, or NULL */
-	uint64_t *id;                  /* where that lies in its binary's string tables, or 0 */
-	size_t n, cap, cap_dso, cap_raw, cap_id;
+	struct ms_code_name *e;        /* entry i's */
+	size_t n, cap;
 	uint32_t *slot;                /* the first entry of each string of a binary + 1, by hash */
 	size_t nslot, npairs;
 };
@@ -42,8 +47,8 @@ static inline void ms_code_names_get(const struct ms_code_names *t, const char *
 	size_t i = (size_t)(uintptr_t)*symbol - 1;
 
 	if (*dso == ms_code_later_tag && i < t->n) {
-		*symbol = t->symbol[i];
-		*dso = t->dso[i];
+		*symbol = t->e[i].symbol;
+		*dso = t->e[i].dso;
 	}
 }
 
