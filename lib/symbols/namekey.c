@@ -41,11 +41,22 @@ void ms_namekey_init(struct ms_namekey *k, uint64_t seed)
 	k->b = fmix(~seed * 0xbf58476d1ce4e5b9ULL);
 }
 
-/* Two lanes, each a chain of its own mixing: a key of 128 bits. */
+static inline uint64_t rotl(uint64_t x, int r)
+{
+	return x << r | x >> (64 - r);
+}
+
+/*
+ * Two lanes, each a chain of its own mixing: a key of 128 bits. A word
+ * is scrambled off the chain (murmur3's body, each lane its own
+ * constants), so a lane's chain is an xor, a rotate and a multiply-add a
+ * word: the namer keys every address of thousands of chains. The final
+ * mixing is in ms_namekey_done().
+ */
 void ms_namekey_word(struct ms_namekey *k, uint64_t w)
 {
-	k->a = fmix(k->a ^ (w * 0x87c37b91114253d5ULL)) + 0x52dce729;
-	k->b = fmix((k->b + w) * 0x4cf5ad432745937fULL ^ (k->b >> 29)) + 0x38495ab5;
+	k->a = rotl(k->a ^ rotl(w * 0x87c37b91114253d5ULL, 31) * 0x4cf5ad432745937fULL, 27) * 5 + 0x52dce729;
+	k->b = rotl(k->b ^ rotl(w * 0x4cf5ad432745937fULL, 33) * 0x87c37b91114253d5ULL, 31) * 5 + 0x38495ab5;
 }
 
 void ms_namekey_bytes(struct ms_namekey *k, const void *p, size_t len)

@@ -1,6 +1,7 @@
 /*
  * The keys of the namer's answers: words in another order, strings cut
- * elsewhere or a NULL for "", other keys; the code that names has a
+ * elsewhere or a NULL for "", other keys, and chains alike but for one
+ * address each unlike the others in both words; the code that names has a
  * build-id here; and a binary's key moves with everything its names
  * depend on: its state, its build-id, the file as read, a debug file
  * that appears or goes (by .gnu_debuglink, by build-id under
@@ -132,6 +133,53 @@ static bool stripped_copy(char *bin, char *dbg, size_t len)
  * it, or goes; another once the file changes, build-id or not; and the
  * file as the caller read it counts, not what is at the path now.
  */
+static int by_word(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Keys of chains alike but for one address, as the namer makes them:
+ * the first, a middle or the last frame's address xor 1..N, or one frame
+ * more. Each of the key's two words is unlike every other key's, as 64
+ * good bits would be (one collision among these: about 1 in 10^8).
+ */
+static void keys_spread(void **state)
+{
+	enum { N = 1 << 16, FRAMES = 6, WAYS = 4 };
+	static const size_t at[WAYS] = { 0, 2, FRAMES - 1, FRAMES };
+	uint64_t *half = malloc(2 * WAYS * N * sizeof(*half)), chain[FRAMES + 1];
+	struct ms_namekey k;
+	size_t n = 0, i, j, way, len;
+
+	(void)state;
+	assert_non_null(half);
+	for (way = 0; way < WAYS; way++)
+		for (i = 1; i <= N; i++) {
+			for (j = 0; j <= FRAMES; j++)
+				chain[j] = 0x7f3a5c6d1000 + 0x40 * j;
+			chain[at[way]] ^= i;
+			len = at[way] == FRAMES ? FRAMES + 1 : FRAMES;
+			ms_namekey_init(&k, 'S');
+			ms_namekey_word(&k, len);
+			for (j = 0; j < len; j++) {
+				ms_namekey_word(&k, 2);
+				ms_namekey_word(&k, chain[j]);
+			}
+			k = ms_namekey_done(&k);
+			half[n] = k.a;
+			half[WAYS * N + n++] = k.b;
+		}
+	for (j = 0; j < 2; j++) {
+		qsort(half + j * WAYS * N, WAYS * N, sizeof(*half), by_word);
+		for (i = 1; i < WAYS * N; i++)
+			assert_true(half[j * WAYS * N + i] != half[j * WAYS * N + i - 1]);
+	}
+	free(half);
+}
+
 static void binary_keys(void **state)
 {
 	const unsigned char id[20] = { 1, 2, 3 };
@@ -244,6 +292,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(keys),
+		cmocka_unit_test(keys_spread),
 		cmocka_unit_test(binary_keys),
 		cmocka_unit_test(dwz_file),
 		cmocka_unit_test(by_build_id),
