@@ -599,6 +599,12 @@ static void free_blocks(struct block *b)
 	}
 }
 
+void ms_pdreader_lasting(const struct ms_pdreader *r, const void **lo, const void **hi)
+{
+	*lo = r->map;
+	*hi = r->map ? r->map + r->map_len : NULL;
+}
+
 MS_EXPORT void ms_pdreader_free(struct ms_pdreader *r)
 {
 	if (!r)

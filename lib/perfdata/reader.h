@@ -86,6 +86,14 @@ void ms_pdreader_release(struct ms_pdreader *r, uint64_t upto);
 bool ms_pdreader_in_order(const struct ms_pdreader *r);
 
 /*
+ * The bytes [*lo, *hi) of the file where it is mapped: a record handed
+ * out from there stays as it is, wherever it was released, until the
+ * reader is freed (pages let go are read again from the page cache).
+ * Both NULL where the file is not mapped (a pipe).
+ */
+void ms_pdreader_lasting(const struct ms_pdreader *r, const void **lo, const void **hi);
+
+/*
  * Byte offset of a record handed out and still valid (kept, or the last
  * one). Past the first compressed record, offsets count decompressed bytes.
  */

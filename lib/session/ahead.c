@@ -451,7 +451,9 @@ static uint64_t offset_of(void *ctx, const void *rec)
 static void *run_stream(void *arg)
 {
 	struct ahead *a = arg;
-	const struct ms_stream_source mine = { a, span, consume, release, offset_of };
+	/* The recording's lasting bytes are the reader's: a stack copy there is read where it lies. */
+	const struct ms_stream_source mine = { a, span, consume, release, offset_of, a->src->lasting_lo,
+					       a->src->lasting_hi };
 	int err, ret;
 
 	pthread_setname_np(pthread_self(), "mapscope-ahead");   /* as top -H and perf show it */

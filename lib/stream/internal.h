@@ -86,7 +86,8 @@ struct thread {
 	uint32_t stack_len;
 	uint64_t regs[32];            /* --call-graph dwarf: registers and stack at the entry */
 	uint64_t regs_mask;
-	unsigned char *ustack;
+	unsigned char *ustack;        /* the copy, where the record's bytes do not last */
+	const unsigned char *ustack_at;   /* the stack at the entry: the record's bytes, or the copy */
 	uint32_t ustack_len;
 	struct pending_map *maps;
 	size_t nr_maps, cap_maps;

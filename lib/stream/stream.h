@@ -88,7 +88,23 @@ struct ms_stream_source {
 	void (*release)(void *ctx, uint64_t upto);
 	/* The byte offset of a record taken, for what is logged. */
 	uint64_t (*offset_of)(void *ctx, const void *rec);
+	/*
+	 * Where set: records' bytes in [lasting_lo, lasting_hi) stay as they
+	 * are for as long as the stream's events are taken, released or not
+	 * (a file's mapping), so a syscall's stack copy there is pointed at,
+	 * not copied.
+	 */
+	const void *lasting_lo, *lasting_hi;
 };
+
+/* Whether the n bytes at p lie where src's records stay as they are. */
+static inline bool ms_stream_lasting(const struct ms_stream_source *src, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	return src && src->lasting_lo && c >= (const unsigned char *)src->lasting_lo &&
+	       n <= (size_t)((const unsigned char *)src->lasting_hi - c);
+}
 
 /*
  * Reads every record of src and emits its events. 0 at the end of the

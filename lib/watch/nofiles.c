@@ -75,6 +75,12 @@ bool ms_pdreader_in_order(const struct ms_pdreader *r)
 	return false;
 }
 
+void ms_pdreader_lasting(const struct ms_pdreader *r, const void **lo, const void **hi)
+{
+	(void)r;
+	*lo = *hi = NULL;
+}
+
 uint64_t ms_pdreader_sample_time_last(const struct ms_pdreader *r)
 {
 	(void)r;

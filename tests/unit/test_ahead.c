@@ -323,7 +323,7 @@ static int run(int fd, bool ahead, struct seen *s)
 	st = session_reader_stream(reader);
 	assert_non_null(st);
 	session_reader_source(reader, &inner);
-	src = (struct ms_stream_source){ inner.ctx, span, consume, release, offset_of };
+	src = (struct ms_stream_source){ inner.ctx, span, consume, release, offset_of, NULL, NULL };
 	cur = s;
 	if (ahead) {
 		struct ms_ahead how = { .fn = on_event, .sfn = on_run, .r = reader, .ids = on_ids, .ctx = s };

@@ -187,6 +187,50 @@ static void reads_pipe_mode_from_file_and_pipe(void **state)
 }
 
 /*
+ * A file's bytes are where it is mapped, so a record handed out lies in
+ * what ms_pdreader_lasting() says lasts; a pipe's are in blocks the
+ * reader reuses, and nothing lasts.
+ */
+static void lasting_bytes_of_a_file_not_a_pipe(void **state)
+{
+	const struct perf_event_header *h;
+	const void *lo, *hi;
+	char path[64], *buf;
+	size_t len;
+	int fd = make_file(false, &len), p[2];
+	struct ms_pdreader *r;
+
+	(void)state;
+	path_of(fd, path);
+	assert_non_null(r = ms_pdreader_open(path));
+	ms_pdreader_lasting(r, &lo, &hi);
+	assert_non_null(lo);
+	assert_int_equal((const char *)hi - (const char *)lo, len);
+	assert_int_equal(ms_pdreader_next(r, &h), 1);
+	assert_true((const void *)h >= lo && (const void *)(h + 1) <= hi);
+	ms_pdreader_free(r);
+	buf = malloc(len);
+	assert_int_equal(pread(fd, buf, len, 0), (ssize_t)len);
+	close(fd);
+	fd = make_file(true, &len);
+	assert_int_equal(pread(fd, buf, len, 0), (ssize_t)len);
+	close(fd);
+	assert_int_equal(pipe(p), 0);
+	assert_true(len < 65536);
+	assert_int_equal(write(p[1], buf, len), (ssize_t)len);
+	close(p[1]);
+	path_of(p[0], path);
+	assert_non_null(r = ms_pdreader_open(path));
+	ms_pdreader_lasting(r, &lo, &hi);
+	assert_null(lo);
+	assert_null(hi);
+	assert_int_equal(ms_pdreader_next(r, &h), 1);
+	ms_pdreader_free(r);
+	close(p[0]);
+	free(buf);
+}
+
+/*
  * perf 6.1 pads pipe mode's feature records to 4 bytes, not 8: one of 20
  * bytes before the data leaves every later record 4 bytes off; each must
  * still be read, whole and in order, through the usual paths.
@@ -1008,6 +1052,7 @@ int main(void)
 		cmocka_unit_test(fixed_layouts_decode_each_field),
 		cmocka_unit_test(orders_across_cpus),
 		cmocka_unit_test(reads_pipe_mode_from_file_and_pipe),
+		cmocka_unit_test(lasting_bytes_of_a_file_not_a_pipe),
 		cmocka_unit_test(pipe_feature_record_padded_to_4),
 		cmocka_unit_test(truncated_file_keeps_records_before),
 		cmocka_unit_test(corrupt_record_size),

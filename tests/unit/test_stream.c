@@ -19,8 +19,10 @@
 #include <mapscope/pdreader.h>
 
 #include "perfdata/evlist.h"
+#include "perfdata/reader.h"
 #include "stream/internal.h"
 #include "stream/stream.h"
+#include "record_workload.h"
 #include "stream_file.h"
 
 #include "synth.h"
@@ -352,7 +354,7 @@ static void any_source_any_spans(void **state)
 		.sample_type = MEM_TYPE, .sample_id_all = 1,
 	};
 	static struct mem m;
-	struct ms_stream_source src = { &m, mem_span, mem_consume, mem_release, mem_offset_of };
+	struct ms_stream_source src = { &m, mem_span, mem_consume, mem_release, mem_offset_of, NULL, NULL };
 	struct ms_stream_stats st;
 	struct ms_evlist l;
 	struct ms_stream *s;
@@ -389,6 +391,86 @@ static void any_source_any_spans(void **state)
 		}
 }
 
+struct stacks_seen {
+	const void *lo, *hi;        /* the reader's lasting bytes */
+	size_t in, out;             /* stack copies there, and elsewhere */
+	uint64_t sum;               /* over every copy's bytes, in order */
+};
+
+static int stack_event(const struct ms_event *ev, void *ctx)
+{
+	struct stacks_seen *k = ctx;
+	const unsigned char *p = ev->ustack;
+	uint32_t i;
+
+	if (!p || !ev->ustack_len)
+		return 0;
+	if ((const void *)p >= k->lo && (const void *)(p + ev->ustack_len) <= k->hi)
+		k->in++;
+	else
+		k->out++;
+	for (i = 0; i < ev->ustack_len; i++)
+		k->sum = k->sum * 1099511628211ULL + p[i];
+	return 0;
+}
+
+/* path's events through a stream whose source lasts as the reader says, or not at all. */
+static void stacks_of(const char *path, bool lasting, struct stacks_seen *k)
+{
+	struct ms_pdreader *r = ms_pdreader_open(path);
+	struct ms_stream_source src;
+	struct ms_stream *s;
+
+	assert_non_null(r);
+	assert_non_null(s = session_reader_stream(r));
+	session_reader_source(r, &src);
+	memset(k, 0, sizeof(*k));
+	ms_pdreader_lasting(r, &k->lo, &k->hi);
+	if (!lasting)
+		src.lasting_lo = src.lasting_hi = NULL;
+	assert_int_equal(ms_stream_run(s, &src, stack_event, k), 0);
+	ms_stream_free(s);
+	ms_pdreader_free(r);
+}
+
+/*
+ * A syscall's stack copy, most of a recording's bytes, is read where the
+ * file is mapped, not copied (keep_chain()): every event's copy lies in
+ * the mapping, with the very bytes a copy has. Where the source's bytes
+ * do not last (a pipe, decompressed blocks), each is a copy.
+ */
+static void stack_copies_read_where_they_lie(void **state)
+{
+	const char *w = getenv("WORKLOADS");
+	char dir[] = "/tmp/ms-stream-XXXXXX", plain[64], packed[64], prog[4096];
+	char *argv[] = { prog, NULL };
+	struct stacks_seen a, b;
+
+	(void)state;
+	snprintf(prog, sizeof(prog), "%s/alloc-sites", w ? w : ".");
+	assert_non_null(mkdtemp(dir));
+	snprintf(plain, sizeof(plain), "%s/plain.data", dir);
+	snprintf(packed, sizeof(packed), "%s/packed.data", dir);
+	if (!w || record_workload_with(plain, "--no-compress", argv) || record_workload(packed, argv)) {
+		unlink(plain);
+		rmdir(dir);
+		skip();                      /* recording needs root, perf and the mapscope binary (ctest sets MAPSCOPE) */
+	}
+	stacks_of(plain, true, &a);
+	stacks_of(plain, false, &b);
+	assert_true(a.in > 0);
+	assert_int_equal(a.out, 0);
+	assert_int_equal(b.in, 0);
+	assert_int_equal(b.out, a.in);
+	assert_true(a.sum == b.sum);
+	stacks_of(packed, true, &b);
+	assert_true(b.out > 0);
+	assert_int_equal(b.in, 0);
+	unlink(plain);
+	unlink(packed);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,6 +479,7 @@ int main(void)
 		cmocka_unit_test(runs_hold_one_event),
 		cmocka_unit_test(late_record_counted),
 		cmocka_unit_test(any_source_any_spans),
+		cmocka_unit_test(stack_copies_read_where_they_lie),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@
 #include <mapscope/symbols.h>
 
 #include "own_maps.h"
+#include "record_workload.h"
 #include "symbols/internal.h"
 
 /* perf's x86_64 registers AX..IP (bits 0-8) and R8..R15 (bits 16-23): the 17 DWARF needs, in that order. */
@@ -549,27 +550,6 @@ static void compare_file(const char *path, struct tally *t, struct ms_unwind_sta
 		(unsigned long long)st->rules, (unsigned long long)(st->dwfl - t->stacks));
 	print_why(st);
 	ms_session_free(s);
-}
-
-/* MAPSCOPE record of a workload (its stacks on every mapping call), into path: 0, or -1 where it cannot. */
-static int record_workload(const char *path, char *const argv[])
-{
-	const char *ms = getenv("MAPSCOPE");
-	char *args[16] = { (char *)"mapscope", (char *)"record", (char *)"-o", (char *)path, (char *)"--" };
-	int status, i;
-	pid_t pid;
-
-	if (!ms || geteuid() != 0)
-		return -1;
-	for (i = 0; argv[i] && i < 9; i++)
-		args[5 + i] = argv[i];
-	if ((pid = fork()) == 0) {
-		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
-			_exit(127);
-		execv(ms, args);
-		_exit(127);
-	}
-	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
 }
 
 /* Records argv into a folder of its own and compares every stack there; -1 where it cannot record. */
