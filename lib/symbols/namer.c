@@ -572,6 +572,8 @@ static struct named_bin *told(struct ms_namer *n, const struct ms_symbols *s, si
 /* Hands the caller's batch to the thread, waking it where it sleeps. */
 static void hand_over(struct ms_namer *n)
 {
+	bool idle;
+
 	if (!n->batch_head)
 		return;
 	pthread_mutex_lock(&n->lock);
@@ -580,9 +582,15 @@ static void hand_over(struct ms_namer *n)
 	else
 		n->head = n->batch_head;
 	n->tail = n->batch_tail;
-	if (n->idle)
-		pthread_cond_signal(&n->work);
+	idle = n->idle;
 	pthread_mutex_unlock(&n->lock);
+	/*
+	 * Woken once the lock is free: woken while it is held, the thread
+	 * would wake only to wait for it, and its unlock would be a second
+	 * wake (report of chromium's page load: 124 of each a run).
+	 */
+	if (idle)
+		pthread_cond_signal(&n->work);
 	n->batch_head = n->batch_tail = NULL;
 	n->batch_n = 0;
 }
