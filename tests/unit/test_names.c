@@ -257,6 +257,50 @@ static void filter_made_again(void **state)
 	ms_aspace_free(as);
 }
 
+/*
+ * A binary's segments, one after another and named alike, go into the
+ * filter once (add_regions_keys() compares each name with the one
+ * before); every one of them is still renamed, before the filter is made
+ * again and after, an unlinked one between them or not.
+ */
+/* The six segments of segments_named_alike() under top (libx's five, liby's one) and libz's name. */
+static void segments_under(struct ms_aspace *as, const char *top, const char *z)
+{
+	char x[64], y[64];
+	uint64_t i;
+
+	snprintf(x, sizeof(x), "%s/lib/libx.so", top);
+	snprintf(y, sizeof(y), "%s/share/liby.so", top);
+	for (i = 0; i < 6; i++)
+		assert_string_equal(proc_name_at(as, PID, (16 + 2 * i) * P), i == 4 ? y : x);
+	assert_string_equal(proc_name_at(as, PID, 28 * P), z);
+}
+
+static void segments_named_alike(void **state)
+{
+	struct ms_aspace *as = ms_aspace_new();
+	uint64_t i;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		map_file(as, (16 + 2 * i) * P, (17 + 2 * i) * P, "/usr/lib/libx.so", 7);
+	map_file(as, 24 * P, 25 * P, "/usr/share/liby.so", 8);
+	map_file(as, 26 * P, 27 * P, "/usr/lib/libx.so", 7);
+	map_file(as, 28 * P, 29 * P, "/var/libz.so", 9);
+	rename_file(as, "/usr/share", "/opt/share", false, NULL, 0);
+	rename_file(as, "/var/libz.so", "/var/libw.so", false, NULL, 0);
+	rename_file(as, "/usr/lib", "/opt/lib", false, NULL, 0);
+	segments_under(as, "/opt", "/var/libw.so");
+	for (i = 0; i < 12000; i++)                /* a name once borne: let through, finds nothing, till made again */
+		rename_file(as, "/usr/lib/libx.so", "/usr/lib/libv.so", false, NULL, 0);
+	assert_true(as->path_walks_wasted < 12000 * as->nr);
+	rename_file(as, "/opt/share", "/srv/share", false, NULL, 0);
+	rename_file(as, "/var/libw.so", "/var/libu.so", false, NULL, 0);
+	rename_file(as, "/opt/lib", "/srv/lib", false, NULL, 0);
+	segments_under(as, "/srv", "/var/libu.so");
+	ms_aspace_free(as);
+}
+
 static void anon_name(struct ms_aspace *as, uint64_t s, uint64_t e, const char *name)
 {
 	struct ms_event m = ev(MS_EV_VMA_ATTR);
@@ -324,6 +368,7 @@ int main(void)
 		cmocka_unit_test(renames_between_maps),
 		cmocka_unit_test(deleted_move_with_their_directory),
 		cmocka_unit_test(filter_made_again),
+		cmocka_unit_test(segments_named_alike),
 		cmocka_unit_test(anon_names_split_and_merge),
 	};
 
