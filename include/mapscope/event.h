@@ -118,7 +118,8 @@ struct ms_event {
 	const uint64_t *stack;
 	uint32_t stack_len;
 	/* record --call-graph dwarf: the user registers (perf's order, uregs_mask says which) and
-	 * the user stack from SP up, at that syscall or sample, for unwinding. */
+	 * the user stack from SP up, at that syscall or sample, for unwinding; a session's events
+	 * carry them only where it takes allocation sites (symbols, and no ms_session_no_sites()). */
 	const uint64_t *uregs;
 	uint64_t uregs_mask;
 	const unsigned char *ustack;

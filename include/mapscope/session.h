@@ -112,9 +112,10 @@ int ms_session_flush(struct ms_session *s, uint64_t limit);
  * With symbols: name code only, from the start of the replay. No region's
  * allocation site is taken (no mmap's stack is unwound), and
  * ms_session_alloc_site() and its kin answer as for a region made with
- * none; an analysis added with MS_ANALYSIS_NEEDS_SYMBOLS, before or after,
- * has them taken all the same. For a caller that prints code but never
- * sites (mapscope unmapped). 0, or -EBUSY once the replay has begun.
+ * none, and events carry no registers or stack copy to unwind; an
+ * analysis added with MS_ANALYSIS_NEEDS_SYMBOLS, before or after, has
+ * them taken all the same. For a caller that prints code but never sites
+ * (mapscope unmapped). 0, or -EBUSY once the replay has begun.
  */
 int ms_session_no_sites(struct ms_session *s);
 

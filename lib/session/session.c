@@ -420,6 +420,9 @@ static void begin(struct ms_session *s)
 		return;
 	s->begun = true;
 	listen(s);
+	/* Sites, and analyses that need symbols (which want sites), unwind stacks: without them none is kept. */
+	if (s->stream)
+		ms_stream_set_no_stacks(s->stream, !s->syms || s->no_sites);
 	/* A jitdump's times are CLOCK_MONOTONIC: those of a recording on another clock (perf's default) are not. */
 	if (s->syms && s->reader && ms_pdreader_nr_evsels(s->reader) &&
 	    (attr = ms_pdreader_attr(s->reader, 0)))
@@ -459,8 +462,9 @@ static bool cut_between_records(const struct ms_session *s)
  */
 static int run_ahead(struct ms_session *s, const struct ms_stream_source *src)
 {
-	/* Only the symbols unwind a stack copy: without them nothing reads one (advice, sites). */
-	struct ms_ahead how = { .fn = on_event, .sfn = s->sees_samples ? NULL : on_samples, .unwinds = s->syms,
+	/* As begin() keeps them: where no site is taken, nothing reads a stack copy. */
+	struct ms_ahead how = { .fn = on_event, .sfn = s->sees_samples ? NULL : on_samples,
+				.unwinds = s->syms && !s->no_sites,
 				.facts = more_facts, .ctx = s };
 	const unsigned char *d;
 	size_t size;

@@ -154,6 +154,7 @@ struct ms_stream {
 	uint64_t next_flush, last_emitted;
 	uint64_t round_off;           /* byte offset of the FINISHED_ROUND before the last one */
 	bool in_order;                /* ms_stream_set_in_order() */
+	bool no_stacks;               /* ms_stream_set_no_stacks() */
 	/* normalising */
 	struct ms_u32map threads;                 /* tid -> struct thread */
 	struct ms_u32map brks;                    /* pid -> uint64_t* last break */

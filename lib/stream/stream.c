@@ -51,6 +51,11 @@ void ms_stream_set_in_order(struct ms_stream *s, bool in_order)
 	s->in_order = in_order;
 }
 
+void ms_stream_set_no_stacks(struct ms_stream *s, bool no_stacks)
+{
+	s->no_stacks = no_stacks;
+}
+
 /* off: where this FINISHED_ROUND lies in the source. */
 static int finished_round(struct ms_stream *s, uint64_t off)
 {

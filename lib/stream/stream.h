@@ -134,6 +134,12 @@ int ms_stream_flush(struct ms_stream *s, uint64_t limit, ms_stream_fn fn, void *
  */
 void ms_stream_set_in_order(struct ms_stream *s, bool in_order);
 
+/*
+ * Nothing will unwind the events' stacks: a syscall's user registers and
+ * stack copy (record's, 4 KiB a mapping call) are not kept for its events.
+ */
+void ms_stream_set_no_stacks(struct ms_stream *s, bool no_stacks);
+
 /* Whether the recording has the syscall records that make unmaps exact. */
 bool ms_stream_has_syscalls(const struct ms_stream *s);
 /*

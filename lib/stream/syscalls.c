@@ -83,7 +83,8 @@ static int keep_chain(struct ms_stream *s, struct thread *t, const struct ms_sam
 	t->regs_mask = 0;
 	t->ustack_len = 0;
 	t->ustack_at = NULL;
-	if (smp->regs && smp->stack_size > sizeof(t->stack) && __builtin_popcountll(smp->regs_mask) <= 32) {
+	if (!s->no_stacks && smp->regs && smp->stack_size > sizeof(t->stack) &&
+	    __builtin_popcountll(smp->regs_mask) <= 32) {
 		/* A dwarf recording: keep what unwinding the entry needs. */
 		t->regs_mask = smp->regs_mask;
 		memcpy(t->regs, smp->regs, (size_t)__builtin_popcountll(smp->regs_mask) * 8);
