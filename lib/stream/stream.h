@@ -97,13 +97,20 @@ struct ms_stream_source {
 	const void *lasting_lo, *lasting_hi;
 };
 
-/* Whether the n bytes at p lie where src's records stay as they are. */
+/*
+ * Whether the n bytes at p lie where src's records stay as they are. As
+ * numbers: p may be anywhere (a decompressed block above the mapping),
+ * and both ends bound it.
+ */
 static inline bool ms_stream_lasting(const struct ms_stream_source *src, const void *p, size_t n)
 {
-	const unsigned char *c = p;
+	uintptr_t a = (uintptr_t)p, lo, hi;
 
-	return src && src->lasting_lo && c >= (const unsigned char *)src->lasting_lo &&
-	       n <= (size_t)((const unsigned char *)src->lasting_hi - c);
+	if (!src || !src->lasting_lo)
+		return false;
+	lo = (uintptr_t)src->lasting_lo;
+	hi = (uintptr_t)src->lasting_hi;
+	return a >= lo && a <= hi && n <= hi - a;
 }
 
 /*
