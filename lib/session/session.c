@@ -81,7 +81,8 @@ static uint64_t reader_offset_of(void *r, const void *rec)
 
 void session_reader_source(struct ms_pdreader *r, struct ms_stream_source *src)
 {
-	*src = (struct ms_stream_source){ r, reader_span, reader_consume, reader_release, reader_offset_of, NULL, NULL };
+	*src = (struct ms_stream_source){ r, reader_span, reader_consume, reader_release, reader_offset_of,
+					  NULL, NULL };
 	ms_pdreader_lasting(r, &src->lasting_lo, &src->lasting_hi);
 	ms_pdreader_keep(r, true);
 }

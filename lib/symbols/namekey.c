@@ -50,8 +50,8 @@ static inline uint64_t rotl(uint64_t x, int r)
  * Two lanes, each a chain of its own mixing: a key of 128 bits. A word
  * is scrambled off the chain (murmur3's body, each lane its own
  * constants), so a lane's chain is an xor, a rotate and a multiply-add a
- * word: the namer keys every address of thousands of chains. The final
- * mixing is in ms_namekey_done().
+ * word: the namer keys every address of thousands of chains. The lanes
+ * mix each other only in ms_namekey_done(), the final mixing.
  */
 void ms_namekey_word(struct ms_namekey *k, uint64_t w)
 {

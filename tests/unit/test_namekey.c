@@ -127,12 +127,6 @@ static bool stripped_copy(char *bin, char *dbg, size_t len)
 	return !system(cmd);
 }
 
-/*
- * The same for the same file, another for another state or build-id;
- * another once the debug file its .gnu_debuglink names appears beside
- * it, or goes; another once the file changes, build-id or not; and the
- * file as the caller read it counts, not what is at the path now.
- */
 static int by_word(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -141,16 +135,18 @@ static int by_word(const void *x, const void *y)
 }
 
 /*
- * Keys of chains alike but for one address, as the namer makes them:
- * the first, a middle or the last frame's address xor 1..N, or one frame
- * more. Each of the key's two words is unlike every other key's, as 64
- * good bits would be (one collision among these: about 1 in 10^8).
+ * Keys of chains alike but for their addresses, as the namer makes them:
+ * the first, a middle or the last frame's address xor 1..N, one frame
+ * more; and two frames each xor i, or i and i's neighbour in two frames,
+ * or the two swapped, which only mixing across words tells apart. Each of
+ * the key's two words is unlike every other key's, as 64 good bits would
+ * be (one collision among these: about 1 in 10^8).
  */
 static void keys_spread(void **state)
 {
-	enum { N = 1 << 16, FRAMES = 6, WAYS = 4 };
-	static const size_t at[WAYS] = { 0, 2, FRAMES - 1, FRAMES };
-	uint64_t *half = malloc(2 * WAYS * N * sizeof(*half)), chain[FRAMES + 1];
+	enum { N = 1 << 15, FRAMES = 6, WAYS = 7 };
+	static const size_t at[WAYS] = { 0, 2, FRAMES - 1, FRAMES, 1, 1, 1 };
+	uint64_t *half = malloc(2 * WAYS * N * sizeof(*half)), chain[FRAMES + 1], t;
 	struct ms_namekey k;
 	size_t n = 0, i, j, way, len;
 
@@ -161,6 +157,15 @@ static void keys_spread(void **state)
 			for (j = 0; j <= FRAMES; j++)
 				chain[j] = 0x7f3a5c6d1000 + 0x40 * j;
 			chain[at[way]] ^= i;
+			if (way == 4)
+				chain[4] ^= i;           /* two frames, one change */
+			else if (way == 5)
+				chain[4] ^= i + 1;
+			else if (way == 6) {
+				t = chain[1];            /* the changed frame moved one down */
+				chain[1] = chain[2];
+				chain[2] = t;
+			}
 			len = at[way] == FRAMES ? FRAMES + 1 : FRAMES;
 			ms_namekey_init(&k, 'S');
 			ms_namekey_word(&k, len);
@@ -180,6 +185,12 @@ static void keys_spread(void **state)
 	free(half);
 }
 
+/*
+ * The same for the same file, another for another state or build-id;
+ * another once the debug file its .gnu_debuglink names appears beside
+ * it, or goes; another once the file changes, build-id or not; and the
+ * file as the caller read it counts, not what is at the path now.
+ */
 static void binary_keys(void **state)
 {
 	const unsigned char id[20] = { 1, 2, 3 };

@@ -21,6 +21,7 @@
 #include <mapscope/unmapped.h>
 
 #include "record_workload.h"
+#include "session/source.h"
 #include "synth.h"
 
 static int fd;
@@ -202,8 +203,8 @@ static int count_stacks(void *ctx, struct ms_session *s, const struct ms_event *
 	return 0;
 }
 
-/* path's maps, through a session with symbols, its sites taken or not, the stream ahead or not. */
-static struct stacks stacks_of(const char *path, bool sites, const char *ahead)
+/* path's maps, through a session with symbols, its sites taken or not, the stream run ahead or not. */
+static struct stacks stacks_of(const char *path, bool sites, bool ahead)
 {
 	static const struct ms_analysis count = { .name = "count", .change = count_stacks };
 	const struct ms_session_opts o = { .symbols = true, .to_ns = UINT64_MAX };
@@ -211,7 +212,8 @@ static struct stacks stacks_of(const char *path, bool sites, const char *ahead)
 	struct stacks k = { 0, 0 };
 
 	assert_non_null(s);
-	setenv("MAPSCOPE_STREAM_AHEAD", ahead, 1);
+	session_read_ahead(s, ahead);        /* as the commands ask; on one CPU too */
+	setenv("MAPSCOPE_STREAM_AHEAD", ahead ? "1" : "0", 1);
 	if (!sites)
 		assert_int_equal(ms_session_no_sites(s), 0);
 	assert_int_equal(ms_session_add(s, &count, &k), 0);
@@ -232,7 +234,6 @@ static void stacks_only_where_sites_are_taken(void **state)
 	const char *w = getenv("WORKLOADS");
 	char dir[] = "/tmp/ms-session-XXXXXX", path[64], prog[4096];
 	char *argv[] = { prog, NULL };
-	const char *ahead[] = { "0", "1" };
 	struct stacks k;
 	int i;
 
@@ -242,12 +243,12 @@ static void stacks_only_where_sites_are_taken(void **state)
 	snprintf(path, sizeof(path), "%s/rec.data", dir);
 	if (!w || record_workload(path, argv)) {
 		rmdir(dir);
-		skip();                      /* recording needs root, perf and the mapscope binary (ctest sets MAPSCOPE) */
+		skip();                      /* recording needs root, perf and mapscope (ctest sets MAPSCOPE) */
 	}
 	for (i = 0; i < 2; i++) {
-		k = stacks_of(path, true, ahead[i]);
+		k = stacks_of(path, true, i);
 		assert_true(k.with > 0);
-		k = stacks_of(path, false, ahead[i]);
+		k = stacks_of(path, false, i);
 		assert_int_equal(k.with, 0);
 		assert_true(k.without > 0);
 	}
