@@ -412,6 +412,16 @@ static int on_samples(const struct ms_samples *run, void *ctx)
 }
 
 /* Once, before the first record: the model's listener, and each analysis's begin. */
+/*
+ * Whether the events' stack copies are unwound: only for the sites (and
+ * analyses that need symbols, which want sites). Where not, the stream
+ * keeps none and the thread run ahead copies none.
+ */
+static bool unwinds(const struct ms_session *s)
+{
+	return s->syms && !s->no_sites;
+}
+
 static void begin(struct ms_session *s)
 {
 	const struct perf_event_attr *attr;
@@ -421,9 +431,8 @@ static void begin(struct ms_session *s)
 		return;
 	s->begun = true;
 	listen(s);
-	/* Sites, and analyses that need symbols (which want sites), unwind stacks: without them none is kept. */
 	if (s->stream)
-		ms_stream_set_no_stacks(s->stream, !s->syms || s->no_sites);
+		ms_stream_set_no_stacks(s->stream, !unwinds(s));
 	/* A jitdump's times are CLOCK_MONOTONIC: those of a recording on another clock (perf's default) are not. */
 	if (s->syms && s->reader && ms_pdreader_nr_evsels(s->reader) &&
 	    (attr = ms_pdreader_attr(s->reader, 0)))
@@ -463,9 +472,7 @@ static bool cut_between_records(const struct ms_session *s)
  */
 static int run_ahead(struct ms_session *s, const struct ms_stream_source *src)
 {
-	/* As begin() keeps them: where no site is taken, nothing reads a stack copy. */
-	struct ms_ahead how = { .fn = on_event, .sfn = s->sees_samples ? NULL : on_samples,
-				.unwinds = s->syms && !s->no_sites,
+	struct ms_ahead how = { .fn = on_event, .sfn = s->sees_samples ? NULL : on_samples, .unwinds = unwinds(s),
 				.facts = more_facts, .ctx = s };
 	const unsigned char *d;
 	size_t size;
