@@ -30,7 +30,7 @@
 #include "symbols/pin.h"
 #include "util/grow.h"
 
-/* The instance of p[0, n) holding addr, the one at *last tried first; NULL where none. */
+/* The instance of v[0, n) holding addr, the one at *last tried first; NULL where none. */
 static const struct inst *held_in(const struct inst *v, size_t n, uint64_t addr, size_t *last)
 {
 	size_t i;
@@ -43,11 +43,6 @@ static const struct inst *held_in(const struct inst *v, size_t n, uint64_t addr,
 			return &v[i];
 		}
 	return NULL;
-}
-
-static const struct inst *held_by(const struct proc_bins *p, size_t n, uint64_t addr, size_t *last)
-{
-	return held_in(p->v, n, addr, last);
 }
 
 static struct inst *pinned_list(const struct ms_symbols *s, const struct ms_pin *pin);
@@ -87,8 +82,8 @@ static int walk(const struct ms_symbols *s, const struct proc_bins *p, const uin
 	for (i = 0; i < len; i++) {
 		if (chain[i] >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;
-		a = held_by(p, p->n, chain[i], &last);
-		b = held_by(p, p->n, chain[i] - 1, &last);
+		a = held_in(p->v, p->n, chain[i], &last);
+		b = held_in(p->v, p->n, chain[i] - 1, &last);
 		if (!pinnable(s, p, chain[i], a, read) || !pinnable(s, p, chain[i] - 1, b, read))
 			return -EAGAIN;
 		if (!key)
