@@ -50,7 +50,13 @@ struct maps_run {
 	bool no_index;              /* --no-index */
 };
 
-static int stop_after(void *ctx, struct ms_session *s, const struct ms_event *ev)
+/*
+ * Which process the id asked for names, whether it appeared, and when it
+ * exited, from the events (samples aside) up to the instant: the session
+ * stops the replay at the first event or sample past it, this at the
+ * process's exit for --at last.
+ */
+static int watch_process(void *ctx, struct ms_session *s, const struct ms_event *ev)
 {
 	struct maps_run *m = ctx;
 
@@ -58,8 +64,6 @@ static int stop_after(void *ctx, struct ms_session *s, const struct ms_event *ev
 		m->at += ms_session_first_time(s);
 		m->rel = false;
 	}
-	if (!m->last && !m->rel && ev->time > m->at)
-		return 1;
 	/* A thread's id names its process, as /proc/TID/maps does. */
 	if (ev->kind == MS_EV_FORK && ev->fork.child_tid == m->asked)
 		m->pid = ev->fork.child_pid;
@@ -192,9 +196,7 @@ static int from_index(struct ms_session *s, const char *input, struct maps_run *
 int cmd_maps(int argc, char **argv)
 {
 	struct maps_run m = { 0 };
-	/* Every event, samples too: the replay stops at the first one past the instant. */
-	static const struct ms_analysis until = { .name = "maps", .event = stop_after,
-						  .flags = MS_ANALYSIS_SEES_SAMPLES };
+	static const struct ms_analysis watch = { .name = "maps", .event = watch_process };
 	struct ms_session *s = NULL;
 	struct ms_index *ix = NULL;
 	struct ms_index_maps a;
@@ -208,10 +210,10 @@ int cmd_maps(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	if ((ret = replay_open(&s, input, NULL)))
 		goto out;
-	/* The replay stops at the instant: the stream must not have read past it (its statistics warn). */
-	session_read_ahead(s, false);
+	/* The replay stops at the first event or sample past the instant, its statistics as they were then. */
+	session_stop_after(s, m.last ? UINT64_MAX : m.at, m.rel && !m.last);
 	indexed = !from_index(s, input, &m, &ix);
-	if (!indexed && ms_session_add(s, &until, &m)) {
+	if (!indexed && ms_session_add(s, &watch, &m)) {
 		ret = EXIT_RUNTIME;
 		goto out;
 	}

@@ -17,7 +17,9 @@
  * (mapscope:sysctl) where they change, which the analyses ask for as the
  * events come. The first nonzero return on the caller's thread (an
  * analysis has what it needed, an error) stops the stream at its next
- * event or read.
+ * event or read; where asked, its statistics travel too, and are put back
+ * to those at the event the caller stopped at (maps at an instant reads
+ * what was lost or set aside by then, not by where the thread got to).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -60,7 +62,7 @@
 #define cpu_relax() do { } while (0)
 #endif
 
-enum item_kind { IT_EVENT = 1, IT_RUN, IT_RELEASE, IT_LOG, IT_IDS, IT_FACTS };
+enum item_kind { IT_EVENT = 1, IT_RUN, IT_RELEASE, IT_LOG, IT_IDS, IT_FACTS, IT_STATS };
 
 /* Each item: this, then what it holds; size, the whole item's, is a multiple of 8. */
 struct item {
@@ -84,17 +86,21 @@ struct ahead {
 	int err;
 	atomic_bool stop;              /* the caller took no more */
 	atomic_uint_fast64_t released; /* the records before this offset are the caller's no more */
-	/* The thread's. */
-	struct ms_stream *st;
+	/* The thread's (and how, which neither side writes), on cache lines the caller does not write. */
+	_Alignas(64) struct ms_stream *st;
 	const struct ms_stream_source *src;   /* the caller's */
 	struct batch *cur;             /* being filled: b[tail % NR_BATCHES] */
 	uint64_t did_release;
 	size_t ids_seen;               /* the reader's build-id bytes handed on */
 	const struct ms_stream_facts *facts;   /* the stream's, where how.facts is set */
 	uint64_t facts_seen;           /* their changes handed on */
+	struct ms_stream_stats stats_sent;   /* with how.stats: the statistics last handed on */
 	struct ms_logq log;
-	/* The caller's. */
-	struct ms_ahead how;
+	struct ms_ahead how;           /* the caller's */
+	/* The caller's thread's. */
+	_Alignas(64) struct ms_stream_stats view;   /* with how.stats: the statistics as at the event taken last */
+	struct ms_stream_lost *view_lost;
+	size_t nr_view_lost, cap_view_lost;
 };
 
 bool ms_ahead_wanted(void)
@@ -266,6 +272,30 @@ static int next_batch(struct ahead *a, size_t need)
 
 static int put_logged(struct ahead *a);
 static int put_facts(struct ahead *a);
+static int put_stats(struct ahead *a, const struct ms_stream_stats *now);
+
+/* Field by field: the struct has padding. */
+static bool stats_same(const struct ms_stream_stats *x, const struct ms_stream_stats *y)
+{
+	return x->records == y->records && x->samples == y->samples && x->other_samples == y->other_samples &&
+	       x->zero_addr == y->zero_addr && x->kernel_addr == y->kernel_addr && x->unknown_id == y->unknown_id &&
+	       x->bad_samples == y->bad_samples && x->bad_records == y->bad_records &&
+	       x->unknown_records == y->unknown_records && x->bad_names == y->bad_names && x->lost == y->lost &&
+	       x->lost_first == y->lost_first && x->lost_last == y->lost_last &&
+	       x->nr_lost_pids == y->nr_lost_pids && x->out_of_order == y->out_of_order &&
+	       x->first_time == y->first_time && x->last_time == y->last_time;
+}
+
+/* With how.stats, before an event or a run: the stream's statistics, where they changed since the last item. */
+static int stats_before(struct ahead *a, uint32_t kind)
+{
+	struct ms_stream_stats now;
+
+	if (!a->how.stats || (kind != IT_EVENT && kind != IT_RUN))
+		return 0;
+	ms_stream_stats(a->st, &now);
+	return stats_same(&now, &a->stats_sent) ? 0 : put_stats(a, &now);
+}
 
 /*
  * Room for an item of kind holding n bytes: its contents' start, NULL with
@@ -282,6 +312,8 @@ static unsigned char *reserve(struct ahead *a, uint32_t kind, size_t n, int *err
 		return NULL;
 	if (kind != IT_LOG && kind != IT_FACTS && a->facts && a->facts->changes != a->facts_seen &&
 	    (*err = put_facts(a)))
+		return NULL;
+	if ((*err = stats_before(a, kind)))
 		return NULL;
 	if (atomic_load(&a->stop)) {
 		*err = 1;
@@ -326,6 +358,23 @@ static int put_facts(struct ahead *a)
 		return err;
 	memcpy(p, a->facts, sizeof(*a->facts));
 	a->facts_seen = a->facts->changes;
+	return 0;
+}
+
+/* The stream's statistics now, and the processes whose records were lost (ms_stream_lost_pid()). */
+static int put_stats(struct ahead *a, const struct ms_stream_stats *now)
+{
+	struct ms_stream_lost l;
+	unsigned char *p;
+	uint32_t i;
+	int err;
+
+	a->stats_sent = *now;              /* first: reserve() asks again */
+	if (!(p = reserve(a, IT_STATS, sizeof(*now) + now->nr_lost_pids * sizeof(l), &err)))
+		return err;
+	memcpy(p, now, sizeof(*now));
+	for (i = 0; i < now->nr_lost_pids && ms_stream_lost_pid(a->st, i, &l); i++)
+		memcpy(p + sizeof(*now) + i * sizeof(l), &l, sizeof(l));
 	return 0;
 }
 
@@ -478,6 +527,26 @@ static void *run_stream(void *arg)
 
 /* --- the caller's thread ----------------------------------------------------- */
 
+/* The statistics as the stream had them at the next event: kept, to be the stream's if the caller stops there. */
+static int take_stats(struct ahead *a, const unsigned char *p)
+{
+	struct ms_stream_lost *l;
+	size_t n;
+
+	memcpy(&a->view, p, sizeof(a->view));
+	n = a->view.nr_lost_pids;
+	if (n > a->cap_view_lost) {
+		if (!(l = realloc(a->view_lost, n * sizeof(*l))))
+			return -ENOMEM;
+		a->view_lost = l;
+		a->cap_view_lost = n;
+	}
+	if (n)
+		memcpy(a->view_lost, p + sizeof(a->view), n * sizeof(*a->view_lost));
+	a->nr_view_lost = n;
+	return 0;
+}
+
 static int take_batch(struct ahead *a, const struct batch *b)
 {
 	const unsigned char *p = b->mem, *end = b->mem + b->len;
@@ -509,6 +578,9 @@ static int take_batch(struct ahead *a, const struct batch *b)
 			break;
 		case IT_FACTS:
 			a->how.facts(a->how.ctx, (const struct ms_stream_facts *)(it + 1));
+			break;
+		case IT_STATS:
+			err = take_stats(a, (const unsigned char *)(it + 1));
 			break;
 		}
 	}
@@ -553,12 +625,14 @@ static int take_all(struct ahead *a)
 
 int ms_ahead_run(struct ms_stream *st, const struct ms_stream_source *src, const struct ms_ahead *how)
 {
-	struct ahead *a = calloc(1, sizeof(*a));
+	/* Aligned as its parts are: the thread's and the caller's on lines of their own. */
+	struct ahead *a = aligned_alloc(_Alignof(struct ahead), sizeof(*a));
 	pthread_t th;
 	size_t i;
 	int err;
 
 	if (a) {
+		memset(a, 0, sizeof(*a));
 		a->st = st;
 		a->src = src;
 		a->how = *how;
@@ -580,6 +654,10 @@ int ms_ahead_run(struct ms_stream *st, const struct ms_stream_source *src, const
 	}
 	err = take_all(a);
 	pthread_join(th, NULL);
+	/* Stopped by the caller: the statistics are those at the event it stopped at, as in turn. */
+	if (err > 0 && how->stats && a->view.records)
+		ms_stream_restore_stats(st, &a->view, a->view_lost, a->nr_view_lost);
+	free(a->view_lost);
 	for (i = 0; i < NR_BATCHES; i++)
 		free(a->b[i].mem);
 	pthread_mutex_destroy(&a->mu);

@@ -34,6 +34,14 @@ struct ms_ahead {
 	 * says on the stream's thread when it makes the event after.
 	 */
 	void (*facts)(void *ctx, const struct ms_stream_facts *f);
+	/*
+	 * The statistics (ms_stream_stats(), ms_stream_lost_pid()) travel with
+	 * the events where they change: where fn or sfn stops the run, the
+	 * stream's are then put back to what they were when the stream made
+	 * that event, as a run in turn leaves them where the caller captures
+	 * them at its stop (session.c).
+	 */
+	bool stats;
 	void *ctx;
 };
 

@@ -50,8 +50,15 @@ struct ms_session {
 	struct ms_buf ids;          /* with the stream ahead: the reader's build-ids, as they reached this thread */
 	bool ids_ahead;             /* ids, not the reader's, are the ones read so far */
 	struct ms_stream_facts facts;   /* with the stream ahead: its settings, as they reached this thread */
+	struct ms_stream_stats stop_stats;   /* in turn, with stops: the stream's when an analysis stopped it */
+	struct ms_stream_lost *stop_lost;
+	size_t nr_stop_lost;
+	bool stopped;               /* stop_stats were taken */
 	bool facts_ahead;           /* while it runs, facts are the ones read so far */
 	bool ahead;                 /* the stream may run ahead (session_read_ahead) */
+	bool stops;                 /* session_stop_after() was called: the replay may stop early */
+	bool until_rel;             /* until counts from the first time, not yet known */
+	uint64_t until;             /* with stops: the replay stops at the first event or sample after this */
 	bool corrupt;
 	bool begun;                 /* the model's listener is set and the analyses' begin called */
 	struct ms_sites sites;      /* with symbols: each region's allocation site, named once here */
@@ -274,6 +281,9 @@ static void start(struct ms_session *s, uint64_t t)
 	if (s->o.to_rel && s->o.to_ns != UINT64_MAX)
 		s->o.to_ns += t;
 	s->o.from_rel = s->o.to_rel = false;
+	if (s->until_rel && s->until != UINT64_MAX)
+		s->until = t + s->until < t ? UINT64_MAX : t + s->until;
+	s->until_rel = false;
 	for (i = 0; i < s->n; i++)
 		if (s->an[i].a->start)
 			s->an[i].a->start(s->an[i].ctx, s);
@@ -356,6 +366,8 @@ static int on_event(const struct ms_event *ev, void *ctx)
 		ms_symbols_track(s->syms, ev);
 	} else if (s->syms)
 		ms_symbols_set_time(s->syms, ev->time);
+	if (s->stops && !s->until_rel && ev->time > s->until)
+		return 1;                     /* the instant asked for has passed */
 	for (i = 0; s->any_event && i < s->n; i++)
 		if (s->an[i].a->event && (ev->kind != MS_EV_SAMPLE || (s->an[i].a->flags & MS_ANALYSIS_SEES_SAMPLES)) &&
 		    (err = s->an[i].a->event(s->an[i].ctx, s, ev)))
@@ -397,15 +409,36 @@ static int __attribute__((noinline)) samples_by_jit_time(struct ms_session *s, c
 	return part.n ? ms_aspace_apply_samples(s->as, &part) : 0;
 }
 
+/* How many of run's samples come at or before the instant the replay stops after (session_stop_after()). */
+static size_t samples_until(const struct ms_session *s, const struct ms_samples *run)
+{
+	size_t i;
+
+	if (!s->stops || s->until_rel || !run->n || ms_samples_time(run, run->n - 1) <= s->until)
+		return run->n;
+	for (i = 0; i < run->n && ms_samples_time(run, i) <= s->until; i++)
+		;
+	return i;
+}
+
 /* Runs of samples, which no analysis sees one by one. */
 static int on_samples(const struct ms_samples *run, void *ctx)
 {
 	struct ms_session *s = ctx;
+	struct ms_samples part;
 	size_t i;
+	int err;
 
 	for (i = 0; !s->first_time && i < run->n; i++)
 		if (ms_samples_time(run, i))
 			start(s, ms_samples_time(run, i));
+	if ((i = samples_until(s, run)) < run->n) {
+		part = *run;
+		part.n = i;
+		if (i && (err = on_samples(&part, s)))
+			return err;
+		return 1;                     /* the instant asked for has passed */
+	}
 	if (s->syms && ms_symbols_next_change(s->syms) != UINT64_MAX)
 		return samples_by_jit_time(s, run);
 	return ms_aspace_apply_samples(s->as, run);   /* one layout's samples */
@@ -473,7 +506,7 @@ static bool cut_between_records(const struct ms_session *s)
 static int run_ahead(struct ms_session *s, const struct ms_stream_source *src)
 {
 	struct ms_ahead how = { .fn = on_event, .sfn = s->sees_samples ? NULL : on_samples, .unwinds = unwinds(s),
-				.facts = more_facts, .ctx = s };
+				.facts = more_facts, .stats = s->stops, .ctx = s };
 	const unsigned char *d;
 	size_t size;
 	int err;
@@ -504,6 +537,74 @@ void session_read_ahead(struct ms_session *s, bool on)
 	s->ahead = on;
 }
 
+void session_stop_after(struct ms_session *s, uint64_t t, bool rel)
+{
+	s->stops = true;
+	s->until = t;
+	s->until_rel = rel;
+}
+
+/*
+ * In turn, an analysis stopping the replay: the stream's statistics as they
+ * are at this event. The first stop's: the stream may still let out what
+ * it had queued (lib/stream/stream.c), and the analyses stop those too.
+ */
+static void note_stop(struct ms_session *s)
+{
+	struct ms_stream_lost *l;
+	size_t i;
+
+	if (s->stopped)
+		return;
+	ms_stream_stats(s->stream, &s->stop_stats);
+	l = s->stop_stats.nr_lost_pids ? calloc(s->stop_stats.nr_lost_pids, sizeof(*l)) : NULL;
+	for (i = 0; l && i < s->stop_stats.nr_lost_pids; i++)
+		ms_stream_lost_pid(s->stream, i, &l[i]);
+	s->stop_lost = l;
+	s->nr_stop_lost = l ? s->stop_stats.nr_lost_pids : 0;
+	s->stopped = true;
+}
+
+static int on_event_in_turn(const struct ms_event *ev, void *ctx)
+{
+	int err = on_event(ev, ctx);
+
+	if (err > 0)
+		note_stop(ctx);
+	return err;
+}
+
+static int on_samples_in_turn(const struct ms_samples *run, void *ctx)
+{
+	int err = on_samples(run, ctx);
+
+	if (err > 0)
+		note_stop(ctx);
+	return err;
+}
+
+/*
+ * The stream in turn, on this thread. Where the replay may stop early, the
+ * statistics it leaves are those at the event it stopped at, as with the
+ * stream ahead: not what the stream counted on its way out.
+ */
+static int run_in_turn(struct ms_session *s, const struct ms_stream_source *src)
+{
+	int err;
+
+	if (!s->stops)
+		return ms_stream_run(s->stream, src, on_event, s);
+	if (!s->sees_samples && (err = ms_stream_set_samples_fn(s->stream, on_samples_in_turn)))
+		return err;
+	err = ms_stream_run(s->stream, src, on_event_in_turn, s);
+	if (err > 0 && s->stopped)
+		ms_stream_restore_stats(s->stream, &s->stop_stats, s->stop_lost, s->nr_stop_lost);
+	free(s->stop_lost);
+	s->stop_lost = NULL;
+	s->stopped = false;
+	return err;
+}
+
 MS_EXPORT int ms_session_run(struct ms_session *s)
 {
 	struct ms_stream_source src;
@@ -517,7 +618,7 @@ MS_EXPORT int ms_session_run(struct ms_session *s)
 		return err;
 	session_reader_source(s->reader, &src);
 	if ((err = run_ahead(s, &src)) == -EAGAIN)
-		err = ms_stream_run(s->stream, &src, on_event, s);
+		err = run_in_turn(s, &src);
 	if (err == 1)                    /* an analysis had what it needed */
 		return 1;
 	ms_aspace_finish(s->as);

@@ -53,6 +53,17 @@ void session_sites_ask(struct ms_session *s, const struct ms_region *r);
 void session_read_ahead(struct ms_session *s, bool on);
 
 /*
+ * The replay of s stops at its first event or sample after t, on the
+ * recording's clock, or t after the first event's time where rel is set
+ * (UINT64_MAX: at none): the model then holds the address space as it was
+ * at t. It may stop early too where an analysis returns nonzero. Either
+ * way, the stream's statistics (ms_session_stats()) are then those at the
+ * event it stopped at, the stream run ahead or not: the records read by
+ * the time that event was made.
+ */
+void session_stop_after(struct ms_session *s, uint64_t t, bool rel);
+
+/*
  * Stops what s runs on threads of its own taking work, and leaves the
  * rest as it is: for a process that exits now, whose exit frees s whole
  * (freeing it piece by piece, and waking those threads to end, took a

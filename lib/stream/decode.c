@@ -85,6 +85,18 @@ static int __attribute__((noinline, cold)) set_aside(struct ms_stream *s, uint64
 	return 0;
 }
 
+/*
+ * The same, after the samples gathered before it go out: the count is in
+ * order with them, as a replay that stops at one of them reads it
+ * (mapscope maps at an instant). 0, or what sfn returned.
+ */
+static int __attribute__((noinline, cold)) set_aside_after(struct ms_stream *s, uint64_t addr)
+{
+	int err = s->sfn && s->nbatch ? stream_flush_batch(s) : 0;
+
+	return err ? err : set_aside(s, addr);
+}
+
 /* WEIGHT as it is, or WEIGHT_STRUCT's latency: its low 32 bits. */
 static inline uint64_t sample_weight(const struct evinfo *ei, uint64_t w)
 {
@@ -142,7 +154,7 @@ on_fixed_sample(struct ms_stream *s, const struct evinfo *ei, int e, const struc
 	ev->sample.addr = load64(rec, l->addr);
 	if (not_user(ev->sample.addr) &&
 	    !zero_kept(ei, ev->sample.addr, l->data_src >= 0 ? load64(rec, l->data_src) : 0))
-		return set_aside(s, ev->sample.addr);
+		return set_aside_after(s, ev->sample.addr);
 	ev->sample.period = l->period >= 0 ? load64(rec, l->period) : ei->period;
 	ev->sample.ip = l->ip >= 0 ? load64(rec, l->ip) : 0;
 	ev->sample.sp = l->sp >= 0 ? load64(rec, l->sp) : 0;
@@ -206,7 +218,7 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 		return smp.has_sp && smp.tid != smp.pid ? stream_thread_sp(s, &smp) : 0;
 	}
 	if (not_user(smp.addr) && !zero_kept(ei, smp.addr, smp.data_src))
-		return set_aside(s, smp.addr);
+		return set_aside_after(s, smp.addr);
 	ev.kind = MS_EV_SAMPLE;
 	ev.time = smp.time;
 	ev.pid = smp.pid;
@@ -585,7 +597,12 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 		if (__builtin_expect(l.weight >= 0, 0))
 			ev->sample.weight = sample_weight(ei, load64(rec, l.weight));
 		if (not_user(ev->sample.addr) && !zero_kept(ei, ev->sample.addr, ev->sample.data_src)) {
-			set_aside(s, ev->sample.addr);
+			s->nbatch = k;               /* the samples before it go out first: set_aside_after() */
+			err = set_aside_after(s, ev->sample.addr);
+			k = s->nbatch;
+			ev = batch + k;
+			if (err)
+				break;
 			continue;
 		}
 		gathered++;
@@ -662,7 +679,6 @@ static int send_view(struct ms_stream *s, const unsigned char *p, size_t n, bool
 				memcpy(&dsrc, p + i * size + v.data_src, 8);
 			if (zero_kept(&s->ev[s->fast_ev], addr, dsrc))
 				continue;
-			set_aside(s, addr);
 			if (i > from) {
 				v.base = p + from * size;
 				v.n = i - from;
@@ -670,6 +686,7 @@ static int send_view(struct ms_stream *s, const unsigned char *p, size_t n, bool
 				if ((err = s->sfn(&v, s->ctx)))
 					break;
 			}
+			set_aside(s, addr);          /* after the samples before it, as set_aside_after() */
 			from = i + 1;
 		}
 		if (!err && end > from) {

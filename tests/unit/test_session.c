@@ -402,6 +402,83 @@ static void fast_path_among_other_events(void **state)
 	close(two);
 }
 
+/*
+ * Data at 0x10000000 (map at 1 ms); 2,000 samples there at 2 ms + i us,
+ * a round every 100; two at a kernel address, at 2 ms + 950.5 us and
+ * 2 ms + 1000.5 us, either side of the instant the tests stop at.
+ */
+static int around_an_instant(void)
+{
+	struct ms_pdwriter *w;
+	int f, i;
+
+	w = synth_writer(&f);
+	assert_non_null(w);
+	put_map(w, 1 * MS, 0x10000000, 8 << 20, PROT_READ | PROT_WRITE, "//anon", 0);
+	for (i = 0; i < 2000; i++) {
+		put_sample(w, 2 * MS + (uint64_t)i * 1000, 0x400010, 0x10000000 + (uint64_t)i * 4096, LOAD);
+		if (i == 950 || i == 1000)
+			put_sample(w, 2 * MS + (uint64_t)i * 1000 + 500, 0x400010, 0xffff888000001000ULL, LOAD);
+		if (i % 100 == 99)
+			assert_int_equal(ms_pdwriter_finish_round(w), 0);
+	}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	return f;
+}
+
+/* A replay to the instant t (rel: from the first event), the stream ahead or not: report's counts, the stats. */
+static void replay_to(int f, uint64_t t, bool rel, bool ahead, uint64_t *data, struct ms_session_stats *st)
+{
+	struct ms_session *s = ms_session_open(synth_path(f), NULL);
+	struct ms_report *rep = ms_report_new(NULL);
+	uint64_t total;
+
+	assert_non_null(s);
+	session_read_ahead(s, ahead);
+	session_stop_after(s, t, rel);
+	assert_int_equal(ms_session_add(s, &ms_report_analysis, rep), 0);
+	assert_int_equal(ms_session_run(s), 1);
+	report_counts(rep, s, &total, data);
+	assert_int_equal(total, *data);
+	ms_session_stats(s, st);
+	ms_report_free(rep);
+	ms_session_free(s);
+}
+
+/*
+ * session_stop_after(): the model holds the samples at or before the
+ * instant, none after (a run is cut there), and the statistics are those
+ * at the sample it stopped at, the stream run ahead or in turn: the
+ * kernel address before the instant counted, the one after it not, and
+ * the records read the same (ahead, the thread has read the file whole).
+ */
+static void stops_after_an_instant(void **state)
+{
+	struct ms_session_stats in_turn, ahead, rel;
+	uint64_t data;
+	int f = around_an_instant();
+
+	(void)state;
+	setenv("MAPSCOPE_STREAM_AHEAD", "1", 1);     /* ahead on one CPU too */
+	replay_to(f, 2 * MS + 999000, false, false, &data, &in_turn);
+	assert_int_equal(data, 1000);
+	replay_to(f, 2 * MS + 999000, false, true, &data, &ahead);
+	assert_int_equal(data, 1000);
+	replay_to(f, 1 * MS + 999000, true, true, &data, &rel);
+	assert_int_equal(data, 1000);
+	unsetenv("MAPSCOPE_STREAM_AHEAD");
+	assert_int_equal(in_turn.kernel_addr, 1);
+	assert_int_equal(ahead.kernel_addr, 1);
+	assert_int_equal(rel.kernel_addr, 1);
+	assert_true(in_turn.records < 2003);         /* the rounds after the instant's not read */
+	assert_int_equal(ahead.records, in_turn.records);
+	assert_int_equal(ahead.samples, in_turn.samples);
+	assert_int_equal(ahead.last_time, in_turn.last_time);
+	assert_int_equal(rel.records, in_turn.records);
+	close(f);
+}
+
 static void bad_input(void **state)
 {
 	(void)state;
@@ -414,6 +491,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(three_analyses_in_one_pass),
 		cmocka_unit_test(relative_window),
+		cmocka_unit_test(stops_after_an_instant),
 		cmocka_unit_test(events_changes_and_stop),
 		cmocka_unit_test(fast_path_among_other_events),
 		cmocka_unit_test(bad_input),
