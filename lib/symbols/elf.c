@@ -56,6 +56,13 @@ static bool refused_place(const char *path)
 	return refused;
 }
 
+/* The file systems of /proc and /sys (tracing's and debugfs among them), wherever they are mounted. */
+static bool refused_fs(const struct statfs *fs)
+{
+	return fs->f_type == PROC_SUPER_MAGIC || fs->f_type == SYSFS_MAGIC || fs->f_type == TRACEFS_MAGIC ||
+	       fs->f_type == DEBUGFS_MAGIC;
+}
+
 /* Whether fd is the regular file stat found at its path, and outside /proc and /sys. */
 static int check_regular_fd(int fd, const struct stat *before, struct stat *st)
 {
@@ -65,9 +72,8 @@ static int check_regular_fd(int fd, const struct stat *before, struct stat *st)
 		return -errno;
 	if (!S_ISREG(st->st_mode) || st->st_dev != before->st_dev || st->st_ino != before->st_ino)
 		return -ENOEXEC;             /* replaced between stat and open */
-	if (!fstatfs(fd, &fs) && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC ||
-				   fs.f_type == TRACEFS_MAGIC || fs.f_type == DEBUGFS_MAGIC))
-		return -EPERM;               /* a link or a bind mount changed between realpath() and open() */
+	if (!fstatfs(fd, &fs) && refused_fs(&fs))
+		return -EPERM;               /* a link or a bind mount changed between statfs() and open() */
 	return 0;
 }
 
@@ -92,22 +98,30 @@ static int open_file(const char *path)
  * A path comes from a recording, which anyone may have made: a FIFO there
  * would block open() and read() for ever, a terminal opened without
  * O_NOCTTY could become ours, and report run as root would read any file
- * it names. So: refuse /proc, /sys and /dev by name, as written and as
- * resolved, stat first and open nothing but a regular file (O_NONBLOCK in
- * case it is swapped for a FIFO in between) and never through a magic
- * link of /proc, then check the descriptor is the file stat saw.
+ * it names. So: refuse /proc, /sys and /dev by name, stat first and open
+ * nothing but a regular file (O_NONBLOCK in case it is swapped for a FIFO
+ * in between), nothing on the file systems of /proc and /sys however it
+ * is named (statfs() sees through links and mounts), and never through a
+ * magic link of /proc, then check the descriptor is the file stat saw. A
+ * file that is not regular is refused either way; where its name resolves
+ * into those places (a link to /dev/null) it is refused as a place.
+ * realpath() walked every binary's path a link at a time (826 readlink
+ * calls in a hugepages of chromium's page load): only those few now.
  */
 int ms_file_open_regular(const char *path, struct stat *st)
 {
 	struct stat before;
+	struct statfs fs;
 	int fd, err;
 
 	if (stat(path, &before))             /* nothing there (most debug-file probes): no realpath() walk */
 		return refused_name(path) ? -EPERM : -errno;
-	if (refused_place(path))
+	if (refused_name(path))
 		return -EPERM;
 	if (!S_ISREG(before.st_mode))
-		return -ENOEXEC;
+		return refused_place(path) ? -EPERM : -ENOEXEC;
+	if (!statfs(path, &fs) && refused_fs(&fs))
+		return -EPERM;
 	if ((fd = open_file(path)) < 0)
 		return fd;
 	if ((err = check_regular_fd(fd, &before, st))) {
