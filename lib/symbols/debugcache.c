@@ -10,9 +10,12 @@
  * asks for. Everything before the first compressed section (the ELF
  * header, the program headers and what they point at) is copied as it
  * is; the sections from there on are laid out again, one after another,
- * then the section headers. A copy is used only if it is whole (its size
- * is where its section headers end), it is the user's own file in the
- * user's own folder, and it has the build-id asked for.
+ * then the section headers, each compressed section inflated 64 KiB at a
+ * time (zlib or zstd) as it is written. A copy is used only if it is
+ * whole (its size is where its section headers end), it is the user's own
+ * file in the user's own folder, and it has the build-id asked for. Where
+ * the cache is off or its folder is not to be trusted, the copy is made
+ * all the same, for the process only, in an unnamed file of $TMPDIR.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,12 +27,18 @@
 #include <unistd.h>
 
 #include <elfutils/libdwelf.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "symbols/internal.h"
 #include "util/cachedir.h"
 #include "util/grow.h"
 
 #define ALIGN_MAX 4096
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2               /* glibc's elf.h has it from 2.37 */
+#endif
+#define CHUNK 65536
 
 /* Whether elf is a 64-bit ELF file of this machine's byte order with a compressed section that is not loaded. */
 static bool compressed(Elf *elf)
@@ -55,17 +64,14 @@ static bool same_id(Elf *elf, const unsigned char *id, size_t id_len)
 	return n > 0 && (size_t)n == id_len && !memcmp(bits, id, id_len);
 }
 
-/* The copy at path, opened, where it is whole, this user's and of build-id id; or -1. */
-static int open_copy(const char *path, const unsigned char *id, size_t id_len)
+/* Whether fd is a whole copy: the user's regular file, its size where its section headers end, of build-id id. */
+static bool copy_whole(int fd, const unsigned char *id, size_t id_len)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	Elf64_Ehdr *eh;
 	struct stat st;
 	bool ok = false;
 	Elf *elf;
 
-	if (fd < 0)
-		return -1;
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
 	    (elf = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
 		eh = elf_kind(elf) == ELF_K_ELF && elf_getident(elf, NULL)[EI_CLASS] == ELFCLASS64 ? elf64_getehdr(elf)
@@ -75,7 +81,15 @@ static int open_copy(const char *path, const unsigned char *id, size_t id_len)
 		     !compressed(elf) && same_id(elf, id, id_len);
 		elf_end(elf);
 	}
-	if (!ok) {
+	return ok;
+}
+
+/* The copy at path, opened, where it is whole, this user's and of build-id id; or -1. */
+static int open_copy(const char *path, const unsigned char *id, size_t id_len)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd >= 0 && !copy_whole(fd, id, id_len)) {
 		close(fd);
 		return -1;
 	}
@@ -140,23 +154,80 @@ static int by_offset(const void *a, const void *b, void *sh)
 }
 
 /*
+ * Feeds the compressed stream [from, from + len) of in through one of the
+ * two inflaters, 64 KiB at a time, writing what comes out at at in out:
+ * want bytes in all, the stream ending there. libelf's elf_compress()
+ * held each section inflated until the file was closed (libc6-dbg's 10
+ * MiB at once, at the peak of the report that makes the copy).
+ */
+static bool inflate_stream(int in, uint64_t from, uint64_t len, uint32_t type, int out, uint64_t at, uint64_t want)
+{
+	unsigned char src[CHUNK], dst[CHUNK];
+	z_stream z = { 0 };
+	ZSTD_DStream *zs = NULL;
+	ZSTD_inBuffer zi;
+	ZSTD_outBuffer zo;
+	uint64_t done = 0;
+	size_t n, made, ret;
+	bool end = false, ok = true;
+
+	if (type == ELFCOMPRESS_ZLIB ? inflateInit(&z) != Z_OK : !(zs = ZSTD_createDStream()))
+		return false;
+	while (ok && !end) {
+		n = len < CHUNK ? (size_t)len : CHUNK;
+		if (n && pread(in, src, n, (off_t)from) != (ssize_t)n)
+			break;
+		from += n;
+		len -= n;
+		zi = (ZSTD_inBuffer){ src, n, 0 };
+		z.next_in = src;
+		z.avail_in = (uInt)n;
+		do {
+			if (zs) {
+				zo = (ZSTD_outBuffer){ dst, CHUNK, 0 };
+				ret = ZSTD_decompressStream(zs, &zo, &zi);
+				ok = !ZSTD_isError(ret);
+				end = ok && !ret;
+				made = zo.pos;
+			} else {
+				z.next_out = dst;
+				z.avail_out = CHUNK;
+				ret = (size_t)inflate(&z, Z_NO_FLUSH);
+				ok = (int)ret == Z_OK || (int)ret == Z_STREAM_END || ((int)ret == Z_BUF_ERROR && !n);
+				end = (int)ret == Z_STREAM_END;
+				made = CHUNK - z.avail_out;
+			}
+			ok = ok && done + made <= want && put(out, dst, made, at + done);
+			done += made;
+		} while (ok && !end && (zs ? zi.pos < zi.size || zo.pos == CHUNK : !z.avail_out));
+		ok = ok && (end || n);       /* input ran out before the stream ended: cut short */
+	}
+	if (zs)
+		ZSTD_freeDStream(zs);
+	else
+		inflateEnd(&z);
+	return ok && end && done == want;
+}
+
+/*
  * Writes section i at *pos, inflated if it was compressed, and moves it
  * there in its header sh[i]; *pos then ends it.
  */
-static bool place(Elf *elf, size_t i, Elf64_Shdr *sh, int in, int out, uint64_t *pos)
+static bool place(int in, Elf64_Shdr *sh, size_t i, int out, uint64_t *pos)
 {
-	Elf_Scn *scn = elf_getscn(elf, i);
-	uint64_t align, from = sh[i].sh_offset;
+	uint64_t align, from = sh[i].sh_offset, size = sh[i].sh_size;
 	bool inflated = sh[i].sh_flags & SHF_COMPRESSED;
-	Elf64_Shdr *now;
-	Elf_Data *d = NULL;
+	Elf64_Chdr ch;
 
-	/* elf_compress() leaves the header as the section is now: its size, flags and alignment. */
-	if (inflated && (!scn || elf_compress(scn, 0, 0) != 1 || !(now = elf64_getshdr(scn)) ||
-			 !(d = elf_getdata(scn, NULL)) || !d->d_buf || d->d_size != now->sh_size))
-		return false;
-	if (inflated)
-		sh[i] = *now;
+	/* A compressed section: its header, then the stream; the header says what it inflates to. */
+	if (inflated) {
+		if (size < sizeof(ch) || pread(in, &ch, sizeof(ch), (off_t)from) != (ssize_t)sizeof(ch) ||
+		    (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD))
+			return false;
+		sh[i].sh_flags &= ~(uint64_t)SHF_COMPRESSED;
+		sh[i].sh_size = ch.ch_size;
+		sh[i].sh_addralign = ch.ch_addralign;
+	}
 	align = sh[i].sh_addralign > 1 ? sh[i].sh_addralign : 1;
 	if (align > ALIGN_MAX || (align & (align - 1)))
 		return false;
@@ -164,7 +235,8 @@ static bool place(Elf *elf, size_t i, Elf64_Shdr *sh, int in, int out, uint64_t 
 	sh[i].sh_offset = *pos;
 	if (sh[i].sh_type == SHT_NOBITS)
 		return true;
-	if (inflated ? !put(out, d->d_buf, d->d_size, *pos) : !copy_range(in, out, from, *pos, sh[i].sh_size))
+	if (inflated ? !inflate_stream(in, from + sizeof(ch), size - sizeof(ch), ch.ch_type, out, *pos, ch.ch_size) :
+		       !copy_range(in, out, from, *pos, size))
 		return false;
 	*pos += sh[i].sh_size;
 	return true;
@@ -199,7 +271,7 @@ static bool write_copy(Elf *elf, int in, int out)
 		goto out;
 	qsort_r(idx, n, sizeof(*idx), by_offset, sh);
 	for (i = 0, pos = end; i < n; i++)
-		if (!place(elf, idx[i], sh, in, out, &pos))
+		if (!place(in, sh, idx[i], out, &pos))
 			goto out;
 	eh.e_shoff = (pos + 7) & ~(uint64_t)7;
 	ok = put(out, sh, nsec * sizeof(*sh), eh.e_shoff) && put(out, &eh, sizeof(eh), 0);
@@ -228,8 +300,7 @@ static void link_in(const char *fdpath, const char *path)
  * reader gone, Ctrl-C) leaves nothing behind. true where it was tried
  * so; false where the folder's file system has no unnamed files, or
  * /proc is not there to name one by: that is known before it is written,
- * for the copy cannot be written twice (write_copy() inflates elf's
- * sections in place).
+ * not tried after.
  */
 static bool make_unnamed(Elf *elf, int in, const char *path)
 {
@@ -292,25 +363,57 @@ bool ms_debugcache_copy_path(char *path, size_t len, const unsigned char *id, si
 	return true;
 }
 
-int ms_debugcache_swap(int fd, const unsigned char *id, size_t id_len)
+/*
+ * A copy for this process only, where the cache has none to give (it is
+ * off, or its folder is not one to trust): written into a file with no
+ * name in $TMPDIR or /tmp, gone when closed. Inflating is done either
+ * way; here libdw maps what it reads instead of holding every section
+ * inflated (10 MiB for libc6-dbg's libc, at the peak of a profile).
+ */
+static int scratch_copy(Elf *elf, int in, const unsigned char *id, size_t id_len)
+{
+	const char *dir = getenv("TMPDIR");
+	int out = open(dir && dir[0] == '/' ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (out >= 0 && (!write_copy(elf, in, out) || !copy_whole(out, id, id_len))) {
+		close(out);
+		return -1;
+	}
+	return out;
+}
+
+/* ms_debugcache_swap(), *scratch set where the copy is one for this process only (scratch_copy()). */
+static int swap(int fd, const unsigned char *id, size_t id_len, bool *scratch)
 {
 	char path[4200];
 	Elf *elf;
 	int copy = -1;
 
-	if (fd < 0 || !ms_debugcache_copy_path(path, sizeof(path), id, id_len, false))
+	*scratch = false;
+	if (fd < 0 || !id_len)
 		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF && compressed(elf) && same_id(elf, id, id_len) &&
-	    ms_debugcache_copy_path(path, sizeof(path), id, id_len, true) && (copy = open_copy(path, id, id_len)) < 0) {
-		make_copy(elf, fd, path);
-		copy = open_copy(path, id, id_len);
+	if (elf && elf_kind(elf) == ELF_K_ELF && compressed(elf) && same_id(elf, id, id_len)) {
+		if (ms_debugcache_copy_path(path, sizeof(path), id, id_len, true) &&
+		    (copy = open_copy(path, id, id_len)) < 0) {
+			make_copy(elf, fd, path);
+			copy = open_copy(path, id, id_len);
+		}
+		if (copy < 0 && (copy = scratch_copy(elf, fd, id, id_len)) >= 0)
+			*scratch = true;
 	}
 	elf_end(elf);
 	if (copy < 0)
 		return fd;
 	close(fd);
 	return copy;
+}
+
+int ms_debugcache_swap(int fd, const unsigned char *id, size_t id_len)
+{
+	bool scratch;
+
+	return swap(fd, id, id_len, &scratch);
 }
 
 bool ms_debug_build_id_path(char *path, size_t len, const unsigned char *id, size_t id_len)
@@ -329,24 +432,22 @@ bool ms_debug_build_id_path(char *path, size_t len, const unsigned char *id, siz
 int ms_debugcache_find(const unsigned char *id, size_t id_len, char **name)
 {
 	char path[4200], sys[4200];
-	size_t i;
-	int fd;
+	bool cached = ms_debugcache_copy_path(path, sizeof(path), id, id_len, false), scratch = false;
+	int fd = cached ? open_copy(path, id, id_len) : -1, orig;
 
 	*name = NULL;
-	if (!ms_debugcache_copy_path(path, sizeof(path), id, id_len, false))
-		return -1;
-	if ((fd = open_copy(path, id, id_len)) < 0) {
-		ms_debug_build_id_path(sys, sizeof(sys), id, id_len);   /* copy_path took id as one */
-		fd = ms_elf_open(sys);
-		i = fd >= 0 ? (size_t)fd : 0;
-		if (fd >= 0 && (fd = ms_debugcache_swap(fd, id, id_len)) == (int)i) {
+	if (fd < 0) {
+		if (!ms_debug_build_id_path(sys, sizeof(sys), id, id_len) || (orig = ms_elf_open(sys)) < 0)
+			return -1;
+		if ((fd = swap(orig, id, id_len, &scratch)) == orig) {
 			close(fd);                    /* no copy: libdwfl finds it its own way */
 			return -1;
 		}
 		if (fd < 0)
 			return -1;
 	}
-	if (!(*name = strdup(path))) {
+	/* A copy of this process only is named as the debug file: libdwfl finds a dwz file beside that. */
+	if (!(*name = strdup(scratch ? sys : path))) {
 		close(fd);
 		return -1;
 	}

@@ -284,17 +284,19 @@ int ms_debuglink_find(const char *file_name, const char *link, uint32_t crc, con
 /*
  * The debug file to read for fd, a separate debug file of build-id id (of
  * id_len bytes): where its DWARF is compressed, a copy kept decompressed
- * in the user's cache folder, made if missing (fd is then closed, the
- * copy's descriptor returned); otherwise, or where there can be no copy,
- * fd itself (debugcache.c).
+ * in the user's cache folder, made if missing, or where the cache is off
+ * or not to be trusted, one in an unnamed file for this process (fd is
+ * then closed, the copy's descriptor returned); otherwise, or where no
+ * copy can be made, fd itself (debugcache.c).
  */
 int ms_debugcache_swap(int fd, const unsigned char *id, size_t id_len);
 
 /*
  * The decompressed copy of the debug file of build-id id, from the cache,
- * or made from /usr/lib/debug/.build-id/ where that one is compressed:
- * its descriptor, with *name its path (malloc'd); -1 where there is none
- * (debugcache.c).
+ * or made from /usr/lib/debug/.build-id/ where that one is compressed (as
+ * ms_debugcache_swap() makes it): its descriptor, with *name its path, or
+ * the debug file's for a copy of this process only (malloc'd); -1 where
+ * there is none (debugcache.c).
  */
 int ms_debugcache_find(const unsigned char *id, size_t id_len, char **name);
 

@@ -72,8 +72,11 @@ static void *section_bytes(Elf *elf, size_t i, GElf_Shdr *sh)
 	return out;
 }
 
-/* Every section of copy is the original's, inflated, nothing compressed; the same program headers. */
-static void same_content(int orig_fd, int copy_fd)
+/*
+ * Every section of copy is the original's, inflated, nothing compressed;
+ * the same program headers. compressed: the original had some to inflate.
+ */
+static void same_content(int orig_fd, int copy_fd, bool compressed)
 {
 	Elf *a = elf_begin(orig_fd, ELF_C_READ, NULL), *b = elf_begin(copy_fd, ELF_C_READ, NULL);
 	size_t na, nb, i, inflated = 0;
@@ -104,7 +107,7 @@ static void same_content(int orig_fd, int copy_fd)
 		free(da);
 		free(db);
 	}
-	assert_true(inflated > 0);
+	assert_true(compressed ? inflated > 0 : inflated == 0);
 	assert_int_equal(elf_getphdrnum(a, &na), 0);
 	for (i = 0; i < na; i++) {
 		assert_non_null(gelf_getphdr(a, (int)i, &pa));
@@ -127,7 +130,7 @@ static void copy_made_whole_and_used_again(void **state)
 	fd = swap();
 	assert_int_equal(stat(copy_at, &before), 0);
 	orig = open(comp, O_RDONLY);
-	same_content(orig, fd);
+	same_content(orig, fd, true);
 	dw = dwarf_begin(fd, DWARF_C_READ);            /* libdw reads it, nothing to inflate */
 	assert_non_null(dw);
 	dwarf_end(dw);
@@ -218,7 +221,7 @@ static void copy_made_without_proc(void **state)
 	assert_int_equal(stat(copy_at, &st), 0);
 	fd = swap();                                  /* whole: used as it is */
 	orig = open(comp, O_RDONLY);
-	same_content(orig, fd);
+	same_content(orig, fd, true);
 	close(orig);
 	close(fd);
 }
@@ -237,12 +240,12 @@ static void broken_copies_made_again(void **state)
 	assert_int_equal(stat(copy_at, &now), 0);
 	assert_int_equal(now.st_size, st.st_size);
 	orig = open(comp, O_RDONLY);
-	same_content(orig, fd);
+	same_content(orig, fd, true);
 	close(fd);
 	assert_int_equal(unlink(copy_at), 0);
 	assert_int_equal(link(comp, copy_at), 0);      /* compressed: not a copy */
 	fd = swap();
-	same_content(orig, fd);
+	same_content(orig, fd, true);
 	close(fd);
 	close(orig);
 }
@@ -291,25 +294,80 @@ static void find_answers_from_the_cache(void **state)
 	close(fd);
 }
 
+static bool has_compressed(const char *path);
+
+/*
+ * With no cache to keep it in, swap gives a copy all the same, for this
+ * process only: a file with no name (in $TMPDIR), whole, inflated.
+ */
+static void scratch_only(void)
+{
+	char tmp[4300];
+	struct stat st;
+	int fd, got, orig;
+
+	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+	mkdir(tmp, 0700);
+	setenv("TMPDIR", tmp, 1);
+	fd = open(comp, O_RDONLY);
+	got = ms_debugcache_swap(fd, id, (size_t)id_len);
+	unsetenv("TMPDIR");
+	assert_true(got >= 0 && got != fd);
+	assert_int_equal(fstat(got, &st), 0);
+	assert_int_equal(st.st_nlink, 0);
+	orig = open(comp, O_RDONLY);
+	same_content(orig, got, true);
+	close(orig);
+	close(got);
+	assert_int_equal(rmdir(tmp), 0);              /* nothing left there */
+}
+
+/*
+ * zstd's sections (objcopy --compress-debug-sections=zstd), which this
+ * libelf cannot inflate, are inflated in the copy too: its sections are
+ * those of the uncompressed file, and libdw reads it.
+ */
+static void zstd_sections_inflated(void **state)
+{
+	char zst[4300], cmd[9000];
+	int fd, got, plain;
+	Dwarf *dw;
+
+	(void)state;
+	snprintf(zst, sizeof(zst), "%s/zstd.debug", dir);
+	snprintf(cmd, sizeof(cmd), "objcopy --compress-debug-sections=zstd '%s' '%s' 2>/dev/null", self, zst);
+	if (system(cmd) != 0 || !has_compressed(zst)) {
+		fprintf(stderr, "skipped: this objcopy does not compress with zstd\n");
+		skip();
+	}
+	run_env_cache("off");
+	fd = open(zst, O_RDONLY);
+	got = ms_debugcache_swap(fd, id, (size_t)id_len);
+	assert_true(got >= 0 && got != fd);
+	plain = open(self, O_RDONLY);
+	same_content(plain, got, false);
+	assert_non_null(dw = dwarf_begin(got, DWARF_C_READ));
+	dwarf_end(dw);
+	close(plain);
+	close(got);
+	unlink(zst);
+}
+
 static void unsafe_or_off_folders_refused(void **state)
 {
 	char loose[4300], target[4300];
 	struct stat st;
-	int fd, got;
+	int got;
 
 	(void)state;
 	run_env_cache("off");
-	fd = open(comp, O_RDONLY);
-	assert_int_equal(ms_debugcache_swap(fd, id, (size_t)id_len), fd);
-	close(fd);
+	scratch_only();
 	snprintf(loose, sizeof(loose), "%s/loose", dir);
 	assert_int_equal(mkdir(loose, 0700), 0);
 	assert_int_equal(chmod(loose, 0777), 0);      /* others may write there */
 	run_env_cache(loose);
-	fd = open(comp, O_RDONLY);
-	assert_int_equal(ms_debugcache_swap(fd, id, (size_t)id_len), fd);
-	close(fd);
-	assert_int_equal(rmdir(loose), 0);
+	scratch_only();
+	assert_int_equal(rmdir(loose), 0);            /* nothing written there */
 	/* A link planted at the copy's name is replaced, its target left alone. */
 	run_env_cache(cache);
 	unlink(copy_at);
@@ -391,6 +449,7 @@ int main(void)
 		cmocka_unit_test(nothing_compressed_left_alone),
 		cmocka_unit_test(find_answers_from_the_cache),
 		cmocka_unit_test(unsafe_or_off_folders_refused),
+		cmocka_unit_test(zstd_sections_inflated),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
