@@ -131,20 +131,35 @@ int ms_file_open_regular(const char *path, struct stat *st)
 	return fd;
 }
 
+/*
+ * ms_elf_open(), with the file's first bytes read into head (up to cap;
+ * *len of them): one read for the magic and, for most binaries, the ELF
+ * header and program headers too.
+ */
+static int elf_open_head(const char *path, unsigned char *head, size_t cap, size_t *len)
+{
+	struct stat st;
+	int fd = ms_file_open_regular(path, &st);
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	n = pread(fd, head, cap, 0);
+	if (n < SELFMAG || memcmp(head, ELFMAG, SELFMAG)) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	*len = (size_t)n;
+	return fd;
+}
+
 /* A regular file a recording names, opened only if it starts with ELF's magic, before libelf reads anything. */
 int ms_elf_open(const char *path)
 {
 	unsigned char magic[SELFMAG];
-	struct stat st;
-	int fd = ms_file_open_regular(path, &st);
+	size_t len;
 
-	if (fd < 0)
-		return fd;
-	if (pread(fd, magic, SELFMAG, 0) != SELFMAG || memcmp(magic, ELFMAG, SELFMAG)) {
-		close(fd);
-		return -ENOEXEC;
-	}
-	return fd;
+	return elf_open_head(path, magic, sizeof(magic), &len);
 }
 
 /*
@@ -258,17 +273,39 @@ static void take_segments(struct bin *b, Elf *elf)
 }
 
 /*
+ * The file's head, as libelf reads a file in memory, where it holds the
+ * ELF header and all the program headers; NULL where it does not (libelf
+ * would read past it), and the file itself is read.
+ */
+static Elf *head_elf(unsigned char *head, size_t len)
+{
+	Elf *elf = elf_memory((char *)head, len);
+	GElf_Ehdr eh;
+
+	if (elf && elf_kind(elf) == ELF_K_ELF && gelf_getehdr(elf, &eh) && eh.e_phnum != PN_XNUM &&
+	    eh.e_phoff <= len && (uint64_t)eh.e_phnum * eh.e_phentsize <= len - eh.e_phoff)
+		return elf;
+	elf_end(elf);
+	return NULL;
+}
+
+/*
  * Reads the PT_LOAD segments; quietly unusable for files that are not
  * ELF, or not regular files. The descriptor they were read from is kept
  * for ms_bin_elf(): names and unwinding opened the file again, each open
  * a stat, a realpath() walk (a readlink a component), openat2, fstat,
  * fstatfs and a read of the magic (1,600 system calls in the chromium
  * page load's report). Only the descriptor: a command that never names
- * the binary maps nothing of it.
+ * the binary maps nothing of it. The program headers come from the read
+ * of the magic where they lie in the first 4 KiB, as they do in nearly
+ * every binary: libelf's own open of the file cost an fcntl, an fstat and
+ * two or three reads more.
  */
 void ms_bin_read_segments(struct bin *b)
 {
 	const bool keep = __atomic_load_n(&held, __ATOMIC_RELAXED) < HELD_MAX;
+	unsigned char head[4096];
+	size_t len = 0;
 	Elf *elf;
 	int fd;
 
@@ -278,7 +315,7 @@ void ms_bin_read_segments(struct bin *b)
 			take_segments(b, elf);
 		return;
 	}
-	fd = ms_elf_open(b->path);
+	fd = elf_open_head(b->path, head, sizeof(head), &len);
 	if (fd == -ENOEXEC || fd == -EPERM)
 		return;
 	if (fd < 0) {
@@ -286,7 +323,7 @@ void ms_bin_read_segments(struct bin *b)
 		b->open_errno = -fd;
 		return;
 	}
-	if ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(elf) == ELF_K_ELF)
+	if ((elf = head_elf(head, len)) || ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(elf) == ELF_K_ELF))
 		take_segments(b, elf);
 	elf_end(elf);
 	if (keep && b->state == 1 && !b->elf_state && !b->seg_fd)

@@ -4,6 +4,7 @@
  * ends in the alarm, a failure).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,6 +140,61 @@ static int open_fds(void)
  * thousands of binaries must not run out of descriptors), the same
  * segments.
  */
+/*
+ * The program headers read with the magic where they lie in the file's
+ * first 4 KiB, and from the file where they do not: a copy of this test
+ * binary with its headers moved past its end has the same segments.
+ */
+static void segments_wherever_the_headers_lie(void **state)
+{
+	char exe[4096], moved[4200];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct bin a = { 0 }, m = { 0 };
+	Elf64_Ehdr eh;
+	unsigned char *ph;
+	struct stat st;
+	size_t len;
+	int in, out;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	snprintf(moved, sizeof(moved), "%s", in_dir("moved"));
+	assert_true((in = open(exe, O_RDONLY)) >= 0);
+	assert_true((out = open(moved, O_RDWR | O_CREAT | O_TRUNC, 0600)) >= 0);
+	assert_int_equal(fstat(in, &st), 0);
+	assert_true(st.st_size > 8192);
+	assert_int_equal(copy_file_range(in, NULL, out, NULL, (size_t)st.st_size, 0), st.st_size);
+	assert_int_equal(pread(in, &eh, sizeof(eh), 0), sizeof(eh));
+	assert_true(eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize <= 4096);   /* as nearly every binary */
+	len = (size_t)eh.e_phnum * eh.e_phentsize;
+	assert_non_null(ph = malloc(len));
+	assert_int_equal(pread(in, ph, len, (off_t)eh.e_phoff), (ssize_t)len);
+	eh.e_phoff = (uint64_t)st.st_size;             /* the headers after the last byte */
+	assert_int_equal(pwrite(out, ph, len, st.st_size), (ssize_t)len);
+	assert_int_equal(pwrite(out, &eh, sizeof(eh), 0), sizeof(eh));
+	close(in);
+	close(out);
+	free(ph);
+	elf_version(EV_CURRENT);
+	assert_non_null(a.path = strdup(exe));
+	assert_non_null(m.path = strdup(moved));
+	ms_bin_read_segments(&a);
+	ms_bin_read_segments(&m);
+	assert_int_equal(a.state, 1);
+	assert_int_equal(m.state, 1);
+	assert_true(a.nr_segs >= 2);
+	assert_int_equal(m.nr_segs, a.nr_segs);
+	assert_memory_equal(m.segs, a.segs, a.nr_segs * sizeof(*a.segs));
+	ms_bin_elf_release(&a);
+	ms_bin_elf_release(&m);
+	free(a.segs);
+	free(m.segs);
+	free(a.path);
+	free(m.path);
+	unlink(moved);
+}
+
 static void segments_keep_the_file(void **state)
 {
 	enum { N = 530 };
@@ -235,6 +291,7 @@ int main(void)
 		cmocka_unit_test(real_elf_opens),
 		cmocka_unit_test(bin_file_opened_once),
 		cmocka_unit_test(segments_keep_the_file),
+		cmocka_unit_test(segments_wherever_the_headers_lie),
 	};
 	int rc;
 
