@@ -18,8 +18,11 @@
  * events come. The first nonzero return on the caller's thread (an
  * analysis has what it needed, an error) stops the stream at its next
  * event or read; where asked, its statistics travel too, and are put back
- * to those at the event the caller stopped at (maps at an instant reads
- * what was lost or set aside by then, not by where the thread got to).
+ * to those the stream had when it made the event the caller stopped at
+ * (maps at an instant reads what was lost or set aside by the records
+ * read then, as in turn, not by where the thread got to); the list of
+ * processes whose records were lost travels as its changes, an entry a
+ * LOST record.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -95,6 +98,7 @@ struct ahead {
 	const struct ms_stream_facts *facts;   /* the stream's, where how.facts is set */
 	uint64_t facts_seen;           /* their changes handed on */
 	struct ms_stream_stats stats_sent;   /* with how.stats: the statistics last handed on */
+	bool lost_sent;                /* and the lost processes' list whole, changes after */
 	struct ms_logq log;
 	struct ms_ahead how;           /* the caller's */
 	/* The caller's thread's. */
@@ -361,20 +365,38 @@ static int put_facts(struct ahead *a)
 	return 0;
 }
 
-/* The stream's statistics now, and the processes whose records were lost (ms_stream_lost_pid()). */
+/*
+ * The stream's statistics now, and the entries of the processes whose
+ * records were lost (ms_stream_lost_pid()) that changed since the last
+ * item (all of them in the first): each as its index, then the entry.
+ */
+struct lost_change {
+	uint64_t i;
+	struct ms_stream_lost l;
+};
+
 static int put_stats(struct ahead *a, const struct ms_stream_stats *now)
 {
-	struct ms_stream_lost l;
+	const size_t *idx;
+	size_t n = ms_stream_lost_changes(a->st, &idx), k;
+	struct lost_change c;
 	unsigned char *p;
-	uint32_t i;
 	int err;
 
+	if (!a->lost_sent)
+		n = now->nr_lost_pids;        /* the whole list, from the first item on */
 	a->stats_sent = *now;              /* first: reserve() asks again */
-	if (!(p = reserve(a, IT_STATS, sizeof(*now) + now->nr_lost_pids * sizeof(l), &err)))
+	if (!(p = reserve(a, IT_STATS, sizeof(*now) + 8 + n * sizeof(c), &err)))
 		return err;
 	memcpy(p, now, sizeof(*now));
-	for (i = 0; i < now->nr_lost_pids && ms_stream_lost_pid(a->st, i, &l); i++)
-		memcpy(p + sizeof(*now) + i * sizeof(l), &l, sizeof(l));
+	memcpy(p + sizeof(*now), &(uint64_t){ n }, 8);
+	for (k = 0; k < n; k++) {
+		c.i = a->lost_sent ? idx[k] : k;
+		if (!ms_stream_lost_pid(a->st, (size_t)c.i, &c.l))
+			memset(&c.l, 0, sizeof(c.l));
+		memcpy(p + sizeof(*now) + 8 + k * sizeof(c), &c, sizeof(c));
+	}
+	a->lost_sent = true;
 	return 0;
 }
 
@@ -527,23 +549,34 @@ static void *run_stream(void *arg)
 
 /* --- the caller's thread ----------------------------------------------------- */
 
-/* The statistics as the stream had them at the next event: kept, to be the stream's if the caller stops there. */
+/*
+ * The statistics as the stream had them at the next event, the entries of
+ * lost processes that changed put in place: kept, to be the stream's if
+ * the caller stops there.
+ */
 static int take_stats(struct ahead *a, const unsigned char *p)
 {
 	struct ms_stream_lost *l;
-	size_t n;
+	struct lost_change c;
+	uint64_t n, k;
+	size_t want;
 
 	memcpy(&a->view, p, sizeof(a->view));
-	n = a->view.nr_lost_pids;
-	if (n > a->cap_view_lost) {
-		if (!(l = realloc(a->view_lost, n * sizeof(*l))))
+	memcpy(&n, p + sizeof(a->view), 8);
+	want = a->view.nr_lost_pids;
+	if (want > a->cap_view_lost) {
+		if (!(l = realloc(a->view_lost, want * sizeof(*l))))
 			return -ENOMEM;
+		memset(l + a->cap_view_lost, 0, (want - a->cap_view_lost) * sizeof(*l));
 		a->view_lost = l;
-		a->cap_view_lost = n;
+		a->cap_view_lost = want;
 	}
-	if (n)
-		memcpy(a->view_lost, p + sizeof(a->view), n * sizeof(*a->view_lost));
-	a->nr_view_lost = n;
+	for (k = 0; k < n; k++) {
+		memcpy(&c, p + sizeof(a->view) + 8 + k * sizeof(c), sizeof(c));
+		if (c.i < want)
+			a->view_lost[c.i] = c.l;
+	}
+	a->nr_view_lost = want;
 	return 0;
 }
 
@@ -642,7 +675,10 @@ int ms_ahead_run(struct ms_stream *st, const struct ms_stream_source *src, const
 		pthread_mutex_init(&a->mu, NULL);
 		pthread_cond_init(&a->cv, NULL);
 	}
+	if (a && how->stats)
+		ms_stream_note_lost_changes(st, true);
 	if (!a || (how->sfn && ms_stream_set_samples_fn(st, put_run)) || pthread_create(&th, NULL, run_stream, a)) {
+		ms_stream_note_lost_changes(st, false);
 		if (a) {
 			pthread_mutex_destroy(&a->mu);
 			pthread_cond_destroy(&a->cv);
@@ -654,6 +690,7 @@ int ms_ahead_run(struct ms_stream *st, const struct ms_stream_source *src, const
 	}
 	err = take_all(a);
 	pthread_join(th, NULL);
+	ms_stream_note_lost_changes(st, false);
 	/* Stopped by the caller: the statistics are those at the event it stopped at, as in turn. */
 	if (err > 0 && how->stats && a->view.records)
 		ms_stream_restore_stats(st, &a->view, a->view_lost, a->nr_view_lost);

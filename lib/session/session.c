@@ -59,6 +59,8 @@ struct ms_session {
 	bool stops;                 /* session_stop_after() was called: the replay may stop early */
 	bool until_rel;             /* until counts from the first time, not yet known */
 	uint64_t until;             /* with stops: the replay stops at the first event or sample after this */
+	bool halted;                /* the replay stopped: an analysis stopped it, or past() */
+	uint64_t samples_past;      /* samples the stream counted past it then (past()) */
 	bool corrupt;
 	bool begun;                 /* the model's listener is set and the analyses' begin called */
 	struct ms_sites sites;      /* with symbols: each region's allocation site, named once here */
@@ -352,6 +354,21 @@ static int __attribute__((noinline)) apply_change(struct ms_session *s, const st
 	return 0;
 }
 
+/*
+ * The replay stops at the instant: the stream counted n samples past it,
+ * which it handed on with the last ones before it (a run of them cut
+ * there). Left out of the statistics: the first stop's only, as a stream
+ * in turn may still let out what it had queued. 1.
+ */
+static int past(struct ms_session *s, size_t n)
+{
+	if (!s->halted) {
+		s->halted = true;
+		s->samples_past = n;
+	}
+	return 1;
+}
+
 static int on_event(const struct ms_event *ev, void *ctx)
 {
 	struct ms_session *s = ctx;
@@ -367,11 +384,13 @@ static int on_event(const struct ms_event *ev, void *ctx)
 	} else if (s->syms)
 		ms_symbols_set_time(s->syms, ev->time);
 	if (s->stops && !s->until_rel && ev->time > s->until)
-		return 1;                     /* the instant asked for has passed */
+		return past(s, ev->kind == MS_EV_SAMPLE);   /* the instant asked for has passed */
 	for (i = 0; s->any_event && i < s->n; i++)
 		if (s->an[i].a->event && (ev->kind != MS_EV_SAMPLE || (s->an[i].a->flags & MS_ANALYSIS_SEES_SAMPLES)) &&
-		    (err = s->an[i].a->event(s->an[i].ctx, s, ev)))
+		    (err = s->an[i].a->event(s->an[i].ctx, s, ev))) {
+			s->halted = s->halted || err > 0;   /* no sample past an instant: the stop is here */
 			return err;
+		}
 	if (ev->kind == MS_EV_SAMPLE || (!s->any_change && !s->syms))
 		return ms_aspace_apply(s->as, ev, NULL);
 	return apply_change(s, ev);
@@ -437,7 +456,7 @@ static int on_samples(const struct ms_samples *run, void *ctx)
 		part.n = i;
 		if (i && (err = on_samples(&part, s)))
 			return err;
-		return 1;                     /* the instant asked for has passed */
+		return past(s, run->n - i);   /* the instant asked for has passed */
 	}
 	if (s->syms && ms_symbols_next_change(s->syms) != UINT64_MAX)
 		return samples_by_jit_time(s, run);
@@ -671,7 +690,8 @@ MS_EXPORT void ms_session_stats(const struct ms_session *s, struct ms_session_st
 
 	ms_stream_stats(s->stream, &t);
 	*st = (struct ms_session_stats){
-		.records = t.records, .samples = t.samples, .other_samples = t.other_samples,
+		.records = t.records, .samples = t.samples - (t.samples >= s->samples_past ? s->samples_past : 0),
+		.other_samples = t.other_samples,
 		.zero_addr = t.zero_addr, .kernel_addr = t.kernel_addr, .unknown_id = t.unknown_id,
 		.bad_samples = t.bad_samples, .bad_records = t.bad_records, .lost = t.lost,
 		.unknown_records = t.unknown_records, .bad_names = t.bad_names,

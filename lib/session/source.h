@@ -59,7 +59,9 @@ void session_read_ahead(struct ms_session *s, bool on);
  * at t. It may stop early too where an analysis returns nonzero. Either
  * way, the stream's statistics (ms_session_stats()) are then those at the
  * event it stopped at, the stream run ahead or not: the records read by
- * the time that event was made.
+ * the time that event was made, the samples the model took (a run cut at
+ * t counts up to t). A sample set aside (a kernel or zero address) after
+ * t but before the first sample past it is counted.
  */
 void session_stop_after(struct ms_session *s, uint64_t t, bool rel);
 

@@ -393,6 +393,11 @@ static int note_lost(struct ms_stream *s, uint32_t pid, uint64_t count, uint64_t
 	}
 	s->lost[i].count += count;
 	s->lost[i].last = time;
+	if (s->note_lost) {
+		if (MS_GROW(s->lost_changed, s->nr_lost_changed + 1, s->cap_lost_changed, 8, SIZE_MAX, false))
+			return -ENOMEM;
+		s->lost_changed[s->nr_lost_changed++] = i;
+	}
 	return 0;
 }
 
@@ -561,6 +566,8 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			run += size;
 		} else if (!fast_sample(s, rec = q[(qh + i) & mask].rec)) {
 			s->nbatch = k;
+			s->st.samples += gathered;   /* counted before they go out, as on_fixed_sample() does */
+			gathered = 0;
 			err = dispatch(s, rec, q[(qh + i) & mask].time);   /* sends the run first */
 			if (err)
 				break;
@@ -598,6 +605,8 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			ev->sample.weight = sample_weight(ei, load64(rec, l.weight));
 		if (not_user(ev->sample.addr) && !zero_kept(ei, ev->sample.addr, ev->sample.data_src)) {
 			s->nbatch = k;               /* the samples before it go out first: set_aside_after() */
+			s->st.samples += gathered;
+			gathered = 0;
 			err = set_aside_after(s, ev->sample.addr);
 			k = s->nbatch;
 			ev = batch + k;
@@ -609,6 +618,8 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 		ev++;
 		if (++k == BATCH) {
 			s->nbatch = k;
+			s->st.samples += gathered;
+			gathered = 0;
 			err = stream_flush_batch(s);
 			if (err)
 				break;
@@ -662,7 +673,7 @@ static int send_view(struct ms_stream *s, const unsigned char *p, size_t n, bool
 {
 	struct ms_samples v = s->view;
 	const size_t size = s->fast_size, at = v.addr;
-	size_t i, from, end, sent = 0;
+	size_t i, from, end;
 	uint64_t addr, dsrc;
 	int err = 0;
 
@@ -682,7 +693,7 @@ static int send_view(struct ms_stream *s, const unsigned char *p, size_t n, bool
 			if (i > from) {
 				v.base = p + from * size;
 				v.n = i - from;
-				sent += v.n;
+				s->st.samples += v.n;   /* counted before they go out, as on_fixed_sample() does */
 				if ((err = s->sfn(&v, s->ctx)))
 					break;
 			}
@@ -692,11 +703,10 @@ static int send_view(struct ms_stream *s, const unsigned char *p, size_t n, bool
 		if (!err && end > from) {
 			v.base = p + from * size;
 			v.n = end - from;
-			sent += v.n;
+			s->st.samples += v.n;
 			err = s->sfn(&v, s->ctx);
 		}
 	}
-	s->st.samples += sent;
 	return err;
 }
 /*

@@ -168,6 +168,9 @@ struct ms_stream {
 	struct ms_stream_facts facts;             /* mapscope:sysctl's */
 	struct ms_stream_lost *lost;              /* by process, in the order first seen */
 	size_t cap_lost;
+	size_t *lost_changed;                     /* ms_stream_note_lost_changes(): indices in lost since taken */
+	size_t nr_lost_changed, cap_lost_changed;
+	bool note_lost;
 	ms_stream_fn fn;
 	void *ctx;
 	struct ms_event sev;          /* a data sample's event: what never changes is set once */

@@ -373,6 +373,21 @@ bool ms_stream_lost_pid(const struct ms_stream *s, size_t i, struct ms_stream_lo
 	return true;
 }
 
+void ms_stream_note_lost_changes(struct ms_stream *s, bool on)
+{
+	s->note_lost = on;
+	s->nr_lost_changed = 0;
+}
+
+size_t ms_stream_lost_changes(struct ms_stream *s, const size_t **idx)
+{
+	size_t n = s->nr_lost_changed;
+
+	*idx = s->lost_changed;
+	s->nr_lost_changed = 0;
+	return n;
+}
+
 void ms_stream_restore_stats(struct ms_stream *s, const struct ms_stream_stats *st,
 			     const struct ms_stream_lost *lost, size_t nr_lost)
 {
@@ -398,5 +413,6 @@ void ms_stream_free(struct ms_stream *s)
 	free(s->id_table);
 	free(s->batch);
 	free(s->lost);
+	free(s->lost_changed);
 	free(s);
 }

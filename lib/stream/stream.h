@@ -181,6 +181,16 @@ void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats *st);
 /* The i-th process whose records were lost, in the order first seen: false past the last. */
 bool ms_stream_lost_pid(const struct ms_stream *s, size_t i, struct ms_stream_lost *out);
 
+/*
+ * With on, s notes the index of each of those entries a LOST record makes
+ * or changes, until ms_stream_lost_changes() takes them: for a thread that
+ * hands the statistics on as they change, an entry a record, not the whole
+ * list each time (a recording may name thousands of processes there).
+ */
+void ms_stream_note_lost_changes(struct ms_stream *s, bool on);
+/* The indices noted since the last call, in *idx until s reads on (repeats possible); then none. */
+size_t ms_stream_lost_changes(struct ms_stream *s, const size_t **idx);
+
 /* Accepts NULL. */
 void ms_stream_free(struct ms_stream *s);
 

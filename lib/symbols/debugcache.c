@@ -35,10 +35,8 @@
 #include "util/grow.h"
 
 #define ALIGN_MAX 4096
-#ifndef ELFCOMPRESS_ZSTD
-#define ELFCOMPRESS_ZSTD 2               /* glibc's elf.h has it from 2.37 */
-#endif
 #define CHUNK 65536
+#define INFLATE_MAX 1000                  /* the most a compressed section may inflate, as a ratio */
 
 /* Whether elf is a 64-bit ELF file of this machine's byte order with a compressed section that is not loaded. */
 static bool compressed(Elf *elf)
@@ -156,11 +154,13 @@ static int by_offset(const void *a, const void *b, void *sh)
 /*
  * Feeds the compressed stream [from, from + len) of in through one of the
  * two inflaters, 64 KiB at a time, writing what comes out at at in out:
- * want bytes in all, the stream ending there. libelf's elf_compress()
- * held each section inflated until the file was closed (libc6-dbg's 10
- * MiB at once, at the peak of the report that makes the copy).
+ * want bytes in all, the stream ending with the input (zstd's frames one
+ * after another; zlib's one stream, nothing after it). libelf's
+ * elf_compress() held each section inflated until the file was closed
+ * (libc6-dbg's 10 MiB at once, at the peak of the report that makes the
+ * copy).
  */
-static bool inflate_stream(int in, uint64_t from, uint64_t len, uint32_t type, int out, uint64_t at, uint64_t want)
+bool ms_debugcache_inflate(int in, uint64_t from, uint64_t len, uint32_t type, int out, uint64_t at, uint64_t want)
 {
 	unsigned char src[CHUNK], dst[CHUNK];
 	z_stream z = { 0 };
@@ -169,38 +169,43 @@ static bool inflate_stream(int in, uint64_t from, uint64_t len, uint32_t type, i
 	ZSTD_outBuffer zo;
 	uint64_t done = 0;
 	size_t n, made, ret;
-	bool end = false, ok = true;
+	bool end = false, ok = true;   /* end: zlib's stream ended, or zstd is between frames */
 
-	if (type == ELFCOMPRESS_ZLIB ? inflateInit(&z) != Z_OK : !(zs = ZSTD_createDStream()))
+	if (type == ELFCOMPRESS_ZLIB ? inflateInit(&z) != Z_OK :
+	    type != ELFCOMPRESS_ZSTD || !(zs = ZSTD_createDStream()))
 		return false;
-	while (ok && !end) {
+	while (ok && len) {
 		n = len < CHUNK ? (size_t)len : CHUNK;
-		if (n && pread(in, src, n, (off_t)from) != (ssize_t)n)
-			break;
+		if (pread(in, src, n, (off_t)from) != (ssize_t)n || (!zs && end))
+			ok = false;              /* unreadable, or bytes after zlib's stream */
 		from += n;
 		len -= n;
 		zi = (ZSTD_inBuffer){ src, n, 0 };
 		z.next_in = src;
 		z.avail_in = (uInt)n;
-		do {
+		while (ok) {
 			if (zs) {
 				zo = (ZSTD_outBuffer){ dst, CHUNK, 0 };
 				ret = ZSTD_decompressStream(zs, &zo, &zi);
 				ok = !ZSTD_isError(ret);
-				end = ok && !ret;
+				end = !ret;
 				made = zo.pos;
 			} else {
 				z.next_out = dst;
 				z.avail_out = CHUNK;
 				ret = (size_t)inflate(&z, Z_NO_FLUSH);
-				ok = (int)ret == Z_OK || (int)ret == Z_STREAM_END || ((int)ret == Z_BUF_ERROR && !n);
 				end = (int)ret == Z_STREAM_END;
+				/* Z_BUF_ERROR with no input left: the output had filled as the input ran out */
+				ok = (int)ret == Z_OK || end || ((int)ret == Z_BUF_ERROR && !z.avail_in);
+				ok = ok && !(end && z.avail_in);
 				made = CHUNK - z.avail_out;
 			}
 			ok = ok && done + made <= want && put(out, dst, made, at + done);
 			done += made;
-		} while (ok && !end && (zs ? zi.pos < zi.size || zo.pos == CHUNK : !z.avail_out));
-		ok = ok && (end || n);       /* input ran out before the stream ended: cut short */
+			/* More may come out of what is in: input left (zstd's next frame too), or the output full. */
+			if (zs ? zi.pos == zi.size && zo.pos < CHUNK : end || z.avail_out)
+				break;
+		}
 	}
 	if (zs)
 		ZSTD_freeDStream(zs);
@@ -222,8 +227,9 @@ static bool place(int in, Elf64_Shdr *sh, size_t i, int out, uint64_t *pos)
 	/* A compressed section: its header, then the stream; the header says what it inflates to. */
 	if (inflated) {
 		if (size < sizeof(ch) || pread(in, &ch, sizeof(ch), (off_t)from) != (ssize_t)sizeof(ch) ||
-		    (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD))
-			return false;
+		    (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD) ||
+		    ch.ch_size > (size - sizeof(ch)) * INFLATE_MAX + CHUNK)
+			return false;            /* a bomb: DWARF inflates 3 to 10 times, never a thousand */
 		sh[i].sh_flags &= ~(uint64_t)SHF_COMPRESSED;
 		sh[i].sh_size = ch.ch_size;
 		sh[i].sh_addralign = ch.ch_addralign;
@@ -235,7 +241,7 @@ static bool place(int in, Elf64_Shdr *sh, size_t i, int out, uint64_t *pos)
 	sh[i].sh_offset = *pos;
 	if (sh[i].sh_type == SHT_NOBITS)
 		return true;
-	if (inflated ? !inflate_stream(in, from + sizeof(ch), size - sizeof(ch), ch.ch_type, out, *pos, ch.ch_size) :
+	if (inflated ? !ms_debugcache_inflate(in, from + sizeof(ch), size - sizeof(ch), ch.ch_type, out, *pos, ch.ch_size) :
 		       !copy_range(in, out, from, *pos, size))
 		return false;
 	*pos += sh[i].sh_size;

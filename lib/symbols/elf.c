@@ -63,6 +63,25 @@ static bool refused_fs(const struct statfs *fs)
 	       fs->f_type == DEBUGFS_MAGIC;
 }
 
+/*
+ * File systems that hold binaries and nothing of the kernel's: a regular
+ * file there is read with no realpath() walk. Any other (tmpfs, which
+ * /dev/shm is too; cgroup's, pstore, efivarfs and the rest under /sys) is
+ * walked, so that a name resolving under /proc, /sys or /dev is refused.
+ */
+static bool binaries_fs(const struct statfs *fs)
+{
+	static const unsigned long kinds[] = { EXT4_SUPER_MAGIC, XFS_SUPER_MAGIC, BTRFS_SUPER_MAGIC,
+					       OVERLAYFS_SUPER_MAGIC, SQUASHFS_MAGIC, EROFS_SUPER_MAGIC_V1,
+					       F2FS_SUPER_MAGIC, NFS_SUPER_MAGIC };
+	size_t i;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((unsigned long)fs->f_type == kinds[i])
+			return true;
+	return false;
+}
+
 /* Whether fd is the regular file stat found at its path, and outside /proc and /sys. */
 static int check_regular_fd(int fd, const struct stat *before, struct stat *st)
 {
@@ -73,7 +92,7 @@ static int check_regular_fd(int fd, const struct stat *before, struct stat *st)
 	if (!S_ISREG(st->st_mode) || st->st_dev != before->st_dev || st->st_ino != before->st_ino)
 		return -ENOEXEC;             /* replaced between stat and open */
 	if (!fstatfs(fd, &fs) && refused_fs(&fs))
-		return -EPERM;               /* a link or a bind mount changed between statfs() and open() */
+		return -EPERM;               /* a link or a bind mount changed between the checks and open() */
 	return 0;
 }
 
@@ -98,15 +117,14 @@ static int open_file(const char *path)
  * A path comes from a recording, which anyone may have made: a FIFO there
  * would block open() and read() for ever, a terminal opened without
  * O_NOCTTY could become ours, and report run as root would read any file
- * it names. So: refuse /proc, /sys and /dev by name, stat first and open
- * nothing but a regular file (O_NONBLOCK in case it is swapped for a FIFO
- * in between), nothing on the file systems of /proc and /sys however it
- * is named (statfs() sees through links and mounts), and never through a
- * magic link of /proc, then check the descriptor is the file stat saw. A
- * file that is not regular is refused either way; where its name resolves
- * into those places (a link to /dev/null) it is refused as a place.
- * realpath() walked every binary's path a link at a time (826 readlink
- * calls in a hugepages of chromium's page load): only those few now.
+ * it names. So: refuse /proc, /sys and /dev by name, as written and as
+ * resolved, stat first and open nothing but a regular file (O_NONBLOCK in
+ * case it is swapped for a FIFO in between) and never through a magic
+ * link of /proc, then check the descriptor is the file stat saw. A
+ * regular file on a file system of binaries (binaries_fs(): statfs() sees
+ * through links and mounts) lies in none of those places, so its name is
+ * not resolved: realpath() walked every binary's path a link at a time
+ * (826 readlink calls in a hugepages of chromium's page load).
  */
 int ms_file_open_regular(const char *path, struct stat *st)
 {
@@ -120,7 +138,7 @@ int ms_file_open_regular(const char *path, struct stat *st)
 		return -EPERM;
 	if (!S_ISREG(before.st_mode))
 		return refused_place(path) ? -EPERM : -ENOEXEC;
-	if (!statfs(path, &fs) && refused_fs(&fs))
+	if ((statfs(path, &fs) || !binaries_fs(&fs)) && refused_place(path))
 		return -EPERM;
 	if ((fd = open_file(path)) < 0)
 		return fd;

@@ -291,6 +291,18 @@ int ms_debuglink_find(const char *file_name, const char *link, uint32_t crc, con
  */
 int ms_debugcache_swap(int fd, const unsigned char *id, size_t id_len);
 
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2               /* glibc's elf.h has it from 2.37 */
+#endif
+
+/*
+ * The compressed section data [from, from + len) of in (after its
+ * Elf64_Chdr), of type ELFCOMPRESS_ZLIB or ELFCOMPRESS_ZSTD, inflated
+ * into out at at: true where it came to want bytes exactly, the stream
+ * ending with the input (debugcache.c).
+ */
+bool ms_debugcache_inflate(int in, uint64_t from, uint64_t len, uint32_t type, int out, uint64_t at, uint64_t want);
+
 /*
  * The decompressed copy of the debug file of build-id id, from the cache,
  * or made from /usr/lib/debug/.build-id/ where that one is compressed (as

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -27,6 +28,8 @@
 #include <cmocka.h>
 
 #include <elfutils/libdw.h>
+#include <zlib.h>
+#include <zstd.h>
 
 #include "symbols/internal.h"
 
@@ -294,6 +297,123 @@ static void find_answers_from_the_cache(void **state)
 	close(fd);
 }
 
+/* Bytes of a stream in a memfd, inflated by ms_debugcache_inflate() into another: whether it took them, and as want. */
+static bool inflates_to(const void *z, size_t zlen, uint32_t type, const void *want, size_t want_len)
+{
+	int in = memfd_create("z", 0), out = memfd_create("out", 0);
+	unsigned char *got = malloc(want_len + 1);
+	bool ok;
+
+	assert_true(in >= 0 && out >= 0 && got);
+	assert_int_equal(write(in, "hdr", 3), 3);                   /* the stream need not start the file */
+	assert_int_equal(write(in, z, zlen), (ssize_t)zlen);
+	ok = ms_debugcache_inflate(in, 3, zlen, type, out, 7, want_len);
+	if (ok) {
+		assert_int_equal(pread(out, got, want_len + 1, 7), (ssize_t)want_len);
+		assert_memory_equal(got, want, want_len);
+	}
+	free(got);
+	close(in);
+	close(out);
+	return ok;
+}
+
+/* A little generator of bytes that do not compress (xorshift), the same every run. */
+static void noise(unsigned char *p, size_t n)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+
+	while (n--) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		*p++ = (unsigned char)x;
+	}
+}
+
+/*
+ * A zlib stream whose first 64 KiB (the inflater's read) inflate to
+ * exactly 64 KiB, a block ending there: the inflater's output fills as
+ * its input runs out, and zlib then says Z_BUF_ERROR (no progress), which
+ * is not an error. Made as one can: noise then zeros, flushed, padded
+ * with empty stored blocks to the 64 KiB, then more.
+ */
+static size_t edge_stream(unsigned char *z, size_t cap, unsigned char *data, size_t *len)
+{
+	static const unsigned char empty[5] = { 0, 0, 0, 0xff, 0xff };   /* a stored block of nothing */
+	z_stream d;
+	size_t r, head, gap, i;
+
+	for (r = 65000; r < 65536; r++) {
+		noise(data, r);
+		memset(data + r, 0, 65536 - r);
+		memset(&d, 0, sizeof(d));
+		assert_int_equal(deflateInit(&d, 6), Z_OK);
+		d.next_in = data;
+		d.avail_in = 65536;
+		d.next_out = z;
+		d.avail_out = (uInt)cap;
+		assert_int_equal(deflate(&d, Z_SYNC_FLUSH), Z_OK);
+		head = cap - d.avail_out;
+		gap = 65536 - head;
+		if (head > 65536 || gap % 5 || gap >= 200) {
+			deflateEnd(&d);
+			continue;
+		}
+		for (i = 0; i < gap / 5; i++)
+			memcpy(z + head + 5 * i, empty, 5);
+		memset(data + 65536, 'x', 4096);
+		d.next_in = data + 65536;
+		d.avail_in = 4096;
+		d.next_out = z + 65536;
+		d.avail_out = (uInt)(cap - 65536);
+		assert_int_equal(deflate(&d, Z_FINISH), Z_STREAM_END);
+		*len = 65536 + 4096;
+		r = cap - d.avail_out;
+		deflateEnd(&d);
+		return r;
+	}
+	fail_msg("no stream made that fills 64 KiB exactly");
+	return 0;
+}
+
+/*
+ * The inflater on what libelf and objcopy seldom write: a zlib stream
+ * whose output fills as a read of its input ends, zstd's frames one after
+ * another; and refused: bytes after the stream, a stream cut short, one
+ * that inflates to more or less than its header says.
+ */
+static void inflater_edges(void **state)
+{
+	size_t cap = 1 << 18, len = 0, zlen, a, b;
+	unsigned char *z = malloc(cap), *data = malloc(cap);
+
+	(void)state;
+	assert_true(z && data);
+	zlen = edge_stream(z, cap, data, &len);
+	assert_true(inflates_to(z, zlen, ELFCOMPRESS_ZLIB, data, len));
+	assert_false(inflates_to(z, zlen - 1, ELFCOMPRESS_ZLIB, data, len));         /* cut short */
+	z[zlen] = 'x';
+	assert_false(inflates_to(z, zlen + 1, ELFCOMPRESS_ZLIB, data, len));         /* a byte after it */
+	assert_false(inflates_to(z, zlen, ELFCOMPRESS_ZLIB, data, len - 1));         /* more than it says */
+	assert_false(inflates_to(z, zlen, ELFCOMPRESS_ZLIB, data, len + 1));         /* less */
+	/* zstd: two frames, the second over a 64 KiB read's end */
+	a = ZSTD_compress(z, cap, data, 70000, 3);
+	assert_false(ZSTD_isError(a));
+	noise(data + 70000, 90000);
+	b = ZSTD_compress(z + a, cap - a, data + 70000, 90000, 3);
+	assert_false(ZSTD_isError(b));
+	assert_true(a + b > 65536);
+	assert_true(inflates_to(z, a + b, ELFCOMPRESS_ZSTD, data, 160000));
+	z[a + b] = 'x';
+	assert_false(inflates_to(z, a + b + 1, ELFCOMPRESS_ZSTD, data, 160000));    /* a byte after them */
+	assert_false(inflates_to(z, a + b - 1, ELFCOMPRESS_ZSTD, data, 160000));    /* cut short */
+	assert_false(inflates_to(z, a + b, ELFCOMPRESS_ZSTD, data, 159999));
+	assert_false(inflates_to(z, a + b, 3, data, 160000));                       /* no such type */
+	free(z);
+	free(data);
+}
+
 static bool has_compressed(const char *path);
 
 /*
@@ -450,6 +570,7 @@ int main(void)
 		cmocka_unit_test(find_answers_from_the_cache),
 		cmocka_unit_test(unsafe_or_off_folders_refused),
 		cmocka_unit_test(zstd_sections_inflated),
+		cmocka_unit_test(inflater_edges),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

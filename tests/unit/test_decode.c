@@ -199,7 +199,11 @@ static void lost_by_process(void **state)
 	struct got g = { .n = 0 };
 	uint32_t pid;
 
+	const size_t *idx;
+	size_t i;
+
 	(void)state;
+	ms_stream_note_lost_changes(s, true);
 	for (pid = 1; pid <= 20; pid++) {
 		x.lost = pid;
 		x.t = (struct trailer){ pid, pid, 1000 + pid, 1 };
@@ -209,6 +213,12 @@ static void lost_by_process(void **state)
 	x.t = (struct trailer){ 3, 3, 2000, 1 };       /* process 3 again */
 	assert_int_equal(ms_stream_push(s, &x.h), 0);
 	assert_int_equal(ms_stream_flush(s, UINT64_MAX, on_event, &g), 0);
+	/* Each entry a record made or changed, noted once a record: 0 to 19, then 2 again; then none. */
+	assert_int_equal(ms_stream_lost_changes(s, &idx), 21);
+	for (i = 0; i < 20; i++)
+		assert_int_equal(idx[i], i);
+	assert_int_equal(idx[20], 2);
+	assert_int_equal(ms_stream_lost_changes(s, &idx), 0);
 	assert_int_equal(g.n, 21);
 	assert_int_equal(g.ev[0].kind, MS_EV_LOST);
 	assert_int_equal(g.ev[0].lost.count, 1);

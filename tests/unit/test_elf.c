@@ -63,6 +63,39 @@ static void regular_file_not_elf_refused(void **state)
 	unlink(shadow);
 }
 
+/*
+ * Regular files under /sys on file systems other than sysfs (cgroup's),
+ * and under /dev (a tmpfs, /dev/shm), named another way or through a
+ * link: refused before they are opened, as those places are.
+ */
+static void sys_and_dev_files_refused_through_links(const char *link)
+{
+	static const char *const cgroup[] = { "/sys/fs/cgroup/cgroup.controllers", "/sys/fs/cgroup/memory/memory.stat",
+					      "/sys/fs/cgroup/unified/cgroup.controllers" };
+	char twice[4200], shm[64];
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(cgroup) / sizeof(cgroup[0]); i++) {
+		if (access(cgroup[i], R_OK))
+			continue;
+		snprintf(twice, sizeof(twice), "/%s", cgroup[i]);
+		assert_int_equal(ms_elf_open(twice), -EPERM);
+		assert_int_equal(symlink(cgroup[i], link), 0);
+		assert_int_equal(ms_elf_open(link), -EPERM);
+		unlink(link);
+	}
+	snprintf(shm, sizeof(shm), "/dev/shm/ms-test-elf.%d", (int)getpid());
+	if ((fd = open(shm, O_WRONLY | O_CREAT | O_EXCL, 0600)) < 0)
+		return;                                  /* no /dev/shm here */
+	assert_int_equal(write(fd, "\177ELF", 4), 4);
+	close(fd);
+	assert_int_equal(symlink(shm, link), 0);
+	assert_int_equal(ms_elf_open(link), -EPERM);
+	unlink(link);
+	unlink(shm);
+}
+
 static void proc_sys_dev_refused(void **state)
 {
 	const char *link = in_dir("environ");
@@ -87,6 +120,7 @@ static void proc_sys_dev_refused(void **state)
 	unlink(link);
 	assert_int_equal(ms_elf_open("//proc/self/exe"), -EPERM);
 	assert_int_equal(ms_elf_open(in_dir("missing")), -ENOENT);
+	sys_and_dev_files_refused_through_links(link);
 }
 
 static void real_elf_opens(void **state)

@@ -405,12 +405,22 @@ static void fast_path_among_other_events(void **state)
 /*
  * Data at 0x10000000 (map at 1 ms); 2,000 samples there at 2 ms + i us,
  * a round every 100; two at a kernel address, at 2 ms + 950.5 us and
- * 2 ms + 1000.5 us, either side of the instant the tests stop at.
+ * 2 ms + 1000.5 us, either side of the instant the tests stop at; and a
+ * LOST record every 10 samples, naming process 100 or one of its own.
  */
 static int around_an_instant(void)
 {
 	struct ms_pdwriter *w;
 	int f, i;
+
+	struct lost_rec {
+		struct perf_event_header h;
+		uint64_t id, lost;
+		uint32_t pid, tid;
+		uint64_t time, sid;
+		uint32_t cpu, res;
+		uint64_t identifier;
+	} lost = { { PERF_RECORD_LOST, 0, sizeof(lost) }, ID, 1, 0, 0, 0, ID, 0, 0, ID };
 
 	w = synth_writer(&f);
 	assert_non_null(w);
@@ -419,6 +429,11 @@ static int around_an_instant(void)
 		put_sample(w, 2 * MS + (uint64_t)i * 1000, 0x400010, 0x10000000 + (uint64_t)i * 4096, LOAD);
 		if (i == 950 || i == 1000)
 			put_sample(w, 2 * MS + (uint64_t)i * 1000 + 500, 0x400010, 0xffff888000001000ULL, LOAD);
+		if (i % 10 == 5) {           /* a process of its own each time, and process 100 again */
+			lost.pid = lost.tid = i % 20 == 5 ? 100 : 1000 + (uint32_t)i;
+			lost.time = 2 * MS + (uint64_t)i * 1000 + 300;
+			assert_int_equal(ms_pdwriter_write(w, &lost.h), 0);
+		}
 		if (i % 100 == 99)
 			assert_int_equal(ms_pdwriter_finish_round(w), 0);
 	}
@@ -427,8 +442,15 @@ static int around_an_instant(void)
 	return f;
 }
 
+/* The processes whose records were lost, as the session has them. */
+struct lost_list {
+	struct ms_session_lost l[256];
+	size_t n;
+};
+
 /* A replay to the instant t (rel: from the first event), the stream ahead or not: report's counts, the stats. */
-static void replay_to(int f, uint64_t t, bool rel, bool ahead, uint64_t *data, struct ms_session_stats *st)
+static void replay_to(int f, uint64_t t, bool rel, bool ahead, uint64_t *data, struct ms_session_stats *st,
+		      struct lost_list *lost)
 {
 	struct ms_session *s = ms_session_open(synth_path(f), NULL);
 	struct ms_report *rep = ms_report_new(NULL);
@@ -442,6 +464,8 @@ static void replay_to(int f, uint64_t t, bool rel, bool ahead, uint64_t *data, s
 	report_counts(rep, s, &total, data);
 	assert_int_equal(total, *data);
 	ms_session_stats(s, st);
+	for (lost->n = 0; lost->n < 256 && ms_session_lost_pid(s, lost->n, &lost->l[lost->n]); lost->n++)
+		;
 	ms_report_free(rep);
 	ms_session_free(s);
 }
@@ -453,29 +477,67 @@ static void replay_to(int f, uint64_t t, bool rel, bool ahead, uint64_t *data, s
  * kernel address before the instant counted, the one after it not, and
  * the records read the same (ahead, the thread has read the file whole).
  */
+static void same_lost(const struct lost_list *a, const struct lost_list *b)
+{
+	size_t i;
+
+	assert_int_equal(a->n, b->n);
+	for (i = 0; i < a->n; i++) {
+		assert_int_equal(a->l[i].pid, b->l[i].pid);
+		assert_int_equal(a->l[i].count, b->l[i].count);
+		assert_int_equal(a->l[i].first, b->l[i].first);
+		assert_int_equal(a->l[i].last, b->l[i].last);
+	}
+}
+
 static void stops_after_an_instant(void **state)
 {
 	struct ms_session_stats in_turn, ahead, rel;
+	struct lost_list l_turn, l_ahead, l_rel;
 	uint64_t data;
 	int f = around_an_instant();
 
 	(void)state;
 	setenv("MAPSCOPE_STREAM_AHEAD", "1", 1);     /* ahead on one CPU too */
-	replay_to(f, 2 * MS + 999000, false, false, &data, &in_turn);
+	replay_to(f, 2 * MS + 999000, false, false, &data, &in_turn, &l_turn);
 	assert_int_equal(data, 1000);
-	replay_to(f, 2 * MS + 999000, false, true, &data, &ahead);
+	replay_to(f, 2 * MS + 999000, false, true, &data, &ahead, &l_ahead);
 	assert_int_equal(data, 1000);
-	replay_to(f, 1 * MS + 999000, true, true, &data, &rel);
+	replay_to(f, 1 * MS + 999000, true, true, &data, &rel, &l_rel);
 	assert_int_equal(data, 1000);
 	unsetenv("MAPSCOPE_STREAM_AHEAD");
 	assert_int_equal(in_turn.kernel_addr, 1);
 	assert_int_equal(ahead.kernel_addr, 1);
 	assert_int_equal(rel.kernel_addr, 1);
-	assert_true(in_turn.records < 2003);         /* the rounds after the instant's not read */
+	assert_true(in_turn.records < 2203);         /* the rounds after the instant's not read */
 	assert_int_equal(ahead.records, in_turn.records);
+	assert_int_equal(in_turn.samples, 1000);
 	assert_int_equal(ahead.samples, in_turn.samples);
 	assert_int_equal(ahead.last_time, in_turn.last_time);
 	assert_int_equal(rel.records, in_turn.records);
+	/* The LOST records of the rounds read: 100, 50 of them process 100's, the rest one each. */
+	assert_int_equal(in_turn.lost, 100);
+	assert_int_equal(in_turn.nr_lost_pids, 51);
+	assert_int_equal(l_turn.n, 51);
+	assert_int_equal(l_turn.l[0].pid, 100);
+	assert_int_equal(l_turn.l[0].count, 50);
+	assert_int_equal(ahead.lost, in_turn.lost);
+	assert_int_equal(ahead.nr_lost_pids, in_turn.nr_lost_pids);
+	same_lost(&l_ahead, &l_turn);
+	same_lost(&l_rel, &l_turn);
+	/* Inside a round, and a run: the samples counted are the ones the model holds. */
+	setenv("MAPSCOPE_STREAM_AHEAD", "1", 1);
+	replay_to(f, 2 * MS + 949500, false, false, &data, &in_turn, &l_turn);
+	assert_int_equal(data, 950);
+	assert_int_equal(in_turn.samples, 950);
+	assert_int_equal(in_turn.kernel_addr, 0);
+	replay_to(f, 2 * MS + 949500, false, true, &data, &ahead, &l_ahead);
+	unsetenv("MAPSCOPE_STREAM_AHEAD");
+	assert_int_equal(data, 950);
+	assert_int_equal(ahead.samples, 950);
+	assert_int_equal(ahead.kernel_addr, 0);
+	assert_int_equal(ahead.records, in_turn.records);
+	same_lost(&l_ahead, &l_turn);
 	close(f);
 }
 
