@@ -536,6 +536,13 @@ static inline __attribute__((always_inline)) void batch_prepare(struct ms_stream
 	}
 }
 
+/* The samples gathered since the last count, counted: before they go out, as on_fixed_sample() counts its. */
+static inline void count_gathered(struct ms_stream *s, uint64_t *gathered)
+{
+	s->st.samples += *gathered;
+	*gathered = 0;
+}
+
 /*
  * Emits the first n queued records where samples go out in runs and the
  * only event's samples have a fixed layout: they are decoded straight into
@@ -566,8 +573,7 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			run += size;
 		} else if (!fast_sample(s, rec = q[(qh + i) & mask].rec)) {
 			s->nbatch = k;
-			s->st.samples += gathered;   /* counted before they go out, as on_fixed_sample() does */
-			gathered = 0;
+			count_gathered(s, &gathered);
 			err = dispatch(s, rec, q[(qh + i) & mask].time);   /* sends the run first */
 			if (err)
 				break;
@@ -605,8 +611,7 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			ev->sample.weight = sample_weight(ei, load64(rec, l.weight));
 		if (not_user(ev->sample.addr) && !zero_kept(ei, ev->sample.addr, ev->sample.data_src)) {
 			s->nbatch = k;               /* the samples before it go out first: set_aside_after() */
-			s->st.samples += gathered;
-			gathered = 0;
+			count_gathered(s, &gathered);
 			err = set_aside_after(s, ev->sample.addr);
 			k = s->nbatch;
 			ev = batch + k;
@@ -618,8 +623,7 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 		ev++;
 		if (++k == BATCH) {
 			s->nbatch = k;
-			s->st.samples += gathered;
-			gathered = 0;
+			count_gathered(s, &gathered);
 			err = stream_flush_batch(s);
 			if (err)
 				break;
@@ -627,7 +631,7 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 			ev = batch;
 		}
 	}
-	s->st.samples += gathered;
+	count_gathered(s, &gathered);
 	s->nbatch = k;
 	return err;
 }
