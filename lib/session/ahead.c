@@ -298,7 +298,7 @@ static int stats_before(struct ahead *a, uint32_t kind)
 	if (!a->how.stats || (kind != IT_EVENT && kind != IT_RUN))
 		return 0;
 	ms_stream_stats(a->st, &now);
-	return stats_same(&now, &a->stats_sent) ? 0 : put_stats(a, &now);
+	return stats_same(&now, &a->stats_sent) && !ms_stream_lost_changed(a->st) ? 0 : put_stats(a, &now);
 }
 
 /*

@@ -59,7 +59,7 @@ struct ms_session {
 	bool stops;                 /* session_stop_after() was called: the replay may stop early */
 	bool until_rel;             /* until counts from the first time, not yet known */
 	uint64_t until;             /* with stops: the replay stops at the first event or sample after this */
-	bool halted;                /* the replay stopped: an analysis stopped it, or past() */
+	bool halted;                /* the replay stopped (past()) */
 	uint64_t samples_past;      /* samples the stream counted past it then (past()) */
 	bool corrupt;
 	bool begun;                 /* the model's listener is set and the analyses' begin called */
@@ -355,10 +355,11 @@ static int __attribute__((noinline)) apply_change(struct ms_session *s, const st
 }
 
 /*
- * The replay stops at the instant: the stream counted n samples past it,
- * which it handed on with the last ones before it (a run of them cut
- * there). Left out of the statistics: the first stop's only, as a stream
- * in turn may still let out what it had queued. 1.
+ * The replay stops (at the instant, or where an analysis stopped it): the
+ * stream counted n samples the model did not take, handed on with the
+ * last ones before the instant (a run of them cut there), or the sample
+ * an analysis stopped at. Left out of the statistics: the first stop's
+ * only, as a stream in turn may still let out what it had queued. 1.
  */
 static int past(struct ms_session *s, size_t n)
 {
@@ -388,7 +389,8 @@ static int on_event(const struct ms_event *ev, void *ctx)
 	for (i = 0; s->any_event && i < s->n; i++)
 		if (s->an[i].a->event && (ev->kind != MS_EV_SAMPLE || (s->an[i].a->flags & MS_ANALYSIS_SEES_SAMPLES)) &&
 		    (err = s->an[i].a->event(s->an[i].ctx, s, ev))) {
-			s->halted = s->halted || err > 0;   /* no sample past an instant: the stop is here */
+			if (err > 0)
+				past(s, ev->kind == MS_EV_SAMPLE);   /* a sample stopped at is not taken */
 			return err;
 		}
 	if (ev->kind == MS_EV_SAMPLE || (!s->any_change && !s->syms))
@@ -635,6 +637,9 @@ MS_EXPORT int ms_session_run(struct ms_session *s)
 		expect_build_ids(s);
 	if (!s->sees_samples && (err = ms_stream_set_samples_fn(s->stream, on_samples)))
 		return err;
+	s->halted = false;
+	s->samples_past = 0;
+	ms_stream_set_stats_in_order(s->stream, s->stops);
 	session_reader_source(s->reader, &src);
 	if ((err = run_ahead(s, &src)) == -EAGAIN)
 		err = run_in_turn(s, &src);

@@ -85,11 +85,7 @@ static int __attribute__((noinline, cold)) set_aside(struct ms_stream *s, uint64
 	return 0;
 }
 
-/*
- * The same, after the samples gathered before it go out: the count is in
- * order with them, as a replay that stops at one of them reads it
- * (mapscope maps at an instant). 0, or what sfn returned.
- */
+/* The same, after the samples gathered before it go out (maps at an instant): 0, or what sfn returned. */
 static int __attribute__((noinline, cold)) set_aside_after(struct ms_stream *s, uint64_t addr)
 {
 	int err = s->sfn && s->nbatch ? stream_flush_batch(s) : 0;
@@ -497,9 +493,13 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 /* Anything but a fixed-layout sample goes out after the samples gathered before it. */
 static inline int dispatch(struct ms_stream *s, const struct perf_event_header *rec, uint64_t time)
 {
-	/* The run gathered so far stays open: emit() sends it before any event the record makes. */
+	int err;
+
+	/* The run gathered so far stays open: emit() sends it before any event the record makes (or counts). */
 	if (fast_sample(s, rec))            /* the fast event's usual sample */
 		return on_fixed_sample(s, &s->ev[s->fast_ev], s->fast_ev, rec);
+	if (__builtin_expect(s->stats_in_order, 0) && s->sfn && s->nbatch && (err = stream_flush_batch(s)))
+		return err;
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return dispatch_other(s, rec, time);
 	return on_sample(s, rec);

@@ -171,6 +171,7 @@ struct ms_stream {
 	size_t *lost_changed;                     /* ms_stream_note_lost_changes(): indices in lost since taken */
 	size_t nr_lost_changed, cap_lost_changed;
 	bool note_lost;
+	bool stats_in_order;                      /* ms_stream_set_stats_in_order() */
 	ms_stream_fn fn;
 	void *ctx;
 	struct ms_event sev;          /* a data sample's event: what never changes is set once */

@@ -379,6 +379,16 @@ void ms_stream_note_lost_changes(struct ms_stream *s, bool on)
 	s->nr_lost_changed = 0;
 }
 
+bool ms_stream_lost_changed(const struct ms_stream *s)
+{
+	return s->nr_lost_changed;
+}
+
+void ms_stream_set_stats_in_order(struct ms_stream *s, bool on)
+{
+	s->stats_in_order = on;
+}
+
 size_t ms_stream_lost_changes(struct ms_stream *s, const size_t **idx)
 {
 	size_t n = s->nr_lost_changed;

@@ -190,6 +190,17 @@ bool ms_stream_lost_pid(const struct ms_stream *s, size_t i, struct ms_stream_lo
 void ms_stream_note_lost_changes(struct ms_stream *s, bool on);
 /* The indices noted since the last call, in *idx until s reads on (repeats possible); then none. */
 size_t ms_stream_lost_changes(struct ms_stream *s, const size_t **idx);
+/* Whether any are noted, not yet taken. */
+bool ms_stream_lost_changed(const struct ms_stream *s);
+
+/*
+ * With on, a record other than the fast event's usual sample lets out the
+ * run of samples gathered before it before it is counted, not only before
+ * the events it makes: a replay stopped in that run (at an instant) reads
+ * statistics that count nothing after it. Runs are shorter where such
+ * records come between samples; off by default.
+ */
+void ms_stream_set_stats_in_order(struct ms_stream *s, bool on);
 
 /* Accepts NULL. */
 void ms_stream_free(struct ms_stream *s);

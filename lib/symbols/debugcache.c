@@ -202,8 +202,12 @@ bool ms_debugcache_inflate(int in, uint64_t from, uint64_t len, uint32_t type, i
 			}
 			ok = ok && done + made <= want && put(out, dst, made, at + done);
 			done += made;
-			/* More may come out of what is in: input left (zstd's next frame too), or the output full. */
-			if (zs ? zi.pos == zi.size && zo.pos < CHUNK : end || z.avail_out)
+			/*
+			 * More may come out of what is in: input left (zstd's next
+			 * frame too), or the output full, unless zstd says its frame
+			 * is done and flushed (asked again, it would start the next).
+			 */
+			if (zs ? zi.pos == zi.size && (zo.pos < CHUNK || end) : end || z.avail_out)
 				break;
 		}
 	}
@@ -218,7 +222,7 @@ bool ms_debugcache_inflate(int in, uint64_t from, uint64_t len, uint32_t type, i
  * Writes section i at *pos, inflated if it was compressed, and moves it
  * there in its header sh[i]; *pos then ends it.
  */
-static bool place(int in, Elf64_Shdr *sh, size_t i, int out, uint64_t *pos)
+static bool place(int in, uint64_t in_size, Elf64_Shdr *sh, size_t i, int out, uint64_t *pos)
 {
 	uint64_t align, from = sh[i].sh_offset, size = sh[i].sh_size;
 	bool inflated = sh[i].sh_flags & SHF_COMPRESSED;
@@ -226,10 +230,11 @@ static bool place(int in, Elf64_Shdr *sh, size_t i, int out, uint64_t *pos)
 
 	/* A compressed section: its header, then the stream; the header says what it inflates to. */
 	if (inflated) {
-		if (size < sizeof(ch) || pread(in, &ch, sizeof(ch), (off_t)from) != (ssize_t)sizeof(ch) ||
+		if (size < sizeof(ch) || from > in_size || size > in_size - from ||
+		    pread(in, &ch, sizeof(ch), (off_t)from) != (ssize_t)sizeof(ch) ||
 		    (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD) ||
-		    ch.ch_size > (size - sizeof(ch)) * INFLATE_MAX + CHUNK)
-			return false;            /* a bomb: DWARF inflates 3 to 10 times, never a thousand */
+		    (ch.ch_size > CHUNK && (ch.ch_size - CHUNK) / INFLATE_MAX > size - sizeof(ch)))
+			return false;            /* past the file's end, or a bomb: DWARF inflates 3 to 10 times */
 		sh[i].sh_flags &= ~(uint64_t)SHF_COMPRESSED;
 		sh[i].sh_size = ch.ch_size;
 		sh[i].sh_addralign = ch.ch_addralign;
@@ -255,10 +260,11 @@ static bool write_copy(Elf *elf, int in, int out)
 	size_t nsec, i, n = 0, *idx = NULL;
 	Elf64_Shdr *sh = NULL, *one;
 	uint64_t end, pos;
+	struct stat st;
 	Elf64_Ehdr eh;
 	bool ok = false;
 
-	if (!top)
+	if (!top || fstat(in, &st))
 		return false;
 	eh = *top;
 	if (elf_getshdrnum(elf, &nsec) || nsec < 2 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
@@ -277,7 +283,7 @@ static bool write_copy(Elf *elf, int in, int out)
 		goto out;
 	qsort_r(idx, n, sizeof(*idx), by_offset, sh);
 	for (i = 0, pos = end; i < n; i++)
-		if (!place(in, sh, idx[i], out, &pos))
+		if (!place(in, (uint64_t)st.st_size, sh, idx[i], out, &pos))
 			goto out;
 	eh.e_shoff = (pos + 7) & ~(uint64_t)7;
 	ok = put(out, sh, nsec * sizeof(*sh), eh.e_shoff) && put(out, &eh, sizeof(eh), 0);

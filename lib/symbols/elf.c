@@ -138,8 +138,9 @@ int ms_file_open_regular(const char *path, struct stat *st)
 		return -EPERM;
 	if (!S_ISREG(before.st_mode))
 		return refused_place(path) ? -EPERM : -ENOEXEC;
-	if ((statfs(path, &fs) || !binaries_fs(&fs)) && refused_place(path))
-		return -EPERM;
+	if (statfs(path, &fs) ? refused_place(path) :
+	    refused_fs(&fs) || (!binaries_fs(&fs) && refused_place(path)))
+		return -EPERM;           /* proc's and sysfs's file systems wherever mounted, unopened */
 	if ((fd = open_file(path)) < 0)
 		return fd;
 	if ((err = check_regular_fd(fd, &before, st))) {

@@ -25,7 +25,7 @@ memory_bounds
 # The names kept from other runs (the cache's file for this build and these options, filled by every test
 # before this one, up to 16 MiB) are mapped and read where looked up: its pages would count in the peak.
 # The crafted recording's commands run with a name cache of their own, empty.
-names_saved=${MAPSCOPE_NAME_CACHE-}
+names_set=${MAPSCOPE_NAME_CACHE+set} names_saved=${MAPSCOPE_NAME_CACHE-}
 export MAPSCOPE_NAME_CACHE="$TMP/names"
 /usr/bin/time -f '%M' -o model.txt "$MAPSCOPE" heatmap -i many.data --pid 1 >/dev/null 2>&1 || true   # no samples: exits 1
 
@@ -91,7 +91,7 @@ own "report --format pprof" 90 pprof.txt
 # maps, which count 64 KiB to 1 MiB for each page touched as the page cache holds them (a decompressed debug
 # file just written, in large folios: 220 KiB a touch). The chromium recording of ~120 binaries: ~55 MiB here.
 IFS=: read -r -a named <<<"${MAPSCOPE_MEMORY_FILES:-}"
-if [ -n "$names_saved" ]; then export MAPSCOPE_NAME_CACHE="$names_saved"; else unset MAPSCOPE_NAME_CACHE; fi
+if [ -n "$names_set" ]; then export MAPSCOPE_NAME_CACHE="$names_saved"; else unset MAPSCOPE_NAME_CACHE; fi
 for f in "${named[@]}"; do
 	for fmt in pprof html; do
 		/usr/bin/time -f '%M' -o real.txt "$MAPSCOPE" report -i "$f" --format "$fmt" -o real.out 2>err.txt ||

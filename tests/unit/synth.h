@@ -53,16 +53,17 @@ static void put_sample(struct ms_pdwriter *w, uint64_t t, uint64_t ip, uint64_t 
 
 /*
  * A writer into a new memfd (*fd), for one event of sample type ST and id
- * ID: a hardware memory event, or with faults, the page-fault software event.
+ * ID: a hardware memory event, or with faults, the page-fault software
+ * event; its data compressed at zstd level (0: plain).
  */
-static struct ms_pdwriter *synth_writer_of(int *fd, bool faults)
+static struct ms_pdwriter *synth_writer_at(int *fd, bool faults, int level)
 {
 	static struct perf_event_attr a = { .size = sizeof(a), .sample_type = ST, .sample_id_all = 1,
 					    .mmap2 = 1, .mmap_data = 1 };
 	static uint64_t id = ID;
 	static struct ms_pdwriter_evsel e = { &a, NULL, &id, 1 };
 	static char *argv[] = { "synthetic" };
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, level };
 
 	a.type = faults ? PERF_TYPE_SOFTWARE : PERF_TYPE_RAW;
 	a.config = faults ? PERF_COUNT_SW_PAGE_FAULTS : 0x1cd;
@@ -71,6 +72,11 @@ static struct ms_pdwriter *synth_writer_of(int *fd, bool faults)
 	*fd = memfd_create("synth", 0);
 	assert_true(*fd >= 0);
 	return ms_pdwriter_new(*fd, &o);
+}
+
+static struct ms_pdwriter *synth_writer_of(int *fd, bool faults)
+{
+	return synth_writer_at(fd, faults, 0);
 }
 
 static struct ms_pdwriter *synth_writer(int *fd)

@@ -410,6 +410,12 @@ static void inflater_edges(void **state)
 	assert_false(inflates_to(z, a + b - 1, ELFCOMPRESS_ZSTD, data, 160000));    /* cut short */
 	assert_false(inflates_to(z, a + b, ELFCOMPRESS_ZSTD, data, 159999));
 	assert_false(inflates_to(z, a + b, 3, data, 160000));                       /* no such type */
+	/* One frame that inflates to exactly one 64 KiB output, read in one go: done when zstd says so. */
+	memset(data, 'y', 65536);
+	a = ZSTD_compress(z, cap, data, 65536, 3);
+	assert_false(ZSTD_isError(a));
+	assert_true(a < 65536);
+	assert_true(inflates_to(z, a, ELFCOMPRESS_ZSTD, data, 65536));
 	free(z);
 	free(data);
 }
