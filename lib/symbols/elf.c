@@ -39,7 +39,7 @@ static bool refused_name(const char *path)
  * Whether path lies in one of those places, as written or once resolved:
  * "//proc/1/environ", "/x/../proc" and a link to a file of /proc all name
  * one, and none may be opened, even to be refused after. (A magic link of
- * /proc, as in "//proc/self/exe", resolves to where it leads: open_file()
+ * /proc, as in "//proc/self/exe", resolves to where it leads: open_path_only()
  * refuses to pass through one.)
  */
 static bool refused_place(const char *path)
@@ -114,39 +114,78 @@ static int open_file(const char *path)
 }
 
 /*
+ * path resolved to a descriptor that opens nothing (O_PATH: no device's
+ * or FIFO's open is run), never through a magic link of /proc where the
+ * kernel has openat2.
+ */
+static int open_path_only(const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC, .resolve = RESOLVE_NO_MAGICLINKS };
+	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
+		return fd >= 0 ? (int)fd : errno == ELOOP ? -EPERM : -errno;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	return fd >= 0 ? (int)fd : -errno;
+}
+
+/*
+ * at (O_PATH, the regular file st) opened to be read: through
+ * /proc/self/fd, the very file at holds; where /proc is not there, path
+ * again, checked to be that file.
+ */
+static int reopen(int at, const char *path, const struct stat *st)
+{
+	char self[64];
+	struct stat now;
+	int fd, err;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", at);
+	if ((fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) >= 0 || errno != ENOENT)
+		return fd >= 0 ? fd : -errno;
+	if ((fd = open_file(path)) < 0)
+		return fd;
+	if ((err = check_regular_fd(fd, st, &now))) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
  * A path comes from a recording, which anyone may have made: a FIFO there
- * would block open() and read() for ever, a terminal opened without
- * O_NOCTTY could become ours, and report run as root would read any file
- * it names. So: refuse /proc, /sys and /dev by name, as written and as
- * resolved, stat first and open nothing but a regular file (O_NONBLOCK in
- * case it is swapped for a FIFO in between) and never through a magic
- * link of /proc, then check the descriptor is the file stat saw. A
- * regular file on a file system of binaries (binaries_fs(): statfs() sees
- * through links and mounts) lies in none of those places, so its name is
- * not resolved: realpath() walked every binary's path a link at a time
+ * would block open() and read() for ever, a device's open may act (a
+ * watchdog's starts it), a terminal opened without O_NOCTTY could become
+ * ours, and report run as root would read any file it names. So: refuse
+ * /proc, /sys and /dev by name, as written and as resolved; resolve the
+ * path to a descriptor that opens nothing (O_PATH), never through a magic
+ * link of /proc; open nothing but a regular file, and none on proc's or
+ * sysfs's file systems wherever they are mounted; then open that very
+ * file (/proc/self/fd), so that a path swapped for a device in between is
+ * never opened. A regular file on a file system of binaries
+ * (binaries_fs()) lies in none of those places, so its name is not
+ * resolved again: realpath() walked every binary's path a link at a time
  * (826 readlink calls in a hugepages of chromium's page load).
  */
 int ms_file_open_regular(const char *path, struct stat *st)
 {
-	struct stat before;
 	struct statfs fs;
-	int fd, err;
+	int at, fd;
 
-	if (stat(path, &before))             /* nothing there (most debug-file probes): no realpath() walk */
-		return refused_name(path) ? -EPERM : -errno;
 	if (refused_name(path))
 		return -EPERM;
-	if (!S_ISREG(before.st_mode))
-		return refused_place(path) ? -EPERM : -ENOEXEC;
-	if (statfs(path, &fs) ? refused_place(path) :
-	    refused_fs(&fs) || (!binaries_fs(&fs) && refused_place(path)))
-		return -EPERM;           /* proc's and sysfs's file systems wherever mounted, unopened */
-	if ((fd = open_file(path)) < 0)
-		return fd;
-	if ((err = check_regular_fd(fd, &before, st))) {
-		close(fd);
-		return err;
-	}
+	if ((at = open_path_only(path)) < 0)  /* nothing there (most debug-file probes): no realpath() walk */
+		return at;
+	if (fstat(at, st))
+		fd = -errno;
+	else if (!S_ISREG(st->st_mode))
+		fd = refused_place(path) ? -EPERM : -ENOEXEC;
+	else if (fstatfs(at, &fs) ? refused_place(path) :
+		 refused_fs(&fs) || (!binaries_fs(&fs) && refused_place(path)))
+		fd = -EPERM;          /* proc's and sysfs's file systems wherever mounted, unopened */
+	else
+		fd = reopen(at, path, st);
+	close(at);
 	return fd;
 }
 
