@@ -461,17 +461,14 @@ static void ix_finish(void *ctx, struct ms_session *s)
 	struct ms_indexer *x = ctx;
 	struct ms_stream_lost *lost;
 	struct ms_stream_stats st;
-	size_t i;
+	size_t n;
 
 	if (!x->err)
 		x->err = flush_dirty(x, s);
 	note_digest(x, s);                /* what the end adds: for a replay that ran to it */
 	ms_stream_stats(session_stream(s), &st);
-	lost = st.nr_lost_pids ? calloc(st.nr_lost_pids, sizeof(*lost)) : NULL;
-	for (i = 0; lost && i < st.nr_lost_pids; i++)
-		ms_stream_lost_pid(session_stream(s), i, &lost[i]);
-	ms_indexer_facts(x, ms_session_first_time(s), x->stable_key, x->stable_event, &st, lost,
-			 lost ? st.nr_lost_pids : 0);
+	lost = ms_stream_lost_copy(session_stream(s), &n);
+	ms_indexer_facts(x, ms_session_first_time(s), x->stable_key, x->stable_event, &st, lost, n);
 	free(lost);
 }
 

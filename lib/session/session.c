@@ -50,10 +50,10 @@ struct ms_session {
 	struct ms_buf ids;          /* with the stream ahead: the reader's build-ids, as they reached this thread */
 	bool ids_ahead;             /* ids, not the reader's, are the ones read so far */
 	struct ms_stream_facts facts;   /* with the stream ahead: its settings, as they reached this thread */
-	struct ms_stream_stats stop_stats;   /* in turn, with stops: the stream's when an analysis stopped it */
+	struct ms_stream_stats stop_stats;   /* in turn, with stops: the stream's at the first stop (past()) */
 	struct ms_stream_lost *stop_lost;
 	size_t nr_stop_lost;
-	bool stopped;               /* stop_stats were taken */
+	bool in_turn;               /* the stream runs on this thread (run_in_turn()) */
 	bool facts_ahead;           /* while it runs, facts are the ones read so far */
 	bool ahead;                 /* the stream may run ahead (session_read_ahead) */
 	bool stops;                 /* session_stop_after() was called: the replay may stop early */
@@ -165,6 +165,7 @@ MS_EXPORT int ms_session_push(struct ms_session *s, const struct perf_event_head
 }
 
 static int on_event(const struct ms_event *ev, void *ctx);
+static int past(struct ms_session *s, size_t n);
 static void begin(struct ms_session *s);
 
 MS_EXPORT int ms_session_flush(struct ms_session *s, uint64_t limit)
@@ -350,7 +351,7 @@ static int __attribute__((noinline)) apply_change(struct ms_session *s, const st
 		return err;
 	for (i = 0; i < s->n; i++)
 		if (s->an[i].a->change && (err = s->an[i].a->change(s->an[i].ctx, s, ev, &c)))
-			return err;
+			return err > 0 ? past(s, 0) : err;
 	return 0;
 }
 
@@ -359,13 +360,19 @@ static int __attribute__((noinline)) apply_change(struct ms_session *s, const st
  * stream counted n samples the model did not take, handed on with the
  * last ones before the instant (a run of them cut there), or the sample
  * an analysis stopped at. Left out of the statistics: the first stop's
- * only, as a stream in turn may still let out what it had queued. 1.
+ * only, as a stream in turn may still let out what it had queued; in
+ * turn, where the replay may stop early, the stream's statistics are
+ * taken here too, to be put back once it has (run_in_turn()). 1.
  */
 static int past(struct ms_session *s, size_t n)
 {
-	if (!s->halted) {
-		s->halted = true;
-		s->samples_past = n;
+	if (s->halted)
+		return 1;
+	s->halted = true;
+	s->samples_past = n;
+	if (s->in_turn && s->stops) {
+		ms_stream_stats(s->stream, &s->stop_stats);
+		s->stop_lost = ms_stream_lost_copy(s->stream, &s->nr_stop_lost);
 	}
 	return 1;
 }
@@ -566,63 +573,22 @@ void session_stop_after(struct ms_session *s, uint64_t t, bool rel)
 }
 
 /*
- * In turn, an analysis stopping the replay: the stream's statistics as they
- * are at this event. The first stop's: the stream may still let out what
- * it had queued (lib/stream/stream.c), and the analyses stop those too.
- */
-static void note_stop(struct ms_session *s)
-{
-	struct ms_stream_lost *l;
-	size_t i;
-
-	if (s->stopped)
-		return;
-	ms_stream_stats(s->stream, &s->stop_stats);
-	l = s->stop_stats.nr_lost_pids ? calloc(s->stop_stats.nr_lost_pids, sizeof(*l)) : NULL;
-	for (i = 0; l && i < s->stop_stats.nr_lost_pids; i++)
-		ms_stream_lost_pid(s->stream, i, &l[i]);
-	s->stop_lost = l;
-	s->nr_stop_lost = l ? s->stop_stats.nr_lost_pids : 0;
-	s->stopped = true;
-}
-
-static int on_event_in_turn(const struct ms_event *ev, void *ctx)
-{
-	int err = on_event(ev, ctx);
-
-	if (err > 0)
-		note_stop(ctx);
-	return err;
-}
-
-static int on_samples_in_turn(const struct ms_samples *run, void *ctx)
-{
-	int err = on_samples(run, ctx);
-
-	if (err > 0)
-		note_stop(ctx);
-	return err;
-}
-
-/*
  * The stream in turn, on this thread. Where the replay may stop early, the
- * statistics it leaves are those at the event it stopped at, as with the
- * stream ahead: not what the stream counted on its way out.
+ * statistics it leaves are those at the event it stopped at (past()), as
+ * with the stream ahead: not what the stream counted on its way out.
  */
 static int run_in_turn(struct ms_session *s, const struct ms_stream_source *src)
 {
 	int err;
 
-	if (!s->stops)
-		return ms_stream_run(s->stream, src, on_event, s);
-	if (!s->sees_samples && (err = ms_stream_set_samples_fn(s->stream, on_samples_in_turn)))
-		return err;
-	err = ms_stream_run(s->stream, src, on_event_in_turn, s);
-	if (err > 0 && s->stopped)
+	s->in_turn = true;
+	err = ms_stream_run(s->stream, src, on_event, s);
+	s->in_turn = false;
+	if (err > 0 && s->stops && s->halted)
 		ms_stream_restore_stats(s->stream, &s->stop_stats, s->stop_lost, s->nr_stop_lost);
 	free(s->stop_lost);
 	s->stop_lost = NULL;
-	s->stopped = false;
+	s->nr_stop_lost = 0;
 	return err;
 }
 

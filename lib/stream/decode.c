@@ -85,10 +85,10 @@ static int __attribute__((noinline, cold)) set_aside(struct ms_stream *s, uint64
 	return 0;
 }
 
-/* The same, after the samples gathered before it go out (maps at an instant): 0, or what sfn returned. */
+/* The same, with stats_in_order after the samples gathered before it go out: 0, or what sfn returned. */
 static int __attribute__((noinline, cold)) set_aside_after(struct ms_stream *s, uint64_t addr)
 {
-	int err = s->sfn && s->nbatch ? stream_flush_batch(s) : 0;
+	int err = s->stats_in_order && s->sfn && s->nbatch ? stream_flush_batch(s) : 0;
 
 	return err ? err : set_aside(s, addr);
 }
@@ -610,7 +610,7 @@ static inline __attribute__((always_inline)) int gather_with(struct ms_stream *s
 		if (__builtin_expect(l.weight >= 0, 0))
 			ev->sample.weight = sample_weight(ei, load64(rec, l.weight));
 		if (not_user(ev->sample.addr) && !zero_kept(ei, ev->sample.addr, ev->sample.data_src)) {
-			s->nbatch = k;               /* the samples before it go out first: set_aside_after() */
+			s->nbatch = k;               /* the samples before it may go out first: set_aside_after() */
 			count_gathered(s, &gathered);
 			err = set_aside_after(s, ev->sample.addr);
 			k = s->nbatch;

@@ -373,6 +373,16 @@ bool ms_stream_lost_pid(const struct ms_stream *s, size_t i, struct ms_stream_lo
 	return true;
 }
 
+struct ms_stream_lost *ms_stream_lost_copy(const struct ms_stream *s, size_t *n)
+{
+	struct ms_stream_lost *l = s->st.nr_lost_pids ? malloc(s->st.nr_lost_pids * sizeof(*l)) : NULL;
+
+	*n = l ? s->st.nr_lost_pids : 0;
+	if (l)
+		memcpy(l, s->lost, *n * sizeof(*l));
+	return l;
+}
+
 void ms_stream_note_lost_changes(struct ms_stream *s, bool on)
 {
 	s->note_lost = on;

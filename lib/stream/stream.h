@@ -180,6 +180,8 @@ int ms_stream_facts_find(const struct ms_stream_facts *f, const char *name, uint
 void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats *st);
 /* The i-th process whose records were lost, in the order first seen: false past the last. */
 bool ms_stream_lost_pid(const struct ms_stream *s, size_t i, struct ms_stream_lost *out);
+/* All of them, a copy (malloc'd): NULL with *n 0 where there are none, or no memory for them. */
+struct ms_stream_lost *ms_stream_lost_copy(const struct ms_stream *s, size_t *n);
 
 /*
  * With on, s notes the index of each of those entries a LOST record makes
@@ -194,11 +196,12 @@ size_t ms_stream_lost_changes(struct ms_stream *s, const size_t **idx);
 bool ms_stream_lost_changed(const struct ms_stream *s);
 
 /*
- * With on, a record other than the fast event's usual sample lets out the
- * run of samples gathered before it before it is counted, not only before
- * the events it makes: a replay stopped in that run (at an instant) reads
- * statistics that count nothing after it. Runs are shorter where such
- * records come between samples; off by default.
+ * With on, a record other than the fast event's usual sample, and a
+ * sample set aside (kernel or zero address), lets out the run of samples
+ * gathered before it before it is counted, not only before the events it
+ * makes: a replay stopped in that run (at an instant) reads statistics
+ * that count nothing after it. Runs are shorter where such records come
+ * between samples; off by default.
  */
 void ms_stream_set_stats_in_order(struct ms_stream *s, bool on);
 
