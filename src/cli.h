@@ -43,13 +43,15 @@ enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
 /*
  * Puts the heap of a command that reads a recording on 2 MiB pages, where
  * the kernel allows them: its memory is then touched in a few hundred
- * faults, not thousands. Called once, before the command runs.
+ * faults, not thousands. Every thread allocates from it (one malloc
+ * arena). Called once, before the command runs.
  */
 void cli_heap_for_reading(void);
 /*
  * The heap cli_heap_for_reading() advised for hugepages, in 4 KiB pages
- * from now on (what it touched already stays): for a command whose peak
- * memory matters more than the faults (report --format pprof).
+ * from now on (what it touched already stays), and threads in arenas of
+ * their own again: for a command whose peak memory matters more than the
+ * faults (report --format pprof). Called before any thread starts.
  */
 void cli_heap_small_pages(void);
 

@@ -69,6 +69,8 @@ struct ms_pdreader {
 	uint64_t map_len;
 	bool mapped, no_map;
 	uint64_t dropped;            /* mapped: pages below this were let go (MADV_DONTNEED) */
+	uint64_t populated;          /* mapped: pages below this were mapped ahead (MADV_POPULATE_READ) */
+	bool no_populate;            /* the kernel has no MADV_POPULATE_READ: pages fault in one by one */
 	uint64_t released;           /* with keep: no record below this is held */
 	bool pipe_layout;
 	uint64_t pos, end;           /* data being read: [pos, end), as file offsets */

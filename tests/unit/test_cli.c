@@ -7,6 +7,8 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <stdbool.h>
@@ -382,6 +384,63 @@ static void optional_value(void **state)
 	assert_non_null(strstr(out, "      --every[=MS]  "));
 }
 
+static void *malloc_on_a_thread(void *arg)
+{
+	(void)arg;
+	return malloc(64 << 10);          /* under malloc's mmap threshold: from the thread's arena */
+}
+
+/* In a child: the heap set up for reading (small pages where small), then whether a thread's block lies in it. */
+static int thread_block_in_heap(bool small)
+{
+	unsigned long lo, hi, at;
+	char line[512];
+	bool in = false;
+	pthread_t t;
+	void *p = NULL;
+	FILE *f;
+
+	cli_heap_for_reading();
+	if (small)
+		cli_heap_small_pages();
+	if (pthread_create(&t, NULL, malloc_on_a_thread, NULL) || pthread_join(t, &p) || !p)
+		return 2;
+	at = (unsigned long)(uintptr_t)p;
+	if (!(f = fopen("/proc/self/maps", "r")))
+		return 2;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[heap]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && at >= lo && at < hi)
+			in = true;
+	fclose(f);
+	return in;
+}
+
+/*
+ * A reading command's threads allocate from its heap, on hugepages where
+ * THP allows (one arena: a thread's arena of its own grew in 4 KiB pages,
+ * a fault each); report --format pprof, which keeps its heap in small
+ * pages for its peak, gives threads their own arenas again.
+ */
+static void threads_allocate_from_the_heap(void **state)
+{
+	int small, st;
+	pid_t pid;
+
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__)
+	skip();                              /* ASan's allocator has no arenas or break */
+#endif
+	for (small = 0; small < 2; small++) {
+		pid = fork();
+		assert_true(pid >= 0);
+		if (!pid)
+			_exit(thread_block_in_heap(small));
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), small ? 0 : 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +455,7 @@ int main(void)
 		cmocka_unit_test(help_from_the_table),
 		cmocka_unit_test(optional_value),
 		cmocka_unit_test(stdout_buffered_unless_live),
+		cmocka_unit_test(threads_allocate_from_the_heap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1040,6 +1040,71 @@ static void span_takes_known_records_in_one_pass(void **state)
 	close(fd);
 }
 
+/* Whether the page holding p is mapped in this process's page table (/proc/self/pagemap's bit 63). */
+static bool page_mapped(int pagemap, const void *p)
+{
+	uint64_t e = 0;
+
+	assert_int_equal(pread(pagemap, &e, 8, (off_t)((uintptr_t)p / 4096 * 8)), 8);
+	return e >> 63;
+}
+
+/*
+ * A mapped file's pages are mapped ahead of what is read, a MiB or so at
+ * a time (one call, not a fault every 64 KiB), and no further: the
+ * pages well past it stay unmapped until the reading nears them.
+ */
+static void mapped_file_paged_in_ahead(void **state)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST, .sample_id_all = 1 };
+	uint64_t id = ID, off, took = 0;
+	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
+	char *argv[] = { "test" };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
+	int fd = memfd_create("ahead", 0), pagemap = open("/proc/self/pagemap", O_RDONLY), i;
+	struct ms_pdwriter *w = ms_pdwriter_new(fd, &o);
+	const unsigned char *start;
+	struct sample_rec smp;
+	struct ms_pdreader *r;
+	char path[64];
+	size_t len;
+	void *probe;
+
+	(void)state;
+	probe = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (pagemap < 0 || probe == MAP_FAILED || madvise(probe, 4096, MADV_POPULATE_READ)) {
+		close(fd);
+		skip();                      /* no pagemap, or a kernel before 5.14: pages fault in as they are read */
+	}
+	munmap(probe, 4096);
+	assert_non_null(w);
+	for (i = 0; i < 80000; i++) {         /* 5.5 MiB of samples */
+		smp = sample(1000 + (uint64_t)i, 0x10000 + 64 * (uint64_t)i);
+		ms_pdwriter_write(w, &smp.h);
+	}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	path_of(fd, path);
+	r = ms_pdreader_open(path);
+	assert_non_null(r);
+	/* Reading on a record at a time to 3 MiB in, the MiB past each position is mapped, 4 MiB past is not. */
+	while (took < (3u << 20) && ms_pdreader_span(r, (const void **)&start, &len, &off) > 0) {
+		assert_true(len >= (4u << 20) || off + len > (5u << 20));   /* the rest of the map */
+		ms_pdreader_consume(r, sizeof(smp), sizeof(smp));
+		took += sizeof(smp);
+		if (took % (256u << 10) >= sizeof(smp))
+			continue;
+		assert_true(page_mapped(pagemap, start + sizeof(smp) + (768u << 10)));
+		if (len > (5u << 20))
+			assert_false(page_mapped(pagemap, start + (4u << 20)));
+	}
+	assert_true(took >= (3u << 20));
+	ms_pdreader_free(r);
+	close(pagemap);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1047,6 +1112,7 @@ int main(void)
 		cmocka_unit_test(offset_read_on_another_thread),
 		cmocka_unit_test(plain_reading_across_blocks),
 		cmocka_unit_test(span_takes_known_records_in_one_pass),
+		cmocka_unit_test(mapped_file_paged_in_ahead),
 		cmocka_unit_test(ordered_rounds_as_segments),
 		cmocka_unit_test(samples_in_runs_as_one_by_one),
 		cmocka_unit_test(fixed_layouts_decode_each_field),
