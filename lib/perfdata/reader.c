@@ -129,7 +129,12 @@ MS_EXPORT struct ms_pdreader *ms_pdreader_open(const char *path)
 		if ((err = read_leading_records(r)))
 			goto fail;
 	} else if (!r->map) {
-		err = pdreader_bad(8, "a file-mode recording cannot be read from a pipe: pass it with -i FILE");
+		/* Not damage: its header points at sections further on, and a pipe cannot seek. */
+		ms_err("%s%s%s is a file-mode recording, which cannot be read from a pipe or FIFO (its header "
+		       "points at sections further on): pass the file itself with -i FILE, or record in pipe mode "
+		       "(mapscope record -o -, perf record -o -)", strcmp(path, "-") ? "'" : "",
+		       strcmp(path, "-") ? path : "standard input", strcmp(path, "-") ? "'" : "");
+		err = -ESPIPE;
 		goto fail;
 	} else if ((err = pdreader_open_file_layout(r)))
 		goto fail;

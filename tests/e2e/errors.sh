@@ -41,6 +41,15 @@ for fmt in text json csv html; do
 	check 1 "corrupt perf.data at byte offset 0" "$MAPSCOPE" report -i notperf.data --format $fmt
 	[ "$(grep -c 'corrupt perf.data' err.txt)" -eq 1 ] || fail "report --format $fmt said it $(grep -c 'corrupt perf.data' err.txt) times: $(cat err.txt)"
 done
+# A file-mode recording through a pipe or a FIFO is not damaged: it is said what it is, and what to do.
+ops="$SRC_DIR/tests/golden/mapscope-ops.data"
+check 1 "standard input is a file-mode recording.*-i FILE.*record -o -" \
+	bash -c "cat '$ops' | '$MAPSCOPE' report -i -"
+! grep -q corrupt err.txt || fail "a file-mode recording on a pipe was called corrupt: $(cat err.txt)"
+mkfifo ops.fifo
+cat "$ops" >ops.fifo &
+check 1 "'ops.fifo' is a file-mode recording, which cannot be read from a pipe or FIFO" "$MAPSCOPE" timeline -i ops.fifo
+wait
 
 pid=4000000
 while [ -e /proc/$pid ]; do pid=$((pid + 1)); done
