@@ -14,6 +14,7 @@
 #include <linux/perf_event.h>
 
 #include "aspace/internal.h"
+#include "aspace/samples.h"
 #include "util/grow.h"
 
 MS_EXPORT struct ms_aspace *ms_aspace_new(void)
@@ -33,6 +34,11 @@ MS_EXPORT void ms_aspace_set_listener(struct ms_aspace *as, const struct ms_aspa
 {
 	as->listener = *l;
 	as->ctx = ctx;
+}
+
+void ms_aspace_set_read_fault_page(struct ms_aspace *as, bool on)
+{
+	as->read_fault_page = on;
 }
 
 struct proc *ms_aspace_proc_make(struct ms_aspace *as, uint32_t pid)

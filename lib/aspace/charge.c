@@ -19,7 +19,7 @@ static inline void apply_sample(struct ms_aspace *as, struct proc *p, const stru
 	r = find(as, p, ev->sample.addr);
 	if (!r && ms_stack_defer_fault(as, p, ev))
 		return;
-	if (r && wants_anon(&p->p[p->hint]))
+	if (r && fault_makes_anon(as, &p->p[p->hint]))
 		ms_vma_make_anon(as, p, p->hint);     /* find() left the hint at the sample's piece */
 	charge(as, ev, r);
 }
@@ -50,7 +50,7 @@ static inline const struct ms_region *quick_region(const struct ms_aspace *as, c
 	    (ev->sample.has_sp && ev->tid != ev->pid && ev->tid != p->last_named))
 		return NULL;
 	i = p->hint;
-	if (!piece_holds(p, i, ev->sample.addr) || wants_anon(&p->p[i]))
+	if (!piece_holds(p, i, ev->sample.addr) || fault_makes_anon(as, &p->p[i]))
 		return NULL;
 	return as->regions[p->p[i].region];
 }

@@ -44,7 +44,8 @@ struct piece {
  * does a fork's copy with one that has none (mm/vma.c, is_mergeable_anon_vma).
  * Only faults show when one is made: a sampled fault makes it here, so a
  * read fault (the zero page, no anon_vma) or one not sampled (-c above 1)
- * is not told apart.
+ * is not told apart. On a machine whose read faults take pages of their
+ * own (the recording says so: fault_makes_anon), a read fault makes one too.
  */
 #define ANON_FORKED 0x80000000u
 
@@ -153,6 +154,7 @@ struct ms_aspace {
 	size_t path_keys_upto;       /* the regions in it as made: ids below this (renamed ones added as renamed) */
 	size_t path_walks_wasted;    /* regions walked for renames it let through that found none */
 	size_t lost_from;            /* regions from this id on were made after the last LOST record */
+	bool read_fault_page;        /* a read fault takes a page of its own, not the zero page (samples.h) */
 };
 
 /* --- aspace.c --- */
@@ -387,6 +389,19 @@ static inline const struct ms_region *find(const struct ms_aspace *as, struct pr
 static inline bool wants_anon(const struct piece *pc)
 {
 	return !pc->anon && (pc->prot & PROT_WRITE) && !(pc->flags & MAP_SHARED);
+}
+
+/* Whether a read fault in piece pc takes an anonymous page: pc's VMA is anonymous and may be read, none yet. */
+bool ms_vma_read_fault_anon(const struct ms_aspace *as, const struct piece *pc);
+
+/*
+ * Whether a fault in this piece makes its VMA's anon_vma: wants_anon(),
+ * or, where a read fault takes a page of its own, not the zero page
+ * (as->read_fault_page), a read fault in an anonymous VMA too.
+ */
+static inline bool fault_makes_anon(const struct ms_aspace *as, const struct piece *pc)
+{
+	return wants_anon(pc) || (as->read_fault_page && ms_vma_read_fault_anon(as, pc));
 }
 
 /* One VMA has one anon_vma: after a merge, the one that had it gives it to the rest. */

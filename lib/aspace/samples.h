@@ -20,6 +20,15 @@ struct ms_aspace;
  */
 int ms_aspace_apply_samples(struct ms_aspace *as, const struct ms_samples *run);
 
+/*
+ * Whether on the recording's machine a read fault on private anonymous
+ * memory takes a page of its own, and so an anon_vma, where Linux maps
+ * the shared zero page (do_anonymous_page): the recording says so
+ * (MS_FACT_READ_ZERO_PAGE, kernel/sysctl.h); the model takes the zero
+ * page until told. The session tells it.
+ */
+void ms_aspace_set_read_fault_page(struct ms_aspace *as, bool on);
+
 /* Writes into ev the fields of run's sample i that differ between samples. */
 static inline void ms_samples_fill(const struct ms_samples *run, size_t i, struct ms_event *ev)
 {

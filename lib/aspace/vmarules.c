@@ -159,6 +159,18 @@ bool ms_vma_is_anonymous(const struct ms_aspace *as, const struct piece *pc)
 	return !(pc->flags & MAP_SHARED) && anon_memory(as->regions[pc->region]);
 }
 
+/*
+ * A read fault in an anonymous VMA (do_anonymous_page) that takes a page
+ * of its own where Linux would map the zero page makes the VMA's anon_vma
+ * as a write fault does. Any VMA it may read or execute; not [vdso] or
+ * [vvar], which have vm_ops; a file's takes the page cache's page.
+ */
+bool ms_vma_read_fault_anon(const struct ms_aspace *as, const struct piece *pc)
+{
+	return !pc->anon && (pc->prot & (PROT_READ | PROT_EXEC)) && ms_vma_is_anonymous(as, pc) &&
+	       as->regions[pc->region]->kind != MS_KIND_VDSO;
+}
+
 /* Whether a prctl may name pc's VMA: anonymous memory, shared or not; a file's fails with -EBADF. */
 static bool nameable(const struct ms_aspace *as, const struct piece *pc)
 {
@@ -235,15 +247,15 @@ static int change_vmas(struct ms_aspace *as, struct proc *p, uint64_t start, uin
 
 /*
  * Where the VMAs that run on from start without a gap end, up to end
- * (start where it lies in a hole); writable: and before the first that
- * is not.
+ * (start where it lies in a hole); and before the first that lacks a
+ * protection bit of need.
  */
-static uint64_t mapped_to(const struct proc *p, uint64_t start, uint64_t end, bool writable)
+static uint64_t mapped_to(const struct proc *p, uint64_t start, uint64_t end, uint32_t need)
 {
 	size_t i = lower_c(p, start);
 	uint64_t at = start;
 
-	for (; i < p->n && p->p[i].start <= at && at < end && (!writable || (p->p[i].prot & PROT_WRITE)); i++)
+	for (; i < p->n && p->p[i].start <= at && at < end && (p->p[i].prot & need) == need; i++)
 		at = p->p[i].end;
 	return at < end ? at : end;
 }
@@ -254,10 +266,19 @@ int ms_vma_advise(struct ms_aspace *as, struct proc *p, const struct ms_event *e
 
 	/*
 	 * Every VMA, locked on fault or not, up to a hole (-ENOMEM) or one not
-	 * writable (-EINVAL): madvise_populate faults them in turn.
+	 * writable (-EINVAL): madvise_populate faults them in turn. A read
+	 * (up to one not readable) maps the zero page and makes no anon_vma,
+	 * but where the recording's machine takes a page of its own.
 	 */
 	if (ev->madvise.advice == MADV_POPULATE_WRITE) {
-		ms_vma_populate(as, p, ev->madvise.start, mapped_to(p, ev->madvise.start, ev->madvise.end, true), 0, 0);
+		ms_vma_populate(as, p, ev->madvise.start, mapped_to(p, ev->madvise.start, ev->madvise.end, PROT_WRITE),
+				0, 0);
+		return 0;
+	}
+	if (ev->madvise.advice == MADV_POPULATE_READ) {
+		if (as->read_fault_page)
+			ms_vma_populate(as, p, ev->madvise.start,
+					mapped_to(p, ev->madvise.start, ev->madvise.end, PROT_READ), 0, 0);
 		return 0;
 	}
 	if (!advice_flags(ev->madvise.advice, &ch.set, &ch.clear))
@@ -357,7 +378,9 @@ static uint16_t lock_vmflags(uint32_t lock)
  * mm_populate (a VMA locked, not on fault; MAP_POPULATE) and
  * madvise_populate fault pages in through get_user_pages, with a write
  * fault where the VMA is private and writable (populate_vma_page_range):
- * that makes its anon_vma, and no page-fault sample says so.
+ * that makes its anon_vma, and no page-fault sample says so. A read fault
+ * maps the zero page, and makes none, except where the recording's
+ * machine takes a page of its own for it (fault_makes_anon).
  */
 void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint64_t end, uint16_t mask,
 		     uint16_t want)
@@ -365,7 +388,7 @@ void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint6
 	size_t i;
 
 	for (i = lower(p, start); i < p->n && p->p[i].start < end; i++)
-		if (wants_anon(&p->p[i]) && (p->p[i].vmflags & mask) == want &&
+		if (fault_makes_anon(as, &p->p[i]) && (p->p[i].vmflags & mask) == want &&
 		    as->regions[p->p[i].region]->kind != MS_KIND_VDSO)
 			ms_vma_make_anon(as, p, i);
 }
@@ -378,7 +401,7 @@ void ms_vma_populate(struct ms_aspace *as, struct proc *p, uint64_t start, uint6
  */
 static uint64_t lock_gap(const struct proc *p, uint64_t start, uint64_t end)
 {
-	uint64_t at = mapped_to(p, start, end, false);
+	uint64_t at = mapped_to(p, start, end, 0);
 
 	return at < end ? at : start;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/mman.h>
 
 #include "kernel/sysctl.h"
 #include "kernel/tpcommon.h"
@@ -86,5 +87,30 @@ int ms_sysctl_read(const char *procfs, const char *name, uint64_t *value)
 	*value = strtoull(text, &end, 10);
 	if (errno || end == text || (*end && *end != '\n'))
 		return -EINVAL;
+	return 0;
+}
+
+int ms_read_fault_zero_page(uint64_t *value)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t entry = 0;
+	volatile char *m;
+	ssize_t n;
+	int fd;
+
+	if (page <= 0 || (fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0)
+		return -errno;
+	m = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		close(fd);
+		return -errno;
+	}
+	(void)*m;
+	n = pread(fd, &entry, sizeof(entry), (off_t)((uintptr_t)m / (uintptr_t)page * sizeof(entry)));
+	munmap((void *)m, (size_t)page);
+	close(fd);
+	if (n != sizeof(entry) || !(entry >> 63 & 1))   /* PM_PRESENT: the read faulted it in */
+		return n < 0 ? -errno : -EINVAL;
+	*value = !(entry >> 56 & 1);                   /* PM_MMAP_EXCLUSIVE: a page of its own */
 	return 0;
 }

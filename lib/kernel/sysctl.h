@@ -41,4 +41,20 @@ size_t ms_sysctl_encode(uint16_t tp_id, uint32_t pid, uint64_t time, const char 
  */
 int ms_sysctl_read(const char *procfs, const char *name, uint64_t *value);
 
+/*
+ * A fact record writes beside the settings, under this name: 1 where a
+ * read fault on private anonymous memory maps the shared zero page
+ * (do_anonymous_page, as Linux does), 0 where it takes a page of its own,
+ * and so an anon_vma (mm_forbids_zeropage, a kernel booted so).
+ */
+#define MS_FACT_READ_ZERO_PAGE "mm.read_fault_zero_page"
+
+/*
+ * Finds it out on this machine: reads a page of a new private anonymous
+ * map and asks /proc/self/pagemap whether what it maps is a page of its
+ * own (PM_MMAP_EXCLUSIVE: vm_normal_page() finds one; the zero page is
+ * no normal page). 0, or -errno where it cannot tell.
+ */
+int ms_read_fault_zero_page(uint64_t *value);
+
 #endif

@@ -63,9 +63,12 @@
  *  19: MREMAP_DONTUNMAP unlocks the old VMA
  *  20: a fork's copy of a VMA under MADV_WIPEONFORK has no anon_vma
  *  21: a private map of /dev/zero moved unwritten takes its new offsets
+ *  22: where the recording says a read fault takes a page of its own (no
+ *      zero page: mapscope:sysctl mm.read_fault_zero_page 0), read faults,
+ *      MADV_POPULATE_READ and a read-only populate make anon_vmas
  */
 #define IX_FORMAT 0x0100u
-#define IX_MODEL 0x0015u
+#define IX_MODEL 0x0016u
 #define IX_VERSION ((IX_FORMAT << 16) | IX_MODEL)
 
 struct ix_head {

@@ -67,6 +67,8 @@ struct ms_record {
 	struct ms_buf us_tracing;    /* the tracing data with its format */
 	uint16_t sc_tp;              /* mapscope:sysctl's tracepoint id, 0 where none is written */
 	uint64_t mmap_min_addr;      /* the machine's vm.mmap_min_addr, written as mapscope:sysctl */
+	uint64_t zero_page;          /* and MS_FACT_READ_ZERO_PAGE, where known (has_zero_page) */
+	bool has_zero_page;
 	struct ms_buf sc_tracing;    /* the tracing data with its format */
 	bool closed;
 	unsigned char us_rec[MS_USTRING_RECORD_MAX] __attribute__((aligned(8)));
@@ -431,10 +433,11 @@ static int ustring_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, str
 
 /*
  * The machine's settings that analyses need (vm.mmap_min_addr: where
- * unmapped's null pages end), as mapscope:sysctl: its event joins the
- * header and its format the tracing data. Where the setting cannot be
- * read, or the recording has no tracing data to add it to, none is
- * written and the analyses take their defaults.
+ * unmapped's null pages end; whether a read fault maps the zero page,
+ * which decides which VMAs get an anon_vma), as mapscope:sysctl: its
+ * event joins the header and its format the tracing data. Where the
+ * settings cannot be read, or the recording has no tracing data to add
+ * them to, none is written and the analyses take their defaults.
  */
 static int sysctl_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, struct perf_event_attr *attr,
 			 struct ms_pdwriter_opts *wo)
@@ -442,6 +445,7 @@ static int sysctl_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, stru
 	static const uint64_t id = MS_SYSCTL_ID;
 	uint16_t taken[2] = { r->ref_tp, r->us_tp };
 
+	r->has_zero_page = !ms_read_fault_zero_page(&r->zero_page);
 	if (!wo->tracing_data_len || ms_sysctl_read("/proc", "vm.mmap_min_addr", &r->mmap_min_addr))
 		return 0;
 	r->sc_tp = free_tracepoint_id(r->live, taken, 2);
@@ -453,6 +457,7 @@ static int sysctl_write(struct ms_record *r)
 {
 	uint64_t rec[MS_SYSCTL_RECORD_MAX / 8];
 	size_t n;
+	int err;
 
 	if (!r->sc_tp)
 		return 0;
@@ -463,6 +468,9 @@ static int sysctl_write(struct ms_record *r)
 	 */
 	n = ms_sysctl_encode(r->sc_tp, (uint32_t)getpid(), 0, "vm.mmap_min_addr", r->mmap_min_addr,
 			     rec, sizeof(rec));
+	if (!n || (err = ms_pdwriter_write(r->writer, (const struct perf_event_header *)rec)) || !r->has_zero_page)
+		return n ? err : -EINVAL;
+	n = ms_sysctl_encode(r->sc_tp, (uint32_t)getpid(), 0, MS_FACT_READ_ZERO_PAGE, r->zero_page, rec, sizeof(rec));
 	return n ? ms_pdwriter_write(r->writer, (const struct perf_event_header *)rec) : -EINVAL;
 }
 

@@ -17,6 +17,7 @@
 #include "analysis/sites.h"
 #include "aspace/samples.h"
 #include "kernel/live.h"
+#include "kernel/sysctl.h"
 #include "perfdata/reader.h"
 #include "session/ahead.h"
 #include "session/source.h"
@@ -50,6 +51,7 @@ struct ms_session {
 	struct ms_buf ids;          /* with the stream ahead: the reader's build-ids, as they reached this thread */
 	bool ids_ahead;             /* ids, not the reader's, are the ones read so far */
 	struct ms_stream_facts facts;   /* with the stream ahead: its settings, as they reached this thread */
+	uint64_t facts_told;        /* the settings' changes the model was told of (tell_facts()) */
 	struct ms_stream_stats stop_stats;   /* in turn, with stops: the stream's at the first stop (past()) */
 	struct ms_stream_lost *stop_lost;
 	size_t nr_stop_lost;
@@ -377,12 +379,30 @@ static int past(struct ms_session *s, size_t n)
 	return 1;
 }
 
+/*
+ * The model's part of the recording machine's settings, where they
+ * changed: whether a read fault takes a page of its own (which makes an
+ * anon_vma) or maps the zero page. They come first, before any map.
+ */
+static inline void tell_facts(struct ms_session *s)
+{
+	const struct ms_stream_facts *f = s->facts_ahead ? &s->facts : ms_stream_facts(s->stream);
+	uint64_t zero = 1;
+
+	if (f->changes == s->facts_told)
+		return;
+	s->facts_told = f->changes;
+	ms_stream_facts_find(f, MS_FACT_READ_ZERO_PAGE, &zero);
+	ms_aspace_set_read_fault_page(s->as, !zero);
+}
+
 static int on_event(const struct ms_event *ev, void *ctx)
 {
 	struct ms_session *s = ctx;
 	size_t i;
 	int err;
 
+	tell_facts(s);
 	if (!s->first_time && ev->time)
 		start(s, ev->time);           /* perf's synthesised records carry time 0 */
 	if (s->syms && ev->kind != MS_EV_SAMPLE) {

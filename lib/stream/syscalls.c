@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "kernel/sysctl.h"
 #include "stream/internal.h"
 #include "util/grow.h"
 #include "util/log.h"
@@ -207,15 +208,30 @@ static uint64_t *brk_slot(struct ms_stream *s, uint32_t pid)
 }
 
 /*
- * Advice that releases pages, that changes VMA flags (which splits and
- * merges VMAs), or that makes anon_vmas (POPULATE_WRITE: which VMAs merge).
+ * Whether the recording's machine gives a read fault on private anonymous
+ * memory a page of its own, not the zero page (kernel/sysctl.h): then a
+ * read populates anon_vmas too.
  */
-static bool wanted_advice(uint64_t advice)
+static bool read_fault_page(const struct ms_stream *s)
+{
+	uint64_t zero = 1;
+
+	ms_stream_facts_find(&s->facts, MS_FACT_READ_ZERO_PAGE, &zero);
+	return !zero;
+}
+
+/*
+ * Advice that releases pages, that changes VMA flags (which splits and
+ * merges VMAs), or that makes anon_vmas (POPULATE_WRITE, and POPULATE_READ
+ * where a read fault takes a page of its own: which VMAs merge).
+ */
+static bool wanted_advice(const struct ms_stream *s, uint64_t advice)
 {
 	return advice <= MADV_SEQUENTIAL /* NORMAL, RANDOM: read-ahead flags */ ||
 	       advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
 	       advice == MADV_POPULATE_WRITE || advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
-	       (advice >= MADV_DONTFORK && advice <= MADV_KEEPONFORK);
+	       (advice >= MADV_DONTFORK && advice <= MADV_KEEPONFORK) ||
+	       (advice == MADV_POPULATE_READ && read_fault_page(s));
 }
 
 /*
@@ -357,10 +373,12 @@ static int on_syscall_exit(struct ms_stream *s, const struct ms_sample *smp, str
 		/*
 		 * Over a hole, the advice is applied to every VMA, then -ENOMEM
 		 * (madvise_walk_vmas); POPULATE_WRITE fills VMAs in turn up to a
-		 * hole (-ENOMEM) or one it may not write (-EINVAL).
+		 * hole (-ENOMEM) or one it may not write (-EINVAL); POPULATE_READ
+		 * one it may not read.
 		 */
-		if ((ret && ret != (uint64_t)-ENOMEM && (ret != (uint64_t)-EINVAL || t->args[2] != MADV_POPULATE_WRITE)) ||
-		    !wanted_advice(t->args[2]))
+		if ((ret && ret != (uint64_t)-ENOMEM &&
+		     (ret != (uint64_t)-EINVAL || (t->args[2] != MADV_POPULATE_WRITE && t->args[2] != MADV_POPULATE_READ))) ||
+		    !wanted_advice(s, t->args[2]))
 			break;
 		base_event(&ev, MS_EV_MADVISE, smp);
 		ev.madvise.start = t->args[0];

@@ -162,7 +162,8 @@ static void failed_part_way(void **state)
 /*
  * Populating calls: mmap with MAP_POPULATE says so on its map, not with
  * MAP_NONBLOCK too; madvise(MADV_POPULATE_WRITE) is a change (it makes
- * anon_vmas), MADV_POPULATE_READ is not.
+ * anon_vmas), MADV_POPULATE_READ is not (but where the recording says a
+ * read fault takes a page of its own, mm.read_fault_zero_page 0).
  */
 static void populate_told(void **state)
 {

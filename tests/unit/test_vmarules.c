@@ -11,6 +11,7 @@
 
 #include <mapscope/aspace.h>
 
+#include "aspace/samples.h"
 #include "aspace_events.h"
 
 /*
@@ -250,6 +251,55 @@ static void populate_makes_anon_vma(void **state)
 	lock(as, 16 * P, 20 * P, 0, false, -1);
 	advise(as, 20 * P, 24 * P, MADV_DODUMP);
 	assert_int_equal(vmas_of(as, PID).n, 2);
+	ms_aspace_free(as);
+}
+
+/*
+ * Where the recording says a read fault takes a page of its own, not the
+ * zero page (mm.read_fault_zero_page 0: a kernel booted with
+ * pvm_no_zero_page=1), a read fault makes the VMA's anon_vma as a write
+ * does: MAP_POPULATE of a read-only private map, MADV_POPULATE_READ, a
+ * fault sampled in a read-only anonymous VMA, mlock of one (unlocked
+ * before mprotect makes it writable, which would populate it anyway).
+ * The first half then keeps apart from the second (its own anon_vma)
+ * once their flags match; with the zero page it merges.
+ */
+static void read_fault_page_makes_anon_vma(void **state)
+{
+	struct ms_aspace *as;
+	struct ms_event m;
+	int how, page;
+
+	for (how = 0; how < 4; how++)
+		for (page = 0; page < 2; page++) {
+			as = halves(16 * P, 2);
+			ms_aspace_set_read_fault_page(as, page);
+			m = map_ev(PID, 16 * P, 20 * P, "//anon");
+			m.map.fixed = true;
+			m.map.prot = PROT_READ;
+			m.map.populate = how == 0;
+			assert_int_equal(ms_aspace_apply(as, &m, NULL), 0);
+			if (how == 1)
+				advise(as, 16 * P, 20 * P, MADV_POPULATE_READ);
+			if (how == 2)
+				sample(as, 17 * P);
+			if (how == 3) {
+				lock(as, 16 * P, 20 * P, MS_LOCK_LOCKED, false, -1);
+				lock(as, 16 * P, 20 * P, 0, false, -1);
+			}
+			protect(as, 16 * P, 20 * P, RW);
+			advise(as, 20 * P, 24 * P, MADV_DODUMP);
+			assert_int_equal(vmas_of(as, PID).n, page ? 2 : 1);
+			ms_aspace_free(as);
+		}
+	/* POPULATE_READ faults nothing in a VMA it may not read (-EINVAL): 16-20, PROT_NONE then, merges. */
+	as = halves(16 * P, 2);
+	ms_aspace_set_read_fault_page(as, true);
+	protect(as, 16 * P, 20 * P, PROT_NONE);
+	advise(as, 16 * P, 20 * P, MADV_POPULATE_READ);
+	protect(as, 16 * P, 20 * P, RW);
+	advise(as, 20 * P, 24 * P, MADV_DODUMP);
+	assert_int_equal(vmas_of(as, PID).n, 1);
 	ms_aspace_free(as);
 }
 
@@ -802,6 +852,7 @@ int main(void)
 		cmocka_unit_test(anon_vma_both_ways),
 		cmocka_unit_test(mlock_split_merge_populate),
 		cmocka_unit_test(populate_makes_anon_vma),
+		cmocka_unit_test(read_fault_page_makes_anon_vma),
 		cmocka_unit_test(map_locked_is_a_lock),
 		cmocka_unit_test(ksm_merge_any),
 		cmocka_unit_test(stack_grows_with_its_flags),

@@ -4,7 +4,9 @@
  * and a page-fault sample does not say which it was. Here the second half
  * is only read, so it merges with the first (written) half once their
  * flags match. The model's rules alone take the read for a write; with
- * the kernel's VMA tree writes the maps are exact.
+ * the kernel's VMA tree writes the maps are exact. (Where the kernel
+ * gives a read fault a page of its own, pvm_no_zero_page=1, the read
+ * makes an anon_vma too and the halves stay apart: the tree says so.)
  */
 #include "../snapshot.h"
 
