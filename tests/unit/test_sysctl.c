@@ -2,7 +2,8 @@
  * mapscope:sysctl, as record writes it: a sample's layout (8-byte
  * aligned; the value and the name where the format says, the name at its
  * __data_loc), names too long refused, and a setting read from a fake
- * /proc/sys: a number, a file that holds none, and none at all.
+ * /proc/sys: a number, a file that holds none, and none at all; and
+ * whether a read fault maps the zero page, against smaps.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -120,6 +122,53 @@ static void test_read(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* kB of anonymous memory /proc/self/smaps counts in the VMA that starts at addr (its own pages, not the zero page). */
+static long anonymous_kb(const void *addr)
+{
+	char line[256], want[32];
+	FILE *f = fopen("/proc/self/smaps", "r");
+	bool in = false;
+	long kb = -1;
+
+	assert_non_null(f);
+	snprintf(want, sizeof(want), "%lx-", (unsigned long)(uintptr_t)addr);
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strchr(line, ' ') && strchr(line, '-') < strchr(line, ' '))
+			in = !strncmp(line, want, strlen(want));
+		else if (in && sscanf(line, "Anonymous: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+/*
+ * Whether a read fault maps the zero page, as record writes it: the
+ * answer agrees with smaps, which counts a page of the VMA's own as
+ * Anonymous and the zero page as nothing (4 kB where the kernel is booted
+ * without the zero page, pvm_no_zero_page=1; 0 on any other).
+ */
+static void test_read_fault_zero_page(void **state)
+{
+	uint64_t zero = 7;
+	volatile char *m;
+	char c;
+	long kb;
+
+	(void)state;
+	if (ms_read_fault_zero_page(&zero) == -ENOENT || access("/proc/self/smaps", R_OK))
+		skip();                      /* no /proc */
+	assert_true(zero == 0 || zero == 1);
+	m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	c = *m;
+	(void)c;
+	kb = anonymous_kb((const void *)m);
+	munmap((void *)m, 4096);
+	assert_true(kb >= 0);
+	assert_int_equal(zero, kb == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_encode_refuses),
 		cmocka_unit_test(test_format),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_read_fault_zero_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
