@@ -145,6 +145,7 @@ fail:
 MS_EXPORT struct ms_session *ms_session_open_live(struct ms_live *l)
 {
 	struct ms_session *s = calloc(1, sizeof(*s));
+	uint64_t zero;
 	const void *td;
 	size_t len;
 
@@ -158,6 +159,9 @@ MS_EXPORT struct ms_session *ms_session_open_live(struct ms_live *l)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* This machine's, as record would write it: whether a read fault maps the zero page. */
+	if (!ms_read_fault_zero_page(&zero))
+		ms_stream_set_fact(s->stream, MS_FACT_READ_ZERO_PAGE, zero);
 	return s;
 }
 

@@ -176,6 +176,12 @@ struct ms_stream_facts {
 const struct ms_stream_facts *ms_stream_facts(const struct ms_stream *s);
 /* ms_stream_sysctl() in f. */
 int ms_stream_facts_find(const struct ms_stream_facts *f, const char *name, uint64_t *value);
+/*
+ * A setting of the machine told as a mapscope:sysctl sample would tell it
+ * (a live stream's, read on the machine itself): name, at most
+ * MS_STREAM_FACT_NAME_MAX bytes with its NUL.
+ */
+void ms_stream_set_fact(struct ms_stream *s, const char *name, uint64_t value);
 
 void ms_stream_stats(const struct ms_stream *s, struct ms_stream_stats *st);
 /* The i-th process whose records were lost, in the order first seen: false past the last. */

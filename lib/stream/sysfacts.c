@@ -27,10 +27,8 @@ bool stream_classify_sysctl(struct evinfo *ei, const char *sys, const char *name
 /* The name is a __data_loc field: its offset in the raw data in the low 16 bits, its length (with the NUL) high. */
 int stream_on_sysctl(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
 {
-	struct ms_stream_facts *f = &s->facts;
 	uint64_t loc, value;
 	uint32_t off, len;
-	size_t i;
 
 	if (!smp->raw || (size_t)ei->off[0] + 8 > smp->raw_size || (size_t)ei->off[1] + 4 > smp->raw_size) {
 		s->st.bad_samples++;
@@ -45,15 +43,23 @@ int stream_on_sysctl(struct ms_stream *s, const struct evinfo *ei, const struct 
 		s->st.bad_samples++;
 		return 0;
 	}
-	for (i = 0; i < f->n && strcmp(f->v[i].name, (const char *)smp->raw + off); i++)
+	ms_stream_set_fact(s, (const char *)smp->raw + off, value);
+	return 0;
+}
+
+void ms_stream_set_fact(struct ms_stream *s, const char *name, uint64_t value)
+{
+	struct ms_stream_facts *f = &s->facts;
+	size_t i, len = strlen(name) + 1;
+
+	for (i = 0; i < f->n && strcmp(f->v[i].name, name); i++)
 		;
-	if (i == MS_STREAM_MAX_FACTS)
-		return 0;                      /* more settings than any record writes: the first ones hold */
-	memcpy(f->v[i].name, smp->raw + off, len);
+	if (i == MS_STREAM_MAX_FACTS || len > MS_STREAM_FACT_NAME_MAX)
+		return;                        /* more settings than any record writes: the first ones hold */
+	memcpy(f->v[i].name, name, len);
 	f->v[i].value = value;
 	f->n += i == f->n;
 	f->changes++;
-	return 0;
 }
 
 const struct ms_stream_facts *ms_stream_facts(const struct ms_stream *s)

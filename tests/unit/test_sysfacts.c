@@ -31,6 +31,7 @@
 #include "fake_tracefs.h"
 #include "records.h"
 #include "session/source.h"
+#include "stream/stream.h"
 
 #define PID 7
 #define FAULT_ID 100
@@ -247,6 +248,45 @@ static void none_without_the_event(void **state)
 	ms_session_free(s);
 }
 
+/*
+ * A setting told as a sample would tell it (a live session's, read on its
+ * own machine): added beside those the file had, a later one over an
+ * earlier, a name too long for the table refused; each a change.
+ */
+static void a_setting_told_as_a_sample_would(void **state)
+{
+	const struct ms_stream_facts *f;
+	char longname[MS_STREAM_FACT_NAME_MAX + 1];
+	struct ms_stream *st;
+	struct ms_session *s;
+	uint64_t v = 7, changes;
+	struct rec r;
+
+	(void)state;
+	rec_open(&r, true);
+	put(&r, 50, "vm.mmap_min_addr", 4096, false);
+	s = replay(&r);
+	st = session_stream(s);
+	f = ms_stream_facts(st);
+	changes = f->changes;
+	ms_stream_set_fact(st, MS_FACT_READ_ZERO_PAGE, 0);
+	assert_int_equal(ms_stream_facts_find(f, MS_FACT_READ_ZERO_PAGE, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(f->changes, changes + 1);
+	ms_stream_set_fact(st, MS_FACT_READ_ZERO_PAGE, 1);
+	assert_int_equal(ms_stream_facts_find(f, MS_FACT_READ_ZERO_PAGE, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(f->n, 2);
+	assert_int_equal(ms_stream_facts_find(f, "vm.mmap_min_addr", &v), 0);
+	assert_int_equal(v, 4096);
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	ms_stream_set_fact(st, longname, 5);
+	assert_int_equal(ms_stream_facts_find(f, longname, &v), -ENOENT);
+	assert_int_equal(f->n, 2);
+	ms_session_free(s);
+}
+
 static void damage_is_dropped(void **state)
 {
 	struct ms_session_stats st;
@@ -271,6 +311,7 @@ int main(void)
 		cmocka_unit_test(a_later_sample_wins),
 		cmocka_unit_test(none_without_the_event),
 		cmocka_unit_test(damage_is_dropped),
+		cmocka_unit_test(a_setting_told_as_a_sample_would),
 		cmocka_unit_test(asked_as_the_events_come),
 	};
 
