@@ -445,33 +445,37 @@ static int sysctl_header(struct ms_record *r, struct ms_pdwriter_evsel *ev, stru
 	static const uint64_t id = MS_SYSCTL_ID;
 	uint16_t taken[2] = { r->ref_tp, r->us_tp };
 
-	r->has_zero_page = !ms_read_fault_zero_page(&r->zero_page);
 	if (!wo->tracing_data_len || ms_sysctl_read("/proc", "vm.mmap_min_addr", &r->mmap_min_addr))
 		return 0;
+	r->has_zero_page = !ms_read_fault_zero_page(&r->zero_page);
 	r->sc_tp = free_tracepoint_id(r->live, taken, 2);
 	return own_event_header(ev, attr, wo, r->sc_tp, MS_SYSCTL_NAME, &id, ms_sysctl_format, &r->sc_tracing);
 }
 
-/* The settings, as the recording's first sample: before any the analyses read with them. */
-static int sysctl_write(struct ms_record *r)
+/*
+ * One setting as a mapscope:sysctl sample. Time 0, as perf stamps what it
+ * synthesises: a fact about the machine is no event, and a real time here
+ * would move the recording's start (report's, not the timeline's) to
+ * before the program's first record.
+ */
+static int sysctl_put(struct ms_record *r, const char *name, uint64_t value)
 {
 	uint64_t rec[MS_SYSCTL_RECORD_MAX / 8];
-	size_t n;
+	size_t n = ms_sysctl_encode(r->sc_tp, (uint32_t)getpid(), 0, name, value, rec, sizeof(rec));
+
+	return n ? ms_pdwriter_write(r->writer, (const struct perf_event_header *)rec) : -EINVAL;
+}
+
+/* The settings, as the recording's first samples: before any the analyses read with them. */
+static int sysctl_write(struct ms_record *r)
+{
 	int err;
 
 	if (!r->sc_tp)
 		return 0;
-	/*
-	 * Time 0, as perf stamps what it synthesises: a fact about the machine
-	 * is no event, and a real time here would move the recording's start
-	 * (report's, not the timeline's) to before the program's first record.
-	 */
-	n = ms_sysctl_encode(r->sc_tp, (uint32_t)getpid(), 0, "vm.mmap_min_addr", r->mmap_min_addr,
-			     rec, sizeof(rec));
-	if (!n || (err = ms_pdwriter_write(r->writer, (const struct perf_event_header *)rec)) || !r->has_zero_page)
-		return n ? err : -EINVAL;
-	n = ms_sysctl_encode(r->sc_tp, (uint32_t)getpid(), 0, MS_FACT_READ_ZERO_PAGE, r->zero_page, rec, sizeof(rec));
-	return n ? ms_pdwriter_write(r->writer, (const struct perf_event_header *)rec) : -EINVAL;
+	if ((err = sysctl_put(r, "vm.mmap_min_addr", r->mmap_min_addr)) || !r->has_zero_page)
+		return err;
+	return sysctl_put(r, MS_FACT_READ_ZERO_PAGE, r->zero_page);
 }
 
 MS_EXPORT int ms_record_start(struct ms_record *r, int fd)

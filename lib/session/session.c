@@ -386,18 +386,17 @@ static int past(struct ms_session *s, size_t n)
 /*
  * The model's part of the recording machine's settings, where they
  * changed: whether a read fault takes a page of its own (which makes an
- * anon_vma) or maps the zero page. They come first, before any map.
+ * anon_vma) or maps the zero page. Before any event or sample it applies:
+ * a live session's come before its first record.
  */
 static inline void tell_facts(struct ms_session *s)
 {
 	const struct ms_stream_facts *f = s->facts_ahead ? &s->facts : ms_stream_facts(s->stream);
-	uint64_t zero = 1;
 
 	if (f->changes == s->facts_told)
 		return;
 	s->facts_told = f->changes;
-	ms_stream_facts_find(f, MS_FACT_READ_ZERO_PAGE, &zero);
-	ms_aspace_set_read_fault_page(s->as, !zero);
+	ms_aspace_set_read_fault_page(s->as, ms_stream_facts_read_fault_page(f));
 }
 
 static int on_event(const struct ms_event *ev, void *ctx)
@@ -481,6 +480,7 @@ static int on_samples(const struct ms_samples *run, void *ctx)
 	size_t i;
 	int err;
 
+	tell_facts(s);
 	for (i = 0; !s->first_time && i < run->n; i++)
 		if (ms_samples_time(run, i))
 			start(s, ms_samples_time(run, i));

@@ -177,6 +177,12 @@ const struct ms_stream_facts *ms_stream_facts(const struct ms_stream *s);
 /* ms_stream_sysctl() in f. */
 int ms_stream_facts_find(const struct ms_stream_facts *f, const char *name, uint64_t *value);
 /*
+ * Whether f says a read fault on private anonymous memory takes a page of
+ * its own, not the zero page (MS_FACT_READ_ZERO_PAGE 0): false where f
+ * has no such setting, as Linux does.
+ */
+bool ms_stream_facts_read_fault_page(const struct ms_stream_facts *f);
+/*
  * A setting of the machine told as a mapscope:sysctl sample would tell it
  * (a live stream's, read on the machine itself): name, at most
  * MS_STREAM_FACT_NAME_MAX bytes with its NUL.

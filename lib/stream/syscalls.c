@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "kernel/sysctl.h"
 #include "stream/internal.h"
 #include "util/grow.h"
 #include "util/log.h"
@@ -208,19 +207,6 @@ static uint64_t *brk_slot(struct ms_stream *s, uint32_t pid)
 }
 
 /*
- * Whether the recording's machine gives a read fault on private anonymous
- * memory a page of its own, not the zero page (kernel/sysctl.h): then a
- * read populates anon_vmas too.
- */
-static bool read_fault_page(const struct ms_stream *s)
-{
-	uint64_t zero = 1;
-
-	ms_stream_facts_find(&s->facts, MS_FACT_READ_ZERO_PAGE, &zero);
-	return !zero;
-}
-
-/*
  * Advice that releases pages, that changes VMA flags (which splits and
  * merges VMAs), or that makes anon_vmas (POPULATE_WRITE, and POPULATE_READ
  * where a read fault takes a page of its own: which VMAs merge).
@@ -231,7 +217,7 @@ static bool wanted_advice(const struct ms_stream *s, uint64_t advice)
 	       advice == MADV_DONTNEED || advice == MADV_FREE || advice == MADV_REMOVE ||
 	       advice == MADV_POPULATE_WRITE || advice == 24 /* DONTNEED_LOCKED */ || advice == 25 /* COLLAPSE */ ||
 	       (advice >= MADV_DONTFORK && advice <= MADV_KEEPONFORK) ||
-	       (advice == MADV_POPULATE_READ && read_fault_page(s));
+	       (advice == MADV_POPULATE_READ && ms_stream_facts_read_fault_page(&s->facts));
 }
 
 /*

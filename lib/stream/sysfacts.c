@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "kernel/sysctl.h"
 #include "stream/internal.h"
 
 bool stream_classify_sysctl(struct evinfo *ei, const char *sys, const char *name,
@@ -77,6 +78,14 @@ int ms_stream_facts_find(const struct ms_stream_facts *f, const char *name, uint
 			return 0;
 		}
 	return -ENOENT;
+}
+
+bool ms_stream_facts_read_fault_page(const struct ms_stream_facts *f)
+{
+	uint64_t zero = 1;
+
+	ms_stream_facts_find(f, MS_FACT_READ_ZERO_PAGE, &zero);
+	return !zero;
 }
 
 int ms_stream_sysctl(const struct ms_stream *s, const char *name, uint64_t *value)
