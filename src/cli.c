@@ -168,7 +168,6 @@ void cli_hint_privileges(int err)
  * Where THP is off, nothing is advised and the span is held all the same.
  */
 static void *heap_plug;
-static uintptr_t heap_huge_lo, heap_huge_hi;     /* the span advised for hugepages, where one was */
 
 bool cli_exit_frees;
 
@@ -246,19 +245,6 @@ void cli_heap_for_reading(void)
 	held = heap_hold((char *)first[0], brk1);
 	lo = ((uintptr_t)brk0 + huge - 1) & ~(huge - 1);
 	hi = (uintptr_t)brk1 & ~(huge - 1);
-	if (held && hi > lo && !madvise((void *)lo, hi - lo, MADV_HUGEPAGE)) {   /* a hint: where it fails, 4 KiB pages */
-		heap_huge_lo = lo;
-		heap_huge_hi = hi;
-	}
-}
-
-void cli_heap_small_pages(void)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-	/* Threads' arenas of their own again, as many as glibc's default (8 a CPU): no thread has run yet. */
-	mallopt(M_ARENA_MAX, (int)(cpus > 0 ? cpus * 8 : 8));
-	if (heap_huge_hi > heap_huge_lo)
-		madvise((void *)heap_huge_lo, heap_huge_hi - heap_huge_lo, MADV_NOHUGEPAGE);
-	heap_huge_lo = heap_huge_hi = 0;
+	if (held && hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);   /* a hint: where it fails, 4 KiB pages */
 }

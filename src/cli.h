@@ -48,14 +48,6 @@ enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
  */
 void cli_heap_for_reading(void);
 /*
- * The heap cli_heap_for_reading() advised for hugepages, in 4 KiB pages
- * from now on (what it touched already stays), and threads in arenas of
- * their own again: for a command whose peak memory matters more than the
- * faults (report --format pprof). Called before any thread starts.
- */
-void cli_heap_small_pages(void);
-
-/*
  * stdout written 256 KiB a call where no one reads it as it comes: not to
  * a terminal, and only from a recording in a regular file (not stdin,
  * "-", nor a pipe, which may be read as it is written). Before anything

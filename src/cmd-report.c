@@ -204,15 +204,6 @@ static int parse_args(int argc, char **argv, struct report_opts *o)
 	o->children = (int)children;
 	o->pid = pid ? (long)pid : -1;
 	o->pprof = fmt == FORMAT_PPROF;
-	/*
-	 * pprof's code is named on the namer's thread, in a malloc arena of
-	 * its own beside this heap: its peak is the largest of the formats.
-	 * This heap in 4 KiB pages holds 2.7 MiB less at the peak of
-	 * chromium's page load (59.6 -> 56.9 MiB plain, 63.6 -> 61.7
-	 * compressed), for 1% of its time (49.8 -> 50.5 ms).
-	 */
-	if (o->pprof)
-		cli_heap_small_pages();
 	o->html = fmt == FORMAT_HTML;
 	o->format = o->pprof || o->html ? CLI_FORMAT_TEXT : (enum cli_format)fmt;
 	if (o->pprof && !o->output)

@@ -390,8 +390,8 @@ static void *malloc_on_a_thread(void *arg)
 	return malloc(64 << 10);          /* under malloc's mmap threshold: from the thread's arena */
 }
 
-/* In a child: the heap set up for reading (small pages where small), then whether a thread's block lies in it. */
-static int thread_block_in_heap(bool small)
+/* In a child: the heap set up for reading, then whether a thread's block lies in it. */
+static int thread_block_in_heap(void)
 {
 	unsigned long lo, hi, at;
 	char line[512];
@@ -401,8 +401,6 @@ static int thread_block_in_heap(bool small)
 	FILE *f;
 
 	cli_heap_for_reading();
-	if (small)
-		cli_heap_small_pages();
 	if (pthread_create(&t, NULL, malloc_on_a_thread, NULL) || pthread_join(t, &p) || !p)
 		return 2;
 	at = (unsigned long)(uintptr_t)p;
@@ -418,27 +416,24 @@ static int thread_block_in_heap(bool small)
 /*
  * A reading command's threads allocate from its heap, on hugepages where
  * THP allows (one arena: a thread's arena of its own grew in 4 KiB pages,
- * a fault each); report --format pprof, which keeps its heap in small
- * pages for its peak, gives threads their own arenas again.
+ * a fault each), report --format pprof's namer thread included.
  */
 static void threads_allocate_from_the_heap(void **state)
 {
-	int small, st;
+	int st;
 	pid_t pid;
 
 	(void)state;
 #if defined(__SANITIZE_ADDRESS__)
 	skip();                              /* ASan's allocator has no arenas or break */
 #endif
-	for (small = 0; small < 2; small++) {
-		pid = fork();
-		assert_true(pid >= 0);
-		if (!pid)
-			_exit(thread_block_in_heap(small));
-		assert_int_equal(waitpid(pid, &st, 0), pid);
-		assert_true(WIFEXITED(st));
-		assert_int_equal(WEXITSTATUS(st), small ? 0 : 1);
-	}
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(thread_block_in_heap());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
 }
 
 int main(void)
