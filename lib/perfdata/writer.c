@@ -21,7 +21,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,6 +65,8 @@ struct ms_pdwriter {
 	uint64_t order_time;         /* the time of the last record that has one */
 	struct ms_pdz *z;            /* the zstd stage, or NULL: records go out as they are */
 	int level;                   /* its level */
+	bool grow;                   /* a regular file, grown in whole steps (grow()) */
+	uint64_t grown;              /* its size so far: the data, then zeros to a step's end */
 };
 
 /*
@@ -96,10 +100,40 @@ static int write_full(int fd, const void *p, size_t n, int64_t off, uint64_t *do
 	return 0;
 }
 
+/*
+ * A file grows 2 MiB at a time, aligned, each step written first as zeros
+ * in one call, which the data then overwrites; close cuts the zeros past
+ * the end. The first write into a step decides the size of the page
+ * cache's folios there: one of 2 MiB (where the file system has large
+ * folios: ext4 since Linux 6.16, xfs) lets a reader map it with one PMD
+ * instead of 512 PTEs, and on the PVM guest measured here the first read
+ * of a page mapped alone cost 1.5 us (docs/PERFORMANCE.md, round 27). A
+ * step the disk has no room for is given up, and the file grows as written.
+ */
+#define GROW_STEP (2u << 20)
+static void grow(struct ms_pdwriter *w, uint64_t end)
+{
+	static const unsigned char zero[4096];
+	struct iovec iov[GROW_STEP / sizeof(zero)];
+	size_t i;
+
+	for (i = 0; w->grow && w->grown < end; w->grown += GROW_STEP) {
+		for (; i < sizeof(iov) / sizeof(iov[0]); i++)
+			iov[i] = (struct iovec){ (void *)(uintptr_t)zero, sizeof(zero) };
+		if (pwritev(w->fd, iov, (int)i, (off_t)w->grown) != (ssize_t)GROW_STEP) {
+			w->grow = false;
+			if (ftruncate(w->fd, (off_t)w->grown))
+				w->error = -errno;
+			return;
+		}
+	}
+}
+
 /* Writes n bytes where the file is; st.bytes counts what reached it. */
 static int write_all(struct ms_pdwriter *w, const void *p, size_t n)
 {
-	return write_full(w->fd, p, n, -1, &w->st.bytes);
+	grow(w, w->st.bytes + n);
+	return w->error ? w->error : write_full(w->fd, p, n, -1, &w->st.bytes);
 }
 
 /* Writes n bytes at offset off. */
@@ -432,6 +466,7 @@ static int start_pipe(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 
 MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_opts *o)
 {
+	struct stat st;
 	struct ms_pdwriter *w;
 	size_t i;
 	int err;
@@ -447,6 +482,7 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	}
 	w->fd = fd;
 	w->pipe = o->pipe;
+	w->grow = !o->pipe && !fstat(fd, &st) && S_ISREG(st.st_mode) && !lseek(fd, 0, SEEK_CUR);
 	w->time_off = sample_time_offset(o);
 	w->trailer_off = trailer_time_offset(o);
 	w->in_order = w->time_off >= 0 && w->trailer_off >= 0 && !o->pipe;
@@ -657,6 +693,8 @@ static int finish_file(struct ms_pdwriter *w)
 		restore_table(w);
 		return w->error;
 	}
+	if (w->grown > w->st.bytes && ftruncate(w->fd, (off_t)w->st.bytes))
+		return w->error = -errno;    /* the zeros past the end: a reader never looks there */
 	return write_header(w);
 }
 
@@ -684,7 +722,8 @@ MS_EXPORT int ms_pdwriter_flush(struct ms_pdwriter *w)
 	 * data overwrites it), then the header that says where it is.
 	 */
 	n = feature_table(w, tab);
-	if ((w->error = pwrite_all(w->fd, tab, n, w->pos))) {
+	grow(w, w->pos + n);
+	if (w->error || (w->error = pwrite_all(w->fd, tab, n, w->pos))) {
 		restore_table(w);
 		return w->error;
 	}

@@ -27,6 +27,7 @@
 #include "perfdata/format.h"
 #include "perfdata/reader.h"
 #include "records.h"
+#include "pmd_file.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	    PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
@@ -1105,6 +1106,64 @@ static void mapped_file_paged_in_ahead(void **state)
 	close(fd);
 }
 
+/*
+ * A recording out of the page cache (evicted here; kdamond's pageout, a
+ * reboot or a copy elsewhere) is read back in 2 MiB folios, mapped with
+ * PMDs: the commands that read it next find it as the writer left it.
+ */
+static void cold_file_read_in_2mib_folios(void **state)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST, .sample_id_all = 1 };
+	uint64_t id = ID;
+	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
+	char *argv[] = { "test" };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
+	const struct perf_event_header *rec;
+	char path[] = "./cold-XXXXXX";
+	int fd = mkstemp(path), i;
+	struct ms_pdwriter *w;
+	struct sample_rec smp;
+	struct ms_pdreader *r;
+	const void *lo, *hi;
+	unsigned char in[8];
+	void *m;
+
+	(void)state;
+	assert_true(fd >= 0);
+	if (!dir_keeps_pmd_folios(".")) {
+		unlink(path);
+		fprintf(stderr, "skipped: the file system here keeps no 2 MiB folios (ext4 before 6.16, tmpfs)\n");
+		skip();
+	}
+	assert_non_null(w = ms_pdwriter_new(fd, &o));
+	for (i = 0; i < 60000; i++) {         /* 4.1 MiB of samples */
+		smp = sample(1000 + (uint64_t)i, 0x10000 + 64 * (uint64_t)i);
+		ms_pdwriter_write(w, &smp.h);
+	}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	assert_int_equal(fsync(fd), 0);
+	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
+	m = mmap(NULL, 8 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mincore(m, 8 * 4096, in), 0);
+	munmap(m, 8 * 4096);
+	if (in[0] & 1) {
+		unlink(path);
+		fprintf(stderr, "skipped: the page cache kept the file's first page after POSIX_FADV_DONTNEED\n");
+		skip();
+	}
+	r = ms_pdreader_open(path);
+	unlink(path);
+	assert_non_null(r);
+	assert_int_equal(ms_pdreader_next(r, &rec), 1);
+	ms_pdreader_lasting(r, &lo, &hi);
+	assert_true(file_pmd_kib(lo) >= PMD_BYTES / 1024);
+	ms_pdreader_free(r);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1113,6 +1172,7 @@ int main(void)
 		cmocka_unit_test(plain_reading_across_blocks),
 		cmocka_unit_test(span_takes_known_records_in_one_pass),
 		cmocka_unit_test(mapped_file_paged_in_ahead),
+		cmocka_unit_test(cold_file_read_in_2mib_folios),
 		cmocka_unit_test(ordered_rounds_as_segments),
 		cmocka_unit_test(samples_in_runs_as_one_by_one),
 		cmocka_unit_test(fixed_layouts_decode_each_field),

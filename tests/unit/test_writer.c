@@ -19,6 +19,7 @@
 #include <mapscope/pdwriter.h>
 
 #include "perfdata/format.h"
+#include "pmd_file.h"
 
 static struct perf_event_attr attrs[2];
 static const uint64_t ids0[] = { 11, 12 }, ids1[] = { 21 };
@@ -369,7 +370,6 @@ static void short_write_says_why(void **state)
 	void (*xfsz)(int);
 	struct ms_pdwriter *w;
 	struct ms_pdreader *r;
-	struct stat st;
 	uint64_t table;
 	char path[64];
 	int fd = memfd_create("short", 0), n, err;
@@ -380,8 +380,8 @@ static void short_write_says_why(void **state)
 	assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
 	assert_int_equal(ms_pdwriter_flush(w), 0);
 	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
-	assert_int_equal(fstat(fd, &st), 0);
-	table = (uint64_t)st.st_size - (h.data.offset + h.data.size);   /* the table follows the data */
+	for (table = 0, n = 0; n < HEADER_FEAT_BITS; n++)     /* the table that follows the data */
+		table += (h.adds_features[n / 64] >> (n % 64) & 1) * sizeof(struct perf_file_section);
 	assert_true(table > 16);
 	assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
 	xfsz = signal(SIGXFSZ, SIG_IGN);
@@ -409,6 +409,114 @@ static void short_write_says_why(void **state)
 	close(fd);
 }
 
+/*
+ * Writes n samples of 24 bytes into a new file in the test's directory,
+ * flushing every 4096 as record does at each round, and leaves it open
+ * (unlinked, so nothing stays behind): its descriptor, *wp its writer.
+ */
+static int samples_file(struct ms_pdwriter **wp, int n)
+{
+	struct ms_pdwriter_opts o = opts(false);
+	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
+	char path[] = "./grow-XXXXXX";
+	int fd = mkstemp(path), i;
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_non_null(*wp = ms_pdwriter_new(fd, &o));
+	for (i = 0; i < n; i++) {
+		sample.v[0] = (uint64_t)i;
+		assert_int_equal(ms_pdwriter_write(*wp, &sample.h), 0);
+		if (i % 4096 == 4095)
+			assert_int_equal(ms_pdwriter_flush(*wp), 0);
+	}
+	assert_int_equal(ms_pdwriter_flush(*wp), 0);
+	return fd;
+}
+
+/* Where the last section the header points at ends: data, then each feature's section. */
+static uint64_t sections_end(int fd)
+{
+	struct perf_file_header h;
+	struct perf_file_section sec;
+	uint64_t end, at;
+	int bit;
+
+	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	end = at = h.data.offset + h.data.size;
+	for (bit = 0; bit < HEADER_FEAT_BITS; bit++) {
+		if (!(h.adds_features[bit / 64] >> (bit % 64) & 1))
+			continue;
+		assert_int_equal(pread(fd, &sec, sizeof(sec), (off_t)at), (ssize_t)sizeof(sec));
+		at += sizeof(sec);
+		end = at > end ? at : end;
+		end = sec.offset + sec.size > end ? sec.offset + sec.size : end;
+	}
+	return end;
+}
+
+/*
+ * Open, a file grows in whole 2 MiB steps (zeros past the table the
+ * header points at) and reads whole as of the last flush; close cuts it
+ * where its last section ends.
+ */
+static void grows_in_2mib_steps(void **state)
+{
+	const struct perf_event_header *rec;
+	struct ms_pdwriter_stats ws;
+	struct ms_pdwriter *w;
+	struct ms_pdreader *r;
+	struct stat st;
+	char path[64];
+	int fd = samples_file(&w, 100000), n;       /* 2.4 MB of samples */
+
+	(void)state;
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 2 * PMD_BYTES);
+	assert_true(sections_end(fd) < (uint64_t)st.st_size);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	assert_non_null(r = ms_pdreader_open(path));
+	for (n = 0; ms_pdreader_next(r, &rec) > 0; n++)
+		assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
+	assert_int_equal(n, 100000);
+	ms_pdreader_free(r);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_stats(w, &ws);
+	ms_pdwriter_free(w);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal((uint64_t)st.st_size, sections_end(fd));
+	assert_int_equal(ws.bytes, (uint64_t)st.st_size);
+	close(fd);
+}
+
+/*
+ * The page cache holds what the writer wrote in 2 MiB folios, which a
+ * reader's mapping maps with PMDs: one shadow entry a step instead of 512
+ * (docs/PERFORMANCE.md, round 27).
+ */
+static void page_cache_holds_2mib_folios(void **state)
+{
+	const unsigned char *m;
+	struct ms_pdwriter *w;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	if (!dir_keeps_pmd_folios(".")) {
+		fprintf(stderr, "skipped: the file system here keeps no 2 MiB folios (ext4 before 6.16, tmpfs)\n");
+		skip();
+	}
+	fd = samples_file(&w, 100000);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_non_null(m = map_pmd_aligned(fd, (size_t)st.st_size));
+	assert_true(file_pmd_kib(m) >= PMD_BYTES / 1024);   /* the first step whole; close cut the last */
+	munmap((void *)(uintptr_t)m, (size_t)st.st_size);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +527,8 @@ int main(void)
 		cmocka_unit_test(reports_write_errors),
 		cmocka_unit_test(short_write_says_why),
 		cmocka_unit_test(compressed_reads_as_plain),
+		cmocka_unit_test(grows_in_2mib_steps),
+		cmocka_unit_test(page_cache_holds_2mib_folios),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
