@@ -1107,6 +1107,58 @@ static void mapped_file_paged_in_ahead(void **state)
 }
 
 /*
+ * The pages well behind the reading are let go in whole 2 MiB steps of
+ * the file, so that a step the page cache holds in one folio is unmapped
+ * whole: at every point each step behind is mapped or let go entirely,
+ * and the first has gone by the end.
+ */
+static void dropped_in_whole_2mib_steps(void **state)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST, .sample_id_all = 1 };
+	uint64_t id = ID, k;
+	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
+	char *argv[] = { "test" };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
+	int fd = memfd_create("drop", 0), pagemap = open("/proc/self/pagemap", O_RDONLY), i, n = 0;
+	struct ms_pdwriter *w = ms_pdwriter_new(fd, &o);
+	const struct perf_event_header *rec;
+	const unsigned char *lo;
+	struct sample_rec smp;
+	struct ms_pdreader *r;
+	const void *l, *hi;
+	char path[64];
+
+	(void)state;
+	if (pagemap < 0) {
+		close(fd);
+		skip();                      /* no pagemap to look in */
+	}
+	assert_non_null(w);
+	for (i = 0; i < 100000; i++) {        /* 6.9 MiB of samples */
+		smp = sample(1000 + (uint64_t)i, 0x10000 + 64 * (uint64_t)i);
+		ms_pdwriter_write(w, &smp.h);
+	}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	path_of(fd, path);
+	assert_non_null(r = ms_pdreader_open(path));
+	ms_pdreader_lasting(r, &l, &hi);
+	lo = l;
+	while (ms_pdreader_next(r, &rec) > 0) {
+		if (++n % 2048)
+			continue;
+		for (k = 0; k + PMD_BYTES <= (uint64_t)((const unsigned char *)rec - lo); k += PMD_BYTES)
+			assert_int_equal(page_mapped(pagemap, lo + k), page_mapped(pagemap, lo + k + PMD_BYTES - 4096));
+	}
+	assert_int_equal(n, 100000);
+	assert_false(page_mapped(pagemap, lo));
+	ms_pdreader_free(r);
+	close(pagemap);
+	close(fd);
+}
+
+/*
  * A recording out of the page cache (evicted here; kdamond's pageout, a
  * reboot or a copy elsewhere) is read back in 2 MiB folios, mapped with
  * PMDs: the commands that read it next find it as the writer left it.
@@ -1173,6 +1225,7 @@ int main(void)
 		cmocka_unit_test(span_takes_known_records_in_one_pass),
 		cmocka_unit_test(mapped_file_paged_in_ahead),
 		cmocka_unit_test(cold_file_read_in_2mib_folios),
+		cmocka_unit_test(dropped_in_whole_2mib_steps),
 		cmocka_unit_test(ordered_rounds_as_segments),
 		cmocka_unit_test(samples_in_runs_as_one_by_one),
 		cmocka_unit_test(fixed_layouts_decode_each_field),
