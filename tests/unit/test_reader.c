@@ -1050,6 +1050,28 @@ static bool page_mapped(int pagemap, const void *p)
 	return e >> 63;
 }
 
+/* Writes n page-fault samples (64 bytes apart from 0x10000), as a closed recording, into fd. */
+static void write_fault_samples(int fd, int n)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST, .sample_id_all = 1 };
+	uint64_t id = ID;
+	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
+	char *argv[] = { "test" };
+	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
+	struct ms_pdwriter *w = ms_pdwriter_new(fd, &o);
+	struct sample_rec smp;
+	int i;
+
+	assert_non_null(w);
+	for (i = 0; i < n; i++) {
+		smp = sample(1000 + (uint64_t)i, 0x10000 + 64 * (uint64_t)i);
+		assert_int_equal(ms_pdwriter_write(w, &smp.h), 0);
+	}
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+}
+
 /*
  * A mapped file's pages are mapped ahead of what is read, a MiB or so at
  * a time (one call, not a fault every 64 KiB), and no further: the
@@ -1057,16 +1079,9 @@ static bool page_mapped(int pagemap, const void *p)
  */
 static void mapped_file_paged_in_ahead(void **state)
 {
-	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST, .sample_id_all = 1 };
-	uint64_t id = ID, off, took = 0;
-	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
-	char *argv[] = { "test" };
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
-	int fd = memfd_create("ahead", 0), pagemap = open("/proc/self/pagemap", O_RDONLY), i;
-	struct ms_pdwriter *w = ms_pdwriter_new(fd, &o);
+	uint64_t off, took = 0;
+	int fd = memfd_create("ahead", 0), pagemap = open("/proc/self/pagemap", O_RDONLY);
 	const unsigned char *start;
-	struct sample_rec smp;
 	struct ms_pdreader *r;
 	char path[64];
 	size_t len;
@@ -1079,24 +1094,18 @@ static void mapped_file_paged_in_ahead(void **state)
 		skip();                      /* no pagemap, or a kernel before 5.14: pages fault in as they are read */
 	}
 	munmap(probe, 4096);
-	assert_non_null(w);
-	for (i = 0; i < 80000; i++) {         /* 5.5 MiB of samples */
-		smp = sample(1000 + (uint64_t)i, 0x10000 + 64 * (uint64_t)i);
-		ms_pdwriter_write(w, &smp.h);
-	}
-	assert_int_equal(ms_pdwriter_close(w), 0);
-	ms_pdwriter_free(w);
+	write_fault_samples(fd, 80000);      /* 5.5 MiB of samples */
 	path_of(fd, path);
 	r = ms_pdreader_open(path);
 	assert_non_null(r);
 	/* Reading on a record at a time to 3 MiB in, the MiB past each position is mapped, 4 MiB past is not. */
 	while (took < (3u << 20) && ms_pdreader_span(r, (const void **)&start, &len, &off) > 0) {
 		assert_true(len >= (4u << 20) || off + len > (5u << 20));   /* the rest of the map */
-		ms_pdreader_consume(r, sizeof(smp), sizeof(smp));
-		took += sizeof(smp);
-		if (took % (256u << 10) >= sizeof(smp))
+		ms_pdreader_consume(r, sizeof(struct sample_rec), sizeof(struct sample_rec));
+		took += sizeof(struct sample_rec);
+		if (took % (256u << 10) >= sizeof(struct sample_rec))
 			continue;
-		assert_true(page_mapped(pagemap, start + sizeof(smp) + (768u << 10)));
+		assert_true(page_mapped(pagemap, start + sizeof(struct sample_rec) + (768u << 10)));
 		if (len > (5u << 20))
 			assert_false(page_mapped(pagemap, start + (4u << 20)));
 	}
@@ -1114,18 +1123,11 @@ static void mapped_file_paged_in_ahead(void **state)
  */
 static void dropped_in_whole_2mib_steps(void **state)
 {
-	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST, .sample_id_all = 1 };
-	uint64_t id = ID, k;
-	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
-	char *argv[] = { "test" };
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
-	int fd = memfd_create("drop", 0), pagemap = open("/proc/self/pagemap", O_RDONLY), i, n = 0;
-	struct ms_pdwriter *w = ms_pdwriter_new(fd, &o);
+	int fd = memfd_create("drop", 0), pagemap = open("/proc/self/pagemap", O_RDONLY), n = 0;
 	const struct perf_event_header *rec;
 	const unsigned char *lo;
-	struct sample_rec smp;
 	struct ms_pdreader *r;
+	uint64_t k;
 	const void *l, *hi;
 	char path[64];
 
@@ -1134,13 +1136,7 @@ static void dropped_in_whole_2mib_steps(void **state)
 		close(fd);
 		skip();                      /* no pagemap to look in */
 	}
-	assert_non_null(w);
-	for (i = 0; i < 100000; i++) {        /* 6.9 MiB of samples */
-		smp = sample(1000 + (uint64_t)i, 0x10000 + 64 * (uint64_t)i);
-		ms_pdwriter_write(w, &smp.h);
-	}
-	assert_int_equal(ms_pdwriter_close(w), 0);
-	ms_pdwriter_free(w);
+	write_fault_samples(fd, 100000);     /* 6.9 MiB of samples */
 	path_of(fd, path);
 	assert_non_null(r = ms_pdreader_open(path));
 	ms_pdreader_lasting(r, &l, &hi);
@@ -1165,17 +1161,9 @@ static void dropped_in_whole_2mib_steps(void **state)
  */
 static void cold_file_read_in_2mib_folios(void **state)
 {
-	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-				     .config = PERF_COUNT_SW_PAGE_FAULTS, .sample_type = ST, .sample_id_all = 1 };
-	uint64_t id = ID;
-	struct ms_pdwriter_evsel e = { &a, "page-faults", &id, 1 };
-	char *argv[] = { "test" };
-	struct ms_pdwriter_opts o = { &e, 1, NULL, 0, 1, argv, CLOCK_MONOTONIC, false, 0 };
 	const struct perf_event_header *rec;
 	char path[] = "./cold-XXXXXX";
-	int fd = mkstemp(path), i;
-	struct ms_pdwriter *w;
-	struct sample_rec smp;
+	int fd = mkstemp(path);
 	struct ms_pdreader *r;
 	const void *lo, *hi;
 	unsigned char in[8];
@@ -1188,13 +1176,7 @@ static void cold_file_read_in_2mib_folios(void **state)
 		fprintf(stderr, "skipped: the file system here keeps no 2 MiB folios (ext4 before 6.16, tmpfs)\n");
 		skip();
 	}
-	assert_non_null(w = ms_pdwriter_new(fd, &o));
-	for (i = 0; i < 60000; i++) {         /* 4.1 MiB of samples */
-		smp = sample(1000 + (uint64_t)i, 0x10000 + 64 * (uint64_t)i);
-		ms_pdwriter_write(w, &smp.h);
-	}
-	assert_int_equal(ms_pdwriter_close(w), 0);
-	ms_pdwriter_free(w);
+	write_fault_samples(fd, 60000);      /* 4.1 MiB of samples */
 	assert_int_equal(fsync(fd), 0);
 	assert_int_equal(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0);
 	m = mmap(NULL, 8 * 4096, PROT_READ, MAP_SHARED, fd, 0);
