@@ -108,6 +108,8 @@ static int write_full(int fd, const void *p, size_t n, int64_t off, uint64_t *do
  * folios: ext4 since Linux 6.16, xfs) lets a reader map it with one PMD
  * instead of 512 PTEs, and on the PVM guest measured here the first read
  * of a page mapped alone cost 1.5 us (docs/PERFORMANCE.md, round 27). A
+ * 2 MiB folio taken from idle memory cost the writer up to 3.7 ms there,
+ * so only a plain file grows so: a compressed one is read with read(). A
  * step the disk has no room for is given up, and the file grows as written.
  */
 #define GROW_STEP (2u << 20)
@@ -482,7 +484,8 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	}
 	w->fd = fd;
 	w->pipe = o->pipe;
-	w->grow = !o->pipe && !fstat(fd, &st) && S_ISREG(st.st_mode) && !lseek(fd, 0, SEEK_CUR);
+	/* Compressed, the reader reads the records with read(), not where they are mapped: no steps. */
+	w->grow = !o->pipe && !o->compress_level && !fstat(fd, &st) && S_ISREG(st.st_mode) && !lseek(fd, 0, SEEK_CUR);
 	w->time_off = sample_time_offset(o);
 	w->trailer_off = trailer_time_offset(o);
 	w->in_order = w->time_off >= 0 && w->trailer_off >= 0 && !o->pipe;

@@ -411,10 +411,11 @@ static void short_write_says_why(void **state)
 
 /*
  * Writes n samples of 24 bytes into a new file in the test's directory,
- * flushing every 4096 as record does at each round, and leaves it open
- * (unlinked, so nothing stays behind): its descriptor, *wp its writer.
+ * compressed at level (0: plain), flushing every 4096 as record does at
+ * each round, and leaves it open (unlinked, so nothing stays behind): its
+ * descriptor, *wp its writer.
  */
-static int samples_file(struct ms_pdwriter **wp, int n)
+static int samples_file(struct ms_pdwriter **wp, int n, int level)
 {
 	struct ms_pdwriter_opts o = opts(false);
 	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
@@ -424,6 +425,7 @@ static int samples_file(struct ms_pdwriter **wp, int n)
 
 	assert_true(fd >= 0);
 	unlink(path);
+	o.compress_level = level;
 	assert_non_null(*wp = ms_pdwriter_new(fd, &o));
 	for (i = 0; i < n; i++) {
 		sample.v[0] = (uint64_t)i;
@@ -469,7 +471,7 @@ static void grows_in_2mib_steps(void **state)
 	struct ms_pdreader *r;
 	struct stat st;
 	char path[64];
-	int fd = samples_file(&w, 100000), n;       /* 2.4 MB of samples */
+	int fd = samples_file(&w, 100000, 0), n;    /* 2.4 MB of samples */
 
 	(void)state;
 	assert_int_equal(fstat(fd, &st), 0);
@@ -487,6 +489,12 @@ static void grows_in_2mib_steps(void **state)
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_int_equal((uint64_t)st.st_size, sections_end(fd));
 	assert_int_equal(ws.bytes, (uint64_t)st.st_size);
+	close(fd);
+	/* Compressed, the records are read with read(), not where they are mapped: the file grows as written. */
+	fd = samples_file(&w, 100000, 3);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal((uint64_t)st.st_size, sections_end(fd));
+	ms_pdwriter_free(w);
 	close(fd);
 }
 
@@ -507,7 +515,7 @@ static void page_cache_holds_2mib_folios(void **state)
 		fprintf(stderr, "skipped: the file system here keeps no 2 MiB folios (ext4 before 6.16, tmpfs)\n");
 		skip();
 	}
-	fd = samples_file(&w, 100000);
+	fd = samples_file(&w, 100000, 0);
 	assert_int_equal(ms_pdwriter_close(w), 0);
 	ms_pdwriter_free(w);
 	assert_int_equal(fstat(fd, &st), 0);
