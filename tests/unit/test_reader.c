@@ -1098,14 +1098,20 @@ static void mapped_file_paged_in_ahead(void **state)
 	path_of(fd, path);
 	r = ms_pdreader_open(path);
 	assert_non_null(r);
-	/* Reading on a record at a time to 3 MiB in, the MiB past each position is mapped, 4 MiB past is not. */
+	/*
+	 * Reading on a record at a time to 3 MiB in, the half MiB past each
+	 * position is mapped (the reader maps a MiB on once less than that is
+	 * left), 4 MiB past is not. What lies further than the half MiB is
+	 * mapped or not by the kernel's fault-around, which skips a page it
+	 * finds locked: a check there failed under a loaded machine.
+	 */
 	while (took < (3u << 20) && ms_pdreader_span(r, (const void **)&start, &len, &off) > 0) {
 		assert_true(len >= (4u << 20) || off + len > (5u << 20));   /* the rest of the map */
 		ms_pdreader_consume(r, sizeof(struct sample_rec), sizeof(struct sample_rec));
 		took += sizeof(struct sample_rec);
 		if (took % (256u << 10) >= sizeof(struct sample_rec))
 			continue;
-		assert_true(page_mapped(pagemap, start + sizeof(struct sample_rec) + (768u << 10)));
+		assert_true(page_mapped(pagemap, start + (512u << 10)));
 		if (len > (5u << 20))
 			assert_false(page_mapped(pagemap, start + (4u << 20)));
 	}
