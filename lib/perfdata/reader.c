@@ -60,6 +60,7 @@ static int read_full(int fd, void *p, size_t n)
 static int open_stream(struct ms_pdreader *r, const char *path)
 {
 	struct stat st;
+	int saved;
 
 	r->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
 	r->own_fd = r->fd != STDIN_FILENO;
@@ -81,7 +82,9 @@ static int open_stream(struct ms_pdreader *r, const char *path)
 		 * (writer.c, grow()): the commands after this one read them at
 		 * a tenth of the cost (docs/PERFORMANCE.md, round 27).
 		 */
+		saved = errno;               /* EINVAL without THP: nobody's business */
 		madvise((void *)(uintptr_t)r->map, (size_t)st.st_size, MADV_HUGEPAGE);
+		errno = saved;
 	}
 	return 0;
 }
@@ -341,7 +344,7 @@ static int fill(struct ms_pdreader *r, size_t need)
 			r->buf = (unsigned char *)(uintptr_t)r->map;
 			r->bpos = (size_t)r->pos;
 			r->blen = (size_t)(r->end < r->map_len ? r->end : r->map_len);
-			r->dropped = r->pos & ~(uint64_t)4095;
+			r->dropped = r->pos & ~(uint64_t)(DROP_ALIGN - 1);   /* the header's pages go too */
 			r->eof = true;
 			continue;
 		}

@@ -18,6 +18,7 @@
  * first, so that a file is as whole at each flush as it is plain.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,7 @@ struct ms_pdwriter {
 	struct ms_pdz *z;            /* the zstd stage, or NULL: records go out as they are */
 	int level;                   /* its level */
 	bool grow;                   /* a regular file, grown in whole steps (grow()) */
-	uint64_t grown;              /* its size so far: the data, then zeros to a step's end */
+	uint64_t grown;              /* while growing, its size: the data, then zeros to a step's end */
 };
 
 /*
@@ -484,8 +485,13 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	}
 	w->fd = fd;
 	w->pipe = o->pipe;
-	/* Compressed, the reader reads the records with read(), not where they are mapped: no steps. */
-	w->grow = !o->pipe && !o->compress_level && !fstat(fd, &st) && S_ISREG(st.st_mode) && !lseek(fd, 0, SEEK_CUR);
+	/*
+	 * Compressed, the reader reads the records with read(), not where they
+	 * are mapped: no steps. Nor where writes go to the end whatever their
+	 * offset (O_APPEND), or start elsewhere than the file's start.
+	 */
+	w->grow = !o->pipe && !o->compress_level && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		  !lseek(fd, 0, SEEK_CUR) && !(fcntl(fd, F_GETFL) & O_APPEND);
 	w->time_off = sample_time_offset(o);
 	w->trailer_off = trailer_time_offset(o);
 	w->in_order = w->time_off >= 0 && w->trailer_off >= 0 && !o->pipe;

@@ -27,17 +27,28 @@ check() {
 	pass "$name: $ours samples and $unmaps unmaps, read alike by mapscope and perf"
 }
 
-# SIGKILL of the recorder, after it has flushed a few times.
-"$MAPSCOPE" record -o killed.data -- "$WORKLOADS/spinner" >spinner.txt 2>rec.err &
-rec=$!
-wait_for '^ready' spinner.txt || true
-sleep 1
-# the workload outlives its recorder: this one is stopped after it, by its pid (not every spinner on the machine)
-kids=$(pgrep -P $rec || true)
-kill -KILL $rec
-wait $rec 2>/dev/null || true
-kill -KILL $kids $(sed -n 's/^ready pid=\([0-9]*\)$/\1/p' spinner.txt) 2>/dev/null || true
-check "SIGKILL" killed.data 10
+# SIGKILL of the recorder, after it has flushed a few times. Plain, the
+# file grows in 2 MiB steps written as zeros first: the killed file is a
+# whole number of steps, with zeros past the table its header points at.
+for mode in compressed plain; do
+	opt=()
+	[ $mode = plain ] && opt=(--no-compress)
+	"$MAPSCOPE" record "${opt[@]}" -o killed.data -- "$WORKLOADS/spinner" >spinner.txt 2>rec.err &
+	rec=$!
+	wait_for '^ready' spinner.txt || true
+	sleep 1
+	# the workload outlives its recorder: this one is stopped after it, by its pid (not every spinner on the machine)
+	kids=$(pgrep -P $rec || true)
+	kill -KILL $rec
+	wait $rec 2>/dev/null || true
+	kill -KILL $kids $(sed -n 's/^ready pid=\([0-9]*\)$/\1/p' spinner.txt) 2>/dev/null || true
+	if [ $mode = plain ]; then
+		size=$(stat -c %s killed.data)
+		[ $((size % (2 << 20))) -eq 0 ] || fail "SIGKILL (plain): the file is $size bytes, not whole 2 MiB steps"
+	fi
+	check "SIGKILL ($mode)" killed.data 10
+	rm -f killed.data
+done
 
 # A full disk: a small tmpfs, and a workload that writes more. Compressed
 # (the default), its 131,000 faults take 0.8 MiB: the tmpfs is 256 KiB;

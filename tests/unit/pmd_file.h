@@ -43,21 +43,21 @@ static inline unsigned long file_pmd_kib(const void *addr)
 /* A mapping of len bytes of fd at a 2 MiB boundary, every page read; NULL where it cannot map. */
 static inline const unsigned char *map_pmd_aligned(int fd, size_t len)
 {
-	unsigned char *area = mmap(NULL, len + PMD_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t span = (len + 4095) & ~(size_t)4095, i;
+	unsigned char *area = mmap(NULL, span + PMD_BYTES, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	unsigned char *at;
 	volatile unsigned char sum = 0;
-	size_t i;
 
 	if (area == MAP_FAILED)
 		return NULL;
 	at = (unsigned char *)(((uintptr_t)area + PMD_BYTES - 1) & ~(uintptr_t)(PMD_BYTES - 1));
-	if (mmap(at, len, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
-		munmap(area, len + PMD_BYTES);
+	if (mmap(at, span, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		munmap(area, span + PMD_BYTES);
 		return NULL;
 	}
 	if (at > area)
 		munmap(area, (size_t)(at - area));
-	munmap(at + len, (size_t)(area + PMD_BYTES - at));
+	munmap(at + span, (size_t)(area + PMD_BYTES - at));
 	for (i = 0; i < len; i += 4096)
 		sum += at[i];
 	(void)sum;
@@ -78,11 +78,14 @@ static inline bool dir_keeps_pmd_folios(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/pmd-probe-XXXXXX", dir);
 	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
 	if (fd < 0 || !buf) {
 		free(buf);
+		if (fd >= 0)
+			close(fd);
 		return false;
 	}
-	unlink(path);
 	if (pwrite(fd, buf, PMD_BYTES, 0) == (ssize_t)PMD_BYTES && (m = map_pmd_aligned(fd, PMD_BYTES))) {
 		yes = file_pmd_kib(m) >= PMD_BYTES / 1024;
 		munmap((void *)(uintptr_t)m, PMD_BYTES);

@@ -1168,17 +1168,20 @@ static void dropped_in_whole_2mib_steps(void **state)
 static void cold_file_read_in_2mib_folios(void **state)
 {
 	const struct perf_event_header *rec;
-	char path[] = "./cold-XXXXXX";
-	int fd = mkstemp(path);
+	char name[] = "./cold-XXXXXX", path[64];
+	int fd = mkstemp(name);
 	struct ms_pdreader *r;
+	unsigned long kib;
+	bool aligned;
 	const void *lo, *hi;
 	unsigned char in[8];
 	void *m;
 
 	(void)state;
 	assert_true(fd >= 0);
+	unlink(name);                        /* read through /proc/self/fd: nothing stays behind */
+	path_of(fd, path);
 	if (!dir_keeps_pmd_folios(".")) {
-		unlink(path);
 		fprintf(stderr, "skipped: the file system here keeps no 2 MiB folios (ext4 before 6.16, tmpfs)\n");
 		skip();
 	}
@@ -1190,18 +1193,26 @@ static void cold_file_read_in_2mib_folios(void **state)
 	assert_int_equal(mincore(m, 8 * 4096, in), 0);
 	munmap(m, 8 * 4096);
 	if (in[0] & 1) {
-		unlink(path);
 		fprintf(stderr, "skipped: the page cache kept the file's first page after POSIX_FADV_DONTNEED\n");
 		skip();
 	}
-	r = ms_pdreader_open(path);
-	unlink(path);
-	assert_non_null(r);
+	assert_non_null(r = ms_pdreader_open(path));
 	assert_int_equal(ms_pdreader_next(r, &rec), 1);
 	ms_pdreader_lasting(r, &lo, &hi);
-	assert_true(file_pmd_kib(lo) >= PMD_BYTES / 1024);
+	aligned = !((uintptr_t)lo & (PMD_BYTES - 1));
+	kib = file_pmd_kib(lo);
 	ms_pdreader_free(r);
 	close(fd);
+	if (!aligned) {
+		fprintf(stderr, "skipped: this file system maps files at no 2 MiB boundary\n");
+		skip();
+	}
+	/* A probe that fails now too says memory had no 2 MiB to give. */
+	if (kib < PMD_BYTES / 1024 && !dir_keeps_pmd_folios(".")) {
+		fprintf(stderr, "skipped: no 2 MiB folio to be had just now (memory fragmented)\n");
+		skip();
+	}
+	assert_true(kib >= PMD_BYTES / 1024);
 }
 
 int main(void)

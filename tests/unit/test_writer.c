@@ -506,6 +506,7 @@ static void grows_in_2mib_steps(void **state)
 static void page_cache_holds_2mib_folios(void **state)
 {
 	const unsigned char *m;
+	unsigned long kib;
 	struct ms_pdwriter *w;
 	struct stat st;
 	int fd;
@@ -520,9 +521,15 @@ static void page_cache_holds_2mib_folios(void **state)
 	ms_pdwriter_free(w);
 	assert_int_equal(fstat(fd, &st), 0);
 	assert_non_null(m = map_pmd_aligned(fd, (size_t)st.st_size));
-	assert_true(file_pmd_kib(m) >= PMD_BYTES / 1024);   /* the first step whole; close cut the last */
+	kib = file_pmd_kib(m);
 	munmap((void *)(uintptr_t)m, (size_t)st.st_size);
 	close(fd);
+	/* The first step whole (close cut the last); a probe that fails now too says memory had no 2 MiB to give. */
+	if (kib < PMD_BYTES / 1024 && !dir_keeps_pmd_folios(".")) {
+		fprintf(stderr, "skipped: no 2 MiB folio to be had just now (memory fragmented)\n");
+		skip();
+	}
+	assert_true(kib >= PMD_BYTES / 1024);
 }
 
 int main(void)
