@@ -120,9 +120,11 @@ static void grow(struct ms_pdwriter *w, uint64_t end)
 	struct iovec iov[GROW_STEP / sizeof(zero)];
 	size_t i;
 
-	for (i = 0; w->grow && w->grown < end; w->grown += GROW_STEP) {
-		for (; i < sizeof(iov) / sizeof(iov[0]); i++)
-			iov[i] = (struct iovec){ (void *)(uintptr_t)zero, sizeof(zero) };
+	if (!w->grow || w->grown >= end)
+		return;
+	for (i = 0; i < sizeof(iov) / sizeof(iov[0]); i++)
+		iov[i] = (struct iovec){ (void *)(uintptr_t)zero, sizeof(zero) };
+	for (; w->grown < end; w->grown += GROW_STEP) {
 		if (pwritev(w->fd, iov, (int)i, (off_t)w->grown) != (ssize_t)GROW_STEP) {
 			w->grow = false;
 			if (ftruncate(w->fd, (off_t)w->grown))
