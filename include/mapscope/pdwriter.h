@@ -52,7 +52,9 @@ struct ms_pdwriter_stats {
 
 /*
  * Starts a file on fd, which stays the caller's (it is not closed). Every
- * pointer in opts is read during the call only. NULL with errno set.
+ * pointer in opts is read during the call only. NULL with errno set. File
+ * mode writes the file in place from its start (pwrite), whatever fd's
+ * offset, which it leaves as it is: EINVAL for an fd opened O_APPEND.
  */
 struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_opts *opts);
 

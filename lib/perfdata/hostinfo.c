@@ -1,17 +1,22 @@
 /*
  * The header features that describe the machine, laid out as perf 6.1
- * writes them (tools/perf/util/header.c): CPUDESC, CPUID, CPU_TOPOLOGY,
+ * writes them (tools/perf/util/header.c): HOSTNAME, OSRELEASE, ARCH,
+ * NRCPUS, TOTAL_MEM, CLOCKID, CLOCK_DATA, CPUDESC, CPUID, CPU_TOPOLOGY,
  * NUMA_TOPOLOGY, PMU_MAPPINGS, CACHE and MEM_TOPOLOGY, and empty
  * BPF_PROG_INFO, BPF_BTF and PMU_CAPS. perf's tools expect
  * them: perf data convert --to-json dereferences the CPU description and
- * id without checking. Everything comes from /proc and /sys; what cannot be
- * read is left out, feature by feature, as perf does.
+ * id without checking. Everything comes from uname(), sysinfo(), the
+ * clocks, /proc and /sys; what cannot be read is left out, feature by
+ * feature, as perf does.
  */
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perfdata/format.h"
@@ -396,8 +401,21 @@ static void mem_topology(struct ms_buf *b)
 	}
 }
 
-void ms_hostinfo_features(struct ms_buf *f, int nr_cpus)
+void ms_hostinfo_features(struct ms_buf *f)
 {
+	int nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	struct utsname u;
+	struct sysinfo si;
+
+	if (!uname(&u)) {
+		ms_buf_perf_string(&f[HEADER_HOSTNAME], u.nodename);
+		ms_buf_perf_string(&f[HEADER_OSRELEASE], u.release);
+		ms_buf_perf_string(&f[HEADER_ARCH], u.machine);
+	}
+	ms_buf_u32(&f[HEADER_NRCPUS], (uint32_t)nr_cpus);
+	ms_buf_u32(&f[HEADER_NRCPUS], (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
+	if (!sysinfo(&si))
+		ms_buf_u64(&f[HEADER_TOTAL_MEM], (uint64_t)si.totalram * si.mem_unit / 1024);
 	cpu_desc(&f[HEADER_CPUDESC]);
 	cpu_id(&f[HEADER_CPUID]);
 	cpu_topology(&f[HEADER_CPU_TOPOLOGY], nr_cpus);
@@ -412,4 +430,24 @@ void ms_hostinfo_features(struct ms_buf *f, int nr_cpus)
 	ms_buf_u32(&f[HEADER_BPF_PROG_INFO], 0);
 	ms_buf_u32(&f[HEADER_BPF_BTF], 0);
 	ms_buf_u32(&f[HEADER_PMU_CAPS], 0);
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void ms_hostinfo_clock(struct ms_buf *f, int clockid)
+{
+	struct timespec res;
+
+	clock_getres(clockid, &res);
+	ms_buf_u64(&f[HEADER_CLOCKID], (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec);
+	ms_buf_u32(&f[HEADER_CLOCK_DATA], 1);                /* version */
+	ms_buf_u32(&f[HEADER_CLOCK_DATA], (uint32_t)clockid);
+	ms_buf_u64(&f[HEADER_CLOCK_DATA], clock_ns(CLOCK_REALTIME));
+	ms_buf_u64(&f[HEADER_CLOCK_DATA], clock_ns(clockid));
 }

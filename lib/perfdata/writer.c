@@ -3,10 +3,11 @@
  * known at the start (tracing data, event names, the machine), the data,
  * then the feature table. perf finds the table at the data's end, and each
  * section by its offset, which may lie anywhere: so the sections go before
- * the data, and every flush (ms_pdwriter_flush) writes the table after the
- * data so far and then the header that points at it. A recorder killed
- * with SIGKILL, or stopped by a full disk, leaves a complete perf.data of
- * what it had flushed, which perf and mapscope read as it is. Only
+ * the data, and every flush (ms_pdwriter_flush, and the output buffer
+ * going out when full) writes the table after the data so far and then
+ * the header that points at it (flush_file()). A recorder killed with
+ * SIGKILL, or stopped by a full disk, leaves a complete perf.data of what
+ * it had written, which perf and mapscope read as it is. Only
  * ms_pdwriter_close() adds SAMPLE_TIME (always) and BUILD_ID, after the
  * table: a mapscope file without SAMPLE_TIME was never closed.
  *
@@ -23,10 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysinfo.h>
 #include <sys/uio.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <mapscope/pdwriter.h>
@@ -134,11 +132,10 @@ static void grow(struct ms_pdwriter *w, uint64_t end)
 	}
 }
 
-/* Writes n bytes where the file is; st.bytes counts what reached it. */
+/* Writes n bytes to the pipe; st.bytes counts what reached it. */
 static int write_all(struct ms_pdwriter *w, const void *p, size_t n)
 {
-	grow(w, w->st.bytes + n);
-	return w->error ? w->error : write_full(w->fd, p, n, -1, &w->st.bytes);
+	return write_full(w->fd, p, n, -1, &w->st.bytes);
 }
 
 /* Writes n bytes at offset off. */
@@ -147,10 +144,18 @@ static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
 	return write_full(fd, p, n, (int64_t)off, NULL);
 }
 
+static int flush_file(struct ms_pdwriter *w, const void *p, size_t n);
+
+/* n bytes out: in file mode with the table after them and the header that points at it. */
+static int send(struct ms_pdwriter *w, const void *p, size_t n)
+{
+	return w->pipe ? write_all(w, p, n) : flush_file(w, p, n);
+}
+
 static int flush(struct ms_pdwriter *w)
 {
 	if (!w->error && w->out_len)
-		w->error = write_all(w, w->out, w->out_len);
+		w->error = send(w, w->out, w->out_len);
 	w->out_len = 0;
 	return w->error;
 }
@@ -163,7 +168,7 @@ static int put(struct ms_pdwriter *w, const void *p, size_t n)
 	if (n > OUTBUF_SIZE - w->out_len && flush(w))
 		return w->error;
 	if (n >= OUTBUF_SIZE)
-		return w->error = write_all(w, p, n);
+		return w->error = send(w, p, n);
 	memcpy(w->out + w->out_len, p, n);
 	w->out_len += n;
 	return 0;
@@ -208,32 +213,13 @@ static void compressed_feature(struct ms_buf *f, int level, uint32_t ratio)
 	ms_buf_u32(f, MS_PDZ_MMAP_LEN);
 }
 
-static uint64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void build_features(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 {
 	struct ms_buf *f = w->features;
-	struct utsname u;
-	struct sysinfo si;
-	struct timespec res;
 	size_t i, j;
 
-	uname(&u);
-	ms_buf_perf_string(&f[HEADER_HOSTNAME], u.nodename);
-	ms_buf_perf_string(&f[HEADER_OSRELEASE], u.release);
 	ms_buf_perf_string(&f[HEADER_VERSION], "mapscope " MS_VERSION_STRING);
-	ms_buf_perf_string(&f[HEADER_ARCH], u.machine);
-	ms_buf_u32(&f[HEADER_NRCPUS], (uint32_t)sysconf(_SC_NPROCESSORS_CONF));
-	ms_buf_u32(&f[HEADER_NRCPUS], (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
-	ms_hostinfo_features(f, (int)sysconf(_SC_NPROCESSORS_CONF));
-	if (!sysinfo(&si))
-		ms_buf_u64(&f[HEADER_TOTAL_MEM], (uint64_t)si.totalram * si.mem_unit / 1024);
+	ms_hostinfo_features(f);
 
 	ms_buf_u32(&f[HEADER_CMDLINE], (uint32_t)o->argc);
 	for (i = 0; i < (size_t)o->argc; i++)
@@ -249,12 +235,7 @@ static void build_features(struct ms_pdwriter *w, const struct ms_pdwriter_opts 
 			ms_buf_u64(&f[HEADER_EVENT_DESC], o->evsels[i].ids[j]);
 	}
 
-	clock_getres(o->clockid, &res);
-	ms_buf_u64(&f[HEADER_CLOCKID], (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec);
-	ms_buf_u32(&f[HEADER_CLOCK_DATA], 1);                /* version */
-	ms_buf_u32(&f[HEADER_CLOCK_DATA], (uint32_t)o->clockid);
-	ms_buf_u64(&f[HEADER_CLOCK_DATA], clock_ns(CLOCK_REALTIME));
-	ms_buf_u64(&f[HEADER_CLOCK_DATA], clock_ns(o->clockid));
+	ms_hostinfo_clock(f, o->clockid);
 
 	if (o->tracing_data)
 		ms_buf_append(&f[HEADER_TRACING_DATA], o->tracing_data, o->tracing_data_len);
@@ -476,6 +457,11 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	size_t i;
 	int err;
 
+	/* A file is written in place from its start: where every write goes to its end, it cannot be. */
+	if (!o->pipe && (fcntl(fd, F_GETFL) & O_APPEND)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
@@ -487,13 +473,8 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	}
 	w->fd = fd;
 	w->pipe = o->pipe;
-	/*
-	 * Compressed, the reader reads the records with read(), not where they
-	 * are mapped: no steps. Nor where writes go to the end whatever their
-	 * offset (O_APPEND), or start elsewhere than the file's start.
-	 */
-	w->grow = !o->pipe && !o->compress_level && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-		  !lseek(fd, 0, SEEK_CUR) && !(fcntl(fd, F_GETFL) & O_APPEND);
+	/* Compressed, the reader reads the records with read(), not where they are mapped: no steps. */
+	w->grow = !o->pipe && !o->compress_level && !fstat(fd, &st) && S_ISREG(st.st_mode);
 	w->time_off = sample_time_offset(o);
 	w->trailer_off = trailer_time_offset(o);
 	w->in_order = w->time_off >= 0 && w->trailer_off >= 0 && !o->pipe;
@@ -599,15 +580,14 @@ MS_EXPORT int ms_pdwriter_finish_round(struct ms_pdwriter *w)
 	return put_data(w, &h, sizeof(h));
 }
 
-/* The feature table follows the data: one section per set bit, in bit order. */
 /*
- * The feature table for the data so far: one section per set bit, in bit
- * order; those written before the data where they are, the late ones (at
- * close) laid after the table. Its size in bytes.
+ * The feature table for data that ends at end: one section per set bit, in
+ * bit order; those written before the data where they are, the late ones
+ * (at close) laid after the table. Its size in bytes.
  */
-static size_t feature_table(struct ms_pdwriter *w, struct perf_file_section *tab)
+static size_t feature_table(const struct ms_pdwriter *w, struct perf_file_section *tab, uint64_t end)
 {
-	uint64_t late = w->pos;
+	uint64_t late = end;
 	size_t i, nr = 0;
 
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
@@ -676,16 +656,77 @@ static void say_ratio(struct ms_pdwriter *w)
 		w->early[HEADER_COMPRESSED].size = 0;
 }
 
-static int finish_file(struct ms_pdwriter *w)
+/*
+ * n bytes at the data's end, where the table the header on disk points at
+ * lies, and m bytes after them (the next table, at most a table's size),
+ * written so that the file stays whole while they go out: what goes past
+ * that table first, then what goes over it; where n is shorter than the
+ * table, all in one write. The caller then writes the header: only a kill
+ * between the last write and the header's finds the header's table
+ * written over.
+ */
+static int write_past_table(struct ms_pdwriter *w, const void *p, size_t n, const void *t, size_t m)
+{
+	unsigned char one[2 * sizeof(w->table)];
+	uint64_t at = w->st.bytes;
+	size_t over = w->table_off && w->table_off == at ? w->table_len : 0;    /* the table lies there */
+	const unsigned char *c = p;
+	int err;
+
+	grow(w, at + n + m);
+	if (w->error)
+		return w->error;
+	if (n < over) {
+		memcpy(one, c, n);
+		memcpy(one + n, t, m);
+		err = pwrite_all(w->fd, one, n + m, at);
+	} else if (!(err = pwrite_all(w->fd, c + over, n - over, at + over)) && !(err = pwrite_all(w->fd, t, m, at + n)))
+		err = pwrite_all(w->fd, c, over, at);
+	if (err)
+		return w->error = err;
+	w->st.bytes = at + n;
+	return 0;
+}
+
+/*
+ * File mode: n bytes of data at its end, the table after them and then
+ * the header that says where the data ends. A failed write puts the table
+ * before back: the file then reads whole as of the last flush.
+ */
+static int flush_file(struct ms_pdwriter *w, const void *p, size_t n)
 {
 	struct perf_file_section tab[HEADER_FEAT_BITS];
-	size_t i, n;
+	uint64_t end = w->st.bytes + n;
+	size_t tn = feature_table(w, tab, end);
 
-	if (flush_data(w)) {
+	if (write_past_table(w, p, n, tab, tn)) {
 		restore_table(w);
 		return w->error;
 	}
-	w->hdr.data.size = w->pos - w->hdr.data.offset;
+	w->hdr.data.size = end - w->hdr.data.offset;
+	if (write_header(w)) {
+		restore_table(w);
+		return w->error;
+	}
+	memcpy(w->table, tab, tn);
+	w->table_len = tn;
+	w->table_off = end;
+	w->at_table = w->st;
+	w->at_table.bytes = end + tn;
+	return 0;
+}
+
+/* The data flushed, then the last table, the late features after it and the header. */
+static int finish_file(struct ms_pdwriter *w)
+{
+	struct perf_file_section tab[HEADER_FEAT_BITS];
+	struct ms_buf tail;
+	size_t i;
+
+	if (flush_data(w) || flush(w)) {
+		restore_table(w);
+		return w->error;
+	}
 	if (w->in_order)
 		say_in_order(w);
 	if (w->z)
@@ -695,15 +736,18 @@ static int finish_file(struct ms_pdwriter *w)
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
 		if (w->features[i].len && !w->early[i].size)
 			w->hdr.adds_features[i / 64] |= 1ULL << (i % 64);
-	n = feature_table(w, tab);
-	put(w, tab, n);
+	ms_buf_init(&tail);
+	ms_buf_append(&tail, tab, feature_table(w, tab, w->pos));
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
 		if (!w->early[i].size)
-			put(w, w->features[i].data, w->features[i].len);
-	if (flush(w)) {
+			ms_buf_append(&tail, w->features[i].data, w->features[i].len);
+	if (ms_buf_error(&tail))
+		w->error = -ENOMEM;
+	else if (write_past_table(w, tail.data, tail.len, NULL, 0))
 		restore_table(w);
+	ms_buf_release(&tail);
+	if (w->error)
 		return w->error;
-	}
 	if (w->grown > w->st.bytes && ftruncate(w->fd, (off_t)w->st.bytes))
 		return w->error = -errno;    /* the zeros past the end: a reader never looks there */
 	return write_header(w);
@@ -711,42 +755,11 @@ static int finish_file(struct ms_pdwriter *w)
 
 MS_EXPORT int ms_pdwriter_flush(struct ms_pdwriter *w)
 {
-	struct perf_file_section tab[HEADER_FEAT_BITS];
-	size_t n;
-
 	if (flush_data(w) && !w->pipe) {
 		restore_table(w);
 		return w->error;
 	}
-	if (w->pipe)
-		return flush(w);
-	if (w->error)
-		return w->error;
-	if (flush(w)) {
-		restore_table(w);
-		return w->error;
-	}
-	if (w->table_off == w->pos)
-		return 0;                /* the table on disk already follows the data so far */
-	/*
-	 * The table after the data, not moving the file's offset (the next
-	 * data overwrites it), then the header that says where it is.
-	 */
-	n = feature_table(w, tab);
-	grow(w, w->pos + n);
-	if (w->error || (w->error = pwrite_all(w->fd, tab, n, w->pos))) {
-		restore_table(w);
-		return w->error;
-	}
-	w->hdr.data.size = w->pos - w->hdr.data.offset;
-	if (write_header(w))
-		return w->error;
-	memcpy(w->table, tab, n);
-	w->table_len = n;
-	w->table_off = w->pos;
-	w->at_table = w->st;
-	w->at_table.bytes = w->pos + n;
-	return 0;
+	return flush(w);
 }
 
 /* A pipe ends with SAMPLE_TIME as a feature record: the mark of a stream that was not cut. */

@@ -8,6 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -23,7 +26,7 @@ static int setup(void **state)
 	(void)state;
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
 		ms_buf_init(&f[i]);
-	ms_hostinfo_features(f, (int)sysconf(_SC_NPROCESSORS_CONF));
+	ms_hostinfo_features(f);
 	return 0;
 }
 
@@ -35,6 +38,14 @@ static int teardown(void **state)
 	for (i = 0; i < HEADER_FEAT_BITS; i++)
 		ms_buf_release(&f[i]);
 	return 0;
+}
+
+static uint64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* A perf header string at p: u32 padded length, then the NUL-terminated text. */
@@ -108,6 +119,67 @@ static void topology_has_every_cpu(void **state)
 	assert_int_equal((int32_t)core, (int32_t)want_core);
 }
 
+/* HOSTNAME, OSRELEASE and ARCH are uname's; NRCPUS the CPUs there are and online; TOTAL_MEM in KiB. */
+static void names_counts_and_memory(void **state)
+{
+	struct utsname u;
+	const struct { int feat; const char *want; } names[] = {
+		{ HEADER_HOSTNAME, u.nodename }, { HEADER_OSRELEASE, u.release }, { HEADER_ARCH, u.machine } };
+	struct sysinfo si;
+	uint32_t len, cpus[2];
+	uint64_t kib;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(uname(&u), 0);
+	for (i = 0; i < 3; i++) {
+		assert_string_equal(perf_string(f[names[i].feat].data, f[names[i].feat].len, &len), names[i].want);
+		assert_int_equal(f[names[i].feat].len, 4 + len);
+	}
+	assert_int_equal(f[HEADER_NRCPUS].len, 8);
+	memcpy(cpus, f[HEADER_NRCPUS].data, 8);
+	assert_int_equal(cpus[0], sysconf(_SC_NPROCESSORS_CONF));
+	assert_int_equal(cpus[1], sysconf(_SC_NPROCESSORS_ONLN));
+	assert_int_equal(f[HEADER_TOTAL_MEM].len, 8);
+	memcpy(&kib, f[HEADER_TOTAL_MEM].data, 8);
+	assert_int_equal(sysinfo(&si), 0);
+	assert_int_equal(kib, (uint64_t)si.totalram * si.mem_unit / 1024);
+}
+
+/* CLOCKID is the clock's resolution; CLOCK_DATA version 1, the clock, and both clocks read in the call. */
+static void clock_data_brackets_the_call(void **state)
+{
+	struct ms_buf c[HEADER_FEAT_BITS];
+	struct { uint32_t version, clockid; uint64_t real, mono; } d;
+	struct timespec res;
+	uint64_t ns, before[2], after[2];
+	int i, k;
+
+	(void)state;
+	for (i = 0; i < HEADER_FEAT_BITS; i++)
+		ms_buf_init(&c[i]);
+	for (k = 0; k < 2; k++)
+		before[k] = clock_ns(k ? CLOCK_MONOTONIC : CLOCK_REALTIME);
+	ms_hostinfo_clock(c, CLOCK_MONOTONIC);
+	for (k = 0; k < 2; k++)
+		after[k] = clock_ns(k ? CLOCK_MONOTONIC : CLOCK_REALTIME);
+	assert_int_equal(clock_getres(CLOCK_MONOTONIC, &res), 0);
+	assert_int_equal(c[HEADER_CLOCKID].len, 8);
+	memcpy(&ns, c[HEADER_CLOCKID].data, 8);
+	assert_int_equal(ns, (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec);
+	assert_int_equal(c[HEADER_CLOCK_DATA].len, sizeof(d));
+	memcpy(&d, c[HEADER_CLOCK_DATA].data, sizeof(d));
+	assert_int_equal(d.version, 1);
+	assert_int_equal(d.clockid, CLOCK_MONOTONIC);
+	assert_true(d.real >= before[0] && d.real <= after[0]);
+	assert_true(d.mono >= before[1] && d.mono <= after[1]);
+	for (i = 0; i < HEADER_FEAT_BITS; i++) {
+		if (i != HEADER_CLOCKID && i != HEADER_CLOCK_DATA)
+			assert_int_equal(c[i].len, 0);
+		ms_buf_release(&c[i]);
+	}
+}
+
 /* The three sections perf 6.1 always writes hold a count of 0. */
 static void empty_sections_are_zero_counts(void **state)
 {
@@ -157,6 +229,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cpu_desc_is_the_model_name),
 		cmocka_unit_test(topology_has_every_cpu),
+		cmocka_unit_test(names_counts_and_memory),
+		cmocka_unit_test(clock_data_brackets_the_call),
 		cmocka_unit_test(empty_sections_are_zero_counts),
 		cmocka_unit_test(pmu_mappings_name_software),
 	};

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <signal.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -336,19 +337,39 @@ static void compressed_reads_as_plain(void **state)
 	free(plain);
 }
 
+/*
+ * A write that fails says why: pipe mode into a pipe nobody reads, EPIPE;
+ * file mode, written in place, on a pipe, ESPIPE; on an fd whose every
+ * write goes to the end (O_APPEND), EINVAL before anything is written.
+ */
 static void reports_write_errors(void **state)
 {
-	struct ms_pdwriter_opts o = opts(false);
-	struct ms_pdwriter *w;
-	int fds[2];
+	struct ms_pdwriter_opts o;
+	char path[] = "./append-XXXXXX";
+	struct stat st;
+	int fds[2], fd, pipe_mode;
 
-	assert_int_equal(pipe(fds), 0);
-	close(fds[0]);
+	(void)state;
 	signal(SIGPIPE, SIG_IGN);
-	w = ms_pdwriter_new(fds[1], &o);           /* the header write fails: EPIPE */
-	assert_null(w);
-	assert_int_equal(errno, EPIPE);
-	close(fds[1]);
+	for (pipe_mode = 1; pipe_mode >= 0; pipe_mode--) {
+		o = opts(pipe_mode);
+		assert_int_equal(pipe(fds), 0);
+		close(fds[0]);
+		errno = 0;
+		assert_null(ms_pdwriter_new(fds[1], &o));
+		assert_int_equal(errno, pipe_mode ? EPIPE : ESPIPE);
+		close(fds[1]);
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(fcntl(fd, F_SETFL, O_APPEND), 0);
+	errno = 0;
+	assert_null(ms_pdwriter_new(fd, &o));
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, 0);
+	close(fd);
 }
 
 /*
@@ -459,6 +480,57 @@ static uint64_t sections_end(int fd)
 }
 
 /*
+ * Between any two calls, the file reads whole with every record that has
+ * reached it, also where more than the output buffer (1 MiB) gathers
+ * between flushes: a recorder killed in a long drain loses only what it
+ * had not written. (The buffer went out over the table the header on
+ * disk pointed at, which stayed so until the next flush.)
+ */
+static void whole_between_calls(void **state)
+{
+	struct ms_pdwriter_opts o = opts(false);
+	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 0, 2 } };
+	const struct perf_event_header *rec;
+	struct ms_pdwriter_stats ws;
+	struct perf_file_header h;
+	struct ms_pdwriter *w;
+	struct ms_pdreader *r;
+	uint64_t bytes, v;
+	char path[64];
+	int fd = memfd_create("drain", 0), i, n, checks = 0;
+
+	(void)state;
+	assert_non_null(w = ms_pdwriter_new(fd, &o));
+	ms_pdwriter_stats(w, &ws);
+	bytes = ws.bytes;                             /* the headers, written at the start */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	for (i = 0; i < 150000; i++) {              /* 3.4 MiB: the buffer goes out three times */
+		sample.v[0] = (uint64_t)i;
+		assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+		ms_pdwriter_stats(w, &ws);
+		if (ws.bytes == bytes)
+			continue;                        /* nothing reached the file */
+		bytes = ws.bytes;
+		checks++;
+		assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+		assert_true(h.data.size > (uint64_t)checks * (1u << 19) && h.data.size % sizeof(sample) == 0);
+		assert_non_null(r = ms_pdreader_open(path));
+		assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");
+		for (n = 0; ms_pdreader_next(r, &rec) > 0; n++) {
+			memcpy(&v, rec + 1, 8);
+			assert_int_equal(v, (uint64_t)n);
+		}
+		assert_int_equal((uint64_t)n * sizeof(sample), h.data.size);
+		ms_pdreader_free(r);
+	}
+	assert_int_equal(checks, 3);
+	assert_int_equal(ms_pdwriter_close(w), 0);
+	ms_pdwriter_free(w);
+	close(fd);
+}
+
+/*
  * Open, a file grows in whole 2 MiB steps (zeros past the table the
  * header points at) and reads whole as of the last flush; close cuts it
  * where its last section ends.
@@ -542,6 +614,7 @@ int main(void)
 		cmocka_unit_test(reports_write_errors),
 		cmocka_unit_test(short_write_says_why),
 		cmocka_unit_test(compressed_reads_as_plain),
+		cmocka_unit_test(whole_between_calls),
 		cmocka_unit_test(grows_in_2mib_steps),
 		cmocka_unit_test(page_cache_holds_2mib_folios),
 	};
