@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,8 +62,9 @@ static const struct cli_usage usage = {
 "kdamond exists (that one is never touched): record then goes on without.\n"
 "\n"
 "Ctrl-C, SIGTERM or the command dying by a signal still leave a complete\n"
-"file. So do SIGKILL of mapscope and a full disk, up to the last flush (a\n"
-"quarter of a second at most): the file is a whole perf.data at every flush.\n"
+"file. So do SIGKILL of mapscope, a full disk and the file size limit\n"
+"(ulimit -f), up to the last flush (a quarter of a second at most): the file\n"
+"is a whole perf.data at every flush.\n"
 "A summary line goes to stderr at the end: samples (with a data address, and\n"
 "the others: syscalls, the VMA tree, stack pointers), records lost, and the\n"
 "bytes in the file. On a terminal, a line of the counts so far is shown\n"
@@ -544,9 +546,21 @@ static int run_and_finish(struct session *s)
 	return err;
 }
 
+/* RLIMIT_FSIZE, in words. */
+static const char *fsize_limit(char *buf, size_t len)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return "none now";
+	snprintf(buf, len, "%llu bytes", (unsigned long long)rl.rlim_cur);
+	return buf;
+}
+
 static int finish(struct session *s, int err)
 {
 	struct record_opts *o = s->o;
+	char limit[32];
 	int cerr = ms_record_close(s->rec);
 
 	if (cerr && !err) {
@@ -557,6 +571,10 @@ static int finish(struct session *s, int err)
 		cli_hint("'%s' holds what was written before the disk filled up, and reads as it is "
 			 "(mapscope report, perf script); free some space, or record elsewhere with -o",
 			 o->output);
+	if (err == -EFBIG && !o->pipe)
+		cli_hint("'%s' holds what was written before it reached the file size limit (%s), and reads as "
+			 "it is (mapscope report, perf script); raise the limit (ulimit -f), or record for less time",
+			 o->output, fsize_limit(limit, sizeof(limit)));
 	if (!o->cmd || s->child.reaped)
 		print_summary(s);
 	return err;

@@ -29,6 +29,7 @@ void launch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);        /* past the file size limit, a write fails EFBIG: the file is ended */
 }
 
 void launch_raise_fd_limit(void)
@@ -132,6 +133,7 @@ static void run_child(char **cmd, int go_fd, int err_fd, bool stdout_to_stderr)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
+	signal(SIGXFSZ, SIG_DFL);
 	if (read(go_fd, &c, 1) != 1)
 		_exit(127);
 	if (stdout_to_stderr)

@@ -17,7 +17,7 @@
 /* The signal that asked us to stop (SIGINT, SIGTERM, SIGHUP), or 0. */
 extern volatile sig_atomic_t launch_stop;
 
-/* Installs the stop handlers (no SA_RESTART: poll returns EINTR) and ignores SIGPIPE. */
+/* Installs the stop handlers (no SA_RESTART: poll returns EINTR) and ignores SIGPIPE and SIGXFSZ. */
 void launch_signals(void);
 
 void launch_raise_fd_limit(void);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# No recording is lost: a recorder killed with SIGKILL, and one whose disk
-# fills up (a small tmpfs), compressed or not, leave files that mapscope report and perf both
+# No recording is lost: a recorder killed with SIGKILL, one that reaches the
+# file size limit, and one whose disk fills up (a small tmpfs), compressed or not, leave files that mapscope report and perf both
 # read, with the samples and the unmaps written before the end, and that
 # report calls unfinished. The workload maps, touches and unmaps a page in
 # a loop, so the file holds both kinds whenever it stops.
@@ -48,6 +48,28 @@ for mode in compressed plain; do
 	fi
 	check "SIGKILL ($mode)" killed.data 10
 	rm -f killed.data
+done
+
+# The file size limit (ulimit -f): a write past it fails with EFBIG (record
+# ignores SIGXFSZ, which killed it, mid-write), the file is cut back to its
+# last flush, and record says so and exits 1. Compressed, 256 KiB; plain,
+# 3 MiB, which ends the file's 2 MiB steps in the middle of one.
+for mode in compressed plain; do
+	opt=() kib=256
+	[ $mode = plain ] && opt=(--no-compress) kib=3072
+	rm -f limited.data
+	status=0
+	(ulimit -f $kib && exec "$MAPSCOPE" record "${opt[@]}" -o limited.data -- "$WORKLOADS/fault-loop" 64 8) \
+		>/dev/null 2>limit.err || status=$?
+	cat limit.err
+	[ "$status" -eq 1 ] || fail "size limit ($mode): record exited $status, not 1"
+	grep -q 'File too large' limit.err || fail "size limit ($mode): the error does not say so"
+	grep -q "file size limit ($((kib * 1024)) bytes)" limit.err || fail "size limit ($mode): the hint does not name the limit"
+	size=$(stat -c %s limited.data)
+	[ "$size" -le $((kib * 1024)) ] || fail "size limit ($mode): the file is $size bytes, past the limit"
+	check "size limit ($mode)" limited.data 1
+	[ "$(summary_samples limit.err)" -eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["file_samples"])' r.json)" ] ||
+		fail "size limit ($mode): the summary counts other samples than the file holds"
 done
 
 # A full disk: a small tmpfs, and a workload that writes more. Compressed
