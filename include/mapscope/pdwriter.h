@@ -84,6 +84,7 @@ int ms_pdwriter_flush(struct ms_pdwriter *w);
  */
 int ms_pdwriter_close(struct ms_pdwriter *w);
 
+/* The counts so far; after a failed write in file mode, those of the file as it was cut back to. */
 void ms_pdwriter_stats(const struct ms_pdwriter *w, struct ms_pdwriter_stats *st);
 
 /* Frees w without closing its fd. Accepts NULL. */

@@ -101,6 +101,20 @@ void ms_pdz_totals(const struct ms_pdz *z, uint64_t *in, uint64_t *out)
 	*out = z->total_out;
 }
 
+void ms_pdz_feature(struct ms_buf *f, int level, const struct ms_pdz *z)
+{
+	uint64_t in = 0, out = 0;
+
+	if (z)
+		ms_pdz_totals(z, &in, &out);
+	f->len = 0;
+	ms_buf_u32(f, 0);
+	ms_buf_u32(f, 1);
+	ms_buf_u32(f, (uint32_t)level);
+	ms_buf_u32(f, out ? (uint32_t)((in + out / 2) / out) : 0);
+	ms_buf_u32(f, MS_PDZ_MMAP_LEN);
+}
+
 void ms_pdz_free(struct ms_pdz *z)
 {
 	if (!z)

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/buf.h"
+
 /* The most bytes of records one compressed record holds, and the mmap_len that says so to perf. */
 #define MS_PDZ_PIECE (62u << 10)
 #define MS_PDZ_MMAP_LEN (64u << 10)
@@ -47,6 +49,14 @@ int ms_pdz_flush(struct ms_pdz *z);
 
 /* The bytes taken so far, and the bytes of the compressed records handed on. */
 void ms_pdz_totals(const struct ms_pdz *z, uint64_t *in, uint64_t *out);
+
+/*
+ * The HEADER_COMPRESSED feature into f, as perf writes it: u32 version (0,
+ * as perf 6.1 writes), type (1: zstd), level, ratio (the bytes z took over
+ * those it handed on, rounded; 0 where z is NULL: before the end), and
+ * mmap_len (MS_PDZ_MMAP_LEN: the most one record decompresses to).
+ */
+void ms_pdz_feature(struct ms_buf *f, int level, const struct ms_pdz *z);
 
 /* Accepts NULL. */
 void ms_pdz_free(struct ms_pdz *z);

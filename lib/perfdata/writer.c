@@ -16,7 +16,9 @@
  *
  * Compressed (compress_level), every record after those goes through the
  * zstd stage (perfdata/compress.h) and each flush compresses what it holds
- * first, so that a file is as whole at each flush as it is plain.
+ * first, so that a file is as whole at each flush as it is plain. Between
+ * flushes, where the output buffer goes out when full, its data may end in
+ * a record cut short (perf drops it; mapscope says so).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +54,11 @@ struct ms_pdwriter {
 	struct perf_file_section table[HEADER_FEAT_BITS];   /* the table the header on disk points at */
 	size_t table_len;
 	uint64_t table_off;          /* where it lies: the data's end when it was written; 0 before */
-	struct ms_pdwriter_stats at_table;   /* the counts when that table was written */
+	/* The last flush, which a failed write takes the file back to: its header, table and counts. */
+	struct perf_file_header kept_hdr;
+	struct perf_file_section kept[HEADER_FEAT_BITS];
+	size_t kept_len;
+	struct ms_pdwriter_stats at_kept;
 	int error;                   /* first write error, sticky */
 	int time_off;                /* TIME's offset in every sample, or -1 */
 	uint64_t *data_ids;          /* sorted: the ids of events with a data address */
@@ -197,22 +203,6 @@ static int emit_compressed(void *arg, const void *rec, size_t len)
 	return put(arg, rec, len);
 }
 
-/*
- * HEADER_COMPRESSED as perf writes it: u32 version (0, as perf 6.1
- * writes), type (1: zstd), level, ratio (what the data took before, over
- * what it takes, rounded; 0 until the file is closed), mmap_len (the most
- * one compressed record decompresses to).
- */
-static void compressed_feature(struct ms_buf *f, int level, uint32_t ratio)
-{
-	f->len = 0;
-	ms_buf_u32(f, 0);
-	ms_buf_u32(f, 1);
-	ms_buf_u32(f, (uint32_t)level);
-	ms_buf_u32(f, ratio);
-	ms_buf_u32(f, MS_PDZ_MMAP_LEN);
-}
-
 static void build_features(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 {
 	struct ms_buf *f = w->features;
@@ -240,42 +230,30 @@ static void build_features(struct ms_pdwriter *w, const struct ms_pdwriter_opts 
 	if (o->tracing_data)
 		ms_buf_append(&f[HEADER_TRACING_DATA], o->tracing_data, o->tracing_data_len);
 	if (o->compress_level)
-		compressed_feature(&f[HEADER_COMPRESSED], o->compress_level, 0);
+		ms_pdz_feature(&f[HEADER_COMPRESSED], o->compress_level, NULL);
 }
 
-/* Where TIME lies in a sample when every event puts it at the same place, or -1. */
-static int sample_time_offset(const struct ms_pdwriter_opts *o)
-{
-	uint64_t t;
-	int off = -1, k;
-	size_t i;
-
-	for (i = 0; i < o->nr_evsels; i++) {
-		t = o->evsels[i].attr->sample_type;
-		if (!(t & PERF_SAMPLE_TIME))
-			return -1;
-		k = (int)(sizeof(struct perf_event_header) + ms_sample_time_off(t));
-		if (i && k != off)
-			return -1;
-		off = k;
-	}
-	return off;
-}
-
-/* Where TIME lies from the end of a record other than a sample (sample_id_all), alike in every event, or -1. */
-static int trailer_time_offset(const struct ms_pdwriter_opts *o)
+/*
+ * Where TIME lies in a sample (from its start) and in a record other than
+ * a sample (sample_id_all, from its end) where every event puts it at the
+ * same place; -1 where not.
+ */
+static void time_offsets(struct ms_pdwriter *w, const struct ms_pdwriter_opts *o)
 {
 	const uint64_t bits = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
 			      PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
-	uint64_t t = o->nr_evsels ? o->evsels[0].attr->sample_type & bits : 0;
+	uint64_t t0 = o->nr_evsels ? o->evsels[0].attr->sample_type : 0, t;
 	size_t i;
 
-	for (i = 0; i < o->nr_evsels; i++)
-		if (!o->evsels[i].attr->sample_id_all || (o->evsels[i].attr->sample_type & bits) != t)
-			return -1;
-	if (!(t & PERF_SAMPLE_TIME))
-		return -1;
-	return (int)ms_trailer_time_from_end(t);
+	w->time_off = t0 & PERF_SAMPLE_TIME ? (int)(sizeof(struct perf_event_header) + ms_sample_time_off(t0)) : -1;
+	w->trailer_off = t0 & PERF_SAMPLE_TIME ? (int)ms_trailer_time_from_end(t0 & bits) : -1;
+	for (i = 0; i < o->nr_evsels; i++) {
+		t = o->evsels[i].attr->sample_type;
+		if (!(t & PERF_SAMPLE_TIME) || ms_sample_time_off(t) != ms_sample_time_off(t0))
+			w->time_off = -1;
+		if (!o->evsels[i].attr->sample_id_all || (t & bits) != (t0 & bits))
+			w->trailer_off = -1;
+	}
 }
 
 /*
@@ -455,10 +433,10 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	struct stat st;
 	struct ms_pdwriter *w;
 	size_t i;
-	int err;
+	int err, fl;
 
 	/* A file is written in place from its start: where every write goes to its end, it cannot be. */
-	if (!o->pipe && (fcntl(fd, F_GETFL) & O_APPEND)) {
+	if (!o->pipe && (fl = fcntl(fd, F_GETFL)) >= 0 && (fl & O_APPEND)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -475,8 +453,7 @@ MS_EXPORT struct ms_pdwriter *ms_pdwriter_new(int fd, const struct ms_pdwriter_o
 	w->pipe = o->pipe;
 	/* Compressed, the reader reads the records with read(), not where they are mapped: no steps. */
 	w->grow = !o->pipe && !o->compress_level && !fstat(fd, &st) && S_ISREG(st.st_mode);
-	w->time_off = sample_time_offset(o);
-	w->trailer_off = trailer_time_offset(o);
+	time_offsets(w, o);
 	w->in_order = w->time_off >= 0 && w->trailer_off >= 0 && !o->pipe;
 	if (data_ids(w, o))
 		w->error = -ENOMEM;
@@ -613,18 +590,34 @@ static int write_header(struct ms_pdwriter *w)
 	return err ? (w->error = err) : 0;
 }
 
+/* Everything has gone out: the file as it is now is where a failed write takes it back to. */
+static void keep(struct ms_pdwriter *w)
+{
+	w->kept_hdr = w->hdr;
+	memcpy(w->kept, w->table, w->table_len);
+	w->kept_len = w->table_len;
+	w->at_kept = w->st;
+	w->at_kept.bytes = w->table_off + w->table_len;
+}
+
 /*
- * After a failed write (a full disk), data written in part may lie over
- * the table the header points at: cut the file back to that table's
- * offset, which frees the room, and write the table again. The file is
- * then whole as of the last flush.
+ * After a failed write (a full disk), the file goes back to its last
+ * flush, whose records the counts then said: cut after that flush's
+ * table, which frees the room, the table written again (data may lie over
+ * it), then the header of then.
  */
 static void restore_table(struct ms_pdwriter *w)
 {
-	if (!w->table_off || ftruncate(w->fd, (off_t)w->table_off))
+	uint64_t off = w->kept_hdr.data.offset + w->kept_hdr.data.size;
+
+	if (!w->kept_len || ftruncate(w->fd, (off_t)(off + w->kept_len)) ||
+	    pwrite_all(w->fd, w->kept, w->kept_len, off) || pwrite_all(w->fd, &w->kept_hdr, sizeof(w->hdr), 0))
 		return;
-	if (!pwrite_all(w->fd, w->table, w->table_len, w->table_off))
-		w->st = w->at_table;     /* what the file holds */
+	w->hdr = w->kept_hdr;
+	memcpy(w->table, w->kept, w->kept_len);
+	w->table_len = w->kept_len;
+	w->table_off = off;
+	w->st = w->at_kept;
 }
 
 /*
@@ -647,11 +640,7 @@ static void say_in_order(struct ms_pdwriter *w)
 /* COMPRESSED again, after the data, with the ratio: known only now. */
 static void say_ratio(struct ms_pdwriter *w)
 {
-	uint64_t in, out;
-
-	ms_pdz_totals(w->z, &in, &out);
-	compressed_feature(&w->features[HEADER_COMPRESSED], w->level,
-			   out ? (uint32_t)((in + out / 2) / out) : 0);
+	ms_pdz_feature(&w->features[HEADER_COMPRESSED], w->level, w->z);
 	if (!ms_buf_error(&w->features[HEADER_COMPRESSED]))
 		w->early[HEADER_COMPRESSED].size = 0;
 }
@@ -680,7 +669,8 @@ static int write_past_table(struct ms_pdwriter *w, const void *p, size_t n, cons
 		memcpy(one, c, n);
 		memcpy(one + n, t, m);
 		err = pwrite_all(w->fd, one, n + m, at);
-	} else if (!(err = pwrite_all(w->fd, c + over, n - over, at + over)) && !(err = pwrite_all(w->fd, t, m, at + n)))
+	} else if (!(err = pwrite_all(w->fd, c + over, n - over, at + over)) &&
+		   !(err = pwrite_all(w->fd, t, m, at + n)))
 		err = pwrite_all(w->fd, c, over, at);
 	if (err)
 		return w->error = err;
@@ -697,8 +687,11 @@ static int flush_file(struct ms_pdwriter *w, const void *p, size_t n)
 {
 	struct perf_file_section tab[HEADER_FEAT_BITS];
 	uint64_t end = w->st.bytes + n;
-	size_t tn = feature_table(w, tab, end);
+	size_t tn;
 
+	if (end < w->hdr.data.offset)                /* in the headers: no table yet */
+		return write_past_table(w, p, n, NULL, 0);
+	tn = feature_table(w, tab, end);
 	if (write_past_table(w, p, n, tab, tn)) {
 		restore_table(w);
 		return w->error;
@@ -711,8 +704,6 @@ static int flush_file(struct ms_pdwriter *w, const void *p, size_t n)
 	memcpy(w->table, tab, tn);
 	w->table_len = tn;
 	w->table_off = end;
-	w->at_table = w->st;
-	w->at_table.bytes = end + tn;
 	return 0;
 }
 
@@ -723,10 +714,8 @@ static int finish_file(struct ms_pdwriter *w)
 	struct ms_buf tail;
 	size_t i;
 
-	if (flush_data(w) || flush(w)) {
-		restore_table(w);
+	if (ms_pdwriter_flush(w))
 		return w->error;
-	}
 	if (w->in_order)
 		say_in_order(w);
 	if (w->z)
@@ -748,9 +737,13 @@ static int finish_file(struct ms_pdwriter *w)
 	ms_buf_release(&tail);
 	if (w->error)
 		return w->error;
+	if (write_header(w)) {
+		restore_table(w);
+		return w->error;
+	}
 	if (w->grown > w->st.bytes && ftruncate(w->fd, (off_t)w->st.bytes))
 		return w->error = -errno;    /* the zeros past the end: a reader never looks there */
-	return write_header(w);
+	return 0;
 }
 
 MS_EXPORT int ms_pdwriter_flush(struct ms_pdwriter *w)
@@ -759,7 +752,10 @@ MS_EXPORT int ms_pdwriter_flush(struct ms_pdwriter *w)
 		restore_table(w);
 		return w->error;
 	}
-	return flush(w);
+	if (flush(w) || w->pipe)
+		return w->error;
+	keep(w);
+	return 0;
 }
 
 /* A pipe ends with SAMPLE_TIME as a feature record: the mark of a stream that was not cut. */

@@ -94,6 +94,24 @@ static unsigned char *open_each(const struct sink *s, size_t *out_len, size_t *f
 	return out;
 }
 
+/* The COMPRESSED feature of z: version 0, zstd (1), level, ratio, and mmap_len, as perf 6.1 reads them. */
+static void feature_says(const struct ms_pdz *z, int level, uint32_t ratio)
+{
+	struct ms_buf f;
+	uint32_t v[5];
+
+	ms_buf_init(&f);
+	ms_pdz_feature(&f, level, z);
+	assert_int_equal(f.len, sizeof(v));
+	memcpy(v, f.data, sizeof(v));
+	assert_int_equal(v[0], 0);
+	assert_int_equal(v[1], 1);
+	assert_int_equal(v[2], (uint32_t)level);
+	assert_int_equal(v[3], ratio);
+	assert_int_equal(v[4], MS_PDZ_MMAP_LEN);
+	ms_buf_release(&f);
+}
+
 /* Put in pieces of every size, flushed now and then: what comes out is what went in, cut as perf needs. */
 static void pieces_round_trip(void **state)
 {
@@ -128,6 +146,7 @@ static void pieces_round_trip(void **state)
 		ms_pdz_totals(z, &tin, &tout);
 		assert_int_equal(tin, len);
 		assert_int_equal(tout, s.len);
+		feature_says(z, pass ? 1 : 3, (uint32_t)((len + s.len / 2) / s.len));
 		ms_pdz_free(z);
 		free(in);
 		free(out);
@@ -166,6 +185,7 @@ static void errors(void **state)
 	unsigned char *in = records(MS_PDZ_PIECE, 1, false);
 
 	(void)state;
+	feature_says(NULL, 5, 0);                      /* before the end: no ratio yet */
 	assert_null(ms_pdz_new(0, collect, &s));
 	assert_int_equal(errno, EINVAL);
 	assert_null(ms_pdz_new(ZSTD_maxCLevel() + 1, collect, &s));

@@ -431,6 +431,130 @@ static void short_write_says_why(void **state)
 }
 
 /*
+ * A write that fails after the output buffer went out on its own (more
+ * than 1 MiB between two flushes) takes the file back to the last flush,
+ * and the counts with it: the file reads whole, holding the samples the
+ * counts say. (They said more: the records still in the zstd stage, or
+ * the one whose write sent the buffer out.) Plain and compressed.
+ */
+static void failure_goes_back_to_last_flush(void **state)
+{
+	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 0, 0 } };
+	const struct perf_event_header *rec;
+	struct ms_pdwriter_opts o = opts(false);
+	struct ms_pdwriter_stats ws;
+	struct rlimit was, lim;
+	void (*xfsz)(int);
+	struct ms_pdwriter *w;
+	struct ms_pdreader *r;
+	uint64_t v, x = 88172645463325252ULL;
+	char path[64];
+	int fd, i, n, err, level;
+	struct stat st;
+
+	(void)state;
+	for (level = 0; level <= 1; level++) {
+		o.compress_level = level;
+		fd = memfd_create("back", 0);
+		assert_non_null(w = ms_pdwriter_new(fd, &o));
+		for (i = 0; i < 10; i++) {
+			sample.v[0] = (uint64_t)i;
+			assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+		}
+		assert_int_equal(ms_pdwriter_flush(w), 0);
+		assert_int_equal(fstat(fd, &st), 0);
+		assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+		xfsz = signal(SIGXFSZ, SIG_IGN);
+		lim = was;
+		lim.rlim_cur = (rlim_t)st.st_size + (3u << 19);   /* the buffer goes out once, not twice */
+		assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+		for (err = 0; i < 1000000 && !err; i++) {
+			sample.v[0] = (uint64_t)i;
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* what zstd cannot shrink much */
+			sample.v[1] = x;
+			err = ms_pdwriter_write(w, &sample.h);
+		}
+		setrlimit(RLIMIT_FSIZE, &was);               /* before any assert: the tests after write files */
+		signal(SIGXFSZ, xfsz);
+		assert_int_equal(err, -EFBIG);
+		ms_pdwriter_stats(w, &ws);
+		assert_int_equal(ws.samples, 10);
+		assert_int_equal(fstat(fd, &st), 0);
+		assert_int_equal(ws.bytes, (uint64_t)st.st_size);
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		assert_non_null(r = ms_pdreader_open(path));
+		assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");
+		for (n = 0; ms_pdreader_next(r, &rec) > 0; n++) {
+			memcpy(&v, rec + 1, 8);
+			assert_int_equal(v, (uint64_t)n);
+		}
+		assert_int_equal(n, 10);
+		ms_pdreader_free(r);
+		ms_pdwriter_free(w);
+		close(fd);
+	}
+}
+
+/*
+ * Headers of more than the output buffer (1 MiB of tracing data): they go
+ * out before the data starts, with no table and no header pointing at
+ * one until then (the header said data.size 2^64 - 1.5 MiB where the rest
+ * could not be written), and the file reads whole once they are out.
+ */
+static void headers_past_the_buffer(void **state)
+{
+	struct ms_pdwriter_opts o = opts(false);
+	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
+	const struct perf_event_header *rec;
+	struct perf_file_header h;
+	struct rlimit was, lim;
+	void (*xfsz)(int);
+	struct ms_pdwriter *w;
+	struct ms_pdreader *r;
+	char *trace = calloc(1, 3u << 19), path[64];
+	int fd, n, limited;
+
+	(void)state;
+	o.tracing_data = trace;
+	o.tracing_data_len = 3u << 19;
+	for (limited = 1; limited >= 0; limited--) {
+		fd = memfd_create("big", 0);
+		assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
+		xfsz = signal(SIGXFSZ, SIG_IGN);
+		lim = was;
+		lim.rlim_cur = (5u << 18);                  /* 1.25 MiB: the headers' first MiB, not the rest */
+		if (limited)
+			assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+		w = ms_pdwriter_new(fd, &o);
+		setrlimit(RLIMIT_FSIZE, &was);
+		signal(SIGXFSZ, xfsz);
+		if (limited) {
+			assert_null(w);
+			assert_int_equal(errno, EFBIG);
+			assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+			assert_int_equal(h.data.size, 0);
+			close(fd);
+			continue;
+		}
+		assert_non_null(w);
+		assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+		assert_int_equal(ms_pdwriter_flush(w), 0);
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		assert_non_null(r = ms_pdreader_open(path));
+		assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");
+		for (n = 0; ms_pdreader_next(r, &rec) > 0; n++)
+			assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
+		assert_int_equal(n, 1);
+		ms_pdreader_free(r);
+		ms_pdwriter_free(w);
+		close(fd);
+	}
+	free(trace);
+}
+
+/*
  * Writes n samples of 24 bytes into a new file in the test's directory,
  * compressed at level (0: plain), flushing every 4096 as record does at
  * each round, and leaves it open (unlinked, so nothing stays behind): its
@@ -615,6 +739,8 @@ int main(void)
 		cmocka_unit_test(short_write_says_why),
 		cmocka_unit_test(compressed_reads_as_plain),
 		cmocka_unit_test(whole_between_calls),
+		cmocka_unit_test(failure_goes_back_to_last_flush),
+		cmocka_unit_test(headers_past_the_buffer),
 		cmocka_unit_test(grows_in_2mib_steps),
 		cmocka_unit_test(page_cache_holds_2mib_folios),
 	};
