@@ -72,6 +72,56 @@ static unsigned char *write_file(bool pipe, size_t *len, struct ms_pdwriter_stat
 	return buf;
 }
 
+static struct rlimit fsize_was;
+static void (*xfsz_was)(int);
+
+/* The file size limit at bytes, SIGXFSZ ignored: a write past it fails with EFBIG. unlimit() undoes it. */
+static void limit_file_size(rlim_t bytes)
+{
+	struct rlimit lim;
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &fsize_was), 0);
+	xfsz_was = signal(SIGXFSZ, SIG_IGN);
+	lim = fsize_was;
+	lim.rlim_cur = bytes;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+}
+
+/* Called before any assert after limit_file_size(): the tests after it write files. */
+static void unlimit(void)
+{
+	setrlimit(RLIMIT_FSIZE, &fsize_was);
+	signal(SIGXFSZ, xfsz_was);
+}
+
+/*
+ * The file on fd as a reader opens it now: its event names from the table
+ * the header points at, and its records, all samples; where numbered, the
+ * n-th says n in its first word. How many there are.
+ */
+static int read_back(int fd, bool numbered)
+{
+	const struct perf_event_header *rec;
+	struct ms_pdreader *r;
+	char path[64];
+	uint64_t v;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	r = ms_pdreader_open(path);
+	assert_non_null(r);
+	assert_int_equal(ms_pdreader_nr_evsels(r), 2);
+	assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");
+	for (n = 0; ms_pdreader_next(r, &rec) > 0; n++) {
+		assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
+		memcpy(&v, rec + 1, 8);
+		if (numbered)
+			assert_int_equal(v, (uint64_t)n);
+	}
+	ms_pdreader_free(r);
+	return n;
+}
+
 static void file_mode_layout(void **state)
 {
 	struct perf_file_header h;
@@ -172,31 +222,25 @@ static void flushed_file_reads_whole(void **state)
 	struct ms_pdwriter_opts o = opts(false);
 	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
 		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
-	const struct perf_event_header *rec;
 	struct perf_file_header h;
 	struct ms_pdwriter *w;
 	struct ms_pdreader *r;
 	char path[64];
-	int fd = memfd_create("k", 0), n, flushes;
+	int fd = memfd_create("k", 0), flushes;
 
 	w = ms_pdwriter_new(fd, &o);
 	assert_non_null(w);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	for (flushes = 1; flushes <= 3; flushes++) {
 		assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
 		assert_int_equal(ms_pdwriter_flush(w), 0);
 		/* As if killed now: the file as it is on disk. */
 		assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
 		assert_int_equal(h.data.size, flushes * sizeof(sample));
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		r = ms_pdreader_open(path);
-		assert_non_null(r);
+		assert_non_null(r = ms_pdreader_open(path));
 		assert_true(ms_pdreader_unfinished(r));
-		assert_int_equal(ms_pdreader_nr_evsels(r), 2);
-		assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");
-		for (n = 0; ms_pdreader_next(r, &rec) > 0; n++)
-			assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
-		assert_int_equal(n, flushes);
 		ms_pdreader_free(r);
+		assert_int_equal(read_back(fd, false), flushes);
 	}
 	assert_int_equal(ms_pdwriter_close(w), 0);
 	r = ms_pdreader_open(path);
@@ -385,14 +429,9 @@ static void short_write_says_why(void **state)
 	struct ms_pdwriter_opts o = opts(false);
 	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
 		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
-	const struct perf_event_header *rec;
 	struct perf_file_header h;
-	struct rlimit was, lim;
-	void (*xfsz)(int);
 	struct ms_pdwriter *w;
-	struct ms_pdreader *r;
 	uint64_t table;
-	char path[64];
 	int fd = memfd_create("short", 0), n, err;
 
 	(void)state;
@@ -404,28 +443,16 @@ static void short_write_says_why(void **state)
 	for (table = 0, n = 0; n < HEADER_FEAT_BITS; n++)     /* the table that follows the data */
 		table += (h.adds_features[n / 64] >> (n % 64) & 1) * sizeof(struct perf_file_section);
 	assert_true(table > 16);
-	assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
-	xfsz = signal(SIGXFSZ, SIG_IGN);
-	lim = was;
-	lim.rlim_cur = h.data.offset + h.data.size + sizeof(sample) + table - 8;   /* the new table 8 bytes short */
-	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	limit_file_size(h.data.offset + h.data.size + sizeof(sample) + table - 8);   /* the new table 8 bytes short */
 	err = ms_pdwriter_write(w, &sample.h);
 	errno = EINVAL;
 	if (!err)
 		err = ms_pdwriter_flush(w);
-	setrlimit(RLIMIT_FSIZE, &was);               /* before any assert: the tests after write files */
-	signal(SIGXFSZ, xfsz);
+	unlimit();
 	assert_int_equal(err, -EFBIG);
 	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
 	assert_int_equal(h.data.size, sizeof(sample));        /* as of the last flush that went whole */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	assert_non_null(r = ms_pdreader_open(path));
-	assert_int_equal(ms_pdreader_nr_evsels(r), 2);
-	assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");   /* its table's names */
-	for (n = 0; ms_pdreader_next(r, &rec) > 0; n++)
-		assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
-	assert_int_equal(n, 1);
-	ms_pdreader_free(r);
+	assert_int_equal(read_back(fd, false), 1);            /* with its table's names */
 	ms_pdwriter_free(w);
 	close(fd);
 }
@@ -441,16 +468,11 @@ static void failure_goes_back_to_last_flush(void **state)
 {
 	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
 		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 0, 0 } };
-	const struct perf_event_header *rec;
 	struct ms_pdwriter_opts o = opts(false);
 	struct ms_pdwriter_stats ws;
-	struct rlimit was, lim;
-	void (*xfsz)(int);
 	struct ms_pdwriter *w;
-	struct ms_pdreader *r;
-	uint64_t v, x = 88172645463325252ULL;
-	char path[64];
-	int fd, i, n, err, level;
+	uint64_t x = 88172645463325252ULL;
+	int fd, i, err, level;
 	struct stat st;
 
 	(void)state;
@@ -464,33 +486,20 @@ static void failure_goes_back_to_last_flush(void **state)
 		}
 		assert_int_equal(ms_pdwriter_flush(w), 0);
 		assert_int_equal(fstat(fd, &st), 0);
-		assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
-		xfsz = signal(SIGXFSZ, SIG_IGN);
-		lim = was;
-		lim.rlim_cur = (rlim_t)st.st_size + (3u << 19);   /* the buffer goes out once, not twice */
-		assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+		limit_file_size((rlim_t)st.st_size + (3u << 19));   /* the buffer goes out once, not twice */
 		for (err = 0; i < 1000000 && !err; i++) {
 			sample.v[0] = (uint64_t)i;
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* what zstd cannot shrink much */
 			sample.v[1] = x;
 			err = ms_pdwriter_write(w, &sample.h);
 		}
-		setrlimit(RLIMIT_FSIZE, &was);               /* before any assert: the tests after write files */
-		signal(SIGXFSZ, xfsz);
+		unlimit();
 		assert_int_equal(err, -EFBIG);
 		ms_pdwriter_stats(w, &ws);
 		assert_int_equal(ws.samples, 10);
 		assert_int_equal(fstat(fd, &st), 0);
 		assert_int_equal(ws.bytes, (uint64_t)st.st_size);
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		assert_non_null(r = ms_pdreader_open(path));
-		assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");
-		for (n = 0; ms_pdreader_next(r, &rec) > 0; n++) {
-			memcpy(&v, rec + 1, 8);
-			assert_int_equal(v, (uint64_t)n);
-		}
-		assert_int_equal(n, 10);
-		ms_pdreader_free(r);
+		assert_int_equal(read_back(fd, true), 10);
 		ms_pdwriter_free(w);
 		close(fd);
 	}
@@ -507,50 +516,30 @@ static void headers_past_the_buffer(void **state)
 	struct ms_pdwriter_opts o = opts(false);
 	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
 		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
-	const struct perf_event_header *rec;
 	struct perf_file_header h;
-	struct rlimit was, lim;
-	void (*xfsz)(int);
 	struct ms_pdwriter *w;
-	struct ms_pdreader *r;
-	char *trace = calloc(1, 3u << 19), path[64];
-	int fd, n, limited;
+	char *trace = calloc(1, 3u << 19);
+	int fd;
 
 	(void)state;
 	o.tracing_data = trace;
 	o.tracing_data_len = 3u << 19;
-	for (limited = 1; limited >= 0; limited--) {
-		fd = memfd_create("big", 0);
-		assert_int_equal(getrlimit(RLIMIT_FSIZE, &was), 0);
-		xfsz = signal(SIGXFSZ, SIG_IGN);
-		lim = was;
-		lim.rlim_cur = (5u << 18);                  /* 1.25 MiB: the headers' first MiB, not the rest */
-		if (limited)
-			assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
-		w = ms_pdwriter_new(fd, &o);
-		setrlimit(RLIMIT_FSIZE, &was);
-		signal(SIGXFSZ, xfsz);
-		if (limited) {
-			assert_null(w);
-			assert_int_equal(errno, EFBIG);
-			assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
-			assert_int_equal(h.data.size, 0);
-			close(fd);
-			continue;
-		}
-		assert_non_null(w);
-		assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
-		assert_int_equal(ms_pdwriter_flush(w), 0);
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		assert_non_null(r = ms_pdreader_open(path));
-		assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");
-		for (n = 0; ms_pdreader_next(r, &rec) > 0; n++)
-			assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
-		assert_int_equal(n, 1);
-		ms_pdreader_free(r);
-		ms_pdwriter_free(w);
-		close(fd);
-	}
+	fd = memfd_create("big", 0);
+	limit_file_size(5u << 18);                 /* 1.25 MiB: the headers' first MiB, not the rest */
+	w = ms_pdwriter_new(fd, &o);
+	unlimit();
+	assert_null(w);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	assert_int_equal(h.data.size, 0);
+	close(fd);
+	fd = memfd_create("big", 0);
+	assert_non_null(w = ms_pdwriter_new(fd, &o));
+	assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+	assert_int_equal(ms_pdwriter_flush(w), 0);
+	assert_int_equal(read_back(fd, false), 1);
+	ms_pdwriter_free(w);
+	close(fd);
 	free(trace);
 }
 
@@ -615,20 +604,16 @@ static void whole_between_calls(void **state)
 	struct ms_pdwriter_opts o = opts(false);
 	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
 		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 0, 2 } };
-	const struct perf_event_header *rec;
 	struct ms_pdwriter_stats ws;
 	struct perf_file_header h;
 	struct ms_pdwriter *w;
-	struct ms_pdreader *r;
-	uint64_t bytes, v;
-	char path[64];
-	int fd = memfd_create("drain", 0), i, n, checks = 0;
+	uint64_t bytes;
+	int fd = memfd_create("drain", 0), i, checks = 0;
 
 	(void)state;
 	assert_non_null(w = ms_pdwriter_new(fd, &o));
 	ms_pdwriter_stats(w, &ws);
 	bytes = ws.bytes;                             /* the headers, written at the start */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	for (i = 0; i < 150000; i++) {              /* 3.4 MiB: the buffer goes out three times */
 		sample.v[0] = (uint64_t)i;
 		assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
@@ -639,14 +624,7 @@ static void whole_between_calls(void **state)
 		checks++;
 		assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
 		assert_true(h.data.size > (uint64_t)checks * (1u << 19) && h.data.size % sizeof(sample) == 0);
-		assert_non_null(r = ms_pdreader_open(path));
-		assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");
-		for (n = 0; ms_pdreader_next(r, &rec) > 0; n++) {
-			memcpy(&v, rec + 1, 8);
-			assert_int_equal(v, (uint64_t)n);
-		}
-		assert_int_equal((uint64_t)n * sizeof(sample), h.data.size);
-		ms_pdreader_free(r);
+		assert_int_equal((uint64_t)read_back(fd, true) * sizeof(sample), h.data.size);
 	}
 	assert_int_equal(checks, 3);
 	assert_int_equal(ms_pdwriter_close(w), 0);
