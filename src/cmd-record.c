@@ -386,7 +386,7 @@ static int synthesize_all(struct session *s)
 		t0 = ms_monotonic_ns();
 		err = ms_record_synthesize(s->rec, s->o->pids[i]);
 		t1 = ms_monotonic_ns();
-		if (err == -ENOSPC || err == -EIO || err == -EPIPE)
+		if (err == -ENOSPC || err == -EIO || err == -EPIPE || err == -EFBIG)
 			return err;                /* the output, not /proc */
 		if (err)
 			cli_error("cannot read the maps of process %d: %s", (int)s->o->pids[i],
@@ -546,21 +546,24 @@ static int run_and_finish(struct session *s)
 	return err;
 }
 
-/* RLIMIT_FSIZE, in words. */
-static const char *fsize_limit(char *buf, size_t len)
+/* A file grown past what it may hold: past RLIMIT_FSIZE where one is set, else the file system's largest file. */
+static void hint_too_large(const char *path)
 {
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_FSIZE, &rl) || rl.rlim_cur == RLIM_INFINITY)
-		return "none now";
-	snprintf(buf, len, "%llu bytes", (unsigned long long)rl.rlim_cur);
-	return buf;
+		cli_hint("'%s' holds what was written before it reached the largest file its file system "
+			 "holds, and reads as it is (mapscope report, perf script); record elsewhere with -o, "
+			 "or for less time", path);
+	else
+		cli_hint("'%s' holds what was written before it reached the file size limit (%llu bytes), "
+			 "and reads as it is (mapscope report, perf script); raise the limit (ulimit -f), or "
+			 "record for less time", path, (unsigned long long)rl.rlim_cur);
 }
 
 static int finish(struct session *s, int err)
 {
 	struct record_opts *o = s->o;
-	char limit[32];
 	int cerr = ms_record_close(s->rec);
 
 	if (cerr && !err) {
@@ -572,9 +575,7 @@ static int finish(struct session *s, int err)
 			 "(mapscope report, perf script); free some space, or record elsewhere with -o",
 			 o->output);
 	if (err == -EFBIG && !o->pipe)
-		cli_hint("'%s' holds what was written before it reached the file size limit (%s), and reads as "
-			 "it is (mapscope report, perf script); raise the limit (ulimit -f), or record for less time",
-			 o->output, fsize_limit(limit, sizeof(limit)));
+		hint_too_large(o->output);
 	if (!o->cmd || s->child.reaped)
 		print_summary(s);
 	return err;

@@ -138,12 +138,6 @@ static void grow(struct ms_pdwriter *w, uint64_t end)
 	}
 }
 
-/* Writes n bytes to the pipe; st.bytes counts what reached it. */
-static int write_all(struct ms_pdwriter *w, const void *p, size_t n)
-{
-	return write_full(w->fd, p, n, -1, &w->st.bytes);
-}
-
 /* Writes n bytes at offset off. */
 static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
 {
@@ -152,10 +146,10 @@ static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
 
 static int flush_file(struct ms_pdwriter *w, const void *p, size_t n);
 
-/* n bytes out: in file mode with the table after them and the header that points at it. */
+/* n bytes out: to a pipe (st.bytes counts what reached it), or with the table after them and the header. */
 static int send(struct ms_pdwriter *w, const void *p, size_t n)
 {
-	return w->pipe ? write_all(w, p, n) : flush_file(w, p, n);
+	return w->pipe ? write_full(w->fd, p, n, -1, &w->st.bytes) : flush_file(w, p, n);
 }
 
 static int flush(struct ms_pdwriter *w)
@@ -602,22 +596,30 @@ static void keep(struct ms_pdwriter *w)
 
 /*
  * After a failed write (a full disk), the file goes back to its last
- * flush, whose records the counts then said: cut after that flush's
- * table, which frees the room, the table written again (data may lie over
- * it), then the header of then.
+ * flush, whose records the counts then said: that flush's table written
+ * again where it was (in place: data written since may lie over it), the
+ * header of then, and the rest cut off. Should one of the writes fail
+ * too, the records before that table still read, and the log says so.
  */
 static void restore_table(struct ms_pdwriter *w)
 {
 	uint64_t off = w->kept_hdr.data.offset + w->kept_hdr.data.size;
+	int err;
 
-	if (!w->kept_len || ftruncate(w->fd, (off_t)(off + w->kept_len)) ||
-	    pwrite_all(w->fd, w->kept, w->kept_len, off) || pwrite_all(w->fd, &w->kept_hdr, sizeof(w->hdr), 0))
+	if (!w->kept_len)
 		return;
+	w->st = w->at_kept;
+	if ((err = pwrite_all(w->fd, w->kept, w->kept_len, off)) ||
+	    (err = pwrite_all(w->fd, &w->kept_hdr, sizeof(w->hdr), 0))) {
+		ms_warn("after a failed write, the file could not be put back to its last flush (%s): "
+			"it may not read past byte %llu", strerror(-err), (unsigned long long)off);
+		return;
+	}
+	(void)!ftruncate(w->fd, (off_t)(off + w->kept_len));      /* what lies past the table is never read */
 	w->hdr = w->kept_hdr;
 	memcpy(w->table, w->kept, w->kept_len);
 	w->table_len = w->kept_len;
 	w->table_off = off;
-	w->st = w->at_kept;
 }
 
 /*
@@ -742,7 +744,7 @@ static int finish_file(struct ms_pdwriter *w)
 		return w->error;
 	}
 	if (w->grown > w->st.bytes && ftruncate(w->fd, (off_t)w->st.bytes))
-		return w->error = -errno;    /* the zeros past the end: a reader never looks there */
+		ms_warn("cannot cut the zeros past the file's end: %s", strerror(errno));   /* nothing reads there */
 	return 0;
 }
 

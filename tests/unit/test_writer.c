@@ -429,6 +429,7 @@ static void short_write_says_why(void **state)
 	struct ms_pdwriter_opts o = opts(false);
 	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
 		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
+	struct ms_pdwriter_stats ws;
 	struct perf_file_header h;
 	struct ms_pdwriter *w;
 	uint64_t table;
@@ -452,6 +453,8 @@ static void short_write_says_why(void **state)
 	assert_int_equal(err, -EFBIG);
 	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
 	assert_int_equal(h.data.size, sizeof(sample));        /* as of the last flush that went whole */
+	ms_pdwriter_stats(w, &ws);
+	assert_int_equal(ws.samples, 1);                      /* and the counts with it */
 	assert_int_equal(read_back(fd, false), 1);            /* with its table's names */
 	ms_pdwriter_free(w);
 	close(fd);
@@ -486,7 +489,7 @@ static void failure_goes_back_to_last_flush(void **state)
 		}
 		assert_int_equal(ms_pdwriter_flush(w), 0);
 		assert_int_equal(fstat(fd, &st), 0);
-		limit_file_size((rlim_t)st.st_size + (3u << 19));   /* the buffer goes out once, not twice */
+		limit_file_size((rlim_t)st.st_size + (3u << 19));   /* room for the buffer to go out on its own */
 		for (err = 0; i < 1000000 && !err; i++) {
 			sample.v[0] = (uint64_t)i;
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* what zstd cannot shrink much */
@@ -506,10 +509,11 @@ static void failure_goes_back_to_last_flush(void **state)
 }
 
 /*
- * Headers of more than the output buffer (1 MiB of tracing data): they go
- * out before the data starts, with no table and no header pointing at
- * one until then (the header said data.size 2^64 - 1.5 MiB where the rest
- * could not be written), and the file reads whole once they are out.
+ * Headers of more than the output buffer (1 MiB of tracing data): their
+ * first MiB goes out before the data starts, with no table after it and
+ * the header in it, which says data.size 0 (it said 2^64 - 1.5 MiB where
+ * the rest could not be written), and the file reads whole once they are
+ * all out.
  */
 static void headers_past_the_buffer(void **state)
 {
