@@ -1,4 +1,5 @@
 /* perf.data writer: the file-mode layout and the pipe-mode stream. */
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -72,6 +73,28 @@ static unsigned char *write_file(bool pipe, size_t *len, struct ms_pdwriter_stat
 	return buf;
 }
 
+static int pwrite_fails;             /* the next pwrite fails with ENOSPC */
+static int64_t pwrite_eio_at = -1;   /* every pwrite at this offset fails with EIO */
+
+/* The writer's pwrite, with the faults the tests arm: the linker takes this one before libc's. */
+ssize_t pwrite(int fd, const void *p, size_t n, off_t off)
+{
+	static ssize_t (*real)(int, const void *, size_t, off_t);
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "pwrite");
+	if (pwrite_fails) {
+		pwrite_fails = 0;
+		errno = ENOSPC;
+		return -1;
+	}
+	if (off == pwrite_eio_at) {
+		errno = EIO;
+		return -1;
+	}
+	return real(fd, p, n, off);
+}
+
 static struct rlimit fsize_was;
 static void (*xfsz_was)(int);
 
@@ -111,6 +134,7 @@ static int read_back(int fd, bool numbered)
 	r = ms_pdreader_open(path);
 	assert_non_null(r);
 	assert_int_equal(ms_pdreader_nr_evsels(r), 2);
+	assert_non_null(ms_pdreader_evsel_name(r, 1));         /* cmocka compares NULL by reading it */
 	assert_string_equal(ms_pdreader_evsel_name(r, 1), "syscalls:sys_enter_munmap");
 	for (n = 0; ms_pdreader_next(r, &rec) > 0; n++) {
 		assert_int_equal(rec->type, PERF_RECORD_SAMPLE);
@@ -404,6 +428,9 @@ static void reports_write_errors(void **state)
 		assert_int_equal(errno, pipe_mode ? EPIPE : ESPIPE);
 		close(fds[1]);
 	}
+	errno = 0;
+	assert_null(ms_pdwriter_new(-1, &o));       /* a bad fd says so */
+	assert_int_equal(errno, EBADF);
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	unlink(path);
@@ -506,6 +533,49 @@ static void failure_goes_back_to_last_flush(void **state)
 		ms_pdwriter_free(w);
 		close(fd);
 	}
+}
+
+/*
+ * A failed write whose way back to the last flush fails too (the table
+ * of then cannot be written again: EIO, or no room on a copy-on-write
+ * file system) leaves the file as the buffer last took it, whole: the
+ * way back writes that table in place before it cuts anything.
+ */
+static void failed_way_back_leaves_what_reads(void **state)
+{
+	struct ms_pdwriter_opts o = opts(false);
+	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 0, 2 } };
+	struct perf_file_header h;
+	struct ms_pdwriter *w;
+	int fd = memfd_create("way", 0), i, n, err;
+
+	(void)state;
+	assert_non_null(w = ms_pdwriter_new(fd, &o));
+	for (i = 0; i < 10; i++) {
+		sample.v[0] = (uint64_t)i;
+		assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+	}
+	assert_int_equal(ms_pdwriter_flush(w), 0);
+	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	for (; i < 50000; i++) {                    /* the buffer goes out on its own once */
+		sample.v[0] = (uint64_t)i;
+		assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
+	}
+	pwrite_fails = 1;
+	pwrite_eio_at = (int64_t)(h.data.offset + h.data.size);   /* where the last flush's table lies */
+	for (err = 0; i < 100000 && !err; i++) {
+		sample.v[0] = (uint64_t)i;
+		err = ms_pdwriter_write(w, &sample.h);
+	}
+	pwrite_eio_at = -1;
+	assert_int_equal(err, -ENOSPC);
+	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	n = read_back(fd, true);
+	assert_true(n > 40000);
+	assert_int_equal((uint64_t)n * sizeof(sample), h.data.size);
+	ms_pdwriter_free(w);
+	close(fd);
 }
 
 /*
@@ -722,6 +792,7 @@ int main(void)
 		cmocka_unit_test(compressed_reads_as_plain),
 		cmocka_unit_test(whole_between_calls),
 		cmocka_unit_test(failure_goes_back_to_last_flush),
+		cmocka_unit_test(failed_way_back_leaves_what_reads),
 		cmocka_unit_test(headers_past_the_buffer),
 		cmocka_unit_test(grows_in_2mib_steps),
 		cmocka_unit_test(page_cache_holds_2mib_folios),
