@@ -640,7 +640,12 @@ int cmd_record(int argc, char **argv)
 	if (s.out_fd < 0)
 		goto cleanup;
 	if ((err = ms_record_start(s.rec, s.out_fd))) {
-		cli_error("cannot write '%s': %s", o.output, strerror(-err));
+		/* The headers did not go out whole: what is there is no recording, and the file is ours (O_EXCL). */
+		if (!o.pipe && !unlink(o.output))
+			cli_error("cannot write '%s': %s; nothing was recorded, and the file is removed", o.output,
+				  strerror(-err));
+		else
+			cli_error("cannot write '%s': %s", o.pipe ? "stdout" : o.output, strerror(-err));
 		goto cleanup;
 	}
 	err = start_targets(&s);

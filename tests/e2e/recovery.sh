@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # No recording is lost: a recorder killed with SIGKILL, one that reaches the
-# file size limit, and one whose disk fills up (a small tmpfs), compressed or not, leave files that mapscope report and perf both
-# read, with the samples and the unmaps written before the end, and that
-# report calls unfinished. The workload maps, touches and unmaps a page in
-# a loop, so the file holds both kinds whenever it stops.
+# file size limit, and one whose disk fills up (a small tmpfs), compressed or
+# not, leave files that mapscope report and perf both read, with the samples
+# and the unmaps written before the end, and that report calls unfinished.
+# The workload maps, touches and unmaps a page in a loop, so the file holds
+# both kinds whenever it stops.
 source "$(dirname "$0")/lib.sh"
 need_recording
 cd "$TMP"
@@ -64,13 +65,26 @@ for mode in compressed plain; do
 	cat limit.err
 	[ "$status" -eq 1 ] || fail "size limit ($mode): record exited $status, not 1"
 	grep -q 'File too large' limit.err || fail "size limit ($mode): the error does not say so"
-	grep -q "file size limit ($((kib * 1024)) bytes)" limit.err || fail "size limit ($mode): the hint does not name the limit"
+	grep -q "file size limit ($((kib * 1024)) bytes)" limit.err ||
+		fail "size limit ($mode): the hint does not name the limit"
 	size=$(stat -c %s limited.data)
 	[ "$size" -le $((kib * 1024)) ] || fail "size limit ($mode): the file is $size bytes, past the limit"
 	check "size limit ($mode)" limited.data 1
-	[ "$(summary_samples limit.err)" -eq "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["file_samples"])' r.json)" ] ||
+	file_samples=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["file_samples"])' r.json)
+	[ "$(summary_samples limit.err)" -eq "$file_samples" ] ||
 		fail "size limit ($mode): the summary counts other samples than the file holds"
 done
+
+# A limit below what the headers take (8 KiB: the tracing data alone is
+# more): nothing was recorded, so no file is left, and record says so.
+rm -f tiny.data
+status=0
+(ulimit -f 8 && exec "$MAPSCOPE" record -o tiny.data -- "$WORKLOADS/fault-loop" 1 1) >/dev/null 2>tiny.err || status=$?
+[ "$status" -eq 1 ] || fail "size limit below the headers: record exited $status, not 1: $(cat tiny.err)"
+grep -q "cannot write 'tiny.data': File too large; nothing was recorded, and the file is removed" tiny.err ||
+	fail "size limit below the headers: the error does not say so: $(cat tiny.err)"
+[ ! -e tiny.data ] || fail "size limit below the headers: a file of $(stat -c %s tiny.data) bytes is left"
+pass "size limit below the headers: no file left, and record says why"
 
 # A full disk: a small tmpfs, and a workload that writes more. Compressed
 # (the default), its 131,000 faults take 0.8 MiB: the tmpfs is 256 KiB;
