@@ -581,6 +581,16 @@ static int finish(struct session *s, int err)
 	return err;
 }
 
+/* The headers did not go out whole: what is there is no recording, and the file is ours (O_EXCL). */
+static void start_failed(const struct record_opts *o, int err)
+{
+	if (!o->pipe && !unlink(o->output))
+		cli_error("cannot write '%s': %s; nothing was recorded, and the file is removed", o->output,
+			  strerror(-err));
+	else
+		cli_error("cannot write '%s': %s", o->pipe ? "stdout" : o->output, strerror(-err));
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
@@ -640,12 +650,7 @@ int cmd_record(int argc, char **argv)
 	if (s.out_fd < 0)
 		goto cleanup;
 	if ((err = ms_record_start(s.rec, s.out_fd))) {
-		/* The headers did not go out whole: what is there is no recording, and the file is ours (O_EXCL). */
-		if (!o.pipe && !unlink(o.output))
-			cli_error("cannot write '%s': %s; nothing was recorded, and the file is removed", o.output,
-				  strerror(-err));
-		else
-			cli_error("cannot write '%s': %s", o.pipe ? "stdout" : o.output, strerror(-err));
+		start_failed(&o, err);
 		goto cleanup;
 	}
 	err = start_targets(&s);
