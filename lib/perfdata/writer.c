@@ -51,9 +51,9 @@ struct ms_pdwriter {
 	struct ms_pdwriter_stats st;
 	uint64_t pos;                /* bytes put so far, headers included: where the next goes */
 	struct perf_file_section early[HEADER_FEAT_BITS];   /* sections written before the data */
-	struct perf_file_section table[HEADER_FEAT_BITS];   /* the table the header on disk points at */
+	/* The table the header on disk points at: where it lies (the data's end then; 0 before), its size. */
+	uint64_t table_off;
 	size_t table_len;
-	uint64_t table_off;          /* where it lies: the data's end when it was written; 0 before */
 	/* The last flush, which a failed write takes the file back to: its header, table and counts. */
 	struct perf_file_header kept_hdr;
 	struct perf_file_section kept[HEADER_FEAT_BITS];
@@ -584,14 +584,17 @@ static int write_header(struct ms_pdwriter *w)
 	return err ? (w->error = err) : 0;
 }
 
-/* Everything has gone out: the file as it is now is where a failed write takes it back to. */
+/*
+ * Everything has gone out: the file as it is now is where a failed write
+ * takes it back to. Its table is the one written last, made again (the
+ * features stay as they are until close).
+ */
 static void keep(struct ms_pdwriter *w)
 {
 	w->kept_hdr = w->hdr;
-	memcpy(w->kept, w->table, w->table_len);
-	w->kept_len = w->table_len;
+	w->kept_len = feature_table(w, w->kept, w->table_off);
 	w->at_kept = w->st;
-	w->at_kept.bytes = w->table_off + w->table_len;
+	w->at_kept.bytes = w->table_off + w->kept_len;
 }
 
 /*
@@ -617,7 +620,6 @@ static void restore_table(struct ms_pdwriter *w)
 	}
 	(void)!ftruncate(w->fd, (off_t)(off + w->kept_len));      /* what lies past the table is never read */
 	w->hdr = w->kept_hdr;
-	memcpy(w->table, w->kept, w->kept_len);
 	w->table_len = w->kept_len;
 	w->table_off = off;
 }
@@ -658,7 +660,7 @@ static void say_ratio(struct ms_pdwriter *w)
  */
 static int write_past_table(struct ms_pdwriter *w, const void *p, size_t n, const void *t, size_t m)
 {
-	unsigned char one[2 * sizeof(w->table)];
+	unsigned char one[2 * sizeof(w->kept)];
 	uint64_t at = w->st.bytes;
 	size_t over = w->table_off && w->table_off == at ? w->table_len : 0;    /* the table lies there */
 	const unsigned char *c = p;
@@ -703,7 +705,6 @@ static int flush_file(struct ms_pdwriter *w, const void *p, size_t n)
 		restore_table(w);
 		return w->error;
 	}
-	memcpy(w->table, tab, tn);
 	w->table_len = tn;
 	w->table_off = end;
 	return 0;
