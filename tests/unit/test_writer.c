@@ -146,6 +146,32 @@ static int read_back(int fd, bool numbered)
 	return n;
 }
 
+#define NUMBERED_BYTES 24              /* a sample of write_numbered(): its header and two words */
+
+/*
+ * Samples numbered from *i on (the n-th says n in its first word) until
+ * upto or the first error, which it returns; *i ends past the last one
+ * tried. With noise, their second word is one zstd cannot shrink much.
+ */
+static int write_numbered(struct ms_pdwriter *w, int *i, int upto, bool noise)
+{
+	static uint64_t x = 88172645463325252ULL;
+	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
+		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 0, 2 } };
+	int err = 0;
+
+	_Static_assert(sizeof(sample) == NUMBERED_BYTES, "the size the tests count in");
+	for (; *i < upto && !err; (*i)++) {
+		sample.v[0] = (uint64_t)*i;
+		if (noise) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			sample.v[1] = x;
+		}
+		err = ms_pdwriter_write(w, &sample.h);
+	}
+	return err;
+}
+
 static void file_mode_layout(void **state)
 {
 	struct perf_file_header h;
@@ -496,12 +522,9 @@ static void short_write_says_why(void **state)
  */
 static void failure_goes_back_to_last_flush(void **state)
 {
-	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
-		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 0, 0 } };
 	struct ms_pdwriter_opts o = opts(false);
 	struct ms_pdwriter_stats ws;
 	struct ms_pdwriter *w;
-	uint64_t x = 88172645463325252ULL;
 	int fd, i, err, level;
 	struct stat st;
 
@@ -510,19 +533,12 @@ static void failure_goes_back_to_last_flush(void **state)
 		o.compress_level = level;
 		fd = memfd_create("back", 0);
 		assert_non_null(w = ms_pdwriter_new(fd, &o));
-		for (i = 0; i < 10; i++) {
-			sample.v[0] = (uint64_t)i;
-			assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
-		}
+		i = 0;
+		assert_int_equal(write_numbered(w, &i, 10, false), 0);
 		assert_int_equal(ms_pdwriter_flush(w), 0);
 		assert_int_equal(fstat(fd, &st), 0);
 		limit_file_size((rlim_t)st.st_size + (3u << 19));   /* room for the buffer to go out on its own */
-		for (err = 0; i < 1000000 && !err; i++) {
-			sample.v[0] = (uint64_t)i;
-			x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* what zstd cannot shrink much */
-			sample.v[1] = x;
-			err = ms_pdwriter_write(w, &sample.h);
-		}
+		err = write_numbered(w, &i, 1000000, true);
 		unlimit();
 		assert_int_equal(err, -EFBIG);
 		ms_pdwriter_stats(w, &ws);
@@ -544,36 +560,25 @@ static void failure_goes_back_to_last_flush(void **state)
 static void failed_way_back_leaves_what_reads(void **state)
 {
 	struct ms_pdwriter_opts o = opts(false);
-	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
-		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 0, 2 } };
 	struct perf_file_header h;
 	struct ms_pdwriter *w;
-	int fd = memfd_create("way", 0), i, n, err;
+	int fd = memfd_create("way", 0), i = 0, n, err;
 
 	(void)state;
 	assert_non_null(w = ms_pdwriter_new(fd, &o));
-	for (i = 0; i < 10; i++) {
-		sample.v[0] = (uint64_t)i;
-		assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
-	}
+	assert_int_equal(write_numbered(w, &i, 10, false), 0);
 	assert_int_equal(ms_pdwriter_flush(w), 0);
 	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
-	for (; i < 50000; i++) {                    /* the buffer goes out on its own once */
-		sample.v[0] = (uint64_t)i;
-		assert_int_equal(ms_pdwriter_write(w, &sample.h), 0);
-	}
+	assert_int_equal(write_numbered(w, &i, 50000, false), 0);   /* the buffer goes out on its own once */
 	pwrite_fails = 1;
 	pwrite_eio_at = (int64_t)(h.data.offset + h.data.size);   /* where the last flush's table lies */
-	for (err = 0; i < 100000 && !err; i++) {
-		sample.v[0] = (uint64_t)i;
-		err = ms_pdwriter_write(w, &sample.h);
-	}
+	err = write_numbered(w, &i, 100000, false);
 	pwrite_eio_at = -1;
 	assert_int_equal(err, -ENOSPC);
 	assert_int_equal(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
 	n = read_back(fd, true);
 	assert_true(n > 40000);
-	assert_int_equal((uint64_t)n * sizeof(sample), h.data.size);
+	assert_int_equal((uint64_t)n * NUMBERED_BYTES, h.data.size);
 	ms_pdwriter_free(w);
 	close(fd);
 }
@@ -626,22 +631,17 @@ static void headers_past_the_buffer(void **state)
 static int samples_file(struct ms_pdwriter **wp, int n, int level)
 {
 	struct ms_pdwriter_opts o = opts(false);
-	struct { struct perf_event_header h; uint64_t v[2]; } sample = {
-		{ PERF_RECORD_SAMPLE, 0, sizeof(sample) }, { 1, 2 } };
 	char path[] = "./grow-XXXXXX";
-	int fd = mkstemp(path), i;
+	int fd = mkstemp(path), i = 0;
 
 	assert_true(fd >= 0);
 	unlink(path);
 	o.compress_level = level;
 	assert_non_null(*wp = ms_pdwriter_new(fd, &o));
-	for (i = 0; i < n; i++) {
-		sample.v[0] = (uint64_t)i;
-		assert_int_equal(ms_pdwriter_write(*wp, &sample.h), 0);
-		if (i % 4096 == 4095)
-			assert_int_equal(ms_pdwriter_flush(*wp), 0);
+	while (i < n) {
+		assert_int_equal(write_numbered(*wp, &i, i + 4096 < n ? i + 4096 : n, false), 0);
+		assert_int_equal(ms_pdwriter_flush(*wp), 0);
 	}
-	assert_int_equal(ms_pdwriter_flush(*wp), 0);
 	return fd;
 }
 
