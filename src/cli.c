@@ -166,23 +166,39 @@ void cli_hint_privileges(int err)
  * below the plug is free memory in the middle of the heap, used first
  * and never trimmed; above it the heap grows and is trimmed as before.
  * Where THP is off, nothing is advised and the span is held all the same.
+ * The span's unaligned head is held too (heap_hold()), so that what is
+ * used first is what is advised.
  */
-static void *heap_plug;
+static void *heap_plug, *heap_head;
 
 bool cli_exit_frees;
 
-/* Takes the free span [from, brk1) of the heap whole, puts heap_plug after it, and frees the span. */
-static bool heap_hold(char *from, char *brk1)
+/*
+ * Takes the free span [from, brk1) of the heap whole, puts heap_plug after
+ * it, and frees the span. Its head, [from, lo) below the first 2 MiB
+ * boundary, is 4 KiB pages: it stays taken, never touched (address space
+ * only), so that malloc carves from lo up, where the hugepages are. Left
+ * free, up to 2 MiB of it went first, a fault a page: 257 of timeline's
+ * 470 faults on chromium's page load.
+ */
+static bool heap_hold(char *from, char *lo, char *brk1)
 {
 	const size_t plug = 64u << 10;
 	size_t len = (size_t)(brk1 - from);
+	/* A chunk of lo - from bytes, its header 16 below from: the next block's memory starts at lo. */
+	size_t head = lo > from + 64 && lo < brk1 ? (size_t)(lo - from) - 16 : 0;
 	void *body;
 
-	if (len < 4 * plug || !mallopt(M_MMAP_THRESHOLD, 32 << 20))
+	if (len < 4 * plug + head || !mallopt(M_MMAP_THRESHOLD, 32 << 20))
 		return false;
-	body = malloc(len - 2 * plug);           /* from the top: the bins hold nothing that large yet */
+	heap_head = head ? malloc(head) : NULL;
+	body = malloc(len - 2 * plug - (head ? head + 16 : 0));   /* from the top: the bins hold nothing that large */
 	heap_plug = body ? malloc(plug) : NULL;
 	mallopt(M_MMAP_THRESHOLD, 128 << 10);   /* malloc's own */
+	if (heap_head != (void *)from) {         /* not where it was meant to be: free memory like the rest */
+		free(heap_head);
+		heap_head = NULL;
+	}
 	if (body && heap_plug && (char *)heap_plug > (char *)body && (char *)heap_plug < brk1) {
 		free(body);
 		return true;
@@ -197,15 +213,25 @@ static bool heap_hold(char *from, char *brk1)
  * A timeline or a report of a real recording is megabytes: stdio's
  * buffer, one write a 4 KiB, made ~300 calls for chromium's page load.
  * glibc sizes a buffer it allocates itself by the file's st_blksize,
- * whatever size setvbuf asks for with no buffer given: so this one.
+ * whatever size setvbuf asks for with no buffer given: so this one. It
+ * comes from the heap (below malloc's mmap threshold for the call), on
+ * its hugepages after cli_heap_for_reading(): in .bss it was 64 pages
+ * faulted one at a time as a long output first filled it.
  */
 void cli_stdout_for_reading(const char *input)
 {
-	static char buf[256 << 10];
+	static char *buf;
+	const size_t size = 256 << 10;
 	struct stat st;
 
-	if (!isatty(STDOUT_FILENO) && strcmp(input, "-") && !stat(input, &st) && S_ISREG(st.st_mode))
-		setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	if (isatty(STDOUT_FILENO) || !strcmp(input, "-") || stat(input, &st) || !S_ISREG(st.st_mode))
+		return;
+	if (!buf && mallopt(M_MMAP_THRESHOLD, 32 << 20)) {
+		buf = malloc(size);
+		mallopt(M_MMAP_THRESHOLD, 128 << 10);   /* malloc's own */
+	}
+	if (buf)
+		setvbuf(stdout, buf, _IOFBF, size);
 }
 
 void cli_heap_for_reading(void)
@@ -214,7 +240,6 @@ void cli_heap_for_reading(void)
 	void *first[4] = { 0 };
 	char *brk0 = sbrk(0), *brk1;
 	uintptr_t lo, hi;
-	bool held;
 	int i;
 
 	/*
@@ -242,9 +267,14 @@ void cli_heap_for_reading(void)
 	 */
 	if (brk1 == (void *)-1 || brk1 <= brk0 || !first[0])
 		return;
-	held = heap_hold((char *)first[0], brk1);
-	lo = ((uintptr_t)brk0 + huge - 1) & ~(huge - 1);
+	lo = ((uintptr_t)first[0] + 4096 + huge - 1) & ~(huge - 1);     /* a head of a page at least */
 	hi = (uintptr_t)brk1 & ~(huge - 1);
-	if (held && hi > lo)
-		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);   /* a hint: where it fails, 4 KiB pages */
+	/*
+	 * Advised before heap_hold() writes malloc's links at lo and by the
+	 * plug: a 2 MiB stretch with a page touched in it before stays 4 KiB
+	 * pages. A hint: where it fails, 4 KiB pages.
+	 */
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	heap_hold((char *)first[0], (char *)lo, brk1);
 }

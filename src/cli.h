@@ -42,9 +42,9 @@ enum cli_format { CLI_FORMAT_TEXT, CLI_FORMAT_JSON, CLI_FORMAT_CSV };
 
 /*
  * Puts the heap of a command that reads a recording on 2 MiB pages, where
- * the kernel allows them: its memory is then touched in a few hundred
- * faults, not thousands. Every thread allocates from it (one malloc
- * arena). Called once, before the command runs.
+ * the kernel allows them: its first 14-16 MiB are then touched in a
+ * fault a 2 MiB page, not thousands. Every thread allocates from it (one
+ * malloc arena). Called once, before the command runs.
  */
 void cli_heap_for_reading(void);
 /*

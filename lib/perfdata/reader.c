@@ -1,13 +1,14 @@
 /*
- * perf.data reader. A regular file's headers and feature sections are read
- * from a mapping of the file; the data, from a file or a pipe alike, is read
- * in large blocks into one small buffer that is used again and again, and
- * records are handed out in place there. Reading is what cat does: the
- * kernel copies the page cache into a buffer that stays in the CPU's cache.
- * Mapping the data instead costs the kernel's work of mapping and unmapping
- * every page, which was three times the whole time of reading it. Both
- * layouts are accepted from either: perf's pipe mode saved to a file starts
- * with a 16-byte header instead of the 104-byte one.
+ * perf.data reader. A regular file's headers, feature sections and
+ * uncompressed data (stdin's too, where it is one) are read from a
+ * mapping of the file: records are handed out in place there, its pages
+ * mapped a megabyte ahead of the reader (populate_ahead()) and let go
+ * behind it (drop_behind()), each 2 MiB with one PMD where the page cache
+ * holds 2 MiB folios. The data of a pipe, and of a compressed file from
+ * its first compressed record on, is read in large blocks into a small
+ * buffer used again and again (fill()), as cat reads. Both layouts are
+ * accepted from either: perf's pipe mode saved to a file starts with a
+ * 16-byte header instead of the 104-byte one.
  */
 #include <errno.h>
 #include <fcntl.h>

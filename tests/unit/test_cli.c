@@ -436,6 +436,87 @@ static void threads_allocate_from_the_heap(void **state)
 	assert_int_equal(WEXITSTATUS(st), 1);
 }
 
+/* The flags (smaps' VmFlags line) of the mapping that holds p; "" where none does. */
+static void flags_of(const void *p, char *flags, size_t size)
+{
+	unsigned long lo, hi, at = (unsigned long)(uintptr_t)p;
+	char line[512];
+	bool in = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	flags[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = at >= lo && at < hi;
+		else if (in && !strncmp(line, "VmFlags:", 8))
+			snprintf(flags, size, "%.200s", line + 8);
+	fclose(f);
+}
+
+/*
+ * In a child: the heap set up for reading, a block that is not small, and
+ * stdout's buffer for a recording in a file. 0 where both lie in memory
+ * advised for hugepages (VmFlags hg), 1 where either does not.
+ */
+static int used_first_is_advised(void)
+{
+	char flags[208];
+	void *p;
+	int ok = 1;
+
+	cli_heap_for_reading();
+	if (!(p = malloc(64 << 10)))
+		return 2;
+	memset(p, 1, 64 << 10);
+	flags_of(p, flags, sizeof(flags));
+	if (!strstr(flags, " hg")) {
+		fprintf(stderr, "a block at %p lies in memory with flags:%s", p, flags);
+		ok = 0;
+	}
+#ifdef __GLIBC__
+	cli_stdout_for_reading("/proc/self/exe");
+	flags_of(stdout->_IO_buf_base, flags, sizeof(flags));
+	if (!strstr(flags, " hg")) {
+		fprintf(stderr, "stdout's buffer at %p lies in memory with flags:%s", (void *)stdout->_IO_buf_base, flags);
+		ok = 0;
+	}
+#endif
+	return ok ? 0 : 1;
+}
+
+/*
+ * What a reading command allocates first comes from the heap's advised
+ * 2 MiB-aligned span, not its 4 KiB head below the first boundary (up to
+ * 2 MiB, faulted a page at a time); stdout's buffer too.
+ */
+static void what_is_used_first_is_advised(void **state)
+{
+	int st, p[2];
+	pid_t pid;
+
+	(void)state;
+#if defined(__SANITIZE_ADDRESS__)
+	skip();                              /* ASan's allocator has no arenas or break */
+#endif
+	if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK))
+		skip();                      /* no THP in this kernel: nothing is advised */
+	assert_int_equal(pipe(p), 0);
+	fflush(stdout);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		dup2(p[1], STDOUT_FILENO);   /* not a terminal: the buffer is set */
+		_exit(used_first_is_advised());
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(p[0]);
+	close(p[1]);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +532,7 @@ int main(void)
 		cmocka_unit_test(optional_value),
 		cmocka_unit_test(stdout_buffered_unless_live),
 		cmocka_unit_test(threads_allocate_from_the_heap),
+		cmocka_unit_test(what_is_used_first_is_advised),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
