@@ -198,8 +198,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		OPT_BOOL(0, "no-compress", &o->no_compress, "write the records as they are, not compressed"),
 		OPT_BOOL(0, "no-samples", &o->no_samples, "record address-space changes only, no page faults"),
 		OPT_BOOL(0, "no-vma-tree", &o->no_vma_tree, "leave out the kernel's VMA tree writes\n"
-			 "(maple_tree:ma_write, recorded where the kernel has\n"
-			 "it): VMA splits and merges are then modelled from\nthe kernel's rules alone"),
+			 "(maple_tree:ma_write, and mmap_lock:* for whose tree,\n"
+			 "recorded where the kernel has them): VMA splits and\n"
+			 "merges are then modelled from the kernel's rules alone"),
 		OPT_CALLBACK(0, "call-graph", o, "fp", "add user call chains (frame pointers) to page-fault\n"
 			     "and syscall samples: who faulted, who mapped", opt_call_graph),
 		OPT_MORE_HELP("call-graph", "dwarf", "copy the user registers and 8 KiB of user stack\n"

@@ -271,9 +271,18 @@ static const char *const task_tps[][2] = {
 };
 #define NR_TASK_TPS (sizeof(task_tps) / sizeof(task_tps[0]))
 
-/* Tracepoint sys:name, where the kernel has it, for the whole run: names[*n] gets it. 0 or -ENOMEM. */
+/* Write locks only, taken or let go: their samples name the mm a VMA tree write is in. */
+static const char *const mmlock_tps[][2] = {
+	{ "mmap_lock_acquire_returned", "write == 1 && success == 1" }, { "mmap_lock_released", "write == 1" },
+};
+#define NR_MMLOCK_TPS (sizeof(mmlock_tps) / sizeof(mmlock_tps[0]))
+
+/*
+ * Tracepoint sys:name, where the kernel has it, for the whole run, with
+ * filter where not NULL: names[*n] gets it. 0 or -ENOMEM.
+ */
 static int add_optional_tp(struct ms_live *l, const char *dir, const char *sys, const char *name,
-			   const char **names, size_t *n)
+			   const char *filter, const char **names, size_t *n)
 {
 	struct perf_event_attr a;
 	char full[128], path[128];
@@ -289,13 +298,14 @@ static int add_optional_tp(struct ms_live *l, const char *dir, const char *sys, 
 	add_evsel(l, full, path, PHASE_ENTER, &a);
 	if (l->oom)
 		return -ENOMEM;
+	l->use[l->ev.n - 1].filter = filter;
 	names[(*n)++] = l->use[l->ev.n - 1].tp;
 	return 0;
 }
 
 static int add_tracepoints(struct ms_live *l, const char *dir)
 {
-	const char *names[2 * 32 + 2 + NR_TASK_TPS];   /* 32: room for ms_sysevents, which is shorter */
+	const char *names[2 * 32 + 2 + NR_MMLOCK_TPS + NR_TASK_TPS];   /* 32: room for ms_sysevents, which is shorter */
 	struct perf_event_attr a;
 	char tp[64], full[128], path[128];
 	size_t i, k, n = 0;
@@ -335,11 +345,15 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 	 * merges that no other record shows included.
 	 */
 	if (!(l->opts.flags & (MS_LIVE_NO_VMA_TREE | MS_LIVE_USER)) &&
-	    (err = add_optional_tp(l, dir, "maple_tree", "ma_write", names, &n)))
+	    (err = add_optional_tp(l, dir, "maple_tree", "ma_write", NULL, names, &n)))
 		return err;
+	/* Whose tree a write is in: the mm whose write lock the writer holds (stream/mmlock.c). */
+	for (i = 0; i < NR_MMLOCK_TPS && !(l->opts.flags & (MS_LIVE_NO_VMA_TREE | MS_LIVE_USER)); i++)
+		if ((err = add_optional_tp(l, dir, "mmap_lock", mmlock_tps[i][0], mmlock_tps[i][1], names, &n)))
+			return err;
 	/* Like it, only a syscall's tracepoint is open to an ordinary user. */
 	for (i = 0; i < NR_TASK_TPS && !(l->opts.flags & MS_LIVE_USER); i++)
-		if ((err = add_optional_tp(l, dir, task_tps[i][0], task_tps[i][1], names, &n)))
+		if ((err = add_optional_tp(l, dir, task_tps[i][0], task_tps[i][1], NULL, names, &n)))
 			return err;
 	if ((l->opts.flags & MS_LIVE_DAMON) && (err = add_damon_evsel(l, dir)))
 		return err;
@@ -442,7 +456,7 @@ MS_EXPORT struct ms_live *ms_live_new(const struct ms_live_opts *opts)
 	if (!l->opts.mmap_pages)
 		l->opts.mmap_pages = MS_LIVE_DEFAULT_PAGES;
 	ms_buf_init(&l->tracing_data);
-	l->use = calloc(5 + NR_TASK_TPS + 2 * nsys + opts->nr_hw_events, sizeof(*l->use));
+	l->use = calloc(5 + NR_TASK_TPS + NR_MMLOCK_TPS + 2 * nsys + opts->nr_hw_events, sizeof(*l->use));
 	if (!l->use) {
 		err = -ENOMEM;
 		goto fail;

@@ -192,9 +192,9 @@ static int __attribute__((noinline)) on_parsed_sample(struct ms_stream *s, const
 		s->st.other_samples++;
 		return stream_on_syscall(s, ei, &smp);
 	}
-	if (ei->kind == EK_VMA_TREE) {
+	if (ei->kind == EK_VMA_TREE || ei->kind == EK_MMLOCK) {
 		s->st.other_samples++;
-		return stream_on_vma_tree(s, ei, &smp);
+		return ei->kind == EK_VMA_TREE ? stream_on_vma_tree(s, ei, &smp) : stream_on_mmlock(s, ei, &smp);
 	}
 	if (ei->kind == EK_ACCESS || ei->kind == EK_SYSCTL) {
 		s->st.other_samples++;

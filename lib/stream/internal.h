@@ -53,8 +53,9 @@ extern const struct stream_syscall stream_syscalls[SC_NR];
 /* EK_NEWTASK: task:task_newtask (a new task's clone flags); EK_CTIME: timestamp:inode_set_ctime_to_ts. */
 /* EK_USTRING: mapscope:user_string, a string a syscall's entry pointed to, as record read it. */
 /* EK_SYSCTL: mapscope:sysctl, a setting of the recording machine (vm.mmap_min_addr). */
+/* EK_MMLOCK: mmap_lock:mmap_lock_acquire_returned (fields mm, write, success) or mmap_lock_released (mm, write). */
 enum evkind { EK_OTHER, EK_DATA, EK_ENTER, EK_EXIT, EK_VMA_TREE, EK_ACCESS, EK_DAMON, EK_PREFETCH,
-	      EK_NEWTASK, EK_CTIME, EK_USTRING, EK_SYSCTL };
+	      EK_NEWTASK, EK_CTIME, EK_USTRING, EK_SYSCTL, EK_MMLOCK };
 
 struct evinfo {
 	const struct perf_event_attr *attr;
@@ -107,6 +108,12 @@ struct thread {
 	 */
 	bool in_exec;
 	uint32_t exec_pid;            /* in_exec: of this process (its exec's record names the leader, not this thread) */
+	uint64_t locked_mm;           /* the mm whose write lock it holds (mmap_lock:*), or 0 (mmlock.c) */
+};
+
+/* A VMA tree write [start, end) in mm, whose process is not known yet (mmlock.c). */
+struct stream_foreign {
+	uint64_t mm, start, end;
 };
 
 /* An AIO ring of process pid at [start, end), mapped by io_setup. */
@@ -160,6 +167,9 @@ struct ms_stream {
 	struct ms_u32map brks;                    /* pid -> uint64_t* last break */
 	struct stream_hole *holes;                /* in the order written; none but just after an attach */
 	size_t nr_holes, cap_holes;
+	struct ms_u32map mms;                     /* pid -> its mm, as its own calls locked it (mmlock.c) */
+	struct stream_foreign *foreign;           /* writes waiting for their mm's process */
+	size_t nr_foreign, cap_foreign;
 	uint32_t *unmapping;                      /* tids whose munmap may be open (a stale one is passed over) */
 	size_t nr_unmapping, cap_unmapping;
 	struct stream_aio *aio;                   /* AIO rings mapped, until their io_destroy (unmaps.c) */
@@ -217,6 +227,15 @@ static inline void base_event(struct ms_event *ev, enum ms_event_kind k, const s
 	ev->tid = smp->tid;
 	ev->cpu = smp->cpu;
 }
+
+/* mmlock.c: whose VMA tree a write is in */
+int stream_on_mmlock(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
+int stream_tree_owner(struct ms_stream *s, const struct thread *t, const struct ms_sample *smp, uint64_t start,
+		      uint64_t end);
+void stream_mm_forget(struct ms_stream *s, uint32_t pid);
+void stream_mm_free(struct ms_stream *s);
+/* The state of thread tid, made where there is none. NULL: no memory. */
+struct thread *stream_thread_get(struct ms_stream *s, uint32_t tid);
 
 /* inflight.c: syscalls in flight when the recording began */
 int stream_hole_note(struct ms_stream *s, const struct ms_sample *smp, uint64_t start, uint64_t end);

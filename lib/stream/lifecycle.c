@@ -240,6 +240,7 @@ void stream_exec_done(struct ms_stream *s, uint32_t pid)
 	size_t pos = 0;
 	uint32_t tid;
 
+	stream_mm_forget(s, pid);        /* the new program's mm */
 	while ((t = ms_u32map_next(&s->threads, &pos, &tid))) {
 		if (t->in_exec && t->exec_pid == pid)
 			t->in_exec = false;

@@ -31,6 +31,7 @@ struct ms_stream *ms_stream_new(const struct ms_evlist *ev, const void *tracing,
 	ms_ordered_init(&s->ord, copy);
 	ms_u32map_init(&s->threads);
 	ms_u32map_init(&s->brks);
+	ms_u32map_init(&s->mms);
 	err = stream_setup_evsels(s, ev, tracing, len);
 	if (err) {
 		ms_stream_free(s);

@@ -14,7 +14,7 @@
 #include "util/grow.h"
 #include "util/log.h"
 
-static struct thread *thread_get(struct ms_stream *s, uint32_t tid)
+struct thread *stream_thread_get(struct ms_stream *s, uint32_t tid)
 {
 	struct thread *t = ms_u32map_get(&s->threads, tid);
 
@@ -463,7 +463,7 @@ int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struc
 
 	if ((val && !(val >> 63)) || start & 4095 || (last & 4095) != 4095 || last >= USER_END || start > last)
 		return 0;
-	t = thread_get(s, smp->tid);
+	t = stream_thread_get(s, smp->tid);
 	if (!t)
 		return -ENOMEM;
 	if (t->in_exec)
@@ -471,6 +471,8 @@ int stream_on_vma_tree(struct ms_stream *s, const struct evinfo *ei, const struc
 	if (!val)                    /* a hole: of a call in flight since before the recording (inflight.c)? */
 		return t->sc < 0 && !t->entered && s->has_enter[SC_MUNMAP] ?
 			       stream_hole_note(s, smp, start, last + 1) : 0;
+	if (t->locked_mm && (err = stream_tree_owner(s, t, smp, start, last + 1)))
+		return err < 0 ? err : 0;    /* another process's tree */
 	if (s->nr_holes && (err = stream_holes_cut(s, smp->pid, start, last + 1)))
 		return err;
 	if (t->sc < 0) {
@@ -532,7 +534,7 @@ static bool sp_wanted(struct thread *t, const struct ms_sample *smp)
 
 int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
 {
-	struct thread *t = thread_get(s, smp->tid);
+	struct thread *t = stream_thread_get(s, smp->tid);
 	int k, err;
 
 	if (!t)
@@ -714,7 +716,8 @@ void stream_thread_gone(struct ms_stream *s, uint32_t pid, uint32_t tid)
 
 	if (s->nr_holes)
 		stream_holes_drop(s, pid, tid);
-
+	if (tid == pid)
+		stream_mm_forget(s, pid);
 	if (!t)
 		return;
 	thread_clear(t);
@@ -748,4 +751,5 @@ void stream_free_threads(struct ms_stream *s)
 		free(b);
 	ms_u32map_release(&s->threads);
 	ms_u32map_release(&s->brks);
+	stream_mm_free(s);
 }

@@ -276,6 +276,19 @@ static void classify_vma_tree(struct evinfo *ei, const struct tp_format *f)
 	ei->kind = EK_VMA_TREE;
 }
 
+/* mmap_lock:mmap_lock_acquire_returned (mm, write, success) or mmap_lock_released (mm, write). */
+static void classify_mmlock(struct evinfo *ei, const struct tp_format *f, int n)
+{
+	static const char *const fields[] = { "mm", "write", "success" };
+	int k;
+
+	for (k = 0; k < n; k++)
+		if (!find_field(f, fields[k], &ei->off[k], &ei->size[k]) || ei->size[k] != (k ? 1 : 8))
+			return;
+	ei->nr_fields = n;
+	ei->kind = EK_MMLOCK;
+}
+
 /* mapscope:vma_referenced: record --referenced's figures for one VMA, each a field of 8 bytes but pid. */
 static void classify_referenced(struct evinfo *ei, const struct tp_format *f)
 {
@@ -348,6 +361,11 @@ static void classify(struct evinfo *ei, const struct tp_format *f)
 	name_of(f, name, sizeof(name));
 	if (!strcmp(f->sys, "maple_tree") && !strcmp(name, "ma_write")) {
 		classify_vma_tree(ei, f);
+		return;
+	}
+	if (!strcmp(f->sys, "mmap_lock") && (!strcmp(name, "mmap_lock_acquire_returned") ||
+					     !strcmp(name, "mmap_lock_released"))) {
+		classify_mmlock(ei, f, strcmp(name, "mmap_lock_released") ? 3 : 2);
 		return;
 	}
 	if (!strcmp(f->sys, "mapscope") && !strcmp(name, "vma_referenced")) {

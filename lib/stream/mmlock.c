@@ -1,0 +1,155 @@
+/*
+ * Whose VMA tree a write is in. maple_tree:ma_write names no address
+ * space, and the writer is nearly always in its own; but the writer holds
+ * the write lock of the mm it writes, and mmap_lock:mmap_lock_acquire_returned
+ * and mmap_lock_released (recorded for write locks only) name that mm. A
+ * process's own mm is learnt from the locks it takes in its own
+ * address-space syscalls. A write under the lock of another process's mm
+ * is that process's change: userfaultfd's release, for one, merges the
+ * VMAs of the context's mm in whichever task drops the last reference (a
+ * child at its exit, in its parent's mm; a parent closing the uffd of a
+ * child it had from UFFD_EVENT_FORK, in the child's). A write in an mm
+ * not known yet waits until a process is seen to own it.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream/internal.h"
+#include "util/grow.h"
+
+/* A field of 1 or 8 bytes of a mmap_lock sample; 0 where it does not fit. */
+static uint64_t lock_field(const struct evinfo *ei, const struct ms_sample *smp, int k)
+{
+	uint64_t v = 0;
+	uint8_t b;
+
+	if (k >= ei->nr_fields || (uint32_t)ei->off[k] + ei->size[k] > smp->raw_size)
+		return 0;
+	if (ei->size[k] == 8) {
+		memcpy(&v, smp->raw + ei->off[k], 8);
+		return v;
+	}
+	memcpy(&b, smp->raw + ei->off[k], 1);
+	return b;
+}
+
+static uint64_t mm_of(const struct ms_stream *s, uint32_t pid)
+{
+	return (uint64_t)(uintptr_t)ms_u32map_get(&s->mms, pid);
+}
+
+/* The process seen to own mm (0: none), other than pid. */
+static uint32_t owner_of(const struct ms_stream *s, uint64_t mm, uint32_t pid)
+{
+	size_t pos = 0;
+	uint32_t q;
+	void *v;
+
+	while ((v = ms_u32map_next(&s->mms, &pos, &q)))
+		if ((uint64_t)(uintptr_t)v == mm && q != pid)
+			return q;
+	return 0;
+}
+
+/* The VMA [start, end) as the kernel stored it in process pid's tree, told at smp's time. */
+static int emit_for(struct ms_stream *s, const struct ms_sample *smp, uint32_t pid, uint64_t start, uint64_t end)
+{
+	struct ms_event ev;
+
+	base_event(&ev, MS_EV_VMA, smp);
+	ev.pid = ev.tid = pid;
+	ev.vma.start = start;
+	ev.vma.end = end;
+	return emit(s, &ev);
+}
+
+/* pid owns mm from now on: the writes that waited for mm's owner go to it, in the order they came. */
+static int learn(struct ms_stream *s, const struct ms_sample *smp, uint32_t pid, uint64_t mm)
+{
+	size_t i, kept = 0;
+	int err = 0;
+
+	if (mm_of(s, pid) == mm)
+		return 0;
+	if (ms_u32map_put(&s->mms, pid, (void *)(uintptr_t)mm))
+		return -ENOMEM;
+	for (i = 0; i < s->nr_foreign; i++)
+		if (s->foreign[i].mm != mm)
+			s->foreign[kept++] = s->foreign[i];
+		else if (!err)
+			err = emit_for(s, smp, pid, s->foreign[i].start, s->foreign[i].end);
+	s->nr_foreign = kept;
+	return err;
+}
+
+int stream_on_mmlock(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
+{
+	uint64_t mm = lock_field(ei, smp, 0);
+	/* acquire_returned: mm, write, success; released: mm, write. */
+	bool acquired = ei->nr_fields == 3 && lock_field(ei, smp, 2);
+	struct thread *t;
+
+	if (!mm || !lock_field(ei, smp, 1))
+		return 0;                /* a read lock: nothing is written under it */
+	if (!(t = stream_thread_get(s, smp->tid)))
+		return -ENOMEM;
+	if (ei->nr_fields == 2) {
+		if (t->locked_mm == mm)
+			t->locked_mm = 0;
+		return 0;
+	}
+	if (!acquired)
+		return 0;
+	t->locked_mm = mm;
+	/*
+	 * In one of its own address-space calls, a process locks its own mm:
+	 * not in an ioctl (a uffd's context may be another's), nor in an
+	 * execve before its exec (the new program's mm).
+	 */
+	if (t->sc >= 0 && t->sc != SC_IOCTL && !t->in_exec)
+		return learn(s, smp, smp->pid, mm);
+	return 0;
+}
+
+/*
+ * Where a VMA tree write by thread t (sample smp) over [start, end) goes:
+ * 0 where it is its own process's (the caller goes on with it), 1 where it
+ * went to the process whose mm t held locked, or waits for that mm's
+ * owner; a negative errno.
+ */
+int stream_tree_owner(struct ms_stream *s, const struct thread *t, const struct ms_sample *smp, uint64_t start,
+		      uint64_t end)
+{
+	uint64_t mm = t->locked_mm, own;
+	uint32_t q;
+	int err;
+
+	if (!mm || (own = mm_of(s, smp->pid)) == mm)
+		return 0;
+	if ((q = owner_of(s, mm, smp->pid))) {
+		err = emit_for(s, smp, q, start, end);
+		return err ? err : 1;
+	}
+	if (!own)
+		return 0;                /* neither mm known: the writer's own, as without the locks */
+	if (MS_ALLOC_GROW(s->foreign, s->nr_foreign + 1, s->cap_foreign))
+		return -ENOMEM;
+	s->foreign[s->nr_foreign++] = (struct stream_foreign){ .mm = mm, .start = start, .end = end };
+	return 1;
+}
+
+/* Process pid's mm is gone (its exit) or replaced (its exec): no write is its under it any more. */
+void stream_mm_forget(struct ms_stream *s, uint32_t pid)
+{
+	ms_u32map_del(&s->mms, pid);
+}
+
+void stream_mm_free(struct ms_stream *s)
+{
+	ms_u32map_release(&s->mms);
+	free(s->foreign);
+	s->foreign = NULL;
+	s->nr_foreign = s->cap_foreign = 0;
+}

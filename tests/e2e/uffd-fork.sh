@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# A VMA tree written by another process's task: tests/workloads/uffd-fork
+# has a thread of the parent close the child's userfaultfd, whose release
+# merges the child's two VMAs back into one in the parent's thread. Under
+# the syscall-stop tracer, `mapscope maps --at` must print every snapshot
+# (the child's merged layout and the parent's split one included) line
+# for line: the write goes to the process whose mm the writer held
+# locked (mmap_lock tracepoints), not to the writer's own.
+source "$(dirname "$0")/lib.sh"
+need_recording
+cd "$TMP"
+TRACER=$WORKLOADS/syscall-stop
+CHECK=$E2E_DIR/../tools/syscall-stop-check.py
+
+"$WORKLOADS/uffd-fork" >probe.txt 2>probe.err || {
+	[ $? -eq 77 ] && skip "$(cat probe.err)"
+	fail "uffd-fork failed on its own: $(cat probe.err)"
+}
+[ -r /sys/kernel/tracing/events/mmap_lock/mmap_lock_acquire_returned/format ] ||
+	[ -r /sys/kernel/debug/tracing/events/mmap_lock/mmap_lock_acquire_returned/format ] ||
+	skip "this kernel has no mmap_lock tracepoints: a write is charged to its writer's process"
+ms_record summary.txt -o uf.data -- "$TRACER" -o uf.snap -- "$WORKLOADS/uffd-fork" >uf.txt
+python3 "$CHECK" --min-snapshots 20 "$MAPSCOPE" uf.snap uf.data >check.txt || fail "$(tail -20 check.txt)"
+pass "every syscall-stop snapshot matches: $(tail -1 check.txt)"
+
+# The scenario took place: a snapshot of the child with the mapping whole
+# (merged by the parent's thread), and one of the parent with it split.
+python3 - "$(cat uf.txt)" uf.snap <<'PY' || fail "the snapshots do not show the release's merge"
+import re, sys
+lo, hi = (int(x, 16) for x in sys.argv[1].split("-"))
+snaps, cur = [], None
+for line in open(sys.argv[2]):
+    if line.startswith("snapshot "):
+        f = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
+        cur = (int(f["pid"]), int(f["tgid"]), [])
+        snaps.append(cur)
+    elif cur and re.match(r"[0-9a-f]+-[0-9a-f]+ ", line):
+        a, b = (int(x, 16) for x in line.split()[0].split("-"))
+        if lo <= a < hi:
+            cur[2].append((a, b))
+parent = min(tgid for _, tgid, _ in snaps)
+whole = [t for _, t, v in snaps if t != parent and v == [(lo, hi)]]
+split = [t for _, t, v in snaps if t == parent and len(v) == 2]
+print("child snapshots with it whole: %d, parent's with it split: %d" % (len(whole), len(split)))
+sys.exit(0 if whole and split else 1)
+PY
+pass "the child's VMAs were merged by the parent's thread, the parent's stayed split"
