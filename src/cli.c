@@ -223,12 +223,15 @@ void cli_stdout_for_reading(const char *input)
 	static char *buf;
 	const size_t size = 256 << 10;
 	struct stat st;
+	int raised;
 
 	if (isatty(STDOUT_FILENO) || !strcmp(input, "-") || stat(input, &st) || !S_ISREG(st.st_mode))
 		return;
-	if (!buf && mallopt(M_MMAP_THRESHOLD, 32 << 20)) {
+	if (!buf) {
+		raised = mallopt(M_MMAP_THRESHOLD, 32 << 20);   /* not under ASan, whose malloc has none */
 		buf = malloc(size);
-		mallopt(M_MMAP_THRESHOLD, 128 << 10);   /* malloc's own */
+		if (raised)
+			mallopt(M_MMAP_THRESHOLD, 128 << 10);   /* malloc's own */
 	}
 	if (buf)
 		setvbuf(stdout, buf, _IOFBF, size);
@@ -239,7 +242,7 @@ void cli_heap_for_reading(void)
 	const uintptr_t huge = 2u << 20;
 	void *first[4] = { 0 };
 	char *brk0 = sbrk(0), *brk1;
-	uintptr_t lo, hi;
+	uintptr_t lo, hi, past;
 	int i;
 
 	/*
@@ -256,18 +259,20 @@ void cli_heap_for_reading(void)
 	/* Blocks under malloc's mmap threshold, until the heap has grown once. */
 	for (i = 0; i < 4 && (char *)sbrk(0) == brk0; i++)
 		first[i] = malloc(96 << 10);
-	brk1 = sbrk(0);
+	/* malloc wrote the top's header past the last of them: the advised part starts past that page. */
+	past = i && first[i - 1] ? (uintptr_t)first[i - 1] + (96 << 10) + 16 : 0;
 	for (i = 0; i < 4; i++)
 		free(first[i]);
+	brk1 = sbrk(0);                          /* after the frees: a trim may have lowered it */
 	mallopt(M_TOP_PAD, 128 << 10);          /* malloc's own: nothing more kept at the top */
 	/*
 	 * Only what the break grew by: where malloc took its memory elsewhere
 	 * (no room to grow the break, or another allocator, as under ASan), the
 	 * break has not moved and nothing is advised.
 	 */
-	if (brk1 == (void *)-1 || brk1 <= brk0 || !first[0])
+	if (brk1 == (void *)-1 || brk1 <= brk0 || !first[0] || !past)
 		return;
-	lo = ((uintptr_t)first[0] + 4096 + huge - 1) & ~(huge - 1);     /* a head of a page at least */
+	lo = (past + 4096 + huge - 1) & ~(huge - 1);     /* a head of a page at least */
 	hi = (uintptr_t)brk1 & ~(huge - 1);
 	/*
 	 * Advised before heap_hold() writes malloc's links at lo and by the

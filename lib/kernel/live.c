@@ -344,11 +344,12 @@ static int add_tracepoints(struct ms_live *l, const char *dir)
 	 * 6.1 on): every VMA's exact range as the kernel stores it, splits and
 	 * merges that no other record shows included.
 	 */
+	k = n;
 	if (!(l->opts.flags & (MS_LIVE_NO_VMA_TREE | MS_LIVE_USER)) &&
 	    (err = add_optional_tp(l, dir, "maple_tree", "ma_write", NULL, names, &n)))
 		return err;
-	/* Whose tree a write is in: the mm whose write lock the writer holds (stream/mmlock.c). */
-	for (i = 0; i < NR_MMLOCK_TPS && !(l->opts.flags & (MS_LIVE_NO_VMA_TREE | MS_LIVE_USER)); i++)
+	/* Whose tree a write is in, where there are writes: the mm whose write lock the writer holds. */
+	for (i = 0; i < NR_MMLOCK_TPS && n > k; i++)
 		if ((err = add_optional_tp(l, dir, "mmap_lock", mmlock_tps[i][0], mmlock_tps[i][1], names, &n)))
 			return err;
 	/* Like it, only a syscall's tracepoint is open to an ordinary user. */

@@ -280,6 +280,7 @@ static int on_task(struct ms_stream *s, const struct perf_event_header *rec, con
 		ev.fork.child_tid = v[2];
 		if (s->nr_holes)         /* what the fork wrote NULL over was the child's (inflight.c) */
 			stream_holes_drop(s, v[1], v[3]);
+		stream_mm_forked(s, v[3], v[0]);
 	} else {
 		ev.pid = v[0];
 		ev.tid = v[2];
@@ -481,6 +482,7 @@ static int __attribute__((noinline)) dispatch_other(struct ms_stream *s, const s
 		s->st.lost_last = smp.time;
 		if (note_lost(s, smp.pid, lost, smp.time))
 			return -ENOMEM;
+		stream_mm_lost(s);
 		base_event(&ev, MS_EV_LOST, &smp);
 		ev.lost.count = lost;
 		return emit(s, &ev);

@@ -109,6 +109,8 @@ struct thread {
 	bool in_exec;
 	uint32_t exec_pid;            /* in_exec: of this process (its exec's record names the leader, not this thread) */
 	uint64_t locked_mm;           /* the mm whose write lock it holds (mmap_lock:*), or 0 (mmlock.c) */
+	uint64_t outer_mm;            /* the one it holds too, locked_mm nested in it (a fork's), or 0 */
+	uint64_t new_mm;              /* a fork's child's mm, locked nested, for its FORK record */
 };
 
 /* A VMA tree write [start, end) in mm, whose process is not known yet (mmlock.c). */
@@ -233,6 +235,8 @@ int stream_on_mmlock(struct ms_stream *s, const struct evinfo *ei, const struct 
 int stream_tree_owner(struct ms_stream *s, const struct thread *t, const struct ms_sample *smp, uint64_t start,
 		      uint64_t end);
 void stream_mm_forget(struct ms_stream *s, uint32_t pid);
+void stream_mm_forked(struct ms_stream *s, uint32_t ptid, uint32_t child);
+void stream_mm_lost(struct ms_stream *s);
 void stream_mm_free(struct ms_stream *s);
 /* The state of thread tid, made where there is none. NULL: no memory. */
 struct thread *stream_thread_get(struct ms_stream *s, uint32_t tid);

@@ -9,7 +9,12 @@
  * VMAs of the context's mm in whichever task drops the last reference (a
  * child at its exit, in its parent's mm; a parent closing the uffd of a
  * child it had from UFFD_EVENT_FORK, in the child's). A write in an mm
- * not known yet waits until a process is seen to own it.
+ * not known yet waits until a process is seen to own it; an mm seen made
+ * (a fork's copy, an exec's new one) drops what waited for its address,
+ * a freed mm's. A fork copies its VMAs into the child's tree under both
+ * locks, the child's nested in its own: the child's mm is learnt at its
+ * FORK record, and those writes stay the writer's, as without the locks
+ * (the FORK record copies the layout).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -65,23 +70,37 @@ static int emit_for(struct ms_stream *s, const struct ms_sample *smp, uint32_t p
 	return emit(s, &ev);
 }
 
-/* pid owns mm from now on: the writes that waited for mm's owner go to it, in the order they came. */
-static int learn(struct ms_stream *s, const struct ms_sample *smp, uint32_t pid, uint64_t mm)
+/*
+ * The writes that waited for mm's owner: to pid, in the order they came,
+ * at smp's time; or, smp NULL, dropped (mm is new: they were a freed
+ * one's). 0 or what the emit returned.
+ */
+static int take_waiting(struct ms_stream *s, const struct ms_sample *smp, uint32_t pid, uint64_t mm)
 {
 	size_t i, kept = 0;
 	int err = 0;
 
-	if (mm_of(s, pid) == mm)
-		return 0;
-	if (ms_u32map_put(&s->mms, pid, (void *)(uintptr_t)mm))
-		return -ENOMEM;
 	for (i = 0; i < s->nr_foreign; i++)
 		if (s->foreign[i].mm != mm)
 			s->foreign[kept++] = s->foreign[i];
-		else if (!err)
+		else if (smp && !err)
 			err = emit_for(s, smp, pid, s->foreign[i].start, s->foreign[i].end);
 	s->nr_foreign = kept;
 	return err;
+}
+
+/* pid owns mm from now on, and no other process does (one left for dead kept it). */
+static int learn(struct ms_stream *s, const struct ms_sample *smp, uint32_t pid, uint64_t mm)
+{
+	uint32_t q;
+
+	if (mm_of(s, pid) == mm)
+		return 0;
+	while ((q = owner_of(s, mm, pid)))
+		ms_u32map_del(&s->mms, q);
+	if (ms_u32map_put(&s->mms, pid, (void *)(uintptr_t)mm))
+		return -ENOMEM;
+	return take_waiting(s, smp, pid, mm);
 }
 
 int stream_on_mmlock(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
@@ -96,21 +115,53 @@ int stream_on_mmlock(struct ms_stream *s, const struct evinfo *ei, const struct 
 	if (!(t = stream_thread_get(s, smp->tid)))
 		return -ENOMEM;
 	if (ei->nr_fields == 2) {
-		if (t->locked_mm == mm)
-			t->locked_mm = 0;
+		if (t->locked_mm == mm) {
+			t->locked_mm = t->outer_mm;
+			t->outer_mm = 0;
+		} else if (t->outer_mm == mm) {
+			t->outer_mm = 0;
+		}
 		return 0;
 	}
 	if (!acquired)
 		return 0;
+	if (t->locked_mm && t->locked_mm != mm) {
+		/* Nested in the lock it holds: a fork's child's mm, new (dup_mmap). */
+		t->outer_mm = t->locked_mm;
+		t->new_mm = mm;
+		take_waiting(s, NULL, 0, mm);
+	}
 	t->locked_mm = mm;
+	if (t->in_exec)              /* the new program's mm, made in the execve */
+		return take_waiting(s, NULL, 0, mm);
 	/*
 	 * In one of its own address-space calls, a process locks its own mm:
-	 * not in an ioctl (a uffd's context may be another's), nor in an
-	 * execve before its exec (the new program's mm).
+	 * not in an ioctl (a uffd's context may be another's).
 	 */
-	if (t->sc >= 0 && t->sc != SC_IOCTL && !t->in_exec)
+	if (t->sc >= 0 && t->sc != SC_IOCTL)
 		return learn(s, smp, smp->pid, mm);
 	return 0;
+}
+
+/* Thread ptid's fork made process child: its mm is the one ptid locked nested in its own, if any. */
+void stream_mm_forked(struct ms_stream *s, uint32_t ptid, uint32_t child)
+{
+	struct thread *t = ms_u32map_get(&s->threads, ptid);
+
+	if (t && t->new_mm && !ms_u32map_get(&s->mms, child))
+		learn(s, NULL, child, t->new_mm);   /* nothing waits for a new mm; no memory: learnt later */
+	if (t)
+		t->new_mm = 0;
+}
+
+/* Records were lost: a release among them would leave a lock held that is not. */
+void stream_mm_lost(struct ms_stream *s)
+{
+	struct thread *t;
+	size_t pos = 0;
+
+	while ((t = ms_u32map_next(&s->threads, &pos, NULL)))
+		t->locked_mm = t->outer_mm = t->new_mm = 0;
 }
 
 /*
@@ -126,7 +177,8 @@ int stream_tree_owner(struct ms_stream *s, const struct thread *t, const struct 
 	uint32_t q;
 	int err;
 
-	if (!mm || (own = mm_of(s, smp->pid)) == mm)
+	/* A fork's copy into its child's tree stays the writer's, as without the locks. */
+	if (!mm || t->outer_mm || (own = mm_of(s, smp->pid)) == mm)
 		return 0;
 	if ((q = owner_of(s, mm, smp->pid))) {
 		err = emit_for(s, smp, q, start, end);

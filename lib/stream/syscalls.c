@@ -47,6 +47,7 @@ static void thread_clear(struct thread *t)
 	t->sc = -1;
 	t->chain_len = 0;
 	t->unmapped = false;
+	t->locked_mm = t->outer_mm = 0;   /* no lock outlives its call: a downgraded one's release is not seen */
 }
 
 static uint64_t field(const struct evinfo *ei, const struct ms_sample *smp, int k)

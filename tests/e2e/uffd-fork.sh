@@ -5,7 +5,8 @@
 # the syscall-stop tracer, `mapscope maps --at` must print every snapshot
 # (the child's merged layout and the parent's split one included) line
 # for line: the write goes to the process whose mm the writer held
-# locked (mmap_lock tracepoints), not to the writer's own.
+# locked (mmap_lock tracepoints), not to the writer's own. Then a fork
+# and exec loop, whose forks write their children's trees.
 source "$(dirname "$0")/lib.sh"
 need_recording
 cd "$TMP"
@@ -45,3 +46,14 @@ print("child snapshots with it whole: %d, parent's with it split: %d" % (len(who
 sys.exit(0 if whole and split else 1)
 PY
 pass "the child's VMAs were merged by the parent's thread, the parent's stayed split"
+
+# A fork copies its VMAs into the child's tree under the child's lock,
+# nested in its own: those writes stay the forker's (the FORK record
+# copies the layout), and none waits for the child's mm, which an exec
+# frees at once and a later process may get at the same address. With
+# the same addresses in every process (setarch -R), a write given to the
+# wrong process shows as a split VMA of the shell or of /bin/true.
+setarch -R "$MAPSCOPE" record -o fx.data -- "$TRACER" -o fx.snap -- sh -c 'for i in $(seq 30); do /bin/true; done' \
+	>fx.txt 2>fx.err || fail "record of the fork loop: $(tail -3 fx.err)"
+python3 "$CHECK" --min-snapshots 300 "$MAPSCOPE" fx.snap fx.data >check-fx.txt || fail "$(tail -20 check-fx.txt)"
+pass "a fork and exec loop: every syscall-stop snapshot matches: $(tail -1 check-fx.txt)"

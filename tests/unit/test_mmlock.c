@@ -2,10 +2,12 @@
  * Whose VMA tree a write is in (lib/stream/mmlock.c): a process's mm is
  * learnt from the write locks it takes in its own address-space calls
  * (not an ioctl's, not an exec's before its exec, not a read lock nor a
- * failed try); a write under another process's mm goes to that process,
- * or waits until a process is seen to own the mm and then goes to it;
- * one under the writer's own mm, or under a lock let go, or where neither
- * mm is known, stays the writer's.
+ * failed try), and a fork's child's from the lock its parent nested in
+ * its own; a write under another process's mm goes to that process, or
+ * waits until a process is seen to own the mm and then goes to it (or is
+ * dropped where the mm is seen made anew); one under the writer's own mm,
+ * under a lock let go, under a fork's nested lock, after lost records, or
+ * where neither mm is known, stays the writer's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,7 +169,7 @@ static void what_does_not_teach(void **state)
 	t->sc = -1;
 	assert_null(ms_u32map_get(&s.mms, 7));
 	assert_int_equal(t->locked_mm, 0);
-	/* Learnt, then its exec or exit forgets it: pid 8's write under it stays pid 8's. */
+	/* Learnt, then its exec or exit forgets it: pid 8's write under it waits again. */
 	own_call(&s, 7, 7, SC_MMAP, MM_A);
 	assert_non_null(ms_u32map_get(&s.mms, 7));
 	stream_mm_forget(&s, 7);
@@ -178,12 +180,52 @@ static void what_does_not_teach(void **state)
 	stream_free_threads(&s);
 }
 
+static void forks_and_losses(void **state)
+{
+	struct ms_stream s;
+
+	(void)state;
+	setup(&s);
+	own_call(&s, 1, 1, SC_MMAP, MM_A);
+	/* pid 2 (thread 2) writes under MM_C, whose owner is not known: it waits. */
+	own_call(&s, 2, 2, SC_MMAP, MM_B);
+	lock_event(&s, &acquire, 2, 2, MM_C, true, true);
+	assert_int_equal(tree_write(&s, 2, 2, 50 * P, 60 * P), 1);
+	lock_event(&s, &release, 2, 2, MM_C, true, false);
+	assert_int_equal(s.nr_foreign, 1);
+	/* pid 1 forks: its own lock, the child's nested in it; the copies stay pid 1's. */
+	lock_event(&s, &acquire, 1, 1, MM_A, true, true);
+	lock_event(&s, &acquire, 1, 1, MM_C, true, true);
+	assert_int_equal(s.nr_foreign, 0);                       /* MM_C is new: what waited was a freed one's */
+	assert_int_equal(tree_write(&s, 1, 1, 10 * P, 20 * P), 0);
+	lock_event(&s, &release, 1, 1, MM_C, true, false);
+	assert_int_equal(stream_thread_get(&s, 1)->locked_mm, MM_A);
+	lock_event(&s, &release, 1, 1, MM_A, true, false);
+	assert_int_equal(stream_thread_get(&s, 1)->locked_mm, 0);
+	stream_mm_forked(&s, 1, 9);
+	assert_int_equal((uint64_t)(uintptr_t)ms_u32map_get(&s.mms, 9), MM_C);
+	assert_int_equal(nr_got, 0);
+	/* Now pid 1's thread closes the child's uffd: the write is pid 9's. */
+	lock_event(&s, &acquire, 1, 3, MM_C, true, true);
+	assert_int_equal(tree_write(&s, 1, 3, 10 * P, 20 * P), 1);
+	assert_vma(0, 9, 10 * P, 20 * P);
+	/* Records lost (its release among them, maybe): no lock is taken as held. */
+	stream_mm_lost(&s);
+	assert_int_equal(tree_write(&s, 1, 3, 10 * P, 20 * P), 0);
+	/* A process that takes MM_C in its own call owns it alone: pid 9 was left for dead. */
+	own_call(&s, 12, 12, SC_BRK, MM_C);
+	assert_null(ms_u32map_get(&s.mms, 9));
+	assert_int_equal((uint64_t)(uintptr_t)ms_u32map_get(&s.mms, 12), MM_C);
+	stream_free_threads(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(goes_to_the_mms_process),
 		cmocka_unit_test(waits_for_the_mms_owner),
 		cmocka_unit_test(what_does_not_teach),
+		cmocka_unit_test(forks_and_losses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
