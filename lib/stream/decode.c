@@ -280,7 +280,7 @@ static int on_task(struct ms_stream *s, const struct perf_event_header *rec, con
 		ev.fork.child_tid = v[2];
 		if (s->nr_holes)         /* what the fork wrote NULL over was the child's (inflight.c) */
 			stream_holes_drop(s, v[1], v[3]);
-		stream_mm_forked(s, v[3], v[0]);
+		stream_mm_forked(s, v[3], v[1], v[0]);
 	} else {
 		ev.pid = v[0];
 		ev.tid = v[2];

@@ -111,6 +111,7 @@ struct thread {
 	uint64_t locked_mm;           /* the mm whose write lock it holds (mmap_lock:*), or 0 (mmlock.c) */
 	uint64_t outer_mm;            /* the one it holds too, locked_mm nested in it (a fork's), or 0 */
 	uint64_t new_mm;              /* a fork's child's mm, locked nested, for its FORK record */
+	bool wrote_tree;              /* a VMA tree write under locked_mm since it was taken */
 };
 
 /* A VMA tree write [start, end) in mm, whose process is not known yet (mmlock.c). */
@@ -232,10 +233,11 @@ static inline void base_event(struct ms_event *ev, enum ms_event_kind k, const s
 
 /* mmlock.c: whose VMA tree a write is in */
 int stream_on_mmlock(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp);
-int stream_tree_owner(struct ms_stream *s, const struct thread *t, const struct ms_sample *smp, uint64_t start,
+int stream_tree_owner(struct ms_stream *s, struct thread *t, const struct ms_sample *smp, uint64_t start,
 		      uint64_t end);
 void stream_mm_forget(struct ms_stream *s, uint32_t pid);
-void stream_mm_forked(struct ms_stream *s, uint32_t ptid, uint32_t child);
+void stream_mm_forked(struct ms_stream *s, uint32_t ptid, uint32_t ppid, uint32_t child);
+void stream_mm_unlock(struct thread *t);
 void stream_mm_lost(struct ms_stream *s);
 void stream_mm_free(struct ms_stream *s);
 /* The state of thread tid, made where there is none. NULL: no memory. */

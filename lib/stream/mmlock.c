@@ -89,6 +89,16 @@ static int take_waiting(struct ms_stream *s, const struct ms_sample *smp, uint32
 	return err;
 }
 
+/* mm is seen made anew: what waited for its address, and whoever had it, were a freed mm's. */
+static void made_anew(struct ms_stream *s, uint64_t mm)
+{
+	uint32_t q;
+
+	take_waiting(s, NULL, 0, mm);
+	while ((q = owner_of(s, mm, 0)))
+		ms_u32map_del(&s->mms, q);
+}
+
 /* pid owns mm from now on, and no other process does (one left for dead kept it). */
 static int learn(struct ms_stream *s, const struct ms_sample *smp, uint32_t pid, uint64_t mm)
 {
@@ -125,15 +135,24 @@ int stream_on_mmlock(struct ms_stream *s, const struct evinfo *ei, const struct 
 	}
 	if (!acquired)
 		return 0;
-	if (t->locked_mm && t->locked_mm != mm) {
-		/* Nested in the lock it holds: a fork's child's mm, new (dup_mmap). */
+	/*
+	 * Nested in the lock it holds, with no write since: a fork's child's
+	 * mm, new (dup_mmap). A lock it wrote under and then downgraded (a
+	 * stack grown by a fault) is held no more, though no release says so.
+	 */
+	if (t->locked_mm && t->locked_mm != mm && !t->wrote_tree) {
 		t->outer_mm = t->locked_mm;
 		t->new_mm = mm;
-		take_waiting(s, NULL, 0, mm);
+		made_anew(s, mm);
+	} else {
+		t->outer_mm = t->new_mm = 0;
 	}
+	t->wrote_tree = false;
 	t->locked_mm = mm;
-	if (t->in_exec)              /* the new program's mm, made in the execve */
-		return take_waiting(s, NULL, 0, mm);
+	if (t->in_exec) {            /* the new program's mm, made in the execve */
+		made_anew(s, mm);
+		return 0;
+	}
 	/*
 	 * In one of its own address-space calls, a process locks its own mm:
 	 * not in an ioctl (a uffd's context may be another's).
@@ -143,15 +162,25 @@ int stream_on_mmlock(struct ms_stream *s, const struct evinfo *ei, const struct 
 	return 0;
 }
 
-/* Thread ptid's fork made process child: its mm is the one ptid locked nested in its own, if any. */
-void stream_mm_forked(struct ms_stream *s, uint32_t ptid, uint32_t child)
+/*
+ * Thread ptid of process ppid made process child (a thread where child is
+ * ppid): the child's mm is the one ptid locked nested in its own, if any.
+ */
+void stream_mm_forked(struct ms_stream *s, uint32_t ptid, uint32_t ppid, uint32_t child)
 {
 	struct thread *t = ms_u32map_get(&s->threads, ptid);
 
-	if (t && t->new_mm && !ms_u32map_get(&s->mms, child))
+	if (t && t->new_mm && child != ppid)
 		learn(s, NULL, child, t->new_mm);   /* nothing waits for a new mm; no memory: learnt later */
 	if (t)
 		t->new_mm = 0;
+}
+
+/* No lock is held: at each followed call's entry and exit, none is. */
+void stream_mm_unlock(struct thread *t)
+{
+	t->locked_mm = t->outer_mm = t->new_mm = 0;
+	t->wrote_tree = false;
 }
 
 /* Records were lost: a release among them would leave a lock held that is not. */
@@ -161,7 +190,7 @@ void stream_mm_lost(struct ms_stream *s)
 	size_t pos = 0;
 
 	while ((t = ms_u32map_next(&s->threads, &pos, NULL)))
-		t->locked_mm = t->outer_mm = t->new_mm = 0;
+		stream_mm_unlock(t);
 }
 
 /*
@@ -170,13 +199,14 @@ void stream_mm_lost(struct ms_stream *s)
  * went to the process whose mm t held locked, or waits for that mm's
  * owner; a negative errno.
  */
-int stream_tree_owner(struct ms_stream *s, const struct thread *t, const struct ms_sample *smp, uint64_t start,
+int stream_tree_owner(struct ms_stream *s, struct thread *t, const struct ms_sample *smp, uint64_t start,
 		      uint64_t end)
 {
 	uint64_t mm = t->locked_mm, own;
 	uint32_t q;
 	int err;
 
+	t->wrote_tree = true;
 	/* A fork's copy into its child's tree stays the writer's, as without the locks. */
 	if (!mm || t->outer_mm || (own = mm_of(s, smp->pid)) == mm)
 		return 0;

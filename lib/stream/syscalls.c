@@ -47,7 +47,7 @@ static void thread_clear(struct thread *t)
 	t->sc = -1;
 	t->chain_len = 0;
 	t->unmapped = false;
-	t->locked_mm = t->outer_mm = 0;   /* no lock outlives its call: a downgraded one's release is not seen */
+	stream_mm_unlock(t);            /* no lock outlives its call: a downgraded one's release is not seen */
 }
 
 static uint64_t field(const struct evinfo *ei, const struct ms_sample *smp, int k)
@@ -540,6 +540,7 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 
 	if (!t)
 		return -ENOMEM;
+	stream_mm_unlock(t);                 /* a followed call's entry or exit: no mmap lock held */
 	if (ei->kind == EK_ENTER && sp_wanted(t, smp) && (err = stream_thread_sp(s, smp)))
 		return err;
 	if (ei->sc == SC_EXECVE || ei->sc == SC_EXECVEAT) {

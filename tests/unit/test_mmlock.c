@@ -202,7 +202,7 @@ static void forks_and_losses(void **state)
 	assert_int_equal(stream_thread_get(&s, 1)->locked_mm, MM_A);
 	lock_event(&s, &release, 1, 1, MM_A, true, false);
 	assert_int_equal(stream_thread_get(&s, 1)->locked_mm, 0);
-	stream_mm_forked(&s, 1, 9);
+	stream_mm_forked(&s, 1, 1, 9);
 	assert_int_equal((uint64_t)(uintptr_t)ms_u32map_get(&s.mms, 9), MM_C);
 	assert_int_equal(nr_got, 0);
 	/* Now pid 1's thread closes the child's uffd: the write is pid 9's. */
@@ -219,6 +219,40 @@ static void forks_and_losses(void **state)
 	stream_free_threads(&s);
 }
 
+static void downgrades_and_thread_clones(void **state)
+{
+	struct ms_stream s;
+
+	(void)state;
+	setup(&s);
+	own_call(&s, 1, 1, SC_MMAP, MM_A);
+	own_call(&s, 5, 5, SC_MMAP, MM_C);
+	/* A fault grows pid 1's stack: its lock, a write, a downgrade (no write lock let go is seen). */
+	lock_event(&s, &acquire, 1, 1, MM_A, true, true);
+	assert_int_equal(tree_write(&s, 1, 1, 90 * P, 100 * P), 0);
+	/* Then it closes pid 5's uffd: not a fork's nested lock, so the write is pid 5's. */
+	lock_event(&s, &acquire, 1, 1, MM_C, true, true);
+	assert_int_equal(stream_thread_get(&s, 1)->outer_mm, 0);
+	assert_int_equal(tree_write(&s, 1, 1, 10 * P, 20 * P), 1);
+	assert_int_equal(nr_got, 1);
+	assert_vma(0, 5, 10 * P, 20 * P);
+	assert_int_equal((uint64_t)(uintptr_t)ms_u32map_get(&s.mms, 5), MM_C);
+	/* A nested lock whose fork then failed: the next lock forgets it, and a thread clone learns nothing. */
+	lock_event(&s, &release, 1, 1, MM_C, true, false);
+	lock_event(&s, &acquire, 1, 1, MM_A, true, true);
+	lock_event(&s, &acquire, 1, 1, MM_B, true, true);
+	assert_int_equal(stream_thread_get(&s, 1)->new_mm, MM_B);
+	lock_event(&s, &release, 1, 1, MM_B, true, false);
+	lock_event(&s, &release, 1, 1, MM_A, true, false);
+	lock_event(&s, &acquire, 1, 1, MM_A, true, true);
+	assert_int_equal(stream_thread_get(&s, 1)->new_mm, 0);
+	lock_event(&s, &acquire, 1, 1, MM_B, true, true);        /* nested again, then a thread is made */
+	stream_mm_forked(&s, 1, 1, 1);
+	assert_int_equal((uint64_t)(uintptr_t)ms_u32map_get(&s.mms, 1), MM_A);
+	assert_int_equal(stream_thread_get(&s, 1)->new_mm, 0);
+	stream_free_threads(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +260,7 @@ int main(void)
 		cmocka_unit_test(waits_for_the_mms_owner),
 		cmocka_unit_test(what_does_not_teach),
 		cmocka_unit_test(forks_and_losses),
+		cmocka_unit_test(downgrades_and_thread_clones),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
