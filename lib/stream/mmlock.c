@@ -24,22 +24,6 @@
 #include "stream/internal.h"
 #include "util/grow.h"
 
-/* A field of 1 or 8 bytes of a mmap_lock sample; 0 where it does not fit. */
-static uint64_t lock_field(const struct evinfo *ei, const struct ms_sample *smp, int k)
-{
-	uint64_t v = 0;
-	uint8_t b;
-
-	if (k >= ei->nr_fields || (uint32_t)ei->off[k] + ei->size[k] > smp->raw_size)
-		return 0;
-	if (ei->size[k] == 8) {
-		memcpy(&v, smp->raw + ei->off[k], 8);
-		return v;
-	}
-	memcpy(&b, smp->raw + ei->off[k], 1);
-	return b;
-}
-
 static uint64_t mm_of(const struct ms_stream *s, uint32_t pid)
 {
 	return (uint64_t)(uintptr_t)ms_u32map_get(&s->mms, pid);
@@ -89,25 +73,28 @@ static int take_waiting(struct ms_stream *s, const struct ms_sample *smp, uint32
 	return err;
 }
 
-/* mm is seen made anew: what waited for its address, and whoever had it, were a freed mm's. */
-static void made_anew(struct ms_stream *s, uint64_t mm)
+/* No process but pid (0: none) owns mm any more. */
+static void disown(struct ms_stream *s, uint64_t mm, uint32_t pid)
 {
 	uint32_t q;
 
-	take_waiting(s, NULL, 0, mm);
-	while ((q = owner_of(s, mm, 0)))
+	while ((q = owner_of(s, mm, pid)))
 		ms_u32map_del(&s->mms, q);
+}
+
+/* mm is seen made anew: what waited for its address, and whoever had it, were a freed mm's. */
+static void made_anew(struct ms_stream *s, uint64_t mm)
+{
+	take_waiting(s, NULL, 0, mm);
+	disown(s, mm, 0);
 }
 
 /* pid owns mm from now on, and no other process does (one left for dead kept it). */
 static int learn(struct ms_stream *s, const struct ms_sample *smp, uint32_t pid, uint64_t mm)
 {
-	uint32_t q;
-
 	if (mm_of(s, pid) == mm)
 		return 0;
-	while ((q = owner_of(s, mm, pid)))
-		ms_u32map_del(&s->mms, q);
+	disown(s, mm, pid);
 	if (ms_u32map_put(&s->mms, pid, (void *)(uintptr_t)mm))
 		return -ENOMEM;
 	return take_waiting(s, smp, pid, mm);
@@ -115,12 +102,12 @@ static int learn(struct ms_stream *s, const struct ms_sample *smp, uint32_t pid,
 
 int stream_on_mmlock(struct ms_stream *s, const struct evinfo *ei, const struct ms_sample *smp)
 {
-	uint64_t mm = lock_field(ei, smp, 0);
+	uint64_t mm = stream_field(ei, smp, 0);
 	/* acquire_returned: mm, write, success; released: mm, write. */
-	bool acquired = ei->nr_fields == 3 && lock_field(ei, smp, 2);
+	bool acquired = ei->nr_fields == 3 && stream_field(ei, smp, 2);
 	struct thread *t;
 
-	if (!mm || !lock_field(ei, smp, 1))
+	if (!mm || !stream_field(ei, smp, 1))
 		return 0;                /* a read lock: nothing is written under it */
 	if (!(t = stream_thread_get(s, smp->tid)))
 		return -ENOMEM;

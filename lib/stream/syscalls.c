@@ -47,7 +47,6 @@ static void thread_clear(struct thread *t)
 	t->sc = -1;
 	t->chain_len = 0;
 	t->unmapped = false;
-	stream_mm_unlock(t);            /* no lock outlives its call: a downgraded one's release is not seen */
 }
 
 static uint64_t field(const struct evinfo *ei, const struct ms_sample *smp, int k)
@@ -62,6 +61,8 @@ static uint64_t field(const struct evinfo *ei, const struct ms_sample *smp, int 
 	else if (ei->size[k] == 4) {
 		memcpy(&w, smp->raw + ei->off[k], 4);
 		v = (uint64_t)(int64_t)(int32_t)w;   /* syscall ret and int args are signed */
+	} else if (ei->size[k] == 1) {
+		v = smp->raw[ei->off[k]];            /* a bool (mmap_lock's write, success) */
 	}
 	return v;
 }
@@ -540,7 +541,8 @@ int stream_on_syscall(struct ms_stream *s, const struct evinfo *ei, const struct
 
 	if (!t)
 		return -ENOMEM;
-	stream_mm_unlock(t);                 /* a followed call's entry or exit: no mmap lock held */
+	/* At a followed call's entry or exit no mmap lock is held (a downgraded one's release is not seen). */
+	stream_mm_unlock(t);
 	if (ei->kind == EK_ENTER && sp_wanted(t, smp) && (err = stream_thread_sp(s, smp)))
 		return err;
 	if (ei->sc == SC_EXECVE || ei->sc == SC_EXECVEAT) {
