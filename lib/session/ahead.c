@@ -407,6 +407,8 @@ static int put_event(const struct ms_event *ev, void *ctx)
 	unsigned char *p;
 	int err;
 
+	if (ev->kind == MS_EV_MAP && a->how.map)
+		a->how.map(a->how.map_ctx, ev);
 	if (!(p = reserve(a, IT_EVENT, sizeof(*ev) + extra_of(ev, a->how.unwinds), &err)))
 		return err;
 	o = (struct out){ p + sizeof(*ev), 0 };

@@ -34,6 +34,9 @@ struct ms_ahead {
 	 * says on the stream's thread when it makes the event after.
 	 */
 	void (*facts)(void *ctx, const struct ms_stream_facts *f);
+	/* Or NULL: called on the stream's thread with each map event, before fn has it (symbols/preopen.h). */
+	void (*map)(void *map_ctx, const struct ms_event *ev);
+	void *map_ctx;
 	/*
 	 * The statistics (ms_stream_stats(), ms_stream_lost_pid()) travel with
 	 * the events where they change: where fn or sfn stops the run, the

@@ -23,6 +23,7 @@
 #include "session/source.h"
 #include "stream/stream.h"
 #include "symbols/jit.h"
+#include "symbols/preopen.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -574,6 +575,8 @@ static int run_ahead(struct ms_session *s, const struct ms_stream_source *src)
 		how.r = s->reader;
 		how.ids_from = size;
 		how.ids = more_build_ids;
+		if ((how.map_ctx = ms_symbols_preopen(s->syms)))
+			how.map = ms_preopen_map;     /* binaries' files opened there, ahead of their maps here */
 	}
 	/* The analyses ask for the settings as the events come (unmapped's null pages): as in turn. */
 	s->facts = *ms_stream_facts(s->stream);

@@ -189,12 +189,7 @@ int ms_file_open_regular(const char *path, struct stat *st)
 	return fd;
 }
 
-/*
- * ms_elf_open(), with the file's first bytes read into head (up to cap;
- * *len of them): one read for the magic and, for most binaries, the ELF
- * header and program headers too.
- */
-static int elf_open_head(const char *path, unsigned char *head, size_t cap, size_t *len)
+int ms_elf_open_head(const char *path, unsigned char *head, size_t cap, size_t *len)
 {
 	struct stat st;
 	int fd = ms_file_open_regular(path, &st);
@@ -217,7 +212,7 @@ int ms_elf_open(const char *path)
 	unsigned char magic[SELFMAG];
 	size_t len;
 
-	return elf_open_head(path, magic, sizeof(magic), &len);
+	return ms_elf_open_head(path, magic, sizeof(magic), &len);
 }
 
 /*
@@ -361,8 +356,7 @@ static Elf *head_elf(unsigned char *head, size_t len)
  */
 void ms_bin_read_segments(struct bin *b)
 {
-	const bool keep = __atomic_load_n(&held, __ATOMIC_RELAXED) < HELD_MAX;
-	unsigned char head[4096];
+	unsigned char head[MS_ELF_HEAD];
 	size_t len = 0;
 	Elf *elf;
 	int fd;
@@ -373,7 +367,16 @@ void ms_bin_read_segments(struct bin *b)
 			take_segments(b, elf);
 		return;
 	}
-	fd = elf_open_head(b->path, head, sizeof(head), &len);
+	fd = ms_elf_open_head(b->path, head, sizeof(head), &len);
+	ms_bin_segments_from(b, fd, head, len);
+}
+
+void ms_bin_segments_from(struct bin *b, int fd, unsigned char *head, size_t len)
+{
+	const bool keep = __atomic_load_n(&held, __ATOMIC_RELAXED) < HELD_MAX;
+	Elf *elf;
+
+	b->state = -1;
 	if (fd == -ENOEXEC || fd == -EPERM)
 		return;
 	if (fd < 0) {

@@ -198,6 +198,7 @@ struct ms_symbols {
 	bool unwind_dwfl;             /* every stack by libdwfl's walk (MAPSCOPE_UNWIND=dwfl), for checking */
 	struct ms_unwind_stats unwind_stats;
 	struct ms_callmemo *memo;     /* call sites named, by what their naming depends on (callsite.c) */
+	struct ms_preopen *preopen;   /* binaries' files opened ahead (preopen.h), or NULL */
 };
 
 /* A process's instance list as of an epoch, emptied since, kept for the pins that name it. */
@@ -338,6 +339,27 @@ void ms_bin_elf_release(struct bin *b);
 
 /* Reads b's PT_LOAD segments: state 1, or -1 (not ELF), or -2 (open_errno says why) (elf.c). */
 void ms_bin_read_segments(struct bin *b);
+
+/* The path of the binary map m names, into out: false where it names none (symbols.c). */
+struct ms_event_map;
+bool ms_bin_map_path(const struct ms_event_map *m, char *out, size_t len);
+
+/* What ms_bin_read_segments() reads of a file first: its program headers lie there in nearly every binary. */
+#define MS_ELF_HEAD 4096
+
+/*
+ * ms_elf_open(), with the file's first bytes read into head (up to cap;
+ * *len of them): one read for the magic and, for most binaries, the ELF
+ * header and program headers too (elf.c).
+ */
+int ms_elf_open_head(const char *path, unsigned char *head, size_t cap, size_t *len);
+
+/*
+ * ms_bin_read_segments() of a file b's path names, from what
+ * ms_elf_open_head() gave for it: fd (b takes it) or its error, and the
+ * file's first len bytes in head.
+ */
+void ms_bin_segments_from(struct bin *b, int fd, unsigned char *head, size_t len);
 
 /* Ends b's unwinding ELF, once no process's unwinder holds it (unwind.c). */
 void ms_bin_unwind_release(struct bin *b);

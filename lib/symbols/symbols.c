@@ -18,6 +18,7 @@
 #include "symbols/generation.h"
 #include "symbols/internal.h"
 #include "symbols/pin.h"
+#include "symbols/preopen.h"
 #include "symbols/scopes.h"
 #include "util/grow.h"
 #include "util/hash.h"
@@ -114,6 +115,34 @@ static void real_path(const char *name, char *out, size_t len)
 	if (n > 10 && !strcmp(name + n - 10, " (deleted)"))
 		n -= 10;
 	ms_strn_copy(out, len, name, n);
+}
+
+bool ms_bin_map_path(const struct ms_event_map *m, char *out, size_t len)
+{
+	if (m->name[0] != '/' || !(m->maj || m->min || m->ino))
+		return false;
+	real_path(m->name, out, len);
+	return true;
+}
+
+struct ms_preopen *ms_symbols_preopen(struct ms_symbols *s)
+{
+	if (!s->preopen)
+		s->preopen = ms_preopen_new();
+	return s->preopen;
+}
+
+/* b's segments, read from its file as the thread ahead opened it, where it did (preopen.h). */
+static void read_segments(struct ms_symbols *s, struct bin *b)
+{
+	unsigned char head[MS_ELF_HEAD];
+	size_t len = 0;
+	int fd;
+
+	if (s->preopen && ms_preopen_take(s->preopen, b->path, &fd, head, &len))
+		ms_bin_segments_from(b, fd, head, len);
+	else
+		ms_bin_read_segments(b);
 }
 
 /* Puts bin i in the slots by its path (room is there). */
@@ -233,15 +262,11 @@ static void track_map(struct ms_symbols *s, const struct ms_event *ev)
 	ssize_t i;
 	size_t k;
 
-	if (m->name[0] != '/' || !(m->maj || m->min || m->ino))
-		return;
-	real_path(m->name, path, sizeof(path));
-	i = ms_bin_index(s, path, true);
-	if (i < 0)
+	if (!ms_bin_map_path(m, path, sizeof(path)) || (i = ms_bin_index(s, path, true)) < 0)
 		return;
 	b = &s->bins[i];
 	if (b->state == 0)
-		ms_bin_read_segments(b);
+		read_segments(s, b);
 	/* Data files come and go; a missing binary that held code deserves one warning. */
 	if (b->state == -2 && (m->prot & PROT_EXEC) && !b->warned) {
 		b->warned = true;
@@ -553,6 +578,7 @@ MS_EXPORT void ms_symbols_free(struct ms_symbols *s)
 	ms_u32map_release(&s->procs);
 	ms_pin_release(s);
 	ms_callmemo_free(s->memo);
+	ms_preopen_free(s->preopen);
 	ms_symbols_demangled_release(s);
 	for (i = 0; i < s->nr_bins; i++) {
 		if (s->bins[i].dwfl)

@@ -13,6 +13,7 @@
 #include <mapscope/symbols.h>
 
 #include "symbols/jit.h"
+#include "symbols/preopen.h"
 #include "analysis/sites.h"
 #include "perfdata/reader.h"
 
@@ -155,6 +156,18 @@ const struct perf_event_attr *ms_pdreader_attr(const struct ms_pdreader *r, size
 	(void)r;
 	(void)i;
 	return NULL;
+}
+
+struct ms_preopen *ms_symbols_preopen(struct ms_symbols *s)
+{
+	(void)s;
+	return NULL;
+}
+
+void ms_preopen_map(void *po, const struct ms_event *ev)
+{
+	(void)po;
+	(void)ev;
 }
 
 void ms_symbols_set_time(struct ms_symbols *s, uint64_t t)

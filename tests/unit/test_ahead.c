@@ -82,6 +82,7 @@ struct seen {
 	size_t taken_at_ids, ids, maps_before_ids;
 	unsigned char ids_bytes[sizeof(struct bid_rec)];
 	size_t maps;
+	atomic_size_t map_calls;     /* how.map's calls, on the thread ahead; each before fn has that map */
 	size_t stop_at;              /* 0, or the call that returns 1 */
 	bool hold;                   /* the first call waits, for the stream to fill every batch */
 	bool in_turn;
@@ -168,8 +169,20 @@ static int on_event(const struct ms_event *ev, void *ctx)
 		assert_int_equal(size, sizeof(s->ids_bytes));
 		memcpy(s->ids_bytes, ids, size);
 	}
+	if (ev->kind == MS_EV_MAP && !s->in_turn && atomic_load(&s->map_calls) <= s->maps)
+		fail_msg("map %zu reached fn before how.map had it (%zu calls)", s->maps, atomic_load(&s->map_calls));
 	s->maps += ev->kind == MS_EV_MAP;
 	return note(s, hash_event(0, ev));
+}
+
+/* On the thread ahead: each map, as it goes by (the session opens binaries' files there). */
+static void on_map(void *ctx, const struct ms_event *ev)
+{
+	struct seen *s = ctx;
+
+	assert_int_equal(ev->kind, MS_EV_MAP);
+	assert_string_equal(ev->map.name, "//anon");
+	atomic_fetch_add(&s->map_calls, 1);
 }
 
 static int on_run(const struct ms_samples *run, void *ctx)
@@ -326,7 +339,8 @@ static int run(int fd, bool ahead, struct seen *s)
 	src = (struct ms_stream_source){ inner.ctx, span, consume, release, offset_of, NULL, NULL };
 	cur = s;
 	if (ahead) {
-		struct ms_ahead how = { .fn = on_event, .sfn = on_run, .r = reader, .ids = on_ids, .ctx = s };
+		struct ms_ahead how = { .fn = on_event, .sfn = on_run, .r = reader, .ids = on_ids, .ctx = s,
+					.map = on_map, .map_ctx = s };
 		size_t from;
 
 		ms_pdreader_build_ids(reader, &from);
@@ -396,6 +410,7 @@ static void same_calls_in_the_same_order(void **state)
 			fail_msg("call %zu of %zu differs", i, a.n);
 	assert_int_equal(a.maps, NR);
 	assert_int_equal(b.maps, NR);
+	assert_int_equal(atomic_load(&b.map_calls), NR);    /* every map, once, ahead of fn (on_event) */
 	/*
 	 * Each release waited for the calls made before it: one carried out
 	 * ahead is one the stream asked for in turn (several passed between

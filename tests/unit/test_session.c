@@ -22,6 +22,8 @@
 
 #include "record_workload.h"
 #include "session/source.h"
+#include "symbols/internal.h"
+#include "symbols/preopen.h"
 #include "synth.h"
 
 static int fd;
@@ -191,7 +193,32 @@ static void no_sites_until_an_analysis_needs_them(void **state)
 
 struct stacks {
 	size_t with, without;        /* changes made by a mapping call: with a stack copy, without */
+	bool opened_ahead;           /* the workload's binary was opened on the stream's thread */
 };
+
+static char binary[4096];        /* the workload's path, as its maps name it */
+
+/*
+ * Whether s's symbols had binary's file opened ahead (symbols/preopen.h):
+ * a path seen there is not opened again, so a map of it now leaves
+ * nothing to take.
+ */
+static bool opened_ahead(struct ms_session *s)
+{
+	struct ms_preopen *po = ms_symbols_preopen(ms_session_symbols(s));
+	struct ms_event ev = { .kind = MS_EV_MAP, .map = { .name = binary, .maj = 1, .ino = 1 } };
+	unsigned char head[MS_ELF_HEAD];
+	size_t len;
+	int got;
+
+	assert_non_null(po);
+	ms_preopen_map(po, &ev);
+	if (!ms_preopen_take(po, binary, &got, head, &len))
+		return true;
+	assert_true(got >= 0);
+	close(got);
+	return false;
+}
 
 static int count_stacks(void *ctx, struct ms_session *s, const struct ms_event *ev, const struct ms_change *c)
 {
@@ -209,7 +236,7 @@ static struct stacks stacks_of(const char *path, bool sites, bool ahead)
 	static const struct ms_analysis count = { .name = "count", .change = count_stacks };
 	const struct ms_session_opts o = { .symbols = true, .to_ns = UINT64_MAX };
 	struct ms_session *s = ms_session_open(path, &o);
-	struct stacks k = { 0, 0 };
+	struct stacks k = { 0, 0, false };
 
 	assert_non_null(s);
 	session_read_ahead(s, ahead);        /* as the commands ask; on one CPU too */
@@ -219,6 +246,7 @@ static struct stacks stacks_of(const char *path, bool sites, bool ahead)
 	assert_int_equal(ms_session_add(s, &count, &k), 0);
 	assert_int_equal(ms_session_run(s), 0);
 	unsetenv("MAPSCOPE_STREAM_AHEAD");
+	k.opened_ahead = opened_ahead(s);
 	ms_session_free(s);
 	return k;
 }
@@ -227,7 +255,8 @@ static struct stacks stacks_of(const char *path, bool sites, bool ahead)
  * A mapping call's registers and stack copy reach the events only where
  * a site is unwound from them: with ms_session_no_sites() the stream keeps
  * none (mapscope unmapped: 12% of its time on chromium's page load went
- * to copying them), with the stream run ahead and without.
+ * to copying them), with the stream run ahead and without. Run ahead,
+ * the binaries' files are opened on the stream's thread, either way.
  */
 static void stacks_only_where_sites_are_taken(void **state)
 {
@@ -245,12 +274,15 @@ static void stacks_only_where_sites_are_taken(void **state)
 		rmdir(dir);
 		skip();                      /* recording needs root, perf and mapscope (ctest sets MAPSCOPE) */
 	}
+	assert_non_null(realpath(prog, binary));
 	for (i = 0; i < 2; i++) {
 		k = stacks_of(path, true, i);
 		assert_true(k.with > 0);
+		assert_int_equal(k.opened_ahead, i);     /* run ahead: the binaries' files opened there */
 		k = stacks_of(path, false, i);
 		assert_int_equal(k.with, 0);
 		assert_true(k.without > 0);
+		assert_int_equal(k.opened_ahead, i);
 	}
 	unlink(path);
 	rmdir(dir);

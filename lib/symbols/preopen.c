@@ -1,0 +1,173 @@
+/*
+ * Binaries' files opened ahead (preopen.h). One thread inserts (the one
+ * ahead), another takes: a lock around the table, never around an open.
+ * Entries stay once taken, so that a path is opened ahead once.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mapscope/event.h>
+
+#include "symbols/internal.h"
+#include "symbols/preopen.h"
+#include "util/grow.h"
+#include "util/hash.h"
+
+/*
+ * Bounds: the paths a recording may name are any number, and each
+ * descriptor held waits for the caller to reach its map (the thread ahead
+ * runs a bounded way ahead, so few are held at once).
+ */
+#define MAX_PATHS 4096
+#define MAX_HELD 128
+
+/* An entry's fd where its path was seen with MAX_HELD held: the taker opens it, and it is never opened ahead. */
+#define NOT_OPENED INT_MIN
+
+struct opened {
+	char *path;
+	int fd;                      /* what ms_elf_open_head() returned, or NOT_OPENED */
+	bool taken;
+	size_t len;
+	unsigned char *head;         /* MS_ELF_HEAD bytes; NULL once taken */
+};
+
+struct ms_preopen {
+	pthread_mutex_t lock;
+	struct opened *v;
+	size_t n, cap;
+	uint32_t *slot;              /* v by path: open addressing, index + 1, 0 empty */
+	size_t nslot;                /* a power of two, over twice n */
+	size_t held;                 /* descriptors opened and not taken */
+};
+
+struct ms_preopen *ms_preopen_new(void)
+{
+	struct ms_preopen *po = calloc(1, sizeof(*po));
+
+	if (po)
+		pthread_mutex_init(&po->lock, NULL);
+	return po;
+}
+
+void ms_preopen_free(struct ms_preopen *po)
+{
+	size_t i;
+
+	if (!po)
+		return;
+	for (i = 0; i < po->n; i++) {
+		if (!po->v[i].taken && po->v[i].fd >= 0)
+			close(po->v[i].fd);
+		free(po->v[i].head);
+		free(po->v[i].path);
+	}
+	free(po->v);
+	free(po->slot);
+	pthread_mutex_destroy(&po->lock);
+	free(po);
+}
+
+/* The slot of path: where it is, or the empty one it would go to. Under the lock. */
+static size_t slot_of(const struct ms_preopen *po, const char *path)
+{
+	size_t k = ms_hash64(ms_hash_str(path), po->nslot);
+
+	while (po->slot[k] && strcmp(po->v[po->slot[k] - 1].path, path))
+		k = (k + 1) & (po->nslot - 1);
+	return k;
+}
+
+/* Room for one entry more, the slots kept under half full. false on no memory. Under the lock. */
+static bool room(struct ms_preopen *po)
+{
+	size_t n = po->nslot ? po->nslot : 64, i;
+	uint32_t *old = po->slot;
+
+	if (MS_ALLOC_GROW(po->v, po->n + 1, po->cap))
+		return false;
+	if ((po->n + 1) * 2 <= po->nslot)
+		return true;
+	while ((po->n + 1) * 2 > n)
+		n *= 2;
+	if (!(po->slot = calloc(n, sizeof(*po->slot)))) {
+		po->slot = old;
+		return false;
+	}
+	free(old);
+	po->nslot = n;
+	for (i = 0; i < po->n; i++)
+		po->slot[slot_of(po, po->v[i].path)] = (uint32_t)i + 1;
+	return true;
+}
+
+/* What to do with path: 0 nothing (seen, or past MAX_PATHS), 1 open it, 2 keep it unopened (MAX_HELD held). */
+static int wanted(struct ms_preopen *po, const char *path)
+{
+	int want = 0;
+
+	pthread_mutex_lock(&po->lock);
+	if (po->n < MAX_PATHS && (!po->nslot || !po->slot[slot_of(po, path)]))
+		want = po->held < MAX_HELD ? 1 : 2;
+	pthread_mutex_unlock(&po->lock);
+	return want;
+}
+
+void ms_preopen_map(void *ctx, const struct ms_event *ev)
+{
+	struct ms_preopen *po = ctx;
+	struct opened o = { .fd = -1 };
+	char path[4096];
+	int want;
+
+	if (ev->kind != MS_EV_MAP || !ms_bin_map_path(&ev->map, path, sizeof(path)) || !(want = wanted(po, path)))
+		return;
+	if (!(o.path = strdup(path)) || !(o.head = malloc(MS_ELF_HEAD))) {
+		free(o.path);
+		return;
+	}
+	o.fd = want == 1 ? ms_elf_open_head(path, o.head, MS_ELF_HEAD, &o.len) : NOT_OPENED;
+	if (o.fd < 0) {                      /* what the taker needs is the error alone */
+		free(o.head);
+		o.head = NULL;
+	}
+	pthread_mutex_lock(&po->lock);       /* only this thread inserts: path is not there yet */
+	if (room(po)) {
+		po->v[po->n] = o;
+		po->slot[slot_of(po, path)] = (uint32_t)++po->n;
+		po->held += o.fd >= 0;
+		o.path = NULL;
+	}
+	pthread_mutex_unlock(&po->lock);
+	if (o.path) {                        /* no room: as if never opened */
+		if (o.fd >= 0)
+			close(o.fd);
+		free(o.head);
+		free(o.path);
+	}
+}
+
+bool ms_preopen_take(struct ms_preopen *po, const char *path, int *fd, unsigned char *head, size_t *len)
+{
+	struct opened *o = NULL;
+	uint32_t i;
+
+	pthread_mutex_lock(&po->lock);
+	if (po->nslot && (i = po->slot[slot_of(po, path)]) && !po->v[i - 1].taken && po->v[i - 1].fd != NOT_OPENED) {
+		o = &po->v[i - 1];
+		o->taken = true;
+		po->held -= o->fd >= 0;
+		*fd = o->fd;
+		*len = o->head ? o->len : 0;
+		if (*len)
+			memcpy(head, o->head, *len);
+		free(o->head);
+		o->head = NULL;
+	}
+	pthread_mutex_unlock(&po->lock);
+	return o != NULL;
+}

@@ -1,0 +1,235 @@
+/*
+ * Binaries' files opened ahead: a map's path is opened once, as
+ * ms_elf_open_head() opens it (an ELF file's first bytes read, a FIFO
+ * refused without blocking), taken once by the caller, and never past the
+ * bound of descriptors held, where the caller opens the file itself.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <elf.h>
+#include <mapscope/event.h>
+
+#include "symbols/internal.h"
+#include "symbols/preopen.h"
+
+static char dir[64];
+static char elf_path[128];
+
+/* A map event of path, with an inode as a file's map has. */
+static struct ms_event map_of(const char *path)
+{
+	struct ms_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = MS_EV_MAP;
+	ev.map.name = path;
+	ev.map.maj = 8;
+	ev.map.ino = 42;
+	return ev;
+}
+
+static void map(struct ms_preopen *po, const char *path)
+{
+	struct ms_event ev = map_of(path);
+
+	ms_preopen_map(po, &ev);
+}
+
+static int nr_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* The file at path is opened ahead once, and taken once: its descriptor is of that file, its head its first bytes. */
+static void elf_file_taken_once(void **state)
+{
+	struct ms_preopen *po = ms_preopen_new();
+	unsigned char head[MS_ELF_HEAD];
+	struct stat a, b;
+	size_t len = 0;
+	int fd = -1;
+
+	(void)state;
+	assert_false(ms_preopen_take(po, elf_path, &fd, head, &len));   /* nothing seen yet */
+	map(po, elf_path);
+	map(po, elf_path);                              /* seen: not opened again */
+	assert_true(ms_preopen_take(po, elf_path, &fd, head, &len));
+	assert_true(fd >= 0);
+	assert_int_equal(len, 5000 < MS_ELF_HEAD ? 5000 : MS_ELF_HEAD);
+	assert_memory_equal(head, ELFMAG, SELFMAG);
+	assert_int_equal(fstat(fd, &a), 0);
+	assert_int_equal(stat(elf_path, &b), 0);
+	assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	close(fd);
+	assert_false(ms_preopen_take(po, elf_path, &fd, head, &len));   /* taken already */
+	map(po, elf_path);
+	assert_false(ms_preopen_take(po, elf_path, &fd, head, &len));   /* and never opened again */
+	ms_preopen_free(po);
+}
+
+/* What the open says is what the caller gets: a missing file, a FIFO (refused at once), a file not ELF. */
+static void errors_are_taken_too(void **state)
+{
+	struct ms_preopen *po = ms_preopen_new();
+	unsigned char head[MS_ELF_HEAD];
+	char fifo[128], text[128], missing[128];
+	size_t len = 0;
+	int fd = 0;
+	FILE *f;
+
+	(void)state;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(text, sizeof(text), "%s/text", dir);
+	snprintf(missing, sizeof(missing), "%s/missing", dir);
+	assert_int_equal(mkfifo(fifo, 0700), 0);
+	assert_non_null(f = fopen(text, "w"));
+	fputs("not a binary\n", f);
+	fclose(f);
+	map(po, fifo);                               /* a hang here ends in ctest's timeout, a failure */
+	map(po, text);
+	map(po, missing);
+	assert_true(ms_preopen_take(po, fifo, &fd, head, &len));
+	assert_int_equal(fd, -ENOEXEC);
+	assert_int_equal(len, 0);
+	assert_true(ms_preopen_take(po, text, &fd, head, &len));
+	assert_int_equal(fd, -ENOEXEC);
+	assert_true(ms_preopen_take(po, missing, &fd, head, &len));
+	assert_int_equal(fd, -ENOENT);
+	ms_preopen_free(po);
+	unlink(fifo);
+	unlink(text);
+}
+
+/* Maps that name no file (anonymous memory, "[heap]", no inode) are passed over; " (deleted)" is cut. */
+static void only_files(void **state)
+{
+	struct ms_preopen *po = ms_preopen_new();
+	unsigned char head[MS_ELF_HEAD];
+	struct ms_event ev = map_of("[heap]");
+	char deleted[192];
+	size_t len;
+	int fd;
+
+	(void)state;
+	ms_preopen_map(po, &ev);
+	assert_false(ms_preopen_take(po, "[heap]", &fd, head, &len));
+	ev = map_of(elf_path);
+	ev.map.maj = 0;
+	ev.map.ino = 0;                              /* a path with no inode: no file of it was mapped */
+	ms_preopen_map(po, &ev);
+	assert_false(ms_preopen_take(po, elf_path, &fd, head, &len));
+	ev.kind = MS_EV_UNMAP;
+	ev.map.ino = 42;
+	ms_preopen_map(po, &ev);
+	assert_false(ms_preopen_take(po, elf_path, &fd, head, &len));
+	snprintf(deleted, sizeof(deleted), "%s (deleted)", elf_path);
+	map(po, deleted);
+	assert_true(ms_preopen_take(po, elf_path, &fd, head, &len));
+	assert_true(fd >= 0);
+	close(fd);
+	ms_preopen_free(po);
+}
+
+/*
+ * Past 128 descriptors held and not taken, a new path is left for the
+ * caller to open, and not opened ahead later either; what was never taken
+ * is closed with the table.
+ */
+static void held_bounded(void **state)
+{
+	struct ms_preopen *po = ms_preopen_new();
+	unsigned char head[MS_ELF_HEAD];
+	char link[200][128];
+	int fd, before = nr_fds(), i, opened = 0;
+	size_t len;
+
+	(void)state;
+	for (i = 0; i < 200; i++) {
+		snprintf(link[i], sizeof(link[i]), "%s/link%d", dir, i);
+		assert_int_equal(symlink(elf_path, link[i]), 0);
+		map(po, link[i]);
+	}
+	assert_int_equal(nr_fds(), before + 128);
+	for (i = 0; i < 200; i++) {
+		if (!ms_preopen_take(po, link[i], &fd, head, &len))
+			continue;
+		assert_true(fd >= 0);
+		close(fd);
+		opened++;
+	}
+	assert_int_equal(opened, 128);
+	map(po, link[199]);                           /* seen while none could be held: still the caller's */
+	assert_false(ms_preopen_take(po, link[199], &fd, head, &len));
+	map(po, link[0]);
+	map(po, link[1]);
+	ms_preopen_free(po);
+	assert_int_equal(nr_fds(), before);
+	for (i = 0; i < 200; i++)
+		unlink(link[i]);
+}
+
+/* The table's slots grow past their first room: every path is found again. */
+static void many_paths(void **state)
+{
+	struct ms_preopen *po = ms_preopen_new();
+	unsigned char head[MS_ELF_HEAD];
+	char p[128];
+	size_t len;
+	int i, fd;
+
+	(void)state;
+	for (i = 0; i < 1000; i++) {
+		snprintf(p, sizeof(p), "%s/none%d", dir, i);
+		map(po, p);
+	}
+	for (i = 0; i < 1000; i++) {
+		snprintf(p, sizeof(p), "%s/none%d", dir, i);
+		assert_true(ms_preopen_take(po, p, &fd, head, &len));
+		assert_int_equal(fd, -ENOENT);
+	}
+	ms_preopen_free(po);
+	ms_preopen_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(elf_file_taken_once), cmocka_unit_test(errors_are_taken_too),
+		cmocka_unit_test(only_files), cmocka_unit_test(held_bounded), cmocka_unit_test(many_paths),
+	};
+	unsigned char bytes[5000] = { 0 };
+	FILE *f;
+	int ret;
+
+	snprintf(dir, sizeof(dir), "/tmp/ms-preopen-XXXXXX");
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(elf_path, sizeof(elf_path), "%s/elf", dir);
+	memcpy(bytes, ELFMAG, SELFMAG);              /* the magic is all the open reads: segments are not its part */
+	if (!(f = fopen(elf_path, "w")) || fwrite(bytes, 1, sizeof(bytes), f) != sizeof(bytes) || fclose(f))
+		return 1;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(elf_path);
+	rmdir(dir);
+	return ret;
+}
