@@ -368,13 +368,13 @@ void ms_bin_read_segments(struct bin *b)
 		return;
 	}
 	fd = ms_elf_open_head(b->path, head, sizeof(head), &len);
-	ms_bin_segments_from(b, fd, head, len);
+	ms_bin_segments_from(b, fd, head, len, NULL, false);
 }
 
-void ms_bin_segments_from(struct bin *b, int fd, unsigned char *head, size_t len)
+void ms_bin_segments_from(struct bin *b, int fd, unsigned char *head, size_t len, Elf *made, bool written)
 {
 	const bool keep = __atomic_load_n(&held, __ATOMIC_RELAXED) < HELD_MAX;
-	Elf *elf;
+	Elf *elf = made;
 
 	b->state = -1;
 	if (fd == -ENOEXEC || fd == -EPERM)
@@ -384,13 +384,36 @@ void ms_bin_segments_from(struct bin *b, int fd, unsigned char *head, size_t len
 		b->open_errno = -fd;
 		return;
 	}
-	if ((elf = head_elf(head, len)) || ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(elf) == ELF_K_ELF))
+	if (elf || (elf = head_elf(head, len)) ||
+	    ((elf = elf_begin(fd, ELF_C_READ, NULL)) && elf_kind(elf) == ELF_K_ELF))
 		take_segments(b, elf);
+	if (elf != made)
+		elf_end(elf);
+	if (keep && b->state == 1 && !b->elf_state && !b->seg_fd) {
+		if (!made) {
+			b->seg_fd = hold_fd(fd) + 1;
+			return;
+		}
+		b->elf = made;               /* as ms_bin_elf() would make it */
+		b->elf_fd = hold_fd(fd);
+		b->elf_state = 1;
+		b->elf_written = written;
+		return;
+	}
+	elf_end(made);
+	close(fd);
+}
+
+Elf *ms_bin_elf_ahead(int fd, bool *written)
+{
+	Elf *elf = elf_begin(fd, BIN_ELF_CMD, NULL);
+
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		*written = written_in_place(elf);
+		return elf;
+	}
 	elf_end(elf);
-	if (keep && b->state == 1 && !b->elf_state && !b->seg_fd)
-		b->seg_fd = hold_fd(fd) + 1;
-	else
-		close(fd);
+	return NULL;
 }
 
 Elf *ms_bin_elf_ref(Elf *elf)

@@ -357,9 +357,19 @@ int ms_elf_open_head(const char *path, unsigned char *head, size_t cap, size_t *
 /*
  * ms_bin_read_segments() of a file b's path names, from what
  * ms_elf_open_head() gave for it: fd (b takes it) or its error, and the
- * file's first len bytes in head.
+ * file's first len bytes in head; and, where not NULL, elf, what
+ * ms_bin_elf_ahead() made of fd, and written, what it said (b takes it
+ * as its ELF, or ends it).
  */
-void ms_bin_segments_from(struct bin *b, int fd, unsigned char *head, size_t len);
+void ms_bin_segments_from(struct bin *b, int fd, unsigned char *head, size_t len, Elf *elf, bool written);
+
+/*
+ * What ms_bin_elf() makes of a binary's descriptor fd, made ahead of it
+ * on another thread: its ELF (fd stays open while it lives), and whether
+ * libelf writes into its mapping; NULL where libelf does not read it as
+ * ELF.
+ */
+Elf *ms_bin_elf_ahead(int fd, bool *written);
 
 /* Ends b's unwinding ELF, once no process's unwinder holds it (unwind.c). */
 void ms_bin_unwind_release(struct bin *b);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libelf.h>
+
 #include <mapscope/event.h>
 
 #include "symbols/internal.h"
@@ -30,10 +32,9 @@
 
 struct opened {
 	char *path;
-	int fd;                      /* what ms_elf_open_head() returned, or NOT_OPENED */
 	bool taken;
-	size_t len;
-	unsigned char *head;         /* MS_ELF_HEAD bytes; NULL once taken */
+	struct ms_preopened f;       /* f.fd NOT_OPENED: left for the taker */
+	unsigned char *head;         /* MS_ELF_HEAD bytes; NULL once taken, or where the open failed */
 };
 
 struct ms_preopen {
@@ -61,8 +62,10 @@ void ms_preopen_free(struct ms_preopen *po)
 	if (!po)
 		return;
 	for (i = 0; i < po->n; i++) {
-		if (!po->v[i].taken && po->v[i].fd >= 0)
-			close(po->v[i].fd);
+		if (!po->v[i].taken && po->v[i].f.fd >= 0) {
+			elf_end(po->v[i].f.elf);
+			close(po->v[i].f.fd);
+		}
 		free(po->v[i].head);
 		free(po->v[i].path);
 	}
@@ -120,7 +123,7 @@ static int wanted(struct ms_preopen *po, const char *path)
 void ms_preopen_map(void *ctx, const struct ms_event *ev)
 {
 	struct ms_preopen *po = ctx;
-	struct opened o = { .fd = -1 };
+	struct opened o = { .f.fd = -1 };
 	char path[4096];
 	int want;
 
@@ -130,41 +133,47 @@ void ms_preopen_map(void *ctx, const struct ms_event *ev)
 		free(o.path);
 		return;
 	}
-	o.fd = want == 1 ? ms_elf_open_head(path, o.head, MS_ELF_HEAD, &o.len) : NOT_OPENED;
-	if (o.fd < 0) {                      /* what the taker needs is the error alone */
+	o.f.fd = want == 1 ? ms_elf_open_head(path, o.head, MS_ELF_HEAD, &o.f.len) : NOT_OPENED;
+	if (o.f.fd < 0) {                    /* what the taker needs is the error alone */
 		free(o.head);
 		o.head = NULL;
+	} else {
+		o.f.elf = ms_bin_elf_ahead(o.f.fd, &o.f.written);
 	}
 	pthread_mutex_lock(&po->lock);       /* only this thread inserts: path is not there yet */
 	if (room(po)) {
 		po->v[po->n] = o;
 		po->slot[slot_of(po, path)] = (uint32_t)++po->n;
-		po->held += o.fd >= 0;
+		po->held += o.f.fd >= 0;
 		o.path = NULL;
 	}
 	pthread_mutex_unlock(&po->lock);
 	if (o.path) {                        /* no room: as if never opened */
-		if (o.fd >= 0)
-			close(o.fd);
+		if (o.f.fd >= 0) {
+			elf_end(o.f.elf);
+			close(o.f.fd);
+		}
 		free(o.head);
 		free(o.path);
 	}
 }
 
-bool ms_preopen_take(struct ms_preopen *po, const char *path, int *fd, unsigned char *head, size_t *len)
+bool ms_preopen_take(struct ms_preopen *po, const char *path, unsigned char *head, struct ms_preopened *out)
 {
 	struct opened *o = NULL;
 	uint32_t i;
 
 	pthread_mutex_lock(&po->lock);
-	if (po->nslot && (i = po->slot[slot_of(po, path)]) && !po->v[i - 1].taken && po->v[i - 1].fd != NOT_OPENED) {
+	if (po->nslot && (i = po->slot[slot_of(po, path)]) && !po->v[i - 1].taken &&
+	    po->v[i - 1].f.fd != NOT_OPENED) {
 		o = &po->v[i - 1];
 		o->taken = true;
-		po->held -= o->fd >= 0;
-		*fd = o->fd;
-		*len = o->head ? o->len : 0;
-		if (*len)
-			memcpy(head, o->head, *len);
+		po->held -= o->f.fd >= 0;
+		*out = o->f;
+		if (!o->head)
+			out->len = 0;
+		if (out->len)
+			memcpy(head, o->head, out->len);
 		free(o->head);
 		o->head = NULL;
 	}

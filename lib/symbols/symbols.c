@@ -136,11 +136,10 @@ struct ms_preopen *ms_symbols_preopen(struct ms_symbols *s)
 static void read_segments(struct ms_symbols *s, struct bin *b)
 {
 	unsigned char head[MS_ELF_HEAD];
-	size_t len = 0;
-	int fd;
+	struct ms_preopened f;
 
-	if (s->preopen && ms_preopen_take(s->preopen, b->path, &fd, head, &len))
-		ms_bin_segments_from(b, fd, head, len);
+	if (s->preopen && ms_preopen_take(s->preopen, b->path, head, &f))
+		ms_bin_segments_from(b, f.fd, head, f.len, f.elf, f.written);
 	else
 		ms_bin_read_segments(b);
 }

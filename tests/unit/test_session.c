@@ -208,15 +208,15 @@ static bool opened_ahead(struct ms_session *s)
 	struct ms_preopen *po = ms_symbols_preopen(ms_session_symbols(s));
 	struct ms_event ev = { .kind = MS_EV_MAP, .map = { .name = binary, .maj = 1, .ino = 1 } };
 	unsigned char head[MS_ELF_HEAD];
-	size_t len;
-	int got;
+	struct ms_preopened got;
 
 	assert_non_null(po);
 	ms_preopen_map(po, &ev);
-	if (!ms_preopen_take(po, binary, &got, head, &len))
+	if (!ms_preopen_take(po, binary, head, &got))
 		return true;
-	assert_true(got >= 0);
-	close(got);
+	assert_true(got.fd >= 0);
+	elf_end(got.elf);
+	close(got.fd);
 	return false;
 }
 
