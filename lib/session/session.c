@@ -583,6 +583,8 @@ static int run_ahead(struct ms_session *s, const struct ms_stream_source *src)
 	s->facts_ahead = true;
 	if ((err = ms_ahead_run(s->stream, src, &how)) == -EAGAIN)
 		s->ids_ahead = false;
+	if (how.map)
+		ms_preopen_drain(how.map_ctx);   /* what a run stopped early read ahead of its stop */
 	s->facts_ahead = false;          /* the thread is gone: the stream's own are the last */
 	return err;
 }

@@ -230,10 +230,17 @@ int ms_elf_open(const char *path)
  * Descriptors of binaries' files held in all the process, from their
  * segments on (ms_bin_read_segments()) or for their names and unwinding
  * (ms_bin_elf()). Past HELD_MAX, a binary's segments are read from a
- * file opened and closed for them, as its names may never need it.
+ * file opened and closed for them, as its names may never need it. The
+ * files opened ahead and not taken yet (preopen.c, at most 128) are not
+ * counted here, and none is opened ahead past HELD_MAX.
  */
 #define HELD_MAX 512
 static unsigned held;
+
+bool ms_bin_held_room(void)
+{
+	return __atomic_load_n(&held, __ATOMIC_RELAXED) < HELD_MAX;
+}
 
 static int hold_fd(int fd)
 {
@@ -349,7 +356,8 @@ static Elf *head_elf(unsigned char *head, size_t len)
  * a stat, a realpath() walk (a readlink a component), openat2, fstat,
  * fstatfs and a read of the magic (1,600 system calls in the chromium
  * page load's report). Only the descriptor: a command that never names
- * the binary maps nothing of it. The program headers come from the read
+ * the binary maps nothing of it (but a file opened ahead, preopen.h,
+ * comes with its ELF made, mapped). The program headers come from the read
  * of the magic where they lie in the first 4 KiB, as they do in nearly
  * every binary: libelf's own open of the file cost an fcntl, an fstat and
  * two or three reads more.

@@ -371,6 +371,9 @@ void ms_bin_segments_from(struct bin *b, int fd, unsigned char *head, size_t len
  */
 Elf *ms_bin_elf_ahead(int fd, bool *written);
 
+/* Whether the binaries hold fewer descriptors than they may keep (elf.c); any thread may ask. */
+bool ms_bin_held_room(void);
+
 /* Ends b's unwinding ELF, once no process's unwinder holds it (unwind.c). */
 void ms_bin_unwind_release(struct bin *b);
 

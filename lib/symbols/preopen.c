@@ -27,14 +27,18 @@
 #define MAX_PATHS 4096
 #define MAX_HELD 128
 
-/* An entry's fd where its path was seen with MAX_HELD held: the taker opens it, and it is never opened ahead. */
+/*
+ * An entry's fd where its path was not opened (MAX_HELD held, or an error
+ * the taker's own open might not meet), or was let go: the taker opens
+ * the file, and it is never opened ahead again.
+ */
 #define NOT_OPENED INT_MIN
 
 struct opened {
 	char *path;
 	bool taken;
 	struct ms_preopened f;       /* f.fd NOT_OPENED: left for the taker */
-	unsigned char *head;         /* MS_ELF_HEAD bytes; NULL once taken, or where the open failed */
+	unsigned char *head;         /* MS_ELF_HEAD bytes; NULL once taken, or where nothing was opened */
 };
 
 struct ms_preopen {
@@ -42,9 +46,11 @@ struct ms_preopen {
 	struct opened *v;
 	size_t n, cap;
 	uint32_t *slot;              /* v by path: open addressing, index + 1, 0 empty */
-	size_t nslot;                /* a power of two, over twice n */
+	size_t nslot;                /* a power of two, at least twice n */
 	size_t held;                 /* descriptors opened and not taken */
 };
+
+static void let_go(struct opened *o);
 
 struct ms_preopen *ms_preopen_new(void)
 {
@@ -62,11 +68,8 @@ void ms_preopen_free(struct ms_preopen *po)
 	if (!po)
 		return;
 	for (i = 0; i < po->n; i++) {
-		if (!po->v[i].taken && po->v[i].f.fd >= 0) {
-			elf_end(po->v[i].f.elf);
-			close(po->v[i].f.fd);
-		}
-		free(po->v[i].head);
+		if (!po->v[i].taken)
+			let_go(&po->v[i]);
 		free(po->v[i].path);
 	}
 	free(po->v);
@@ -108,38 +111,70 @@ static bool room(struct ms_preopen *po)
 	return true;
 }
 
-/* What to do with path: 0 nothing (seen, or past MAX_PATHS), 1 open it, 2 keep it unopened (MAX_HELD held). */
+/*
+ * What to do with path: 0 nothing (seen, or past MAX_PATHS), 1 open it, 2
+ * keep it unopened (MAX_HELD held here, or the binaries hold all they may).
+ */
 static int wanted(struct ms_preopen *po, const char *path)
 {
 	int want = 0;
 
 	pthread_mutex_lock(&po->lock);
 	if (po->n < MAX_PATHS && (!po->nslot || !po->slot[slot_of(po, path)]))
-		want = po->held < MAX_HELD ? 1 : 2;
+		want = po->held < MAX_HELD && ms_bin_held_room() ? 1 : 2;
 	pthread_mutex_unlock(&po->lock);
 	return want;
+}
+
+/* Whether an open's error would be the taker's too: not one of running out of descriptors or memory. */
+static bool lasting(int err)
+{
+	return err == ENOENT || err == ENOEXEC || err == EPERM || err == EACCES || err == ENOTDIR ||
+	       err == ELOOP || err == ENAMETOOLONG;
+}
+
+/* o's file opened at path as the taker would open it, its ELF made; o->f.fd NOT_OPENED where the taker must try. */
+static void open_ahead(struct opened *o, const char *path)
+{
+	o->f.fd = NOT_OPENED;
+	if (!(o->head = malloc(MS_ELF_HEAD)))
+		return;
+	o->f.fd = ms_elf_open_head(path, o->head, MS_ELF_HEAD, &o->f.len);
+	if (o->f.fd >= 0) {
+		o->f.elf = ms_bin_elf_ahead(o->f.fd, &o->f.written);
+		return;
+	}
+	free(o->head);                       /* what the taker needs is the error alone */
+	o->head = NULL;
+	if (!lasting(-o->f.fd))
+		o->f.fd = NOT_OPENED;
+}
+
+/* Ends what o holds: its ELF, its descriptor, its head. */
+static void let_go(struct opened *o)
+{
+	if (o->f.fd >= 0) {
+		elf_end(o->f.elf);
+		close(o->f.fd);
+	}
+	o->f.fd = NOT_OPENED;
+	free(o->head);
+	o->head = NULL;
 }
 
 void ms_preopen_map(void *ctx, const struct ms_event *ev)
 {
 	struct ms_preopen *po = ctx;
-	struct opened o = { .f.fd = -1 };
+	struct opened o = { .f.fd = NOT_OPENED };
 	char path[4096];
 	int want;
 
 	if (ev->kind != MS_EV_MAP || !ms_bin_map_path(&ev->map, path, sizeof(path)) || !(want = wanted(po, path)))
 		return;
-	if (!(o.path = strdup(path)) || !(o.head = malloc(MS_ELF_HEAD))) {
-		free(o.path);
+	if (!(o.path = strdup(path)))
 		return;
-	}
-	o.f.fd = want == 1 ? ms_elf_open_head(path, o.head, MS_ELF_HEAD, &o.f.len) : NOT_OPENED;
-	if (o.f.fd < 0) {                    /* what the taker needs is the error alone */
-		free(o.head);
-		o.head = NULL;
-	} else {
-		o.f.elf = ms_bin_elf_ahead(o.f.fd, &o.f.written);
-	}
+	if (want == 1)
+		open_ahead(&o, path);
 	pthread_mutex_lock(&po->lock);       /* only this thread inserts: path is not there yet */
 	if (room(po)) {
 		po->v[po->n] = o;
@@ -149,13 +184,21 @@ void ms_preopen_map(void *ctx, const struct ms_event *ev)
 	}
 	pthread_mutex_unlock(&po->lock);
 	if (o.path) {                        /* no room: as if never opened */
-		if (o.f.fd >= 0) {
-			elf_end(o.f.elf);
-			close(o.f.fd);
-		}
-		free(o.head);
+		let_go(&o);
 		free(o.path);
 	}
+}
+
+void ms_preopen_drain(struct ms_preopen *po)
+{
+	size_t i;
+
+	pthread_mutex_lock(&po->lock);
+	for (i = 0; i < po->n; i++)
+		if (!po->v[i].taken)
+			let_go(&po->v[i]);
+	po->held = 0;
+	pthread_mutex_unlock(&po->lock);
 }
 
 bool ms_preopen_take(struct ms_preopen *po, const char *path, unsigned char *head, struct ms_preopened *out)

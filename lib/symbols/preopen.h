@@ -22,7 +22,7 @@ struct ms_preopen;
 
 /* A file opened ahead, as the taker gets it. */
 struct ms_preopened {
-	int fd;                      /* what ms_elf_open_head() returned: a descriptor the taker owns, or its error */
+	int fd;                      /* ms_elf_open_head()'s answer: a descriptor (the taker's), or its error */
 	size_t len;                  /* the file's first bytes put in the taker's head */
 	struct Elf *elf;             /* or NULL: ms_bin_elf_ahead()'s ELF of fd, the taker's */
 	bool written;                /* and what it said */
@@ -37,8 +37,11 @@ void ms_preopen_free(struct ms_preopen *po);
 /*
  * On the thread ahead, for table po: the file of the binary a map
  * (MS_EV_MAP) names, opened as ms_elf_open_head() opens it, and its ELF
- * made as ms_bin_elf() makes it, where that path was not seen before. Passed over past a bound of paths, or of
- * descriptors not taken yet: the taker opens the file itself then.
+ * made as ms_bin_elf() makes it, where that path was not seen before.
+ * Past a bound of paths, or of descriptors not taken yet, or where the
+ * binaries hold all the descriptors they may (ms_bin_held_room()), or
+ * where the open fails for want of descriptors or memory, the taker opens
+ * the file itself.
  */
 void ms_preopen_map(void *po, const struct ms_event *ev);
 
@@ -52,5 +55,12 @@ struct ms_preopen *ms_symbols_preopen(struct ms_symbols *s);
  * it was not opened ahead, or was taken already.
  */
 bool ms_preopen_take(struct ms_preopen *po, const char *path, unsigned char *head, struct ms_preopened *out);
+
+/*
+ * Once the thread ahead is gone: what no map took (a run stopped early
+ * leaves the maps read ahead of its stop) closed now, not at the table's
+ * end; the paths stay seen.
+ */
+void ms_preopen_drain(struct ms_preopen *po);
 
 #endif

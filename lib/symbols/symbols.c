@@ -138,7 +138,7 @@ static void read_segments(struct ms_symbols *s, struct bin *b)
 	unsigned char head[MS_ELF_HEAD];
 	struct ms_preopened f;
 
-	if (s->preopen && ms_preopen_take(s->preopen, b->path, head, &f))
+	if (s->preopen && !b->image && ms_preopen_take(s->preopen, b->path, head, &f))
 		ms_bin_segments_from(b, f.fd, head, f.len, f.elf, f.written);
 	else
 		ms_bin_read_segments(b);

@@ -170,6 +170,11 @@ void ms_preopen_map(void *po, const struct ms_event *ev)
 	(void)ev;
 }
 
+void ms_preopen_drain(struct ms_preopen *po)
+{
+	(void)po;
+}
+
 void ms_symbols_set_time(struct ms_symbols *s, uint64_t t)
 {
 	(void)s;

@@ -237,6 +237,85 @@ static void segments_wherever_the_headers_lie(void **state)
 	unlink(moved);
 }
 
+/* A bin of path from its file as opened ahead (symbols/preopen.h): its descriptor, head and ELF made there. */
+static void from_ahead(struct bin *b, const char *file)
+{
+	unsigned char head[MS_ELF_HEAD];
+	bool written = true;
+	size_t len = 0;
+	Elf *made;
+	int fd;
+
+	memset(b, 0, sizeof(*b));
+	assert_non_null(b->path = strdup(file));
+	fd = ms_elf_open_head(file, head, sizeof(head), &len);
+	assert_true(fd >= 0);
+	made = ms_bin_elf_ahead(fd, &written);
+	assert_non_null(made);
+	ms_bin_segments_from(b, fd, head, len, made, written);
+}
+
+/* Past HELD_MAX descriptors held, an ELF made ahead is ended and its descriptor closed, as one read would be. */
+static void past_held_ended(const char *exe)
+{
+	struct bin b;
+
+	from_ahead(&b, exe);
+	assert_int_equal(b.state, 1);
+	assert_int_equal(b.elf_state, 0);
+	assert_null(b.elf);
+	assert_int_equal(b.seg_fd, 0);
+	free(b.segs);
+	free(b.path);
+}
+
+/*
+ * A binary's ELF made ahead is the one ms_bin_elf() then gives, with no
+ * open more, and is let go with the binary; one with no PT_LOAD (an
+ * object file) is ended at once, its descriptor closed.
+ */
+static void elf_made_ahead(void **state)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	Elf64_Ehdr rel = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT },
+			   .e_type = ET_REL, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+			   .e_ehsize = sizeof(Elf64_Ehdr) };
+	const char *obj = in_dir("obj.o");
+	int fds = open_fds();
+	struct bin b;
+	Elf *elf;
+	FILE *f;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	elf_version(EV_CURRENT);
+	from_ahead(&b, exe);
+	assert_int_equal(b.state, 1);
+	assert_int_equal(b.elf_state, 1);
+	assert_non_null(b.elf);
+	assert_false(b.elf_written);
+	assert_int_equal(open_fds(), fds + 1);
+	assert_int_equal(ms_bin_elf(&b, &elf), 0);
+	assert_ptr_equal(elf, b.elf);
+	assert_int_equal(open_fds(), fds + 1);
+	ms_bin_elf_release(&b);
+	assert_int_equal(open_fds(), fds);
+	free(b.segs);
+	free(b.path);
+	assert_non_null(f = fopen(obj, "w"));
+	assert_int_equal(fwrite(&rel, sizeof(rel), 1, f), 1);
+	assert_int_equal(fclose(f), 0);
+	from_ahead(&b, obj);
+	assert_int_equal(b.state, -1);
+	assert_int_equal(b.elf_state, 0);
+	assert_int_equal(open_fds(), fds);
+	free(b.segs);
+	free(b.path);
+	unlink(obj);
+}
+
 static void segments_keep_the_file(void **state)
 {
 	enum { N = 530 };
@@ -268,6 +347,8 @@ static void segments_keep_the_file(void **state)
 	assert_int_equal(b[0].seg_fd, 0);
 	assert_int_equal(open_fds(), fds + 512);
 	assert_int_equal(ms_bin_elf(&b[N - 1], &elf), 0);   /* not kept: opened now */
+	assert_int_equal(open_fds(), fds + 513);
+	past_held_ended(exe);
 	assert_int_equal(open_fds(), fds + 513);
 	for (i = 0; i < N; i++) {
 		ms_bin_elf_release(&b[i]);
@@ -333,6 +414,7 @@ int main(void)
 		cmocka_unit_test(real_elf_opens),
 		cmocka_unit_test(bin_file_opened_once),
 		cmocka_unit_test(segments_keep_the_file),
+		cmocka_unit_test(elf_made_ahead),
 		cmocka_unit_test(segments_wherever_the_headers_lie),
 		cmocka_unit_test(sys_and_dev_files_refused_through_links),
 	};

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -234,6 +235,55 @@ static void held_bounded(void **state)
 		unlink(link[i]);
 }
 
+/* Once the thread ahead is gone, what no map took is closed, and a path seen stays seen. */
+static void drained(void **state)
+{
+	struct ms_preopen *po = ms_preopen_new();
+	unsigned char head[MS_ELF_HEAD];
+	struct ms_preopened f;
+	int before = nr_fds();
+
+	(void)state;
+	map(po, exe);
+	map(po, elf_path);
+	assert_int_equal(nr_fds(), before + 2);
+	assert_true(take(po, exe, &f, head));
+	ms_preopen_drain(po);
+	assert_int_equal(nr_fds(), before + 1);         /* the one taken is the taker's */
+	drop(&f);
+	assert_false(take(po, elf_path, &f, head));
+	map(po, elf_path);
+	assert_false(take(po, elf_path, &f, head));
+	ms_preopen_free(po);
+	assert_int_equal(nr_fds(), before);
+}
+
+/* An open that fails for want of descriptors is not the taker's answer: the taker opens the file itself. */
+static void no_descriptor_left(void **state)
+{
+	struct ms_preopen *po = ms_preopen_new();
+	unsigned char head[MS_ELF_HEAD];
+	struct ms_preopened f;
+	struct rlimit was, low;
+	int fd;
+
+	(void)state;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	fd = open("/dev/null", O_RDONLY);               /* the lowest free descriptor, and so the first past the limit */
+	assert_true(fd >= 0);
+	close(fd);
+	low = (struct rlimit){ (rlim_t)fd, was.rlim_max };
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	map(po, elf_path);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	assert_false(take(po, elf_path, &f, head));
+	map(po, exe);
+	assert_true(take(po, exe, &f, head));
+	assert_true(f.fd >= 0);
+	drop(&f);
+	ms_preopen_free(po);
+}
+
 /* The table's slots grow past their first room: every path is found again. */
 static void many_paths(void **state)
 {
@@ -262,7 +312,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(file_taken_once), cmocka_unit_test(binary_with_its_elf),
 		cmocka_unit_test(errors_are_taken_too),
-		cmocka_unit_test(only_files), cmocka_unit_test(held_bounded), cmocka_unit_test(many_paths),
+		cmocka_unit_test(only_files), cmocka_unit_test(held_bounded), cmocka_unit_test(drained),
+		cmocka_unit_test(no_descriptor_left), cmocka_unit_test(many_paths),
 	};
 	unsigned char bytes[5000] = { 0 };
 	FILE *f;
