@@ -381,7 +381,7 @@ void ms_bin_read_segments(struct bin *b)
 
 void ms_bin_segments_from(struct bin *b, int fd, unsigned char *head, size_t len, Elf *made, bool written)
 {
-	const bool keep = __atomic_load_n(&held, __ATOMIC_RELAXED) < HELD_MAX;
+	const bool keep = ms_bin_held_room();
 	Elf *elf = made;
 
 	b->state = -1;

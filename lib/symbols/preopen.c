@@ -50,8 +50,6 @@ struct ms_preopen {
 	size_t held;                 /* descriptors opened and not taken */
 };
 
-static void let_go(struct opened *o);
-
 struct ms_preopen *ms_preopen_new(void)
 {
 	struct ms_preopen *po = calloc(1, sizeof(*po));
@@ -59,23 +57,6 @@ struct ms_preopen *ms_preopen_new(void)
 	if (po)
 		pthread_mutex_init(&po->lock, NULL);
 	return po;
-}
-
-void ms_preopen_free(struct ms_preopen *po)
-{
-	size_t i;
-
-	if (!po)
-		return;
-	for (i = 0; i < po->n; i++) {
-		if (!po->v[i].taken)
-			let_go(&po->v[i]);
-		free(po->v[i].path);
-	}
-	free(po->v);
-	free(po->slot);
-	pthread_mutex_destroy(&po->lock);
-	free(po);
 }
 
 /* The slot of path: where it is, or the empty one it would go to. Under the lock. */
@@ -199,6 +180,21 @@ void ms_preopen_drain(struct ms_preopen *po)
 			let_go(&po->v[i]);
 	po->held = 0;
 	pthread_mutex_unlock(&po->lock);
+}
+
+void ms_preopen_free(struct ms_preopen *po)
+{
+	size_t i;
+
+	if (!po)
+		return;
+	ms_preopen_drain(po);                /* what was never taken; the rest is the takers' */
+	for (i = 0; i < po->n; i++)
+		free(po->v[i].path);
+	free(po->v);
+	free(po->slot);
+	pthread_mutex_destroy(&po->lock);
+	free(po);
 }
 
 bool ms_preopen_take(struct ms_preopen *po, const char *path, unsigned char *head, struct ms_preopened *out)
